@@ -1,0 +1,4 @@
+"""`python -m gradviz`: the same as the `gradviz` command."""
+from .app import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""The command-line faces of gradviz: `gradviz run`, `gradviz bench` and their options."""

@@ -1,0 +1,55 @@
+"""`gradviz bench`: how fast the engine trains at each probe level, against bare PyTorch."""
+from __future__ import annotations
+
+import argparse
+
+from ..core.bench import PROBE_LEVELS, run_bench
+from ..core.config import ConfigError
+from ..core.devices import resolve_device
+from ..core.threads import leave_a_core_free
+from .options import EXIT_OK, add_training_options, config_from_args, fail
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser(
+        "bench", help="steps/s of bare PyTorch vs the engine at each probe level",
+        description="Steps per second of a bare PyTorch loop and of the engine with "
+                    "probes none, default and everything, on the default model "
+                    "(or the one the options describe).")
+    add_training_options(p)
+    p.add_argument("--repeats", type=int, default=3, help="runs of each; the median counts")
+    p.set_defaults(func=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    repeats = args.repeats
+    steps_given = hasattr(args, "steps")
+    config = config_from_args(args)
+    if not steps_given:
+        config = config.replace(steps=500)
+    if repeats < 1 or config.steps < 1:
+        fail("gradviz: bench needs --steps and --repeats of at least 1")
+    try:
+        device = resolve_device(config.device)
+    except ConfigError as exc:
+        fail(f"gradviz: {exc}")
+    threads = leave_a_core_free()
+    print(f"gradviz bench: {config.heads} heads, trunk {config.trunk_depth}x"
+          f"{config.trunk_width}, batch {config.batch_size}, on {device} "
+          f"({threads} torch thread{'s' if threads > 1 else ''}), "
+          f"{config.steps} steps x {repeats} runs, median")
+    print(f"{'loop':<12}{'steps/s':>10}{'of bare':>10}  probes")
+    for r in run_bench(config, config.steps, repeats):
+        what = "plain PyTorch loop" if r.name == "bare" else _describe(r.name)
+        print(f"{r.name:<12}{r.steps_per_second:>10.0f}{r.ratio:>9.0%}  {what}")
+    return EXIT_OK
+
+
+def _describe(level: str) -> str:
+    changes = PROBE_LEVELS[level]
+    if changes["probes"] == "none":
+        return "losses only"
+    if changes["probes"] == "all":
+        return "every probe every step, graph captured each step"
+    return (f"grad norms every step; junction, cosines, memory every "
+            f"{changes['sample_every']} steps")

@@ -1,0 +1,91 @@
+"""`gradviz run`: train headless, print a summary, write a report.
+
+Exit status: 0 done, 2 bad arguments/config/device, 3 the run hit the autograd error
+(or divergence) it demonstrates; the report is written in every case but 2.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..core.config import Config, ConfigError
+from ..core.report import write_metrics_csv, write_report
+from ..core.session import Session
+from ..core.threads import leave_a_core_free
+from .options import EXIT_AUTOGRAD_ERROR, EXIT_OK, add_training_options, config_from_args, fail
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser("run", help="train headless and write a report",
+                              description="Train headless and write a report.")
+    add_training_options(p)
+    p.add_argument("--out", metavar="DIR", type=Path,
+                   help="write report.json, metrics.csv, graph.dot, graph.svg here")
+    p.add_argument("--quiet", action="store_true", help="print only the summary")
+    p.set_defaults(func=main)
+
+
+def _progress_every(steps: int) -> int:
+    return max(1, steps // 10)
+
+
+def train(session: Session, steps: int, quiet: bool) -> list:
+    records = []
+    every = _progress_every(steps)
+    while len(records) < steps:
+        record = session.step()
+        if record is None:  # PyTorch raised, or the loss diverged
+            break
+        records.append(record)
+        if not quiet and (record.step % every == 0 or len(records) == steps):
+            print(f"step {record.step:>6}  total {record.total:.5g}", flush=True)
+    return records
+
+
+def _export(out: Path, session: Session) -> None:
+    from ..render.export import export_graph
+    from ..render.engine import RenderError
+    roots = [r.tensor for r in session._live.roots]
+    try:
+        export_graph(session.graph(), out, roots=roots,
+                     params=dict(zip(session.param_names, session.params)))
+    except RenderError as exc:
+        print(f"gradviz: graph.svg not written: {exc}", file=sys.stderr)
+
+
+def _prepare_out(out: Path) -> None:
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        fail(f"gradviz: cannot create output folder {out}: {exc.strerror or exc}")
+    if not out.is_dir():
+        fail(f"gradviz: --out {out} is not a folder")
+
+
+def main(args: argparse.Namespace) -> int:
+    config = config_from_args(args)
+    if args.out is not None:
+        _prepare_out(args.out)
+    try:
+        session = Session(config)
+    except ConfigError as exc:
+        fail(f"gradviz: {exc}")
+    leave_a_core_free()
+    records = train(session, config.steps, args.quiet)
+    if args.out is not None:
+        write_report(args.out, config, str(session.device), records, session.events)
+        write_metrics_csv(args.out, config, session.param_names, records)
+        _export(args.out, session)
+    if session.error is not None:
+        e = session.error
+        print(f"gradviz: {e.one_line()}", file=sys.stderr)
+        print(f"  why: {e.explanation}", file=sys.stderr)
+        print(f"  what to do: {e.hint}", file=sys.stderr)
+        return EXIT_AUTOGRAD_ERROR
+    if records:
+        first, last = records[0], records[-1]
+        print(f"trained {len(records)} steps on {session.device}: total loss "
+              f"{first.total:.5g} -> {last.total:.5g}"
+              + (f"; report in {args.out}" if args.out else ""))
+    return EXIT_OK

@@ -1,0 +1,1 @@
+"""The training engine: torch, numpy and the standard library only (never Qt)."""

@@ -1,0 +1,85 @@
+"""Steps per second of a bare PyTorch loop and of the engine at each probe level.
+
+The bare loop is written out here, independent of the session, on the same model,
+data and optimizer, so the ratio shows what the engine and its probes cost.
+"""
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass
+
+import torch
+
+from .config import Config
+from .data import make_data
+from .devices import resolve_device
+from .model import MultiHeadNet, head_loss
+from .session import Session
+
+# name -> config changes; "default" is what the app runs with
+PROBE_LEVELS = {
+    "none": {"probes": "none"},
+    "default": {"probes": "default", "sample_every": 10},
+    "everything": {"probes": "all", "sample_every": 1},
+}
+
+
+@dataclass
+class BenchResult:
+    name: str
+    steps_per_second: float
+    ratio: float  # to the bare loop
+
+
+def _sync(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def bare_loop(config: Config, steps: int) -> float:
+    """Steps per second of a plain PyTorch loop: zero_grad, forward, sum, backward, step."""
+    device = resolve_device(config.device)
+    torch.manual_seed(config.seed)
+    model = MultiHeadNet(config.heads, config.trunk_width, config.trunk_depth).to(device)
+    data = make_data(config.heads, config.seed).to(device)
+    opt = torch.optim.SGD(model.parameters(), lr=config.lr)
+
+    def one(step: int) -> None:
+        idx = data.batch_indices(step, config.batch_size).to(device)
+        opt.zero_grad(set_to_none=True)
+        outputs = model(data.x.index_select(0, idx))
+        total = sum(head_loss(k, out, data.targets[k].index_select(0, idx))
+                    for k, out in enumerate(outputs))
+        total.backward()
+        opt.step()
+
+    return _timed(one, steps, device)
+
+
+def engine_loop(config: Config, steps: int) -> float:
+    session = Session(config)
+    return _timed(lambda _: session.step(), steps, session.device)
+
+
+def _timed(one, steps: int, device: torch.device) -> float:
+    for step in range(min(20, steps)):  # warm-up: allocator, caches, lazy inits
+        one(step)
+    _sync(device)
+    start = time.perf_counter()
+    for step in range(steps):
+        one(step)
+    _sync(device)
+    return steps / (time.perf_counter() - start)
+
+
+def run_bench(config: Config, steps: int = 500, repeats: int = 3) -> list[BenchResult]:
+    """Median of `repeats` interleaved runs of the bare loop and each probe level."""
+    rates: dict[str, list[float]] = {"bare": []}
+    for _ in range(repeats):
+        rates["bare"].append(bare_loop(config, steps))
+        for name, changes in PROBE_LEVELS.items():
+            rates.setdefault(name, []).append(engine_loop(config.replace(**changes), steps))
+    bare = statistics.median(rates["bare"])
+    return [BenchResult(name, statistics.median(r), statistics.median(r) / bare)
+            for name, r in rates.items()]

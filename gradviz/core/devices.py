@@ -1,0 +1,39 @@
+"""Which torch devices exist here, and turning a device name into a torch.device."""
+from __future__ import annotations
+
+import re
+
+import torch
+
+from .config import ConfigError
+
+_NAME = re.compile(r"^(auto|cpu|mps|cuda(:\d+)?)$")
+
+
+def _mps_available() -> bool:
+    mps = getattr(torch.backends, "mps", None)
+    return bool(mps and mps.is_available())
+
+
+def available_devices() -> list[tuple[str, str]]:
+    """(name, description) of every device this machine can train on, CPU first."""
+    found = [("cpu", "CPU")]
+    if torch.cuda.is_available():
+        for i in range(torch.cuda.device_count()):
+            found.append((f"cuda:{i}", torch.cuda.get_device_name(i)))
+    if _mps_available():
+        found.append(("mps", "Apple GPU (MPS)"))
+    return found
+
+
+def resolve_device(name: str) -> torch.device:
+    """The torch.device for a name; ConfigError if the name is malformed or absent here."""
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise ConfigError(f"device must be auto, cpu, cuda, cuda:N or mps (got {name!r})")
+    names = [n for n, _ in available_devices()]
+    if name == "auto":
+        return torch.device(names[1] if len(names) > 1 else "cpu")
+    wanted = "cuda:0" if name == "cuda" else name
+    if wanted not in names:
+        raise ConfigError(f"device {name} is not available here (available: {', '.join(names)})")
+    return torch.device(wanted)

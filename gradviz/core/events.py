@@ -1,0 +1,93 @@
+"""Errors and divergence as plain events, each with a plain-language explanation.
+
+PyTorch's own message is kept word for word; the explanation says why it happened in
+this session and what to change.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+# (words in PyTorch's message, title, why, what to do): first match wins.
+_EXPLANATIONS = (
+    ("backward through the graph a second time",
+     "Backward through a freed graph",
+     "A backward call frees the saved tensors of the graph it went through unless it is "
+     "told retain_graph=True. A later backward call that runs through the same part of "
+     "the graph (here: the shared trunk, or an earlier head) finds those tensors gone.",
+     "Sum the losses and call backward once (strategy sum), or set retain graph to auto "
+     "so every backward call except the last keeps the graph."),
+    ("detached in-place",
+     "A saved tensor was detached in place",
+     "z.detach_() cut the trunk output out of the graph in place, but a head that ran "
+     "before it had already saved z for its own backward. Detaching in place changes "
+     "the tensor every earlier user shares, so their backward can no longer use it.",
+     "Use detach mode detach (z.detach() makes a copy for this head only), or detach "
+     "the first head so that no head saved z before the cut."),
+    ("modified by an inplace operation",
+     "A saved tensor was changed in place",
+     "A tensor that backward needs was changed in place after it was saved (for example "
+     "a weight updated by optimizer.step() before a retained graph was used again).",
+     "Finish every backward call before the optimizer step, or recompute the forward."),
+    ("does not require grad and does not have a grad_fn",
+     "Nothing to differentiate",
+     "The tensor backward was called on is not connected to any parameter: every path "
+     "from it to the weights was detached.",
+     "Undo a detach, or leave this loss out of backward."),
+    ("same device",
+     "Tensors on different devices",
+     "One operation received tensors that live on different devices (CPU and GPU).",
+     "Move the model and the batch to one device."),
+    ("out of memory",
+     "Out of memory",
+     "The device ran out of memory; graphs kept alive across steps (keep graphs, "
+     "retain graph always) are a common cause.",
+     "Turn keep graphs off, call .item() on losses you log, or lower the batch size."),
+)
+
+_DIVERGENCE = (
+    "Training diverged",
+    "A loss became NaN or infinite: the updates grew until the numbers overflowed, "
+    "usually because the learning rate is too high for this setup (over-counted "
+    "gradients from in-loop backward, unscaled accumulation or zero_grad off all make "
+    "the effective step larger).",
+    "Lower the learning rate or undo the toggle that multiplies the gradient, then reset.",
+)
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that stopped a step: a PyTorch error or a divergence."""
+    step: int
+    phase: str          # "forward", "backward", "optimizer step", ...
+    call: str           # which call inside the phase, e.g. "backward 2 of 3 (head1)"
+    type: str           # the exception class, or "Divergence"
+    message: str        # PyTorch's own message, first paragraph
+    title: str
+    explanation: str
+    hint: str
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def one_line(self) -> str:
+        return f"{self.type} at step {self.step}, {self.call}: {self.message}"
+
+
+def _first_paragraph(text: str) -> str:
+    return text.strip().split("\n\n")[0].replace("\n", " ").strip()
+
+
+def from_exception(exc: BaseException, step: int, phase: str, call: str) -> Event:
+    message = _first_paragraph(str(exc)) or type(exc).__name__
+    lowered = str(exc).lower()
+    for words, title, why, hint in _EXPLANATIONS:
+        if words.lower() in lowered:
+            return Event(step, phase, call, type(exc).__name__, message, title, why, hint)
+    return Event(step, phase, call, type(exc).__name__, message, "PyTorch raised an error",
+                 "PyTorch refused this combination of settings; its message above says why.",
+                 "Change the last toggle back, or reset.")
+
+
+def divergence(step: int, phase: str, call: str, what: str) -> Event:
+    title, why, hint = _DIVERGENCE
+    return Event(step, phase, call, "Divergence", what, title, why, hint)

@@ -1,0 +1,213 @@
+"""The autograd graph of a step as plain data: nodes, edges, reach, detach cuts, freed state.
+
+Edges point the way the forward pass went (from parameter/input towards the losses),
+as torchviz draws them; gradient flows against them. Node ids are given in a fixed
+traversal order, so two steps with the same structure get the same ids and the same
+`structure_key()`, which is what layout caching keys on.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable
+
+import torch
+
+from .autograd_walk import ALIVE, next_nodes, saved_tensors, storage_bytes
+
+PARAM, INPUT, OP, SAVED, LOSS, TOTAL = "param", "input", "op", "saved", "loss", "total"
+GRAD, SAVED_EDGE, CUT = "grad", "saved", "cut"
+
+
+@dataclass
+class GraphNode:
+    id: str
+    kind: str                       # param, input, op, saved, loss, total
+    label: str
+    shape: tuple[int, ...] | None = None
+    dtype: str = ""
+    device: str = ""
+    losses: tuple[int, ...] = ()    # heads whose gradient flows through this node
+    state: str = ALIVE              # saved tensors: alive, freed, detached in place
+    saved_bytes: int = 0
+
+    @property
+    def freed(self) -> bool:
+        return self.state != ALIVE
+
+
+@dataclass
+class GraphEdge:
+    src: str
+    dst: str
+    kind: str = GRAD                # grad, saved, cut
+    label: str = ""                 # "detach()" / "detach_()" on cuts
+
+
+@dataclass
+class GraphData:
+    nodes: list[GraphNode] = field(default_factory=list)
+    edges: list[GraphEdge] = field(default_factory=list)
+
+    def node(self, node_id: str) -> GraphNode:
+        return next(n for n in self.nodes if n.id == node_id)
+
+    def by_kind(self, kind: str) -> list[GraphNode]:
+        return [n for n in self.nodes if n.kind == kind]
+
+    def structure_key(self) -> tuple:
+        """Equal for graphs that lay out the same (ids, kinds, labels, shapes, edges)."""
+        return (tuple((n.id, n.kind, n.label, n.shape) for n in self.nodes),
+                tuple((e.src, e.dst, e.kind, e.label) for e in self.edges))
+
+    def to_dict(self) -> dict:
+        return {"nodes": [dict(vars(n), freed=n.freed) for n in self.nodes],
+                "edges": [vars(e) for e in self.edges]}
+
+
+@dataclass
+class Root:
+    name: str                       # "head0", "total", "total after head1", ...
+    tensor: torch.Tensor
+    kind: str                       # LOSS or TOTAL
+    head: int | None = None         # the head of a LOSS root
+
+
+@dataclass
+class Cut:
+    head: int
+    mode: str                       # "detach" or "detach_"
+    source: object                  # the trunk's autograd node that produced z
+    target: object | None           # head's first autograd node (None if it has none)
+
+
+def _shape(t: torch.Tensor) -> tuple[int, ...]:
+    return tuple(int(s) for s in t.shape)
+
+
+class _Builder:
+    def __init__(self, param_names: dict[int, str], inputs: dict[str, torch.Tensor],
+                 show_saved: bool):
+        self.graph = GraphData()
+        self.ids: dict[object, str] = {}   # id(autograd node or tensor) -> node id
+        self._alive: list[object] = []       # keeps ids above from being reused mid-capture
+        self.param_names = param_names
+        self.inputs = {n: (t.data_ptr(), _shape(t)) for n, t in inputs.items()}
+        self.show_saved = show_saved
+        self.below: dict[str, list[str]] = {}      # node id -> ids it consumes
+
+    def _new(self, owner: object | None, **attrs) -> str:
+        node_id = f"n{len(self.graph.nodes)}"
+        if owner is not None:
+            self.ids[id(owner)] = node_id
+            self._alive.append(owner)
+        self.graph.nodes.append(GraphNode(id=node_id, **attrs))
+        self.below[node_id] = []
+        return node_id
+
+    def _edge(self, src: str, dst: str, kind: str = GRAD, label: str = "") -> None:
+        self.graph.edges.append(GraphEdge(src, dst, kind, label))
+        if kind == GRAD:
+            self.below[dst].append(src)
+
+    def add_root(self, root: Root) -> None:
+        t = root.tensor
+        rid = self._new(t, kind=root.kind, label=root.name, shape=_shape(t),
+                        dtype=str(t.dtype).replace("torch.", ""), device=str(t.device))
+        if t.grad_fn is not None:
+            self._edge(self.add_fn(t.grad_fn), rid)
+
+    def add_fn(self, fn: object) -> str:
+        """Add fn and everything below it (iteratively: deep trunks overflow recursion)."""
+        stack, order = [fn], []
+        while stack:
+            cur = stack.pop()
+            if id(cur) in self.ids:
+                continue
+            self._add_one(cur)
+            order.append(cur)
+            stack.extend(reversed([n for n in next_nodes(cur) if id(n) not in self.ids]))
+        for cur in order:
+            for nxt in next_nodes(cur):
+                self._edge(self.ids[id(nxt)], self.ids[id(cur)])
+        return self.ids[id(fn)]
+
+    def _add_one(self, fn: object) -> None:
+        var = getattr(fn, "variable", None)
+        if isinstance(var, torch.Tensor):  # AccumulateGrad: draw it as its parameter
+            self._new(fn, kind=PARAM, label=self.param_names.get(id(var), "leaf"),
+                      shape=_shape(var), dtype=str(var.dtype).replace("torch.", ""),
+                      device=str(var.device))
+            return
+        saved = list(saved_tensors(fn))
+        states = {s for _, _, s in saved} - {ALIVE}
+        nbytes = sum(storage_bytes(t) for _, t, _ in saved if t is not None)
+        op_id = self._new(fn, kind=OP, label=type(fn).__name__,
+                          state=states.pop() if states else ALIVE, saved_bytes=nbytes)
+        for name, tensor, state in saved:
+            self._add_saved(op_id, name, tensor, state)
+
+    def _add_saved(self, op_id: str, name: str, tensor: torch.Tensor | None, state: str) -> None:
+        input_name = None
+        if tensor is not None:
+            key = (tensor.data_ptr(), _shape(tensor))
+            input_name = next((n for n, k in self.inputs.items() if k == key), None)
+        if input_name is None and not self.show_saved:
+            return
+        kind, label = (INPUT, input_name) if input_name else (SAVED, name)
+        attrs = dict(kind=kind, label=label, state=state)
+        if tensor is not None:
+            attrs.update(shape=_shape(tensor), dtype=str(tensor.dtype).replace("torch.", ""),
+                         device=str(tensor.device), saved_bytes=storage_bytes(tensor))
+        sid = self._new(None, **attrs)
+        self._edge(sid, op_id, SAVED_EDGE)
+
+    def add_cut(self, cut: Cut) -> None:
+        src = self.add_fn(cut.source)
+        if cut.target is not None:
+            dst = self.add_fn(cut.target)
+            self._edge(src, dst, CUT, f"{cut.mode}()")
+
+    def mark_reach(self, roots: list[Root]) -> None:
+        above: dict[str, list[str]] = {n: [] for n in self.below}
+        for dst, srcs in self.below.items():
+            for src in srcs:
+                above[src].append(dst)
+        reach: dict[str, set[int]] = {n: set() for n in self.below}
+        for root in roots:
+            if root.kind != LOSS:
+                continue
+            start = self.ids[id(root.tensor)]
+            for links in (self.below, above):
+                for node_id in _closure(start, links):
+                    reach[node_id].add(root.head)
+        for node in self.graph.nodes:
+            node.losses = tuple(sorted(reach[node.id]))
+
+
+def _closure(start: str, links: dict[str, list[str]]) -> set[str]:
+    seen, stack = {start}, [start]
+    while stack:
+        for nxt in links[stack.pop()]:
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return seen
+
+
+def capture(roots: list[Root], params: Iterable[tuple[str, torch.Tensor]],
+            inputs: dict[str, torch.Tensor] | None = None, cuts: list[Cut] = (),
+            show_saved: bool = True) -> GraphData:
+    """The graph below roots as plain data (plus the trunk behind any detach cut)."""
+    builder = _Builder({id(p): name for name, p in params}, inputs or {}, show_saved)
+    for root in roots:
+        if id(root.tensor) not in builder.ids:
+            builder.add_root(root)
+    for cut in cuts:
+        builder.add_cut(cut)
+    builder.mark_reach(roots)
+    # saved-tensor and input nodes are reached by whoever reaches their op
+    by_id = {n.id: n for n in builder.graph.nodes}
+    for e in builder.graph.edges:
+        if e.kind == SAVED_EDGE:
+            by_id[e.src].losses = by_id[e.dst].losses
+    return builder.graph

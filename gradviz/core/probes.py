@@ -1,0 +1,80 @@
+"""Measurements taken during a step: gradient norms and per-loss junction gradients.
+
+Norms are computed on the device and gathered into one tensor, so a recorded step
+costs one device-to-host transfer. Junction gradients are read by hooks on each head's
+first autograd node, which belong to this step's graph and die with it (hooks on
+persistent nodes would pile up; see DESIGN.md).
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import torch
+
+
+def grad_norms(params: list[torch.Tensor]) -> torch.Tensor:
+    """Per-parameter gradient norms as one device tensor (0 where .grad is None)."""
+    with_grad = [p.grad for p in params if p.grad is not None]
+    norms = torch._foreach_norm(with_grad) if with_grad else []
+    it = iter(norms)
+    zero = torch.zeros((), device=params[0].device)
+    return torch.stack([next(it) if p.grad is not None else zero for p in params])
+
+
+def _input_slot(node: object, source: object) -> int | None:
+    for i, (nxt, _) in enumerate(getattr(node, "next_functions", ())):
+        if nxt is source:
+            return i
+    return None
+
+
+class JunctionProbe:
+    """Collects, per head, the gradient that head's loss sends into the junction z."""
+
+    def __init__(self, heads: int):
+        self.heads = heads
+        # per micro-batch: per head, the summed gradient at z (None until one arrives)
+        self._micro: list[list[torch.Tensor | None]] = []
+        self._shapes: list[tuple[int, ...]] = []
+
+    def watch(self, z_node: object, z_shape: tuple[int, ...],
+              head_first_outputs: list[torch.Tensor]) -> None:
+        """Start a micro-batch: hook each head's first node where it reads z's node."""
+        slots: list[torch.Tensor | None] = [None] * self.heads
+        self._micro.append(slots)
+        self._shapes.append(z_shape)
+        for k, out in enumerate(head_first_outputs):
+            node = out.grad_fn
+            slot = _input_slot(node, z_node) if node is not None else None
+            if slot is not None:
+                node.register_hook(self._collector(slots, k, slot))
+
+    @staticmethod
+    def _collector(slots: list, k: int, slot: int) -> Callable:
+        def hook(grad_inputs, grad_outputs):
+            g = grad_inputs[slot]
+            if g is not None:
+                slots[k] = g.detach() if slots[k] is None else slots[k] + g.detach()
+        return hook
+
+    def stacked(self, device: torch.device) -> torch.Tensor | None:
+        """(heads, examples * width): each head's junction gradient over the whole batch."""
+        if not self._micro:
+            return None
+        rows = []
+        for k in range(self.heads):
+            parts = [slots[k] if slots[k] is not None else torch.zeros(shape, device=device)
+                     for slots, shape in zip(self._micro, self._shapes)]
+            rows.append(torch.cat([p.reshape(-1) for p in parts]))
+        return torch.stack(rows)
+
+
+def junction_summary(g: torch.Tensor) -> torch.Tensor:
+    """Norms (K) and pairwise cosines (K x K, NaN where a gradient is zero), flattened."""
+    norms = g.norm(dim=1)
+    safe = torch.where(norms > 0, norms, torch.ones_like(norms))
+    unit = g / safe.unsqueeze(1)
+    cos = unit @ unit.T
+    zero = norms == 0
+    cos = cos.masked_fill(zero.unsqueeze(0) | zero.unsqueeze(1), float("nan"))
+    return torch.cat([norms, cos.reshape(-1)])

@@ -1,0 +1,45 @@
+"""How the per-head loss terms become backward calls: strategies and retain_graph."""
+from __future__ import annotations
+
+import functools
+import operator
+from dataclasses import dataclass
+
+import torch
+
+
+@dataclass
+class BackwardCall:
+    target: torch.Tensor   # the tensor backward is called on
+    loss: str              # what it is: "total", "head1", "total after head1"
+    retain: bool           # the retain_graph argument passed
+
+
+def _retain(mode: str, index: int, count: int) -> bool:
+    """auto keeps the graph for every call but the last, which is all a later call needs."""
+    if mode == "always":
+        return True
+    if mode == "never":
+        return False
+    return index < count - 1
+
+
+def backward_calls(strategy: str, retain_mode: str, terms: list[torch.Tensor],
+                   names: list[str]) -> list[BackwardCall]:
+    """The backward calls one micro-batch makes, in order, for the weighted loss terms."""
+    if strategy == "sum":
+        total = functools.reduce(operator.add, terms)
+        return [BackwardCall(total, "total", _retain(retain_mode, 0, 1))]
+    if strategy == "separate":
+        return [BackwardCall(t, name, _retain(retain_mode, k, len(terms)))
+                for k, (t, name) in enumerate(zip(terms, names))]
+    if strategy == "in-loop":
+        # total += L_k; total.backward() inside the loop: each call runs through every
+        # head added so far, so head k is counted K - k times.
+        calls, total = [], None
+        for k, (t, name) in enumerate(zip(terms, names)):
+            total = t if total is None else total + t
+            calls.append(BackwardCall(total, f"total after {name}",
+                                      _retain(retain_mode, k, len(terms))))
+        return calls
+    raise ValueError(f"unknown strategy {strategy!r}")

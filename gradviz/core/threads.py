@@ -1,0 +1,14 @@
+"""How many threads torch may use: leave one core to the GUI or the shell (DESIGN.md:
+intra-op threads = cores made step latency spike 30-250x on a 2-core machine)."""
+from __future__ import annotations
+
+import os
+
+import torch
+
+
+def leave_a_core_free() -> int:
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    threads = max(1, (cores or 1) - 1)
+    torch.set_num_threads(threads)
+    return threads

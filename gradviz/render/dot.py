@@ -1,0 +1,150 @@
+"""GraphData as DOT text styled for a projector: big type, parameters at the top and
+losses at the bottom (like torchviz), each head in its own colour, and a legend.
+"""
+from __future__ import annotations
+
+from gradviz.core.graph import (CUT, GRAD, INPUT, LOSS, OP, PARAM, SAVED, TOTAL, GraphData,
+                                GraphEdge, GraphNode)
+
+from . import style
+from .style import HEAD_COLOURS  # noqa: F401  (re-exported for the Qt layer)
+
+FONT = "Helvetica,Arial,sans-serif"
+BOLD = "Helvetica-Bold,Arial Bold,sans-serif"
+FONT_SIZE = 22
+SMALL_FONT_SIZE = 17      # saved tensors: many of them, less important than the ops
+TITLE_FONT_SIZE = 30
+
+
+def quote(text: str) -> str:
+    """text as a DOT double-quoted string that shows exactly text (newlines as line breaks).
+
+    Backslashes are doubled so Graphviz's own escapes (\\N, \\l, ...) cannot fire; < and >
+    need nothing inside quotes (only HTML-like <...> labels treat them specially).
+    """
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = text.replace("\\", "\\\\").replace('"', '\\"')
+    return '"' + text.replace("\n", "\\n") + '"'
+
+
+def _attrs(**attrs: object) -> str:
+    return "[" + " ".join(f"{k}={quote(str(v))}" for k, v in attrs.items()) + "]"
+
+
+def _shape_text(shape: tuple[int, ...] | None) -> str:
+    return "(" + ", ".join(str(s) for s in shape) + ")" if shape is not None else ""
+
+
+def _bytes_text(n: int) -> str:
+    return f"{n / 1024:.1f} KiB" if n >= 1024 else f"{n} B"
+
+
+def _label(node: GraphNode) -> str:
+    lines = [f"{node.label} loss" if node.kind == LOSS else node.label]
+    if node.kind in (PARAM, INPUT, SAVED) and node.shape is not None:
+        lines.append(_shape_text(node.shape))
+    if node.kind == OP and node.saved_bytes and not node.freed:
+        lines.append(f"holds {_bytes_text(node.saved_bytes)}")
+    if node.freed:
+        lines.append(f"({node.state})")
+    return "\n".join(lines)
+
+
+def _node_stmt(node: GraphNode, heads: tuple[int, ...]) -> str:
+    shapes = {PARAM: "box", INPUT: "box", OP: "box", SAVED: "note", LOSS: "box", TOTAL: "box"}
+    styles = ["filled"] + (["rounded"] if node.kind in (OP, LOSS, TOTAL) else [])
+    attrs: dict[str, object] = dict(label=_label(node), shape=shapes.get(node.kind, "box"),
+                                    fillcolor=style.KIND_FILL.get(node.kind, "#FFFFFF"))
+    if len(heads) == 1:
+        attrs.update(color=style.head_colour(heads[0]), penwidth=3)
+    elif heads:     # shared by several losses: thick black, whatever the kind
+        attrs.update(color=style.SHARED_COLOUR, penwidth=6)
+    else:           # reached by no loss: dead
+        styles.append("dotted")
+        attrs.update(color=style.DEAD_COLOUR, fontcolor=style.DEAD_COLOUR, penwidth=3)
+    if node.kind in (LOSS, TOTAL):
+        styles.append("bold")
+        attrs.update(fontname=BOLD, penwidth=max(5, int(attrs["penwidth"])))
+    if node.kind == SAVED:
+        attrs.update(fontsize=SMALL_FONT_SIZE, margin="0.08,0.03")
+    if node.freed:  # released by backward (or detached in place): greyed out
+        attrs.update(fillcolor=style.FREED_FILL, fontcolor=style.FREED_TEXT)
+        if node.state != "freed":
+            attrs.update(fontcolor=style.CUT_COLOUR)
+    attrs["style"] = ",".join(styles)
+    return f"  {quote(node.id)} {_attrs(**attrs)};"
+
+
+def _edge_stmt(edge: GraphEdge, heads: dict[str, tuple[int, ...]]) -> str:
+    ends = f"  {quote(edge.src)} -> {quote(edge.dst)} "
+    if edge.kind == CUT:
+        return ends + _attrs(style="dashed", color=style.CUT_COLOUR, penwidth=4,
+                             label=f" {edge.label or 'detach()'} ", fontname=BOLD,
+                             fontcolor=style.CUT_COLOUR, fontsize=FONT_SIZE) + ";"
+    if edge.kind != GRAD:   # a saved tensor hangs off its op: no arrow, no gradient
+        return ends + _attrs(dir="none", style="dotted", color=style.SAVED_EDGE_COLOUR,
+                             penwidth=2) + ";"
+    carried = style.edge_heads(edge.src, edge.dst, heads)
+    if not carried:
+        return ends + _attrs(style="dotted", color=style.DEAD_COLOUR, penwidth=2) + ";"
+    # one parallel line per head whose gradient runs here
+    colours = ":".join(style.head_colour(k) for k in carried)
+    return ends + _attrs(color=colours, penwidth=3, arrowsize=1.2) + ";"
+
+
+def _legend(graph: GraphData) -> list[str]:
+    """A cluster of sample nodes, one column each for kinds, heads and states."""
+    def sample(key: str, label: str, **attrs: object) -> str:
+        base = dict(shape="box", style="filled,rounded", fillcolor="#FFFFFF", penwidth=3)
+        base.update(attrs)
+        return f"    legend_{key} {_attrs(label=label, **base)};"
+
+    kinds = [sample(k, name, fillcolor=style.KIND_FILL[k], color="#404040",
+                    style="filled" if k in (PARAM, INPUT, SAVED) else "filled,rounded",
+                    shape="note" if k == SAVED else "box")
+             for k, name in style.KIND_NAMES.items()]
+    names = style.head_names(graph) or {k: f"head{k}" for k in _all_heads(graph)}
+    heads = [sample(f"head{k}", f"{name} only", color=style.head_colour(k))
+             for k, name in sorted(names.items())]
+    states = [sample("shared", "shared by\nseveral losses", color=style.SHARED_COLOUR,
+                     penwidth=6),
+              sample("dead", "reached by\nno loss", style="filled,rounded,dotted",
+                     color=style.DEAD_COLOUR, fontcolor=style.DEAD_COLOUR),
+              sample("freed", "freed by backward\n(freed)", fillcolor=style.FREED_FILL,
+                     fontcolor=style.FREED_TEXT, color="#404040"),
+              sample("cut_from", "z", shape="circle", style="filled", width=0.4,
+                     fixedsize="true", color="#404040", penwidth=2),
+              sample("cut_to", "head reads a copy:\nno gradient to the trunk",
+                     color="#404040", penwidth=2)]
+    lines = ["  subgraph cluster_legend {",
+             f"    label={quote('Legend')}; fontname={quote(BOLD)}; fontsize={FONT_SIZE};",
+             '    style="rounded"; color="#808080"; penwidth=2; margin=16;',
+             *kinds, *heads, *states]
+    for column in (kinds, heads, states[:-1]):   # stack each column with invisible edges
+        keys = [line.split()[0] for line in column]
+        lines += [f"    {a} -> {b} [style=invis];" for a, b in zip(keys, keys[1:])]
+    lines.append(f"    legend_cut_from -> legend_cut_to "
+                 f"{_attrs(style='dashed', color=style.CUT_COLOUR, penwidth=4, label=' detach() ', fontname=BOLD, fontcolor=style.CUT_COLOUR)};")
+    lines.append("  }")
+    return lines
+
+
+def _all_heads(graph: GraphData) -> list[int]:
+    return sorted({k for n in graph.nodes for k in n.losses})
+
+
+def to_dot(graph: GraphData, title: str = "", legend: bool = True) -> str:
+    """DOT text for graph; node names are the GraphData node ids."""
+    heads = style.reach(graph)
+    lines = ["digraph gradviz {",
+             f"  graph {_attrs(rankdir='TB', fontname=FONT, fontsize=TITLE_FONT_SIZE, labelloc='t', label=title, nodesep=0.3, ranksep=0.5, pad=0.3, bgcolor='white', newrank='true')};",
+             f"  node {_attrs(fontname=FONT, fontsize=FONT_SIZE, margin='0.15,0.06')};",
+             f"  edge {_attrs(fontname=FONT, fontsize=FONT_SIZE, arrowsize=1.2)};"]
+    if not graph.nodes:
+        lines.append(f"  empty {_attrs(shape='plaintext', label='no autograd graph yet: run a forward pass')};")
+    lines += [_node_stmt(n, heads.get(n.id, ())) for n in graph.nodes]
+    lines += [_edge_stmt(e, heads) for e in graph.edges]
+    if legend and graph.nodes:
+        lines += _legend(graph)
+    lines.append("}")
+    return "\n".join(lines) + "\n"

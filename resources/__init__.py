@@ -1,0 +1,1 @@
+"""Data that ships with gradviz (lesson presets, themes, icons): no code."""
