@@ -20,7 +20,7 @@ from .session import Session
 # name -> config changes; "default" is what the app runs with
 PROBE_LEVELS = {
     "none": {"probes": "none"},
-    "default": {"probes": "default", "sample_every": 10},
+    "default": {"probes": "default", "sample_every": 20},
     "everything": {"probes": "all", "sample_every": 1},
 }
 

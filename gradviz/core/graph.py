@@ -176,10 +176,12 @@ class _Builder:
         for root in roots:
             if root.kind != LOSS:
                 continue
+            # below the loss node, and above its grad_fn: the adds and weight multiplies
+            # that lead to a total hang off the loss's grad_fn, not off the loss node
             start = self.ids[id(root.tensor)]
-            for links in (self.below, above):
-                for node_id in _closure(start, links):
-                    reach[node_id].add(root.head)
+            fn_id = self.ids.get(id(root.tensor.grad_fn), start)
+            for node_id in _closure(start, self.below) | _closure(fn_id, above):
+                reach[node_id].add(root.head)
         for node in self.graph.nodes:
             node.losses = tuple(sorted(reach[node.id]))
 

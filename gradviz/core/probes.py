@@ -12,13 +12,15 @@ from typing import Callable
 import torch
 
 
-def grad_norms(params: list[torch.Tensor]) -> torch.Tensor:
-    """Per-parameter gradient norms as one device tensor (0 where .grad is None)."""
-    with_grad = [p.grad for p in params if p.grad is not None]
-    norms = torch._foreach_norm(with_grad) if with_grad else []
-    it = iter(norms)
+def grad_norms(params: list[torch.Tensor]) -> list[torch.Tensor]:
+    """Per-parameter gradient norms as 0-dim device tensors (0 where .grad is None)."""
+    grads = [p.grad for p in params]
+    if all(g is not None for g in grads):  # the usual case: one fused kernel
+        return list(torch._foreach_norm(grads))
     zero = torch.zeros((), device=params[0].device)
-    return torch.stack([next(it) if p.grad is not None else zero for p in params])
+    present = [g for g in grads if g is not None]
+    norms = iter(torch._foreach_norm(present) if present else ())
+    return [next(norms) if g is not None else zero for g in grads]
 
 
 def _input_slot(node: object, source: object) -> int | None:

@@ -174,10 +174,10 @@ class Session:
             self.optimizer.zero_grad(set_to_none=True)
             yield PhaseRecord(step, "zero_grad", "optimizer.zero_grad()")
         indices = self.data.batch_indices(step, cfg.batch_size).to(self.device)
-        losses_sum = None
-        for micro, idx in enumerate(indices.chunk(cfg.accumulate)):
-            losses = self._forward(cfg, step, micro, idx, junction)
-            losses_sum = losses if losses_sum is None else losses_sum + losses
+        micro_losses: list[list[torch.Tensor]] = []   # per micro-batch, per head (0-dim)
+        micro_idx = indices.chunk(cfg.accumulate) if cfg.accumulate > 1 else (indices,)
+        for micro, idx in enumerate(micro_idx):
+            micro_losses.append(self._forward(cfg, step, micro, idx, junction))
             if walk:
                 peak = max(peak, self._measure()[1])
             yield PhaseRecord(step, "forward", self._forward_detail(cfg, micro), micro)
@@ -192,7 +192,7 @@ class Session:
                 yield PhaseRecord(step, "backward",
                                   f"{label} (retain_graph={call.retain})", micro)
             self._keep_graph_if_asked(cfg)
-        self._measure_step(cfg, record, losses_sum / cfg.accumulate, junction, probing)
+        self._measure_step(cfg, record, micro_losses, junction, probing)
         if not all(math.isfinite(v) for v in record.losses.values()):
             raise _StepFailed(ev.divergence(step, "optimizer step", "before optimizer.step()",
                                             "a loss is NaN or infinite"))
@@ -212,7 +212,7 @@ class Session:
         yield PhaseRecord(step, "optimizer step", "optimizer.step()", step_done=True)
 
     def _forward(self, cfg: Config, step: int, micro: int, idx: torch.Tensor,
-                 junction: JunctionProbe | None) -> torch.Tensor:
+                 junction: JunctionProbe | None) -> list[torch.Tensor]:
         """Forward one micro-batch; sets up the live graph and its backward calls."""
         x = self.data.x.index_select(0, idx)                 # (micro, INPUT_DIM)
         try:
@@ -257,7 +257,7 @@ class Session:
                     f"{factors[names.index(call.loss)]:g} * {call.loss}"
                 live.roots.append(Root(label, call.target, TOTAL))
         self._live = live
-        return torch.stack([loss.detach() for loss in losses])
+        return [loss.detach() for loss in losses]
 
     @staticmethod
     def _forward_detail(cfg: Config, micro: int) -> str:
@@ -272,16 +272,21 @@ class Session:
             live.nodes = reachable_nodes(live.grad_fns())
         return len(live.nodes), held_saved_bytes(live.nodes, self._param_storages)
 
-    def _measure_step(self, cfg: Config, record: StepRecord, losses: torch.Tensor,
+    def _measure_step(self, cfg: Config, record: StepRecord,
+                      micro_losses: list[list[torch.Tensor]],
                       junction: JunctionProbe | None, probing: bool) -> None:
         """Everything numeric about this step, gathered in one device-to-host transfer."""
-        parts = [losses]
+        if len(micro_losses) == 1:
+            scalars = list(micro_losses[0])
+        else:  # a step's loss is the mean over its micro-batches
+            scalars = list(torch.stack([torch.stack(m) for m in micro_losses]).mean(0))
         if probing:
-            parts.append(grad_norms(self.params))
+            scalars += grad_norms(self.params)
+        values = torch.stack(scalars)
         g = junction.stacked(self.device) if junction is not None else None
         if g is not None:
-            parts.append(junction_summary(g))
-        values = torch.cat([p.reshape(-1).float() for p in parts]).tolist()
+            values = torch.cat([values, junction_summary(g)])
+        values = values.tolist()
         names, K = cfg.head_names(), cfg.heads
         record.losses = dict(zip(names, values[:K]))
         record.total = sum(w * v for w, v in zip(cfg.weights(), values[:K]))

@@ -79,7 +79,7 @@ def _edge_stmt(edge: GraphEdge, heads: dict[str, tuple[int, ...]]) -> str:
     ends = f"  {quote(edge.src)} -> {quote(edge.dst)} "
     if edge.kind == CUT:
         return ends + _attrs(style="dashed", color=style.CUT_COLOUR, penwidth=4,
-                             label=f" {edge.label or 'detach()'} ", fontname=BOLD,
+                             label=edge.label or "detach()", fontname=BOLD,
                              fontcolor=style.CUT_COLOUR, fontsize=FONT_SIZE) + ";"
     if edge.kind != GRAD:   # a saved tensor hangs off its op: no arrow, no gradient
         return ends + _attrs(dir="none", style="dotted", color=style.SAVED_EDGE_COLOUR,
@@ -92,40 +92,44 @@ def _edge_stmt(edge: GraphEdge, heads: dict[str, tuple[int, ...]]) -> str:
     return ends + _attrs(color=colours, penwidth=3, arrowsize=1.2) + ";"
 
 
-def _legend(graph: GraphData) -> list[str]:
-    """A cluster of sample nodes, one column each for kinds, heads and states."""
-    def sample(key: str, label: str, **attrs: object) -> str:
-        base = dict(shape="box", style="filled,rounded", fillcolor="#FFFFFF", penwidth=3)
-        base.update(attrs)
-        return f"    legend_{key} {_attrs(label=label, **base)};"
+def _sample(key: str, label: str, **attrs: object) -> tuple[str, str]:
+    base: dict[str, object] = dict(shape="box", style="filled,rounded", fillcolor="#FFFFFF",
+                                   color="#404040", penwidth=3)
+    base.update(attrs)
+    return f"legend_{key}", f"    legend_{key} {_attrs(label=label, **base)};"
 
-    kinds = [sample(k, name, fillcolor=style.KIND_FILL[k], color="#404040",
-                    style="filled" if k in (PARAM, INPUT, SAVED) else "filled,rounded",
-                    shape="note" if k == SAVED else "box")
+
+def _legend(graph: GraphData) -> list[str]:
+    """A cluster of sample nodes in three columns: kinds, heads, states and the cut."""
+    kinds = [_sample(k, name, fillcolor=style.KIND_FILL[k],
+                     style="filled" if k in (PARAM, INPUT, SAVED) else "filled,rounded",
+                     shape="note" if k == SAVED else "box")
              for k, name in style.KIND_NAMES.items()]
     names = style.head_names(graph) or {k: f"head{k}" for k in _all_heads(graph)}
-    heads = [sample(f"head{k}", f"{name} only", color=style.head_colour(k))
+    heads = [_sample(f"head{k}", f"{name} only", color=style.head_colour(k))
              for k, name in sorted(names.items())]
-    states = [sample("shared", "shared by\nseveral losses", color=style.SHARED_COLOUR,
-                     penwidth=6),
-              sample("dead", "reached by\nno loss", style="filled,rounded,dotted",
-                     color=style.DEAD_COLOUR, fontcolor=style.DEAD_COLOUR),
-              sample("freed", "freed by backward\n(freed)", fillcolor=style.FREED_FILL,
-                     fontcolor=style.FREED_TEXT, color="#404040"),
-              sample("cut_from", "z", shape="circle", style="filled", width=0.4,
-                     fixedsize="true", color="#404040", penwidth=2),
-              sample("cut_to", "head reads a copy:\nno gradient to the trunk",
-                     color="#404040", penwidth=2)]
+    heads += [_sample("shared", "shared by\nseveral losses", color=style.SHARED_COLOUR,
+                      penwidth=6),
+              _sample("dead", "reached by\nno loss", style="filled,rounded,dotted",
+                      color=style.DEAD_COLOUR, fontcolor=style.DEAD_COLOUR)]
+    states = [_sample("freed", "AddmmBackward0\n(freed)", fillcolor=style.FREED_FILL,
+                      fontcolor=style.FREED_TEXT),
+              _sample("freed_note", "(freed): backward has\nreleased what it saved",
+                      shape="plaintext", style="solid"),
+              _sample("cut_from", "z", shape="circle", style="filled", width=0.45,
+                      fixedsize="true", penwidth=2),
+              _sample("cut_to", "cut: no gradient\nflows back here", penwidth=2)]
     lines = ["  subgraph cluster_legend {",
              f"    label={quote('Legend')}; fontname={quote(BOLD)}; fontsize={FONT_SIZE};",
-             '    style="rounded"; color="#808080"; penwidth=2; margin=16;',
-             *kinds, *heads, *states]
-    for column in (kinds, heads, states[:-1]):   # stack each column with invisible edges
-        keys = [line.split()[0] for line in column]
+             '    style="rounded"; color="#808080"; penwidth=2; margin=16;']
+    for column in (kinds, heads, states):
+        lines += [stmt for _, stmt in column]
+        keys = [key for key, _ in column]   # stack each column with invisible edges
+        keys = keys[:-1] if column is states else keys   # its last link is the cut sample
         lines += [f"    {a} -> {b} [style=invis];" for a, b in zip(keys, keys[1:])]
-    lines.append(f"    legend_cut_from -> legend_cut_to "
-                 f"{_attrs(style='dashed', color=style.CUT_COLOUR, penwidth=4, label=' detach() ', fontname=BOLD, fontcolor=style.CUT_COLOUR)};")
-    lines.append("  }")
+    cut = _attrs(style="dashed", color=style.CUT_COLOUR, penwidth=4, label="detach()",
+                 fontname=BOLD, fontcolor=style.CUT_COLOUR)
+    lines += [f"    legend_cut_from -> legend_cut_to {cut};", "  }"]
     return lines
 
 

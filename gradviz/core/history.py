@@ -1,0 +1,67 @@
+"""The run so far as numpy arrays, for plotting: one row per recorded optimizer step.
+
+Arrays grow by doubling, so appending thousands of steps a second stays cheap and the
+views handed to plots are never copied. Unsampled measurements are NaN.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .records import StepRecord
+
+
+class History:
+    def __init__(self, head_names: list[str], param_names: list[str], capacity: int = 1024):
+        self.head_names = list(head_names)
+        self.param_names = list(param_names)
+        K = len(head_names)
+        self._n = 0
+        self._cols = {
+            "step": (), "total": (), "global_grad_norm": (), "saved_bytes": (),
+            "saved_bytes_peak": (), "graph_nodes": (), "losses": (K,), "junction": (K,),
+        }
+        self._data = {name: np.full((capacity, *shape), np.nan) for name, shape in self._cols.items()}
+        self.last: StepRecord | None = None          # newest record (grad bars, cosine)
+        self.last_cosine: np.ndarray | None = None   # newest sampled K x K cosine matrix
+        self.last_grad_norms: dict[str, float] = {}
+
+    def __len__(self) -> int:
+        return self._n
+
+    def column(self, name: str) -> np.ndarray:
+        """A view of the filled rows of one column (no copy)."""
+        return self._data[name][: self._n]
+
+    def _grow(self) -> None:
+        for name, arr in self._data.items():
+            bigger = np.full((arr.shape[0] * 2, *arr.shape[1:]), np.nan)
+            bigger[: self._n] = arr[: self._n]
+            self._data[name] = bigger
+
+    def append(self, r: StepRecord) -> None:
+        if self._n == self._data["step"].shape[0]:
+            self._grow()
+        i, d = self._n, self._data
+        d["step"][i] = r.step
+        d["total"][i] = r.total
+        d["losses"][i] = [r.losses[h] for h in self.head_names]
+        _put(d["global_grad_norm"], i, r.global_grad_norm)
+        _put(d["saved_bytes"], i, r.saved_bytes)
+        _put(d["saved_bytes_peak"], i, r.saved_bytes_peak)
+        _put(d["graph_nodes"], i, r.graph_nodes)
+        if r.junction_grad_norms is not None:
+            d["junction"][i] = [r.junction_grad_norms[h] for h in self.head_names]
+        if r.cosine is not None:
+            self.last_cosine = np.array(r.cosine, dtype=float)
+        if r.grad_norms is not None:
+            self.last_grad_norms = dict(r.grad_norms)
+        self.last = r
+        self._n += 1
+
+    def extend(self, records) -> None:
+        for r in records:
+            self.append(r)
+
+
+def _put(column: np.ndarray, i: int, value) -> None:
+    column[i] = np.nan if value is None else value

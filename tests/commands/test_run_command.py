@@ -1,0 +1,140 @@
+"""`gradviz run` as a user calls it: files written, exit statuses, one-line errors."""
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gradviz.app import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(*argv: str) -> int:
+    try:
+        return main(["run", "--quiet", *argv])
+    except SystemExit as exc:  # argparse and config errors exit through SystemExit
+        return exc.code
+
+
+def test_out_writes_report_metrics_and_graph(tmp_path):
+    assert run("--steps", "5", "--out", str(tmp_path)) == 0
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["config"]["strategy"] == "sum" and report["config"]["heads"] == 3
+    steps = report["steps"]
+    assert [s["step"] for s in steps] == [0, 1, 2, 3, 4]
+    for key in ("losses", "total", "grad_norms", "junction_grad_norms", "cosine",
+                "saved_bytes", "saved_bytes_peak", "graph_nodes", "events"):
+        assert key in steps[0], key
+    assert set(steps[0]["losses"]) == {"head0", "head1", "head2"}
+    assert "trunk.0.weight" in steps[0]["grad_norms"]
+    assert len(steps[0]["cosine"]) == 3 and len(steps[0]["cosine"][0]) == 3
+    assert report["events"] == []
+    rows = list(csv.DictReader((tmp_path / "metrics.csv").open()))
+    assert len(rows) == 5
+    assert float(rows[4]["total"]) == pytest.approx(steps[4]["total"])
+    assert (tmp_path / "graph.dot").read_text().lstrip().startswith("digraph")
+    assert "<svg" in (tmp_path / "graph.svg").read_text()
+    assert (tmp_path / "graph_torchviz.dot").exists()
+
+
+def test_flags_win_over_the_config_file(tmp_path):
+    cfg = tmp_path / "lesson.toml"
+    cfg.write_text('strategy = "separate"\nheads = 2\nloss-weights = [1.0, 0.5]\n'
+                   'detach = [1]\n')
+    out = tmp_path / "out"
+    assert run("--config", str(cfg), "--heads", "2", "--steps", "2",
+               "--loss-weights", "2,3", "--out", str(out)) == 0
+    config = json.loads((out / "report.json").read_text())["config"]
+    assert config["strategy"] == "separate"          # from the file
+    assert config["loss_weights"] == [2.0, 3.0]      # the flag won
+    assert config["detach"] == [1]
+
+
+def test_the_demonstrated_error_exits_3_and_still_writes_the_report(tmp_path, capsys):
+    code = run("--strategy", "separate", "--retain-graph", "never", "--out", str(tmp_path))
+    assert code == 3
+    err = capsys.readouterr().err
+    assert "backward through the graph a second time" in err
+    assert "why:" in err and "what to do:" in err
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["steps"] == []
+    event = report["events"][0]
+    assert event["type"] == "RuntimeError" and event["phase"] == "backward"
+    assert (tmp_path / "graph.dot").exists()  # the graph at the moment it failed
+
+
+def test_detach_in_place_after_use_exits_3(tmp_path, capsys):
+    assert run("--detach", "1", "--detach-mode", "detach_", "--out", str(tmp_path)) == 3
+    assert "detached in-place" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--strategy", "bogus"], "invalid choice"),
+    (["--heads", "0"], "heads must be at least 1"),
+    (["--heads", "9"], "heads must be between 1 and 8"),
+    (["--accumulate", "5"], "must divide batch-size"),
+    (["--config", "/no/such/file.toml"], "config file not found"),
+    (["--device", "cuda:7"], "not available here"),
+    (["--device", "gpu"], "device must be"),
+    (["--loss-weights", "1,2"], "loss-weights has 2 values"),
+    (["--detach", "3"], "detach names head 3"),
+    (["--lr", "-1"], "lr must be"),
+])
+def test_bad_input_exits_2_with_one_line(argv, words, capsys):
+    assert run(*argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert words in err
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+def test_malformed_and_unknown_config_files_exit_2(tmp_path, capsys):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("heads = [\n")
+    assert run("--config", str(bad)) == 2
+    assert "not valid TOML" in capsys.readouterr().err
+    unknown = tmp_path / "unknown.toml"
+    unknown.write_text("heds = 3\n")
+    assert run("--config", str(unknown)) == 2
+    assert "unknown setting 'heds'" in capsys.readouterr().err
+    wrong_type = tmp_path / "wrong.toml"
+    wrong_type.write_text('heads = "three"\n')
+    assert run("--config", str(wrong_type)) == 2
+    assert "heads must be a whole number" in capsys.readouterr().err
+
+
+def test_same_seed_same_numbers_bit_for_bit(tmp_path):
+    for name in ("a", "b"):
+        assert run("--steps", "8", "--strategy", "separate", "--accumulate", "2",
+                   "--out", str(tmp_path / name)) == 0
+    a, b = (json.loads((tmp_path / n / "report.json").read_text())["steps"] for n in "ab")
+    assert a == b
+    assert run("--steps", "8", "--seed", "1", "--out", str(tmp_path / "c")) == 0
+    c = json.loads((tmp_path / "c" / "report.json").read_text())["steps"]
+    assert c[0]["losses"] != a[0]["losses"]
+
+
+def test_presets_run(tmp_path):
+    for preset in sorted((ROOT / "resources" / "presets").glob("*.toml")):
+        code = run("--config", str(preset), "--steps", "3")
+        assert code in (0, 3), preset.name
+
+
+def test_python_dash_m_runs_in_a_fresh_process_without_traceback(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "gradviz", "run", "--heads", "0"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == "gradviz: heads must be at least 1 (got 0)"
+    proc = subprocess.run([sys.executable, "-m", "gradviz", "run", "--steps", "3"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "trained 3 steps on cpu" in proc.stdout
+
+
+def test_bench_prints_each_probe_level_and_its_ratio(capsys):
+    assert main(["bench", "--steps", "10", "--repeats", "1"]) == 0
+    out = capsys.readouterr().out
+    for level in ("bare", "none", "default", "everything"):
+        assert any(line.startswith(level) and "%" in line for line in out.splitlines()), level

@@ -1,0 +1,8 @@
+"""Test-wide settings: Qt runs offscreen and torch uses one thread (tests share 2 cores)."""
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import torch  # noqa: E402
+
+torch.set_num_threads(1)
