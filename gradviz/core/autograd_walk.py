@@ -12,7 +12,7 @@ import torch
 _SAVED_PREFIX = "_saved_"
 _saved_names_by_type: dict[type, tuple[str, ...]] = {}
 
-ALIVE, FREED, DETACHED = "alive", "freed", "detached in place"
+ALIVE, FREED, DETACHED, STALE = "alive", "freed", "detached in place", "changed in place"
 
 
 def saved_attr_names(fn: object) -> tuple[str, ...]:
@@ -28,24 +28,6 @@ def saved_attr_names(fn: object) -> tuple[str, ...]:
     return names
 
 
-def saved_tensors(fn: object) -> Iterator[tuple[str, torch.Tensor | None, str]]:
-    """Yield (name, tensor or None, state) for each tensor a node saved for backward."""
-    for attr in saved_attr_names(fn):
-        name = attr[len(_SAVED_PREFIX):]
-        try:
-            value = getattr(fn, attr)
-        except RuntimeError as exc:
-            state = DETACHED if "detached in-place" in str(exc) else FREED
-            yield name, None, state
-            continue
-        if isinstance(value, torch.Tensor):
-            yield name, value, ALIVE
-        elif isinstance(value, tuple):
-            for i, item in enumerate(value):
-                if isinstance(item, torch.Tensor):
-                    yield f"{name}[{i}]", item, ALIVE
-
-
 def _raw_data(raw: object) -> Iterator[torch.Tensor]:
     if isinstance(raw, (list, tuple)):
         for item in raw:
@@ -54,6 +36,42 @@ def _raw_data(raw: object) -> Iterator[torch.Tensor]:
     data = getattr(raw, "data", None)
     if isinstance(data, torch.Tensor):
         yield data
+
+
+def _unpack_state(fn: object, attr: str) -> str:
+    """Whether backward could still use a held saved tensor: unpacking runs PyTorch's
+    checks (a weight changed by optimizer.step() since it was saved fails them)."""
+    try:
+        getattr(fn, attr)
+    except RuntimeError as exc:
+        text = str(exc)
+        if "detached in-place" in text:
+            return DETACHED
+        if "modified by an inplace operation" in text:
+            return STALE
+        return FREED
+    return ALIVE
+
+
+def saved_tensors(fn: object) -> Iterator[tuple[str, torch.Tensor | None, str]]:
+    """Yield (name, tensor or None, state) for each tensor a node saved for backward.
+
+    The tensor is the held buffer (None once backward freed it); state says whether
+    backward could still use it.
+    """
+    for attr in saved_attr_names(fn):
+        name = attr[len(_SAVED_PREFIX):]
+        held = list(_raw_data(getattr(fn, "_raw" + attr)))
+        if not held:
+            if _unpack_state(fn, attr) != ALIVE:  # freed; else it never held one
+                yield name, None, FREED
+            continue
+        state = _unpack_state(fn, attr)
+        if len(held) == 1:
+            yield name, held[0], state
+        else:
+            for i, tensor in enumerate(held):
+                yield f"{name}[{i}]", tensor, state
 
 
 def held_saved_data(fn: object) -> Iterator[torch.Tensor]:

@@ -12,7 +12,11 @@ from typing import Iterable
 
 import torch
 
-from .autograd_walk import ALIVE, next_nodes, saved_tensors, storage_bytes
+from .autograd_walk import (ALIVE, DETACHED, FREED, STALE, next_nodes, saved_tensors,
+                            storage_bytes, storage_key)
+
+# an op shows the most telling state among its saved tensors
+_STATE_PRIORITY = (DETACHED, STALE, FREED)
 
 PARAM, INPUT, OP, SAVED, LOSS, TOTAL = "param", "input", "op", "saved", "loss", "total"
 GRAD, SAVED_EDGE, CUT = "grad", "saved", "cut"
@@ -56,7 +60,9 @@ class GraphData:
 
     def structure_key(self) -> tuple:
         """Equal for graphs that lay out the same (ids, kinds, labels, shapes, edges)."""
-        return (tuple((n.id, n.kind, n.label, n.shape) for n in self.nodes),
+        # a saved tensor's shape is unknown once freed: not part of the structure
+        return (tuple((n.id, n.kind, n.label, None if n.kind == SAVED else n.shape)
+                      for n in self.nodes),
                 tuple((e.src, e.dst, e.kind, e.label) for e in self.edges))
 
     def to_dict(self) -> dict:
@@ -78,6 +84,19 @@ class Cut:
     mode: str                       # "detach" or "detach_"
     source: object                  # the trunk's autograd node that produced z
     target: object | None           # head's first autograd node (None if it has none)
+    # detach_ only: nodes that saved z before it was detached in place. PyTorch's own
+    # check fires only inside backward, so the graph is told which saved tensors broke.
+    stale_users: tuple = ()
+    z_storage: tuple | None = None
+
+
+@dataclass
+class InputUse:
+    """A batch tensor and the autograd node that saved it (drawn as an input node)."""
+    name: str
+    tensor: torch.Tensor
+    consumer: object
+    saved_name: str                 # which of the consumer's saved tensors it is
 
 
 def _shape(t: torch.Tensor) -> tuple[int, ...]:
@@ -85,13 +104,14 @@ def _shape(t: torch.Tensor) -> tuple[int, ...]:
 
 
 class _Builder:
-    def __init__(self, param_names: dict[int, str], inputs: dict[str, torch.Tensor],
-                 show_saved: bool):
+    def __init__(self, param_names: dict[int, str], inputs: list[InputUse],
+                 cuts: list[Cut], show_saved: bool):
         self.graph = GraphData()
         self.ids: dict[object, str] = {}   # id(autograd node or tensor) -> node id
         self._alive: list[object] = []       # keeps ids above from being reused mid-capture
         self.param_names = param_names
-        self.inputs = {n: (t.data_ptr(), _shape(t)) for n, t in inputs.items()}
+        self.inputs = {id(use.consumer): use for use in inputs}
+        self.detached = {id(node): cut.z_storage for cut in cuts for node in cut.stale_users}
         self.show_saved = show_saved
         self.below: dict[str, list[str]] = {}      # node id -> ids it consumes
 
@@ -139,25 +159,30 @@ class _Builder:
                       device=str(var.device))
             return
         saved = list(saved_tensors(fn))
-        states = {s for _, _, s in saved} - {ALIVE}
+        z_storage = self.detached.get(id(fn))
+        if z_storage is not None:
+            saved = [(n, t, DETACHED if t is not None and storage_key(t) == z_storage else st)
+                     for n, t, st in saved]
+        states = {s for _, _, s in saved}
         nbytes = sum(storage_bytes(t) for _, t, _ in saved if t is not None)
-        op_id = self._new(fn, kind=OP, label=type(fn).__name__,
-                          state=states.pop() if states else ALIVE, saved_bytes=nbytes)
+        state = next((s for s in _STATE_PRIORITY if s in states), ALIVE)
+        op_id = self._new(fn, kind=OP, label=type(fn).__name__, state=state,
+                          saved_bytes=nbytes)
+        use = self.inputs.get(id(fn))
         for name, tensor, state in saved:
-            self._add_saved(op_id, name, tensor, state)
+            if use is not None and name == use.saved_name:
+                self._add_tensor_node(op_id, INPUT, use.name, use.tensor, state)
+            elif self.show_saved:
+                self._add_tensor_node(op_id, SAVED, name, tensor, state)
 
-    def _add_saved(self, op_id: str, name: str, tensor: torch.Tensor | None, state: str) -> None:
-        input_name = None
-        if tensor is not None:
-            key = (tensor.data_ptr(), _shape(tensor))
-            input_name = next((n for n, k in self.inputs.items() if k == key), None)
-        if input_name is None and not self.show_saved:
-            return
-        kind, label = (INPUT, input_name) if input_name else (SAVED, name)
+    def _add_tensor_node(self, op_id: str, kind: str, label: str,
+                         tensor: torch.Tensor | None, state: str) -> None:
         attrs = dict(kind=kind, label=label, state=state)
         if tensor is not None:
             attrs.update(shape=_shape(tensor), dtype=str(tensor.dtype).replace("torch.", ""),
-                         device=str(tensor.device), saved_bytes=storage_bytes(tensor))
+                         device=str(tensor.device))
+            if state != FREED:
+                attrs["saved_bytes"] = storage_bytes(tensor)
         sid = self._new(None, **attrs)
         self._edge(sid, op_id, SAVED_EDGE)
 
@@ -197,10 +222,11 @@ def _closure(start: str, links: dict[str, list[str]]) -> set[str]:
 
 
 def capture(roots: list[Root], params: Iterable[tuple[str, torch.Tensor]],
-            inputs: dict[str, torch.Tensor] | None = None, cuts: list[Cut] = (),
+            inputs: list[InputUse] = (), cuts: list[Cut] = (),
             show_saved: bool = True) -> GraphData:
     """The graph below roots as plain data (plus the trunk behind any detach cut)."""
-    builder = _Builder({id(p): name for name, p in params}, inputs or {}, show_saved)
+    builder = _Builder({id(p): name for name, p in params}, list(inputs), list(cuts),
+                       show_saved)
     for root in roots:
         if id(root.tensor) not in builder.ids:
             builder.add_root(root)

@@ -7,7 +7,6 @@ PyTorch errors and divergence never escape: they become Events, the step is aban
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import Iterator
 
 import torch
@@ -17,28 +16,17 @@ from .autograd_walk import held_saved_bytes, reachable_nodes, storage_key
 from .config import Config, validate
 from .data import make_data
 from .devices import resolve_device
-from .graph import LOSS, TOTAL, Cut, GraphData, Root, capture
-from .model import MultiHeadNet, head_loss
+from .forward import LiveGraph, forward
+from .graph import LOSS, TOTAL, GraphData, Root, capture
+from .model import MultiHeadNet
 from .probes import JunctionProbe, grad_norms, junction_summary
 from .records import BackwardRecord, PhaseRecord, StepRecord
-from .strategies import BackwardCall, backward_calls
+from .strategies import backward_calls
 
 
-@dataclass
-class _Live:
-    """The autograd state of the micro-batch in progress (held for inspection)."""
-    x: torch.Tensor | None = None
-    z_node: object = None
-    roots: list[Root] = field(default_factory=list)
-    cuts: list[Cut] = field(default_factory=list)
-    terms: list[torch.Tensor] = field(default_factory=list)        # weighted losses
-    backward_calls: list[BackwardCall] = field(default_factory=list)
-    nodes: list[object] | None = None    # the graph's nodes, once walked (backward adds none)
-
-    def grad_fns(self) -> list[object]:
-        # Not z_node: after z.detach_() nothing but this object would keep the trunk's
-        # graph alive, and a training loop would already have freed it.
-        return [r.tensor.grad_fn for r in self.roots]
+def _leaf_count(nodes: list[object]) -> int:
+    """AccumulateGrad nodes: they belong to the parameters, not to one step's graph."""
+    return sum(1 for fn in nodes if hasattr(fn, "variable"))
 
 
 class _StepFailed(Exception):
@@ -70,37 +58,52 @@ class Session:
         self.error: ev.Event | None = None
         self.last_record: StepRecord | None = None
         self._phases: Iterator[PhaseRecord] | None = None
-        self._live = _Live()
+        self._pending: Config | None = None
+        self._grads_before: list | None = None
+        self._live = LiveGraph()
         self._running: torch.Tensor | None = None   # keep graphs: the leaked running loss
         self._kept_nodes = self._kept_bytes = 0
+        self._kept_adds = 0   # adds made by `running += total` in the step in progress
 
     def _make_optimizer(self) -> torch.optim.Optimizer:
         cls = torch.optim.SGD if self.config.optimizer == "sgd" else torch.optim.Adam
         return cls(self.params, lr=self.config.lr)
 
     def set_config(self, config: Config) -> bool:
-        """Use config from the next step boundary; True if that needs (and did) a reset.
+        """Use config from the next step boundary; True if it needs (and did) a reset.
 
-        Called mid-step, the step in progress is abandoned first.
+        A change that needs a fresh model (heads, trunk, seed, device) resets at once,
+        dropping any step in progress; any other change made mid-step waits for the
+        step in progress to finish. Raises ConfigError (nothing changed) if unusable.
         """
         config = validate(config)
         needs_reset = self.config.needs_reset(config)
-        if needs_reset:
-            self.device = resolve_device(config.device)
+        device = resolve_device(config.device) if needs_reset else self.device
+        if self._phases is not None and not needs_reset:
+            self._pending = config
+            return False
         self._abandon_step()
-        old, self.config = self.config, config
+        self._apply(config, device, needs_reset)
+        return needs_reset
+
+    def _apply(self, config: Config, device: torch.device, needs_reset: bool) -> None:
+        old, self.config, self.device, self._pending = self.config, config, device, None
         if needs_reset:
             self.reset()
-        elif (old.optimizer, old.lr) != (config.optimizer, config.lr):
-            if old.optimizer != config.optimizer:
-                self.optimizer = self._make_optimizer()
-            else:
-                for group in self.optimizer.param_groups:
-                    group["lr"] = config.lr
+            return
+        if old.optimizer != config.optimizer:
+            self.optimizer = self._make_optimizer()
+        elif old.lr != config.lr:
+            for group in self.optimizer.param_groups:
+                group["lr"] = config.lr
         if not config.keep_graphs:
-            self._running, self._kept_nodes, self._kept_bytes = None, 0, 0
+            self._running, self._kept_nodes, self._kept_bytes, self._kept_adds = None, 0, 0, 0
         self.error = None
-        return needs_reset
+
+    @property
+    def pending_config(self) -> Config | None:
+        """A config waiting for the step in progress to finish."""
+        return self._pending
 
     @property
     def in_step(self) -> bool:
@@ -110,6 +113,8 @@ class Session:
     def advance_phase(self) -> PhaseRecord:
         """Do one phase (starting a step if none is in progress) and say what it was."""
         if self._phases is None:
+            if self._pending is not None:
+                self._apply(self._pending, self.device, False)
             self._phases = self._step_phases()
         phase = next(self._phases)
         if phase.step_done or phase.event is not None:
@@ -129,36 +134,37 @@ class Session:
     def graph(self, show_saved: bool = True) -> GraphData:
         """The graph of the current (or last) micro-batch as it is right now."""
         live = self._live
-        return capture(live.roots, zip(self.param_names, self.params),
-                       {"x (input)": live.x} if live.x is not None else {}, live.cuts,
-                       show_saved)
+        return capture(live.roots, zip(self.param_names, self.params), live.inputs,
+                       live.cuts, show_saved)
 
     def _abandon_step(self) -> None:
+        """Drop the step in progress, gradients put back as they were before it."""
         if self._phases is not None:
             self._phases.close()
+            self._restore_grads()
         self._phases = None
 
     # ---- one step, as phases ---------------------------------------------------
     def _step_phases(self) -> Iterator[PhaseRecord]:
         cfg, step = self.config, self.step_index
-        saved_grads = None if cfg.zero_grad else [p.grad for p in self.params]
-        self._live = _Live()
+        # zero_grad off: .grad carries over, and backward adds into it in place, so a
+        # failed step must be able to put back a copy
+        self._grads_before = None if cfg.zero_grad else [
+            None if p.grad is None else p.grad.clone() for p in self.params]
+        self._live = LiveGraph()
         try:
             yield from self._phases_of(cfg, step)
         except _StepFailed as failed:
-            self._restore_grads(saved_grads)
+            self._restore_grads()
             self.error = failed.event
             self.events.append(failed.event)
             yield PhaseRecord(step, failed.event.phase, failed.event.title, event=failed.event)
-        except GeneratorExit:
-            self._restore_grads(saved_grads)
-            raise
 
-    def _restore_grads(self, saved: list | None) -> None:
-        if saved is None:
+    def _restore_grads(self) -> None:
+        if self._grads_before is None:
             self.optimizer.zero_grad(set_to_none=True)
         else:
-            for p, g in zip(self.params, saved):
+            for p, g in zip(self.params, self._grads_before):
                 p.grad = None if g is None else g.clone()
 
     def _phases_of(self, cfg: Config, step: int) -> Iterator[PhaseRecord]:
@@ -192,6 +198,8 @@ class Session:
                 yield PhaseRecord(step, "backward",
                                   f"{label} (retain_graph={call.retain})", micro)
             self._keep_graph_if_asked(cfg)
+            if walk and cfg.keep_graphs and micro < len(micro_idx) - 1:
+                self._bank_kept_graph(*self._measure())  # replaced by the next micro-batch
         self._measure_step(cfg, record, micro_losses, junction, probing)
         if not all(math.isfinite(v) for v in record.losses.values()):
             raise _StepFailed(ev.divergence(step, "optimizer step", "before optimizer.step()",
@@ -201,10 +209,10 @@ class Session:
             nodes, now = self._measure()
             record.saved_bytes = now + self._kept_bytes
             record.saved_bytes_peak = max(peak, now) + self._kept_bytes
-            record.graph_nodes = nodes + self._kept_nodes
+            record.graph_nodes = nodes + self._kept_nodes + self._kept_adds
             if cfg.keep_graphs:  # this step's graph now stays alive for good
-                self._kept_nodes += nodes + cfg.heads  # + the adds of `running += total`
-                self._kept_bytes += now
+                self._bank_kept_graph(nodes, now)
+        self._kept_adds = 0
         if cfg.probes == "all":
             record.graph = self.graph()
         self.step_index += 1
@@ -215,31 +223,13 @@ class Session:
                  junction: JunctionProbe | None) -> list[torch.Tensor]:
         """Forward one micro-batch; sets up the live graph and its backward calls."""
         x = self.data.x.index_select(0, idx)                 # (micro, INPUT_DIM)
+        targets = [t.index_select(0, idx) for t in self.data.targets]
         try:
-            z = self.model.trunk(x)                          # (micro, width): the junction
-            live = _Live(x=x, z_node=z.grad_fn)
-            firsts, outputs = [], []
-            for k, head in enumerate(self.model.heads):
-                zk = z
-                if k in cfg.detach:
-                    live.cuts.append(Cut(k, cfg.detach_mode, live.z_node, None))
-                    if cfg.detach_mode == "detach":
-                        zk = z.detach()
-                    else:
-                        z.detach_()                          # in place: every later head too
-                first = head[0](zk)
-                out = first
-                for layer in self._head_rest[k]:
-                    out = layer(out)
-                firsts.append(first)
-                outputs.append(out)
-                if live.cuts and live.cuts[-1].head == k:
-                    live.cuts[-1].target = first.grad_fn
-            losses = [head_loss(k, out, self.data.targets[k].index_select(0, idx))
-                      for k, out in enumerate(outputs)]
+            result = forward(self.model, self._head_rest, cfg, x, targets)
         except RuntimeError as exc:
             raise _StepFailed(ev.from_exception(exc, step, "forward",
                                                 f"forward of micro-batch {micro + 1}"))
+        live, z, firsts, losses = result.live, result.z, result.head_firsts, result.losses
         if junction is not None:
             junction.watch(live.z_node, tuple(z.shape), firsts)
         scale = 1.0 / cfg.accumulate if cfg.scale else 1.0
@@ -301,12 +291,27 @@ class Session:
             flat = values[pos + K:pos + K + K * K]
             record.cosine = [flat[i * K:(i + 1) * K] for i in range(K)]
 
+    def _bank_kept_graph(self, nodes: int, saved_bytes: int) -> None:
+        """Count the live graph into the totals that keep graphs holds for good; the
+        parameters' AccumulateGrad nodes are shared by every step's graph, not added."""
+        self._kept_nodes += nodes - _leaf_count(self._live.nodes) + self._kept_adds
+        self._kept_bytes += saved_bytes
+        self._kept_adds = 0
+
     def _keep_graph_if_asked(self, cfg: Config) -> None:
-        """keep graphs: `running += loss` without .item() holds every graph alive."""
+        """keep graphs: `running += total` without .item() holds every graph alive."""
         if not cfg.keep_graphs:
             return
-        terms = self._live.terms
-        total = terms[0]
-        for t in terms[1:]:
-            total = total + t
-        self._running = total if self._running is None else self._running + total
+        live = self._live
+        if cfg.strategy == "separate":  # no total was built: sum the terms, as a loop would
+            total = live.terms[0]
+            for t in live.terms[1:]:
+                total = total + t
+            self._kept_adds += len(live.terms) - 1
+        else:
+            total = live.backward_calls[-1].target   # the total, all terms added
+        if self._running is None:
+            self._running = total
+        else:
+            self._running = self._running + total
+            self._kept_adds += 1

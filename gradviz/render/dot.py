@@ -12,27 +12,33 @@ from .style import HEAD_COLOURS  # noqa: F401  (re-exported for the Qt layer)
 FONT = "Helvetica,Arial,sans-serif"
 BOLD = "Helvetica-Bold,Arial Bold,sans-serif"
 FONT_SIZE = 22
-SMALL_FONT_SIZE = 17      # saved tensors: many of them, less important than the ops
+SMALL_FONT_SIZE = 18      # saved tensors: many of them, less important than the ops
 TITLE_FONT_SIZE = 30
 
 
 def quote(text: str) -> str:
     """text as a DOT double-quoted string that shows exactly text (newlines as line breaks).
 
-    Backslashes are doubled so Graphviz's own escapes (\\N, \\l, ...) cannot fire; < and >
-    need nothing inside quotes (only HTML-like <...> labels treat them specially).
+    Backslashes are doubled so Graphviz's own escapes (\\N, \\l, ...) cannot fire, and &
+    becomes &amp; because Graphviz decodes HTML entities in plain labels too; < and > need
+    nothing inside quotes (only HTML-like <...> labels treat them specially).
     """
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("&", "&amp;")
     text = text.replace("\\", "\\\\").replace('"', '\\"')
     return '"' + text.replace("\n", "\\n") + '"'
+
+
+def _name(node_id: str) -> str:
+    """A node name as a DOT ID (names, unlike labels, know no escapes but \\")."""
+    return '"' + node_id.replace('"', '\\"') + '"'
 
 
 def _attrs(**attrs: object) -> str:
     return "[" + " ".join(f"{k}={quote(str(v))}" for k, v in attrs.items()) + "]"
 
 
-def _shape_text(shape: tuple[int, ...] | None) -> str:
-    return "(" + ", ".join(str(s) for s in shape) + ")" if shape is not None else ""
+def _shape_text(shape: tuple[int, ...]) -> str:
+    return "(" + ", ".join(str(s) for s in shape) + ")"   # as torchviz writes it
 
 
 def _bytes_text(n: int) -> str:
@@ -72,14 +78,15 @@ def _node_stmt(node: GraphNode, heads: tuple[int, ...]) -> str:
         if node.state != "freed":
             attrs.update(fontcolor=style.CUT_COLOUR)
     attrs["style"] = ",".join(styles)
-    return f"  {quote(node.id)} {_attrs(**attrs)};"
+    return f"  {_name(node.id)} {_attrs(**attrs)};"
 
 
 def _edge_stmt(edge: GraphEdge, heads: dict[str, tuple[int, ...]]) -> str:
-    ends = f"  {quote(edge.src)} -> {quote(edge.dst)} "
+    ends = f"  {_name(edge.src)} -> {_name(edge.dst)} "
     if edge.kind == CUT:
         return ends + _attrs(style="dashed", color=style.CUT_COLOUR, penwidth=4,
-                             label=edge.label or "detach()", fontname=BOLD,
+                             # spaces keep the label off the dashed line
+                             label=f" {edge.label or 'detach()'} ", fontname=BOLD,
                              fontcolor=style.CUT_COLOUR, fontsize=FONT_SIZE) + ";"
     if edge.kind != GRAD:   # a saved tensor hangs off its op: no arrow, no gradient
         return ends + _attrs(dir="none", style="dotted", color=style.SAVED_EDGE_COLOUR,
@@ -127,7 +134,7 @@ def _legend(graph: GraphData) -> list[str]:
         keys = [key for key, _ in column]   # stack each column with invisible edges
         keys = keys[:-1] if column is states else keys   # its last link is the cut sample
         lines += [f"    {a} -> {b} [style=invis];" for a, b in zip(keys, keys[1:])]
-    cut = _attrs(style="dashed", color=style.CUT_COLOUR, penwidth=4, label="detach()",
+    cut = _attrs(style="dashed", color=style.CUT_COLOUR, penwidth=4, label=" detach() ",
                  fontname=BOLD, fontcolor=style.CUT_COLOUR)
     lines += [f"    legend_cut_from -> legend_cut_to {cut};", "  }"]
     return lines
@@ -140,12 +147,15 @@ def _all_heads(graph: GraphData) -> list[int]:
 def to_dot(graph: GraphData, title: str = "", legend: bool = True) -> str:
     """DOT text for graph; node names are the GraphData node ids."""
     heads = style.reach(graph)
-    lines = ["digraph gradviz {",
-             f"  graph {_attrs(rankdir='TB', fontname=FONT, fontsize=TITLE_FONT_SIZE, labelloc='t', label=title, nodesep=0.3, ranksep=0.5, pad=0.3, bgcolor='white', newrank='true')};",
+    graph_attrs = _attrs(rankdir="TB", label=title, labelloc="t", fontname=FONT,
+                         fontsize=TITLE_FONT_SIZE, nodesep=0.3, ranksep=0.5, pad=0.3,
+                         bgcolor="white", newrank="true")
+    lines = ["digraph gradviz {", f"  graph {graph_attrs};",
              f"  node {_attrs(fontname=FONT, fontsize=FONT_SIZE, margin='0.15,0.06')};",
              f"  edge {_attrs(fontname=FONT, fontsize=FONT_SIZE, arrowsize=1.2)};"]
     if not graph.nodes:
-        lines.append(f"  empty {_attrs(shape='plaintext', label='no autograd graph yet: run a forward pass')};")
+        empty = _attrs(shape="plaintext", label="no autograd graph yet: run a forward pass")
+        lines.append(f"  empty {empty};")
     lines += [_node_stmt(n, heads.get(n.id, ())) for n in graph.nodes]
     lines += [_edge_stmt(e, heads) for e in graph.edges]
     if legend and graph.nodes:

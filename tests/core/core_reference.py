@@ -9,6 +9,7 @@ module's name must not clash with one in tests/render or tests/qt.)
 from __future__ import annotations
 
 import math
+import weakref
 
 import torch
 from torch import nn
@@ -58,6 +59,14 @@ def batch(session, step: int, batch_size: int):
     idx = session.data.batch_indices(step, batch_size).cpu()
     x = session.data.x.cpu()[idx]
     return x, [t.cpu()[idx] for t in session.data.targets]
+
+
+def micro_batches(session, step: int, batch_size: int, n: int):
+    """[(x, [targets])] per micro-batch: the step's examples in n equal consecutive parts,
+    each gathered into its own tensors as a plain accumulation loop would."""
+    idx = session.data.batch_indices(step, batch_size).cpu()
+    x, targets = session.data.x.cpu(), [t.cpu() for t in session.data.targets]
+    return [(x[part], [t[part] for t in targets]) for part in idx.chunk(n)]
 
 
 def loss_k(k: int, out: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
@@ -144,22 +153,51 @@ def cosines(rows: list[torch.Tensor]) -> list[list[float]]:
     return out
 
 
-def saved_storage_bytes(net: RefNet, run) -> int:
-    """Bytes of the distinct storages saved for backward while `run()` builds a graph,
-    parameters' storages excluded: counted by a pack hook that records each saved
-    tensor's storage. The hook hands back a detached alias, so the graph holds no
-    reference cycle through it (the tensor's own grad_fn) and nothing leaks."""
-    seen: dict[int, int] = {}
-    params = {p.untyped_storage().data_ptr() for p in net.parameters()}
+class _Box:
+    """What the pack hook hands autograd: alive exactly as long as the graph holds it."""
+    __slots__ = ("tensor", "__weakref__")
 
-    def pack(t: torch.Tensor):
+    def __init__(self, tensor: torch.Tensor):
+        self.tensor = tensor
+
+
+class SavedTracker:
+    """Records each tensor saved for backward while `tracking()` is active, and says
+    which of them the graph still holds (a backward without retain_graph drops them).
+
+    The box holds a detached alias, so there is no reference cycle through the tensor's
+    own grad_fn and nothing leaks. Saved-tensor hooks never see Python scalars that an
+    op saved as 0-dim "wrapped number" tensors (e.g. the 0.5 of `0.5 * loss`): count
+    those with `scalar_bytes`.
+    """
+
+    def __init__(self, net: nn.Module):
+        self._params = {p.untyped_storage().data_ptr() for p in net.parameters()}
+        self._saved: list[tuple[weakref.ref, int, int]] = []
+
+    def _pack(self, t: torch.Tensor) -> _Box:
         s = t.untyped_storage()
-        seen[s.data_ptr()] = s.nbytes()
-        return t.detach()
+        box = _Box(t.detach())
+        self._saved.append((weakref.ref(box), s.data_ptr(), s.nbytes()))
+        return box
 
-    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-        run()
-    return sum(n for ptr, n in seen.items() if ptr not in params)
+    def tracking(self):
+        return torch.autograd.graph.saved_tensors_hooks(self._pack, lambda box: box.tensor)
+
+    def bytes_held(self) -> int:
+        """Bytes of the distinct storages still held, parameters' storages excluded."""
+        held = {ptr: n for ref, ptr, n in self._saved if ref() is not None}
+        return sum(n for ptr, n in held.items() if ptr not in self._params)
+
+
+def scalar_bytes(terms) -> int:
+    """Bytes of the Python scalars that `w * loss` saved (as 0-dim float64 tensors)."""
+    total = 0
+    for t in terms:
+        other = getattr(t.grad_fn, "_saved_other", None)
+        if isinstance(other, torch.Tensor) and other.dim() == 0:
+            total += other.untyped_storage().nbytes()
+    return total
 
 
 def reachable_nodes(roots) -> int:

@@ -1,0 +1,224 @@
+"""The settings panel: a widget for every config key. Each change builds a new Config,
+validates it, and emits it; an unusable combination is named in one line, not applied."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox,
+                               QHBoxLayout, QLabel, QSlider, QSpinBox, QVBoxLayout, QWidget)
+
+from ..core.config import (DETACH_MODES, MAX_HEADS, OPTIMIZERS, RETAIN_MODES, STRATEGIES,
+                           Config, ConfigError)
+from ..core.devices import available_devices
+
+WEIGHT_STEPS = 100  # slider units per 1.0 of loss weight
+STRATEGY_TEXT = {"sum": "sum: total.backward()", "separate": "separate: L_k.backward() each",
+                 "in-loop": "in-loop: total += L_k; backward"}
+DETACH_TEXT = {"detach": "z.detach()  (a copy)", "detach_": "z.detach_()  (in place)"}
+
+
+def _combo(name: str, items: dict[str, str]) -> QComboBox:
+    box = QComboBox()
+    box.setObjectName(name)
+    for value, text in items.items():
+        box.addItem(text, value)
+    return box
+
+
+def _spin(name: str, low: int, high: int) -> QSpinBox:
+    spin = QSpinBox()
+    spin.setObjectName(name)
+    spin.setRange(low, high)
+    spin.setKeyboardTracking(False)  # apply on Enter or focus-out, not per keystroke
+    return spin
+
+
+def _check(name: str, text: str) -> QCheckBox:
+    box = QCheckBox(text)
+    box.setObjectName(name)
+    return box
+
+
+class ControlsPanel(QWidget):
+    configChanged = Signal(object)   # a validated Config
+
+    def __init__(self, config: Config, parent=None):
+        super().__init__(parent)
+        self.setObjectName("controlsPanel")
+        self._config = config
+        self._updating = False
+        self._build()
+        self.set_config(config)
+
+    # ---- building ----------------------------------------------------------------
+    def _build(self) -> None:
+        devices = {"auto": "auto (best here)"}
+        devices.update({name: f"{name} — {desc}" for name, desc in available_devices()})
+        self.device = _combo("deviceCombo", devices)
+        self.heads = _spin("headsSpin", 1, MAX_HEADS)
+        self.width_spin = _spin("trunkWidthSpin", 1, 4096)
+        self.depth = _spin("trunkDepthSpin", 1, 64)
+        self.seed = _spin("seedSpin", 0, 2**31 - 1)
+        self.batch = _spin("batchSizeSpin", 1, 4096)
+        self.strategy = _combo("strategyCombo", {s: STRATEGY_TEXT[s] for s in STRATEGIES})
+        self.retain = _combo("retainCombo", {r: r for r in RETAIN_MODES})
+        self.detach_mode = _combo("detachModeCombo", {m: DETACH_TEXT[m] for m in DETACH_MODES})
+        self.accumulate = _spin("accumulateSpin", 1, 256)
+        self.scale = _check("scaleCheck", "scale each micro-batch loss by 1/N")
+        self.zero_grad = _check("zeroGradCheck", "zero_grad before each step")
+        self.keep_graphs = _check("keepGraphsCheck", "keep graphs (running += loss, no .item())")
+        self.optimizer = _combo("optimizerCombo", {o: o.upper() if o == "sgd" else "Adam"
+                                                   for o in OPTIMIZERS})
+        self.lr = QDoubleSpinBox()
+        self.lr.setObjectName("lrSpin")
+        self.lr.setDecimals(4)
+        self.lr.setRange(0.0001, 10.0)
+        self.lr.setSingleStep(0.01)
+        self.lr.setKeyboardTracking(False)
+        self.detach_row = QHBoxLayout()
+        self.weights_form = QFormLayout()
+        self.detach_boxes: list[QCheckBox] = []
+        self.weight_sliders: list[QSlider] = []
+        self.weight_labels: list[QLabel] = []
+        self.problem = QLabel("")
+        self.problem.setObjectName("controlsProblem")
+        self.problem.setWordWrap(True)
+        self.problem.setStyleSheet("color: #C00000; font-weight: bold")
+
+        model = QFormLayout()
+        for label, w in (("device", self.device), ("heads", self.heads),
+                         ("trunk width", self.width_spin), ("trunk depth", self.depth),
+                         ("seed", self.seed)):
+            model.addRow(label, w)
+        backward = QFormLayout()
+        backward.addRow("strategy", self.strategy)
+        backward.addRow("retain graph", self.retain)
+        backward.addRow("detach head", self.detach_row)
+        backward.addRow("detach with", self.detach_mode)
+        backward.addRow("accumulate N", self.accumulate)
+        backward.addRow(self.scale)
+        backward.addRow(self.zero_grad)
+        backward.addRow(self.keep_graphs)
+        training = QFormLayout()
+        training.addRow("optimizer", self.optimizer)
+        training.addRow("learning rate", self.lr)
+        training.addRow("batch size", self.batch)
+
+        layout = QVBoxLayout(self)
+        for title, form in (("Backward", backward), ("Loss weights", self.weights_form),
+                            ("Training", training), ("Model (changing it resets)", model)):
+            box = QGroupBox(title)
+            box.setLayout(form)
+            layout.addWidget(box)
+        layout.addWidget(self.problem)
+        layout.addStretch(1)
+
+        for combo in (self.device, self.strategy, self.retain, self.detach_mode, self.optimizer):
+            combo.currentIndexChanged.connect(self._changed)
+        for spin in (self.heads, self.width_spin, self.depth, self.seed, self.batch,
+                     self.accumulate, self.lr):
+            spin.valueChanged.connect(self._changed)
+        for box in (self.scale, self.zero_grad, self.keep_graphs):
+            box.toggled.connect(self._changed)
+
+    def _rebuild_heads(self, heads: int) -> None:
+        """One detach box and one weight slider per head."""
+        for box in self.detach_boxes:
+            box.deleteLater()
+        while self.weights_form.rowCount():
+            self.weights_form.removeRow(0)
+        self.detach_boxes, self.weight_sliders, self.weight_labels = [], [], []
+        for k in range(heads):
+            box = _check(f"detachHead{k}", str(k))
+            box.toggled.connect(self._changed)
+            self.detach_row.addWidget(box)
+            self.detach_boxes.append(box)
+            slider = QSlider(Qt.Horizontal)
+            slider.setObjectName(f"weightSlider{k}")
+            slider.setRange(0, 3 * WEIGHT_STEPS)
+            slider.valueChanged.connect(self._changed)
+            value = QLabel()
+            value.setObjectName(f"weightLabel{k}")
+            value.setMinimumWidth(48)
+            row = QHBoxLayout()
+            row.addWidget(slider, 1)
+            row.addWidget(value)
+            self.weights_form.addRow(f"w{k} (head{k})", row)
+            self.weight_sliders.append(slider)
+            self.weight_labels.append(value)
+
+    # ---- config <-> widgets --------------------------------------------------------
+    def config(self) -> Config:
+        return self._config
+
+    def set_config(self, cfg: Config) -> None:
+        """Show cfg in the widgets without emitting anything."""
+        self._updating = True
+        try:
+            if len(self.detach_boxes) != cfg.heads:
+                self._rebuild_heads(cfg.heads)
+            self._select(self.device, cfg.device)
+            self.heads.setValue(cfg.heads)
+            self.width_spin.setValue(cfg.trunk_width)
+            self.depth.setValue(cfg.trunk_depth)
+            self.seed.setValue(cfg.seed)
+            self.batch.setValue(cfg.batch_size)
+            self._select(self.strategy, cfg.strategy)
+            self._select(self.retain, cfg.retain_graph)
+            self._select(self.detach_mode, cfg.detach_mode)
+            self.accumulate.setValue(cfg.accumulate)
+            self.scale.setChecked(cfg.scale)
+            self.zero_grad.setChecked(cfg.zero_grad)
+            self.keep_graphs.setChecked(cfg.keep_graphs)
+            self._select(self.optimizer, cfg.optimizer)
+            self.lr.setValue(cfg.lr)
+            for k, box in enumerate(self.detach_boxes):
+                box.setChecked(k in cfg.detach)
+            for slider, label, w in zip(self.weight_sliders, self.weight_labels, cfg.weights()):
+                slider.setValue(round(w * WEIGHT_STEPS))
+                label.setText(f"{w:.2f}")
+            self._config = cfg
+            self.problem.setText("")
+        finally:
+            self._updating = False
+
+    @staticmethod
+    def _select(combo: QComboBox, value: str) -> None:
+        index = combo.findData(value)
+        if index < 0:  # e.g. a device named in a config that is not listed
+            combo.addItem(value, value)
+            index = combo.count() - 1
+        combo.setCurrentIndex(index)
+
+    def _read(self) -> Config:
+        heads = self.heads.value()
+        weights = tuple(s.value() / WEIGHT_STEPS for s in self.weight_sliders)
+        if len(weights) != heads:
+            weights = ()
+        elif all(w == 1.0 for w in weights):
+            weights = ()
+        return self._config.replace(
+            device=self.device.currentData(), heads=heads,
+            trunk_width=self.width_spin.value(), trunk_depth=self.depth.value(),
+            seed=self.seed.value(), batch_size=self.batch.value(),
+            strategy=self.strategy.currentData(), retain_graph=self.retain.currentData(),
+            detach=tuple(k for k, b in enumerate(self.detach_boxes) if b.isChecked() and k < heads),
+            detach_mode=self.detach_mode.currentData(), accumulate=self.accumulate.value(),
+            scale=self.scale.isChecked(), zero_grad=self.zero_grad.isChecked(),
+            keep_graphs=self.keep_graphs.isChecked(), optimizer=self.optimizer.currentData(),
+            lr=self.lr.value(), loss_weights=weights)
+
+    def _changed(self, *_):
+        if self._updating:
+            return
+        for slider, label in zip(self.weight_sliders, self.weight_labels):
+            label.setText(f"{slider.value() / WEIGHT_STEPS:.2f}")
+        try:
+            cfg = self._read()
+        except ConfigError as exc:
+            self.problem.setText(f"Not applied: {exc}")
+            return
+        self.problem.setText("")
+        if self.heads.value() != len(self.detach_boxes):
+            self.set_config(cfg)   # a new head count: new rows for detach and weights
+        self._config = cfg
+        self.configChanged.emit(cfg)

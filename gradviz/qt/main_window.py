@@ -1,0 +1,314 @@
+"""The main window: composes the panels, talks to the training thread through queued
+signals, and repaints the panels from the history at a steady rate."""
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import QThread, QTimer, Qt, Signal, Slot
+from PySide6.QtGui import QAction, QKeySequence, QShortcut
+from PySide6.QtWidgets import (QApplication, QDockWidget, QGridLayout, QLabel, QMainWindow,
+                               QScrollArea, QWidget)
+
+from ..core.config import Config
+from ..core.history import History
+from ..core.loop_code import loop_code
+from .controls import ControlsPanel
+from .graph_renderer import GraphRenderer
+from .run_bar import RunBar
+from .settings import AppSettings, Remembered
+from .theme import THEMES, Theme
+from .widgets.code_view import CodeView
+from .widgets.events_view import EventsView
+from .widgets.graph_view import GraphView
+from .widgets.grad_views import CosineHeatmap, GlobalNormPlot, GradNormBars, JunctionPlot
+from .widgets.loss_plot import LossPlot
+from .widgets.memory_plot import MemoryPlot
+from . import appearance
+
+PAINT_HZ = 25
+LIVE_GRAPH_SECONDS = 1.5   # while running, refresh the graph this often
+
+
+class MainWindow(QMainWindow):
+    # GUI -> worker (queued: the worker lives on its own thread)
+    sigSetConfig = Signal(object)
+    sigPlay = Signal()
+    sigPause = Signal()
+    sigPhase = Signal()
+    sigStep = Signal()
+    sigReset = Signal()
+    sigDelay = Signal(int)
+    sigRunSteps = Signal(int)
+    sigRequestGraph = Signal()
+    sigShutdown = Signal()
+
+    def __init__(self, remembered: Remembered, settings: AppSettings):
+        super().__init__()
+        self.setObjectName("mainWindow")
+        self.setWindowTitle("gradviz — autograd with several losses")
+        self.settings = settings
+        self.theme: Theme = THEMES[remembered.theme].zoomed(remembered.zoom)
+        self.history = History([], [])
+        self.generation = -1
+        self.running = False
+        self.last_phase = ""
+        self.steps_done_at: int | None = None   # set when a run_steps() batch ends
+        self._last_graph_request = 0.0
+        self._build_panels(remembered.config)
+        self._build_docks()
+        self._build_actions()
+        self._start_threads(remembered.config)
+        self.run_bar.speed.setValue(remembered.speed)
+        if remembered.geometry is not None:
+            self.restoreGeometry(remembered.geometry)
+        else:
+            self.resize(1600, 1000)
+        if remembered.window_state is not None:
+            self.restoreState(remembered.window_state)
+        self.apply_theme(self.theme)
+        self.code_view.set_code(loop_code(remembered.config))
+        self.paint_timer = QTimer(self)
+        self.paint_timer.timeout.connect(self.refresh)
+        self.paint_timer.start(1000 // PAINT_HZ)
+
+    # ---- construction --------------------------------------------------------------
+    def _build_panels(self, config: Config) -> None:
+        self.controls = ControlsPanel(config)
+        self.controls.configChanged.connect(self.on_config_changed)
+        self.run_bar = RunBar()
+        self.loss_plot = LossPlot()
+        self.grad_bars = GradNormBars()
+        self.global_norm = GlobalNormPlot()
+        self.junction = JunctionPlot()
+        self.cosine = CosineHeatmap()
+        self.memory = MemoryPlot()
+        self.graph_view = GraphView()
+        self.code_view = CodeView()
+        self.events_view = EventsView()
+        self.plots = [self.loss_plot, self.grad_bars, self.global_norm, self.junction,
+                      self.cosine, self.memory]
+        self.phase_label = QLabel("Ready: press Play, or → for one phase.")
+        self.phase_label.setObjectName("phaseLabel")
+        self.statusBar().addWidget(self.phase_label, 1)
+        self.rate_label = QLabel("")
+        self.rate_label.setObjectName("rateLabel")
+        self.statusBar().addPermanentWidget(self.rate_label)
+
+    def _dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(name)
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _build_docks(self) -> None:
+        central = QWidget()
+        grid = QGridLayout(central)
+        grid.setContentsMargins(2, 2, 2, 2)
+        grid.addWidget(self.run_bar, 0, 0, 1, 2)
+        grid.addWidget(self.loss_plot, 1, 0, 1, 2)
+        central.setObjectName("centralArea")
+        self.setCentralWidget(central)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(self.controls)
+        scroll.setMinimumWidth(340)
+        self.controls_dock = self._dock("Settings", "controlsDock", scroll, Qt.LeftDockWidgetArea)
+        gradients = QWidget()
+        g = QGridLayout(gradients)
+        g.setContentsMargins(2, 2, 2, 2)
+        g.addWidget(self.grad_bars, 0, 0, 1, 2)
+        g.addWidget(self.junction, 1, 0)
+        g.addWidget(self.cosine, 1, 1)
+        g.addWidget(self.global_norm, 2, 0, 1, 2)
+        self.gradients_dock = self._dock("Gradients", "gradientsDock", gradients,
+                                         Qt.RightDockWidgetArea)
+        self.graph_dock = self._dock("Autograd graph", "graphDock", self.graph_view,
+                                     Qt.BottomDockWidgetArea)
+        self.code_dock = self._dock("Code", "codeDock", self.code_view, Qt.BottomDockWidgetArea)
+        self.memory_dock = self._dock("Memory", "memoryDock", self.memory, Qt.BottomDockWidgetArea)
+        self.events_dock = self._dock("What happened", "eventsDock", self.events_view,
+                                      Qt.BottomDockWidgetArea)
+        for dock in (self.code_dock, self.memory_dock, self.events_dock):
+            self.tabifyDockWidget(self.graph_dock, dock)
+        self.graph_dock.raise_()
+
+    def _build_actions(self) -> None:
+        keys = ((Qt.Key_Space, self.toggle_play), (Qt.Key_Right, self.sigPhase.emit),
+                (QKeySequence(Qt.SHIFT | Qt.Key_Right), self.sigStep.emit),
+                (Qt.Key_R, self.sigReset.emit), (Qt.Key_F11, self.toggle_full_screen),
+                (QKeySequence.ZoomIn, lambda: self.zoom_by(1.15)),
+                (QKeySequence("Ctrl+="), lambda: self.zoom_by(1.15)),
+                (QKeySequence.ZoomOut, lambda: self.zoom_by(1 / 1.15)),
+                (QKeySequence("Ctrl+0"), lambda: self.zoom_by(None)))
+        self.shortcuts = []
+        for key, slot in keys:
+            sc = QShortcut(QKeySequence(key), self)
+            sc.setContext(Qt.WindowShortcut)
+            sc.activated.connect(slot)
+            self.shortcuts.append(sc)
+        view = self.menuBar().addMenu("&View")
+        self.dark_action = QAction("Dark theme", self, checkable=True)
+        self.dark_action.setObjectName("darkThemeAction")
+        self.dark_action.setChecked(self.theme.name == "dark")
+        self.dark_action.toggled.connect(
+            lambda dark: self.apply_theme(THEMES["dark" if dark else "light"].zoomed(self.theme.zoom)))
+        view.addAction(self.dark_action)
+        for text, factor in (("Larger text\tCtrl++", 1.15), ("Smaller text\tCtrl+-", 1 / 1.15),
+                             ("Normal text size\tCtrl+0", None)):
+            view.addAction(text, lambda f=factor: self.zoom_by(f))
+        view.addAction("Full screen\tF11", self.toggle_full_screen)
+        view.addSeparator()
+        for dock in (self.controls_dock, self.gradients_dock, self.graph_dock, self.code_dock,
+                     self.memory_dock, self.events_dock):
+            view.addAction(dock.toggleViewAction())
+        rb = self.run_bar
+        rb.playClicked.connect(self.toggle_play)
+        rb.phaseClicked.connect(self.sigPhase.emit)
+        rb.stepClicked.connect(self.sigStep.emit)
+        rb.resetClicked.connect(self.sigReset.emit)
+        rb.delayChanged.connect(self.sigDelay.emit)
+
+    def _start_threads(self, config: Config) -> None:
+        from .worker import TrainingWorker
+        self.worker_thread = QThread(self)
+        self.worker = TrainingWorker(config)
+        self.worker.moveToThread(self.worker_thread)
+        self.worker_thread.started.connect(self.worker.start)
+        w = self.worker
+        for signal, slot in ((self.sigSetConfig, w.setConfig), (self.sigPlay, w.play),
+                             (self.sigPause, w.pause), (self.sigPhase, w.stepPhase),
+                             (self.sigStep, w.stepOnce), (self.sigReset, w.reset),
+                             (self.sigDelay, w.setDelay), (self.sigRunSteps, w.runSteps),
+                             (self.sigRequestGraph, w.requestGraph)):
+            signal.connect(slot)
+        self.sigShutdown.connect(w.shutdown, Qt.BlockingQueuedConnection)
+        w.phaseDone.connect(self.on_phase)
+        w.failed.connect(self.on_failed)
+        w.runningChanged.connect(self.on_running)
+        w.configApplied.connect(self.on_config_applied)
+        w.configRejected.connect(self.on_config_rejected)
+        w.graphReady.connect(self.on_graph)
+        w.stepsDone.connect(self.on_steps_done)
+        self.render_thread = QThread(self)
+        self.renderer = GraphRenderer()
+        self.renderer.moveToThread(self.render_thread)
+        self.graph_view.requestRender.connect(self.renderer.render)
+        self.renderer.svgReady.connect(self.graph_view.on_svg)
+        self.renderer.renderFailed.connect(self.graph_view.on_failed)
+        self.worker_thread.start()
+        self.render_thread.start()
+
+    # ---- reacting to the worker -------------------------------------------------------
+    @Slot(object, bool, list, int)
+    def on_config_applied(self, config: Config, did_reset: bool, param_names: list,
+                          generation: int) -> None:
+        self.controls.set_config(config)
+        self.code_view.set_code(loop_code(config))
+        self.events_view.clear_current()
+        if did_reset:
+            self.generation = generation
+            self.history = History(config.head_names(), param_names)
+            for plot in self.plots:
+                plot.set_model(config.head_names(), param_names)
+            self.phase_label.setText(f"Fresh model: {config.heads} heads, trunk "
+                                     f"{config.trunk_depth}×{config.trunk_width} — step 0")
+
+    @Slot(str)
+    def on_config_rejected(self, reason: str) -> None:
+        self.controls.problem.setText(f"Not applied: {reason}")
+        self.phase_label.setText(f"Not applied: {reason}")
+
+    @Slot(object)
+    def on_phase(self, phase) -> None:
+        self.last_phase = phase.detail
+        if phase.event is None:
+            self.phase_label.setText(f"Step {phase.step} · just done: {phase.name} — {phase.detail}")
+
+    @Slot(object)
+    def on_failed(self, event) -> None:
+        self.events_view.show_event(event)
+        self.events_dock.raise_()
+        self.phase_label.setText(f"Paused at step {event.step}: {event.title} "
+                                 f"({event.call}) — see “What happened”")
+
+    @Slot(bool)
+    def on_running(self, running: bool) -> None:
+        self.running = running
+        self.run_bar.set_running(running)
+
+    @Slot(int)
+    def on_steps_done(self, step_index: int) -> None:
+        self.steps_done_at = step_index
+
+    @Slot(object, str)
+    def on_graph(self, graph, when: str) -> None:
+        self.graph_view.show_graph(graph, when)
+
+    # ---- user actions ------------------------------------------------------------------
+    @Slot(object)
+    def on_config_changed(self, config: Config) -> None:
+        self.code_view.set_code(loop_code(config))
+        self.sigSetConfig.emit(config)
+
+    def toggle_play(self) -> None:
+        (self.sigPause if self.running else self.sigPlay).emit()
+
+    def toggle_full_screen(self) -> None:
+        self.showNormal() if self.isFullScreen() else self.showFullScreen()
+
+    def zoom_by(self, factor: float | None) -> None:
+        zoom = 1.0 if factor is None else self.theme.zoom * factor
+        self.apply_theme(self.theme.zoomed(zoom))
+
+    def apply_theme(self, theme: Theme) -> None:
+        self.theme = theme
+        appearance.apply(QApplication.instance(), theme)
+        for panel in self.plots + [self.graph_view, self.code_view, self.events_view]:
+            panel.apply_theme(theme)
+
+    # ---- painting -------------------------------------------------------------------------
+    def drain(self) -> int:
+        """Move finished steps from the worker into the history; how many were new."""
+        new = 0
+        records = self.worker.records
+        while records:
+            generation, record = records.popleft()
+            if generation == self.generation:
+                self.history.append(record)
+                new += 1
+        return new
+
+    def refresh(self) -> None:
+        if self.drain():
+            for plot in self.plots:
+                plot.update_from(self.history)
+            last = self.history.last
+            if self.running:
+                self.phase_label.setText(f"Training · step {last.step} · total {last.total:.4g}")
+        if self.running:
+            self.rate_label.setText(f"{self.worker.steps_per_second:,.0f} steps/s")
+            now = time.monotonic()
+            if now - self._last_graph_request > LIVE_GRAPH_SECONDS and self.graph_dock.isVisible():
+                self._last_graph_request = now
+                self.sigRequestGraph.emit()
+
+    # ---- closing ---------------------------------------------------------------------------
+    def remembered(self) -> Remembered:
+        return Remembered(self.controls.config(), self.theme.name, self.theme.zoom,
+                          self.run_bar.speed.value(), self.saveGeometry(), self.saveState())
+
+    def closeEvent(self, event) -> None:
+        self.paint_timer.stop()
+        self.settings.save(self.remembered())
+        self.shutdown_threads()
+        super().closeEvent(event)
+
+    def shutdown_threads(self) -> None:
+        if self.worker_thread.isRunning():
+            self.sigShutdown.emit()        # blocks until the worker has stopped its timer
+            self.worker_thread.quit()
+            self.worker_thread.wait(10_000)
+        if self.render_thread.isRunning():
+            self.render_thread.quit()
+            self.render_thread.wait(10_000)

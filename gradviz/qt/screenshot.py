@@ -1,0 +1,52 @@
+"""`gradviz --config F --steps N --screenshot PNG`: train N steps, let the panels and the
+graph catch up, save a picture of the main window, exit. Works offscreen."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import QEventLoop, QTimer
+
+from ..commands.options import EXIT_OK, EXIT_USAGE
+from .main_window import MainWindow
+
+SIZE = (1920, 1080)          # a projector's resolution
+TIMEOUT_MS = 120_000
+
+
+def _wait(app, condition, timeout_ms: int) -> bool:
+    loop_timer = QTimer()
+    loop_timer.setSingleShot(True)
+    loop_timer.start(timeout_ms)
+    while not condition() and loop_timer.isActive():
+        app.processEvents(QEventLoop.AllEvents, 50)
+    return condition()
+
+
+def take_screenshot(app, remembered, settings, steps: int, path: str) -> int:
+    target = Path(path)
+    if target.parent and not target.parent.exists():
+        print(f"gradviz: cannot save the screenshot: folder {target.parent} does not exist",
+              file=sys.stderr)
+        return EXIT_USAGE
+    window = MainWindow(remembered, settings)
+    window.resize(*SIZE)
+    window.show()
+    ready = _wait(app, lambda: window.generation >= 0, 30_000)
+    if ready and steps > 0:
+        window.sigRunSteps.emit(steps)
+        _wait(app, lambda: window.steps_done_at is not None
+              or window.events_view.event is not None, TIMEOUT_MS)
+    else:
+        window.sigRequestGraph.emit()
+    _wait(app, lambda: window.graph_view.svg != b"" and not window.graph_view._busy, 30_000)
+    window.refresh()
+    app.processEvents()
+    ok = window.grab().save(str(target), "PNG")
+    window.shutdown_threads()
+    window.paint_timer.stop()
+    if not ok:
+        print(f"gradviz: cannot save the screenshot to {target}", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"saved {target} after {window.history.last.step + 1 if window.history.last else 0} steps")
+    return EXIT_OK

@@ -1,0 +1,52 @@
+"""What happened: the error PyTorch raised (or the divergence), word for word, where it
+happened, why, and what to change. Empty and calm while all is well."""
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QListWidget, QVBoxLayout, QWidget
+
+CALM = "Nothing went wrong. Errors that PyTorch raises will be shown and explained here."
+
+
+class EventsView(QWidget):
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("eventsView")
+        self.current = QLabel(CALM)
+        self.current.setObjectName("eventText")
+        self.current.setWordWrap(True)
+        self.current.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.log = QListWidget()
+        self.log.setObjectName("eventLog")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(self.current, 3)
+        layout.addWidget(QLabel("Earlier in this session:"))
+        layout.addWidget(self.log, 1)
+        self.event = None
+        self._error_colour = "#C00000"
+
+    def show_event(self, event) -> None:
+        self.event = event
+        e = {k: html.escape(str(v)) for k, v in event.to_dict().items()}
+        self.current.setText(
+            f"<p style='color:{self._error_colour}; font-size:130%'><b>{e['title']}</b></p>"
+            f"<p><b>PyTorch says</b> ({e['type']}):<br><code>{e['message']}</code></p>"
+            f"<p><b>Where:</b> step {e['step']}, {e['phase']} — {e['call']}</p>"
+            f"<p><b>Why:</b> {e['explanation']}</p>"
+            f"<p><b>What to do:</b> {e['hint']}</p>"
+            "<p><i>Training is paused; change a setting, reset, or press play to try "
+            "again.</i></p>")
+        self.log.insertItem(0, event.one_line())
+
+    def clear_current(self) -> None:
+        self.event = None
+        self.current.setText(CALM)
+
+    def apply_theme(self, theme) -> None:
+        self._error_colour = "#FF6B6B" if theme.name == "dark" else "#C00000"
+        font = self.current.font()
+        font.setPointSizeF(theme.font_pt * 1.1)
+        self.current.setFont(font)

@@ -1,0 +1,198 @@
+"""The training thread's side: a QObject that owns the Session and runs it.
+
+It lives on its own QThread; the GUI calls its slots through queued signals and never
+touches the session. Step records go into a deque the GUI drains at its paint rate
+(thousands of steps a second would flood a signal per step); rare things (a phase
+done, an error, a graph) come back as signals carrying plain data, never tensors.
+"""
+from __future__ import annotations
+
+import collections
+import time
+
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
+
+from ..core import events as ev
+from ..core.config import Config, ConfigError
+from ..core.session import Session
+from ..core.threads import leave_a_core_free
+
+BATCH_SECONDS = 0.02  # at full speed, train this long between looks at the event queue
+
+
+class TrainingWorker(QObject):
+    phaseDone = Signal(object)        # PhaseRecord of a single-stepped phase
+    failed = Signal(object)           # Event: PyTorch raised, or training diverged
+    runningChanged = Signal(bool)
+    configApplied = Signal(object, bool, list, int)  # Config, reset?, param names, generation
+    configRejected = Signal(str)      # one-line reason
+    graphReady = Signal(object, str)  # GraphData, what it shows ("after backward 1 of 3")
+    stepsDone = Signal(int)           # a run_steps() batch finished (for --screenshot)
+
+    def __init__(self, config: Config):
+        super().__init__()
+        self._initial = config
+        # (generation, StepRecord), drained by the GUI; the generation goes up with every
+        # fresh model, so records of a model already replaced are told apart and dropped
+        self.records: collections.deque = collections.deque()
+        self.generation = 0
+        self.session: Session | None = None
+        self._timer: QTimer | None = None
+        self._delay_ms = 0
+        self._steps_left: int | None = None
+        self.steps_per_second = 0.0
+
+    # ---- set-up, on the worker thread -----------------------------------------
+    @Slot()
+    def start(self) -> None:
+        leave_a_core_free()
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.timeout.connect(self._tick)
+        try:
+            self.session = Session(self._initial)
+        except ConfigError as exc:  # e.g. a remembered device that is gone: fall back
+            self.configRejected.emit(f"{exc}; using the CPU")
+            self.session = Session(self._initial.replace(device="cpu"))
+        self._announce_config(True)
+
+    def _announce_config(self, did_reset: bool) -> None:
+        if did_reset:
+            self.generation += 1
+            self.records.clear()
+        s = self.session
+        self.configApplied.emit(s.config, did_reset, list(s.param_names), self.generation)
+
+    # ---- controls --------------------------------------------------------------
+    @Slot(object)
+    def setConfig(self, config: Config) -> None:
+        try:
+            did_reset = self.session.set_config(config)
+        except ConfigError as exc:
+            self.configRejected.emit(str(exc))
+            return
+        self._announce_config(did_reset)
+        if did_reset or not self.session.in_step:
+            self._send_graph("after the change")
+
+    @Slot(int)
+    def setDelay(self, ms: int) -> None:
+        self._delay_ms = max(0, ms)
+
+    @Slot()
+    def play(self) -> None:
+        if self.session.error is not None:
+            self.session.set_config(self.session.config)  # acknowledge the error, go on
+        self._steps_left = None
+        self.runningChanged.emit(True)
+        self._timer.start(0)
+
+    @Slot()
+    def pause(self) -> None:
+        self._timer.stop()
+        self.runningChanged.emit(False)
+        self._send_graph("paused")
+
+    @Slot()
+    def stepPhase(self) -> None:
+        self.pause_silently()
+        phase = self._guarded(self.session.advance_phase)
+        if phase is None:
+            return
+        if phase.step_done and self.session.last_record is not None:
+            self.records.append((self.generation, self.session.last_record))
+        self.phaseDone.emit(phase)
+        if phase.event is not None:
+            self.failed.emit(phase.event)
+        self._send_graph(f"after {phase.detail}")
+
+    @Slot()
+    def stepOnce(self) -> None:
+        self.pause_silently()
+        record = self._guarded(self.session.step)
+        self._after_step(record)
+        self._send_graph("after the optimizer step" if record else "at the error")
+
+    @Slot()
+    def reset(self) -> None:
+        self.pause_silently()
+        self._guarded(self.session.reset)
+        self._announce_config(True)
+        self._send_graph("after reset")
+
+    @Slot(int)
+    def runSteps(self, steps: int) -> None:
+        """Train `steps` steps as fast as possible, then emit stepsDone."""
+        self._steps_left = steps
+        self._timer.start(0)
+
+    @Slot()
+    def requestGraph(self) -> None:
+        self._send_graph("live")
+
+    @Slot()
+    def shutdown(self) -> None:
+        """Stop training before the thread quits (the timer must stop on its own thread)."""
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer.deleteLater()
+            self._timer = None
+
+    def pause_silently(self) -> None:
+        if self._timer.isActive():
+            self._timer.stop()
+            self.runningChanged.emit(False)
+
+    # ---- the loop ---------------------------------------------------------------
+    def _tick(self) -> None:
+        start = time.perf_counter()
+        done = 0
+        while True:
+            record = self._guarded(self.session.step)
+            if not self._after_step(record):
+                return
+            done += 1
+            if self._steps_left is not None:
+                self._steps_left -= 1
+                if self._steps_left <= 0:
+                    self._steps_left = None
+                    self._send_graph("live")
+                    self.stepsDone.emit(self.session.step_index)
+                    return
+            elapsed = time.perf_counter() - start
+            if self._delay_ms > 0 or elapsed > BATCH_SECONDS:
+                break
+        self.steps_per_second = done / max(elapsed, 1e-9)
+        self._timer.start(self._delay_ms)
+
+    def _after_step(self, record) -> bool:
+        """Queue the record; on an error, stop and report it. True to keep going."""
+        if record is not None:
+            self.records.append((self.generation, record))
+            return True
+        if self.session.error is not None:
+            self._timer.stop()
+            self._steps_left = None
+            self.runningChanged.emit(False)
+            self.failed.emit(self.session.error)
+        return False
+
+    def _guarded(self, action):
+        """Run a session call; an unexpected Python error is reported, not raised."""
+        try:
+            return action()
+        except Exception as exc:  # a bug of ours must not take the lecture down
+            event = ev.from_exception(exc, self.session.step_index, "internal",
+                                      "gradviz itself")
+            self.session.error = event
+            self._timer.stop()
+            self.runningChanged.emit(False)
+            self.failed.emit(event)
+            return None
+
+    def _send_graph(self, when: str) -> None:
+        try:
+            graph = self.session.graph()
+        except Exception:  # a graph we cannot read is not worth stopping for
+            return
+        self.graphReady.emit(graph, when)
