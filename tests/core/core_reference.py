@@ -8,7 +8,6 @@ module's name must not clash with one in tests/render or tests/qt.)
 """
 from __future__ import annotations
 
-import math
 import weakref
 
 import torch
@@ -211,7 +210,3 @@ def reachable_nodes(roots) -> int:
         seen[id(fn)] = fn  # holding fn keeps its id from being reused mid-walk
         stack.extend(n for n, _ in fn.next_functions if n is not None)
     return len(seen)
-
-
-def is_nan(v: float) -> bool:
-    return isinstance(v, float) and math.isnan(v)

@@ -9,7 +9,7 @@ from gradviz.core.session import Session
 from core_reference import (TIGHT, assert_grads, batch, forward, grads_of, junction_grads,
                             norm, ref_net, session_grads, snapshot, weighted_sum, weights)
 
-BASE = Config(device="cpu", heads=3, batch_size=64)
+BASE = Config(device="cpu", heads=3, batch_size=64, probes="default", sample_every=1)
 
 
 @pytest.mark.parametrize("strategy", ["sum", "separate"])

@@ -2,7 +2,8 @@
 from gradviz.core.config import Config
 from gradviz.core.session import Session
 
-BASE = Config(device="cpu", heads=3, batch_size=32, strategy="separate")
+BASE = Config(device="cpu", heads=3, batch_size=32, strategy="separate",
+              probes="default", sample_every=1)
 
 
 def _numbers(cfg, steps=20):

@@ -3,10 +3,13 @@ non-retained backward frees, what a retained one keeps)."""
 import pytest
 import torch
 
+from gradviz.core.autograd_walk import ALIVE, STALE
 from gradviz.core.config import Config
 from gradviz.core.session import Session
 
-BASE = Config(device="cpu", heads=3, batch_size=32)
+from core_reference import batch, forward, ref_net, snapshot, weighted_sum, weights
+
+BASE = Config(device="cpu", heads=3, batch_size=32, probes="default", sample_every=1)
 
 
 def _phases(cfg):
@@ -97,3 +100,26 @@ def test_freed_marks_agree_with_pytorch():
     assert any(n.label == "NllLossBackward0" and not n.freed for n in g.by_kind("op"))
     p = s.advance_phase()
     assert p.event is not None and "second time" in p.event.message
+
+
+def test_a_retained_graph_goes_stale_at_the_optimizer_step():
+    """After optimizer.step() changed the weights in place, the retained graph's nodes
+    that saved a weight (every Linear whose input needs a gradient: all but the first
+    trunk layer) can no longer be used, and plain PyTorch refuses a backward through them."""
+    cfg = BASE.replace(retain_graph="always")
+    s = Session(cfg)
+    init = snapshot(s)
+    assert s.step() is not None
+    ops = s.graph().by_kind("op")
+    stale = [n.label for n in ops if n.state == STALE]
+    linears_saving_a_weight = (cfg.trunk_depth - 1) + 2 * cfg.heads
+    assert stale == ["AddmmBackward0"] * linears_saving_a_weight
+    assert all(n.state == ALIVE for n in ops if n.state != STALE)
+
+    net = ref_net(cfg, init)
+    x, targets = batch(s, 0, cfg.batch_size)
+    total = weighted_sum(weights(cfg), forward(net, x, targets)[1])
+    total.backward(retain_graph=True)
+    torch.optim.SGD(net.parameters(), lr=cfg.lr).step()
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        total.backward()

@@ -12,7 +12,7 @@ from gradviz.core.session import Session
 from core_reference import (SavedTracker, batch, forward, micro_batches, reachable_nodes,
                             ref_net, scalar_bytes, snapshot, weights)
 
-BASE = Config(device="cpu", heads=3, batch_size=64)
+BASE = Config(device="cpu", heads=3, batch_size=64, probes="default", sample_every=1)
 
 
 def _plain_total(losses):
@@ -30,7 +30,9 @@ def _backward_calls(strategy, retain, terms):
         return [(_plain_total(terms), retain == "always")]
     if strategy == "separate":
         return list(zip(terms, keep))
-    totals = [_plain_total(terms[:k + 1]) for k in range(len(terms))]   # in-loop
+    totals = [terms[0]]                  # in-loop: total += L_k; total.backward()
+    for t in terms[1:]:
+        totals.append(totals[-1] + t)
     return list(zip(totals, keep))
 
 
@@ -106,10 +108,15 @@ def _run(cfg, steps):
     return s, init, records
 
 
-def test_keep_graphs_with_retain_always_grows_linearly():
-    cfg = BASE.replace(keep_graphs=True, retain_graph="always")
+@pytest.mark.parametrize("strategy,retain", [("sum", "always"), ("separate", "always"),
+                                             ("separate", "auto"), ("in-loop", "always")])
+def test_keep_graphs_grows_saved_bytes_linearly(strategy, retain):
+    cfg = BASE.replace(keep_graphs=True, strategy=strategy, retain_graph=retain)
     s, init, records = _run(cfg, 4)
-    per_step = _reference_bytes(cfg, s, init)
+    # what one step's graph still holds after its backward calls (separate + auto: the
+    # buffers of heads 0 and 1, which the last backward did not run through)
+    per_step = _reference_memory(cfg, s, init)[1]
+    assert per_step > 0
     assert [r.saved_bytes for r in records] == [per_step * (t + 1) for t in range(4)]
     # and it is a real leak: objects pile up in the process, step after step
     before = _tensors_alive()
@@ -143,30 +150,38 @@ def test_keep_graphs_with_retain_never_frees_buffers_but_keeps_nodes():
 
 
 def _reference_nodes(cfg, s, init, steps, keep):
-    """Distinct autograd nodes alive after each step of a plain loop: this step's graph,
-    plus, with keep graphs, `running = running + total` holding every earlier one."""
+    """Distinct autograd nodes alive after each step of a plain loop: this step's graph
+    (its losses and what backward was called on), plus, with keep graphs,
+    `running = running + total` holding every earlier one (separate builds no total, so
+    the loop sums the losses for it; in-loop keeps its last total)."""
     net = ref_net(cfg, init)
     counts, running = [], None
     for step in range(steps):
         x, targets = batch(s, step, cfg.batch_size)
         _, losses = forward(net, x, targets)
-        total = _plain_total(losses)
-        total.backward()
+        calls = _backward_calls(cfg.strategy, cfg.retain_graph, losses)
+        for target, retain in calls:
+            target.backward(retain_graph=retain)
+        roots = [loss.grad_fn for loss in losses] + [t.grad_fn for t, _ in calls]
         if keep:
+            total = _plain_total(losses) if cfg.strategy == "separate" else calls[-1][0]
             running = total if running is None else running + total
-        roots = [total.grad_fn] + ([running.grad_fn] if keep else [])
+            roots.append(running.grad_fn)
         counts.append(reachable_nodes(roots))
     return counts
 
 
-def test_graph_nodes_counts_the_step_graph():
-    s, init, records = _run(BASE, 3)
-    assert [r.graph_nodes for r in records] == _reference_nodes(BASE, s, init, 3, keep=False)
+@pytest.mark.parametrize("strategy", ["sum", "separate", "in-loop"])
+def test_graph_nodes_counts_the_step_graph(strategy):
+    cfg = BASE.replace(strategy=strategy)
+    s, init, records = _run(cfg, 3)
+    assert [r.graph_nodes for r in records] == _reference_nodes(cfg, s, init, 3, keep=False)
 
 
-def test_graph_nodes_with_keep_graphs_counts_distinct_live_nodes():
-    """Kept graphs share the parameters' AccumulateGrad nodes: each step adds its own
-    op nodes and one add, not a whole step graph's worth."""
-    cfg = BASE.replace(keep_graphs=True, retain_graph="never")
+@pytest.mark.parametrize("strategy", ["sum", "separate", "in-loop"])
+def test_graph_nodes_with_keep_graphs_count_distinct_live_nodes(strategy):
+    """Kept graphs share the parameters' AccumulateGrad nodes: each step keeps its own
+    op nodes plus the add of `running = running + total`, not a whole step graph."""
+    cfg = BASE.replace(keep_graphs=True, strategy=strategy)
     s, init, records = _run(cfg, 4)
     assert [r.graph_nodes for r in records] == _reference_nodes(cfg, s, init, 4, keep=True)

@@ -10,7 +10,7 @@ from core_reference import (TIGHT, assert_grads, batch, forward, global_norm, gr
                             junction_grads, norm, ref_net, session_grads, snapshot,
                             weighted_sum, weights)
 
-BASE = Config(device="cpu", heads=3, batch_size=64)
+BASE = Config(device="cpu", heads=3, batch_size=64, probes="default", sample_every=1)
 SECOND_BACKWARD = "backward through the graph a second time"
 
 
