@@ -11,9 +11,11 @@ from ..core.config import (DETACH_MODES, MAX_HEADS, OPTIMIZERS, RETAIN_MODES, ST
 from ..core.devices import available_devices
 
 WEIGHT_STEPS = 100  # slider units per 1.0 of loss weight
-STRATEGY_TEXT = {"sum": "sum: total.backward()", "separate": "separate: L_k.backward() each",
-                 "in-loop": "in-loop: total += L_k; backward"}
-DETACH_TEXT = {"detach": "z.detach()  (a copy)", "detach_": "z.detach_()  (in place)"}
+STRATEGY_TEXT = {"sum": "sum", "separate": "separate", "in-loop": "in-loop"}
+STRATEGY_TIPS = {"sum": "total = Σ w_k·L_k; total.backward() once",
+                 "separate": "L_k.backward() for each head k",
+                 "in-loop": "total += L_k; total.backward() inside the loop (the classic mistake)"}
+DETACH_TEXT = {"detach": "z.detach()", "detach_": "z.detach_()"}
 
 
 def _combo(name: str, items: dict[str, str]) -> QComboBox:
@@ -63,9 +65,17 @@ class ControlsPanel(QWidget):
         self.retain = _combo("retainCombo", {r: r for r in RETAIN_MODES})
         self.detach_mode = _combo("detachModeCombo", {m: DETACH_TEXT[m] for m in DETACH_MODES})
         self.accumulate = _spin("accumulateSpin", 1, 256)
-        self.scale = _check("scaleCheck", "scale each micro-batch loss by 1/N")
-        self.zero_grad = _check("zeroGradCheck", "zero_grad before each step")
-        self.keep_graphs = _check("keepGraphsCheck", "keep graphs (running += loss, no .item())")
+        self.scale = _check("scaleCheck", "scale losses by 1/N")
+        self.zero_grad = _check("zeroGradCheck", "zero_grad each step")
+        self.keep_graphs = _check("keepGraphsCheck", "keep graphs (no .item())")
+        self.keep_graphs.setToolTip("running_loss += total without .item(): every step's "
+                                    "graph stays alive (the classic leak)")
+        for i, s in enumerate(STRATEGIES):
+            self.strategy.setItemData(i, STRATEGY_TIPS[s], Qt.ToolTipRole)
+        self.detach_mode.setItemData(0, "head k reads a copy of z cut off from the trunk",
+                                     Qt.ToolTipRole)
+        self.detach_mode.setItemData(1, "z itself is cut out of the graph, for every head "
+                                        "after this one too", Qt.ToolTipRole)
         self.optimizer = _combo("optimizerCombo", {o: o.upper() if o == "sgd" else "Adam"
                                                    for o in OPTIMIZERS})
         self.lr = QDoubleSpinBox()

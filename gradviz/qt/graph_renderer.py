@@ -23,9 +23,9 @@ class GraphRenderer(QObject):
         super().__init__()
         self._cache: OrderedDict[str, bytes] = OrderedDict()
 
-    @Slot(object, str)
-    def render(self, graph, caption: str) -> None:
-        dot = to_dot(graph)
+    @Slot(object, str, str)
+    def render(self, graph, caption: str, rankdir: str) -> None:
+        dot = to_dot(graph, rankdir=rankdir)
         svg = self._cache.get(dot)
         if svg is None:
             try:

@@ -40,6 +40,7 @@ class MainWindow(QMainWindow):
     sigDelay = Signal(int)
     sigRunSteps = Signal(int)
     sigRequestGraph = Signal()
+    sigShowSaved = Signal(bool)
     sigShutdown = Signal()
 
     def __init__(self, remembered: Remembered, settings: AppSettings):
@@ -52,6 +53,7 @@ class MainWindow(QMainWindow):
         self.generation = -1
         self.running = False
         self.last_phase = ""
+        self._phase_step: int | None = None   # the step the status line's phase belongs to
         self.steps_done_at: int | None = None   # set when a run_steps() batch ends
         self._last_graph_request = 0.0
         self._build_panels(remembered.config)
@@ -65,6 +67,8 @@ class MainWindow(QMainWindow):
             self.resize(1600, 1000)
         if remembered.window_state is not None:
             self.restoreState(remembered.window_state)
+        else:
+            QTimer.singleShot(0, self.first_layout)
         self.apply_theme(self.theme)
         self.code_view.set_code(loop_code(remembered.config))
         self.paint_timer = QTimer(self)
@@ -105,14 +109,18 @@ class MainWindow(QMainWindow):
         central = QWidget()
         grid = QGridLayout(central)
         grid.setContentsMargins(2, 2, 2, 2)
-        grid.addWidget(self.run_bar, 0, 0, 1, 2)
-        grid.addWidget(self.loss_plot, 1, 0, 1, 2)
+        grid.addWidget(self.run_bar, 0, 0)
+        grid.addWidget(self.loss_plot, 1, 0)
+        grid.addWidget(self.global_norm, 2, 0)
+        grid.setRowStretch(1, 3)
+        grid.setRowStretch(2, 1)
         central.setObjectName("centralArea")
         self.setCentralWidget(central)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setWidget(self.controls)
-        scroll.setMinimumWidth(340)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.controls_scroll = scroll
         self.controls_dock = self._dock("Settings", "controlsDock", scroll, Qt.LeftDockWidgetArea)
         gradients = QWidget()
         g = QGridLayout(gradients)
@@ -120,8 +128,12 @@ class MainWindow(QMainWindow):
         g.addWidget(self.grad_bars, 0, 0, 1, 2)
         g.addWidget(self.junction, 1, 0)
         g.addWidget(self.cosine, 1, 1)
-        g.addWidget(self.global_norm, 2, 0, 1, 2)
-        self.gradients_dock = self._dock("Gradients", "gradientsDock", gradients,
+        g.setRowStretch(0, 1)
+        g.setRowStretch(1, 1)
+        gradients_scroll = QScrollArea()   # at a big zoom, scroll rather than squash
+        gradients_scroll.setWidgetResizable(True)
+        gradients_scroll.setWidget(gradients)
+        self.gradients_dock = self._dock("Gradients", "gradientsDock", gradients_scroll,
                                          Qt.RightDockWidgetArea)
         self.graph_dock = self._dock("Autograd graph", "graphDock", self.graph_view,
                                      Qt.BottomDockWidgetArea)
@@ -132,6 +144,14 @@ class MainWindow(QMainWindow):
         for dock in (self.code_dock, self.memory_dock, self.events_dock):
             self.tabifyDockWidget(self.graph_dock, dock)
         self.graph_dock.raise_()
+
+    def first_layout(self) -> None:
+        """Dock sizes for a first launch on a 1920x1080 projector (later launches restore
+        the user's own); needs the window at its size, so it runs once it is shown."""
+        self.resizeDocks([self.controls_dock, self.gradients_dock],
+                         [self.controls_scroll.minimumWidth(), int(self.width() * 0.36)],
+                         Qt.Horizontal)
+        self.resizeDocks([self.graph_dock], [int(self.height() * 0.42)], Qt.Vertical)
 
     def _build_actions(self) -> None:
         keys = ((Qt.Key_Space, self.toggle_play), (Qt.Key_Right, self.sigPhase.emit),
@@ -180,7 +200,8 @@ class MainWindow(QMainWindow):
                              (self.sigPause, w.pause), (self.sigPhase, w.stepPhase),
                              (self.sigStep, w.stepOnce), (self.sigReset, w.reset),
                              (self.sigDelay, w.setDelay), (self.sigRunSteps, w.runSteps),
-                             (self.sigRequestGraph, w.requestGraph)):
+                             (self.sigRequestGraph, w.requestGraph),
+                             (self.sigShowSaved, w.setShowSaved)):
             signal.connect(slot)
         self.sigShutdown.connect(w.shutdown, Qt.BlockingQueuedConnection)
         w.phaseDone.connect(self.on_phase)
@@ -194,6 +215,7 @@ class MainWindow(QMainWindow):
         self.renderer = GraphRenderer()
         self.renderer.moveToThread(self.render_thread)
         self.graph_view.requestRender.connect(self.renderer.render)
+        self.graph_view.showSavedChanged.connect(self.sigShowSaved.emit)
         self.renderer.svgReady.connect(self.graph_view.on_svg)
         self.renderer.renderFailed.connect(self.graph_view.on_failed)
         self.worker_thread.start()
@@ -222,6 +244,7 @@ class MainWindow(QMainWindow):
     @Slot(object)
     def on_phase(self, phase) -> None:
         self.last_phase = phase.detail
+        self._phase_step = phase.step
         if phase.event is None:
             self.phase_label.setText(f"Step {phase.step} · just done: {phase.name} — {phase.detail}")
 
@@ -266,6 +289,20 @@ class MainWindow(QMainWindow):
         appearance.apply(QApplication.instance(), theme)
         for panel in self.plots + [self.graph_view, self.code_view, self.events_view]:
             panel.apply_theme(theme)
+        # no plot may be squashed below what its text needs
+        for panel in (self.grad_bars, self.junction, self.cosine):
+            panel.setMinimumSize(int(240 * theme.zoom), int(230 * theme.zoom))
+        self._fit_controls()
+        QTimer.singleShot(0, self._fit_controls)  # again once the new font has reached them
+
+    def _fit_controls(self) -> None:
+        """The settings must fit without a horizontal scroll bar at any zoom."""
+        self.controls.adjustSize()
+        bar = self.controls_scroll.verticalScrollBar().sizeHint().width()
+        width = self.controls.sizeHint().width() + bar + 4
+        self.controls_scroll.setMinimumWidth(width)
+        if self.isVisible() and self.controls_dock.width() < width:
+            self.resizeDocks([self.controls_dock], [width], Qt.Horizontal)
 
     # ---- painting -------------------------------------------------------------------------
     def drain(self) -> int:
@@ -284,8 +321,10 @@ class MainWindow(QMainWindow):
             for plot in self.plots:
                 plot.update_from(self.history)
             last = self.history.last
-            if self.running:
-                self.phase_label.setText(f"Training · step {last.step} · total {last.total:.4g}")
+            if self.running or self._phase_step != last.step:
+                state = "Training" if self.running else "Paused"
+                self.phase_label.setText(f"{state} · step {last.step} done · "
+                                         f"total loss {last.total:.4g}")
         if self.running:
             self.rate_label.setText(f"{self.worker.steps_per_second:,.0f} steps/s")
             now = time.monotonic()

@@ -32,6 +32,8 @@ def take_screenshot(app, remembered, settings, steps: int, path: str) -> int:
     window = MainWindow(remembered, settings)
     window.resize(*SIZE)
     window.show()
+    app.processEvents()
+    window.first_layout()   # the same picture whatever layout was remembered
     ready = _wait(app, lambda: window.generation >= 0, 30_000)
     if ready and steps > 0:
         window.sigRunSteps.emit(steps)

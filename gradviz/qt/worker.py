@@ -41,6 +41,7 @@ class TrainingWorker(QObject):
         self._delay_ms = 0
         self._steps_left: int | None = None
         self.steps_per_second = 0.0
+        self.show_saved = False   # saved-tensor nodes in the graph (many small nodes)
 
     # ---- set-up, on the worker thread -----------------------------------------
     @Slot()
@@ -126,6 +127,11 @@ class TrainingWorker(QObject):
         self._steps_left = steps
         self._timer.start(0)
 
+    @Slot(bool)
+    def setShowSaved(self, show: bool) -> None:
+        self.show_saved = show
+        self._send_graph("live")
+
     @Slot()
     def requestGraph(self) -> None:
         self._send_graph("live")
@@ -192,7 +198,7 @@ class TrainingWorker(QObject):
 
     def _send_graph(self, when: str) -> None:
         try:
-            graph = self.session.graph()
+            graph = self.session.graph(show_saved=self.show_saved)
         except Exception:  # a graph we cannot read is not worth stopping for
             return
         self.graphReady.emit(graph, when)

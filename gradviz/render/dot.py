@@ -144,10 +144,11 @@ def _all_heads(graph: GraphData) -> list[int]:
     return sorted({k for n in graph.nodes for k in n.losses})
 
 
-def to_dot(graph: GraphData, title: str = "", legend: bool = True) -> str:
-    """DOT text for graph; node names are the GraphData node ids."""
+def to_dot(graph: GraphData, title: str = "", legend: bool = True, rankdir: str = "TB") -> str:
+    """DOT text for graph; node names are the GraphData node ids. rankdir "LR" lays the
+    forward pass left to right, which fits a wide panel better than torchviz's top-down."""
     heads = style.reach(graph)
-    graph_attrs = _attrs(rankdir="TB", label=title, labelloc="t", fontname=FONT,
+    graph_attrs = _attrs(rankdir=rankdir, label=title, labelloc="t", fontname=FONT,
                          fontsize=TITLE_FONT_SIZE, nodesep=0.3, ranksep=0.5, pad=0.3,
                          bgcolor="white", newrank="true")
     lines = ["digraph gradviz {", f"  graph {graph_attrs};",

@@ -20,6 +20,7 @@ class EventsView(QWidget):
         self.current.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.log = QListWidget()
         self.log.setObjectName("eventLog")
+        self.log.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.current, 3)

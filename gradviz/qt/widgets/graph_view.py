@@ -8,7 +8,7 @@ from __future__ import annotations
 from PySide6.QtCore import QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgRenderer
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 
 class _SvgCanvas(QWidget):
@@ -39,7 +39,8 @@ class _SvgCanvas(QWidget):
 
 
 class GraphView(QWidget):
-    requestRender = Signal(object, str)   # GraphData, caption -> GraphRenderer.render
+    requestRender = Signal(object, str, str)   # GraphData, caption, rankdir -> GraphRenderer
+    showSavedChanged = Signal(bool)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -47,11 +48,18 @@ class GraphView(QWidget):
         self.caption = QLabel("The autograd graph appears after the first forward pass.")
         self.caption.setObjectName("graphCaption")
         self.caption.setWordWrap(True)
+        self.show_saved = QCheckBox("saved tensors")
+        self.show_saved.setObjectName("showSavedCheck")
+        self.show_saved.setToolTip("Draw each tensor that backward needs, beside its op")
+        self.show_saved.toggled.connect(self.showSavedChanged.emit)
         self.canvas = _SvgCanvas()
         self.canvas.setObjectName("graphCanvas")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.caption)
+        top = QHBoxLayout()
+        top.addWidget(self.caption, 1)
+        top.addWidget(self.show_saved)
+        layout.addLayout(top)
         layout.addWidget(self.canvas, 1)
         self._busy = False
         self._waiting: tuple | None = None
@@ -64,7 +72,8 @@ class GraphView(QWidget):
             return
         self._busy = True
         self._pending_graph = graph
-        self.requestRender.emit(graph, caption)
+        wide = self.canvas.width() > 1.6 * self.canvas.height()
+        self.requestRender.emit(graph, caption, "LR" if wide else "TB")
 
     def on_svg(self, svg: bytes, caption: str) -> None:
         self.svg = svg

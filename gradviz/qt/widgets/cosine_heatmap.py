@@ -1,0 +1,167 @@
+"""Do the losses agree? The cosine between every pair of losses' trunk gradients.
+
+Red where two losses pull the shared trunk in opposite directions, blue where they
+agree, white where they are unrelated; grey with "–" where a gradient is zero.
+"""
+from __future__ import annotations
+
+import numpy as np
+from PySide6 import QtGui, QtWidgets  # before pyqtgraph: it binds to the first Qt
+import pyqtgraph as pg
+
+from gradviz.core.history import History
+
+from ..theme import LIGHT, Theme
+from . import plot_style as ps
+
+# ColorBrewer RdBu ends: a diverging map that stays readable with colour-vision deficiencies
+RED, WHITE, BLUE = "#B2182B", "#F7F7F7", "#2166AC"
+UNDEFINED = "#9E9E9E"
+COLOURS = pg.ColorMap(pos=[0.0, 0.5, 1.0], color=[RED, WHITE, BLUE])
+CAPTION = ("<b style='color:{red}'>red</b>: the losses pull the trunk against each other"
+           " &nbsp; <b style='color:{blue}'>blue</b>:&nbsp;they&nbsp;agree"
+           " &nbsp; <b style='color:{grey}'>grey&nbsp;–</b>:&nbsp;no&nbsp;gradient")
+
+
+def cell_rgba(matrix: np.ndarray) -> np.ndarray:
+    """K x K cosines -> K x K x 4 bytes; -1..1 clipped onto the map, NaN grey."""
+    m = np.asarray(matrix, dtype=float)
+    rgba = COLOURS.map(((np.clip(np.nan_to_num(m), -1, 1) + 1) / 2).ravel(), mode="byte")
+    rgba = np.asarray(rgba, dtype=np.ubyte).reshape(*m.shape, 4)
+    rgba[np.isnan(m)] = pg.mkColor(UNDEFINED).getRgb()
+    return rgba
+
+
+class CosineHeatmap(QtWidgets.QWidget):
+    def __init__(self, parent: QtWidgets.QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("cosineHeatmap")
+        self.theme = LIGHT
+        layout, self._title = ps.header(self, "Do the losses agree? (cosine of trunk gradients)")
+        self.plot_widget = pg.GraphicsLayoutWidget()
+        self.plot_widget.setObjectName("cosineHeatmapCanvas")
+        self.plot = self.plot_widget.addPlot(row=0, col=0)
+        self.plot.setMenuEnabled(False)
+        self.plot.hideButtons()
+        self.plot.setMouseEnabled(x=False, y=False)
+        self.plot.setAspectLocked(True)
+        self.plot.invertY(True)  # row 0 at the top, as a matrix is read
+        self.colour_bar = pg.ColorBarItem(values=(-1, 1), colorMap=COLOURS, interactive=False,
+                                          colorMapMenu=False, width=22)
+        self.plot_widget.addItem(self.colour_bar, row=0, col=1)
+        layout.addWidget(self.plot_widget, 1)
+        self.caption = QtWidgets.QLabel()
+        self.caption.setObjectName("cosineHeatmapCaption")
+        self.caption.setWordWrap(True)
+        layout.addWidget(self.caption)
+        self._cells: list[list[QtWidgets.QGraphicsRectItem]] = []
+        self._texts: list[list[pg.TextItem]] = []
+        self._matrix = np.zeros((0, 0))
+        self._seen: object = None
+        self.set_model(["head0"], [])
+        self.plot.getViewBox().sigResized.connect(self._style_texts)  # cells resized
+
+    def set_model(self, head_names: list[str], param_names: list[str]) -> None:
+        for item in [x for row in self._cells + self._texts for x in row]:
+            self.plot.removeItem(item)
+        K = len(head_names)
+        # one rect per cell rather than an image: a gap between cells keeps a pale cell
+        # apart from the pale background, and the brush is exactly what is drawn
+        self._cells = [[QtWidgets.QGraphicsRectItem(j - 0.5, i - 0.5, 1, 1) for j in range(K)]
+                       for i in range(K)]
+        self._texts = [[pg.TextItem(anchor=(0.5, 0.5)) for _ in range(K)] for _ in range(K)]
+        for i in range(K):
+            for j in range(K):
+                self.plot.addItem(self._cells[i][j])
+                self._texts[i][j].setPos(j, i)
+                self.plot.addItem(self._texts[i][j])
+        self.plot.getAxis("left").setTicks([list(enumerate(head_names))])
+        self._names = list(head_names)
+        self._label_columns(short=K > 5)
+        self.plot.setRange(xRange=(-0.5, K - 0.5), yRange=(-0.5, K - 0.5), padding=0.02)
+        self._seen = None
+        self._show(np.full((K, K), np.nan))
+        self.apply_theme(self.theme)
+
+    def update_from(self, history: History) -> None:
+        cos = history.last_cosine
+        if cos is self._seen or cos is None:  # a new array arrives only on sampled steps
+            return
+        self._seen = cos
+        if cos.shape == self._matrix.shape:
+            self._show(cos)
+
+    def data(self) -> np.ndarray:
+        """The K x K matrix shown (NaN where undefined)."""
+        return self._matrix.copy()
+
+    def cell_text(self, i: int, j: int) -> str:
+        return self._texts[i][j].textItem.toPlainText()
+
+    def cell_colour(self, i: int, j: int) -> QtGui.QColor:
+        return self._cells[i][j].brush().color()
+
+    def apply_theme(self, theme: Theme) -> None:
+        self.theme = theme
+        ps.style_panel(self, theme, [self.plot_widget], self._title)
+        ps.style_plot(self.plot, theme)
+        self.plot.showGrid(x=False, y=False)
+        for side in ("top", "right"):
+            self.plot.hideAxis(side)
+        for side in ("left", "bottom"):  # names only: an axis line would frame empty space
+            self.plot.getAxis(side).setPen(ps.pen(theme.foreground, alpha=0))
+            self.plot.getAxis(side).setTickPen(pg.mkPen(None))
+            self.plot.getAxis(side).setStyle(tickLength=0)
+        gap = ps.pen(theme.panel, 3)
+        for item in [c for row in self._cells for c in row]:
+            item.setPen(gap)
+        bar_axis = self.colour_bar.axis
+        bar_axis.setTicks([[(-1, "−1"), (0, "0"), (1, "+1")]])
+        bar_axis.setTextPen(theme.foreground)
+        bar_axis.setPen(theme.foreground)
+        bar_axis.setTickFont(ps.font(theme))
+        bar_axis.setWidth(int(theme.font_pt * 3.2))
+        self.caption.setFont(ps.font(theme))
+        dark = pg.mkColor(theme.background).lightness() < 128
+        # the cell colours are too deep to read as text on a dark background
+        red, blue = ("#F4796B", "#7FB8E6") if dark else (RED, BLUE)
+        self.caption.setText(CAPTION.format(red=red, blue=blue, grey=UNDEFINED))
+        self._style_texts()
+
+    def _show(self, matrix: np.ndarray) -> None:
+        self._matrix = np.array(matrix, dtype=float)
+        rgba = cell_rgba(self._matrix)
+        for i, row in enumerate(self._texts):
+            for j, item in enumerate(row):
+                v = self._matrix[i, j]
+                item.setText("–" if np.isnan(v) else f"{v:.2f}")
+                self._cells[i][j].setBrush(QtGui.QColor(*rgba[i, j].tolist()))
+        self._style_texts()
+
+    def _label_columns(self, short: bool) -> None:
+        """Under narrow columns full names would run together: "h3" for "head3"."""
+        names = [n.replace("head", "h") if short else n for n in self._names]
+        self.plot.getAxis("bottom").setTicks([list(enumerate(names))])
+
+    def _style_texts(self) -> None:
+        K = max(1, len(self._texts))
+        # as big as the theme asks, but "-0.45" must still fit inside a cell
+        view = self.plot.getViewBox()
+        cell_px = min(view.width(), view.height()) / K
+        name_px = QtGui.QFontMetrics(ps.font(self.theme)).horizontalAdvance("head0  ")
+        self._label_columns(short=K > 5 or cell_px < name_px)
+        f = ps.font(self.theme, 1.3, bold=True)
+        wanted = f.pointSizeF() * self.logicalDpiY() / 72
+        f.setPixelSize(max(8, round(min(wanted, cell_px / 4)) if cell_px > 0 else round(wanted)))
+        rgba = cell_rgba(self._matrix) if self._matrix.size else None
+        for i, row in enumerate(self._texts):
+            for j, item in enumerate(row):
+                r, g, b = (rgba[i, j, :3] if rgba is not None else (255, 255, 255))
+                light = 0.299 * r + 0.587 * g + 0.114 * b > 140  # dark text on pale cells
+                item.setColor("#111111" if light else "#FFFFFF")
+                item.setFont(f)
+
+
+if __name__ == "__main__":
+    from .demo import show_alone
+    raise SystemExit(show_alone(CosineHeatmap))

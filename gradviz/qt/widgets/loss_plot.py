@@ -1,0 +1,116 @@
+"""Each head's loss and the total over optimizer steps, with log scale and smoothing."""
+from __future__ import annotations
+
+import numpy as np
+from PySide6 import QtWidgets  # before pyqtgraph: it binds to the first Qt
+import pyqtgraph as pg
+
+from gradviz.core.history import History
+
+from . import plot_style as ps
+from .line_panel import LinePanel, head_colour, new_curve, set_curve_data, total_colour
+from .series import ema
+
+SMOOTHING_ALPHA = 0.05   # about a 20-step memory: calms minibatch noise, keeps trends
+RAW_MIX = 0.3            # raw curves: this much of the head colour, the rest background
+TOTAL = "total"
+
+
+class LossPlot(LinePanel):
+    """Per-head losses and the total. With "smooth" on, the thick lines are an EMA and the
+    raw values stay faintly behind them, so the noise the EMA hides is still visible."""
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None):
+        self.log_scale = QtWidgets.QCheckBox("log scale")
+        self.log_scale.setObjectName("lossLogScale")
+        self.smoothing = QtWidgets.QCheckBox("smooth")
+        self.smoothing.setObjectName("lossSmoothing")
+        super().__init__("lossPlot", "Loss per head and total", "optimizer step", "loss",
+                         controls=(self.log_scale, self.smoothing), parent=parent)
+        self._raw: dict[str, pg.PlotDataItem] = {}
+        self._smoothed: dict[str, np.ndarray] = {}  # EMA so far, extended incrementally
+        self._history: History | None = None
+        self.log_scale.toggled.connect(self._log_toggled)
+        self.smoothing.toggled.connect(self._smoothing_toggled)
+        self.set_model(["head0"], [])
+
+    def set_model(self, head_names: list[str], param_names: list[str]) -> None:
+        for item in self._raw.values():
+            self.plot.removeItem(item)
+        self._raw = {}
+        series = [(h, head_colour(k), ps.LINE_WIDTH) for k, h in enumerate(head_names)]
+        series.append((TOTAL, total_colour, ps.TOTAL_WIDTH))
+        self._set_series(series)
+        # raw curves: under the thick ones, not in the legend, and at half the samples
+        # per pixel (faint context needs less detail; keeps smoothing cheap to paint)
+        self._raw = {name: new_curve(self.plot, 0.5) for name, _, _ in series}
+        for name, curve in self._curves.items():
+            curve.setZValue(1)
+            self._raw[name].setVisible(self.smoothing.isChecked())
+        self._smoothed, self._history = {}, None
+        self._restyle()
+
+    def update_from(self, history: History) -> None:
+        if history is not self._history:  # another run: its EMA starts from scratch
+            self._smoothed, self._history = {}, history
+        if not self._needs_update(history) or len(history) == 0:
+            return
+        x = history.column("step")
+        for name, y in self._columns(history).items():
+            if self.smoothing.isChecked():
+                set_curve_data(self._raw[name], x, y)
+                self._show(name, x, self._ema(name, y))
+            else:
+                self._show(name, x, y)
+
+    def raw_curves(self) -> dict[str, pg.PlotDataItem]:
+        """The faint unsmoothed curves (visible only while smoothing is on)."""
+        return dict(self._raw)
+
+    # -- internals --------------------------------------------------------------------
+    def _columns(self, history: History) -> dict[str, np.ndarray]:
+        losses = history.column("losses")  # (n, K)
+        cols = {h: losses[:, k] for k, h in enumerate(history.head_names) if h in self._curves}
+        cols[TOTAL] = history.column("total")
+        return cols
+
+    def _ema(self, name: str, y: np.ndarray) -> np.ndarray:
+        """EMA of y, computing only the rows added since the last call."""
+        done = self._smoothed.get(name, np.empty(0))
+        if len(done) < len(y):
+            start = done[-1] if len(done) else np.nan
+            done = np.concatenate([done, ema(y[len(done):], SMOOTHING_ALPHA, start)])
+            self._smoothed[name] = done
+        return done
+
+    def _log_toggled(self, on: bool) -> None:
+        self.plot.setLogMode(y=on)
+        self.plot.getAxis("left").setLabel("loss (log scale)" if on else "loss")
+        ps.style_plot(self.plot, self.theme)
+
+    def _smoothing_toggled(self, on: bool) -> None:
+        for name, raw in self._raw.items():
+            raw.setVisible(on and self._curves[name].isVisible())
+        if not on:
+            for raw in self._raw.values():
+                raw.setData([], [])  # don't keep a hidden copy of 50,000 points
+        self._seen = None
+        if self._history is not None:
+            self.update_from(self._history)
+
+    def _set_visible(self, name: str, visible: bool) -> None:
+        super()._set_visible(name, visible)
+        self._raw[name].setVisible(visible and self.smoothing.isChecked())
+
+    def _restyle(self) -> None:
+        super()._restyle()
+        for name, raw in getattr(self, "_raw", {}).items():  # absent during __init__
+            colour, _ = self._style[name]
+            # faint by mixing with the background, not by transparency: an opaque pen
+            # can be drawn as fast line segments without darker dots at the joints
+            raw.setPen(ps.pen(ps.mix(colour(self.theme), self.theme.panel, RAW_MIX), 1.5))
+
+
+if __name__ == "__main__":
+    from .demo import show_alone
+    raise SystemExit(show_alone(LossPlot))

@@ -1,0 +1,28 @@
+"""A main window per test, with its settings in a temp dir and its threads stopped after."""
+import pytest
+
+from gradviz.core.config import Config
+from gradviz.qt.settings import AppSettings, Remembered
+
+
+@pytest.fixture
+def settings(tmp_path):
+    return AppSettings(tmp_path / "gradviz.ini")
+
+
+@pytest.fixture
+def make_window(qtbot, settings):
+    from gradviz.qt.main_window import MainWindow
+    made = []
+
+    def make(config: Config = Config(), remembered: Remembered | None = None):
+        window = MainWindow(remembered or Remembered(config), settings)
+        qtbot.addWidget(window)
+        window.show()
+        qtbot.waitUntil(lambda: window.generation >= 0, timeout=10_000)
+        made.append(window)
+        return window
+
+    yield make
+    for window in made:
+        window.close()

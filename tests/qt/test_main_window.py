@@ -1,0 +1,226 @@
+"""The desktop app driven as a user drives it: clicks and keys on named widgets."""
+import sys
+
+import numpy as np
+import pytest
+import torch
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QCheckBox, QComboBox, QPushButton, QSlider, QSpinBox
+
+from gradviz.core.config import Config
+
+SMALL = Config(batch_size=32)
+
+
+def widget(window, cls, name):
+    found = window.findChild(cls, name)
+    assert found is not None, name
+    return found
+
+
+def choose(combo: QComboBox, value: str) -> None:
+    combo.setCurrentIndex(combo.findData(value))
+
+
+def engine_config(window):
+    return window.worker.session.config
+
+
+def wait_steps(qtbot, window, n, timeout=5_000):
+    """Wait until the window's history holds n steps (refresh drains and repaints)."""
+    def enough():
+        window.refresh()
+        return len(window.history) >= n
+    qtbot.waitUntil(enough, timeout=timeout)
+
+
+def test_play_trains_and_the_curves_grow_pause_stops_them(qtbot, make_window):
+    w = make_window(SMALL)
+    play = widget(w, QPushButton, "playButton")
+    qtbot.mouseClick(play, Qt.LeftButton)
+    qtbot.waitUntil(lambda: len(w.history) >= 20, timeout=15_000)
+    assert len(w.loss_plot.data()["total"][1]) >= 20
+    assert len(w.loss_plot.data()["head2"][1]) >= 20
+    qtbot.mouseClick(play, Qt.LeftButton)
+    qtbot.waitUntil(lambda: not w.running, timeout=5_000)
+    qtbot.wait(100)
+    w.refresh()
+    settled = len(w.history)
+    qtbot.wait(400)
+    w.refresh()
+    assert len(w.history) == settled
+    assert play.text().endswith("Play")
+
+
+def test_right_arrow_advances_exactly_one_phase(qtbot, make_window):
+    w = make_window(SMALL.replace(strategy="separate"))
+    expected = ["zero_grad", "forward", "backward 1 of 3", "backward 2 of 3",
+                "backward 3 of 3", "optimizer step"]
+    for i, words in enumerate(expected):
+        qtbot.keyClick(w, Qt.Key_Right)
+        qtbot.waitUntil(lambda: words in w.phase_label.text(), timeout=5_000)
+        w.refresh()
+        assert len(w.history) == (1 if i == len(expected) - 1 else 0)
+    assert w.worker.session.step_index == 1
+
+
+def test_shift_right_does_one_step_and_r_resets(qtbot, make_window):
+    w = make_window(SMALL)
+    for n in (1, 2):
+        qtbot.keyClick(w, Qt.Key_Right, Qt.ShiftModifier)
+        wait_steps(qtbot, w, n)
+    assert [int(s) for s in w.history.column("step")] == [0, 1]
+    qtbot.keyClick(w, Qt.Key_R)
+    qtbot.waitUntil(lambda: len(w.history) == 0 and w.worker.session.step_index == 0,
+                    timeout=5_000)
+
+
+def test_space_plays_and_pauses(qtbot, make_window):
+    w = make_window(SMALL)
+    qtbot.keyClick(w, Qt.Key_Space)
+    qtbot.waitUntil(lambda: w.running and len(w.history) > 3, timeout=10_000)
+    qtbot.keyClick(w, Qt.Key_Space)
+    qtbot.waitUntil(lambda: not w.running, timeout=5_000)
+
+
+TOGGLES = [
+    ("strategyCombo", lambda c: choose(c, "separate"), "strategy", "separate", "one backward per loss"),
+    ("retainCombo", lambda c: choose(c, "always"), "retain_graph", "always", "retain_graph=True"),
+    ("detachModeCombo", lambda c: choose(c, "detach_"), "detach_mode", "detach_", None),
+    ("optimizerCombo", lambda c: choose(c, "adam"), "optimizer", "adam", "torch.optim.Adam"),
+    ("accumulateSpin", lambda s: s.setValue(4), "accumulate", 4, "micro_batches(x, targets, 4)"),
+    ("batchSizeSpin", lambda s: s.setValue(48), "batch_size", 48, "# 48 examples"),
+    ("scaleCheck", lambda b: b.click(), "scale", False, None),
+    ("zeroGradCheck", lambda b: b.click(), "zero_grad", False, "# optimizer.zero_grad()"),
+    ("keepGraphsCheck", lambda b: b.click(), "keep_graphs", True, "running_loss += total "),
+    ("detachHead1", lambda b: b.click(), "detach", (1,), "z.detach() if k in (1,)"),
+    ("weightSlider2", lambda s: s.setValue(250), "loss_weights", (1.0, 1.0, 2.5), "weights = [1.0, 1.0, 2.5]"),
+    ("lrSpin", lambda s: s.setValue(0.2), "lr", 0.2, "lr=0.2"),
+]
+
+
+@pytest.mark.parametrize("name, act, key, value, code_words", TOGGLES, ids=[t[0] for t in TOGGLES])
+def test_each_toggle_changes_the_engine_config_and_the_code(qtbot, make_window, name, act,
+                                                           key, value, code_words):
+    w = make_window(SMALL)
+    control = w.controls.findChild(object, name)
+    assert control is not None, name
+    before = w.code_view.code()
+    act(control)
+    qtbot.waitUntil(lambda: getattr(engine_config(w), key) == value, timeout=5_000)
+    assert getattr(w.controls.config(), key) == value
+    if code_words is not None:
+        assert code_words in w.code_view.code()
+        assert w.code_view.code() != before
+    if key == "scale":  # scaling shows only when there are micro-batches
+        widget(w, QSpinBox, "accumulateSpin").setValue(2)
+        qtbot.waitUntil(lambda: engine_config(w).accumulate == 2, timeout=5_000)
+        assert "/ 2" not in w.code_view.code()
+
+
+def test_model_changes_reset_and_say_so(qtbot, make_window):
+    w = make_window(SMALL)
+    qtbot.keyClick(w, Qt.Key_Right, Qt.ShiftModifier)
+    wait_steps(qtbot, w, 1)
+    generation = w.generation
+    widget(w, QSpinBox, "headsSpin").setValue(2)
+    qtbot.waitUntil(lambda: w.generation > generation, timeout=5_000)
+    assert engine_config(w).heads == 2
+    assert "Fresh model" in w.phase_label.text()
+    assert len(w.history) == 0 and w.history.head_names == ["head0", "head1"]
+    assert len(w.controls.detach_boxes) == 2 and len(w.controls.weight_sliders) == 2
+
+
+def test_separate_with_retain_never_shows_pytorchs_error_and_the_app_recovers(qtbot, make_window):
+    w = make_window(SMALL)
+    choose(widget(w, QComboBox, "strategyCombo"), "separate")
+    choose(widget(w, QComboBox, "retainCombo"), "never")
+    qtbot.waitUntil(lambda: engine_config(w).retain_graph == "never", timeout=5_000)
+    qtbot.mouseClick(widget(w, QPushButton, "playButton"), Qt.LeftButton)
+    qtbot.waitUntil(lambda: w.events_view.event is not None, timeout=5_000)
+    text = w.events_view.current.text()
+    assert "backward through the graph a second time" in text
+    assert "backward 2 of 3" in text and "What to do" in text
+    qtbot.waitUntil(lambda: not w.running, timeout=5_000)
+    assert "Paused" in w.phase_label.text()
+    choose(widget(w, QComboBox, "retainCombo"), "auto")
+    qtbot.waitUntil(lambda: w.events_view.event is None, timeout=5_000)
+    qtbot.keyClick(w, Qt.Key_Right, Qt.ShiftModifier)
+    wait_steps(qtbot, w, 1)
+    assert w.worker.session.error is None
+
+
+def test_divergence_is_caught_like_an_error(qtbot, make_window):
+    w = make_window(SMALL.replace(lr=10.0, optimizer="sgd", loss_weights=(1e6, 1e6, 1e6)))
+    qtbot.mouseClick(widget(w, QPushButton, "playButton"), Qt.LeftButton)
+    qtbot.waitUntil(lambda: w.events_view.event is not None, timeout=15_000)
+    assert w.events_view.event.type == "Divergence"
+    assert "Training diverged" in w.events_view.current.text()
+
+
+def test_detaching_a_head_drops_its_junction_gradient_to_zero(qtbot, make_window):
+    w = make_window(SMALL)
+    widget(w, QCheckBox, "detachHead1").click()
+    qtbot.waitUntil(lambda: engine_config(w).detach == (1,), timeout=5_000)
+    for n in (1, 2, 3):
+        qtbot.keyClick(w, Qt.Key_Right, Qt.ShiftModifier)
+        wait_steps(qtbot, w, n)
+    w.refresh()
+    junction = w.history.column("junction")[-1]
+    assert junction[1] == 0.0 and junction[0] > 0 and junction[2] > 0
+    plotted = w.junction.data()
+    assert plotted["head1"][1][-1] == 0.0 and plotted["head0"][1][-1] > 0
+
+
+def test_code_panel_copies_to_the_clipboard(qtbot, make_window):
+    w = make_window(SMALL)
+    qtbot.mouseClick(w.code_view.copy_button, Qt.LeftButton)
+    assert QApplication.clipboard().text() == w.code_view.code()
+    assert "total.backward()" in w.code_view.code()
+
+
+def test_theme_zoom_layout_and_settings_are_remembered(qtbot, make_window, settings):
+    w = make_window(SMALL)
+    w.dark_action.trigger()
+    w.zoom_by(1.5)
+    widget(w, QComboBox, "strategyCombo").setCurrentIndex(2)   # in-loop
+    widget(w, QSlider, "speedSlider").setValue(4)
+    qtbot.waitUntil(lambda: engine_config(w).strategy == "in-loop", timeout=5_000)
+    w.close()
+    remembered = settings.load(Config())
+    assert remembered.theme == "dark" and remembered.zoom == pytest.approx(1.5)
+    assert remembered.config.strategy == "in-loop" and remembered.speed == 4
+    w2 = make_window(remembered=remembered)
+    assert w2.theme.name == "dark" and w2.controls.config().strategy == "in-loop"
+    assert engine_config(w2).strategy == "in-loop"
+
+
+def test_closing_while_training_stops_cleanly(qtbot, make_window):
+    w = make_window(SMALL)
+    qtbot.mouseClick(widget(w, QPushButton, "playButton"), Qt.LeftButton)
+    qtbot.waitUntil(lambda: len(w.history) > 3, timeout=10_000)
+    w.close()
+    assert w.worker_thread.isFinished() and w.render_thread.isFinished()
+
+
+def test_graph_panel_shows_the_step_graph(qtbot, make_window):
+    w = make_window(SMALL.replace(detach=(1,)))
+    qtbot.keyClick(w, Qt.Key_Right, Qt.ShiftModifier)
+    qtbot.waitUntil(lambda: w.graph_view.graph is not None and bool(w.graph_view.svg),
+                    timeout=20_000)
+    assert b"<svg" in w.graph_view.svg
+    assert any(e.kind == "cut" for e in w.graph_view.graph.edges)
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="None is immortal from Python 3.12")
+def test_repainting_does_not_eat_references_to_none(qtbot, make_window):
+    """PySide6 6.12.0 took a reference from None on every void call (DESIGN.md)."""
+    from PySide6.QtGui import QImage, QPainter, QPen
+    image = QImage(64, 64, QImage.Format_ARGB32)
+    painter = QPainter(image)
+    before = sys.getrefcount(None)
+    for _ in range(5000):
+        painter.setPen(QPen())
+        painter.drawLine(0, 0, 10, 10)
+    painter.end()
+    assert sys.getrefcount(None) >= before - 100

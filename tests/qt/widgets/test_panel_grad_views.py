@@ -1,0 +1,172 @@
+"""Gradient panels: per-parameter bars, global norm, junction norms, cosine heat map."""
+import numpy as np
+import pytest
+from panel_data import head_names, make_history, make_records, param_names
+
+from gradviz.qt.theme import DARK, LIGHT
+from gradviz.qt.widgets.grad_views import (CosineHeatmap, GlobalNormPlot, GradNormBars,
+                                           JunctionPlot, split_name)
+
+
+def is_reddish(c):
+    return c.red() > c.blue() + 40
+
+
+def is_bluish(c):
+    return c.blue() > c.red() + 40
+
+
+# -- GradNormBars -------------------------------------------------------------------------
+def test_bars_show_the_latest_norms_trunk_first(show):
+    records = make_records(steps=7)
+    panel = show(GradNormBars)
+    assert panel.objectName() == "gradNormBars"
+    panel.update_from(make_history(records))
+    expected = records[-1].grad_norms
+    assert list(panel.data()) == param_names(3)  # the model's order is trunk first already
+    assert panel.data() == pytest.approx(expected)
+    np.testing.assert_allclose(panel.bars.opts["height"], [expected[n] for n in param_names(3)])
+
+
+def test_bars_are_grouped_even_when_heads_come_first():
+    names = ["heads.0.0.weight", "trunk.0.weight", "heads.1.0.bias", "trunk.0.bias"]
+    panel = GradNormBars()
+    panel.set_model(head_names(2), names)
+    assert list(panel.data()) == ["trunk.0.weight", "trunk.0.bias",
+                                  "heads.0.0.weight", "heads.1.0.bias"]
+    assert panel.labels() == ["0.w", "0.b", "0.w", "0.b"]
+
+
+def test_bar_colours_trunk_neutral_heads_in_their_colour(show):
+    panel = show(GradNormBars)
+    for theme in (LIGHT, DARK):
+        panel.apply_theme(theme)
+        colours = panel.bar_colours()
+        trunk = {colours[n] for n in param_names(3) if n.startswith("trunk")}
+        assert len(trunk) == 1 and trunk.isdisjoint({theme.head_colour(k) for k in range(8)})
+        for k in range(3):
+            assert colours[f"heads.{k}.2.bias"] == theme.head_colour(k)
+        drawn = [b.color().name().lower() for b in panel.bars.opts["brushes"]]
+        assert drawn == [colours[n].lower() for n in param_names(3)]
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("trunk.0.weight", (None, "trunk", "0.w")), ("heads.1.2.bias", (1, "head1", "2.b")),
+    ("heads.7.0.weight", (7, "head7", "0.w")), ("scale", (None, "model", "s"))])
+def test_short_names(name, expected):
+    assert split_name(name, head_names(8)) == expected
+
+
+def test_bar_count_follows_the_model_and_labels_turn_upright_when_crowded(show):
+    panel = show(GradNormBars, heads=2)
+    assert len(panel.data()) == 4 + 4 * 2
+    panel.grab()
+    assert not panel.axis.upright()
+    panel.set_model(head_names(8), param_names(8))
+    panel.update_from(make_history(make_records(heads=8, steps=2)))
+    panel.resize(500, 400)
+    panel.grab()
+    assert len(panel.data()) == 4 + 4 * 8 and len(panel.bars.opts["height"]) == 36
+    assert panel.axis.upright()
+
+
+def test_bars_without_a_probed_step_stay_at_zero(show):
+    panel = show(GradNormBars)
+    records = make_records(steps=1)
+    records[0].grad_norms = None
+    panel.update_from(make_history(records))
+    assert set(panel.data().values()) == {0.0}
+
+
+# -- GlobalNormPlot and JunctionPlot -------------------------------------------------------
+def test_global_norm_over_steps(show):
+    records = make_records(steps=30)
+    panel = show(GlobalNormPlot)
+    assert panel.objectName() == "globalNormPlot"
+    panel.update_from(make_history(records))
+    (x, y), = panel.data().values()
+    np.testing.assert_allclose(x, [r.step for r in records])
+    np.testing.assert_allclose(y, [r.global_grad_norm for r in records])
+    assert panel.curves()["global grad norm"].opts["pen"].widthF() >= 2.5
+
+
+def test_junction_norms_join_the_sampled_steps(show):
+    records = make_records(steps=60, sample_every=5)
+    panel = show(JunctionPlot)
+    assert panel.objectName() == "junctionPlot"
+    panel.update_from(make_history(records))
+    sampled = [r for r in records if r.junction_grad_norms is not None]
+    for k in range(3):
+        x, y = panel.data()[f"head{k}"]
+        np.testing.assert_allclose(x, [r.step for r in sampled])
+        np.testing.assert_allclose(y, [r.junction_grad_norms[f"head{k}"] for r in sampled])
+        panel.grab()
+        assert len(panel.curves()[f"head{k}"].getData()[0]) == len(sampled)
+        assert panel.curves()[f"head{k}"].opts["pen"].color().name().lower() == \
+            LIGHT.head_colour(k).lower()
+    assert [label.text for _, label in panel.legend.items] == head_names(3)
+
+
+def test_junction_line_breaks_where_the_probe_was_off(show):
+    records = make_records(steps=40, sample_every=1) + \
+        make_records(steps=40, sample_every=1, first_step=200)
+    history = make_history(records)
+    panel = show(JunctionPlot)
+    panel.update_from(history)
+    x, y = panel.data()["head0"]
+    assert np.isnan(x).sum() == 1 and np.isfinite(y).sum() == 80
+    assert panel.curves()["head0"].opts["connect"] == "finite"
+
+
+def test_junction_curves_follow_the_number_of_heads(show):
+    panel = show(JunctionPlot)
+    panel.set_model(head_names(6), [])
+    assert len(panel.curves()) == 6 and len(panel.legend.items) == 6
+    panel.set_model(head_names(1), [])
+    assert len(panel.curves()) == 1
+    assert len(panel.plot.listDataItems()) == 1
+
+
+# -- CosineHeatmap ----------------------------------------------------------------------------
+def test_cosine_cells_show_the_matrix_with_red_for_conflict(show):
+    cos = [[1.0, -0.6, 0.3], [-0.6, 1.0, np.nan], [0.3, np.nan, 1.0]]
+    panel = show(CosineHeatmap)
+    assert panel.objectName() == "cosineHeatmap"
+    panel.update_from(make_history(make_records(steps=11, cosine=cos)))
+    np.testing.assert_allclose(panel.data(), cos)
+    assert panel.cell_text(0, 1) == "-0.60" and panel.cell_text(2, 0) == "0.30"
+    assert panel.cell_text(1, 2) == "–" and panel.cell_text(2, 1) == "–"
+    assert is_reddish(panel.cell_colour(0, 1))
+    assert is_bluish(panel.cell_colour(0, 2)) and is_bluish(panel.cell_colour(1, 1))
+    grey = panel.cell_colour(1, 2)
+    assert grey.red() == grey.green() == grey.blue()
+
+
+def test_cosine_colour_range_is_fixed(show):
+    panel = show(CosineHeatmap, heads=2)
+    panel.update_from(make_history(make_records(heads=2, steps=1,
+                                                cosine=[[1.0, -1.0], [-1.0, 0.0]])))
+    strongest_red, white = panel.cell_colour(0, 1), panel.cell_colour(1, 1)
+    assert is_reddish(strongest_red) and strongest_red.lightness() < 120
+    assert min(white.red(), white.green(), white.blue()) > 230
+    panel.update_from(make_history(make_records(heads=2, steps=1,
+                                                cosine=[[1.0, -0.1], [-0.1, 1.0]])))
+    assert panel.cell_colour(0, 1).lightness() > 200  # -0.1 is pale: no autoscaling
+
+
+def test_cosine_cells_follow_the_number_of_heads(show):
+    panel = show(CosineHeatmap)
+    assert panel.data().shape == (3, 3)
+    panel.set_model(head_names(5), [])
+    assert panel.data().shape == (5, 5) and panel.cell_text(4, 4) == "–"
+    ticks = panel.plot.getAxis("left")._tickLevels[0]
+    assert [name for _, name in ticks] == head_names(5)
+    texts = [i for i in panel.plot.items if type(i).__name__ == "TextItem"]
+    assert len(texts) == 25
+
+
+def test_cosine_keeps_the_last_sampled_matrix(show):
+    records = make_records(steps=12, sample_every=5)  # last sample at step 10
+    panel = show(CosineHeatmap)
+    panel.update_from(make_history(records))
+    np.testing.assert_allclose(panel.data(), records[10].cosine)
