@@ -18,6 +18,8 @@ def add_parser(subparsers) -> None:
                     "(or the one the options describe).")
     add_training_options(p)
     p.add_argument("--repeats", type=int, default=3, help="runs of each; the median counts")
+    p.add_argument("--gui", action="store_true",
+                   help="also train in the app's window (offscreen) and time its response")
     p.set_defaults(func=main)
 
 
@@ -42,6 +44,12 @@ def main(args: argparse.Namespace) -> int:
     for r in run_bench(config, config.steps, repeats):
         what = "plain PyTorch loop" if r.name == "bare" else _describe(r.name)
         print(f"{r.name:<12}{r.steps_per_second:>10.0f}{r.ratio:>9.0%}  {what}")
+    if args.gui:
+        from ..qt.gui_bench import run_gui_bench
+        g = run_gui_bench(config.replace(steps=200))
+        print(f"{'app':<12}{g['steps_per_second']:>10.0f}{'':>10}  every panel live; the "
+              f"window answered within {g['median_gap_ms']:.0f} ms (median), "
+              f"{g['p99_gap_ms']:.0f} ms (99%), {g['max_gap_ms']:.0f} ms (worst)")
     return EXIT_OK
 
 

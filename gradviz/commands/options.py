@@ -55,7 +55,7 @@ def add_training_options(p: argparse.ArgumentParser) -> None:
                    help="junction gradients, cosines and memory every N steps")
 
 
-_NOT_CONFIG = {"config", "command", "out", "screenshot", "func", "quiet", "repeats"}
+_NOT_CONFIG = {"config", "command", "out", "screenshot", "func", "quiet", "repeats", "gui"}
 
 
 def config_from_args(args: argparse.Namespace, base: Config | None = None) -> Config:

@@ -39,6 +39,9 @@ class Session:
         self.config = validate(config)
         self.device = resolve_device(config.device)
         self.events: list[ev.Event] = []
+        # the app raises this while it trains as fast as it can (nobody reads every step
+        # then) and drops it to 1 for single steps; the config's own value is the minimum
+        self.sample_floor = 1
         self.reset()
 
     # ---- lifecycle -------------------------------------------------------------
@@ -171,7 +174,8 @@ class Session:
         probing = cfg.probes != "none"
         # The graph walks and junction hooks are the costly probes: sampled, except that
         # keep graphs needs every step's graph counted as it is banked.
-        heavy = probing and (step % cfg.sample_every == 0 or cfg.probes == "all")
+        every = max(cfg.sample_every, self.sample_floor)
+        heavy = probing and (step % every == 0 or cfg.probes == "all")
         walk = heavy or (probing and cfg.keep_graphs)
         junction = JunctionProbe(cfg.heads) if heavy else None
         record = StepRecord(step, {}, 0.0)

@@ -25,7 +25,9 @@ from .widgets.loss_plot import LossPlot
 from .widgets.memory_plot import MemoryPlot
 from . import appearance
 
-PAINT_HZ = 25
+PAINT_HZ = 25              # the fastest the panels repaint
+PAINT_SHARE = 0.3          # ...but at most this share of the GUI thread's time: Python
+                           # painting holds the GIL, which the training thread needs too
 LIVE_GRAPH_SECONDS = 1.5   # while running, refresh the graph this often
 
 
@@ -63,8 +65,9 @@ class MainWindow(QMainWindow):
         self.run_bar.speed.setValue(remembered.speed)
         if remembered.geometry is not None:
             self.restoreGeometry(remembered.geometry)
-        else:
-            self.resize(1600, 1000)
+        else:  # first launch: most of the screen, which on a projector is all it has
+            screen = QApplication.primaryScreen().availableGeometry()
+            self.resize(max(1024, int(screen.width() * 0.92)), max(700, int(screen.height() * 0.9)))
         if remembered.window_state is not None:
             self.restoreState(remembered.window_state)
         else:
@@ -72,8 +75,11 @@ class MainWindow(QMainWindow):
         self.apply_theme(self.theme)
         self.code_view.set_code(loop_code(remembered.config))
         self.paint_timer = QTimer(self)
-        self.paint_timer.timeout.connect(self.refresh)
+        self.paint_timer.setSingleShot(True)
+        self.paint_timer.timeout.connect(self._frame)
         self.paint_timer.start(1000 // PAINT_HZ)
+        self._frame_started = 0.0
+        self._shown: dict = {}    # panel -> (generation, steps) it last drew
 
     # ---- construction --------------------------------------------------------------
     def _build_panels(self, config: Config) -> None:
@@ -234,7 +240,8 @@ class MainWindow(QMainWindow):
             for plot in self.plots:
                 plot.set_model(config.head_names(), param_names)
             self.phase_label.setText(f"Fresh model: {config.heads} heads, trunk "
-                                     f"{config.trunk_depth}×{config.trunk_width} — step 0")
+                                     f"{config.trunk_depth}×{config.trunk_width} — step 0.   "
+                                     "Space: play · →: one phase · Shift+→: one step")
 
     @Slot(str)
     def on_config_rejected(self, reason: str) -> None:
@@ -291,7 +298,7 @@ class MainWindow(QMainWindow):
             panel.apply_theme(theme)
         # no plot may be squashed below what its text needs
         for panel in (self.grad_bars, self.junction, self.cosine):
-            panel.setMinimumSize(int(240 * theme.zoom), int(230 * theme.zoom))
+            panel.setMinimumSize(int(220 * theme.zoom), int(170 * theme.zoom))
         self._fit_controls()
         QTimer.singleShot(0, self._fit_controls)  # again once the new font has reached them
 
@@ -316,10 +323,27 @@ class MainWindow(QMainWindow):
                 new += 1
         return new
 
+    def _frame(self) -> None:
+        self._frame_started = time.perf_counter()
+        self.refresh()
+        # a zero timer fires once the repaints refresh() asked for are done
+        QTimer.singleShot(0, self._frame_done)
+
+    def _frame_done(self) -> None:
+        """Schedule the next frame so that painting keeps to its share of the time."""
+        busy_ms = (time.perf_counter() - self._frame_started) * 1000
+        wait_ms = max(1000 / PAINT_HZ - busy_ms, busy_ms * (1 / PAINT_SHARE - 1))
+        self.paint_timer.start(int(min(wait_ms, 1000)))
+
     def refresh(self) -> None:
-        if self.drain():
-            for plot in self.plots:
+        new = self.drain()
+        for plot in self.plots:
+            # a panel in a hidden tab costs nothing and catches up once shown
+            shown = (self.generation, len(self.history))
+            if plot.isVisible() and self._shown.get(plot) != shown:
                 plot.update_from(self.history)
+                self._shown[plot] = shown
+        if new:
             last = self.history.last
             if self.running or self._phase_step != last.step:
                 state = "Training" if self.running else "Paused"

@@ -18,6 +18,7 @@ from ..core.session import Session
 from ..core.threads import leave_a_core_free
 
 BATCH_SECONDS = 0.02  # at full speed, train this long between looks at the event queue
+FAST_SAMPLE_EVERY = 20  # at full speed, the costly probes run every this many steps
 
 
 class TrainingWorker(QObject):
@@ -79,6 +80,13 @@ class TrainingWorker(QObject):
     @Slot(int)
     def setDelay(self, ms: int) -> None:
         self._delay_ms = max(0, ms)
+        self._set_sampling()
+
+    def _set_sampling(self) -> None:
+        """Every step measured in full when a person can follow the steps; sampled at
+        full speed, where the probes would cost more than the training."""
+        fast = self._delay_ms == 0 and self._timer is not None and self._timer.isActive()
+        self.session.sample_floor = FAST_SAMPLE_EVERY if fast else 1
 
     @Slot()
     def play(self) -> None:
@@ -87,10 +95,12 @@ class TrainingWorker(QObject):
         self._steps_left = None
         self.runningChanged.emit(True)
         self._timer.start(0)
+        self._set_sampling()
 
     @Slot()
     def pause(self) -> None:
         self._timer.stop()
+        self._set_sampling()
         self.runningChanged.emit(False)
         self._send_graph("paused")
 
@@ -125,7 +135,7 @@ class TrainingWorker(QObject):
     def runSteps(self, steps: int) -> None:
         """Train `steps` steps as fast as possible, then emit stepsDone."""
         self._steps_left = steps
-        self._timer.start(0)
+        self._timer.start(0)   # every step measured: these runs make pictures
 
     @Slot(bool)
     def setShowSaved(self, show: bool) -> None:
@@ -148,6 +158,7 @@ class TrainingWorker(QObject):
         if self._timer.isActive():
             self._timer.stop()
             self.runningChanged.emit(False)
+        self._set_sampling()
 
     # ---- the loop ---------------------------------------------------------------
     def _tick(self) -> None:
