@@ -136,10 +136,7 @@ class MainWindow(QMainWindow):
         g.addWidget(self.cosine, 1, 1)
         g.setRowStretch(0, 1)
         g.setRowStretch(1, 1)
-        gradients_scroll = QScrollArea()   # at a big zoom, scroll rather than squash
-        gradients_scroll.setWidgetResizable(True)
-        gradients_scroll.setWidget(gradients)
-        self.gradients_dock = self._dock("Gradients", "gradientsDock", gradients_scroll,
+        self.gradients_dock = self._dock("Gradients", "gradientsDock", gradients,
                                          Qt.RightDockWidgetArea)
         self.graph_dock = self._dock("Autograd graph", "graphDock", self.graph_view,
                                      Qt.BottomDockWidgetArea)
