@@ -33,6 +33,7 @@ class GraphNode:
     losses: tuple[int, ...] = ()    # heads whose gradient flows through this node
     state: str = ALIVE              # saved tensors: alive, freed, detached in place
     saved_bytes: int = 0
+    grad_norm: float | None = None  # gradient that flowed through it in the last backward
 
     @property
     def freed(self) -> bool:
@@ -45,6 +46,7 @@ class GraphEdge:
     dst: str
     kind: str = GRAD                # grad, saved, cut
     label: str = ""                 # "detach()" / "detach_()" on cuts
+    grad_norm: float | None = None  # gradient sent along it (dst -> src) in the last backward
 
 
 @dataclass
