@@ -21,7 +21,7 @@ def add_parser(subparsers) -> None:
                               description="Train headless and write a report.")
     add_training_options(p)
     p.add_argument("--out", metavar="DIR", type=Path,
-                   help="write report.json, metrics.csv, graph.dot, graph.svg here")
+                   help="write report.json, metrics.csv, graph.dot, graph.svg, graph.png here")
     p.add_argument("--quiet", action="store_true", help="print only the summary")
     p.set_defaults(func=main)
 
@@ -43,15 +43,35 @@ def train(session: Session, steps: int, quiet: bool) -> list:
     return records
 
 
+PNG_DPI = 96
+PNG_MAX_PIXELS = 40e6   # a 1,000-node graph at full size is ~750 Mpx and 20 s of rasterising
+
+
 def _export(out: Path, session: Session) -> None:
-    from ..render.export import export_graph
     from ..render.engine import RenderError
+    from ..render.export import export_graph
+    graph = session.graph()
     roots = [r.tensor for r in session._live.roots]
     try:
-        export_graph(session.graph(), out, roots=roots,
+        export_graph(graph, out, roots=roots,
                      params=dict(zip(session.param_names, session.params)))
     except RenderError as exc:
-        print(f"gradviz: graph.svg not written: {exc}", file=sys.stderr)
+        print(f"gradviz: graph.svg and graph.png not written: {exc}", file=sys.stderr)
+        return
+    try:
+        _write_png(graph, out / "graph.png")
+    except RenderError as exc:
+        print(f"gradviz: graph.png not written: {exc}", file=sys.stderr)
+
+
+def _write_png(graph, path: Path) -> None:
+    """graph.png at 96 dpi, or less where that would be more than PNG_MAX_PIXELS."""
+    from ..render.export import write_png
+    from ..render.layout import layout_graph
+    box = layout_graph(graph)       # the size without the legend: close enough to cap it
+    area_in2 = max(1.0, box.width * box.height) / 72.0 ** 2
+    dpi = min(PNG_DPI, (PNG_MAX_PIXELS / area_in2) ** 0.5)
+    write_png(graph, path, dpi=max(10, int(dpi)))
 
 
 def _prepare_out(out: Path) -> None:

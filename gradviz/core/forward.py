@@ -31,6 +31,11 @@ class LiveGraph:
         # graph alive, and a training loop would already have freed it.
         return [r.tensor.grad_fn for r in self.roots]
 
+    def drawn_fns(self) -> list[object]:
+        """The nodes a captured graph starts from: the roots' and the trunk behind any cut
+        (which a detach_ leaves reachable only from here)."""
+        return self.grad_fns() + [cut.source for cut in self.cuts]
+
 
 @dataclass
 class ForwardResult:

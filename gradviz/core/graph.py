@@ -8,7 +8,7 @@ traversal order, so two steps with the same structure get the same ids and the s
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Iterable, Protocol
 
 import torch
 
@@ -101,14 +101,22 @@ class InputUse:
     saved_name: str                 # which of the consumer's saved tensors it is
 
 
+class GradNorms(Protocol):
+    """What flowed in the last backward, per autograd node (see core.node_grads)."""
+    def node(self, fn: object) -> float | None: ...
+    def output(self, fn: object, index: int) -> float | None: ...
+    def edge(self, fn: object, index: int) -> float | None: ...
+
+
 def _shape(t: torch.Tensor) -> tuple[int, ...]:
     return tuple(int(s) for s in t.shape)
 
 
 class _Builder:
     def __init__(self, param_names: dict[int, str], inputs: list[InputUse],
-                 cuts: list[Cut], show_saved: bool):
+                 cuts: list[Cut], show_saved: bool, grads: GradNorms | None):
         self.graph = GraphData()
+        self.grads = grads
         self.ids: dict[object, str] = {}   # id(autograd node or tensor) -> node id
         self._alive: list[object] = []       # keeps ids above from being reused mid-capture
         self.param_names = param_names
@@ -116,6 +124,9 @@ class _Builder:
         self.detached = {id(node): cut.z_storage for cut in cuts for node in cut.stale_users}
         self.show_saved = show_saved
         self.below: dict[str, list[str]] = {}      # node id -> ids it consumes
+
+    def _measured(self, method: str, *args) -> float | None:
+        return None if self.grads is None else getattr(self.grads, method)(*args)
 
     def _new(self, owner: object | None, **attrs) -> str:
         node_id = f"n{len(self.graph.nodes)}"
@@ -126,17 +137,21 @@ class _Builder:
         self.below[node_id] = []
         return node_id
 
-    def _edge(self, src: str, dst: str, kind: str = GRAD, label: str = "") -> None:
-        self.graph.edges.append(GraphEdge(src, dst, kind, label))
+    def _edge(self, src: str, dst: str, kind: str = GRAD, label: str = "",
+              grad_norm: float | None = None) -> None:
+        self.graph.edges.append(GraphEdge(src, dst, kind, label, grad_norm))
         if kind == GRAD:
             self.below[dst].append(src)
 
     def add_root(self, root: Root) -> None:
         t = root.tensor
+        # the root tensor's gradient is what its grad_fn received for that output
+        norm = None if t.grad_fn is None else self._measured("output", t.grad_fn, t.output_nr)
         rid = self._new(t, kind=root.kind, label=root.name, shape=_shape(t),
-                        dtype=str(t.dtype).replace("torch.", ""), device=str(t.device))
+                        dtype=str(t.dtype).replace("torch.", ""), device=str(t.device),
+                        grad_norm=norm)
         if t.grad_fn is not None:
-            self._edge(self.add_fn(t.grad_fn), rid)
+            self._edge(self.add_fn(t.grad_fn), rid, grad_norm=norm)
 
     def add_fn(self, fn: object) -> str:
         """Add fn and everything below it (iteratively: deep trunks overflow recursion)."""
@@ -149,8 +164,10 @@ class _Builder:
             order.append(cur)
             stack.extend(reversed([n for n in next_nodes(cur) if id(n) not in self.ids]))
         for cur in order:
-            for nxt in next_nodes(cur):
-                self._edge(self.ids[id(nxt)], self.ids[id(cur)])
+            for slot, (nxt, _) in enumerate(getattr(cur, "next_functions", ())):
+                if nxt is not None:   # slot: which of cur's inputs the gradient went to
+                    self._edge(self.ids[id(nxt)], self.ids[id(cur)],
+                               grad_norm=self._measured("edge", cur, slot))
         return self.ids[id(fn)]
 
     def _add_one(self, fn: object) -> None:
@@ -158,7 +175,7 @@ class _Builder:
         if isinstance(var, torch.Tensor):  # AccumulateGrad: draw it as its parameter
             self._new(fn, kind=PARAM, label=self.param_names.get(id(var), "leaf"),
                       shape=_shape(var), dtype=str(var.dtype).replace("torch.", ""),
-                      device=str(var.device))
+                      device=str(var.device), grad_norm=self._measured("node", fn))
             return
         saved = list(saved_tensors(fn))
         z_storage = self.detached.get(id(fn))
@@ -169,7 +186,7 @@ class _Builder:
         nbytes = sum(storage_bytes(t) for _, t, _ in saved if t is not None)
         state = next((s for s in _STATE_PRIORITY if s in states), ALIVE)
         op_id = self._new(fn, kind=OP, label=type(fn).__name__, state=state,
-                          saved_bytes=nbytes)
+                          saved_bytes=nbytes, grad_norm=self._measured("node", fn))
         use = self.inputs.get(id(fn))
         for name, tensor, state in saved:
             if use is not None and name == use.saved_name:
@@ -225,10 +242,14 @@ def _closure(start: str, links: dict[str, list[str]]) -> set[str]:
 
 def capture(roots: list[Root], params: Iterable[tuple[str, torch.Tensor]],
             inputs: list[InputUse] = (), cuts: list[Cut] = (),
-            show_saved: bool = True) -> GraphData:
-    """The graph below roots as plain data (plus the trunk behind any detach cut)."""
+            show_saved: bool = True, grads: GradNorms | None = None) -> GraphData:
+    """The graph below roots as plain data (plus the trunk behind any detach cut).
+
+    grads, if given, fills grad_norm on op, param and root nodes and on grad edges;
+    saved/input nodes and their edges, and cut edges, stay None (no gradient flows there).
+    """
     builder = _Builder({id(p): name for name, p in params}, list(inputs), list(cuts),
-                       show_saved)
+                       show_saved, grads)
     for root in roots:
         if id(root.tensor) not in builder.ids:
             builder.add_root(root)

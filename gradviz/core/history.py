@@ -1,7 +1,8 @@
 """The run so far as numpy arrays, for plotting: one row per recorded optimizer step.
 
 Arrays grow by doubling, so appending thousands of steps a second stays cheap and the
-views handed to plots are never copied. Unsampled measurements are NaN.
+views handed to plots are never copied. Unsampled measurements are NaN. Per-parameter
+gradient norms are kept as a (steps, parameters) column, "grad_norms".
 """
 from __future__ import annotations
 
@@ -14,11 +15,13 @@ class History:
     def __init__(self, head_names: list[str], param_names: list[str], capacity: int = 1024):
         self.head_names = list(head_names)
         self.param_names = list(param_names)
-        K = len(head_names)
+        K, P = len(head_names), len(param_names)
+        self._param_index = {name: j for j, name in enumerate(self.param_names)}
         self._n = 0
         self._cols = {
             "step": (), "total": (), "global_grad_norm": (), "saved_bytes": (),
             "saved_bytes_peak": (), "graph_nodes": (), "losses": (K,), "junction": (K,),
+            "grad_norms": (P,),
         }
         self._data = {name: np.full((capacity, *shape), np.nan) for name, shape in self._cols.items()}
         self.last: StepRecord | None = None          # newest record (grad bars, cosine)
@@ -31,6 +34,20 @@ class History:
     def column(self, name: str) -> np.ndarray:
         """A view of the filled rows of one column (no copy)."""
         return self._data[name][: self._n]
+
+    def param_history(self, name: str, sampled_only: bool = False
+                      ) -> tuple[np.ndarray, np.ndarray]:
+        """(steps, gradient norms) of one parameter, one entry per recorded step.
+
+        Views (no copy), NaN where a step had no gradient norms; with sampled_only, copies
+        holding just the steps that had them. Raises KeyError for an unknown parameter.
+        """
+        steps = self.column("step")
+        norms = self.column("grad_norms")[:, self._param_index[name]]
+        if sampled_only:
+            keep = ~np.isnan(norms)
+            return steps[keep], norms[keep]
+        return steps, norms
 
     def _grow(self) -> None:
         for name, arr in self._data.items():
@@ -55,6 +72,7 @@ class History:
             self.last_cosine = np.array(r.cosine, dtype=float)
         if r.grad_norms is not None:
             self.last_grad_norms = dict(r.grad_norms)
+            d["grad_norms"][i] = [r.grad_norms.get(p, np.nan) for p in self.param_names]
         self.last = r
         self._n += 1
 

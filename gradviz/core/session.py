@@ -19,6 +19,7 @@ from .devices import resolve_device
 from .forward import LiveGraph, forward
 from .graph import LOSS, TOTAL, GraphData, Root, capture
 from .model import MultiHeadNet
+from .node_grads import NodeGradProbe
 from .probes import JunctionProbe, grad_norms, junction_summary
 from .records import BackwardRecord, PhaseRecord, StepRecord
 from .strategies import backward_calls
@@ -42,6 +43,10 @@ class Session:
         # the app raises this while it trains as fast as it can (nobody reads every step
         # then) and drops it to 1 for single steps; the config's own value is the minimum
         self.sample_floor = 1
+        # per node/edge gradients of the last backward for graph(): the GUI turns this on
+        # while the graph is shown (probes="all" implies it); off costs nothing, no hooks
+        self.track_node_grads = False
+        self._node_grads = NodeGradProbe()
         self.reset()
 
     # ---- lifecycle -------------------------------------------------------------
@@ -64,6 +69,7 @@ class Session:
         self._pending: Config | None = None
         self._grads_before: list | None = None
         self._live = LiveGraph()
+        self._node_grads.release()
         self._running: torch.Tensor | None = None   # keep graphs: the leaked running loss
         self._kept_nodes = self._kept_bytes = 0
         self._kept_adds = 0   # adds made by `running += total` in the step in progress
@@ -134,11 +140,19 @@ class Session:
             if phase.step_done:
                 return self.last_record
 
+    def root_tensors(self) -> list[torch.Tensor]:
+        """The live micro-batch's losses and backward targets (for torchviz's make_dot)."""
+        return [r.tensor for r in self._live.roots]
+
     def graph(self, show_saved: bool = True) -> GraphData:
         """The graph of the current (or last) micro-batch as it is right now."""
         live = self._live
+        grads = self._node_grads.norms() if self._node_grads.handle_count else None
         return capture(live.roots, zip(self.param_names, self.params), live.inputs,
-                       live.cuts, show_saved)
+                       live.cuts, show_saved, grads)
+
+    def _tracks_node_grads(self, cfg: Config) -> bool:
+        return self.track_node_grads or cfg.probes == "all"
 
     def _abandon_step(self) -> None:
         """Drop the step in progress, gradients put back as they were before it."""
@@ -155,6 +169,7 @@ class Session:
         self._grads_before = None if cfg.zero_grad else [
             None if p.grad is None else p.grad.clone() for p in self.params]
         self._live = LiveGraph()
+        self._node_grads.release()   # the previous step's graph may now be freed
         try:
             yield from self._phases_of(cfg, step)
         except _StepFailed as failed:
@@ -188,12 +203,17 @@ class Session:
         micro_idx = indices.chunk(cfg.accumulate) if cfg.accumulate > 1 else (indices,)
         for micro, idx in enumerate(micro_idx):
             micro_losses.append(self._forward(cfg, step, micro, idx, junction))
+            if self._tracks_node_grads(cfg):
+                self._node_grads.watch(self._live.drawn_fns())
+            else:
+                self._node_grads.release()
             if walk:
                 peak = max(peak, self._measure()[1])
             yield PhaseRecord(step, "forward", self._forward_detail(cfg, micro), micro)
             calls = self._live.backward_calls
             for i, call in enumerate(calls):
                 label = f"backward {i + 1} of {len(calls)}: {call.loss}"
+                self._node_grads.begin_backward()   # keep only the last backward's
                 try:
                     call.target.backward(retain_graph=call.retain)
                 except RuntimeError as exc:

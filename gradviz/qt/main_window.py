@@ -43,6 +43,8 @@ class MainWindow(QMainWindow):
     sigRunSteps = Signal(int)
     sigRequestGraph = Signal()
     sigShowSaved = Signal(bool)
+    sigTorchviz = Signal(str)
+    sigTrackNodeGrads = Signal(bool)
     sigShutdown = Signal()
 
     def __init__(self, remembered: Remembered, settings: AppSettings):
@@ -204,7 +206,9 @@ class MainWindow(QMainWindow):
                              (self.sigStep, w.stepOnce), (self.sigReset, w.reset),
                              (self.sigDelay, w.setDelay), (self.sigRunSteps, w.runSteps),
                              (self.sigRequestGraph, w.requestGraph),
-                             (self.sigShowSaved, w.setShowSaved)):
+                             (self.sigShowSaved, w.setShowSaved),
+                             (self.sigTorchviz, w.exportTorchviz),
+                             (self.sigTrackNodeGrads, w.setTrackNodeGrads)):
             signal.connect(slot)
         self.sigShutdown.connect(w.shutdown, Qt.BlockingQueuedConnection)
         w.phaseDone.connect(self.on_phase)
@@ -217,10 +221,14 @@ class MainWindow(QMainWindow):
         self.render_thread = QThread(self)
         self.renderer = GraphRenderer()
         self.renderer.moveToThread(self.render_thread)
-        self.graph_view.requestRender.connect(self.renderer.render)
+        self.graph_view.requestLayout.connect(self.renderer.render)
         self.graph_view.showSavedChanged.connect(self.sigShowSaved.emit)
-        self.renderer.svgReady.connect(self.graph_view.on_svg)
-        self.renderer.renderFailed.connect(self.graph_view.on_failed)
+        self.graph_view.torchvizRequested.connect(self.sigTorchviz.emit)
+        self.graph_view.param_history_source = lambda name: self.history.param_history(name)
+        self.renderer.layoutReady.connect(self.graph_view.on_layout)
+        self.renderer.layoutFailed.connect(self.graph_view.on_failed)
+        self.renderer.layoutCancelled.connect(self.graph_view.on_cancelled)
+        self.graph_dock.visibilityChanged.connect(self.sigTrackNodeGrads.emit)
         self.worker_thread.start()
         self.render_thread.start()
 

@@ -41,7 +41,7 @@ def take_screenshot(app, remembered, settings, steps: int, path: str) -> int:
               or window.events_view.event is not None, TIMEOUT_MS)
     else:
         window.sigRequestGraph.emit()
-    _wait(app, lambda: window.graph_view.svg != b"" and not window.graph_view._busy, 30_000)
+    _wait(app, lambda: window.graph_view.graph is not None and window.graph_view.idle, 30_000)
     window.refresh()
     app.processEvents()
     ok = window.grab().save(str(target), "PNG")

@@ -43,6 +43,7 @@ class TrainingWorker(QObject):
         self._steps_left: int | None = None
         self.steps_per_second = 0.0
         self.show_saved = False   # saved-tensor nodes in the graph (many small nodes)
+        self.track_node_grads = True
 
     # ---- set-up, on the worker thread -----------------------------------------
     @Slot()
@@ -56,6 +57,7 @@ class TrainingWorker(QObject):
         except ConfigError as exc:  # e.g. a remembered device that is gone: fall back
             self.configRejected.emit(f"{exc}; using the CPU")
             self.session = Session(self._initial.replace(device="cpu"))
+        self.session.track_node_grads = self.track_node_grads
         self._announce_config(True)
 
     def _announce_config(self, did_reset: bool) -> None:
@@ -136,6 +138,27 @@ class TrainingWorker(QObject):
         """Train `steps` steps as fast as possible, then emit stepsDone."""
         self._steps_left = steps
         self._timer.start(0)   # every step measured: these runs make pictures
+
+    @Slot(str)
+    def exportTorchviz(self, path: str) -> None:
+        """torchviz.make_dot of the live roots: only this thread may touch the tensors."""
+        from ..render.torchviz_adapter import make_dot_text
+        s = self.session
+        try:
+            text = make_dot_text(s.root_tensors(),
+                                 dict(zip(s.param_names, s.params)))
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+        except Exception as exc:  # a failed export is a message, never a crash
+            self.configRejected.emit(f"torchviz export failed: {exc}")
+
+    @Slot(bool)
+    def setTrackNodeGrads(self, on: bool) -> None:
+        """Measure the gradient through every graph node (costs hooks: only while the
+        graph is on screen)."""
+        self.track_node_grads = on
+        if self.session is not None:
+            self.session.track_node_grads = on
 
     @Slot(bool)
     def setShowSaved(self, show: bool) -> None:

@@ -45,7 +45,8 @@ def _bytes_text(n: int) -> str:
     return f"{n / 1024:.1f} KiB" if n >= 1024 else f"{n} B"
 
 
-def _label(node: GraphNode) -> str:
+def node_label(node: GraphNode) -> str:
+    """The text drawn in node's box (lines joined by newlines), for DOT and the Qt view."""
     lines = [f"{node.label} loss" if node.kind == LOSS else node.label]
     if node.kind in (PARAM, INPUT, SAVED) and node.shape is not None:
         lines.append(_shape_text(node.shape))
@@ -56,11 +57,26 @@ def _label(node: GraphNode) -> str:
     return "\n".join(lines)
 
 
+def node_font(node: GraphNode) -> tuple[str, int]:
+    """(font family list, size in points) of node's label: losses bold, saved tensors small."""
+    if node.kind in (LOSS, TOTAL):
+        return BOLD, FONT_SIZE
+    return FONT, SMALL_FONT_SIZE if node.kind == SAVED else FONT_SIZE
+
+
+def edge_label(edge: GraphEdge) -> str:
+    """The text drawn beside an edge ("" for none); in BOLD at FONT_SIZE."""
+    # spaces keep the label off the dashed line
+    return f" {edge.label or 'detach()'} " if edge.kind == CUT else ""
+
+
 def _node_stmt(node: GraphNode, heads: tuple[int, ...]) -> str:
     shapes = {PARAM: "box", INPUT: "box", OP: "box", SAVED: "note", LOSS: "box", TOTAL: "box"}
     styles = ["filled"] + (["rounded"] if node.kind in (OP, LOSS, TOTAL) else [])
-    attrs: dict[str, object] = dict(label=_label(node), shape=shapes.get(node.kind, "box"),
-                                    fillcolor=style.KIND_FILL.get(node.kind, "#FFFFFF"))
+    font, size = node_font(node)
+    attrs: dict[str, object] = dict(label=node_label(node), shape=shapes.get(node.kind, "box"),
+                                    fillcolor=style.KIND_FILL.get(node.kind, "#FFFFFF"),
+                                    fontname=font, fontsize=size)
     if len(heads) == 1:
         attrs.update(color=style.head_colour(heads[0]), penwidth=3)
     elif heads:     # shared by several losses: thick black, whatever the kind
@@ -70,9 +86,9 @@ def _node_stmt(node: GraphNode, heads: tuple[int, ...]) -> str:
         attrs.update(color=style.DEAD_COLOUR, fontcolor=style.DEAD_COLOUR, penwidth=3)
     if node.kind in (LOSS, TOTAL):
         styles.append("bold")
-        attrs.update(fontname=BOLD, penwidth=max(5, int(attrs["penwidth"])))
+        attrs.update(penwidth=max(5, int(attrs["penwidth"])))
     if node.kind == SAVED:
-        attrs.update(fontsize=SMALL_FONT_SIZE, margin="0.08,0.03")
+        attrs.update(margin="0.08,0.03")
     if node.freed:  # released by backward (or detached in place): greyed out
         attrs.update(fillcolor=style.FREED_FILL, fontcolor=style.FREED_TEXT)
         if node.state != "freed":
@@ -85,8 +101,7 @@ def _edge_stmt(edge: GraphEdge, heads: dict[str, tuple[int, ...]]) -> str:
     ends = f"  {_name(edge.src)} -> {_name(edge.dst)} "
     if edge.kind == CUT:
         return ends + _attrs(style="dashed", color=style.CUT_COLOUR, penwidth=4,
-                             # spaces keep the label off the dashed line
-                             label=f" {edge.label or 'detach()'} ", fontname=BOLD,
+                             label=edge_label(edge), fontname=BOLD,
                              fontcolor=style.CUT_COLOUR, fontsize=FONT_SIZE) + ";"
     if edge.kind != GRAD:   # a saved tensor hangs off its op: no arrow, no gradient
         return ends + _attrs(dir="none", style="dotted", color=style.SAVED_EDGE_COLOUR,

@@ -8,17 +8,25 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tempfile
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-FORMATS = ("svg", "png", "json", "plain", "dot")
+FORMATS = ("svg", "png", "json", "json0", "plain", "dot")
 DEFAULT_TIMEOUT_S = 30.0
+POLL_S = 0.02             # how often a cancellable layout looks at its cancel event
 NOT_FOUND = "no Graphviz found: install the graphviz-pure package or Graphviz's dot"
 
 
 class RenderError(Exception):
     """Drawing the graph failed; str(error) is one line, meant to be shown as it is."""
+
+
+class Cancelled(Exception):
+    """The caller set its cancel event; the layout program was killed."""
 
 
 @dataclass(frozen=True)
@@ -69,26 +77,61 @@ def _first_line(text: bytes) -> str:
 
 
 def layout(dot_text: str, fmt: str = "svg", *, engine: Engine | None = None,
-           timeout: float = DEFAULT_TIMEOUT_S, extra_args: Sequence[str] = ()) -> bytes:
-    """Run the layout program on dot_text and return its output in fmt (svg, png, json, ...)."""
+           timeout: float = DEFAULT_TIMEOUT_S, extra_args: Sequence[str] = (),
+           cancel: threading.Event | None = None) -> bytes:
+    """Run the layout program on dot_text and return its output in fmt (svg, png, json, ...).
+
+    When cancel is set while it runs, the program is killed (and reaped) and Cancelled is
+    raised. Input and output go through temporary files, not pipes: nothing can fill up
+    and block while we poll, and a big layout's output needs no reader thread.
+    """
     if fmt not in FORMATS:
         raise RenderError(f"unknown output format {fmt!r} (use one of {', '.join(FORMATS)})")
     engine = engine or find_engine()
+    _check(cancel)
     # no console window flashing up for each layout when the GUI runs on Windows
     flags = getattr(subprocess, "CREATE_NO_WINDOW", 0)
-    try:
-        done = subprocess.run([engine.path, f"-T{fmt}", *extra_args],
-                              input=dot_text.encode("utf-8"), capture_output=True,
-                              timeout=timeout, creationflags=flags)
-    except subprocess.TimeoutExpired:
-        raise RenderError(f"{engine.name} took longer than {timeout:g} s to lay out "
-                          "the graph") from None
-    except OSError as exc:
-        raise RenderError(f"{engine.name} could not be started ({engine.path}): "
-                          f"{exc.strerror or exc}") from None
-    if done.returncode != 0:
-        raise RenderError(f"{engine.name} failed (exit code {done.returncode}): "
-                          f"{_first_line(done.stderr)}")
-    if not done.stdout:
+    with tempfile.TemporaryFile() as src, tempfile.TemporaryFile() as out, \
+            tempfile.TemporaryFile() as err:
+        src.write(dot_text.encode("utf-8"))
+        src.seek(0)
+        try:
+            proc = subprocess.Popen([engine.path, f"-T{fmt}", *extra_args], stdin=src,
+                                    stdout=out, stderr=err, creationflags=flags)
+        except OSError as exc:
+            raise RenderError(f"{engine.name} could not be started ({engine.path}): "
+                              f"{exc.strerror or exc}") from None
+        _wait(proc, engine, timeout, cancel)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    if proc.returncode != 0:
+        raise RenderError(f"{engine.name} failed (exit code {proc.returncode}): "
+                          f"{_first_line(stderr)}")
+    if not stdout:
         raise RenderError(f"{engine.name} produced no {fmt} output")
-    return done.stdout
+    return stdout
+
+
+def _check(cancel: threading.Event | None) -> None:
+    if cancel is not None and cancel.is_set():
+        raise Cancelled("the layout was cancelled")
+
+
+def _wait(proc: subprocess.Popen, engine: Engine, timeout: float,
+          cancel: threading.Event | None) -> None:
+    """Wait for proc to end; kill and reap it on cancel (Cancelled) or timeout."""
+    deadline = time.monotonic() + timeout
+    while True:
+        left = deadline - time.monotonic()
+        try:
+            proc.wait(timeout=max(0.0, min(left, POLL_S if cancel is not None else left)))
+            return
+        except subprocess.TimeoutExpired:
+            pass
+        if (cancel is not None and cancel.is_set()) or time.monotonic() >= deadline:
+            proc.kill()
+            proc.wait()     # reaped: no zombie left behind
+            _check(cancel)
+            raise RenderError(f"{engine.name} took longer than {timeout:g} s to lay out "
+                              "the graph")

@@ -1,15 +1,26 @@
 """Graph layout as plain numbers: where Graphviz puts each node and edge of a GraphData,
-for drawing natively (the Qt graph view). Qt-free.
+for drawing natively (the Qt graph view). Qt-free; `python -m gradviz.render.layout` times it.
 
 Coordinates are in points, y growing downwards (Qt's convention), origin at the top
 left of the drawing.
 """
 from __future__ import annotations
 
+import json
+import threading
+import time
 from dataclasses import dataclass, field
 
+from gradviz.core.graph import GraphData
 
-class LayoutCancelled(Exception):
+from .dot import node_font, node_label, to_dot
+from .engine import DEFAULT_TIMEOUT_S, Cancelled, Engine, RenderError, find_engine, layout
+
+RANKDIRS = ("TB", "LR", "BT", "RL")
+Point = tuple[float, float]
+
+
+class LayoutCancelled(Cancelled):
     """The layout was cancelled (a newer graph is wanted) before it finished."""
 
 
@@ -36,4 +47,147 @@ class GraphLayout:
     width: float
     height: float
     nodes: dict[str, NodeBox] = field(default_factory=dict)
-    edges: list[EdgePath] = field(default_factory=list)
+    edges: list[EdgePath] = field(default_factory=list)   # in GraphData.edges order
+    rankdir: str = "TB"
+
+
+def layout_dot(graph: GraphData, rankdir: str = "TB") -> str:
+    """The DOT that is laid out: the exported DOT without title or legend, so each box fits
+    the text dot.node_label / dot.node_font give, and positions match graph.svg's."""
+    return to_dot(graph, title="", legend=False, rankdir=rankdir)
+
+
+def layout_key(graph: GraphData) -> tuple:
+    """Equal for graphs whose layouts are equal: a cache key. Unlike structure_key it
+    sees the drawn text (a node that gains a "(freed)" line grows) and the reach."""
+    return (tuple((n.id, node_label(n), node_font(n), n.kind, n.losses) for n in graph.nodes),
+            tuple((e.src, e.dst, e.kind, e.label) for e in graph.edges))
+
+
+def layout_graph(graph: GraphData, rankdir: str = "TB", cancel: threading.Event | None = None,
+                 engine: Engine | None = None,
+                 timeout: float = DEFAULT_TIMEOUT_S) -> GraphLayout:
+    """Lay graph out with Graphviz (json0). Raises LayoutCancelled when cancel is set
+    before it is done (the layout program is killed), RenderError when it fails."""
+    if rankdir not in RANKDIRS:
+        raise ValueError(f"rankdir must be one of {', '.join(RANKDIRS)} (got {rankdir!r})")
+    if not graph.nodes:
+        return GraphLayout(0.0, 0.0, rankdir=rankdir)
+    try:
+        raw = layout(layout_dot(graph, rankdir), "json0", engine=engine, timeout=timeout,
+                     cancel=cancel)
+    except Cancelled:
+        raise LayoutCancelled("the layout was cancelled") from None
+    result = parse_layout(raw, graph, rankdir)
+    if cancel is not None and cancel.is_set():
+        raise LayoutCancelled("the layout was cancelled")
+    return result
+
+
+def parse_layout(raw: bytes, graph: GraphData, rankdir: str = "TB") -> GraphLayout:
+    """GraphLayout from Graphviz's -Tjson / -Tjson0 output for layout_dot(graph)."""
+    try:
+        data = json.loads(raw)
+        x0, y0, x1, y1 = _floats(data["bb"])
+        objects = data.get("objects", [])
+        names = {o["_gvid"]: o["name"] for o in objects}
+
+        def flip(x: float, y: float) -> Point:   # Graphviz's y points up
+            return round(x - x0, 3), round(y1 - y, 3)
+
+        nodes = {o["name"]: _box(o, flip) for o in objects if "nodes" not in o}
+        missing = [n.id for n in graph.nodes if n.id not in nodes]
+        if missing:
+            raise RenderError(f"the layout has no place for {len(missing)} node(s), "
+                              f"e.g. {missing[0]}")
+        laid = [(names[e["tail"]], names[e["head"]], e)
+                for e in sorted(data.get("edges", []), key=lambda e: e["_gvid"])]
+        edges = _match_edges(graph, laid, flip)
+    except (ValueError, KeyError, TypeError, IndexError) as exc:
+        raise RenderError(f"could not read the layout program's json: "
+                          f"{type(exc).__name__}: {' '.join(str(exc).split())}") from None
+    return GraphLayout(x1 - x0, y1 - y0, {n.id: nodes[n.id] for n in graph.nodes}, edges,
+                       rankdir)
+
+
+def _floats(text: str) -> list[float]:
+    return [float(v) for v in text.split(",")]
+
+
+def _box(obj: dict, flip) -> NodeBox:
+    x, y = flip(*_floats(obj["pos"]))
+    points_per_inch = 72.0
+    return NodeBox(x, y, round(float(obj["width"]) * points_per_inch, 3),
+                   round(float(obj["height"]) * points_per_inch, 3))
+
+
+def _match_edges(graph: GraphData, laid: list, flip) -> list[EdgePath]:
+    """One EdgePath per GraphData edge, in its order. DOT edge statements follow
+    graph.edges, so the k-th laid-out src->dst edge is the k-th GraphData one."""
+    queues: dict[tuple[str, str], list[dict]] = {}
+    for tail, head, obj in laid:
+        queues.setdefault((tail, head), []).append(obj)
+    paths = []
+    for e in graph.edges:
+        queue = queues.get((e.src, e.dst))
+        if not queue:
+            raise RenderError(f"the layout has no path for the edge {e.src} -> {e.dst}")
+        obj = queue.pop(0)
+        points, end = _spline(obj["pos"], flip)
+        label = flip(*_floats(obj["lp"])) if obj.get("lp") else None
+        paths.append(EdgePath(e.src, e.dst, e.kind, points, end, label))
+    return paths
+
+
+def _spline(pos: str, flip) -> tuple[tuple[Point, ...], Point | None]:
+    """Bezier points and arrow tip from an edge's pos ("e,x,y p0 c1 c2 p1 ...", maybe
+    several splines joined by ';')."""
+    points: list[Point] = []
+    end = None
+    for part in pos.split(";"):
+        seg = []
+        for token in part.split():
+            if token.startswith("e,"):
+                end = flip(*_floats(token[2:]))
+            elif not token.startswith("s,"):
+                seg.append(flip(*_floats(token)))
+        if points and seg:
+            if seg[0] != points[-1]:      # bridge a gap with a straight cubic
+                points += [points[-1], seg[0], seg[0]]
+            seg = seg[1:]
+        points += seg
+    if len(points) < 4 or (len(points) - 1) % 3:
+        raise ValueError(f"edge pos is not a cubic Bezier: {pos[:60]!r}")
+    return tuple(points), end
+
+
+def bench_layout(repeats: int = 3) -> list[tuple[str, int, int, float]]:
+    """Time layout_graph (DOT, engine, parse) on lecture-size and ~1,000-node graphs;
+    print and return (case, nodes, edges, best seconds)."""
+    from gradviz.core.config import Config
+    from gradviz.core.session import Session
+    cases = [("lecture (default config)", Config(), False),
+             ("lecture, saved tensors shown", Config(), True),
+             ("~150 nodes (trunk_depth=22)", Config(trunk_depth=22), False),
+             ("deep trunk (trunk_depth=193)", Config(trunk_depth=193), False),
+             ("deep trunk, saved tensors shown", Config(trunk_depth=193), True)]
+    print(f"layout engine: {find_engine().name} ({find_engine().path})")
+    results = []
+    for name, config, saved in cases:
+        session = Session(config)
+        session.step()
+        graph = session.graph(show_saved=saved)
+        times = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            layout_graph(graph)
+            times.append(time.perf_counter() - start)
+        results.append((name, len(graph.nodes), len(graph.edges), min(times)))
+        print(f"{name:34} {len(graph.nodes):5} nodes {len(graph.edges):5} edges  "
+              f"best {min(times) * 1000:7.1f} ms  worst {max(times) * 1000:7.1f} ms",
+              flush=True)
+    return results
+
+
+if __name__ == "__main__":
+    bench_layout()

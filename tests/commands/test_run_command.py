@@ -37,6 +37,7 @@ def test_out_writes_report_metrics_and_graph(tmp_path):
     assert float(rows[4]["total"]) == pytest.approx(steps[4]["total"])
     assert (tmp_path / "graph.dot").read_text().lstrip().startswith("digraph")
     assert "<svg" in (tmp_path / "graph.svg").read_text()
+    assert (tmp_path / "graph.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
     assert (tmp_path / "graph_torchviz.dot").exists()
 
 

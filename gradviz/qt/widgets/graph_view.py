@@ -1,46 +1,29 @@
-"""The autograd graph of the current step, as Graphviz draws it (SVG), scaled to fit.
-
-Requests go to a GraphRenderer on another thread; while one is being laid out only the
-newest waiting graph is kept, so a fast run never builds a queue.
-"""
+"""The autograd graph panel: the native graph canvas, its legend and colour bar, a
+parameter's gradient-norm history on click, fit and export. Layout happens on another
+thread; the newest graph waiting replaces older ones, and a graph of a new structure
+cancels a layout still running for an old one."""
 from __future__ import annotations
 
+import threading
+
+import numpy as np
 from PySide6.QtCore import QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QPainter
-from PySide6.QtSvg import QSvgRenderer
-from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtGui import QImage, QPainter
+from PySide6.QtSvg import QSvgGenerator
+from PySide6.QtWidgets import (QCheckBox, QFileDialog, QHBoxLayout, QLabel, QMenu,
+                               QPushButton, QSplitter, QToolButton, QVBoxLayout, QWidget)
+import pyqtgraph as pg
 
-
-class _SvgCanvas(QWidget):
-    """Paints an SVG scaled to fit, keeping its aspect ratio."""
-
-    def __init__(self):
-        super().__init__()
-        self.renderer = QSvgRenderer(self)
-        self.setMinimumSize(QSize(200, 150))
-
-    def load(self, svg: bytes) -> bool:
-        ok = self.renderer.load(svg)
-        self.update()
-        return ok
-
-    def paintEvent(self, event) -> None:
-        if not self.renderer.isValid():
-            return
-        size = self.renderer.defaultSize().toSizeF()
-        if size.isEmpty():
-            return
-        scale = min(self.width() / size.width(), self.height() / size.height())
-        w, h = size.width() * scale, size.height() * scale
-        painter = QPainter(self)
-        painter.setRenderHint(QPainter.Antialiasing)
-        self.renderer.render(painter, QRectF((self.width() - w) / 2, (self.height() - h) / 2, w, h))
-        painter.end()
+from ...render import style
+from ...render.dot import to_dot
+from .graph_canvas import GraphCanvas
+from .graph_legend import GraphLegend
 
 
 class GraphView(QWidget):
-    requestRender = Signal(object, str, str)   # GraphData, caption, rankdir -> GraphRenderer
+    requestLayout = Signal(object, str, str, object)   # graph, caption, rankdir, cancel
     showSavedChanged = Signal(bool)
+    torchvizRequested = Signal(str)                    # path: the worker writes it
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -52,39 +35,95 @@ class GraphView(QWidget):
         self.show_saved.setObjectName("showSavedCheck")
         self.show_saved.setToolTip("Draw each tensor that backward needs, beside its op")
         self.show_saved.toggled.connect(self.showSavedChanged.emit)
-        self.canvas = _SvgCanvas()
-        self.canvas.setObjectName("graphCanvas")
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
+        self.fit_button = QPushButton("Fit")
+        self.fit_button.setObjectName("fitGraphButton")
+        self.fit_button.setToolTip("Fit the whole graph in view (wheel zooms, drag pans)")
+        self.export_button = QToolButton()
+        self.export_button.setObjectName("exportGraphButton")
+        self.export_button.setText("Export")
+        self.export_button.setPopupMode(QToolButton.InstantPopup)
+        menu = QMenu(self.export_button)
+        for text, kind in (("SVG (as on screen)…", "svg"), ("PNG (as on screen)…", "png"),
+                           ("DOT…", "dot"), ("torchviz DOT…", "torchviz")):
+            menu.addAction(text, lambda k=kind: self._export_dialog(k))
+        self.export_button.setMenu(menu)
+        self.canvas = GraphCanvas()
+        self.canvas.paramClicked.connect(self.show_param_history)
+        self.fit_button.clicked.connect(self.canvas.fit)
+        self.legend = GraphLegend()
+        self.history_plot = pg.PlotWidget()
+        self.history_plot.setObjectName("paramHistoryPlot")
+        self.history_plot.setMinimumHeight(160)
+        self.history_plot.setVisible(False)
+        self.history_curve = self.history_plot.plot(pen=pg.mkPen("#0072B2", width=2.5))
+        self.history_plot.setLabel("bottom", "optimizer step")
+        self.param_history_source = None     # callable(name) -> (steps, norms)
+        self.history_param: str | None = None
+
         top = QHBoxLayout()
         top.addWidget(self.caption, 1)
-        top.addWidget(self.show_saved)
+        for w in (self.show_saved, self.fit_button, self.export_button):
+            top.addWidget(w)
+        side = QWidget()
+        side_layout = QVBoxLayout(side)
+        side_layout.setContentsMargins(0, 0, 0, 0)
+        side_layout.addWidget(self.legend)
+        side_layout.addWidget(self.history_plot)
+        side_layout.addStretch(1)
+        split = QSplitter(Qt.Horizontal)
+        split.addWidget(self.canvas)
+        split.addWidget(side)
+        split.setStretchFactor(0, 4)
+        split.setStretchFactor(1, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
-        layout.addWidget(self.canvas, 1)
+        layout.addWidget(split, 1)
         self._busy = False
         self._waiting: tuple | None = None
-        self.svg: bytes = b""
-        self.graph = None           # the GraphData on screen
+        self._cancel = threading.Event()
+        self._asked_key = None
+        self.graph = None
+        self.status = ""
 
+    # ---- graphs in, layouts back ---------------------------------------------------------
     def show_graph(self, graph, caption: str) -> None:
+        rankdir = "LR" if self.canvas.width() > 1.6 * self.canvas.height() else "TB"
+        key = (graph.structure_key(), rankdir)
+        if self.canvas.layout is not None and key == self._shown_key():
+            self._draw(graph, self.canvas.layout, caption)   # same shape: restyle only
+            return
         if self._busy:
+            if key != self._asked_key:
+                self._cancel.set()        # a toggle changed the structure: stop the old one
             self._waiting = (graph, caption)
             return
-        self._busy = True
-        self._pending_graph = graph
-        wide = self.canvas.width() > 1.6 * self.canvas.height()
-        self.requestRender.emit(graph, caption, "LR" if wide else "TB")
+        self._busy, self._asked_key = True, key
+        self._cancel = threading.Event()
+        self.requestLayout.emit(graph, caption, rankdir, self._cancel)
 
-    def on_svg(self, svg: bytes, caption: str) -> None:
-        self.svg = svg
-        self.graph = self._pending_graph
-        self.canvas.load(svg)
-        nodes = len(self.graph.nodes) if self.graph is not None else 0
-        self.caption.setText(f"Autograd graph {caption} · {nodes} nodes")
+    def _shown_key(self):
+        return getattr(self, "_drawn_key", None)
+
+    def on_layout(self, graph, layout, caption: str) -> None:
+        self._drawn_key = self._asked_key
+        self._draw(graph, layout, caption)
         self._next()
+
+    def _draw(self, graph, layout, caption: str) -> None:
+        self.graph = graph
+        self.canvas.show_graph(graph, layout)
+        self.legend.set_state(style.head_names(graph), self.canvas.heat)
+        self.caption.setText(f"Autograd graph {caption} · {len(graph.nodes)} nodes — "
+                             "hover a loss to see where its gradient flows")
+        if self.history_param:
+            self.show_param_history(self.history_param)
 
     def on_failed(self, reason: str) -> None:
         self.caption.setText(f"Graph not drawn: {reason}")
+        self._next()
+
+    def on_cancelled(self) -> None:
         self._next()
 
     def _next(self) -> None:
@@ -94,12 +133,63 @@ class GraphView(QWidget):
             self._waiting = None
             self.show_graph(graph, caption)
 
+    @property
+    def idle(self) -> bool:
+        return not self._busy and self._waiting is None
+
+    # ---- inspection ----------------------------------------------------------------------
+    def show_param_history(self, name: str) -> None:
+        if self.param_history_source is None:
+            return
+        steps, norms = self.param_history_source(name)
+        self.history_param = name
+        finite = np.isfinite(norms)
+        self.history_curve.setData(np.asarray(steps)[finite], np.asarray(norms)[finite])
+        self.history_plot.setTitle(f"‖grad‖ of {name}")
+        self.history_plot.setVisible(True)
+
+    # ---- export ---------------------------------------------------------------------------
+    def _export_dialog(self, kind: str) -> None:
+        filters = {"svg": "SVG (*.svg)", "png": "PNG (*.png)", "dot": "DOT (*.dot)",
+                   "torchviz": "DOT (*.dot)"}
+        path, _ = QFileDialog.getSaveFileName(self, "Export the graph", f"graph.{'dot' if kind == 'torchviz' else kind}",
+                                              filters[kind])
+        if path:
+            self.export(kind, path)
+
+    def export(self, kind: str, path: str) -> None:
+        """Write what is on screen (svg, png), our DOT, or (via the worker) torchviz's."""
+        if kind == "torchviz":
+            self.torchvizRequested.emit(path)
+            return
+        if self.graph is None:
+            return
+        if kind == "dot":
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(to_dot(self.graph))
+            return
+        scene = self.canvas.scene()
+        rect = scene.sceneRect()
+        if kind == "svg":
+            gen = QSvgGenerator()
+            gen.setFileName(path)
+            gen.setSize(QSize(int(rect.width()), int(rect.height())))
+            gen.setViewBox(QRectF(0, 0, rect.width(), rect.height()))
+            gen.setTitle("gradviz autograd graph")
+            painter = QPainter(gen)
+        else:
+            image = QImage(int(rect.width() * 2), int(rect.height() * 2), QImage.Format_ARGB32)
+            image.fill(Qt.white)
+            painter = QPainter(image)
+            painter.setRenderHint(QPainter.Antialiasing)
+        scene.render(painter, QRectF(), rect)
+        painter.end()
+        if kind == "png":
+            image.save(path, "PNG")
+
     def apply_theme(self, theme) -> None:
         font = self.caption.font()
         font.setPointSizeF(theme.font_pt)
         self.caption.setFont(font)
-        # Graphviz draws on white; a white card reads best in both themes
-        self.canvas.setAutoFillBackground(True)
-        pal = self.canvas.palette()
-        pal.setColor(self.canvas.backgroundRole(), Qt.white)
-        self.canvas.setPalette(pal)
+        self.legend.font_pt = theme.font_pt * 0.95
+        self.legend.update()

@@ -1,0 +1,140 @@
+"""The autograd graph drawn natively: zoom with the wheel, pan by dragging, fit to view.
+Items are rebuilt only when the layout changes (the structure did), and restyled in place
+every step, so the picture stays put and the room keeps its bearings."""
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor, QPainter
+from PySide6.QtWidgets import QGraphicsScene, QGraphicsView
+
+from ...core.graph import GRAD, LOSS, PARAM
+from ...render import style
+from ...render.layout import GraphLayout
+from .graph_items import EdgeItem, NodeItem
+
+DIM = 0.12          # opacity of what a hovered loss's gradient does not flow through
+ZOOM_STEP = 1.15
+
+
+def heat_range(graph) -> tuple[float, float] | None:
+    """log10 of the smallest and largest non-zero gradient norm in graph."""
+    norms = [n.grad_norm for n in graph.nodes if n.grad_norm]
+    if not norms:
+        return None
+    lo, hi = math.log10(min(norms)), math.log10(max(norms))
+    return (lo, hi if hi > lo else lo + 1.0)
+
+
+def heat_fraction(value: float | None, rng: tuple[float, float] | None) -> float | None:
+    if value is None or rng is None:
+        return None
+    if value <= 0:
+        return 0.0
+    lo, hi = rng
+    return (math.log10(value) - lo) / (hi - lo)
+
+
+class GraphCanvas(QGraphicsView):
+    paramClicked = Signal(str)          # a parameter's name
+    nodeHovered = Signal(str, bool)     # node id, entering
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("graphCanvas")
+        self.setScene(QGraphicsScene(self))
+        self.setRenderHints(QPainter.Antialiasing | QPainter.TextAntialiasing)
+        self.setDragMode(QGraphicsView.ScrollHandDrag)
+        self.setTransformationAnchor(QGraphicsView.AnchorUnderMouse)
+        self.setBackgroundBrush(QColor("white"))  # Graphviz-style card in both themes
+        self.nodes: dict[str, NodeItem] = {}
+        self.edges: list[EdgeItem] = []
+        self.graph = None
+        self.layout: GraphLayout | None = None
+        self.heat: tuple[float, float] | None = None
+        self.highlighted: int | None = None
+        self._heads: dict[str, tuple[int, ...]] = {}
+
+    # ---- content ----------------------------------------------------------------------
+    def show_graph(self, graph, layout: GraphLayout) -> None:
+        rebuilt = layout is not self.layout
+        if rebuilt:
+            self._rebuild(layout)
+        self.graph = graph
+        self._heads = style.reach(graph)
+        self.heat = heat_range(graph)
+        names = style.head_names(graph)
+        for node in graph.nodes:
+            item = self.nodes.get(node.id)
+            if item is not None:
+                item.restyle(node, self._heads.get(node.id, ()),
+                             heat_fraction(node.grad_norm, self.heat), names)
+        paths = {(e.src, e.dst, e.kind): e for e in graph.edges}
+        for item in self.edges:
+            p = item.edge_path
+            edge = paths.get((p.src, p.dst, p.kind))
+            if edge is not None:
+                item.restyle(edge, style.edge_heads(p.src, p.dst, self._heads),
+                             self._edge_width(edge))
+        self.highlight_head(self.highlighted)
+        if rebuilt:
+            self.fit()
+
+    def _edge_width(self, edge) -> float:
+        """Edges carry their gradient as thickness, on the same log scale as the heat."""
+        frac = heat_fraction(edge.grad_norm, self.heat) if edge.kind == GRAD else None
+        return 2.5 if frac is None else 1.5 + 5.0 * frac
+
+    def _rebuild(self, layout: GraphLayout) -> None:
+        scene = self.scene()
+        scene.clear()
+        self.layout = layout
+        self.nodes = {}
+        for node_id, box in layout.nodes.items():
+            item = NodeItem(node_id, box)
+            item.on_hover = self._hovered
+            item.on_click = self._clicked
+            scene.addItem(item)
+            self.nodes[node_id] = item
+        self.edges = [EdgeItem(p) for p in layout.edges if len(p.points) >= 4]
+        for item in self.edges:
+            scene.addItem(item)
+        scene.setSceneRect(-20, -20, layout.width + 40, layout.height + 40)
+
+    # ---- interaction --------------------------------------------------------------------
+    def highlight_head(self, head: int | None) -> None:
+        """Dim everything that head's gradient does not flow through (None: undim)."""
+        self.highlighted = head
+        for node_id, item in self.nodes.items():
+            on = head is None or head in self._heads.get(node_id, ())
+            item.setOpacity(1.0 if on else DIM)
+        for item in self.edges:
+            p = item.edge_path
+            on = head is None or head in style.edge_heads(p.src, p.dst, self._heads)
+            item.setOpacity(1.0 if on else DIM)
+
+    def _hovered(self, node_id: str, entering: bool) -> None:
+        item = self.nodes.get(node_id)
+        node = item.node if item else None
+        if node is not None and node.kind == LOSS and node.losses:
+            self.highlight_head(node.losses[0] if entering else None)
+        self.nodeHovered.emit(node_id, entering)
+
+    def _clicked(self, node_id: str) -> None:
+        node = self.nodes[node_id].node
+        if node is not None and node.kind == PARAM:
+            self.paramClicked.emit(node.label)
+
+    def fit(self) -> None:
+        if self.layout is not None:
+            self.fitInView(self.scene().sceneRect(), Qt.KeepAspectRatio)
+
+    def zoom(self, factor: float) -> None:
+        self.scale(factor, factor)
+
+    def wheelEvent(self, event) -> None:
+        steps = event.angleDelta().y() / 120
+        if steps:
+            self.zoom(ZOOM_STEP ** steps)
+        event.accept()

@@ -1,0 +1,212 @@
+"""The items of the native graph view: one per node and per edge, laid out by Graphviz
+(render.layout) and styled from the step's GraphData, so each can be restyled in place
+between steps and inspected (tooltips, hover highlight, clicks)."""
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import (QBrush, QColor, QFont, QPainterPath, QPen, QPolygonF)
+from PySide6.QtWidgets import (QGraphicsItem, QGraphicsPathItem, QGraphicsPolygonItem,
+                               QGraphicsSimpleTextItem)
+import pyqtgraph as pg
+
+from ...core.graph import CUT, INPUT, LOSS, OP, PARAM, SAVED, SAVED_EDGE, TOTAL
+from ...render import style
+from ...render.layout import EdgePath, NodeBox
+
+FONT_PT = 13.0
+HEAT = pg.colormap.get("inferno")       # gradient magnitude: dark (small) to bright (large)
+HEAT_RANGE = (0.15, 0.9)                 # the part of the map that reads on white and grey
+
+
+def heat_colour(fraction: float | None) -> QColor:
+    """Colour of a gradient magnitude already scaled to 0..1 (None: not measured)."""
+    if fraction is None:
+        return QColor("#BDBDBD")
+    lo, hi = HEAT_RANGE
+    return HEAT.map(lo + (hi - lo) * min(1.0, max(0.0, fraction)), mode="qcolor")
+
+
+def node_text(node) -> str:
+    lines = [f"{node.label} loss" if node.kind == LOSS else node.label]
+    if node.kind in (PARAM, INPUT, SAVED) and node.shape is not None:
+        lines.append("(" + ", ".join(str(s) for s in node.shape) + ")")
+    if node.freed:
+        lines.append(f"({node.state})")
+    return "\n".join(lines)
+
+
+def _bytes(n: int) -> str:
+    return f"{n / 1024:.1f} KiB" if n >= 1024 else f"{n} B"
+
+
+def tooltip(node, head_names: dict[int, str]) -> str:
+    reached = ", ".join(head_names.get(k, f"head{k}") for k in node.losses) or "no loss (dead)"
+    rows = [f"<b>{node.label}</b> — {style.KIND_NAMES.get(node.kind, node.kind)}",
+            f"shape: {tuple(node.shape) if node.shape is not None else 'unknown (freed)'}",
+            f"dtype: {node.dtype or '—'} · device: {node.device or '—'}",
+            "gradient norm (last backward): "
+            + ("not measured" if node.grad_norm is None else f"{node.grad_norm:.4g}"),
+            f"saved bytes: {_bytes(node.saved_bytes)}" if node.kind in (OP, SAVED, INPUT) else "",
+            f"state: {node.state}" if node.kind in (OP, SAVED, INPUT) else "",
+            f"gradient from: {reached}"]
+    return "<br>".join(r for r in rows if r)
+
+
+class NodeItem(QGraphicsPathItem):
+    """A node's box: shape by kind, border by which losses reach it, a heat strip for
+    the gradient that flowed through it."""
+
+    def __init__(self, node_id: str, box: NodeBox):
+        super().__init__()
+        self.node_id = node_id
+        self.node = None
+        self.box = box
+        self.setAcceptHoverEvents(True)
+        self.setZValue(2)
+        self.text = QGraphicsSimpleTextItem(self)
+        self.heat = QGraphicsPathItem(self)
+        self.on_hover = None     # callback(node_id, entering) set by the canvas
+        self.on_click = None
+
+    def rect(self) -> QRectF:
+        b = self.box
+        return QRectF(b.x - b.width / 2, b.y - b.height / 2, b.width, b.height)
+
+    def restyle(self, node, heads: tuple[int, ...], heat: float | None,
+                head_names: dict[int, str]) -> None:
+        self.node = node
+        r = self.rect()
+        path = QPainterPath()
+        if node.kind == SAVED:
+            path.addEllipse(r)
+        elif node.kind in (OP, LOSS, TOTAL):
+            path.addRoundedRect(r, 10, 10)
+        else:
+            path.addRect(r)
+        self.setPath(path)
+        fill = style.FREED_FILL if node.freed else style.KIND_FILL.get(node.kind, "#FFFFFF")
+        self.setBrush(QBrush(QColor(fill)))
+        pen = QPen(QColor(style.head_colour(heads[0]) if len(heads) == 1 else
+                          style.SHARED_COLOUR if heads else style.DEAD_COLOUR))
+        pen.setWidthF(3.0 if len(heads) == 1 else 6.0 if heads else 2.5)
+        if not heads:
+            pen.setStyle(Qt.DotLine)
+        if node.kind in (LOSS, TOTAL):
+            pen.setWidthF(max(pen.widthF(), 5.0))
+        self.setPen(pen)
+        self._style_text(node, r)
+        self._style_heat(node, r, heat)
+        self.setToolTip(tooltip(node, head_names))
+
+    def _style_text(self, node, r: QRectF) -> None:
+        font = QFont()
+        font.setPointSizeF(FONT_PT * (0.85 if node.kind == SAVED else 1.0))
+        font.setBold(node.kind in (LOSS, TOTAL))
+        self.text.setFont(font)
+        self.text.setText(node_text(node))
+        colour = style.FREED_TEXT if node.freed else "#111111"
+        if node.freed and node.state != "freed":
+            colour = style.CUT_COLOUR
+        if not node.losses and not node.freed:
+            colour = style.DEAD_COLOUR
+        self.text.setBrush(QBrush(QColor(colour)))
+        t = self.text.boundingRect()
+        scale = min(1.0, (r.width() - 14) / max(t.width(), 1), (r.height() - 4) / max(t.height(), 1))
+        self.text.setScale(scale)   # never spill out of the box Graphviz sized
+        self.text.setPos(r.center().x() - t.width() * scale / 2 + 4,
+                         r.center().y() - t.height() * scale / 2)
+
+    def _style_heat(self, node, r: QRectF, heat: float | None) -> None:
+        """A strip on the left edge: the gradient magnitude, on the colour bar's scale."""
+        if node.kind == SAVED or (heat is None and node.grad_norm is None):
+            self.heat.setVisible(False)
+            return
+        strip = QPainterPath()
+        strip.addRoundedRect(QRectF(r.left() + 3, r.top() + 4, 8, r.height() - 8), 3, 3)
+        self.heat.setPath(strip)
+        self.heat.setPen(QPen(Qt.NoPen))
+        dead = node.grad_norm == 0.0
+        self.heat.setBrush(QBrush(QColor("#FFFFFF") if dead else heat_colour(heat),
+                                  Qt.Dense4Pattern if dead else Qt.SolidPattern))
+        self.heat.setVisible(True)
+
+    def hoverEnterEvent(self, event) -> None:
+        if self.on_hover:
+            self.on_hover(self.node_id, True)
+        super().hoverEnterEvent(event)
+
+    def hoverLeaveEvent(self, event) -> None:
+        if self.on_hover:
+            self.on_hover(self.node_id, False)
+        super().hoverLeaveEvent(event)
+
+    def mousePressEvent(self, event) -> None:
+        if self.on_click and event.button() == Qt.LeftButton:
+            self.on_click(self.node_id)
+            event.accept()
+            return
+        super().mousePressEvent(event)
+
+
+class EdgeItem(QGraphicsPathItem):
+    """An edge's spline with its arrow head; a detach cut is dashed red and labelled."""
+
+    def __init__(self, path: EdgePath):
+        super().__init__()
+        self.edge_path = path
+        self.edge = None
+        p = QPainterPath(QPointF(*path.points[0]))
+        pts = path.points[1:]
+        for i in range(0, len(pts) - 2, 3):
+            p.cubicTo(QPointF(*pts[i]), QPointF(*pts[i + 1]), QPointF(*pts[i + 2]))
+        self.setPath(p)
+        self.setZValue(1)
+        self.arrow = QGraphicsPolygonItem(self)
+        self.label = QGraphicsSimpleTextItem(self)
+
+    def restyle(self, edge, heads: tuple[int, ...], width: float) -> None:
+        self.edge = edge
+        if edge.kind == CUT:
+            colour, style_ = QColor(style.CUT_COLOUR), Qt.DashLine
+            width = 3.0
+        elif edge.kind == SAVED_EDGE:
+            colour, style_ = QColor(style.SAVED_EDGE_COLOUR), Qt.DotLine
+            width = 1.5
+        else:
+            colour = QColor(style.head_colour(heads[0]) if len(heads) == 1 else
+                            style.SHARED_COLOUR if heads else style.DEAD_COLOUR)
+            style_ = Qt.SolidLine if heads else Qt.DotLine
+        pen = QPen(colour, width, style_)
+        pen.setCapStyle(Qt.RoundCap)
+        self.setPen(pen)
+        self._arrow(colour, width, edge.kind != SAVED_EDGE)
+        self.label.setVisible(bool(edge.label))
+        if edge.label:
+            font = QFont()
+            font.setPointSizeF(FONT_PT)
+            font.setBold(True)
+            self.label.setFont(font)
+            self.label.setText(edge.label)
+            self.label.setBrush(QBrush(colour))
+            at = self.edge_path.label_pos or self.path().pointAtPercent(0.5).toTuple()
+            t = self.label.boundingRect()
+            self.label.setPos(at[0] - t.width() / 2, at[1] - t.height() / 2)
+
+    def _arrow(self, colour: QColor, width: float, show: bool) -> None:
+        tip = self.edge_path.arrow_end
+        if not show or tip is None:
+            self.arrow.setVisible(False)
+            return
+        end = QPointF(*self.edge_path.points[-1])
+        dx, dy = tip[0] - end.x(), tip[1] - end.y()
+        length = math.hypot(dx, dy) or 1.0
+        ux, uy = dx / length, dy / length
+        size = max(9.0, 3 * width)
+        base = QPointF(tip[0] - ux * size, tip[1] - uy * size)
+        side = QPointF(-uy * size * 0.5, ux * size * 0.5)
+        self.arrow.setPolygon(QPolygonF([QPointF(*tip), base + side, base - side]))
+        self.arrow.setBrush(QBrush(colour))
+        self.arrow.setPen(QPen(Qt.NoPen))
+        self.arrow.setVisible(True)

@@ -1,0 +1,105 @@
+"""The graph's key: node kinds, head colours, shared/dead/cut/freed, and the colour bar
+of gradient magnitude (log scale, the range of the step on screen)."""
+from __future__ import annotations
+
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QLinearGradient, QPainter, QPen
+from PySide6.QtWidgets import QWidget
+
+from ...core.graph import INPUT, LOSS, OP, PARAM, SAVED, TOTAL
+from ...render import style
+from .graph_items import heat_colour
+
+ROW = 26
+
+
+class GraphLegend(QWidget):
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("graphLegend")
+        self.head_names: dict[int, str] = {}
+        self.heat: tuple[float, float] | None = None
+        self.font_pt = 11.0
+        self.setMinimumWidth(220)
+
+    def set_state(self, head_names: dict[int, str], heat: tuple[float, float] | None) -> None:
+        self.head_names, self.heat = dict(head_names), heat
+        self.setMinimumHeight(self._rows() * ROW + 110)
+        self.update()
+
+    def _rows(self) -> int:
+        return 6 + len(self.head_names) + 4
+
+    def entries(self) -> list[str]:
+        """The legend's lines, as text (what tests and screen readers can check)."""
+        kinds = [style.KIND_NAMES[k] for k in (PARAM, INPUT, OP, SAVED, LOSS, TOTAL)]
+        heads = [f"{name}: only its gradient" for _, name in sorted(self.head_names.items())]
+        return kinds + heads + ["shared by several losses", "reached by no loss (dead)",
+                                "detach cut: no gradient flows back", "freed by backward"]
+
+    def paintEvent(self, event) -> None:
+        p = QPainter(self)
+        p.setRenderHint(QPainter.Antialiasing)
+        font = QFont()
+        font.setPointSizeF(self.font_pt)
+        p.setFont(font)
+        text = self.palette().windowText().color()
+        y = 6
+        for kind in (PARAM, INPUT, OP, SAVED, LOSS, TOTAL):
+            self._swatch(p, y, QColor(style.KIND_FILL[kind]), QPen(QColor("#555555"), 1.5),
+                         rounded=kind in (OP, LOSS, TOTAL), ellipse=kind == SAVED)
+            self._label(p, y, style.KIND_NAMES[kind], text)
+            y += ROW
+        for k, name in sorted(self.head_names.items()):
+            self._swatch(p, y, QColor("white"), QPen(QColor(style.head_colour(k)), 3))
+            self._label(p, y, f"{name}: only its gradient", text)
+            y += ROW
+        for label, pen, fill in (
+                ("shared by several losses", QPen(QColor(style.SHARED_COLOUR), 5), "white"),
+                ("reached by no loss (dead)", QPen(QColor(style.DEAD_COLOUR), 2, Qt.DotLine), "white"),
+                ("freed by backward", QPen(QColor("#999999"), 1.5), style.FREED_FILL)):
+            self._swatch(p, y, QColor(fill), pen)
+            self._label(p, y, label, text)
+            y += ROW
+        p.setPen(QPen(QColor(style.CUT_COLOUR), 3, Qt.DashLine))
+        p.drawLine(8, y + 10, 42, y + 10)
+        self._label(p, y, "detach cut: no gradient", text)
+        y += ROW + 8
+        self._colour_bar(p, y, text)
+        p.end()
+
+    @staticmethod
+    def _swatch(p: QPainter, y: int, fill: QColor, pen: QPen, rounded=False, ellipse=False):
+        p.setPen(pen)
+        p.setBrush(QBrush(fill))
+        r = QRectF(8, y + 3, 34, 16)
+        if ellipse:
+            p.drawEllipse(r)
+        elif rounded:
+            p.drawRoundedRect(r, 5, 5)
+        else:
+            p.drawRect(r)
+
+    @staticmethod
+    def _label(p: QPainter, y: int, text: str, colour: QColor) -> None:
+        p.setPen(colour)
+        p.drawText(QRectF(50, y, 400, ROW), Qt.AlignVCenter | Qt.AlignLeft, text)
+
+    def _colour_bar(self, p: QPainter, y: int, text: QColor) -> None:
+        p.setPen(text)
+        p.drawText(QRectF(8, y, 400, ROW), Qt.AlignVCenter, "gradient in the last backward")
+        y += ROW
+        bar = QRectF(8, y, max(60, self.width() - 20), 16)
+        grad = QLinearGradient(bar.topLeft(), bar.topRight())
+        for i in range(11):
+            grad.setColorAt(i / 10, heat_colour(i / 10))
+        p.setPen(QPen(QColor("#555555"), 1))
+        p.setBrush(QBrush(grad))
+        p.drawRect(bar)
+        lo, hi = ("—", "—") if self.heat is None else (f"{10 ** self.heat[0]:.2g}",
+                                                      f"{10 ** self.heat[1]:.2g}")
+        p.setPen(text)
+        p.drawText(QRectF(bar.left(), bar.bottom() + 2, bar.width(), ROW), Qt.AlignLeft, lo)
+        p.drawText(QRectF(bar.left(), bar.bottom() + 2, bar.width(), ROW), Qt.AlignRight, hi)
+        p.drawText(QRectF(bar.left(), bar.bottom() + 2, bar.width(), ROW), Qt.AlignHCenter,
+                   "log scale")
