@@ -181,7 +181,7 @@ class MainWindow(QMainWindow):
         view.addAction(self.dark_action)
         for text, factor in (("Larger text\tCtrl++", 1.15), ("Smaller text\tCtrl+-", 1 / 1.15),
                              ("Normal text size\tCtrl+0", None)):
-            view.addAction(text, lambda f=factor: self.zoom_by(f))
+            view.addAction(text, lambda _checked=False, f=factor: self.zoom_by(f))
         view.addAction("Full screen\tF11", self.toggle_full_screen)
         view.addSeparator()
         for dock in (self.controls_dock, self.gradients_dock, self.graph_dock, self.code_dock,
@@ -228,7 +228,7 @@ class MainWindow(QMainWindow):
         self.renderer.layoutReady.connect(self.graph_view.on_layout)
         self.renderer.layoutFailed.connect(self.graph_view.on_failed)
         self.renderer.layoutCancelled.connect(self.graph_view.on_cancelled)
-        self.graph_dock.visibilityChanged.connect(self.sigTrackNodeGrads.emit)
+        self.graph_dock.visibilityChanged.connect(self.on_graph_visibility)
         self.worker_thread.start()
         self.render_thread.start()
 
@@ -271,6 +271,11 @@ class MainWindow(QMainWindow):
     def on_running(self, running: bool) -> None:
         self.running = running
         self.run_bar.set_running(running)
+
+    @Slot(bool)
+    def on_graph_visibility(self, visible: bool) -> None:
+        """Per-node gradients cost hooks: measure them only while the graph is shown."""
+        self.sigTrackNodeGrads.emit(visible)
 
     @Slot(int)
     def on_steps_done(self, step_index: int) -> None:

@@ -57,7 +57,7 @@ class RunBar(QWidget):
         b.setObjectName(name)
         b.setToolTip(tip)
         b.setFocusPolicy(Qt.NoFocus)  # keys go to the window's shortcuts
-        b.clicked.connect(signal.emit)
+        b.clicked.connect(lambda _checked=False: signal.emit())
         return b
 
     def _on_speed(self, position: int) -> None:

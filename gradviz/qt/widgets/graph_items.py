@@ -113,8 +113,10 @@ class NodeItem(QGraphicsPathItem):
             colour = style.DEAD_COLOUR
         self.text.setBrush(QBrush(QColor(colour)))
         t = self.text.boundingRect()
-        scale = min(1.0, (r.width() - 14) / max(t.width(), 1), (r.height() - 4) / max(t.height(), 1))
-        self.text.setScale(scale)   # never spill out of the box Graphviz sized
+        # as large as the box Graphviz sized allows (it measured a bigger font), never
+        # spilling out of it when a state line such as "(freed)" is added later
+        scale = min(1.7, (r.width() - 18) / max(t.width(), 1), (r.height() - 6) / max(t.height(), 1))
+        self.text.setScale(scale)
         self.text.setPos(r.center().x() - t.width() * scale / 2 + 4,
                          r.center().y() - t.height() * scale / 2)
 

@@ -45,11 +45,11 @@ class GraphView(QWidget):
         menu = QMenu(self.export_button)
         for text, kind in (("SVG (as on screen)…", "svg"), ("PNG (as on screen)…", "png"),
                            ("DOT…", "dot"), ("torchviz DOT…", "torchviz")):
-            menu.addAction(text, lambda k=kind: self._export_dialog(k))
+            menu.addAction(text, lambda _checked=False, k=kind: self._export_dialog(k))
         self.export_button.setMenu(menu)
         self.canvas = GraphCanvas()
         self.canvas.paramClicked.connect(self.show_param_history)
-        self.fit_button.clicked.connect(self.canvas.fit)
+        self.fit_button.clicked.connect(lambda _checked=False: self.canvas.fit())
         self.legend = GraphLegend()
         self.history_plot = pg.PlotWidget()
         self.history_plot.setObjectName("paramHistoryPlot")
@@ -73,8 +73,11 @@ class GraphView(QWidget):
         split = QSplitter(Qt.Horizontal)
         split.addWidget(self.canvas)
         split.addWidget(side)
-        split.setStretchFactor(0, 4)
-        split.setStretchFactor(1, 1)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 0)
+        split.setSizes([1000, 280])
+        side.setMaximumWidth(420)
+        self.side = side
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
