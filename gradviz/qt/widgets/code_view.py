@@ -59,3 +59,19 @@ class CodeView(QWidget):
             f"<div style='background:{bg}; font-family:monospace; "
             f"font-size:{self._font_pt:.1f}pt'>{body}</div>")
         self.text.setStyleSheet(f"QTextEdit {{ background: {bg}; }}")
+
+
+if __name__ == "__main__":  # the loop of a made-up lesson, alone in a window
+    import sys
+
+    from PySide6.QtWidgets import QApplication
+
+    from gradviz.core.config import Config
+    from gradviz.core.loop_code import loop_code
+
+    app = QApplication(sys.argv)
+    view = CodeView()
+    view.set_code(loop_code(Config(strategy="in-loop", accumulate=4, detach=(1,))))
+    view.resize(900, 600)
+    view.show()
+    raise SystemExit(app.exec())

@@ -51,3 +51,21 @@ class EventsView(QWidget):
         font = self.current.font()
         font.setPointSizeF(theme.font_pt * 1.1)
         self.current.setFont(font)
+
+
+if __name__ == "__main__":  # PyTorch's real error for separate + retain never, alone
+    import sys
+
+    from PySide6.QtWidgets import QApplication
+
+    from gradviz.core.config import Config
+    from gradviz.core.session import Session
+
+    app = QApplication(sys.argv)
+    session = Session(Config(strategy="separate", retain_graph="never"))
+    session.step()
+    view = EventsView()
+    view.show_event(session.error)
+    view.resize(900, 500)
+    view.show()
+    raise SystemExit(app.exec())

@@ -196,3 +196,23 @@ class GraphView(QWidget):
         self.caption.setFont(font)
         self.legend.font_pt = theme.font_pt * 0.95
         self.legend.update()
+
+
+if __name__ == "__main__":  # one real step's graph, laid out here, alone in a window
+    import sys
+
+    from PySide6.QtWidgets import QApplication
+
+    from gradviz.core.config import Config
+    from gradviz.core.session import Session
+    from gradviz.render.layout import layout_graph
+
+    app = QApplication(sys.argv)
+    session = Session(Config(detach=(1,), probes="all"))
+    session.step()
+    graph = session.graph(show_saved=False)
+    view = GraphView()
+    view.resize(1400, 700)
+    view.show()
+    view.on_layout(graph, layout_graph(graph, rankdir="LR"), "after one step")
+    raise SystemExit(app.exec())
