@@ -91,6 +91,9 @@ def main(args: argparse.Namespace) -> int:
         session = Session(config)
     except ConfigError as exc:
         fail(f"gradviz: {exc}")
+    except (RuntimeError, MemoryError) as exc:   # e.g. a model too big to allocate
+        reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+        fail(f"gradviz: cannot build that model: {reason}")
     leave_a_core_free()
     records = train(session, config.steps, args.quiet)
     if args.out is not None:
@@ -103,7 +106,9 @@ def main(args: argparse.Namespace) -> int:
         print(f"  why: {e.explanation}", file=sys.stderr)
         print(f"  what to do: {e.hint}", file=sys.stderr)
         return EXIT_AUTOGRAD_ERROR
-    if records:
+    if not records:
+        print(f"trained 0 steps on {session.device}")
+    else:
         first, last = records[0], records[-1]
         print(f"trained {len(records)} steps on {session.device}: total loss "
               f"{first.total:.5g} -> {last.total:.5g}"

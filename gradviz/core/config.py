@@ -6,6 +6,7 @@ underscores in TOML). Validation errors are one line, meant to be shown as they 
 from __future__ import annotations
 
 import dataclasses
+import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +18,7 @@ DETACH_MODES = ("detach", "detach_")
 OPTIMIZERS = ("sgd", "adam")
 PROBE_LEVELS = ("none", "default", "all")
 MAX_HEADS = 8
+MAX_SEED = 2**31 - 1   # what every seeding API (and the app's seed box) takes
 
 # Changing one of these needs a fresh model (or fresh data); the others apply at the
 # next step boundary on the running session.
@@ -102,19 +104,25 @@ def validate(cfg: Config) -> Config:
             f"loss-weights has {len(cfg.loss_weights)} values but there are {cfg.heads} heads")
     for w in cfg.loss_weights:
         _at_least("each loss weight", w, 0.0, float)
+        if not math.isfinite(w):
+            raise ConfigError(f"each loss weight must be a finite number (got {w!r})")
     for k in cfg.detach:
         if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k < cfg.heads:
             raise ConfigError(f"detach names head {k!r}, but heads are 0..{cfg.heads - 1}")
+    if len(set(cfg.detach)) != len(cfg.detach):
+        raise ConfigError(f"detach names a head twice ({', '.join(map(str, cfg.detach))})")
     _at_least("accumulate", cfg.accumulate, 1)
     _at_least("batch-size", cfg.batch_size, 1)
     if cfg.batch_size % cfg.accumulate:
         raise ConfigError(f"accumulate ({cfg.accumulate}) must divide batch-size "
                           f"({cfg.batch_size}) into equal micro-batches")
     _at_least("lr", cfg.lr, 0.0, float)
-    if cfg.lr <= 0:
-        raise ConfigError(f"lr must be greater than 0 (got {cfg.lr!r})")
+    if cfg.lr <= 0 or not math.isfinite(cfg.lr):
+        raise ConfigError(f"lr must be a finite number greater than 0 (got {cfg.lr!r})")
     _at_least("steps", cfg.steps, 0)
     _at_least("seed", cfg.seed, 0)
+    if cfg.seed > MAX_SEED:
+        raise ConfigError(f"seed must be at most {MAX_SEED} (got {cfg.seed})")
     _at_least("sample-every", cfg.sample_every, 1)
     for name in ("scale", "zero_grad", "keep_graphs"):
         if not isinstance(getattr(cfg, name), bool):
@@ -131,8 +139,11 @@ def _coerce(name: str, value: Any) -> Any:
     """Turn a TOML/flag value into the field's type (lists into tuples, ints into floats)."""
     if name == "loss_weights":
         if isinstance(value, str):
+            if not value.strip(" ,"):
+                raise ConfigError("loss-weights is empty: give one number per head, "
+                                  "e.g. 1,0.5,2")
             try:
-                return tuple(float(v) for v in value.split(",") if v.strip())
+                return tuple(float(v) for v in value.split(","))
             except ValueError:
                 raise ConfigError(f"loss-weights must be numbers separated by commas (got {value!r})")
         if not isinstance(value, list):
@@ -155,10 +166,10 @@ def from_mapping(data: dict[str, Any], base: Config | None = None) -> Config:
     changes = {}
     for key, value in data.items():
         name = str(key).replace("-", "_")
-        if name == "no_scale":  # the flag's spelling, accepted in files too
-            name, value = "scale", not value
-        elif name == "no_zero_grad":
-            name, value = "zero_grad", not value
+        if name in ("no_scale", "no_zero_grad"):  # the flags' spelling, in files too
+            if not isinstance(value, bool):
+                raise ConfigError(f"{key} must be true or false (got {value!r})")
+            name, value = name[3:], not value
         if name not in _FIELDS:
             raise ConfigError(f"unknown setting {key!r}")
         changes[name] = _coerce(name, value)

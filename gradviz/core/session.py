@@ -96,9 +96,15 @@ class Session:
         return needs_reset
 
     def _apply(self, config: Config, device: torch.device, needs_reset: bool) -> None:
-        old, self.config, self.device, self._pending = self.config, config, device, None
+        old, old_device = self.config, self.device
+        self.config, self.device, self._pending = config, device, None
         if needs_reset:
-            self.reset()
+            try:
+                self.reset()
+            except (RuntimeError, MemoryError):  # e.g. too big to allocate: keep the old
+                self.config, self.device = old, old_device
+                self.reset()
+                raise
             return
         if old.optimizer != config.optimizer:
             self.optimizer = self._make_optimizer()

@@ -80,8 +80,8 @@ class ControlsPanel(QWidget):
                                                    for o in OPTIMIZERS})
         self.lr = QDoubleSpinBox()
         self.lr.setObjectName("lrSpin")
-        self.lr.setDecimals(4)
-        self.lr.setRange(0.0001, 10.0)
+        self.lr.setDecimals(5)
+        self.lr.setRange(0.00001, 100.0)
         self.lr.setSingleStep(0.01)
         self.lr.setKeyboardTracking(False)
         self.detach_row = QHBoxLayout()
@@ -187,6 +187,7 @@ class ControlsPanel(QWidget):
                 slider.setValue(round(w * WEIGHT_STEPS))
                 label.setText(f"{w:.2f}")
             self._config = cfg
+            self._shown = self._widget_values()
             self.problem.setText("")
         finally:
             self._updating = False
@@ -199,14 +200,13 @@ class ControlsPanel(QWidget):
             index = combo.count() - 1
         combo.setCurrentIndex(index)
 
-    def _read(self) -> Config:
+    def _widget_values(self) -> dict:
+        """What the widgets show, as config fields."""
         heads = self.heads.value()
         weights = tuple(s.value() / WEIGHT_STEPS for s in self.weight_sliders)
-        if len(weights) != heads:
+        if len(weights) != heads or all(w == 1.0 for w in weights):
             weights = ()
-        elif all(w == 1.0 for w in weights):
-            weights = ()
-        return self._config.replace(
+        return dict(
             device=self.device.currentData(), heads=heads,
             trunk_width=self.width_spin.value(), trunk_depth=self.depth.value(),
             seed=self.seed.value(), batch_size=self.batch.value(),
@@ -216,6 +216,17 @@ class ControlsPanel(QWidget):
             scale=self.scale.isChecked(), zero_grad=self.zero_grad.isChecked(),
             keep_graphs=self.keep_graphs.isChecked(), optimizer=self.optimizer.currentData(),
             lr=self.lr.value(), loss_weights=weights)
+
+    def _read(self) -> Config:
+        """The config with what the user changed since it was shown. Only changed widgets
+        count: a value from a file beyond a widget's range (trunk depth 150, lr 50)
+        stays as it was instead of being clipped when another toggle is touched."""
+        now = self._widget_values()
+        changes = {k: v for k, v in now.items() if v != self._shown.get(k)}
+        if "heads" in changes:   # the per-head rows were for the old count
+            changes.setdefault("detach", now["detach"])
+            changes.setdefault("loss_weights", now["loss_weights"])
+        return self._config.replace(**changes)
 
     def _changed(self, *_):
         if self._updating:
@@ -231,4 +242,5 @@ class ControlsPanel(QWidget):
         if self.heads.value() != len(self.detach_boxes):
             self.set_config(cfg)   # a new head count: new rows for detach and weights
         self._config = cfg
+        self._shown = self._widget_values()
         self.configChanged.emit(cfg)

@@ -26,8 +26,22 @@ def _check_display() -> None:
              "(see README)")
 
 
+def _quiet_offscreen_warnings() -> None:
+    """The offscreen plugin warns about a feature it lacks on every window; that noise
+    would bury the one-line messages users are promised."""
+    from PySide6.QtCore import qInstallMessageHandler
+
+    def handler(mode, context, message):
+        if "propagateSizeHints" not in message:
+            sys.stderr.write(message + "\n")
+    qInstallMessageHandler(handler)
+
+
 def launch(args) -> int:
+    if args.screenshot is not None and not str(args.screenshot).strip():
+        fail("gradviz: --screenshot needs a file name, e.g. --screenshot shot.png")
     _check_display()
+    _quiet_offscreen_warnings()
     from PySide6.QtWidgets import QApplication  # PySide6 before pyqtgraph (DESIGN.md)
     import pyqtgraph  # noqa: F401
 
@@ -42,7 +56,7 @@ def launch(args) -> int:
     given = [k for k in vars(args) if k not in ("command", "screenshot", "config")]
     if args.config or given:
         remembered.config = config_from_args(args, base=Config() if args.config else remembered.config)
-    if args.screenshot:
+    if args.screenshot is not None:
         from .screenshot import take_screenshot
         return take_screenshot(app, remembered, settings, remembered.config.steps, args.screenshot)
     window = MainWindow(remembered, settings)

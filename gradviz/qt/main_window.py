@@ -216,6 +216,7 @@ class MainWindow(QMainWindow):
         w.runningChanged.connect(self.on_running)
         w.configApplied.connect(self.on_config_applied)
         w.configRejected.connect(self.on_config_rejected)
+        w.notice.connect(self.on_notice)
         w.graphReady.connect(self.on_graph)
         w.stepsDone.connect(self.on_steps_done)
         self.render_thread = QThread(self)
@@ -252,6 +253,10 @@ class MainWindow(QMainWindow):
     def on_config_rejected(self, reason: str) -> None:
         self.controls.problem.setText(f"Not applied: {reason}")
         self.phase_label.setText(f"Not applied: {reason}")
+
+    @Slot(str)
+    def on_notice(self, message: str) -> None:
+        self.phase_label.setText(message)
 
     @Slot(object)
     def on_phase(self, phase) -> None:

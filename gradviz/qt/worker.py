@@ -21,12 +21,17 @@ BATCH_SECONDS = 0.02  # at full speed, train this long between looks at the even
 FAST_SAMPLE_EVERY = 20  # at full speed, the costly probes run every this many steps
 
 
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+
+
 class TrainingWorker(QObject):
     phaseDone = Signal(object)        # PhaseRecord of a single-stepped phase
     failed = Signal(object)           # Event: PyTorch raised, or training diverged
     runningChanged = Signal(bool)
     configApplied = Signal(object, bool, list, int)  # Config, reset?, param names, generation
     configRejected = Signal(str)      # one-line reason
+    notice = Signal(str)              # a one-line message for the status bar
     graphReady = Signal(object, str)  # GraphData, what it shows ("after backward 1 of 3")
     stepsDone = Signal(int)           # a run_steps() batch finished (for --screenshot)
 
@@ -52,20 +57,29 @@ class TrainingWorker(QObject):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self._tick)
+        problem = None
         try:
             self.session = Session(self._initial)
         except ConfigError as exc:  # e.g. a remembered device that is gone: fall back
-            self.configRejected.emit(f"{exc}; using the CPU")
+            problem = f"{exc}; using the CPU"
             self.session = Session(self._initial.replace(device="cpu"))
+        except (RuntimeError, MemoryError) as exc:  # e.g. a model too big to allocate
+            problem = f"cannot build that model ({_first_line(exc)}); using the default one"
+            self.session = Session(Config())
         self.session.track_node_grads = self.track_node_grads
         self._announce_config(True)
+        if problem:   # after the announcement, which would otherwise overwrite it
+            self.configRejected.emit(problem)
 
     def _announce_config(self, did_reset: bool) -> None:
+        """Tell the GUI the config in force, or the one waiting for the step in progress
+        to end (so the controls never snap back to the old one)."""
         if did_reset:
             self.generation += 1
             self.records.clear()
         s = self.session
-        self.configApplied.emit(s.config, did_reset, list(s.param_names), self.generation)
+        config = s.pending_config or s.config
+        self.configApplied.emit(config, did_reset, list(s.param_names), self.generation)
 
     # ---- controls --------------------------------------------------------------
     @Slot(object)
@@ -74,6 +88,10 @@ class TrainingWorker(QObject):
             did_reset = self.session.set_config(config)
         except ConfigError as exc:
             self.configRejected.emit(str(exc))
+            return
+        except (RuntimeError, MemoryError) as exc:  # e.g. a model too big to allocate
+            self._announce_config(True)             # the session rebuilt the old one
+            self.configRejected.emit(f"cannot build that model: {_first_line(exc)}")
             return
         self._announce_config(did_reset)
         if did_reset or not self.session.in_step:
@@ -150,7 +168,9 @@ class TrainingWorker(QObject):
             with open(path, "w", encoding="utf-8") as f:
                 f.write(text)
         except Exception as exc:  # a failed export is a message, never a crash
-            self.configRejected.emit(f"torchviz export failed: {exc}")
+            self.notice.emit(f"torchviz export failed: {_first_line(exc)}")
+            return
+        self.notice.emit(f"torchviz DOT exported to {path}")
 
     @Slot(bool)
     def setTrackNodeGrads(self, on: bool) -> None:

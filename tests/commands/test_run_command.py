@@ -83,12 +83,24 @@ def test_detach_in_place_after_use_exits_3(tmp_path, capsys):
     (["--loss-weights", "1,2"], "loss-weights has 2 values"),
     (["--detach", "3"], "detach names head 3"),
     (["--lr", "-1"], "lr must be"),
+    (["--lr", "nan"], "lr must be a finite number"),
+    (["--loss-weights", "inf,1,1"], "must be a finite number"),
+    (["--loss-weights", ""], "loss-weights is empty"),
+    (["--detach", "1", "--detach", "1"], "detach names a head twice"),
+    (["--seed", "99999999999999999999"], "seed must be at most"),
+    (["--trunk-width", "400000", "--trunk-depth", "40", "--steps", "1"],
+     "cannot build that model"),
 ])
 def test_bad_input_exits_2_with_one_line(argv, words, capsys):
     assert run(*argv) == 2
     err = capsys.readouterr().err.strip()
     assert words in err
     assert len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+def test_zero_steps_says_so(capsys):
+    assert run("--steps", "0") == 0
+    assert "trained 0 steps" in capsys.readouterr().out
 
 
 def test_malformed_and_unknown_config_files_exit_2(tmp_path, capsys):
@@ -104,6 +116,10 @@ def test_malformed_and_unknown_config_files_exit_2(tmp_path, capsys):
     wrong_type.write_text('heads = "three"\n')
     assert run("--config", str(wrong_type)) == 2
     assert "heads must be a whole number" in capsys.readouterr().err
+    string_bool = tmp_path / "string_bool.toml"
+    string_bool.write_text('no_zero_grad = "false"\n')
+    assert run("--config", str(string_bool)) == 2
+    assert "no_zero_grad must be true or false" in capsys.readouterr().err
 
 
 def test_same_seed_same_numbers_bit_for_bit(tmp_path):

@@ -175,3 +175,15 @@ def test_fit_button_fits_the_graph(qtbot, make_window):
     qtbot.mouseClick(w.findChild(QPushButton, "fitGraphButton"), Qt.LeftButton)
     visible = canvas.mapToScene(canvas.viewport().rect()).boundingRect()
     assert visible.contains(canvas.scene().itemsBoundingRect().adjusted(5, 5, -5, -5))
+
+
+def test_export_to_a_bad_path_says_why_and_writes_nothing(qtbot, make_window, tmp_path):
+    w = make_window(SMALL)
+    step(qtbot, w)
+    wait_drawn(qtbot, w)
+    for kind in ("svg", "png", "dot"):
+        reason = w.graph_view.export(kind, str(tmp_path / "missing" / f"g.{kind}"))
+        assert reason and "could not write" in reason
+        assert "Export failed" in w.graph_view.caption.text()
+    assert w.graph_view.export("pdf", str(tmp_path / "g.pdf")) == "cannot export as 'pdf'"
+    assert not any(tmp_path.iterdir())

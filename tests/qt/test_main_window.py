@@ -224,3 +224,43 @@ def test_repainting_does_not_eat_references_to_none(qtbot, make_window):
         painter.drawLine(0, 0, 10, 10)
     painter.end()
     assert sys.getrefcount(None) >= before - 100
+
+
+def test_values_beyond_a_widgets_range_survive_touching_another_toggle(qtbot, make_window):
+    """A config file may ask for more than a spin box shows (trunk depth 150, lr 50)."""
+    w = make_window(SMALL.replace(trunk_depth=150, lr=50.0))
+    generation = w.generation
+    choose(widget(w, QComboBox, "optimizerCombo"), "adam")
+    qtbot.waitUntil(lambda: engine_config(w).optimizer == "adam", timeout=5_000)
+    assert engine_config(w).trunk_depth == 150 and engine_config(w).lr == 50.0
+    assert w.generation == generation        # no reset: the model was not touched
+
+
+def test_a_toggle_changed_mid_step_is_shown_and_applies_at_the_step_boundary(qtbot, make_window):
+    w = make_window(SMALL)
+    qtbot.keyClick(w, Qt.Key_Right)                       # zero_grad: a step is in progress
+    qtbot.waitUntil(lambda: "zero_grad" in w.phase_label.text(), timeout=5_000)
+    widget(w, QCheckBox, "keepGraphsCheck").click()
+    choose(widget(w, QComboBox, "strategyCombo"), "separate")
+    qtbot.waitUntil(lambda: (w.worker.session.pending_config or engine_config(w)).strategy
+                    == "separate", timeout=5_000)
+    qtbot.wait(300)                                       # the worker's answer has arrived
+    assert w.controls.config().keep_graphs and w.controls.config().strategy == "separate"
+    assert widget(w, QCheckBox, "keepGraphsCheck").isChecked()
+    assert "one backward per loss" in w.code_view.code()
+    assert engine_config(w).strategy == "sum"             # the step in progress finishes as sum
+    qtbot.keyClick(w, Qt.Key_Right, Qt.ShiftModifier)     # finish it
+    qtbot.keyClick(w, Qt.Key_Right, Qt.ShiftModifier)     # the next step uses the new config
+    qtbot.waitUntil(lambda: engine_config(w).strategy == "separate"
+                    and engine_config(w).keep_graphs, timeout=5_000)
+    assert w.controls.config().strategy == "separate"
+
+
+def test_a_model_too_big_to_build_is_refused_and_the_app_keeps_working(qtbot, make_window):
+    w = make_window(SMALL)
+    w.controls.set_config(w.controls.config())
+    w.sigSetConfig.emit(w.controls.config().replace(trunk_width=400_000, trunk_depth=40))
+    qtbot.waitUntil(lambda: "cannot build that model" in w.phase_label.text(), timeout=20_000)
+    assert engine_config(w).trunk_width == 32
+    qtbot.keyClick(w, Qt.Key_Right, Qt.ShiftModifier)
+    wait_steps(qtbot, w, 1)

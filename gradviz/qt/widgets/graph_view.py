@@ -160,17 +160,34 @@ class GraphView(QWidget):
         if path:
             self.export(kind, path)
 
-    def export(self, kind: str, path: str) -> None:
-        """Write what is on screen (svg, png), our DOT, or (via the worker) torchviz's."""
+    def export(self, kind: str, path: str) -> str | None:
+        """Write what is on screen (svg, png), our DOT, or (via the worker) torchviz's.
+        Returns None when written (or handed on), else a one-line reason, also shown."""
+        if kind not in ("svg", "png", "dot", "torchviz"):
+            return self._export_failed(f"cannot export as {kind!r}")
         if kind == "torchviz":
             self.torchvizRequested.emit(path)
-            return
+            return None
         if self.graph is None:
-            return
-        if kind == "dot":
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(to_dot(self.graph))
-            return
+            return self._export_failed("there is no graph yet")
+        try:
+            with open(path, "wb"):   # fails early, with the OS's reason, on a bad path
+                pass
+            if kind == "dot":
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(to_dot(self.graph))
+            elif not self._render_scene(kind, path):
+                return self._export_failed(f"could not write {path}")
+        except OSError as exc:
+            return self._export_failed(f"could not write {path}: {exc.strerror or exc}")
+        self.caption.setText(f"Graph exported to {path}")
+        return None
+
+    def _export_failed(self, reason: str) -> str:
+        self.caption.setText(f"Export failed: {reason}")
+        return reason
+
+    def _render_scene(self, kind: str, path: str) -> bool:
         scene = self.canvas.scene()
         rect = scene.sceneRect()
         if kind == "svg":
@@ -179,16 +196,18 @@ class GraphView(QWidget):
             gen.setSize(QSize(int(rect.width()), int(rect.height())))
             gen.setViewBox(QRectF(0, 0, rect.width(), rect.height()))
             gen.setTitle("gradviz autograd graph")
-            painter = QPainter(gen)
-        else:
-            image = QImage(int(rect.width() * 2), int(rect.height() * 2), QImage.Format_ARGB32)
-            image.fill(Qt.white)
-            painter = QPainter(image)
-            painter.setRenderHint(QPainter.Antialiasing)
+            painter = QPainter()
+            if not painter.begin(gen):
+                return False
+            scene.render(painter, QRectF(), rect)
+            return painter.end()
+        image = QImage(int(rect.width() * 2), int(rect.height() * 2), QImage.Format_ARGB32)
+        image.fill(Qt.white)
+        painter = QPainter(image)
+        painter.setRenderHint(QPainter.Antialiasing)
         scene.render(painter, QRectF(), rect)
         painter.end()
-        if kind == "png":
-            image.save(path, "PNG")
+        return image.save(path, "PNG")
 
     def apply_theme(self, theme) -> None:
         font = self.caption.font()

@@ -30,7 +30,26 @@ def new_curve(plot: pg.PlotItem, samples_per_px: float = 1.0) -> pg.PlotDataItem
     return curve
 
 
+MAX_DRAWN_POINTS = 4000   # more than a screen has pixels across
+
+
+def thin(x: np.ndarray, y: np.ndarray, most: int = MAX_DRAWN_POINTS):
+    """At most `most` points: each bin drawn as its lowest then its highest value, so a
+    spike stays visible. pyqtgraph's own downsampling does not cover fills and thick
+    strokes, whose cost grew without bound in long keep-graphs runs and froze the window."""
+    n = len(x)
+    if n <= most:
+        return x, y
+    starts = np.linspace(0, n, most // 2, endpoint=False).astype(int)
+    lo = np.fmin.reduceat(y, starts)         # fmin/fmax skip NaN (unsampled steps)
+    hi = np.fmax.reduceat(y, starts)
+    xs = np.repeat(x[starts], 2)
+    ys = np.column_stack([lo, hi]).ravel()
+    return xs, ys
+
+
 def set_curve_data(curve: pg.PlotDataItem, x: np.ndarray, y: np.ndarray) -> None:
+    x, y = thin(np.asarray(x), np.asarray(y))
     curve.setData(x, y, connect="finite", antialias=len(x) <= SMOOTH_EDGES_UP_TO)
 
 
