@@ -8,6 +8,7 @@ done, an error, a graph) come back as signals carrying plain data, never tensors
 from __future__ import annotations
 
 import collections
+import gc
 import time
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
@@ -19,6 +20,7 @@ from ..core.threads import leave_a_core_free
 
 BATCH_SECONDS = 0.02  # at full speed, train this long between looks at the event queue
 FAST_SAMPLE_EVERY = 20  # at full speed, the costly probes run every this many steps
+FREEZE_EVERY = 500      # keep graphs: steps between moving what it holds out of the GC's way
 
 
 def _first_line(exc: BaseException) -> str:
@@ -229,6 +231,7 @@ class TrainingWorker(QObject):
         """Queue the record; on an error, stop and report it. True to keep going."""
         if record is not None:
             self.records.append((self.generation, record))
+            self._spare_the_gc(record.step)
             return True
         if self.session.error is not None:
             self._timer.stop()
@@ -236,6 +239,17 @@ class TrainingWorker(QObject):
             self.runningChanged.emit(False)
             self.failed.emit(self.session.error)
         return False
+
+    def _spare_the_gc(self, step: int) -> None:
+        """keep graphs holds every step's graph, and the Python objects our probes made
+        for it: a full collection then scans them all while holding the GIL, a pause that
+        grew past a second in long runs. Freezing them (they are meant to be kept) stops
+        that; they return to the collector as soon as keep graphs is off or on reset."""
+        if self.session.config.keep_graphs:
+            if step % FREEZE_EVERY == FREEZE_EVERY - 1:
+                gc.freeze()
+        elif gc.get_freeze_count():
+            gc.unfreeze()
 
     def _guarded(self, action):
         """Run a session call; an unexpected Python error is reported, not raised."""
