@@ -13,6 +13,7 @@ from ..core.config import Config
 from ..core.history import History
 from ..core.loop_code import loop_code
 from .controls import ControlsPanel
+from .gc_guard import GuiThreadGC
 from .graph_renderer import GraphRenderer
 from .run_bar import RunBar
 from .settings import AppSettings, Remembered
@@ -60,6 +61,7 @@ class MainWindow(QMainWindow):
         self._phase_step: int | None = None   # the step the status line's phase belongs to
         self.steps_done_at: int | None = None   # set when a run_steps() batch ends
         self._last_graph_request = 0.0
+        self.gc_guard = GuiThreadGC(self)   # before any thread starts
         self._build_panels(remembered.config)
         self._build_docks()
         self._build_actions()
@@ -390,3 +392,4 @@ class MainWindow(QMainWindow):
         if self.render_thread.isRunning():
             self.render_thread.quit()
             self.render_thread.wait(10_000)
+        self.gc_guard.release()
