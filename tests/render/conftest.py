@@ -18,3 +18,12 @@ def detach_session() -> Session:
 @pytest.fixture(scope="session")
 def detach_graph(detach_session):
     return detach_session.graph()
+
+
+@pytest.fixture
+def empty_path(monkeypatch, tmp_path):
+    """PATH with nothing on it, so no system `dot` can be found."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    return empty

@@ -38,15 +38,6 @@ def deep_graph() -> GraphData:
     return graph
 
 
-@pytest.fixture
-def empty_path(monkeypatch, tmp_path):
-    """PATH with nothing on it, so no system `dot` can be found."""
-    empty = tmp_path / "empty"
-    empty.mkdir()
-    monkeypatch.setenv("PATH", str(empty))
-    return empty
-
-
 def _triples(graph: GraphData) -> list[tuple[str, str, str]]:
     return [(e.src, e.dst, e.kind) for e in graph.edges]
 

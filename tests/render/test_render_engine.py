@@ -25,15 +25,6 @@ def _fake_program(directory: Path, name: str, body: str) -> Path:
     return path
 
 
-@pytest.fixture
-def empty_path(monkeypatch, tmp_path):
-    """PATH with nothing on it, so no system `dot` can be found."""
-    empty = tmp_path / "empty"
-    empty.mkdir()
-    monkeypatch.setenv("PATH", str(empty))
-    return empty
-
-
 def test_graphviz_pure_is_found_next_to_python_when_no_dot_on_path(empty_path):
     beside = Path(sys.executable).parent / "graphviz-pure"
     if not beside.exists() and not beside.with_suffix(".exe").exists():

@@ -13,6 +13,7 @@ import pyqtgraph as pg
 
 from ...core.graph import CUT, INPUT, LOSS, OP, PARAM, SAVED, SAVED_EDGE, TOTAL
 from ...render import style
+from ...render.dot import node_label
 from ...render.layout import EdgePath, NodeBox
 
 FONT_PT = 13.0
@@ -26,15 +27,6 @@ def heat_colour(fraction: float | None) -> QColor:
         return QColor("#BDBDBD")
     lo, hi = HEAT_RANGE
     return HEAT.map(lo + (hi - lo) * min(1.0, max(0.0, fraction)), mode="qcolor")
-
-
-def node_text(node) -> str:
-    lines = [f"{node.label} loss" if node.kind == LOSS else node.label]
-    if node.kind in (PARAM, INPUT, SAVED) and node.shape is not None:
-        lines.append("(" + ", ".join(str(s) for s in node.shape) + ")")
-    if node.freed:
-        lines.append(f"({node.state})")
-    return "\n".join(lines)
 
 
 def _bytes(n: int) -> str:
@@ -105,7 +97,7 @@ class NodeItem(QGraphicsPathItem):
         font.setPointSizeF(FONT_PT * (0.85 if node.kind == SAVED else 1.0))
         font.setBold(node.kind in (LOSS, TOTAL))
         self.text.setFont(font)
-        self.text.setText(node_text(node))
+        self.text.setText(node_label(node))  # the text Graphviz sized the box for
         colour = style.FREED_TEXT if node.freed else "#111111"
         if node.freed and node.state != "freed":
             colour = style.CUT_COLOUR

@@ -85,7 +85,8 @@ class GraphView(QWidget):
         self._busy = False
         self._waiting: tuple | None = None
         self._cancel = threading.Event()
-        self._asked_key = None
+        self._asked_key = None      # (structure, rankdir) of the layout asked for
+        self._drawn_key = None      # ... and of the one on screen
         self.graph = None
         self.status = ""
 
@@ -93,7 +94,7 @@ class GraphView(QWidget):
     def show_graph(self, graph, caption: str) -> None:
         rankdir = "LR" if self.canvas.width() > 1.6 * self.canvas.height() else "TB"
         key = (graph.structure_key(), rankdir)
-        if self.canvas.layout is not None and key == self._shown_key():
+        if self.canvas.layout is not None and key == self._drawn_key:
             self._draw(graph, self.canvas.layout, caption)   # same shape: restyle only
             return
         if self._busy:
@@ -104,9 +105,6 @@ class GraphView(QWidget):
         self._busy, self._asked_key = True, key
         self._cancel = threading.Event()
         self.requestLayout.emit(graph, caption, rankdir, self._cancel)
-
-    def _shown_key(self):
-        return getattr(self, "_drawn_key", None)
 
     def on_layout(self, graph, layout, caption: str) -> None:
         self._drawn_key = self._asked_key
