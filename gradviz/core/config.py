@@ -18,7 +18,21 @@ DETACH_MODES = ("detach", "detach_")
 OPTIMIZERS = ("sgd", "adam")
 PROBE_LEVELS = ("none", "default", "all")
 MAX_HEADS = 8
+INPUT_DIM = 8          # features per example of the synthetic data (core.data)
 MAX_SEED = 2**31 - 1   # what every seeding API (and the app's seed box) takes
+# The largest values gradviz accepts: models it can build in seconds and train on a
+# laptop, and numbers float32 can hold. The app's controls use the same bounds.
+MAX_TRUNK_WIDTH = 4096
+MAX_TRUNK_DEPTH = 64
+MAX_TRUNK_PARAMETERS = 50_000_000   # ~200 MB of float32 weights before gradients
+MAX_BATCH_SIZE = 4096               # the whole synthetic dataset
+MAX_ACCUMULATE = 256
+MAX_LR = 1000.0
+MAX_STEPS = 10**9
+MAX_SAMPLE_EVERY = 10**6
+MAX_LOSS_WEIGHT = 1000.0
+MAX_CONFIG_BYTES = 64 * 1024        # a config is a few hundred bytes; more is not one
+SHOWN_CHARS = 60                    # how much of a bad value an error message echoes
 
 # Changing one of these needs a fresh model (or fresh data); the others apply at the
 # next step boundary on the running session.
@@ -73,27 +87,50 @@ class Config:
         return data
 
 
+def shown(value: Any) -> str:
+    """repr(value) cut to a length fit for a one-line message (inputs can be megabytes)."""
+    try:
+        text = repr(value) if not isinstance(value, (list, tuple, dict)) or \
+            len(value) < SHOWN_CHARS else f"<{type(value).__name__} of {len(value)} items>"
+    except (RecursionError, ValueError):   # ints over 4300 digits refuse repr()
+        text = f"<{type(value).__name__}>"
+    text = text.replace("\n", "\\n")
+    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS - 3] + "..."
+
+
 def _choice(name: str, value: Any, options: tuple[str, ...]) -> None:
-    if value not in options:
-        raise ConfigError(f"{name} must be one of {', '.join(options)} (got {value!r})")
+    if not isinstance(value, str) or value not in options:
+        raise ConfigError(f"{name} must be one of {', '.join(options)} (got {shown(value)})")
 
 
-def _at_least(name: str, value: Any, low: int | float, kind: type = int) -> None:
+def _within(name: str, value: Any, low: int | float, high: int | float,
+            kind: type = int) -> None:
     if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
-        raise ConfigError(f"{name} must be a whole number (got {value!r})")
+        raise ConfigError(f"{name} must be a whole number (got {shown(value)})")
     if kind is float and (isinstance(value, bool) or not isinstance(value, (int, float))):
-        raise ConfigError(f"{name} must be a number (got {value!r})")
-    if value < low:
-        raise ConfigError(f"{name} must be at least {low} (got {value!r})")
+        raise ConfigError(f"{name} must be a number (got {shown(value)})")
+    if kind is float and not math.isfinite(value):
+        raise ConfigError(f"{name} must be a finite number (got {shown(value)})")
+    if not low <= value <= high:
+        raise ConfigError(f"{name} must be between {low:g} and {high:g} (got {shown(value)})")
+
+
+def trunk_parameters(cfg: Config) -> int:
+    """Weights and biases of the trunk (the heads are small next to it)."""
+    w = cfg.trunk_width
+    return (INPUT_DIM + 1) * w + (cfg.trunk_depth - 1) * (w + 1) * w
 
 
 def validate(cfg: Config) -> Config:
     """Return cfg if every value is usable, else raise ConfigError naming the first bad one."""
-    _at_least("heads", cfg.heads, 1)
-    if cfg.heads > MAX_HEADS:
-        raise ConfigError(f"heads must be between 1 and {MAX_HEADS} (got {cfg.heads})")
-    _at_least("trunk-width", cfg.trunk_width, 1)
-    _at_least("trunk-depth", cfg.trunk_depth, 1)
+    _within("heads", cfg.heads, 1, MAX_HEADS)
+    _within("trunk-width", cfg.trunk_width, 1, MAX_TRUNK_WIDTH)
+    _within("trunk-depth", cfg.trunk_depth, 1, MAX_TRUNK_DEPTH)
+    if trunk_parameters(cfg) > MAX_TRUNK_PARAMETERS:
+        raise ConfigError(
+            f"a trunk {cfg.trunk_depth} deep and {cfg.trunk_width} wide has "
+            f"{trunk_parameters(cfg):,} parameters; gradviz builds at most "
+            f"{MAX_TRUNK_PARAMETERS:,} (make it narrower or shallower)")
     _choice("strategy", cfg.strategy, STRATEGIES)
     _choice("retain-graph", cfg.retain_graph, RETAIN_MODES)
     _choice("detach-mode", cfg.detach_mode, DETACH_MODES)
@@ -103,27 +140,23 @@ def validate(cfg: Config) -> Config:
         raise ConfigError(
             f"loss-weights has {len(cfg.loss_weights)} values but there are {cfg.heads} heads")
     for w in cfg.loss_weights:
-        _at_least("each loss weight", w, 0.0, float)
-        if not math.isfinite(w):
-            raise ConfigError(f"each loss weight must be a finite number (got {w!r})")
+        _within("each loss weight", w, 0.0, MAX_LOSS_WEIGHT, float)
     for k in cfg.detach:
         if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k < cfg.heads:
-            raise ConfigError(f"detach names head {k!r}, but heads are 0..{cfg.heads - 1}")
+            raise ConfigError(f"detach names head {shown(k)}, but heads are 0..{cfg.heads - 1}")
     if len(set(cfg.detach)) != len(cfg.detach):
         raise ConfigError(f"detach names a head twice ({', '.join(map(str, cfg.detach))})")
-    _at_least("accumulate", cfg.accumulate, 1)
-    _at_least("batch-size", cfg.batch_size, 1)
+    _within("accumulate", cfg.accumulate, 1, MAX_ACCUMULATE)
+    _within("batch-size", cfg.batch_size, 1, MAX_BATCH_SIZE)
     if cfg.batch_size % cfg.accumulate:
         raise ConfigError(f"accumulate ({cfg.accumulate}) must divide batch-size "
                           f"({cfg.batch_size}) into equal micro-batches")
-    _at_least("lr", cfg.lr, 0.0, float)
-    if cfg.lr <= 0 or not math.isfinite(cfg.lr):
-        raise ConfigError(f"lr must be a finite number greater than 0 (got {cfg.lr!r})")
-    _at_least("steps", cfg.steps, 0)
-    _at_least("seed", cfg.seed, 0)
-    if cfg.seed > MAX_SEED:
-        raise ConfigError(f"seed must be at most {MAX_SEED} (got {cfg.seed})")
-    _at_least("sample-every", cfg.sample_every, 1)
+    _within("lr", cfg.lr, 0.0, MAX_LR, float)
+    if cfg.lr <= 0:
+        raise ConfigError(f"lr must be greater than 0 (got {shown(cfg.lr)})")
+    _within("steps", cfg.steps, 0, MAX_STEPS)
+    _within("seed", cfg.seed, 0, MAX_SEED)
+    _within("sample-every", cfg.sample_every, 1, MAX_SAMPLE_EVERY)
     for name in ("scale", "zero_grad", "keep_graphs"):
         if not isinstance(getattr(cfg, name), bool):
             raise ConfigError(f"{name.replace('_', '-')} must be true or false")
@@ -145,7 +178,8 @@ def _coerce(name: str, value: Any) -> Any:
             try:
                 return tuple(float(v) for v in value.split(","))
             except ValueError:
-                raise ConfigError(f"loss-weights must be numbers separated by commas (got {value!r})")
+                raise ConfigError(f"loss-weights must be numbers separated by commas "
+                                  f"(got {shown(value)})")
         if not isinstance(value, list):
             raise ConfigError("loss-weights must be a list of numbers")
         return tuple(float(v) if isinstance(v, int) and not isinstance(v, bool) else v
@@ -168,25 +202,47 @@ def from_mapping(data: dict[str, Any], base: Config | None = None) -> Config:
         name = str(key).replace("-", "_")
         if name in ("no_scale", "no_zero_grad"):  # the flags' spelling, in files too
             if not isinstance(value, bool):
-                raise ConfigError(f"{key} must be true or false (got {value!r})")
+                raise ConfigError(f"{key} must be true or false (got {shown(value)})")
             name, value = name[3:], not value
         if name not in _FIELDS:
-            raise ConfigError(f"unknown setting {key!r}")
+            raise ConfigError(f"unknown setting {shown(key)}")
         changes[name] = _coerce(name, value)
     return validate(dataclasses.replace(base or Config(), **changes))
 
 
-def load_toml(path: str | Path) -> dict[str, Any]:
-    """Read a TOML config file into a dict; errors become one-line ConfigErrors."""
+def read_config_text(path: str | Path) -> str:
+    """A config file's text: regular files only (a FIFO would block for ever, /dev/zero
+    never ends), at most MAX_CONFIG_BYTES, UTF-8 with or without a byte-order mark."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"config file not found: {p}")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read config file {p}: {exc}")
+        if not p.exists():
+            raise ConfigError(f"config file not found: {shown(str(p))}")
+        if not p.is_file():
+            raise ConfigError(f"config file {shown(str(p))} is not a regular file")
+        with p.open("rb") as f:
+            data = f.read(MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {shown(str(p))}: {exc.strerror or exc}")
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"config file {shown(str(p))} is over {MAX_CONFIG_BYTES // 1024} KB; "
+                          "a gradviz config is a few lines of TOML")
+    try:
+        return data.decode("utf-8-sig")   # Notepad saves UTF-8 with a byte-order mark
+    except UnicodeDecodeError:
+        raise ConfigError(f"config file {shown(str(p))} is not UTF-8 text")
+
+
+def parse_toml(text: str, name: str = "config") -> dict[str, Any]:
+    """TOML text to a dict; errors (nesting too deep included) become one-line ConfigErrors."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"config file {p} is not valid TOML: {exc}")
+        raise ConfigError(f"{name} is not valid TOML: {str(exc).splitlines()[0][:120]}")
+    except RecursionError:
+        raise ConfigError(f"{name} nests values too deeply to be a gradviz config")
     return data.get("gradviz", data) if isinstance(data.get("gradviz"), dict) else data
+
+
+def load_toml(path: str | Path) -> dict[str, Any]:
+    """Read a TOML config file into a dict; errors become one-line ConfigErrors."""
+    return parse_toml(read_config_text(path), f"config file {shown(str(path))}")

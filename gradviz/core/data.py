@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 
 import torch
 
-INPUT_DIM = 8
+from .config import INPUT_DIM
+
 LATENT_DIM = 6
 NUM_CLASSES = 3
 DATASET_SIZE = 4096

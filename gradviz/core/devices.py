@@ -5,7 +5,7 @@ import re
 
 import torch
 
-from .config import ConfigError
+from .config import ConfigError, shown
 
 _NAME = re.compile(r"^(auto|cpu|mps|cuda(:\d+)?)$")
 
@@ -28,8 +28,8 @@ def available_devices() -> list[tuple[str, str]]:
 
 def resolve_device(name: str) -> torch.device:
     """The torch.device for a name; ConfigError if the name is malformed or absent here."""
-    if not isinstance(name, str) or not _NAME.match(name):
-        raise ConfigError(f"device must be auto, cpu, cuda, cuda:N or mps (got {name!r})")
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise ConfigError(f"device must be auto, cpu, cuda, cuda:N or mps (got {shown(name)})")
     names = [n for n, _ in available_devices()]
     if name == "auto":
         return torch.device(names[1] if len(names) > 1 else "cpu")
