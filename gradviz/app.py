@@ -1,15 +1,36 @@
 """Composition root: the `gradviz` command. No arguments opens the desktop app;
-`gradviz run` trains headless; `gradviz bench` measures speed. Nothing imports this."""
+`gradviz run` trains headless; `gradviz bench` measures speed. Nothing imports this.
+
+Everything heavy (torch, Qt) is imported inside main(), under its Ctrl+C handler, so an
+interrupt at any moment of start-up ends with one line rather than a traceback.
+"""
 from __future__ import annotations
 
+import signal
 import sys
 
-from . import __version__
-from .commands import bench, run
-from .commands.options import OneLineParser, add_training_options
+EXIT_INTERRUPTED = 130
+_interrupted = False
 
 
-def build_parser() -> OneLineParser:
+def _on_interrupt(signum, frame) -> None:
+    # Remembered as well as raised: a bare `except:` in some library's import code can
+    # swallow the KeyboardInterrupt, and a Ctrl+C must not be lost to that.
+    global _interrupted
+    _interrupted = True
+    raise KeyboardInterrupt
+
+
+def _stop_if_interrupted() -> None:
+    if _interrupted:
+        raise KeyboardInterrupt
+
+
+def build_parser():
+    from . import __version__
+    from .commands import bench, run
+    from .commands.options import OneLineParser, add_training_options
+
     parser = OneLineParser(
         prog="gradviz",
         description="See what autograd does when a network has several losses. "
@@ -25,16 +46,30 @@ def build_parser() -> OneLineParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+def _main(argv: list[str] | None) -> int:
+    args = build_parser().parse_args(argv)   # imports torch: seconds
+    _stop_if_interrupted()
     if args.command is None:
         from .qt.launch import launch  # Qt is imported only when the app opens
         return launch(args)
+    return args.func(args)
+
+
+def main(argv: list[str] | None = None) -> int:
+    global _interrupted
+    _interrupted = False
+    previous = signal.getsignal(signal.SIGINT)
+    ours = previous is signal.default_int_handler
+    if ours:
+        signal.signal(signal.SIGINT, _on_interrupt)
     try:
-        return args.func(args)
+        return _main(argv)
     except KeyboardInterrupt:
         print("gradviz: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
+    finally:
+        if ours:   # in-process callers (tests) get their own handler back
+            signal.signal(signal.SIGINT, previous)
 
 
 if __name__ == "__main__":

@@ -11,12 +11,17 @@ from ..core.config import (DETACH_MODES, OPTIMIZERS, PROBE_LEVELS, RETAIN_MODES,
                            STRATEGIES, Config, ConfigError, from_mapping, load_toml)
 
 EXIT_OK, EXIT_USAGE, EXIT_AUTOGRAD_ERROR = 0, 2, 3
+MAX_MESSAGE = 200   # characters of a usage error
 
 
 class OneLineParser(argparse.ArgumentParser):
     """argparse, but a usage error is one line (no usage dump) and exit status 2."""
 
     def error(self, message: str) -> NoReturn:
+        # argparse quotes the bad value whole: a megabyte argument must not fill the screen
+        message = " ".join(message.split())
+        if len(message) > MAX_MESSAGE:
+            message = message[:MAX_MESSAGE - 3] + "..."
         fail(f"{self.prog}: {message} (see {self.prog} --help)")
 
 

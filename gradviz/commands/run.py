@@ -9,7 +9,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..core.config import Config, ConfigError
+from ..core.atomic_write import check_writable
+from ..core.config import ConfigError, shown
 from ..core.report import write_metrics_csv, write_report
 from ..core.session import Session
 from ..core.threads import leave_a_core_free
@@ -20,7 +21,7 @@ def add_parser(subparsers) -> None:
     p = subparsers.add_parser("run", help="train headless and write a report",
                               description="Train headless and write a report.")
     add_training_options(p)
-    p.add_argument("--out", metavar="DIR", type=Path,
+    p.add_argument("--out", metavar="DIR",
                    help="write report.json, metrics.csv, graph.dot, graph.svg, graph.png here")
     p.add_argument("--quiet", action="store_true", help="print only the summary")
     p.set_defaults(func=main)
@@ -51,7 +52,7 @@ def _export(out: Path, session: Session) -> None:
     from ..render.engine import RenderError
     from ..render.export import export_graph
     graph = session.graph()
-    roots = [r.tensor for r in session._live.roots]
+    roots = session.root_tensors()
     try:
         export_graph(graph, out, roots=roots,
                      params=dict(zip(session.param_names, session.params)))
@@ -74,19 +75,44 @@ def _write_png(graph, path: Path) -> None:
     write_png(graph, path, dpi=max(10, int(dpi)))
 
 
-def _prepare_out(out: Path) -> None:
+# the files --out writes; a folder already there under one of these names is refused
+OUT_FILES = ("report.json", "metrics.csv", "graph.dot", "graph.svg", "graph.png",
+             "graph_torchviz.dot")
+
+
+def _prepare_out(name: str) -> Path:
+    """The output folder, made and shown writable before any training is spent."""
+    if not name.strip():
+        fail("gradviz: --out needs a folder name, e.g. --out out/")
+    out = Path(name)
     try:
         out.mkdir(parents=True, exist_ok=True)
+        if not out.is_dir():
+            fail(f"gradviz: --out {shown(name)} is not a folder")
+        check_writable(out)
     except OSError as exc:
-        fail(f"gradviz: cannot create output folder {out}: {exc.strerror or exc}")
-    if not out.is_dir():
-        fail(f"gradviz: --out {out} is not a folder")
+        fail(f"gradviz: cannot write to output folder {shown(name)}: {exc.strerror or exc}")
+    for file in OUT_FILES:
+        if (out / file).is_dir():
+            fail(f"gradviz: cannot write {file}: {shown(str(out / file))} is a folder")
+    return out
+
+
+def _write_outputs(out: Path, config, session: Session, records: list) -> None:
+    """Every file whole or not at all; a failed write is exit 2 with one line."""
+    try:
+        write_report(out, config, str(session.device), records, session.events)
+        write_metrics_csv(out, config, session.param_names, records)
+        _export(out, session)
+    except OSError as exc:
+        where = f" ({shown(exc.filename)})" if exc.filename else ""
+        fail(f"gradviz: could not write the report to {shown(str(out))}{where}: "
+             f"{exc.strerror or exc}")
 
 
 def main(args: argparse.Namespace) -> int:
     config = config_from_args(args)
-    if args.out is not None:
-        _prepare_out(args.out)
+    out = _prepare_out(args.out) if args.out is not None else None
     try:
         session = Session(config)
     except ConfigError as exc:
@@ -96,10 +122,8 @@ def main(args: argparse.Namespace) -> int:
         fail(f"gradviz: cannot build that model: {reason}")
     leave_a_core_free()
     records = train(session, config.steps, args.quiet)
-    if args.out is not None:
-        write_report(args.out, config, str(session.device), records, session.events)
-        write_metrics_csv(args.out, config, session.param_names, records)
-        _export(args.out, session)
+    if out is not None:
+        _write_outputs(out, config, session, records)
     if session.error is not None:
         e = session.error
         print(f"gradviz: {e.one_line()}", file=sys.stderr)
@@ -112,5 +136,5 @@ def main(args: argparse.Namespace) -> int:
         first, last = records[0], records[-1]
         print(f"trained {len(records)} steps on {session.device}: total loss "
               f"{first.total:.5g} -> {last.total:.5g}"
-              + (f"; report in {args.out}" if args.out else ""))
+              + (f"; report in {out}" if out else ""))
     return EXIT_OK

@@ -23,7 +23,7 @@ MAX_SEED = 2**31 - 1   # what every seeding API (and the app's seed box) takes
 # The largest values gradviz accepts: models it can build in seconds and train on a
 # laptop, and numbers float32 can hold. The app's controls use the same bounds.
 MAX_TRUNK_WIDTH = 4096
-MAX_TRUNK_DEPTH = 64
+MAX_TRUNK_DEPTH = 256   # a ~1,800-node graph: the most a layout handles in under a second
 MAX_TRUNK_PARAMETERS = 50_000_000   # ~200 MB of float32 weights before gradients
 MAX_BATCH_SIZE = 4096               # the whole synthetic dataset
 MAX_ACCUMULATE = 256
@@ -112,7 +112,9 @@ def _within(name: str, value: Any, low: int | float, high: int | float,
     if kind is float and not math.isfinite(value):
         raise ConfigError(f"{name} must be a finite number (got {shown(value)})")
     if not low <= value <= high:
-        raise ConfigError(f"{name} must be between {low:g} and {high:g} (got {shown(value)})")
+        fmt = (lambda v: f"{v:g}") if kind is float else str
+        raise ConfigError(f"{name} must be between {fmt(low)} and {fmt(high)} "
+                          f"(got {shown(value)})")
 
 
 def trunk_parameters(cfg: Config) -> int:

@@ -51,7 +51,6 @@ class StepRecord:
     graph_nodes: int | None = None
     backward_calls: list[BackwardRecord] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
-    graph: Any = None          # GraphData when the graph probe sampled this step
 
     def to_dict(self) -> dict[str, Any]:
         data = {

@@ -5,6 +5,7 @@ import csv
 import json
 from pathlib import Path
 
+from .atomic_write import atomic_open
 from .config import Config
 from .events import Event
 from .records import StepRecord
@@ -20,7 +21,8 @@ def write_report(out: Path, config: Config, device: str, records: list[StepRecor
         "steps": [r.to_dict() for r in records],
         "events": [e.to_dict() for e in events],
     }
-    path.write_text(json.dumps(data, indent=1, allow_nan=False), encoding="utf-8")
+    with atomic_open(path) as f:
+        json.dump(data, f, indent=1, allow_nan=False)
     return path
 
 
@@ -44,7 +46,7 @@ def _row(r: StepRecord, config: Config, param_names: list[str]) -> list:
 def write_metrics_csv(out: Path, config: Config, param_names: list[str],
                       records: list[StepRecord]) -> Path:
     path = out / "metrics.csv"
-    with path.open("w", newline="", encoding="utf-8") as f:
+    with atomic_open(path, newline="") as f:
         writer = csv.writer(f)
         writer.writerow(metric_columns(config, param_names))
         for r in records:

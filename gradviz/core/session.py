@@ -234,7 +234,10 @@ class Session:
         if not all(math.isfinite(v) for v in record.losses.values()):
             raise _StepFailed(ev.divergence(step, "optimizer step", "before optimizer.step()",
                                             "a loss is NaN or infinite"))
-        self.optimizer.step()
+        try:
+            self.optimizer.step()
+        except RuntimeError as exc:   # e.g. an update too large for float32
+            raise _StepFailed(ev.from_exception(exc, step, "optimizer step", "optimizer.step()"))
         if walk:
             nodes, now = self._measure()
             record.saved_bytes = now + self._kept_bytes
@@ -243,8 +246,6 @@ class Session:
             if cfg.keep_graphs:  # this step's graph now stays alive for good
                 self._bank_kept_graph(nodes, now)
         self._kept_adds = 0
-        if cfg.probes == "all":
-            record.graph = self.graph()
         self.step_index += 1
         self.last_record = record
         yield PhaseRecord(step, "optimizer step", "optimizer.step()", step_done=True)

@@ -8,6 +8,7 @@ from typing import Iterable, Mapping
 
 import torch
 
+from gradviz.core.atomic_write import write_bytes, write_text
 from gradviz.core.graph import GraphData
 
 from .dot import to_dot
@@ -36,18 +37,18 @@ def export_graph(graph: GraphData, out_dir: str | Path, roots: Iterable[object] 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     dot_text = to_dot(graph, title)
-    written = [_write_text(out / f"{basename}.dot", dot_text)]
+    written = [write_text(out / f"{basename}.dot", dot_text)]
     if roots is not None:
         from .torchviz_adapter import make_dot_text   # torchviz only when it is asked for
         tv_text = make_dot_text(list(roots), params or {})
-        written.append(_write_text(out / f"{basename}_torchviz.dot", tv_text))
+        written.append(write_text(out / f"{basename}_torchviz.dot", tv_text))
     try:
         svg = layout(dot_text, "svg")
     except RenderError as exc:
         names = ", ".join(p.name for p in written)
         raise ExportError(f"wrote {names} but no SVG: {exc}", written) from None
     svg_path = out / f"{basename}.svg"
-    svg_path.write_bytes(svg)
+    write_bytes(svg_path, svg)
     written.append(svg_path)
     return written
 
@@ -59,10 +60,6 @@ def write_png(graph: GraphData | str, path: str | Path, title: str = "",
     png = layout(dot_text, "png", extra_args=[f"-Gdpi={int(dpi)}"])
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(png)
+    write_bytes(path, png)
     return path
 
-
-def _write_text(path: Path, text: str) -> Path:
-    path.write_text(text, encoding="utf-8")
-    return path

@@ -74,7 +74,7 @@ def test_detach_in_place_after_use_exits_3(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv, words", [
     (["--strategy", "bogus"], "invalid choice"),
-    (["--heads", "0"], "heads must be at least 1"),
+    (["--heads", "0"], "heads must be between 1 and 8"),
     (["--heads", "9"], "heads must be between 1 and 8"),
     (["--accumulate", "5"], "must divide batch-size"),
     (["--config", "/no/such/file.toml"], "config file not found"),
@@ -87,9 +87,9 @@ def test_detach_in_place_after_use_exits_3(tmp_path, capsys):
     (["--loss-weights", "inf,1,1"], "must be a finite number"),
     (["--loss-weights", ""], "loss-weights is empty"),
     (["--detach", "1", "--detach", "1"], "detach names a head twice"),
-    (["--seed", "99999999999999999999"], "seed must be at most"),
-    (["--trunk-width", "400000", "--trunk-depth", "40", "--steps", "1"],
-     "cannot build that model"),
+    (["--seed", "99999999999999999999"], "seed must be between 0 and 2147483647"),
+    (["--trunk-width", "4000", "--trunk-depth", "40", "--steps", "1"],
+     "gradviz builds at most 50,000,000"),
 ])
 def test_bad_input_exits_2_with_one_line(argv, words, capsys):
     assert run(*argv) == 2
@@ -143,7 +143,7 @@ def test_python_dash_m_runs_in_a_fresh_process_without_traceback(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "gradviz", "run", "--heads", "0"],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2
-    assert proc.stderr.strip() == "gradviz: heads must be at least 1 (got 0)"
+    assert proc.stderr.strip() == "gradviz: heads must be between 1 and 8 (got 0)"
     proc = subprocess.run([sys.executable, "-m", "gradviz", "run", "--steps", "3"],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
