@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 from ..core.atomic_write import check_writable
-from ..core.config import ConfigError, shown
-from ..core.report import write_metrics_csv, write_report
+from ..core.config import SHOWN_PATH_CHARS, ConfigError, shown
+from ..core.report import ReportWriter
 from ..core.session import Session
 from ..core.threads import leave_a_core_free
 from .options import EXIT_AUTOGRAD_ERROR, EXIT_OK, add_training_options, config_from_args, fail
@@ -31,17 +31,31 @@ def _progress_every(steps: int) -> int:
     return max(1, steps // 10)
 
 
-def train(session: Session, steps: int, quiet: bool) -> list:
-    records = []
+class Trained:
+    """What the summary line needs of a finished run (the steps themselves are streamed)."""
+
+    def __init__(self):
+        self.count, self.first, self.last = 0, None, None
+
+    def add(self, record) -> None:
+        self.count += 1
+        self.first = self.first or record
+        self.last = record
+
+
+def train(session: Session, steps: int, quiet: bool, report: ReportWriter | None) -> Trained:
+    trained = Trained()
     every = _progress_every(steps)
-    while len(records) < steps:
+    while trained.count < steps:
         record = session.step()
         if record is None:  # PyTorch raised, or the loss diverged
             break
-        records.append(record)
-        if not quiet and (record.step % every == 0 or len(records) == steps):
+        trained.add(record)
+        if report is not None:
+            report.add(record)
+        if not quiet and (record.step % every == 0 or trained.count == steps):
             print(f"step {record.step:>6}  total {record.total:.5g}", flush=True)
-    return records
+    return trained
 
 
 PNG_DPI = 96
@@ -84,30 +98,36 @@ def _prepare_out(name: str) -> Path:
     """The output folder, made and shown writable before any training is spent."""
     if not name.strip():
         fail("gradviz: --out needs a folder name, e.g. --out out/")
-    out = Path(name)
+    out, named = Path(name), shown(name, SHOWN_PATH_CHARS)
     try:
+        if out.exists() and not out.is_dir():
+            fail(f"gradviz: --out {named} is not a folder")
         out.mkdir(parents=True, exist_ok=True)
-        if not out.is_dir():
-            fail(f"gradviz: --out {shown(name)} is not a folder")
         check_writable(out)
     except OSError as exc:
-        fail(f"gradviz: cannot write to output folder {shown(name)}: {exc.strerror or exc}")
+        fail(f"gradviz: cannot write to output folder {named}: {exc.strerror or exc}")
     for file in OUT_FILES:
         if (out / file).is_dir():
-            fail(f"gradviz: cannot write {file}: {shown(str(out / file))} is a folder")
+            fail(f"gradviz: cannot write {file}: {shown(str(out / file), SHOWN_PATH_CHARS)} "
+                 "is a folder")
     return out
 
 
-def _write_outputs(out: Path, config, session: Session, records: list) -> None:
-    """Every file whole or not at all; a failed write is exit 2 with one line."""
+def _train_and_write(out: Path | None, config, session: Session, quiet: bool) -> Trained:
+    """Train, streaming the report; every file whole or not at all, and a failed write
+    is exit 2 with one line."""
+    if out is None:
+        return train(session, config.steps, quiet, None)
     try:
-        write_report(out, config, str(session.device), records, session.events)
-        write_metrics_csv(out, config, session.param_names, records)
+        with ReportWriter(out, config, str(session.device), session.param_names) as report:
+            trained = train(session, config.steps, quiet, report)
+            report.finish(session.events)
         _export(out, session)
     except OSError as exc:
-        where = f" ({shown(exc.filename)})" if exc.filename else ""
-        fail(f"gradviz: could not write the report to {shown(str(out))}{where}: "
+        where = f" ({shown(exc.filename, SHOWN_PATH_CHARS)})" if exc.filename else ""
+        fail(f"gradviz: could not write the report to {shown(str(out), SHOWN_PATH_CHARS)}{where}: "
              f"{exc.strerror or exc}")
+    return trained
 
 
 def main(args: argparse.Namespace) -> int:
@@ -121,20 +141,17 @@ def main(args: argparse.Namespace) -> int:
         reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
         fail(f"gradviz: cannot build that model: {reason}")
     leave_a_core_free()
-    records = train(session, config.steps, args.quiet)
-    if out is not None:
-        _write_outputs(out, config, session, records)
+    trained = _train_and_write(out, config, session, args.quiet)
     if session.error is not None:
         e = session.error
         print(f"gradviz: {e.one_line()}", file=sys.stderr)
         print(f"  why: {e.explanation}", file=sys.stderr)
         print(f"  what to do: {e.hint}", file=sys.stderr)
         return EXIT_AUTOGRAD_ERROR
-    if not records:
+    if not trained.count:
         print(f"trained 0 steps on {session.device}")
     else:
-        first, last = records[0], records[-1]
-        print(f"trained {len(records)} steps on {session.device}: total loss "
-              f"{first.total:.5g} -> {last.total:.5g}"
+        print(f"trained {trained.count} steps on {session.device}: total loss "
+              f"{trained.first.total:.5g} -> {trained.last.total:.5g}"
               + (f"; report in {out}" if out else ""))
     return EXIT_OK

@@ -33,6 +33,7 @@ MAX_SAMPLE_EVERY = 10**6
 MAX_LOSS_WEIGHT = 1000.0
 MAX_CONFIG_BYTES = 64 * 1024        # a config is a few hundred bytes; more is not one
 SHOWN_CHARS = 60                    # how much of a bad value an error message echoes
+SHOWN_PATH_CHARS = 160              # ...and of a file name
 
 # Changing one of these needs a fresh model (or fresh data); the others apply at the
 # next step boundary on the running session.
@@ -87,7 +88,7 @@ class Config:
         return data
 
 
-def shown(value: Any) -> str:
+def shown(value: Any, limit: int = SHOWN_CHARS) -> str:
     """repr(value) cut to a length fit for a one-line message (inputs can be megabytes)."""
     try:
         text = repr(value) if not isinstance(value, (list, tuple, dict)) or \
@@ -95,7 +96,7 @@ def shown(value: Any) -> str:
     except (RecursionError, ValueError):   # ints over 4300 digits refuse repr()
         text = f"<{type(value).__name__}>"
     text = text.replace("\n", "\\n")
-    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS - 3] + "..."
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def _choice(name: str, value: Any, options: tuple[str, ...]) -> None:
@@ -218,20 +219,20 @@ def read_config_text(path: str | Path) -> str:
     p = Path(path)
     try:
         if not p.exists():
-            raise ConfigError(f"config file not found: {shown(str(p))}")
+            raise ConfigError(f"config file not found: {shown(str(p), SHOWN_PATH_CHARS)}")
         if not p.is_file():
-            raise ConfigError(f"config file {shown(str(p))} is not a regular file")
+            raise ConfigError(f"config file {shown(str(p), SHOWN_PATH_CHARS)} is not a regular file")
         with p.open("rb") as f:
             data = f.read(MAX_CONFIG_BYTES + 1)
     except OSError as exc:
-        raise ConfigError(f"cannot read config file {shown(str(p))}: {exc.strerror or exc}")
+        raise ConfigError(f"cannot read config file {shown(str(p), SHOWN_PATH_CHARS)}: {exc.strerror or exc}")
     if len(data) > MAX_CONFIG_BYTES:
-        raise ConfigError(f"config file {shown(str(p))} is over {MAX_CONFIG_BYTES // 1024} KB; "
+        raise ConfigError(f"config file {shown(str(p), SHOWN_PATH_CHARS)} is over {MAX_CONFIG_BYTES // 1024} KB; "
                           "a gradviz config is a few lines of TOML")
     try:
         return data.decode("utf-8-sig")   # Notepad saves UTF-8 with a byte-order mark
     except UnicodeDecodeError:
-        raise ConfigError(f"config file {shown(str(p))} is not UTF-8 text")
+        raise ConfigError(f"config file {shown(str(p), SHOWN_PATH_CHARS)} is not UTF-8 text")
 
 
 def parse_toml(text: str, name: str = "config") -> dict[str, Any]:
@@ -247,4 +248,4 @@ def parse_toml(text: str, name: str = "config") -> dict[str, Any]:
 
 def load_toml(path: str | Path) -> dict[str, Any]:
     """Read a TOML config file into a dict; errors become one-line ConfigErrors."""
-    return parse_toml(read_config_text(path), f"config file {shown(str(path))}")
+    return parse_toml(read_config_text(path), f"config file {shown(str(path), SHOWN_PATH_CHARS)}")

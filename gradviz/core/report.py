@@ -1,6 +1,11 @@
-"""Writing a finished run to disk: report.json and metrics.csv (the graph is render's job)."""
+"""Writing a run to disk: report.json and metrics.csv (the graph is render's job).
+
+Both are streamed a step at a time, so memory stays flat however long the run, and both
+appear (whole) only when the run is finished: until then they are temporary files.
+"""
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 from pathlib import Path
@@ -9,21 +14,6 @@ from .atomic_write import atomic_open
 from .config import Config
 from .events import Event
 from .records import StepRecord
-
-
-def write_report(out: Path, config: Config, device: str, records: list[StepRecord],
-                 events: list[Event]) -> Path:
-    path = out / "report.json"
-    data = {
-        "gradviz_report": 1,
-        "config": config.to_dict(),
-        "device": device,
-        "steps": [r.to_dict() for r in records],
-        "events": [e.to_dict() for e in events],
-    }
-    with atomic_open(path) as f:
-        json.dump(data, f, indent=1, allow_nan=False)
-    return path
 
 
 def metric_columns(config: Config, param_names: list[str]) -> list[str]:
@@ -43,12 +33,44 @@ def _row(r: StepRecord, config: Config, param_names: list[str]) -> list:
             + [r.saved_bytes, r.saved_bytes_peak, r.graph_nodes])
 
 
-def write_metrics_csv(out: Path, config: Config, param_names: list[str],
-                      records: list[StepRecord]) -> Path:
-    path = out / "metrics.csv"
-    with atomic_open(path, newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(metric_columns(config, param_names))
-        for r in records:
-            writer.writerow(["" if v is None else v for v in _row(r, config, param_names)])
-    return path
+class ReportWriter:
+    """report.json and metrics.csv, written as the steps come.
+
+    Use as a context manager: leaving it normally puts both files in place; leaving it
+    by an exception (a full disk, Ctrl+C) removes the temporary files and keeps any
+    older report untouched. OSError from writing propagates to the caller.
+    """
+
+    def __init__(self, out: Path, config: Config, device: str, param_names: list[str]):
+        self.out, self.config, self.device = out, config, device
+        self.param_names = param_names
+        self._files = contextlib.ExitStack()
+        self._steps = 0
+
+    def __enter__(self) -> "ReportWriter":
+        with contextlib.ExitStack() as opening:   # a failed open closes what was opened
+            self._json = opening.enter_context(atomic_open(self.out / "report.json"))
+            self._csv_file = opening.enter_context(
+                atomic_open(self.out / "metrics.csv", newline=""))
+            self._files = opening.pop_all()
+        head = json.dumps({"gradviz_report": 1, "config": self.config.to_dict(),
+                           "device": self.device})
+        self._json.write(head[:-1] + ', "steps": [\n')
+        self._csv = csv.writer(self._csv_file)
+        self._csv.writerow(metric_columns(self.config, self.param_names))
+        return self
+
+    def add(self, record: StepRecord) -> None:
+        sep = ",\n" if self._steps else ""
+        self._json.write(sep + json.dumps(record.to_dict(), allow_nan=False))
+        self._csv.writerow(["" if v is None else v
+                            for v in _row(record, self.config, self.param_names)])
+        self._steps += 1
+
+    def finish(self, events: list[Event]) -> None:
+        """Close the steps list with the run's events (called before leaving normally)."""
+        self._json.write('\n], "events": '
+                         + json.dumps([e.to_dict() for e in events], allow_nan=False) + "}\n")
+
+    def __exit__(self, *exc_info) -> bool:
+        return self._files.__exit__(*exc_info)
