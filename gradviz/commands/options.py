@@ -7,8 +7,9 @@ import argparse
 import sys
 from typing import Any, NoReturn
 
-from ..core.config import (DETACH_MODES, OPTIMIZERS, PROBE_LEVELS, RETAIN_MODES,
-                           STRATEGIES, Config, ConfigError, from_mapping, load_toml)
+from ..core.config import (ACCUMULATE_MODES, DETACH_MODES, MODELS, OPTIMIZERS, PROBE_LEVELS,
+                           RETAIN_MODES, STRATEGIES, TRUNCATE_MODES, Config, ConfigError,
+                           from_mapping, load_toml)
 
 EXIT_OK, EXIT_USAGE, EXIT_AUTOGRAD_ERROR = 0, 2, 3
 MAX_MESSAGE = 200   # characters of a usage error
@@ -50,6 +51,21 @@ def add_training_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-zero-grad", dest="zero_grad", action="store_false", default=S)
     p.add_argument("--keep-graphs", action="store_true", default=S,
                    help="hold every step's loss tensor alive (the classic leak)")
+    p.add_argument("--accumulate-mode", choices=ACCUMULATE_MODES, default=S,
+                   help="backward once per micro-batch, or sum the micro-batch losses "
+                        "and call backward once (N graphs alive together)")
+    p.add_argument("--model", choices=MODELS, default=S,
+                   help="mlp, or rnn: a recurrent trunk whose hidden state is carried "
+                        "from step to step")
+    p.add_argument("--truncate", choices=TRUNCATE_MODES, default=S,
+                   help="rnn: detach the carried state at every step (truncated "
+                        "backprop through time), or never")
+    p.add_argument("--misplace-head", type=int, default=S, metavar="K",
+                   help="put head K's parameters on another device than the trunk")
+    p.add_argument("--edit-detached", type=int, default=S, metavar="K",
+                   help="change head K's z.detach() in place (needs --detach K)")
+    p.add_argument("--retain-grad", action="store_true", default=S,
+                   help="z.retain_grad(): keep the junction's .grad and report its norm")
     p.add_argument("--optimizer", choices=OPTIMIZERS, default=S)
     p.add_argument("--lr", type=float, default=S)
     p.add_argument("--batch-size", type=int, default=S, help="examples per optimizer step")

@@ -17,6 +17,9 @@ RETAIN_MODES = ("auto", "always", "never")
 DETACH_MODES = ("detach", "detach_")
 OPTIMIZERS = ("sgd", "adam")
 PROBE_LEVELS = ("none", "default", "all")
+MODELS = ("mlp", "rnn")
+TRUNCATE_MODES = ("every-step", "never")
+ACCUMULATE_MODES = ("backward-each", "sum-first")
 MAX_HEADS = 8
 INPUT_DIM = 8          # features per example of the synthetic data (core.data)
 MAX_SEED = 2**31 - 1   # what every seeding API (and the app's seed box) takes
@@ -37,7 +40,10 @@ SHOWN_PATH_CHARS = 160              # ...and of a file name
 
 # Changing one of these needs a fresh model (or fresh data); the others apply at the
 # next step boundary on the running session.
-RESET_KEYS = frozenset({"device", "heads", "trunk_width", "trunk_depth", "seed"})
+RESET_KEYS = frozenset({"device", "heads", "trunk_width", "trunk_depth", "seed", "model",
+                        "misplace_head"})
+# keys that may be absent (None): TOML has no null, so they are simply left out there
+OPTIONAL_KEYS = frozenset({"truncate", "misplace_head", "edit_detached"})
 
 
 class ConfigError(ValueError):
@@ -66,6 +72,16 @@ class Config:
     seed: int = 0
     probes: str = "default"
     sample_every: int = 1  # heavy probes (junction gradients, cosines) every N steps
+    model: str = "mlp"     # mlp, or rnn: a recurrent trunk whose hidden state is carried
+    truncate: str | None = None          # rnn only: every-step (the default) or never
+    accumulate_mode: str = "backward-each"   # or sum-first: add micro-batch losses, one backward
+    misplace_head: int | None = None     # this head's parameters live on another device
+    edit_detached: int | None = None     # this (detached) head's zk is changed in place
+    retain_grad: bool = False            # z.retain_grad(): keep the junction's .grad
+
+    def truncation(self) -> str:
+        """How the carried hidden state is cut between steps (rnn)."""
+        return self.truncate or "every-step"
 
     def weights(self) -> tuple[float, ...]:
         """The loss weight of every head (1.0 where none was given)."""
@@ -160,12 +176,41 @@ def validate(cfg: Config) -> Config:
     _within("steps", cfg.steps, 0, MAX_STEPS)
     _within("seed", cfg.seed, 0, MAX_SEED)
     _within("sample-every", cfg.sample_every, 1, MAX_SAMPLE_EVERY)
-    for name in ("scale", "zero_grad", "keep_graphs"):
+    for name in ("scale", "zero_grad", "keep_graphs", "retain_grad"):
         if not isinstance(getattr(cfg, name), bool):
             raise ConfigError(f"{name.replace('_', '-')} must be true or false")
     if not isinstance(cfg.device, str) or not cfg.device:
         raise ConfigError("device must be a name such as auto, cpu, cuda, cuda:0 or mps")
+    _validate_lessons(cfg)
     return cfg
+
+
+def _head_index(name: str, value: Any, heads: int) -> None:
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < heads:
+        raise ConfigError(f"{name} names head {shown(value)}, but heads are 0..{heads - 1}")
+
+
+def _validate_lessons(cfg: Config) -> None:
+    """The toggles of the article's later sections, and the combinations that make sense."""
+    _choice("model", cfg.model, MODELS)
+    _choice("accumulate-mode", cfg.accumulate_mode, ACCUMULATE_MODES)
+    if cfg.truncate is not None:
+        _choice("truncate", cfg.truncate, TRUNCATE_MODES)
+        if cfg.model != "rnn":
+            raise ConfigError("truncate applies to a recurrent trunk: add --model rnn")
+    if not isinstance(cfg.retain_grad, bool):
+        raise ConfigError("retain-grad must be true or false")
+    _head_index("misplace-head", cfg.misplace_head, cfg.heads)
+    _head_index("edit-detached", cfg.edit_detached, cfg.heads)
+    if cfg.edit_detached is not None:
+        if cfg.edit_detached not in cfg.detach:
+            raise ConfigError(f"edit-detached names head {cfg.edit_detached}, which is not "
+                              f"detached: add --detach {cfg.edit_detached}")
+        if cfg.detach_mode != "detach":
+            raise ConfigError("edit-detached edits the tensor z.detach() returns: "
+                              "use --detach-mode detach")
 
 
 _FIELDS = {f.name: f for f in dataclasses.fields(Config)}
@@ -209,6 +254,8 @@ def from_mapping(data: dict[str, Any], base: Config | None = None) -> Config:
             name, value = name[3:], not value
         if name not in _FIELDS:
             raise ConfigError(f"unknown setting {shown(key)}")
+        if value is None and name not in OPTIONAL_KEYS:
+            raise ConfigError(f"{shown(key)} needs a value")
         changes[name] = _coerce(name, value)
     return validate(dataclasses.replace(base or Config(), **changes))
 

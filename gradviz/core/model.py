@@ -1,8 +1,9 @@
 """The multi-head network: a shared trunk whose output z (the junction) feeds K heads.
 
-The trunk ends in a Linear layer, so z is not itself saved by the trunk; each head's
-first Linear saves z for its weight gradient (which is what makes `detach_()` bite).
-No in-place operations anywhere.
+The trunk is an MLP, or a recurrent cell unrolled over a short sequence whose hidden state
+the caller carries from step to step. Either way it ends in a Linear layer, so z is not
+itself saved by the trunk; each head's first Linear saves z for its weight gradient (which
+is what makes `detach_()` bite). No in-place operations anywhere.
 """
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from torch.nn import functional as F
 from .data import INPUT_DIM, head_output_dim, head_task
 
 HEAD_HIDDEN = 16
+SEQ_LEN = 4                           # the rnn reads each example as 4 steps...
+STEP_FEATURES = INPUT_DIM // SEQ_LEN  # ...of 2 features each
 
 
 def _trunk(width: int, depth: int) -> nn.Sequential:
@@ -31,14 +34,40 @@ def _head(width: int, k: int) -> nn.Sequential:
                          nn.Linear(HEAD_HIDDEN, head_output_dim(k)))
 
 
-class MultiHeadNet(nn.Module):
-    def __init__(self, heads: int, width: int, depth: int):
+class RecurrentTrunk(nn.Module):
+    """h_t = tanh(ih(x_t) + hh(h_{t-1})) over SEQ_LEN steps, then z = readout(h_T).
+
+    Unrolled by hand (not nn.RNN) so the autograd graph shows each time step."""
+
+    def __init__(self, width: int):
         super().__init__()
-        self.trunk = _trunk(width, depth)
+        self.width = width
+        self.ih = nn.Linear(STEP_FEATURES, width)
+        self.hh = nn.Linear(width, width)
+        self.readout = nn.Linear(width, width)
+
+    def forward(self, x: torch.Tensor, h: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """x (B, INPUT_DIM), h (B, width) -> z (B, width), h_T (B, width)."""
+        steps = x.view(x.shape[0], SEQ_LEN, STEP_FEATURES)
+        for t in range(SEQ_LEN):
+            h = torch.tanh(self.ih(steps[:, t]) + self.hh(h))
+        return self.readout(h), h
+
+
+class MultiHeadNet(nn.Module):
+    def __init__(self, heads: int, width: int, depth: int, kind: str = "mlp"):
+        super().__init__()
+        self.kind = kind
+        self.trunk = _trunk(width, depth) if kind == "mlp" else RecurrentTrunk(width)
         self.heads = nn.ModuleList(_head(width, k) for k in range(heads))
 
     def forward(self, x: torch.Tensor) -> list[torch.Tensor]:
-        z = self.trunk(x)
+        """Every head's output, the rnn starting from a zero state (the session runs the
+        trunk and heads itself, to carry the state and to detach)."""
+        if self.kind == "mlp":
+            z = self.trunk(x)
+        else:
+            z, _ = self.trunk(x, x.new_zeros(x.shape[0], self.trunk.width))
         return [head(z) for head in self.heads]
 
 
