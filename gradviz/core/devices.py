@@ -37,3 +37,13 @@ def resolve_device(name: str) -> torch.device:
     if wanted not in names:
         raise ConfigError(f"device {name} is not available here (available: {', '.join(names)})")
     return torch.device(wanted)
+
+
+def other_device(device: torch.device) -> torch.device:
+    """A device other than `device` for the device-mismatch lesson: the CPU beside a GPU,
+    a GPU beside the CPU where there is one, else PyTorch's `meta` device (shapes but no
+    data), which raises the same kind of error a second real device would."""
+    if device.type != "cpu":
+        return torch.device("cpu")
+    others = [n for n, _ in available_devices() if n != "cpu"]
+    return torch.device(others[0] if others else "meta")

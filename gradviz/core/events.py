@@ -21,8 +21,9 @@ _EXPLANATIONS = (
      "z.detach_() cut the trunk output out of the graph in place, but a head that ran "
      "before it had already saved z for its own backward. Detaching in place changes "
      "the tensor every earlier user shares, so their backward can no longer use it.",
-     "Use detach mode detach (z.detach() makes a copy for this head only), or detach "
-     "the first head so that no head saved z before the cut."),
+     "Use detach mode detach (z.detach() gives this head its own tensor, cut from the "
+     "graph, without touching z itself), or detach the first head so that no head saved "
+     "z before the cut."),
     ("modified by an inplace operation",
      "A saved tensor was changed in place",
      "A tensor that backward needs was changed in place after it was saved (for example "
@@ -36,7 +37,11 @@ _EXPLANATIONS = (
     ("same device",
      "Tensors on different devices",
      "One operation received tensors that live on different devices (CPU and GPU).",
-     "Move the model and the batch to one device."),
+     "Move the model and the batch to one device: model.to(device), x.to(device)."),
+    ("is not on the expected device",
+     "Tensors on different devices",
+     "One operation received tensors that live on different devices.",
+     "Move the model and the batch to one device: model.to(device), x.to(device)."),
     ("out of memory",
      "Out of memory",
      "The device ran out of memory; graphs kept alive across steps (keep graphs, "
@@ -77,9 +82,67 @@ def _first_paragraph(text: str) -> str:
     return text.strip().split("\n\n")[0].replace("\n", " ").strip()
 
 
-def from_exception(exc: BaseException, step: int, phase: str, call: str) -> Event:
+# The same PyTorch message has a different cause in some lessons: (situation, words in
+# the message) -> (title, why, what to do). situation() says which lesson is on.
+_IN_SITUATION = {
+    ("edit-detached", "modified by an inplace operation"): (
+        "A detached tensor was edited in place",
+        "zk = z.detach() is cut from the graph but shares z's storage and its version "
+        "counter. zk.mul_(1.0) changed no value, yet it bumped that counter, so every "
+        "node that saved z (each head's first layer) sees a newer version than it saved "
+        "and refuses to compute its gradient.",
+        "Don't edit a detached tensor in place while the graph still needs it: use "
+        "zk = z.detach().clone() (its own storage), or an out-of-place zk = zk * 1.0."),
+    ("rnn-never", "backward through the graph a second time"): (
+        "The carried hidden state reaches a freed graph",
+        "The recurrent trunk's hidden state is carried from one step to the next without "
+        "a detach, so this step's backward runs on into the step before's graph, which "
+        "that step's backward already freed.",
+        "Truncate: detach the carried state at each step (--truncate every-step), i.e. "
+        "h = h.detach() before the next forward. retain_graph=True is not the fix."),
+    ("rnn-never-retained", "modified by an inplace operation"): (
+        "retain_graph kept the graph, not the values it saved",
+        "With retain_graph=True the step before's graph is still there, and this step's "
+        "backward runs into it. But optimizer.step() has since changed the weights that "
+        "graph saved, in place, so their saved versions no longer match.",
+        "Truncate the carried state with h = h.detach() at each step (--truncate "
+        "every-step) instead of retaining the graph."),
+    ("misplaced-meta", "is not on the expected device"): (
+        "Tensors on different devices",
+        "The misplaced head's parameters live on another device than the trunk's output "
+        "z. This machine has only a CPU, so gradviz stands in PyTorch's meta device "
+        "(tensors with a shape but no data) for the GPU; a real second device raises the "
+        "same kind of error: Expected all tensors to be on the same device.",
+        "Move the whole model and each batch to one device: model.to(device) and "
+        "x.to(device), targets.to(device)."),
+    ("misplaced", "same device"): (
+        "Tensors on different devices",
+        "The misplaced head's parameters live on another device than the trunk's output "
+        "z, and one operation cannot mix devices.",
+        "Move the whole model and each batch to one device: model.to(device) and "
+        "x.to(device), targets.to(device)."),
+}
+
+
+def situation(config, device) -> str | None:
+    """Which lesson a config demonstrates, where that changes an error's explanation."""
+    if config.misplace_head is not None:
+        from .devices import other_device
+        return "misplaced-meta" if other_device(device).type == "meta" else "misplaced"
+    if config.edit_detached is not None:
+        return "edit-detached"
+    if config.model == "rnn" and config.truncation() == "never":
+        return "rnn-never-retained" if config.retain_graph == "always" else "rnn-never"
+    return None
+
+
+def from_exception(exc: BaseException, step: int, phase: str, call: str,
+                   situation: str | None = None) -> Event:
     message = _first_paragraph(str(exc)) or type(exc).__name__
     lowered = str(exc).lower()
+    for (where, words), (title, why, hint) in _IN_SITUATION.items():
+        if where == situation and words.lower() in lowered:
+            return Event(step, phase, call, type(exc).__name__, message, title, why, hint)
     for words, title, why, hint in _EXPLANATIONS:
         if words.lower() in lowered:
             return Event(step, phase, call, type(exc).__name__, message, title, why, hint)

@@ -9,22 +9,35 @@ import torch
 from .autograd_walk import saved_tensors, storage_key
 from .config import Config
 from .graph import Cut, InputUse, Root
-from .model import MultiHeadNet, head_loss
+from .model import MultiHeadNet, head_loss, time_steps
 from .strategies import BackwardCall
 
 INPUT_NAME = "x (input)"
 
 
 @dataclass
+class Carried:
+    """The rnn's hidden state, carried from one micro-batch (and step) to the next."""
+    h: torch.Tensor
+    name: str = "h₀ = zeros"   # how the graph labels it where it enters a step
+
+
+@dataclass
 class LiveGraph:
     """The autograd state of the micro-batch in progress (held for inspection)."""
     z_node: object = None
+    z: torch.Tensor | None = None        # the junction itself: leaf?, .grad (retain_grad)
     inputs: list[InputUse] = field(default_factory=list)
     roots: list[Root] = field(default_factory=list)
     cuts: list[Cut] = field(default_factory=list)
     terms: list[torch.Tensor] = field(default_factory=list)        # weighted losses
     backward_calls: list[BackwardCall] = field(default_factory=list)
     nodes: list[object] | None = None    # the graph's nodes, once walked (backward adds none)
+
+    def merged(self, other: "LiveGraph") -> "LiveGraph":
+        """Two micro-batches' graphs held together (sum-first accumulation)."""
+        return LiveGraph(self.z_node, self.z, self.inputs + other.inputs,
+                         self.roots + other.roots, self.cuts + other.cuts)
 
     def grad_fns(self) -> list[object]:
         # Not z_node: after z.detach_() nothing but this object would keep the trunk's
@@ -45,31 +58,53 @@ class ForwardResult:
     losses: list[torch.Tensor]          # L_k, unweighted
 
 
-def _input_use(x: torch.Tensor, consumer: object) -> list[InputUse]:
-    """Which of the first trunk node's saved tensors is the batch (found while alive)."""
+def _input_use(x: torch.Tensor, consumer: object, name: str = INPUT_NAME) -> list[InputUse]:
+    """Which of consumer's saved tensors is x (found while alive), as an input node."""
     key = storage_key(x)
-    for name, tensor, _ in saved_tensors(consumer):
+    for saved_name, tensor, _ in saved_tensors(consumer):
         if tensor is not None and storage_key(tensor) == key:
-            return [InputUse(INPUT_NAME, x, consumer, name)]
+            return [InputUse(name, x, consumer, saved_name)]
     return []
 
 
-def forward(model: MultiHeadNet, head_rest: list[tuple], cfg: Config, x: torch.Tensor,
-            targets: list[torch.Tensor]) -> ForwardResult:
-    """Trunk, then each head reading z, z.detach() or the in-place-detached z."""
+def _mlp_trunk(trunk, x: torch.Tensor) -> tuple[torch.Tensor, list[InputUse]]:
     h, first_trunk_node = x, None
-    for layer in model.trunk:
+    for layer in trunk:
         h = layer(h)
         first_trunk_node = first_trunk_node or h.grad_fn
-    z = h
-    live = LiveGraph(z_node=z.grad_fn, inputs=_input_use(x, first_trunk_node))
+    return h, _input_use(x, first_trunk_node)
+
+
+def _rnn_trunk(trunk, x: torch.Tensor, h0: torch.Tensor, h0_name: str):
+    """The unrolled recurrent trunk: z, h_T, and the batch and state as input nodes."""
+    uses, h = [], h0
+    for t, x_t in enumerate(time_steps(x)):
+        from_input, from_state, h = trunk.cell(x_t, h)
+        uses += _input_use(x, from_input.grad_fn, f"x[:, {t}] (input)")
+        if t == 0 and h0.grad_fn is None:   # else it is the previous step's graph itself
+            uses += _input_use(h0, from_state.grad_fn, h0_name)
+    return trunk.readout(h), h, uses
+
+
+def forward(model: MultiHeadNet, head_rest: list[tuple], cfg: Config, x: torch.Tensor,
+            targets: list[torch.Tensor], carried: Carried | None = None) -> ForwardResult:
+    """Trunk, then each head reading z, z.detach() or the in-place-detached z.
+
+    carried: the rnn's hidden state from the step before (its h_T is stored back)."""
+    if model.kind == "rnn":
+        z, carried.h, uses = _rnn_trunk(model.trunk, x, carried.h, carried.name)
+    else:
+        z, uses = _mlp_trunk(model.trunk, x)
+    if cfg.retain_grad:
+        z.retain_grad()
+    live = LiveGraph(z_node=z.grad_fn, z=z, inputs=uses)
     firsts, outputs = [], []
     for k, head in enumerate(model.heads):
         zk = z
         if k in cfg.detach:
             cut = Cut(k, cfg.detach_mode, live.z_node, None)
             if cfg.detach_mode == "detach":
-                zk = z.detach()
+                zk = z.detach()   # shares z's storage and version counter, outside the graph
             elif z.grad_fn is not None:   # the first in-place detach breaks earlier users
                 cut.stale_users = tuple(f.grad_fn for f in firsts if f.grad_fn is not None)
                 cut.z_storage = storage_key(z)
@@ -81,6 +116,10 @@ def forward(model: MultiHeadNet, head_rest: list[tuple], cfg: Config, x: torch.T
             out = layer(out)
         if k in cfg.detach:
             live.cuts[-1].target = first.grad_fn
+        if k == cfg.edit_detached:
+            # no value changes, but the version counter z shares goes up: every node
+            # that saved z (or zk) now refuses to run backward
+            zk.mul_(1.0)
         firsts.append(first)
         outputs.append(out)
     losses = [head_loss(k, out, targets[k]) for k, out in enumerate(outputs)]

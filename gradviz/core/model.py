@@ -46,12 +46,22 @@ class RecurrentTrunk(nn.Module):
         self.hh = nn.Linear(width, width)
         self.readout = nn.Linear(width, width)
 
+    def cell(self, x_t: torch.Tensor, h: torch.Tensor):
+        """One time step: (ih(x_t), hh(h), the new h); the parts are kept for the graph."""
+        from_input, from_state = self.ih(x_t), self.hh(h)
+        return from_input, from_state, torch.tanh(from_input + from_state)
+
     def forward(self, x: torch.Tensor, h: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """x (B, INPUT_DIM), h (B, width) -> z (B, width), h_T (B, width)."""
-        steps = x.view(x.shape[0], SEQ_LEN, STEP_FEATURES)
-        for t in range(SEQ_LEN):
-            h = torch.tanh(self.ih(steps[:, t]) + self.hh(h))
+        for x_t in time_steps(x):
+            h = self.cell(x_t, h)[2]
         return self.readout(h), h
+
+
+def time_steps(x: torch.Tensor) -> list[torch.Tensor]:
+    """x (B, INPUT_DIM) read as SEQ_LEN steps of (B, STEP_FEATURES)."""
+    steps = x.view(x.shape[0], SEQ_LEN, STEP_FEATURES)
+    return [steps[:, t] for t in range(SEQ_LEN)]
 
 
 class MultiHeadNet(nn.Module):

@@ -49,6 +49,7 @@ class StepRecord:
     saved_bytes: int | None = None
     saved_bytes_peak: int | None = None
     graph_nodes: int | None = None
+    z_grad_norm: float | None = None   # retain_grad: the norm of z.grad after the backward
     backward_calls: list[BackwardRecord] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
 
@@ -58,7 +59,7 @@ class StepRecord:
             "grad_norms": self.grad_norms, "global_grad_norm": self.global_grad_norm,
             "junction_grad_norms": self.junction_grad_norms, "cosine": self.cosine,
             "saved_bytes": self.saved_bytes, "saved_bytes_peak": self.saved_bytes_peak,
-            "graph_nodes": self.graph_nodes,
+            "graph_nodes": self.graph_nodes, "z_grad_norm": self.z_grad_norm,
             "backward_calls": [vars(c) for c in self.backward_calls],
             "events": [e.to_dict() for e in self.events],
         }

@@ -7,6 +7,7 @@ PyTorch errors and divergence never escape: they become Events, the step is aban
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from typing import Iterator
 
 import torch
@@ -15,8 +16,8 @@ from . import events as ev
 from .autograd_walk import held_saved_bytes, reachable_nodes, storage_key
 from .config import Config, validate
 from .data import make_data
-from .devices import resolve_device
-from .forward import LiveGraph, forward
+from .devices import other_device, resolve_device
+from .forward import Carried, LiveGraph, forward
 from .graph import LOSS, TOTAL, GraphData, Root, capture
 from .model import MultiHeadNet
 from .node_grads import NodeGradProbe
@@ -28,6 +29,19 @@ from .strategies import backward_calls
 def _leaf_count(nodes: list[object]) -> int:
     """AccumulateGrad nodes: they belong to the parameters, not to one step's graph."""
     return sum(1 for fn in nodes if hasattr(fn, "variable"))
+
+
+@dataclass
+class _StepPlan:
+    """What one optimizer step gathers as its phases run."""
+    cfg: Config
+    step: int
+    record: StepRecord
+    junction: JunctionProbe | None
+    walk: bool                       # measure graph nodes and saved bytes
+    peak: int = 0
+    micro_losses: list[list[torch.Tensor]] = field(default_factory=list)  # per micro, per head
+    z_tensors: list[torch.Tensor] = field(default_factory=list)  # retain_grad: each z
 
 
 class _StepFailed(Exception):
@@ -54,7 +68,10 @@ class Session:
         """A fresh model, optimizer and data from the config's seed; step 0 again."""
         cfg = self.config
         torch.manual_seed(cfg.seed)
-        self.model = MultiHeadNet(cfg.heads, cfg.trunk_width, cfg.trunk_depth).to(self.device)
+        self.model = MultiHeadNet(cfg.heads, cfg.trunk_width, cfg.trunk_depth,
+                                  cfg.model).to(self.device)
+        if cfg.misplace_head is not None:   # the device-mismatch lesson, on purpose
+            self.model.heads[cfg.misplace_head].to(other_device(self.device))
         self.data = make_data(cfg.heads, cfg.seed).to(self.device)
         self.param_names = [n for n, _ in self.model.named_parameters()]
         self.params = [p for _, p in self.model.named_parameters()]
@@ -73,6 +90,8 @@ class Session:
         self._running: torch.Tensor | None = None   # keep graphs: the leaked running loss
         self._kept_nodes = self._kept_bytes = 0
         self._kept_adds = 0   # adds made by `running += total` in the step in progress
+        self._carried: Carried | None = None   # rnn: the hidden state between steps
+        self._factors: list[float] = []
 
     def _make_optimizer(self) -> torch.optim.Optimizer:
         cls = torch.optim.SGD if self.config.optimizer == "sgd" else torch.optim.Adam
@@ -197,51 +216,92 @@ class Session:
         # keep graphs needs every step's graph counted as it is banked.
         every = max(cfg.sample_every, self.sample_floor)
         heavy = probing and (step % every == 0 or cfg.probes == "all")
-        walk = heavy or (probing and cfg.keep_graphs)
-        junction = JunctionProbe(cfg.heads) if heavy else None
-        record = StepRecord(step, {}, 0.0)
-        peak = 0
+        plan = _StepPlan(cfg, step, StepRecord(step, {}, 0.0),
+                         JunctionProbe(cfg.heads) if heavy else None,
+                         walk=heavy or (probing and cfg.keep_graphs))
         if cfg.zero_grad:
             self.optimizer.zero_grad(set_to_none=True)
             yield PhaseRecord(step, "zero_grad", "optimizer.zero_grad()")
         indices = self.data.batch_indices(step, cfg.batch_size).to(self.device)
-        micro_losses: list[list[torch.Tensor]] = []   # per micro-batch, per head (0-dim)
         micro_idx = indices.chunk(cfg.accumulate) if cfg.accumulate > 1 else (indices,)
+        if cfg.accumulate_mode == "sum-first" and len(micro_idx) > 1:
+            yield from self._sum_first(plan, micro_idx)
+        else:
+            for micro, idx in enumerate(micro_idx):
+                yield from self._micro_batch(plan, micro, idx, last=micro == len(micro_idx) - 1)
+        yield from self._finish_step(plan, probing)
+
+    def _micro_batch(self, plan: "_StepPlan", micro: int, idx: torch.Tensor,
+                     last: bool) -> Iterator[PhaseRecord]:
+        """Forward one micro-batch, then its backward calls (backward-each)."""
+        cfg = plan.cfg
+        yield self._forward_phase(plan, micro, idx)
+        yield from self._backward_phases(plan, micro)
+        self._keep_graph_if_asked(cfg)
+        if plan.walk and cfg.keep_graphs and not last:
+            self._bank_kept_graph(*self._measure())  # replaced by the next micro-batch
+
+    def _sum_first(self, plan: "_StepPlan", micro_idx) -> Iterator[PhaseRecord]:
+        """Forward every micro-batch, add their losses, backward once: N graphs alive."""
+        last = len(micro_idx) - 1
         for micro, idx in enumerate(micro_idx):
-            micro_losses.append(self._forward(cfg, step, micro, idx, junction))
-            if self._tracks_node_grads(cfg):
-                self._node_grads.watch(self._live.drawn_fns())
-            else:
-                self._node_grads.release()
-            if walk:
-                peak = max(peak, self._measure()[1])
-            yield PhaseRecord(step, "forward", self._forward_detail(cfg, micro), micro)
-            calls = self._live.backward_calls
-            for i, call in enumerate(calls):
-                label = f"backward {i + 1} of {len(calls)}: {call.loss}"
-                self._node_grads.begin_backward()   # keep only the last backward's
-                try:
-                    call.target.backward(retain_graph=call.retain)
-                except RuntimeError as exc:
-                    raise _StepFailed(ev.from_exception(exc, step, "backward", label))
-                record.backward_calls.append(BackwardRecord(micro, call.loss, call.retain))
-                yield PhaseRecord(step, "backward",
-                                  f"{label} (retain_graph={call.retain})", micro)
-            self._keep_graph_if_asked(cfg)
-            if walk and cfg.keep_graphs and micro < len(micro_idx) - 1:
-                self._bank_kept_graph(*self._measure())  # replaced by the next micro-batch
-        self._measure_step(cfg, record, micro_losses, junction, probing)
+            yield self._forward_phase(plan, micro, idx, add_to_held=micro > 0,
+                                      plan_backward=micro == last)
+        yield from self._backward_phases(plan, len(micro_idx) - 1)
+        self._keep_graph_if_asked(plan.cfg)
+
+    def _forward_phase(self, plan: "_StepPlan", micro: int, idx: torch.Tensor,
+                       add_to_held: bool = False, plan_backward: bool = True) -> PhaseRecord:
+        """Forward one micro-batch and plan the backward calls that follow it; with
+        add_to_held, its graph joins the ones already held and its loss terms are added
+        to theirs (sum-first accumulation)."""
+        cfg, held = plan.cfg, self._live
+        plan.micro_losses.append(self._forward(cfg, plan.step, micro, idx, plan.junction))
+        if cfg.retain_grad:
+            plan.z_tensors.append(self._live.z)
+        if add_to_held:
+            fresh = self._live
+            self._live = held.merged(fresh)
+            self._live.terms = [a + b for a, b in zip(held.terms, fresh.terms)]
+        if plan_backward:
+            self._plan_backward(cfg, self._live, self._live.terms)
+        if self._tracks_node_grads(cfg):
+            self._node_grads.watch(self._live.drawn_fns())
+        else:
+            self._node_grads.release()
+        if plan.walk:
+            plan.peak = max(plan.peak, self._measure()[1])
+        return PhaseRecord(plan.step, "forward", self._forward_detail(cfg, micro), micro)
+
+    def _backward_phases(self, plan: "_StepPlan", micro: int) -> Iterator[PhaseRecord]:
+        calls = self._live.backward_calls
+        for i, call in enumerate(calls):
+            label = f"backward {i + 1} of {len(calls)}: {call.loss}"
+            self._node_grads.begin_backward()   # keep only the last backward's
+            try:
+                call.target.backward(retain_graph=call.retain)
+            except RuntimeError as exc:
+                raise _StepFailed(self._event(exc, plan.step, "backward", label))
+            plan.record.backward_calls.append(BackwardRecord(micro, call.loss, call.retain))
+            yield PhaseRecord(plan.step, "backward",
+                              f"{label} (retain_graph={call.retain})", micro)
+
+    def _finish_step(self, plan: "_StepPlan", probing: bool) -> Iterator[PhaseRecord]:
+        """Measure, check for divergence, optimizer.step(), bank what keep graphs holds."""
+        cfg, step, record = plan.cfg, plan.step, plan.record
+        self._measure_step(cfg, record, plan.micro_losses, plan.junction, probing,
+                           plan.z_tensors)
         if not all(math.isfinite(v) for v in record.losses.values()):
             raise _StepFailed(ev.divergence(step, "optimizer step", "before optimizer.step()",
                                             "a loss is NaN or infinite"))
         try:
             self.optimizer.step()
         except RuntimeError as exc:   # e.g. an update too large for float32
-            raise _StepFailed(ev.from_exception(exc, step, "optimizer step", "optimizer.step()"))
-        if walk:
+            raise _StepFailed(self._event(exc, step, "optimizer step", "optimizer.step()"))
+        if plan.walk:
             nodes, now = self._measure()
             record.saved_bytes = now + self._kept_bytes
-            record.saved_bytes_peak = max(peak, now) + self._kept_bytes
+            record.saved_bytes_peak = max(plan.peak, now) + self._kept_bytes
             record.graph_nodes = nodes + self._kept_nodes + self._kept_adds
             if cfg.keep_graphs:  # this step's graph now stays alive for good
                 self._bank_kept_graph(nodes, now)
@@ -250,35 +310,58 @@ class Session:
         self.last_record = record
         yield PhaseRecord(step, "optimizer step", "optimizer.step()", step_done=True)
 
+    def _event(self, exc: BaseException, step: int, phase: str, call: str) -> ev.Event:
+        return ev.from_exception(exc, step, phase, call, ev.situation(self.config, self.device))
+
     def _forward(self, cfg: Config, step: int, micro: int, idx: torch.Tensor,
                  junction: JunctionProbe | None) -> list[torch.Tensor]:
-        """Forward one micro-batch; sets up the live graph and its backward calls."""
+        """Forward one micro-batch; sets up the live graph and its weighted loss terms."""
         x = self.data.x.index_select(0, idx)                 # (micro, INPUT_DIM)
         targets = [t.index_select(0, idx) for t in self.data.targets]
+        carried = self._carried_state(cfg, x.shape[0], step)
         try:
-            result = forward(self.model, self._head_rest, cfg, x, targets)
+            result = forward(self.model, self._head_rest, cfg, x, targets, carried)
         except RuntimeError as exc:
-            raise _StepFailed(ev.from_exception(exc, step, "forward",
-                                                f"forward of micro-batch {micro + 1}"))
+            raise _StepFailed(self._event(exc, step, "forward",
+                                          f"forward of micro-batch {micro + 1}"))
         live, z, firsts, losses = result.live, result.z, result.head_firsts, result.losses
         if junction is not None:
             junction.watch(live.z_node, tuple(z.shape), firsts)
         scale = 1.0 / cfg.accumulate if cfg.scale else 1.0
         factors = [w * scale for w in cfg.weights()]
-        terms = [loss if f == 1.0 else f * loss for f, loss in zip(factors, losses)]
+        live.terms = [loss if f == 1.0 else f * loss for f, loss in zip(factors, losses)]
+        live.roots = [Root(n, loss, LOSS, k) for k, (n, loss)
+                      in enumerate(zip(cfg.head_names(), losses))]
+        self._factors = factors
+        self._live = live
+        return [loss.detach() for loss in losses]
+
+    def _carried_state(self, cfg: Config, batch: int, step: int) -> Carried | None:
+        """The rnn's hidden state going into this micro-batch, cut from the graph before
+        it when truncating (truncated backprop through time)."""
+        if cfg.model != "rnn":
+            return None
+        carried = self._carried
+        if carried is None or carried.h.shape[0] != batch:
+            carried = Carried(torch.zeros(batch, cfg.trunk_width, device=self.device))
+        elif cfg.truncation() == "every-step":
+            carried = Carried(carried.h.detach(), "h from the step before, .detach()")
+        else:
+            carried = Carried(carried.h, "h from the step before")
+        self._carried = carried   # forward() stores this micro-batch's h_T into it
+        return carried
+
+    def _plan_backward(self, cfg: Config, live: LiveGraph, terms: list[torch.Tensor]) -> None:
+        """The strategy's backward calls on these terms, each target drawn as a root."""
         names = cfg.head_names()
-        live.roots = [Root(n, loss, LOSS, k) for k, (n, loss) in enumerate(zip(names, losses))]
-        live.terms = terms
         live.backward_calls = backward_calls(cfg.strategy, cfg.retain_graph, terms, names)
-        known = {id(loss) for loss in losses}
+        known = {id(r.tensor) for r in live.roots}
         for call in live.backward_calls:
             if id(call.target) not in known:
                 known.add(id(call.target))
                 label = call.loss if call.loss not in names else \
-                    f"{factors[names.index(call.loss)]:g} * {call.loss}"
+                    f"{self._factors[names.index(call.loss)]:g} * {call.loss}"
                 live.roots.append(Root(label, call.target, TOTAL))
-        self._live = live
-        return [loss.detach() for loss in losses]
 
     @staticmethod
     def _forward_detail(cfg: Config, micro: int) -> str:
@@ -295,7 +378,8 @@ class Session:
 
     def _measure_step(self, cfg: Config, record: StepRecord,
                       micro_losses: list[list[torch.Tensor]],
-                      junction: JunctionProbe | None, probing: bool) -> None:
+                      junction: JunctionProbe | None, probing: bool,
+                      z_tensors: list[torch.Tensor]) -> None:
         """Everything numeric about this step, gathered in one device-to-host transfer."""
         if len(micro_losses) == 1:
             scalars = list(micro_losses[0])
@@ -303,6 +387,10 @@ class Session:
             scalars = list(torch.stack([torch.stack(m) for m in micro_losses]).mean(0))
         if probing:
             scalars += grad_norms(self.params)
+        # retain_grad: z.grad of every micro-batch (None where z left the graph)
+        z_grads = [z.grad.reshape(-1) for z in z_tensors if z.grad is not None]
+        if z_grads:
+            scalars.append(torch.cat(z_grads).norm())
         values = torch.stack(scalars)
         g = junction.stacked(self.device) if junction is not None else None
         if g is not None:
@@ -317,6 +405,9 @@ class Session:
             pos += len(self.params)
             record.grad_norms = dict(zip(self.param_names, norms))
             record.global_grad_norm = math.sqrt(sum(n * n for n in norms))
+        if z_grads:
+            record.z_grad_norm = values[pos]
+            pos += 1
         if g is not None:
             record.junction_grad_norms = dict(zip(names, values[pos:pos + K]))
             flat = values[pos + K:pos + K + K * K]
