@@ -7,6 +7,7 @@ traversal order, so two steps with the same structure get the same ids and the s
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Iterable, Protocol
 
@@ -34,6 +35,12 @@ class GraphNode:
     state: str = ALIVE              # saved tensors: alive, freed, detached in place
     saved_bytes: int = 0
     grad_norm: float | None = None  # gradient that flowed through it in the last backward
+    # the tensor this node stands for (param, input, loss) or makes (op): None = unknown
+    tensor: str = ""                # its name where it has one: "z" at the junction
+    requires_grad: bool | None = None
+    is_leaf: bool | None = None
+    has_grad: bool | None = None    # holds a .grad after backward
+    grad_note: str = ""             # why not: PyTorch's own warning for a non-leaf's .grad
 
     @property
     def freed(self) -> bool:
@@ -112,6 +119,18 @@ def _shape(t: torch.Tensor) -> tuple[int, ...]:
     return tuple(int(s) for s in t.shape)
 
 
+def tensor_facts(t: torch.Tensor) -> dict:
+    """requires_grad, leaf, whether it holds a .grad, and PyTorch's warning where a
+    non-leaf's .grad is read (it keeps none unless retain_grad() was called)."""
+    facts = dict(requires_grad=t.requires_grad, is_leaf=t.is_leaf)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        facts["has_grad"] = t.grad is not None
+    if caught:   # its first three sentences: what, why, and the retain_grad() way out
+        facts["grad_note"] = ". ".join(str(caught[0].message).split(". ")[:3]).strip() + "."
+    return facts
+
+
 class _Builder:
     def __init__(self, param_names: dict[int, str], inputs: list[InputUse],
                  cuts: list[Cut], show_saved: bool, grads: GradNorms | None):
@@ -149,7 +168,7 @@ class _Builder:
         norm = None if t.grad_fn is None else self._measured("output", t.grad_fn, t.output_nr)
         rid = self._new(t, kind=root.kind, label=root.name, shape=_shape(t),
                         dtype=str(t.dtype).replace("torch.", ""), device=str(t.device),
-                        grad_norm=norm)
+                        grad_norm=norm, **tensor_facts(t))
         if t.grad_fn is not None:
             self._edge(self.add_fn(t.grad_fn), rid, grad_norm=norm)
 
@@ -175,7 +194,8 @@ class _Builder:
         if isinstance(var, torch.Tensor):  # AccumulateGrad: draw it as its parameter
             self._new(fn, kind=PARAM, label=self.param_names.get(id(var), "leaf"),
                       shape=_shape(var), dtype=str(var.dtype).replace("torch.", ""),
-                      device=str(var.device), grad_norm=self._measured("node", fn))
+                      device=str(var.device), grad_norm=self._measured("node", fn),
+                      **tensor_facts(var))
             return
         saved = list(saved_tensors(fn))
         z_storage = self.detached.get(id(fn))
@@ -185,18 +205,23 @@ class _Builder:
         states = {s for _, _, s in saved}
         nbytes = sum(storage_bytes(t) for _, t, _ in saved if t is not None)
         state = next((s for s in _STATE_PRIORITY if s in states), ALIVE)
+        # an op's output is a non-leaf that keeps no .grad, unless it is the junction
+        # (whose facts annotate() fills in from z itself)
         op_id = self._new(fn, kind=OP, label=type(fn).__name__, state=state,
-                          saved_bytes=nbytes, grad_norm=self._measured("node", fn))
+                          saved_bytes=nbytes, grad_norm=self._measured("node", fn),
+                          requires_grad=True, is_leaf=False, has_grad=False)
         use = self.inputs.get(id(fn))
         for name, tensor, state in saved:
             if use is not None and name == use.saved_name:
-                self._add_tensor_node(op_id, INPUT, use.name, use.tensor, state)
+                self._add_tensor_node(op_id, INPUT, use.name, use.tensor, state,
+                                      tensor_facts(use.tensor))
             elif self.show_saved:
                 self._add_tensor_node(op_id, SAVED, name, tensor, state)
 
     def _add_tensor_node(self, op_id: str, kind: str, label: str,
-                         tensor: torch.Tensor | None, state: str) -> None:
-        attrs = dict(kind=kind, label=label, state=state)
+                         tensor: torch.Tensor | None, state: str,
+                         facts: dict | None = None) -> None:
+        attrs = dict(kind=kind, label=label, state=state, **(facts or {}))
         if tensor is not None:
             attrs.update(shape=_shape(tensor), dtype=str(tensor.dtype).replace("torch.", ""),
                          device=str(tensor.device))
@@ -210,6 +235,18 @@ class _Builder:
         if cut.target is not None:
             dst = self.add_fn(cut.target)
             self._edge(src, dst, CUT, f"{cut.mode}()")
+
+    def mark_junction(self, z_node: object, z: torch.Tensor) -> None:
+        """Name the node that made z and give it z's own facts: a non-leaf without .grad,
+        one with .grad (retain_grad), or a leaf once z.detach_() cut it out."""
+        node_id = self.ids.get(id(z_node))
+        if node_id is None:
+            return
+        node = self.graph.nodes[int(node_id[1:])]
+        node.tensor = "z"
+        node.grad_note = ""
+        for key, value in tensor_facts(z).items():
+            setattr(node, key, value)
 
     def mark_reach(self, roots: list[Root]) -> None:
         above: dict[str, list[str]] = {n: [] for n in self.below}
@@ -242,7 +279,8 @@ def _closure(start: str, links: dict[str, list[str]]) -> set[str]:
 
 def capture(roots: list[Root], params: Iterable[tuple[str, torch.Tensor]],
             inputs: list[InputUse] = (), cuts: list[Cut] = (),
-            show_saved: bool = True, grads: GradNorms | None = None) -> GraphData:
+            show_saved: bool = True, grads: GradNorms | None = None,
+            junction: tuple[object, torch.Tensor] | None = None) -> GraphData:
     """The graph below roots as plain data (plus the trunk behind any detach cut).
 
     grads, if given, fills grad_norm on op, param and root nodes and on grad edges;
@@ -255,6 +293,8 @@ def capture(roots: list[Root], params: Iterable[tuple[str, torch.Tensor]],
             builder.add_root(root)
     for cut in cuts:
         builder.add_cut(cut)
+    if junction is not None and junction[1] is not None:
+        builder.mark_junction(*junction)
     builder.mark_reach(roots)
     # saved-tensor and input nodes are reached by whoever reaches their op
     by_id = {n.id: n for n in builder.graph.nodes}

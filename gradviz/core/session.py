@@ -174,7 +174,7 @@ class Session:
         live = self._live
         grads = self._node_grads.norms() if self._node_grads.handle_count else None
         return capture(live.roots, zip(self.param_names, self.params), live.inputs,
-                       live.cuts, show_saved, grads)
+                       live.cuts, show_saved, grads, (live.z_node, live.z))
 
     def _tracks_node_grads(self, cfg: Config) -> bool:
         return self.track_node_grads or cfg.probes == "all"

@@ -52,9 +52,27 @@ def node_label(node: GraphNode) -> str:
         lines.append(_shape_text(node.shape))
     if node.kind == OP and node.saved_bytes and not node.freed:
         lines.append(f"holds {_bytes_text(node.saved_bytes)}")
+    if node.tensor:
+        lines.append(junction_text(node))
     if node.freed:
         lines.append(f"({node.state})")
     return "\n".join(lines)
+
+
+def junction_text(node: GraphNode) -> str:
+    """What the node that made z says about z: .grad kept, or a leaf after detach_()."""
+    if node.is_leaf:
+        return f"→ {node.tensor}: now a leaf"
+    return f"→ {node.tensor}" + (f" ({node.tensor}.grad kept)" if node.has_grad else "")
+
+
+def tensor_text(node: GraphNode) -> str:
+    """requires_grad, leaf and .grad in one line, for tooltips; '' where unknown."""
+    if node.requires_grad is None:
+        return ""
+    grad = "holds a .grad" if node.has_grad else ".grad is None"
+    return (f"requires_grad={node.requires_grad} · "
+            f"{'a leaf' if node.is_leaf else 'not a leaf'} · {grad}")
 
 
 def node_font(node: GraphNode) -> tuple[str, int]:

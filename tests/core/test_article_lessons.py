@@ -237,3 +237,45 @@ def test_sum_first_gives_backward_each_gradients_with_n_graphs_alive():
     assert 0.8 * n <= ratio <= 1.2 * n
     # the engine's peak is what the plain loop held, give or take the scale scalars
     assert first_record.saved_bytes_peak == peak_sum_first
+
+
+# ---- the graph tells leaves, requires_grad and .grad -------------------------------------
+
+def _junction(graph):
+    (node,) = [n for n in graph.nodes if n.tensor == "z"]
+    return node
+
+
+def test_graph_shows_leaves_and_grads_as_plain_pytorch_has_them():
+    session = Session(BASE)
+    session.step()
+    graph = session.graph()
+    # plain PyTorch facts of the same kinds of tensor
+    w = nn.Linear(2, 2).weight
+    x = torch.randn(3, 2)
+    z = x @ w.T
+    z.sum().backward()
+    for node in graph.by_kind("param"):
+        assert (node.requires_grad, node.is_leaf, node.has_grad) == (
+            w.requires_grad, w.is_leaf, True)
+    for node in graph.by_kind("input"):
+        assert (node.requires_grad, node.is_leaf, node.has_grad) == (False, True, False)
+    junction = _junction(graph)
+    assert (junction.requires_grad, junction.is_leaf, junction.has_grad) == (True, False, False)
+    with pytest.warns(UserWarning) as warned:
+        assert z.grad is None
+    assert junction.grad_note.startswith(str(warned[0].message).split(". ")[0])
+    assert "retain_grad()" in junction.grad_note
+
+
+def test_retain_grad_keeps_z_grad_and_detach_in_place_makes_z_a_leaf():
+    kept = Session(BASE.replace(retain_grad=True))
+    kept.step()
+    node = _junction(kept.graph())
+    assert node.has_grad and not node.is_leaf and node.grad_note == ""
+    cut = Session(BASE.replace(detach=(0,), detach_mode="detach_"))
+    cut.step()
+    z = torch.randn(2, 2, requires_grad=True) * 2
+    z.detach_()
+    node = _junction(cut.graph())
+    assert (node.is_leaf, node.requires_grad) == (z.is_leaf, z.requires_grad) == (True, False)

@@ -3,6 +3,7 @@
 between steps and inspected (tooltips, hover highlight, clicks)."""
 from __future__ import annotations
 
+import html
 import math
 
 from PySide6.QtCore import QPointF, QRectF, Qt
@@ -13,7 +14,7 @@ import pyqtgraph as pg
 
 from ...core.graph import CUT, INPUT, LOSS, OP, PARAM, SAVED, SAVED_EDGE, TOTAL
 from ...render import style
-from ...render.dot import node_label
+from ...render.dot import node_label, tensor_text
 from ...render.layout import EdgePath, NodeBox
 
 FONT_PT = 13.0
@@ -42,7 +43,10 @@ def tooltip(node, head_names: dict[int, str]) -> str:
             + ("not measured" if node.grad_norm is None else f"{node.grad_norm:.4g}"),
             f"saved bytes: {_bytes(node.saved_bytes)}" if node.kind in (OP, SAVED, INPUT) else "",
             f"state: {node.state}" if node.kind in (OP, SAVED, INPUT) else "",
-            f"gradient from: {reached}"]
+            f"gradient from: {reached}",
+            (f"{node.tensor or 'its output'}: " if node.kind == OP else "")
+            + html.escape(tensor_text(node)) if tensor_text(node) else "",
+            f"<i>PyTorch: {html.escape(node.grad_note)}</i>" if node.grad_note else ""]
     return "<br>".join(r for r in rows if r)
 
 
