@@ -6,8 +6,10 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox,
                                QHBoxLayout, QLabel, QSlider, QSpinBox, QVBoxLayout, QWidget)
 
-from ..core.config import (DETACH_MODES, MAX_HEADS, OPTIMIZERS, RETAIN_MODES, STRATEGIES,
-                           Config, ConfigError)
+from ..core.config import (ACCUMULATE_MODES, DETACH_MODES, MAX_ACCUMULATE, MAX_BATCH_SIZE,
+                           MAX_HEADS, MAX_LR, MAX_SEED, MAX_TRUNK_DEPTH, MAX_TRUNK_WIDTH,
+                           OPTIMIZERS, RETAIN_MODES, STRATEGIES, TRUNCATE_MODES, Config,
+                           ConfigError)
 from ..core.devices import available_devices
 
 WEIGHT_STEPS = 100  # slider units per 1.0 of loss weight
@@ -16,6 +18,9 @@ STRATEGY_TIPS = {"sum": "total = Σ w_k·L_k; total.backward() once",
                  "separate": "L_k.backward() for each head k",
                  "in-loop": "total += L_k; total.backward() inside the loop (the classic mistake)"}
 DETACH_TEXT = {"detach": "z.detach()", "detach_": "z.detach_()"}
+ACCUMULATE_TEXT = {"backward-each": "backward each", "sum-first": "sum first"}
+MODEL_TEXT = {"mlp": "MLP", "rnn": "RNN (carried state)"}
+TRUNCATE_TEXT = {"every-step": "detach every step", "never": "never detach"}
 
 
 def _combo(name: str, items: dict[str, str]) -> QComboBox:
@@ -57,14 +62,28 @@ class ControlsPanel(QWidget):
         devices.update({name: f"{name} — {desc}" for name, desc in available_devices()})
         self.device = _combo("deviceCombo", devices)
         self.heads = _spin("headsSpin", 1, MAX_HEADS)
-        self.width_spin = _spin("trunkWidthSpin", 1, 4096)
-        self.depth = _spin("trunkDepthSpin", 1, 64)
-        self.seed = _spin("seedSpin", 0, 2**31 - 1)
-        self.batch = _spin("batchSizeSpin", 1, 4096)
+        self.width_spin = _spin("trunkWidthSpin", 1, MAX_TRUNK_WIDTH)
+        self.depth = _spin("trunkDepthSpin", 1, MAX_TRUNK_DEPTH)
+        self.seed = _spin("seedSpin", 0, MAX_SEED)
+        self.batch = _spin("batchSizeSpin", 1, MAX_BATCH_SIZE)
         self.strategy = _combo("strategyCombo", {s: STRATEGY_TEXT[s] for s in STRATEGIES})
         self.retain = _combo("retainCombo", {r: r for r in RETAIN_MODES})
         self.detach_mode = _combo("detachModeCombo", {m: DETACH_TEXT[m] for m in DETACH_MODES})
-        self.accumulate = _spin("accumulateSpin", 1, 256)
+        self.accumulate = _spin("accumulateSpin", 1, MAX_ACCUMULATE)
+        self.accumulate_mode = _combo("accumulateModeCombo", ACCUMULATE_TEXT)
+        self.model_kind = _combo("modelCombo", MODEL_TEXT)
+        self.truncate = _combo("truncateCombo", TRUNCATE_TEXT)
+        self.truncate.setToolTip("rnn: detach the carried hidden state at each step "
+                                 "(truncated backprop through time), or never")
+        self.retain_grad = _check("retainGradCheck", "z.retain_grad()")
+        self.retain_grad.setToolTip("keep the junction's .grad (a non-leaf keeps none "
+                                    "otherwise) and plot nothing new: see the graph's z")
+        self.misplace = _combo("misplaceCombo", {None: "none"})
+        self.misplace.setToolTip("put this head's parameters on another device than the "
+                                 "trunk (meta where there is no GPU)")
+        self.edit_detached = _combo("editDetachedCombo", {None: "none"})
+        self.edit_detached.setToolTip("zk = z.detach(); zk.mul_(1.0): an in-place edit of "
+                                      "a detached head's input (shares z's storage)")
         self.scale = _check("scaleCheck", "scale losses by 1/N")
         self.zero_grad = _check("zeroGradCheck", "zero_grad each step")
         self.keep_graphs = _check("keepGraphsCheck", "keep graphs (no .item())")
@@ -81,7 +100,7 @@ class ControlsPanel(QWidget):
         self.lr = QDoubleSpinBox()
         self.lr.setObjectName("lrSpin")
         self.lr.setDecimals(5)
-        self.lr.setRange(0.00001, 100.0)
+        self.lr.setRange(0.00001, MAX_LR)
         self.lr.setSingleStep(0.01)
         self.lr.setKeyboardTracking(False)
         self.detach_row = QHBoxLayout()
@@ -96,8 +115,9 @@ class ControlsPanel(QWidget):
 
         model = QFormLayout()
         for label, w in (("device", self.device), ("heads", self.heads),
+                         ("trunk", self.model_kind), ("carried state", self.truncate),
                          ("trunk width", self.width_spin), ("trunk depth", self.depth),
-                         ("seed", self.seed)):
+                         ("misplace head", self.misplace), ("seed", self.seed)):
             model.addRow(label, w)
         backward = QFormLayout()
         backward.addRow("strategy", self.strategy)
@@ -105,6 +125,9 @@ class ControlsPanel(QWidget):
         backward.addRow("detach head", self.detach_row)
         backward.addRow("detach with", self.detach_mode)
         backward.addRow("accumulate N", self.accumulate)
+        backward.addRow("accumulate by", self.accumulate_mode)
+        backward.addRow("edit zk in place", self.edit_detached)
+        backward.addRow(self.retain_grad)
         backward.addRow(self.scale)
         backward.addRow(self.zero_grad)
         backward.addRow(self.keep_graphs)
@@ -122,12 +145,14 @@ class ControlsPanel(QWidget):
         layout.addWidget(self.problem)
         layout.addStretch(1)
 
-        for combo in (self.device, self.strategy, self.retain, self.detach_mode, self.optimizer):
+        for combo in (self.device, self.strategy, self.retain, self.detach_mode, self.optimizer,
+                      self.accumulate_mode, self.model_kind, self.truncate, self.misplace,
+                      self.edit_detached):
             combo.currentIndexChanged.connect(self._changed)
         for spin in (self.heads, self.width_spin, self.depth, self.seed, self.batch,
                      self.accumulate, self.lr):
             spin.valueChanged.connect(self._changed)
-        for box in (self.scale, self.zero_grad, self.keep_graphs):
+        for box in (self.scale, self.zero_grad, self.keep_graphs, self.retain_grad):
             box.toggled.connect(self._changed)
 
     def _rebuild_heads(self, heads: int) -> None:
@@ -137,6 +162,11 @@ class ControlsPanel(QWidget):
         while self.weights_form.rowCount():
             self.weights_form.removeRow(0)
         self.detach_boxes, self.weight_sliders, self.weight_labels = [], [], []
+        for combo in (self.misplace, self.edit_detached):   # "none", then one per head
+            while combo.count() > 1:
+                combo.removeItem(combo.count() - 1)
+            for k in range(heads):
+                combo.addItem(f"head {k}", k)
         for k in range(heads):
             box = _check(f"detachHead{k}", str(k))
             box.toggled.connect(self._changed)
@@ -176,6 +206,13 @@ class ControlsPanel(QWidget):
             self._select(self.retain, cfg.retain_graph)
             self._select(self.detach_mode, cfg.detach_mode)
             self.accumulate.setValue(cfg.accumulate)
+            self._select(self.accumulate_mode, cfg.accumulate_mode)
+            self._select(self.model_kind, cfg.model)
+            self._select(self.truncate, cfg.truncation())
+            self._sync_enabled()
+            self._select(self.misplace, cfg.misplace_head)
+            self._select(self.edit_detached, cfg.edit_detached)
+            self.retain_grad.setChecked(cfg.retain_grad)
             self.scale.setChecked(cfg.scale)
             self.zero_grad.setChecked(cfg.zero_grad)
             self.keep_graphs.setChecked(cfg.keep_graphs)
@@ -192,11 +229,16 @@ class ControlsPanel(QWidget):
         finally:
             self._updating = False
 
+    def _sync_enabled(self) -> None:
+        rnn = self.model_kind.currentData() == "rnn"
+        self.truncate.setEnabled(rnn)
+        self.depth.setEnabled(not rnn)   # the rnn's depth is its 4 time steps
+
     @staticmethod
     def _select(combo: QComboBox, value: str) -> None:
         index = combo.findData(value)
         if index < 0:  # e.g. a device named in a config that is not listed
-            combo.addItem(value, value)
+            combo.addItem(str(value), value)
             index = combo.count() - 1
         combo.setCurrentIndex(index)
 
@@ -215,7 +257,14 @@ class ControlsPanel(QWidget):
             detach_mode=self.detach_mode.currentData(), accumulate=self.accumulate.value(),
             scale=self.scale.isChecked(), zero_grad=self.zero_grad.isChecked(),
             keep_graphs=self.keep_graphs.isChecked(), optimizer=self.optimizer.currentData(),
-            lr=self.lr.value(), loss_weights=weights)
+            lr=self.lr.value(), loss_weights=weights,
+            accumulate_mode=self.accumulate_mode.currentData(),
+            model=self.model_kind.currentData(),
+            truncate=self.truncate.currentData() if self.model_kind.currentData() == "rnn"
+            else None,
+            misplace_head=self.misplace.currentData(),
+            edit_detached=self.edit_detached.currentData(),
+            retain_grad=self.retain_grad.isChecked())
 
     def _read(self) -> Config:
         """The config with what the user changed since it was shown. Only changed widgets
@@ -224,8 +273,10 @@ class ControlsPanel(QWidget):
         now = self._widget_values()
         changes = {k: v for k, v in now.items() if v != self._shown.get(k)}
         if "heads" in changes:   # the per-head rows were for the old count
-            changes.setdefault("detach", now["detach"])
-            changes.setdefault("loss_weights", now["loss_weights"])
+            for key in ("detach", "loss_weights", "misplace_head", "edit_detached"):
+                changes.setdefault(key, now[key])
+        if "model" in changes:   # truncation means something for the rnn alone
+            changes["truncate"] = now["truncate"]
         return self._config.replace(**changes)
 
     def _changed(self, *_):
@@ -233,6 +284,7 @@ class ControlsPanel(QWidget):
             return
         for slider, label in zip(self.weight_sliders, self.weight_labels):
             label.setText(f"{slider.value() / WEIGHT_STEPS:.2f}")
+        self._sync_enabled()
         try:
             cfg = self._read()
         except ConfigError as exc:

@@ -1,4 +1,5 @@
 """The desktop app driven as a user drives it: clicks and keys on named widgets."""
+import dataclasses
 import sys
 
 import numpy as np
@@ -259,8 +260,9 @@ def test_a_toggle_changed_mid_step_is_shown_and_applies_at_the_step_boundary(qtb
 def test_a_model_too_big_to_build_is_refused_and_the_app_keeps_working(qtbot, make_window):
     w = make_window(SMALL)
     w.controls.set_config(w.controls.config())
-    w.sigSetConfig.emit(w.controls.config().replace(trunk_width=400_000, trunk_depth=40))
-    qtbot.waitUntil(lambda: "cannot build that model" in w.phase_label.text(), timeout=20_000)
+    too_big = dataclasses.replace(w.controls.config(), trunk_width=4000, trunk_depth=40)
+    w.sigSetConfig.emit(too_big)     # as a config from elsewhere would arrive, unchecked
+    qtbot.waitUntil(lambda: "gradviz builds at most" in w.phase_label.text(), timeout=20_000)
     assert engine_config(w).trunk_width == 32
     qtbot.keyClick(w, Qt.Key_Right, Qt.ShiftModifier)
     wait_steps(qtbot, w, 1)

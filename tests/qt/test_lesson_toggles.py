@@ -1,0 +1,88 @@
+"""The article's later lessons from the app's controls: each toggle reaches the engine,
+and the errors they demonstrate are shown and explained, never a crash."""
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QCheckBox, QComboBox, QPushButton
+
+from gradviz.core.config import Config
+
+SMALL = Config(batch_size=32, device="cpu")
+
+
+def choose(window, name: str, value) -> None:
+    combo = window.controls.findChild(QComboBox, name)
+    assert combo is not None, name
+    combo.setCurrentIndex(combo.findData(value))
+
+
+def engine(window):
+    return window.worker.session.config
+
+
+def play_until_error(qtbot, w):
+    qtbot.mouseClick(w.findChild(QPushButton, "playButton"), Qt.LeftButton)
+    qtbot.waitUntil(lambda: w.events_view.event is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: not w.running, timeout=5_000)
+    return w.events_view.current.text()
+
+
+@pytest.mark.parametrize("name, value, key", [
+    ("modelCombo", "rnn", "model"),
+    ("accumulateModeCombo", "sum-first", "accumulate_mode"),
+    ("misplaceCombo", 1, "misplace_head"),
+])
+def test_each_lesson_toggle_reaches_the_engine(qtbot, make_window, name, value, key):
+    w = make_window(SMALL)
+    choose(w, name, value)
+    qtbot.waitUntil(lambda: getattr(engine(w), key) == value, timeout=10_000)
+    assert getattr(w.controls.config(), key) == value
+
+
+def test_retain_grad_box_reaches_the_engine_and_the_graph_names_z(qtbot, make_window):
+    w = make_window(SMALL)
+    w.controls.findChild(QCheckBox, "retainGradCheck").click()
+    qtbot.waitUntil(lambda: engine(w).retain_grad, timeout=10_000)
+    qtbot.keyClick(w, Qt.Key_Right, Qt.ShiftModifier)
+    qtbot.waitUntil(lambda: w.worker.session.last_record is not None
+                    and w.worker.session.last_record.z_grad_norm is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: w.graph_view.graph is not None
+                    and any(n.tensor == "z" and n.has_grad for n in w.graph_view.graph.nodes),
+                    timeout=10_000)
+
+
+def test_rnn_never_truncated_shows_the_freed_graph_error(qtbot, make_window):
+    w = make_window(SMALL)
+    choose(w, "modelCombo", "rnn")
+    qtbot.waitUntil(lambda: engine(w).model == "rnn", timeout=10_000)
+    truncate = w.controls.findChild(QComboBox, "truncateCombo")
+    assert truncate.isEnabled()
+    choose(w, "truncateCombo", "never")
+    qtbot.waitUntil(lambda: engine(w).truncate == "never", timeout=10_000)
+    text = play_until_error(qtbot, w)
+    assert "backward through the graph a second time" in text
+    assert "carried" in text and "Truncate" in text
+
+
+def test_editing_a_detached_head_in_place_is_explained(qtbot, make_window):
+    w = make_window(SMALL)
+    w.controls.findChild(QCheckBox, "detachHead1").click()
+    choose(w, "editDetachedCombo", 1)
+    qtbot.waitUntil(lambda: engine(w).edit_detached == 1, timeout=10_000)
+    text = play_until_error(qtbot, w)
+    assert "modified by an inplace operation" in text and "shares z" in text
+
+
+def test_a_misplaced_head_is_explained_with_the_meta_device(qtbot, make_window):
+    w = make_window(SMALL)
+    choose(w, "misplaceCombo", 2)
+    qtbot.waitUntil(lambda: engine(w).misplace_head == 2, timeout=10_000)
+    text = play_until_error(qtbot, w)
+    assert "Tensor on device meta is not on the expected device cpu" in text
+    assert "meta device" in text
+
+
+def test_an_invalid_combination_is_named_not_applied(qtbot, make_window):
+    w = make_window(SMALL)
+    choose(w, "editDetachedCombo", 0)          # head 0 is not detached
+    assert "not detached" in w.controls.problem.text()
+    assert engine(w).edit_detached is None
