@@ -9,9 +9,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..core.atomic_write import check_writable
+from ..core.atomic_write import check_writable, write_text
 from ..core.config import SHOWN_PATH_CHARS, ConfigError, shown
 from ..core.report import ReportWriter
+from ..core.script import script_text
 from ..core.session import Session
 from ..core.threads import leave_a_core_free
 from .options import EXIT_AUTOGRAD_ERROR, EXIT_OK, add_training_options, config_from_args, fail
@@ -24,6 +25,11 @@ def add_parser(subparsers) -> None:
     p.add_argument("--out", metavar="DIR",
                    help="write report.json, metrics.csv, graph.dot, graph.svg, graph.png here")
     p.add_argument("--quiet", action="store_true", help="print only the summary")
+    # SUPPRESS: an absent --script leaves no attribute for the config to mistake for a key
+    p.add_argument("--script", metavar="FILE", default=argparse.SUPPRESS,
+                   help="also write these settings as a plain PyTorch program (python FILE "
+                        "prints each step's losses, total and, with --grad-norms, gradient "
+                        "norms), before training")
     p.set_defaults(func=main)
 
 
@@ -130,9 +136,25 @@ def _train_and_write(out: Path | None, config, session: Session, quiet: bool) ->
     return trained
 
 
+def _write_script(name: str, config) -> None:
+    """The settings as a runnable program, whole or not at all; a failure is exit 2."""
+    named = shown(name, SHOWN_PATH_CHARS)
+    if not name.strip():
+        fail("gradviz: --script needs a file name, e.g. --script loop.py")
+    if Path(name).is_dir():
+        fail(f"gradviz: cannot write --script {named}: it is a folder")
+    try:
+        write_text(name, script_text(config, Path(name).name))
+    except OSError as exc:
+        fail(f"gradviz: cannot write --script {named}: {exc.strerror or exc}")
+
+
 def main(args: argparse.Namespace) -> int:
+    script = vars(args).pop("script", None)
     config = config_from_args(args)
     out = _prepare_out(args.out) if args.out is not None else None
+    if script is not None:
+        _write_script(script, config)
     try:
         session = Session(config)
     except ConfigError as exc:

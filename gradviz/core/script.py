@@ -1,0 +1,221 @@
+"""A config as a self-contained PyTorch program: the model, the data, the batch order and
+the loop the Code panel shows, which prints per step what `gradviz run` reports."""
+from __future__ import annotations
+
+import dataclasses
+
+from .config import INPUT_DIM, Config
+from .data import DATASET_SIZE, LATENT_DIM, NUM_CLASSES
+from .loop_code import loop_code
+from .model import HEAD_HIDDEN, SEQ_LEN, STEP_FEATURES
+
+LOOP_MARK = "# ---- the training loop (gradviz's Code panel shows from here on) ----"
+
+_DOC = '''"""The training loop gradviz shows for these settings, as a plain PyTorch program.
+
+Run: python {name} [--grad-norms]
+Each optimizer step prints one line: the step, each head's loss (the mean over its
+micro-batches), the total (sum of w_k * loss_k) and, with --grad-norms, the gradient
+norm of every parameter (model.named_parameters() order) after backward, before
+optimizer.step(). Numbers are written in full precision; on the CPU they match
+`gradviz run` with the same settings. Where the settings demonstrate a PyTorch error,
+the program stops with that error.
+
+Settings (others at their defaults): {settings}
+"""
+'''
+
+_IMPORTS = '''import functools
+import math
+import sys
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+DEVICE = torch.device("cpu")   # or "cuda", "mps": same program, last digits differ
+'''
+
+_MLP = '''
+
+def mlp_trunk(width, depth):
+    """Linear layers with tanh between them; the last is Linear, so z is not saved by it."""
+    layers, size = [], INPUT_DIM
+    for i in range(depth):
+        layers.append(nn.Linear(size, width))
+        if i < depth - 1:
+            layers.append(nn.Tanh())
+        size = width
+    return nn.Sequential(*layers)
+
+
+class MultiHeadNet(nn.Module):
+    """A shared trunk whose output z (the junction) feeds one small head per task."""
+
+    def __init__(self, heads, width, depth):
+        super().__init__()
+        self.trunk = mlp_trunk(width, depth)
+        self.heads = nn.ModuleList(make_head(width, k) for k in range(heads))
+'''
+
+_RNN = '''
+
+class RecurrentTrunk(nn.Module):
+    """h_t = tanh(ih(x_t) + hh(h_{t-1})) over the SEQ_LEN steps of x, then z = readout(h_T)."""
+
+    def __init__(self, width):
+        super().__init__()
+        self.ih = nn.Linear(STEP_FEATURES, width)
+        self.hh = nn.Linear(width, width)
+        self.readout = nn.Linear(width, width)
+
+    def forward(self, x, h):
+        steps = x.view(x.shape[0], SEQ_LEN, STEP_FEATURES)
+        for t in range(SEQ_LEN):
+            h = torch.tanh(self.ih(steps[:, t]) + self.hh(h))
+        return self.readout(h), h
+
+
+class MultiHeadNet(nn.Module):
+    """A shared recurrent trunk whose output z (the junction) feeds one head per task."""
+
+    def __init__(self, heads, width):
+        super().__init__()
+        self.trunk = RecurrentTrunk(width)
+        self.heads = nn.ModuleList(make_head(width, k) for k in range(heads))
+'''
+
+_HEAD = '''
+
+def make_head(width, k):
+    """Even heads are regressions (1 output), odd heads 3-way classifications."""
+    out = 1 if k % 2 == 0 else NUM_CLASSES
+    return nn.Sequential(nn.Linear(width, HEAD_HIDDEN), nn.Tanh(), nn.Linear(HEAD_HIDDEN, out))
+
+
+loss_fn = [F.mse_loss if k % 2 == 0 else F.cross_entropy for k in range(HEADS)]
+'''
+
+_OTHER_DEVICE = '''
+
+def other_device(device):
+    """A device other than `device`: the CPU beside a GPU, a GPU beside the CPU, else
+    `meta` (shapes but no data), which raises the same kind of error."""
+    if device.type != "cpu":
+        return torch.device("cpu")
+    if torch.cuda.is_available():
+        return torch.device("cuda:0")
+    if torch.backends.mps.is_available():
+        return torch.device("mps")
+    return torch.device("meta")
+'''
+
+_DATA = '''
+
+def make_data(heads, seed):
+    """Seeded synthetic tasks read off shared latent features, one target per head; head
+    k's direction turns away from head 0's as k grows (some tasks agree, some conflict)."""
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn(DATASET_SIZE, INPUT_DIM, generator=g)
+    mix = torch.randn(INPUT_DIM, LATENT_DIM, generator=g) / math.sqrt(INPUT_DIM)
+    latent = torch.tanh(2.0 * x @ mix)
+    base = torch.randn(LATENT_DIM, generator=g)
+    base = base / base.norm()
+    targets = []
+    for k in range(heads):
+        angle = math.pi * k / max(1, heads - 1) * 0.8
+        other = torch.randn(LATENT_DIM, generator=g)
+        other = other - (other @ base) * base
+        other = other / other.norm()
+        direction = math.cos(angle) * base + math.sin(angle) * other
+        signal = latent @ direction
+        if k % 2 == 0:
+            noise = 0.05 * torch.randn(DATASET_SIZE, generator=g)
+            targets.append((signal + noise).unsqueeze(1))
+        else:
+            spread = torch.randn(LATENT_DIM, NUM_CLASSES - 1, generator=g) * 0.5
+            logits = torch.cat([signal.unsqueeze(1), latent @ spread], dim=1)
+            targets.append(logits.argmax(dim=1))
+    return x.to(DEVICE), [t.to(DEVICE) for t in targets]
+
+
+X, TARGETS = make_data(HEADS, SEED)
+
+
+@functools.lru_cache(maxsize=1)
+def shuffle(epoch):
+    """One shuffle of the dataset per epoch, seeded by the seed and the epoch."""
+    g = torch.Generator().manual_seed(SEED * 7919 + epoch)
+    return torch.randperm(DATASET_SIZE, generator=g).to(DEVICE)
+
+
+def batch(step):
+    """Optimizer step `step`'s examples: consecutive slices of the epoch's shuffle."""
+    epoch, slot = divmod(step, max(1, DATASET_SIZE // BATCH_SIZE))
+    idx = shuffle(epoch)[slot * BATCH_SIZE:(slot + 1) * BATCH_SIZE]
+    return X[idx], [t[idx] for t in TARGETS]
+'''
+
+_MICRO = '''
+
+def micro_batches(x, targets, n):
+    """The step's examples in n equal consecutive parts."""
+    return zip(x.chunk(n), zip(*(t.chunk(n) for t in targets)))
+'''
+
+_LOG = '''
+
+class StepLog:
+    """The printout: one line per optimizer step, every number in full precision."""
+
+    def __init__(self):
+        self.losses = []   # per micro-batch: each head's loss, as floats
+
+    def add(self, losses):
+        self.losses.append([L.item() for L in losses])
+
+    def print(self, step, weights, model):
+        # the mean over micro-batches in float32, as gradviz takes it
+        means = torch.tensor(self.losses).mean(0).tolist() if len(self.losses) > 1 \\
+            else self.losses[0]
+        self.losses = []
+        if not all(math.isfinite(v) for v in means):
+            sys.exit(f"step {step}: a loss is NaN or infinite (training diverged)")
+        numbers = means + [sum(w * v for w, v in zip(weights, means))]
+        if "--grad-norms" in sys.argv[1:]:
+            numbers += [0.0 if p.grad is None else p.grad.norm().item()
+                        for _, p in model.named_parameters()]
+        print(step, *map(repr, numbers), flush=True)
+'''
+
+
+def _settings(cfg: Config) -> str:
+    """The keys that differ from the defaults, as `key=value` words."""
+    default = Config()
+    changed = [f"{f.name}={getattr(cfg, f.name)!r}" for f in dataclasses.fields(cfg)
+               if getattr(cfg, f.name) != getattr(default, f.name)
+               and f.name not in ("device", "probes", "sample_every")]
+    return ", ".join(changed) or "none changed"
+
+
+def _constants(cfg: Config) -> str:
+    rows = [("STEPS", cfg.steps), ("SEED", cfg.seed), ("BATCH_SIZE", cfg.batch_size),
+            ("HEADS", cfg.heads), ("INPUT_DIM", INPUT_DIM), ("HEAD_HIDDEN", HEAD_HIDDEN),
+            ("DATASET_SIZE", DATASET_SIZE), ("LATENT_DIM", LATENT_DIM),
+            ("NUM_CLASSES", NUM_CLASSES)]
+    if cfg.model == "rnn":
+        rows += [("SEQ_LEN", SEQ_LEN), ("STEP_FEATURES", STEP_FEATURES)]
+    return "".join(f"{name} = {value!r}\n" for name, value in rows)
+
+
+def script_text(cfg: Config, name: str = "gradviz_loop.py") -> str:
+    """The whole program for cfg; its last part is loop_code(cfg), unchanged."""
+    parts = [_DOC.format(name=name, settings=_settings(cfg)), _IMPORTS, _constants(cfg),
+             _HEAD, _RNN if cfg.model == "rnn" else _MLP]
+    if cfg.misplace_head is not None:
+        parts.append(_OTHER_DEVICE)
+    parts.append(_DATA)
+    if cfg.accumulate > 1:
+        parts.append(_MICRO)
+    parts += [_LOG, "\n\n", LOOP_MARK, "\n", loop_code(cfg)]
+    return "".join(parts)
