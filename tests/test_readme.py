@@ -30,3 +30,12 @@ def test_top_level_is_what_the_project_promises():
                if not p.name.startswith(".") and p.name not in {"build", "dist"}
                and not p.name.endswith(".egg-info")}
     assert tracked <= allowed, tracked - allowed
+
+
+def test_nothing_points_at_a_design_document_users_never_have():
+    """Reasons live where they are needed, in a sentence, not in a file outside the repo."""
+    root = Path(__file__).resolve().parents[1]
+    files = [p for folder in ("gradviz", "tests", "resources") for p in (root / folder).rglob("*")
+             if p.suffix in (".py", ".toml", ".md")] + [root / "pyproject.toml"]
+    word = "DESIGN" + ".md"    # split, so that this test does not find itself
+    assert [str(p.relative_to(root)) for p in files if word in p.read_text(errors="replace")] == []

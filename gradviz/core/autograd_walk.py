@@ -1,7 +1,9 @@
 """Read-only walks over live autograd graphs: saved tensors, node counts, reachability.
 
 Everything here inspects `grad_fn` objects without hooks, so it neither keeps tensors
-alive nor changes what PyTorch does (saved-tensor hooks would do both; see DESIGN.md).
+alive nor changes what PyTorch does. Saved-tensor hooks would do both: a pack hook that
+keeps its tensor makes a reference cycle through C++ that gc never frees, and while such
+hooks are active PyTorch no longer raises the `detach_()` error the app must show.
 """
 from __future__ import annotations
 

@@ -3,7 +3,8 @@
 Norms are computed on the device and gathered into one tensor, so a recorded step
 costs one device-to-host transfer. Junction gradients are read by hooks on each head's
 first autograd node, which belong to this step's graph and die with it (hooks on
-persistent nodes would pile up; see DESIGN.md).
+persistent nodes such as AccumulateGrad would pile up, one more every step: that
+slowed a tiny model from ~3,800 to ~9 steps/s within seconds).
 """
 from __future__ import annotations
 

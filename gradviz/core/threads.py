@@ -1,5 +1,5 @@
-"""How many threads torch may use: leave one core to the GUI or the shell (DESIGN.md:
-intra-op threads = cores made step latency spike 30-250x on a 2-core machine)."""
+"""How many threads torch may use: leave one core to the GUI or the shell (measured: with
+as many intra-op threads as cores, step latency spiked 30-250x on a 2-core machine)."""
 from __future__ import annotations
 
 import os

@@ -215,7 +215,8 @@ def test_graph_panel_shows_the_step_graph(qtbot, make_window):
 
 @pytest.mark.skipif(sys.version_info >= (3, 12), reason="None is immortal from Python 3.12")
 def test_repainting_does_not_eat_references_to_none(qtbot, make_window):
-    """PySide6 6.12.0 took a reference from None on every void call (DESIGN.md)."""
+    """PySide6 6.12.0 took a reference from None on every void call: on Python 3.11 a
+    plot died within ~200 repaints with "Fatal Python error: none_dealloc"."""
     from PySide6.QtGui import QImage, QPainter, QPen
     image = QImage(64, 64, QImage.Format_ARGB32)
     painter = QPainter(image)
