@@ -20,6 +20,7 @@ class Carried:
     """The rnn's hidden state, carried from one micro-batch (and step) to the next."""
     h: torch.Tensor
     name: str = "h₀ = zeros"   # how the graph labels it where it enters a step
+    source: object = None      # the node that made h before it was detached (the cut)
 
 
 @dataclass
@@ -75,15 +76,19 @@ def _mlp_trunk(trunk, x: torch.Tensor) -> tuple[torch.Tensor, list[InputUse]]:
     return h, _input_use(x, first_trunk_node)
 
 
-def _rnn_trunk(trunk, x: torch.Tensor, h0: torch.Tensor, h0_name: str):
-    """The unrolled recurrent trunk: z, h_T, and the batch and state as input nodes."""
-    uses, h = [], h0
+def _rnn_trunk(trunk, x: torch.Tensor, carried: Carried):
+    """The unrolled recurrent trunk: z, h_T, the batch and state as input nodes, and
+    the cut where the carried state was detached from the step before's chain."""
+    uses, cuts, h0 = [], [], carried.h
+    h = h0
     for t, x_t in enumerate(time_steps(x)):
         from_input, from_state, h = trunk.cell(x_t, h)
         uses += _input_use(x, from_input.grad_fn, f"x[:, {t}] (input)")
         if t == 0 and h0.grad_fn is None:   # else it is the previous step's graph itself
-            uses += _input_use(h0, from_state.grad_fn, h0_name)
-    return trunk.readout(h), h, uses
+            uses += _input_use(h0, from_state.grad_fn, carried.name)
+            if carried.source is not None:
+                cuts.append(Cut(-1, "detach", carried.source, from_state.grad_fn))
+    return trunk.readout(h), h, uses, cuts
 
 
 def forward(model: MultiHeadNet, head_rest: list[tuple], cfg: Config, x: torch.Tensor,
@@ -91,13 +96,14 @@ def forward(model: MultiHeadNet, head_rest: list[tuple], cfg: Config, x: torch.T
     """Trunk, then each head reading z, z.detach() or the in-place-detached z.
 
     carried: the rnn's hidden state from the step before (its h_T is stored back)."""
+    cuts: list[Cut] = []
     if model.kind == "rnn":
-        z, carried.h, uses = _rnn_trunk(model.trunk, x, carried.h, carried.name)
+        z, carried.h, uses, cuts = _rnn_trunk(model.trunk, x, carried)
     else:
         z, uses = _mlp_trunk(model.trunk, x)
     if cfg.retain_grad:
         z.retain_grad()
-    live = LiveGraph(z_node=z.grad_fn, z=z, inputs=uses)
+    live = LiveGraph(z_node=z.grad_fn, z=z, inputs=uses, cuts=cuts)
     firsts, outputs = [], []
     for k, head in enumerate(model.heads):
         zk = z

@@ -89,7 +89,7 @@ class Root:
 
 @dataclass
 class Cut:
-    head: int
+    head: int                       # the head cut off; -1 for the rnn's carried state
     mode: str                       # "detach" or "detach_"
     source: object                  # the trunk's autograd node that produced z
     target: object | None           # head's first autograd node (None if it has none)

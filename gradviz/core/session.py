@@ -345,7 +345,8 @@ class Session:
         if carried is None or carried.h.shape[0] != batch:
             carried = Carried(torch.zeros(batch, cfg.trunk_width, device=self.device))
         elif cfg.truncation() == "every-step":
-            carried = Carried(carried.h.detach(), "h from the step before, .detach()")
+            carried = Carried(carried.h.detach(), "h from the step before, .detach()",
+                              carried.h.grad_fn)
         else:
             carried = Carried(carried.h, "h from the step before")
         self._carried = carried   # forward() stores this micro-batch's h_T into it

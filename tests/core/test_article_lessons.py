@@ -194,6 +194,11 @@ def test_rnn_graph_shows_the_unrolled_chain_and_the_detached_state():
     inputs = [n.label for n in graph.by_kind("input")]
     assert "h from the step before, .detach()" in inputs
     assert {f"x[:, {t}] (input)" for t in range(4)} <= set(inputs)
+    # the cut: from the step before's last time step to this step's first use of h
+    (cut,) = [e for e in graph.edges if e.kind == "cut"]
+    assert cut.label == "detach()"
+    assert graph.node(cut.src).label == "TanhBackward0" and graph.node(cut.src).losses == ()
+    assert graph.node(cut.dst).label == "AddmmBackward0" and graph.node(cut.dst).losses == (0, 1, 2)
 
 
 def test_rnn_never_truncated_graph_reaches_into_the_step_before():
