@@ -146,7 +146,8 @@ def loop_code(cfg: Config) -> str:
     lines = _header(cfg)
     body = "    "
     if cfg.zero_grad:
-        lines.append(_line(body, "optimizer.zero_grad()", ".grad = None: this step's gradient only"))
+        lines.append(_line(body, "optimizer.zero_grad()",
+                           ".grad = None: this step's gradient only"))
     else:
         lines.append(_line(body, "# optimizer.zero_grad()",
                            "<- off: .grad keeps summing across steps"))

@@ -21,7 +21,7 @@ optimizer.step(). Numbers are written in full precision; on the CPU they match
 `gradviz run` with the same settings. Where the settings demonstrate a PyTorch error,
 the program stops with that error.
 
-Settings (others at their defaults): {settings}
+{settings}
 """
 '''
 
@@ -195,7 +195,12 @@ def _settings(cfg: Config) -> str:
     changed = [f"{f.name}={getattr(cfg, f.name)!r}" for f in dataclasses.fields(cfg)
                if getattr(cfg, f.name) != getattr(default, f.name)
                and f.name not in ("device", "probes", "sample_every")]
-    return ", ".join(changed) or "none changed"
+    lines = ["Settings (others at their defaults):"]
+    for word in changed or ["none changed"]:
+        if len(lines[-1]) + len(word) > 86:   # wrap between settings, never inside one
+            lines.append("")
+        lines[-1] += f" {word}," if lines[-1] else f"{word},"
+    return "\n".join(lines).rstrip(",")
 
 
 def _constants(cfg: Config) -> str:
