@@ -87,7 +87,8 @@ def _rnn_trunk(trunk, x: torch.Tensor, carried: Carried):
         if t == 0 and h0.grad_fn is None:   # else it is the previous step's graph itself
             uses += _input_use(h0, from_state.grad_fn, carried.name)
             if carried.source is not None:
-                cuts.append(Cut(-1, "detach", carried.source, from_state.grad_fn))
+                cuts.append(Cut(-1, "detach", carried.source, from_state.grad_fn,
+                                source_label="h of the step before"))
     return trunk.readout(h), h, uses, cuts
 
 

@@ -97,6 +97,8 @@ class Cut:
     # check fires only inside backward, so the graph is told which saved tensors broke.
     stale_users: tuple = ()
     z_storage: tuple | None = None
+    # draw the source alone, named so, not the graph below it (the rnn's step before)
+    source_label: str = ""
 
 
 @dataclass
@@ -230,7 +232,13 @@ class _Builder:
         sid = self._new(None, **attrs)
         self._edge(sid, op_id, SAVED_EDGE)
 
+    def _node_of(self, owner: object) -> GraphNode:
+        return self.graph.nodes[int(self.ids[id(owner)][1:])]   # ids are "n<index>"
+
     def add_cut(self, cut: Cut) -> None:
+        if cut.source_label and id(cut.source) not in self.ids:
+            self._add_one(cut.source)
+            self._node_of(cut.source).label = cut.source_label
         src = self.add_fn(cut.source)
         if cut.target is not None:
             dst = self.add_fn(cut.target)
@@ -239,10 +247,9 @@ class _Builder:
     def mark_junction(self, z_node: object, z: torch.Tensor) -> None:
         """Name the node that made z and give it z's own facts: a non-leaf without .grad,
         one with .grad (retain_grad), or a leaf once z.detach_() cut it out."""
-        node_id = self.ids.get(id(z_node))
-        if node_id is None:
+        if id(z_node) not in self.ids:
             return
-        node = self.graph.nodes[int(node_id[1:])]
+        node = self._node_of(z_node)
         node.tensor = "z"
         node.grad_note = ""
         for key, value in tensor_facts(z).items():
