@@ -187,3 +187,18 @@ def test_export_to_a_bad_path_says_why_and_writes_nothing(qtbot, make_window, tm
         assert "Export failed" in w.graph_view.caption.text()
     assert w.graph_view.export("pdf", str(tmp_path / "g.pdf")) == "cannot export as 'pdf'"
     assert not any(tmp_path.iterdir())
+
+
+def test_a_failed_export_keeps_the_older_file_and_leaves_no_partial_one(
+        qtbot, make_window, tmp_path, monkeypatch):
+    from PySide6.QtGui import QImage
+    w = make_window(SMALL)
+    step(qtbot, w)
+    wait_drawn(qtbot, w)
+    target = tmp_path / "g.png"
+    target.write_bytes(b"the lecturer's older picture")
+    monkeypatch.setattr(QImage, "save", lambda self, path, fmt=None: False)   # disk full
+    reason = w.graph_view.export("png", str(target))
+    assert reason is not None and "Export failed" in w.graph_view.caption.text()
+    assert target.read_bytes() == b"the lecturer's older picture"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.png"]

@@ -4,6 +4,8 @@ thread; the newest graph waiting replaces older ones, and a graph of a new struc
 cancels a layout still running for an old one."""
 from __future__ import annotations
 
+import os
+import tempfile
 import threading
 
 import numpy as np
@@ -14,6 +16,7 @@ from PySide6.QtWidgets import (QCheckBox, QFileDialog, QHBoxLayout, QLabel, QMen
                                QPushButton, QSplitter, QToolButton, QVBoxLayout, QWidget)
 import pyqtgraph as pg
 
+from ...core.atomic_write import write_text
 from ...render import style
 from ...render.dot import to_dot
 from .graph_canvas import GraphCanvas
@@ -169,12 +172,9 @@ class GraphView(QWidget):
         if self.graph is None:
             return self._export_failed("there is no graph yet")
         try:
-            with open(path, "wb"):   # fails early, with the OS's reason, on a bad path
-                pass
             if kind == "dot":
-                with open(path, "w", encoding="utf-8") as f:
-                    f.write(to_dot(self.graph))
-            elif not self._render_scene(kind, path):
+                write_text(path, to_dot(self.graph))
+            elif not self._render_scene_to(kind, path):
                 return self._export_failed(f"could not write {path}")
         except OSError as exc:
             return self._export_failed(f"could not write {path}: {exc.strerror or exc}")
@@ -184,6 +184,21 @@ class GraphView(QWidget):
     def _export_failed(self, reason: str) -> str:
         self.caption.setText(f"Export failed: {reason}")
         return reason
+
+    def _render_scene_to(self, kind: str, path: str) -> bool:
+        """Render to a temporary file beside path, then rename it into place: a failed
+        export leaves an older file of that name as it was, and no half-written one."""
+        folder = os.path.dirname(os.path.abspath(path))
+        fd, tmp = tempfile.mkstemp(prefix=".gradviz-export.", suffix=f".{kind}", dir=folder)
+        os.close(fd)
+        try:
+            if not self._render_scene(kind, tmp):
+                return False
+            os.replace(tmp, path)
+            return True
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
 
     def _render_scene(self, kind: str, path: str) -> bool:
         scene = self.canvas.scene()
