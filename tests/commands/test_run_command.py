@@ -90,12 +90,45 @@ def test_detach_in_place_after_use_exits_3(tmp_path, capsys):
     (["--seed", "99999999999999999999"], "seed must be between 0 and 2147483647"),
     (["--trunk-width", "4000", "--trunk-depth", "40", "--steps", "1"],
      "gradviz builds at most 50,000,000"),
+    (["--truncate", "never"], "truncate applies to a recurrent trunk: add --model rnn"),
+    (["--model", "transformer"], "invalid choice"),
+    (["--misplace-head", "3"], "misplace-head names head 3, but heads are 0..2"),
+    (["--edit-detached", "1"], "edit-detached names head 1, which is not detached"),
+    (["--edit-detached", "1", "--detach", "1", "--detach-mode", "detach_"],
+     "use --detach-mode detach"),
+    (["--accumulate-mode", "sum-last"], "invalid choice"),
 ])
 def test_bad_input_exits_2_with_one_line(argv, words, capsys):
     assert run(*argv) == 2
     err = capsys.readouterr().err.strip()
     assert words in err
     assert len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--misplace-head", "1"], "Tensor on device meta is not on the expected device cpu"),
+    (["--detach", "1", "--edit-detached", "1"], "modified by an inplace operation"),
+    (["--model", "rnn", "--truncate", "never"], "backward through the graph a second time"),
+    (["--model", "rnn", "--truncate", "never", "--retain-graph", "always"],
+     "modified by an inplace operation"),
+])
+def test_the_later_lessons_exit_3_explained(tmp_path, capsys, argv, words):
+    assert run(*argv, "--steps", "5", "--out", str(tmp_path)) == 3
+    err = capsys.readouterr().err
+    assert words in err and "why:" in err and "what to do:" in err
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert words in report["events"][0]["message"]
+
+
+def test_new_keys_work_in_toml_too(tmp_path):
+    cfg = tmp_path / "lesson.toml"
+    cfg.write_text('model = "rnn"\ntruncate = "every-step"\naccumulate = 2\n'
+                   'accumulate-mode = "sum-first"\nretain-grad = true\nsteps = 3\n')
+    assert run("--config", str(cfg), "--out", str(tmp_path / "o")) == 0
+    report = json.loads((tmp_path / "o" / "report.json").read_text())
+    assert report["config"]["model"] == "rnn"
+    assert report["config"]["accumulate_mode"] == "sum-first"
+    assert all(s["z_grad_norm"] > 0 for s in report["steps"])
 
 
 def test_zero_steps_says_so(capsys):

@@ -152,7 +152,7 @@ def test_separate_with_retain_never_shows_pytorchs_error_and_the_app_recovers(qt
 
 
 def test_divergence_is_caught_like_an_error(qtbot, make_window):
-    w = make_window(SMALL.replace(lr=10.0, optimizer="sgd", loss_weights=(1e6, 1e6, 1e6)))
+    w = make_window(SMALL.replace(lr=1000.0, optimizer="sgd", loss_weights=(1000.0,) * 3))
     qtbot.mouseClick(widget(w, QPushButton, "playButton"), Qt.LeftButton)
     qtbot.waitUntil(lambda: w.events_view.event is not None, timeout=15_000)
     assert w.events_view.event.type == "Divergence"
