@@ -79,7 +79,7 @@ def _heads(cfg: Config, indent: str) -> list[str]:
              _line(indent, "for k, head in enumerate(model.heads):")]
     if cfg.detach_mode == "detach":
         lines += [_line(inner, f"zk = z.detach() if k in {detached!r} else z",
-                        "a copy cut off from the trunk"),
+                        "shares z's storage, cut from the graph"),
                   _line(inner, "outputs.append(head(zk))")]
         if cfg.edit_detached is not None:
             lines += [_line(inner, f"if k == {cfg.edit_detached}:"),

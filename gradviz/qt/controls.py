@@ -91,7 +91,7 @@ class ControlsPanel(QWidget):
                                     "graph stays alive (the classic leak)")
         for i, s in enumerate(STRATEGIES):
             self.strategy.setItemData(i, STRATEGY_TIPS[s], Qt.ToolTipRole)
-        self.detach_mode.setItemData(0, "head k reads a copy of z cut off from the trunk",
+        self.detach_mode.setItemData(0, "head k reads z.detach(): z's storage, cut from the graph",
                                      Qt.ToolTipRole)
         self.detach_mode.setItemData(1, "z itself is cut out of the graph, for every head "
                                         "after this one too", Qt.ToolTipRole)
