@@ -1,0 +1,33 @@
+"""The layer rules in pyproject.toml's import-linter contracts hold: core reaches for no
+GUI, renderer or command line, and render for no Qt (indirect imports count too)."""
+import os
+from pathlib import Path
+
+import pytest
+
+importlinter_cli = pytest.importorskip("importlinter.cli")
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_import_linter_contracts_are_kept(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(ROOT)
+    rc = importlinter_cli.lint_imports(config_filename=str(ROOT / "pyproject.toml"),
+                                       cache_dir=str(tmp_path), no_logo=True)
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    assert "0 broken" in out and "2 kept" in out
+
+
+def test_a_forbidden_import_breaks_a_contract(tmp_path, monkeypatch, capsys):
+    """The contracts can fail: core importing the renderer, as core/report.py once could."""
+    bad = ROOT / "gradviz" / "core" / "_layer_probe.py"
+    bad.write_text("import gradviz.render.dot  # deliberately forbidden\n")
+    try:
+        monkeypatch.chdir(ROOT)
+        rc = importlinter_cli.lint_imports(config_filename=str(ROOT / "pyproject.toml"),
+                                           cache_dir=str(tmp_path), no_logo=True)
+    finally:
+        bad.unlink()
+    assert rc != 0
+    assert "gradviz.core._layer_probe -> gradviz.render.dot" in capsys.readouterr().out
