@@ -31,13 +31,14 @@ class GuiThreadGC(QObject):
             gc.collect(generation)
 
     def release(self) -> None:
-        """Call once the window's other threads have stopped."""
+        """Call once the window's other threads have stopped. No collection here: with
+        only the GUI thread left running Python, automatic collection is safe again, and
+        a full one (hundreds of ms with torch and pyqtgraph loaded) made closing slow."""
         global _holders
         if self._released:
             return
         self._released = True
         self._timer.stop()
         _holders -= 1
-        gc.collect()
         if _holders == 0:
             gc.enable()

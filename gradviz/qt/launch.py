@@ -3,13 +3,56 @@
 from __future__ import annotations
 
 import ctypes.util
+import gc
 import os
+import signal
 import sys
 
-from ..commands.options import EXIT_OK, EXIT_USAGE, config_from_args, fail
+from ..commands.options import EXIT_OK, config_from_args, fail
 from ..core.config import Config
 
-SETTINGS_ENV = "GRADVIZ_SETTINGS"  # an INI path; tests and kiosks point it elsewhere
+SETTINGS_ENV = "GRADVIZ_SETTINGS"  # a JSON file's path; tests and kiosks point it elsewhere
+EXIT_INTERRUPTED = 130             # what shells report for a command ended by Ctrl+C
+CTRL_C_POLL_MS = 200
+
+
+class CtrlC:
+    """Ctrl+C in the terminal quits the way closing the window does (settings saved),
+    with exit status 130 and no traceback. Python runs a signal handler only between
+    bytecodes, and Qt's event loop is C++: a timer lets the handler run, and acts on the
+    flag it sets from the GUI thread (the handler itself may interrupt any code, so it
+    touches nothing of Qt's). A second Ctrl+C ends the process at once."""
+
+    def __init__(self):
+        self.pressed = False
+        self._previous = None
+        self._timer = None
+        try:
+            self._previous = signal.signal(signal.SIGINT, self._handle)
+        except ValueError:   # not the main thread (an embedding): leave Ctrl+C alone
+            pass
+
+    def _handle(self, signum, frame) -> None:
+        self.pressed = True
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+    def watch(self, close) -> None:
+        """Call close() on the GUI thread within CTRL_C_POLL_MS of a Ctrl+C."""
+        from PySide6.QtCore import QTimer
+
+        def poll() -> None:
+            if self.pressed:
+                self._timer.stop()
+                close()
+        self._timer = QTimer()
+        self._timer.timeout.connect(poll)
+        self._timer.start(CTRL_C_POLL_MS)
+
+    def restore(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
 
 
 def _check_display() -> None:
@@ -37,29 +80,53 @@ def _quiet_offscreen_warnings() -> None:
     qInstallMessageHandler(handler)
 
 
+def load_settings():
+    """The settings file (GRADVIZ_SETTINGS, else settings.json in the user's config
+    folder) and what it remembers, checked value by value."""
+    from .settings import AppSettings
+    settings = AppSettings(os.environ.get(SETTINGS_ENV) or None)
+    return settings, settings.load(Config())
+
+
 def launch(args) -> int:
     if args.screenshot is not None and not str(args.screenshot).strip():
         fail("gradviz: --screenshot needs a file name, e.g. --screenshot shot.png")
     _check_display()
+    ctrl_c = CtrlC()   # before the slow imports: a Ctrl+C during them is handled too
+    try:
+        return _open(args, ctrl_c)
+    finally:
+        ctrl_c.restore()
+        # What is still alive now lives until the process ends, and the interpreter's
+        # exit collects garbage over all of it several times (~340k objects with torch,
+        # Qt and pyqtgraph: about half a second after the window has gone). Frozen
+        # objects are skipped by those collections.
+        gc.freeze()
+
+
+def _open(args, ctrl_c: CtrlC) -> int:
     _quiet_offscreen_warnings()
-    from PySide6.QtWidgets import QApplication  # PySide6 before pyqtgraph (DESIGN.md)
+    from PySide6.QtWidgets import QApplication  # PySide6 before pyqtgraph: it binds to the first Qt
     import pyqtgraph  # noqa: F401
 
     from .main_window import MainWindow
-    from .settings import AppSettings
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
-    app.setApplicationName("gradviz")
+    app.setApplicationName("gradviz")   # names the default settings folder
     app.setOrganizationName("gradviz")
-    settings = AppSettings(os.environ.get(SETTINGS_ENV) or None)
-    remembered = settings.load(Config())
+    settings, remembered = load_settings()
     given = [k for k in vars(args) if k not in ("command", "screenshot", "config")]
     if args.config or given:
         remembered.config = config_from_args(args, base=Config() if args.config else remembered.config)
+    if ctrl_c.pressed:
+        return EXIT_INTERRUPTED
     if args.screenshot is not None:
         from .screenshot import take_screenshot
-        return take_screenshot(app, remembered, settings, remembered.config.steps, args.screenshot)
+        return take_screenshot(app, remembered, settings, remembered.config.steps,
+                               args.screenshot, interrupted=lambda: ctrl_c.pressed)
     window = MainWindow(remembered, settings)
     window.show()
+    ctrl_c.watch(window.close)
     app.exec()
-    return EXIT_OK
+    window.dispose()   # now, not at interpreter exit (see MainWindow.dispose)
+    return EXIT_INTERRUPTED if ctrl_c.pressed else EXIT_OK

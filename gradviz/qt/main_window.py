@@ -2,8 +2,10 @@
 signals, and repaints the panels from the history at a steady rate."""
 from __future__ import annotations
 
+import sys
 import time
 
+import shiboken6
 from PySide6.QtCore import QThread, QTimer, Qt, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QApplication, QDockWidget, QGridLayout, QLabel, QMainWindow,
@@ -16,8 +18,9 @@ from .controls import ControlsPanel
 from .gc_guard import GuiThreadGC
 from .graph_renderer import GraphRenderer
 from .run_bar import RunBar
-from .settings import AppSettings, Remembered
+from .settings import AppSettings, Remembered, warn as settings_warning
 from .theme import THEMES, Theme
+from .window_state import BadLayout, check_window_state
 from .widgets.code_view import CodeView
 from .widgets.events_view import EventsView
 from .widgets.graph_view import GraphView
@@ -30,6 +33,7 @@ PAINT_HZ = 25              # the fastest the panels repaint
 PAINT_SHARE = 0.3          # ...but at most this share of the GUI thread's time: Python
                            # painting holds the GIL, which the training thread needs too
 LIVE_GRAPH_SECONDS = 1.5   # while running, refresh the graph this often
+THREAD_WAIT_MS = 30_000    # closing waits at most this long for a thread to stop
 
 
 class MainWindow(QMainWindow):
@@ -67,15 +71,7 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self._start_threads(remembered.config)
         self.run_bar.speed.setValue(remembered.speed)
-        if remembered.geometry is not None:
-            self.restoreGeometry(remembered.geometry)
-        else:  # first launch: most of the screen, which on a projector is all it has
-            screen = QApplication.primaryScreen().availableGeometry()
-            self.resize(max(1024, int(screen.width() * 0.92)), max(700, int(screen.height() * 0.9)))
-        if remembered.window_state is not None:
-            self.restoreState(remembered.window_state)
-        else:
-            QTimer.singleShot(0, self.first_layout)
+        self._restore_layout(remembered)
         self.apply_theme(self.theme)
         self.code_view.set_code(loop_code(remembered.config))
         self.paint_timer = QTimer(self)
@@ -152,6 +148,34 @@ class MainWindow(QMainWindow):
             self.tabifyDockWidget(self.graph_dock, dock)
         self.graph_dock.raise_()
 
+    def _restore_layout(self, remembered: Remembered) -> None:
+        """The remembered size and dock layout, or the first-launch ones where there are
+        none or Qt refuses the saved bytes (a file from another Qt, or edited by hand)."""
+        geometry, state = remembered.geometry, remembered.window_state
+        if geometry is not None and not self.restoreGeometry(geometry):
+            settings_warning("geometry is not a window geometry Qt accepts; "
+                             "using the first-launch size")
+            geometry = None
+        if geometry is None:   # first launch: most of the screen, which on a projector is all
+            screen = QApplication.primaryScreen().availableGeometry()
+            self.resize(max(1024, int(screen.width() * 0.92)), max(700, int(screen.height() * 0.9)))
+        if state is not None and not self._restore_state(state):
+            settings_warning("window_state is not a window layout Qt accepts; "
+                             "using the first-launch layout")
+            state = None
+        if state is None:
+            QTimer.singleShot(0, self.first_layout)
+
+    def _restore_state(self, state) -> bool:
+        """restoreState, but only for bytes gradviz's own check accepts: Qt trusts them,
+        and a crafted layout crashed it."""
+        docks = {dock.objectName() for dock in self.findChildren(QDockWidget)}
+        try:
+            check_window_state(bytes(state.data()), docks)
+        except BadLayout:
+            return False
+        return self.restoreState(state)
+
     def first_layout(self) -> None:
         """Dock sizes for a first launch on a 1920x1080 projector (later launches restore
         the user's own); needs the window at its size, so it runs once it is shown."""
@@ -199,6 +223,7 @@ class MainWindow(QMainWindow):
     def _start_threads(self, config: Config) -> None:
         from .worker import TrainingWorker
         self.worker_thread = QThread(self)
+        self.worker_thread.setObjectName("training")
         self.worker = TrainingWorker(config)
         self.worker.moveToThread(self.worker_thread)
         self.worker_thread.started.connect(self.worker.start)
@@ -212,7 +237,7 @@ class MainWindow(QMainWindow):
                              (self.sigTorchviz, w.exportTorchviz),
                              (self.sigTrackNodeGrads, w.setTrackNodeGrads)):
             signal.connect(slot)
-        self.sigShutdown.connect(w.shutdown, Qt.BlockingQueuedConnection)
+        self.sigShutdown.connect(w.shutdown)
         w.phaseDone.connect(self.on_phase)
         w.failed.connect(self.on_failed)
         w.runningChanged.connect(self.on_running)
@@ -222,6 +247,7 @@ class MainWindow(QMainWindow):
         w.graphReady.connect(self.on_graph)
         w.stepsDone.connect(self.on_steps_done)
         self.render_thread = QThread(self)
+        self.render_thread.setObjectName("graph layout")
         self.renderer = GraphRenderer()
         self.renderer.moveToThread(self.render_thread)
         self.graph_view.requestLayout.connect(self.renderer.render)
@@ -385,11 +411,31 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
     def shutdown_threads(self) -> None:
+        """Stop both threads promptly: ask, then wait. Nothing here blocks on work in
+        progress for longer than one training step: the worker looks at its stop flag
+        between steps (a full-speed batch no longer has to end first), and a Graphviz
+        layout in flight is killed instead of waited for (seconds for a big graph)."""
+        self.paint_timer.stop()
+        self.worker.request_stop()
+        # GraphView keeps the cancel event of the layout it asked for last, the only one
+        # that can be running; setting it kills the Graphviz process within 20 ms
+        self.graph_view._cancel.set()
         if self.worker_thread.isRunning():
-            self.sigShutdown.emit()        # blocks until the worker has stopped its timer
-            self.worker_thread.quit()
-            self.worker_thread.wait(10_000)
+            self.sigShutdown.emit()    # queued: the worker stops its timer and its thread
         if self.render_thread.isRunning():
             self.render_thread.quit()
-            self.render_thread.wait(10_000)
+        for thread in (self.worker_thread, self.render_thread):
+            # a QThread destroyed while running aborts the process: wait, but not for
+            # ever if a step hangs (the deadline is far beyond any step gradviz allows)
+            if not thread.wait(THREAD_WAIT_MS):
+                print(f"gradviz: a {thread.objectName() or 'worker'} thread did not stop "
+                      f"within {THREAD_WAIT_MS // 1000} s", file=sys.stderr)
         self.gc_guard.release()
+
+    def dispose(self) -> None:
+        """Stop the threads and delete the window's Qt side now, while Python is whole.
+        A window left for interpreter exit is destroyed by Qt after Python has begun
+        finalising: pyqtgraph's items then get events whose Python overrides can no
+        longer run, and the process died with SIGSEGV (rc 139) after its work was done."""
+        self.shutdown_threads()
+        shiboken6.delete(self)

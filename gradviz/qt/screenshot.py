@@ -4,49 +4,63 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Callable
 
 from PySide6.QtCore import QEventLoop, QTimer
 
 from ..commands.options import EXIT_OK, EXIT_USAGE
+from .launch import EXIT_INTERRUPTED
 from .main_window import MainWindow
 
 SIZE = (1920, 1080)          # a projector's resolution
 TIMEOUT_MS = 120_000
 
 
-def _wait(app, condition, timeout_ms: int) -> bool:
+def _wait(app, condition, timeout_ms: int, interrupted: Callable[[], bool]) -> bool:
     loop_timer = QTimer()
     loop_timer.setSingleShot(True)
     loop_timer.start(timeout_ms)
-    while not condition() and loop_timer.isActive():
+    while not condition() and loop_timer.isActive() and not interrupted():
         app.processEvents(QEventLoop.AllEvents, 50)
     return condition()
 
 
-def take_screenshot(app, remembered, settings, steps: int, path: str) -> int:
+def take_screenshot(app, remembered, settings, steps: int, path: str,
+                    interrupted: Callable[[], bool] = lambda: False) -> int:
     target = Path(path)
     if target.parent and not target.parent.exists():
         print(f"gradviz: cannot save the screenshot: folder {target.parent} does not exist",
               file=sys.stderr)
         return EXIT_USAGE
     window = MainWindow(remembered, settings)
+    try:
+        return _shoot(app, window, steps, target, interrupted)
+    finally:
+        # the window is deleted here, not at interpreter exit (see MainWindow.dispose);
+        # it is not closed, so the screenshot's size and layout are not remembered
+        window.dispose()
+
+
+def _shoot(app, window: MainWindow, steps: int, target: Path,
+           interrupted: Callable[[], bool]) -> int:
     window.resize(*SIZE)
     window.show()
     app.processEvents()
     window.first_layout()   # the same picture whatever layout was remembered
-    ready = _wait(app, lambda: window.generation >= 0, 30_000)
+    ready = _wait(app, lambda: window.generation >= 0, 30_000, interrupted)
     if ready and steps > 0:
         window.sigRunSteps.emit(steps)
         _wait(app, lambda: window.steps_done_at is not None
-              or window.events_view.event is not None, TIMEOUT_MS)
+              or window.events_view.event is not None, TIMEOUT_MS, interrupted)
     else:
         window.sigRequestGraph.emit()
-    _wait(app, lambda: window.graph_view.graph is not None and window.graph_view.idle, 30_000)
+    _wait(app, lambda: window.graph_view.graph is not None and window.graph_view.idle, 30_000,
+          interrupted)
+    if interrupted():
+        return EXIT_INTERRUPTED
     window.refresh()
     app.processEvents()
     ok = window.grab().save(str(target), "PNG")
-    window.shutdown_threads()
-    window.paint_timer.stop()
     if not ok:
         print(f"gradviz: cannot save the screenshot to {target}", file=sys.stderr)
         return EXIT_USAGE

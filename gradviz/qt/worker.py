@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import collections
 import gc
+import threading
 import time
 
-from PySide6.QtCore import QObject, QTimer, Signal, Slot
+from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
 from ..core import events as ev
 from ..core.config import Config, ConfigError
@@ -51,6 +52,9 @@ class TrainingWorker(QObject):
         self.steps_per_second = 0.0
         self.show_saved = False   # saved-tensor nodes in the graph (many small nodes)
         self.track_node_grads = True
+        # set from the GUI thread when the window closes; read here between steps, so
+        # closing never waits for a whole full-speed batch
+        self._stop = threading.Event()
 
     # ---- set-up, on the worker thread -----------------------------------------
     @Slot()
@@ -191,13 +195,20 @@ class TrainingWorker(QObject):
     def requestGraph(self) -> None:
         self._send_graph("live")
 
+    def request_stop(self) -> None:
+        """Any thread: end the batch in progress after its current step."""
+        self._stop.set()
+
     @Slot()
     def shutdown(self) -> None:
-        """Stop training before the thread quits (the timer must stop on its own thread)."""
+        """Stop training and end this thread's event loop (the timer must stop on its own
+        thread, so the GUI asks for this instead of doing it)."""
+        self._stop.set()
         if self._timer is not None:
             self._timer.stop()
             self._timer.deleteLater()
             self._timer = None
+        QThread.currentThread().quit()
 
     def pause_silently(self) -> None:
         if self._timer.isActive():
@@ -210,6 +221,8 @@ class TrainingWorker(QObject):
         start = time.perf_counter()
         done = 0
         while True:
+            if self._stop.is_set():   # the window is closing: no more steps, no re-arming
+                return
             record = self._guarded(self.session.step)
             if not self._after_step(record):
                 return

@@ -7,7 +7,7 @@ from gradviz.qt.settings import AppSettings, Remembered
 
 @pytest.fixture
 def settings(tmp_path):
-    return AppSettings(tmp_path / "gradviz.ini")
+    return AppSettings(tmp_path / "settings.json")
 
 
 @pytest.fixture

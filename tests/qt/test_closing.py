@@ -1,0 +1,100 @@
+"""Quitting: closing the window mid-training is quick (under a second) and stops every
+thread; Ctrl+C in the terminal quits the same way, with exit status 130."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+from PySide6.QtCore import Qt
+
+from gradviz.core.config import Config
+
+CLOSE_SECONDS = 1.0   # the acceptance bound for closing mid-training
+
+
+def _close_timed(window) -> float:
+    start = time.perf_counter()
+    window.close()
+    return time.perf_counter() - start
+
+
+def test_closing_mid_training_is_quick_and_stops_the_threads(qtbot, make_window):
+    w = make_window(Config())
+    qtbot.keyClick(w, Qt.Key_Space)
+    qtbot.waitUntil(lambda: w.running and len(w.history) > 20, timeout=20_000)
+    seconds = _close_timed(w)
+    print(f"closing mid-training took {seconds * 1000:.0f} ms")
+    assert w.worker_thread.isFinished() and w.render_thread.isFinished()
+    assert seconds < CLOSE_SECONDS
+
+
+def test_closing_does_not_wait_for_a_graph_layout_in_flight(qtbot, make_window, monkeypatch):
+    """A Graphviz layout of a big graph takes seconds; closing kills it instead."""
+    from gradviz.qt import graph_renderer
+    from gradviz.render.layout import LayoutCancelled
+    started = threading.Event()
+
+    def slow_layout(graph, rankdir="TB", cancel=None, **_):
+        started.set()
+        if cancel.wait(30):   # what the real one does: poll, kill Graphviz on cancel
+            raise LayoutCancelled("the layout was cancelled")
+        raise AssertionError("the layout was never cancelled")
+    monkeypatch.setattr(graph_renderer, "layout_graph", slow_layout)
+    w = make_window(Config())
+    qtbot.keyClick(w, Qt.Key_Right, Qt.ShiftModifier)     # one step: its graph is laid out
+    qtbot.waitUntil(started.is_set, timeout=10_000)
+    seconds = _close_timed(w)
+    assert w.render_thread.isFinished()
+    assert seconds < CLOSE_SECONDS
+
+
+def test_closing_twice_and_disposing_are_harmless(qtbot, make_window):
+    w = make_window(Config())
+    w.close()
+    w.close()
+    w.shutdown_threads()
+    assert w.worker_thread.isFinished()
+
+
+DRIVER = """
+import sys
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+
+app = QApplication(sys.argv[:1])
+
+def ready():
+    window = next(w for w in app.topLevelWidgets() if w.objectName() == "mainWindow")
+    window.zoom_by(1.3)     # something the quit must save
+    window.toggle_play()    # and training, which the quit must stop
+    print("READY", flush=True)
+
+QTimer.singleShot(1500, ready)   # fires inside the app's event loop, window shown
+from gradviz.app import main
+raise SystemExit(main([]))
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT is a POSIX terminal's Ctrl+C")
+def test_ctrl_c_in_the_terminal_quits_cleanly_with_status_130(tmp_path):
+    settings = tmp_path / "settings.json"
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", GRADVIZ_SETTINGS=str(settings))
+    proc = subprocess.Popen([sys.executable, "-c", DRIVER], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert proc.stdout.readline().strip() == "READY"
+        time.sleep(0.5)                                  # training for a while
+        proc.send_signal(signal.SIGINT)                  # what the terminal sends
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr, stderr
+    saved = json.loads(settings.read_text())
+    assert saved["version"] == 2 and saved["zoom"] == pytest.approx(1.3)

@@ -1,0 +1,358 @@
+"""The settings file is input from anywhere: it must never run code (PySide6's QSettings
+unpickled `@Variant(... PyObjectWrapper ...)` values), and a corrupt, huge or hostile
+one must start the app with defaults and one warning line per bad value."""
+import base64
+import errno
+import json
+import math
+import os
+import pickle
+import shlex
+import subprocess
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from PySide6.QtCore import QByteArray
+
+from gradviz.core.config import Config, validate
+from gradviz.qt import launch
+from gradviz.qt.run_bar import DELAYS_MS
+from gradviz.qt.settings import AppSettings, Remembered, ZOOM_RANGE
+
+KEYS = ("config", "theme", "zoom", "speed", "geometry", "window_state")
+
+
+class RunsACommand:
+    """Unpickling this runs a shell command: what an attacker puts in a settings file."""
+
+    def __init__(self, command: str):
+        self.command = command
+
+    def __reduce__(self):
+        return (os.system, (self.command,))
+
+
+def pickles(marker) -> list[bytes]:
+    command = f"touch {shlex.quote(str(marker))}"
+    return [pickle.dumps(RunsACommand(command), protocol)
+            for protocol in range(pickle.HIGHEST_PROTOCOL + 1)]
+
+
+def variants(marker) -> list[str]:
+    """Every pickle protocol, as raw bytes (latin-1 text) and as base64."""
+    out = []
+    for raw in pickles(marker):
+        out += [raw.decode("latin-1"), base64.b64encode(raw).decode("ascii")]
+    return out
+
+
+def qsettings_ini_line(key: str, raw_pickle: bytes) -> str:
+    """The line QSettings writes for a Python object: a QVariant of user type
+    PySide::PyObjectWrapper whose stream form is the pickle, every byte escaped."""
+    name = b"PySide::PyObjectWrapper\0"
+    stream = (b"\0\0\0\x7f" + len(name).to_bytes(4, "big") + name
+              + len(raw_pickle).to_bytes(4, "big") + raw_pickle)
+    # every byte escaped: \0 for a zero (Qt misreads \x00), \xNN for the others
+    escaped = "".join("\\0" if b == 0 else "\\x%02x" % b for b in stream)
+    return f"{key}=@Variant({escaped})"
+
+
+def write_poisoned_ini(path, marker) -> None:
+    raw = pickles(marker)[4]
+    lines = ["[General]", "version=1"]   # version 1 made the old loader read every key
+    lines += [qsettings_ini_line(key, raw) for key in KEYS]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def write_json(path, document) -> None:
+    path.write_text(json.dumps(document))
+
+
+def warnings(captured: str) -> list[str]:
+    return [line for line in captured.splitlines() if line.startswith("gradviz: settings:")]
+
+
+def assert_defaults(r: Remembered, *, config=True, theme=True, zoom=True, speed=True,
+                    geometry=True, window_state=True) -> None:
+    if config:
+        assert r.config == Config()
+    if theme:
+        assert r.theme == "light"
+    if zoom:
+        assert r.zoom == 1.0
+    if speed:
+        assert r.speed == 0
+    if geometry:
+        assert r.geometry is None
+    if window_state:
+        assert r.window_state is None
+
+
+# ---- (a) no code runs, whatever the file holds -----------------------------------------
+def test_the_crafted_ini_line_is_a_live_exploit_for_qsettings(tmp_path):
+    """Proves the payload below is real: untyped QSettings.value() runs it. (In a child
+    process: the command only touches a file in tmp_path.)"""
+    marker = tmp_path / "QSETTINGS_RAN_IT"
+    ini = tmp_path / "old.ini"
+    write_poisoned_ini(ini, marker)
+    code = ("from PySide6.QtCore import QSettings; import sys; "
+            "QSettings(sys.argv[1], QSettings.IniFormat).value('geometry')")
+    subprocess.run([sys.executable, "-c", code, str(ini)], timeout=60, capture_output=True)
+    assert marker.exists()
+
+
+def test_pickles_in_every_key_never_run(tmp_path, monkeypatch, capsys):
+    marker = tmp_path / "MARKER"
+    path = tmp_path / "settings.json"
+    write_poisoned_ini(tmp_path / "gradviz.ini", marker)     # the old file, beside it
+    monkeypatch.setenv(launch.SETTINGS_ENV, str(path))
+    for payload in variants(marker):
+        write_json(path, {"version": 2, **{key: payload for key in KEYS}})
+        _, remembered = launch.load_settings()
+        # base64 is valid base64: the layouts come back as inert bytes (Qt refuses them
+        # when the window tries them, see the next test), never as an unpickled object
+        assert_defaults(remembered, geometry=False, window_state=False)
+        for data in (remembered.geometry, remembered.window_state):
+            assert data is None or type(data) is QByteArray
+        write_json(path, {"version": 2, "config": {k: payload for k in Config().to_dict()}})
+        assert_defaults(launch.load_settings()[1])
+        write_json(path, {"version": payload, "theme": "dark"})
+        assert_defaults(launch.load_settings()[1])
+        path.write_text(json.dumps(payload))                 # the whole file one string
+        assert_defaults(launch.load_settings()[1])
+    for raw in pickles(marker):                              # the whole file a pickle
+        path.write_bytes(raw)
+        assert_defaults(launch.load_settings()[1])
+    capsys.readouterr()
+    assert not marker.exists()
+
+
+def test_the_window_starts_with_defaults_from_a_poisoned_file(qtbot, tmp_path, monkeypatch,
+                                                              capsys):
+    from gradviz.qt.main_window import MainWindow
+    marker = tmp_path / "MARKER"
+    path = tmp_path / "settings.json"
+    write_poisoned_ini(tmp_path / "gradviz.ini", marker)
+    b64 = base64.b64encode(pickles(marker)[5]).decode("ascii")
+    write_json(path, {"version": 2, "config": b64, "theme": b64, "zoom": b64, "speed": b64,
+                      "geometry": b64, "window_state": b64})
+    monkeypatch.setenv(launch.SETTINGS_ENV, str(path))
+    settings, remembered = launch.load_settings()
+    window = MainWindow(remembered, settings)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitUntil(lambda: window.generation >= 0, timeout=10_000)
+    assert window.theme.name == "light" and window.theme.zoom == 1.0
+    assert window.run_bar.speed.value() == 0 and window.controls.config() == Config()
+    window.close()
+    lines = warnings(capsys.readouterr().err)
+    # config, theme, zoom, speed: refused by type; geometry and window_state: valid
+    # base64 that Qt then refuses as a layout
+    assert len(lines) == 6, lines
+    assert not marker.exists()
+    assert json.loads(path.read_text())["version"] == 2   # closing wrote clean JSON
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="XDG_CONFIG_HOME is Linux's")
+def test_the_app_ignores_an_old_ini_in_its_config_folder(tmp_path):
+    """End to end, as a user runs it: the default settings folder holds a poisoned
+    gradviz.ini (the old file name) and a poisoned settings.json."""
+    marker = tmp_path / "MARKER"
+    folder = tmp_path / "config" / "gradviz" / "gradviz"
+    folder.mkdir(parents=True)
+    write_poisoned_ini(folder / "gradviz.ini", marker)
+    raw = pickles(marker)[2]
+    write_json(folder / "settings.json",
+               {"version": 2, "geometry": base64.b64encode(raw).decode("ascii"),
+                "theme": raw.decode("latin-1")})
+    env = {k: v for k, v in os.environ.items() if k != launch.SETTINGS_ENV}
+    env.update(QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(tmp_path / "config"))
+    proc = subprocess.run([sys.executable, "-m", "gradviz", "--steps", "1", "--screenshot",
+                           str(tmp_path / "shot.png")], capture_output=True, text=True,
+                          timeout=240, env=env)
+    assert proc.returncode == 0, proc.stderr
+    # theme refused by its type; geometry is valid base64 that Qt then refuses
+    assert len(warnings(proc.stderr)) == 2, proc.stderr
+    assert not marker.exists()
+
+
+# ---- (b) corrupt files and bad values: defaults, one warning each ----------------------
+HUGE = b'{"version": 2, "pad": "' + b"x" * (1024 * 1024) + b'"}'
+DEEP = b"[" * 10_000 + b"]" * 10_000
+WHOLE_FILE_CASES = {
+    "not JSON": b"{not json",
+    "binary": b"\x00\xff\xfe garbage \x80",
+    "a JSON list": b"[1, 2]",
+    "JSON null": b"null",
+    "a JSON string": b'"settings"',
+    "a JSON number": b"42",
+    "10,000 levels deep": DEEP,
+    "deep inside an object": b'{"version": 2, "config": ' + DEEP + b"}",
+    "over 1 MB": HUGE,
+    "an int of 5000 digits": b'{"version": 2, "speed": ' + b"9" * 5000 + b"}",
+    "no version": b'{"theme": "dark", "zoom": 2.0}',
+    "version 1": b'{"version": 1, "theme": "dark"}',
+    "version 3": b'{"version": 3, "theme": "dark"}',
+    "version as text": b'{"version": "2", "theme": "dark"}',
+    "version true": b'{"version": true, "theme": "dark"}',
+}
+
+
+@pytest.mark.parametrize("content", WHOLE_FILE_CASES.values(), ids=WHOLE_FILE_CASES.keys())
+def test_an_unusable_file_gives_defaults_and_one_warning(tmp_path, capsys, content):
+    path = tmp_path / "settings.json"
+    path.write_bytes(content)
+    remembered = AppSettings(path).load(Config())
+    assert_defaults(remembered)
+    assert len(warnings(capsys.readouterr().err)) == 1
+
+
+def test_a_folder_or_a_fifo_as_the_file_is_refused_without_blocking(tmp_path, capsys):
+    assert_defaults(AppSettings(tmp_path).load(Config()))
+    if hasattr(os, "mkfifo"):
+        fifo = tmp_path / "fifo.json"
+        os.mkfifo(fifo)
+        assert_defaults(AppSettings(fifo).load(Config()))   # would block for ever if read
+    assert len(warnings(capsys.readouterr().err)) == (2 if hasattr(os, "mkfifo") else 1)
+
+
+BAD_VALUES = {
+    "config": ["[1, 2]", [1, 2], None, "string", 5, {"heads": 0}, {"trunk_width": 99_999},
+               {"trunk_width": 4096, "trunk_depth": 64}, {"lr": 5000.0}, {"unknown": 1},
+               {"loss_weights": [10**400, 1, 1]}, {"detach": [[[[1]]]]}, {"heads": "3"}],
+    "theme": ["neon", 5, None, ["dark"], {"dark": True}, ""],
+    "zoom": ["abc", float("nan"), float("inf"), float("-inf"), 1e308, 0, -1.0, 3.01, True,
+             None, [1.0]],
+    "speed": [99999999999999999999, -1, len(DELAYS_MS), 1.5, "3", True, None, [2]],
+    "geometry": ["!!!", "not base64 at all", 5, None, "", "AAA", ["AAAA"], "é"],
+    "window_state": ["!!!", 5, None, "", "A", {"a": 1}],
+}
+CASES = [(key, value) for key, values in BAD_VALUES.items() for value in values]
+
+
+@pytest.mark.parametrize("key,value", CASES, ids=[f"{k}={v!r:.30}" for k, v in CASES])
+def test_a_bad_value_falls_back_alone_with_one_warning(tmp_path, capsys, key, value):
+    good = {"config": Config(heads=2).to_dict(), "theme": "dark", "zoom": 1.5, "speed": 3}
+    document = {"version": 2, **good, key: value}
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps(document))       # NaN and Infinity: Python's JSON writes them
+    remembered = AppSettings(path).load(Config())
+    assert len(warnings(capsys.readouterr().err)) == 1
+    assert_defaults(remembered, **{k: k == key for k in KEYS})
+    kept = {"config": remembered.config.heads == 2, "theme": remembered.theme == "dark",
+            "zoom": remembered.zoom == 1.5, "speed": remembered.speed == 3}
+    assert all(ok for k, ok in kept.items() if k != key), kept
+
+
+def test_the_warning_reads_as_one_line(tmp_path, capsys):
+    path = tmp_path / "settings.json"
+    write_json(path, {"version": 2, "zoom": "abc"})
+    AppSettings(path).load(Config())
+    assert capsys.readouterr().err == "gradviz: settings: zoom 'abc' is not a number; using 1.0\n"
+
+
+@pytest.mark.parametrize("key", ["geometry", "window_state"])
+def test_a_layout_qt_refuses_gives_the_first_launch_layout(make_window, capsys, key):
+    junk = QByteArray(b"\x01\x02 definitely not a saved window layout \x03" * 4)
+    window = make_window(remembered=Remembered(Config(), **{key: junk}))
+    assert window.isVisible() and window.width() >= 1024
+    assert len(warnings(capsys.readouterr().err)) == 1
+
+
+# ---- (c) what is saved comes back ------------------------------------------------------
+def test_zoom_theme_speed_and_config_survive_a_relaunch(qtbot, tmp_path, monkeypatch, capsys):
+    from PySide6.QtWidgets import QCheckBox
+    from gradviz.qt.main_window import MainWindow
+    path = tmp_path / "settings.json"
+    monkeypatch.setenv(launch.SETTINGS_ENV, str(path))
+
+    def open_window():
+        settings, remembered = launch.load_settings()
+        window = MainWindow(remembered, settings)
+        qtbot.addWidget(window)
+        window.show()
+        qtbot.waitUntil(lambda: window.generation >= 0, timeout=10_000)
+        return window
+
+    w = open_window()
+    w.dark_action.trigger()
+    w.zoom_by(1.3)
+    w.run_bar.speed.setValue(5)
+    w.findChild(QCheckBox, "zeroGradCheck").click()
+    qtbot.waitUntil(lambda: not w.worker.session.config.zero_grad, timeout=5_000)
+    w.close()
+    saved = json.loads(path.read_text())
+    assert saved["version"] == 2 and saved["theme"] == "dark" and saved["speed"] == 5
+    assert set(saved) == {"version", "config", "theme", "zoom", "speed", "geometry",
+                          "window_state"}
+    w2 = open_window()
+    assert w2.theme.name == "dark" and w2.theme.zoom == pytest.approx(1.3)
+    assert w2.run_bar.speed.value() == 5 and not w2.controls.config().zero_grad
+    assert not w2.worker.session.config.zero_grad
+    w2.close()
+    assert warnings(capsys.readouterr().err) == []
+
+
+# ---- (d) a failed write keeps the old file ---------------------------------------------
+def test_a_failed_write_keeps_the_old_file_and_warns_once(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "settings.json"
+    settings = AppSettings(path)
+    assert settings.save(Remembered(Config(heads=2), theme="dark"))
+    before = path.read_bytes()
+
+    def full_disk(src, dst):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    monkeypatch.setattr(os, "replace", full_disk)
+    assert not settings.save(Remembered(Config(heads=5), theme="light", zoom=2.0))
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["settings.json"]  # no temp left
+    lines = warnings(capsys.readouterr().err)
+    assert len(lines) == 1 and "No space left on device" in lines[0]
+    monkeypatch.undo()
+    assert AppSettings(path).load(Config()).config.heads == 2
+
+
+def test_closing_with_an_unwritable_settings_file_keeps_the_app_going(make_window, tmp_path,
+                                                                     monkeypatch, capsys):
+    window = make_window()
+    window.settings = AppSettings(tmp_path / "a-folder")
+    (tmp_path / "a-folder").mkdir()                 # os.replace onto a folder fails
+    window.close()
+    assert window.worker_thread.isFinished()
+    assert len(warnings(capsys.readouterr().err)) == 1
+
+
+def test_a_settings_folder_that_does_not_exist_yet_is_made(tmp_path):
+    path = tmp_path / "new" / "folder" / "settings.json"
+    assert AppSettings(path).save(Remembered(Config(), theme="dark"))
+    assert AppSettings(path).load(Config()).theme == "dark"
+
+
+# ---- any JSON at all -------------------------------------------------------------------
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=12), inner,
+                                                                 max_size=5),
+    max_leaves=30)
+CONFIG_KEYS = st.sampled_from(sorted(Config().to_dict()) + ["no_scale", "x"])
+
+
+def assert_usable(r: Remembered) -> None:
+    validate(r.config)
+    assert r.theme in ("light", "dark")
+    assert isinstance(r.zoom, float) and math.isfinite(r.zoom)
+    assert ZOOM_RANGE[0] <= r.zoom <= ZOOM_RANGE[1]
+    assert type(r.speed) is int and 0 <= r.speed < len(DELAYS_MS)
+    for data in (r.geometry, r.window_state):
+        assert data is None or (isinstance(data, QByteArray) and not data.isEmpty())
+
+
+@hsettings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(key=st.sampled_from(KEYS + ("version",)), value=JSON,
+       config=st.dictionaries(CONFIG_KEYS, JSON, max_size=4))
+def test_any_json_in_any_key_loads_to_usable_values(tmp_path_factory, key, value, config):
+    path = tmp_path_factory.mktemp("h") / "settings.json"
+    for document in ({"version": 2, key: value}, {"version": 2, "config": config}, value):
+        path.write_text(json.dumps(document))
+        assert_usable(AppSettings(path).load(Config()))

@@ -1,0 +1,133 @@
+"""A saved dock layout from the settings file reaches QMainWindow.restoreState only after
+gradviz's own check: Qt uses a dock-area index from the bytes unchecked and crashes."""
+import base64
+import json
+import os
+import struct
+import subprocess
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from PySide6.QtCore import QByteArray
+from PySide6.QtWidgets import QDockWidget
+
+from gradviz.core.config import Config
+from gradviz.qt import launch
+from gradviz.qt.window_state import BadLayout, check_window_state
+
+AREA_INDEX_AT = 13   # version marker, version, dock marker, area count: then the first index
+
+
+@pytest.fixture
+def saved(make_window):
+    """A real window's layout, and the names of its docks."""
+    window = make_window()
+    window.first_layout()
+    names = {dock.objectName() for dock in window.findChildren(QDockWidget)}
+    return bytes(window.saveState().data()), names, window
+
+
+def with_area_index(state: bytes, index: int) -> bytes:
+    return state[:AREA_INDEX_AT] + struct.pack(">i", index) + state[AREA_INDEX_AT + 4:]
+
+
+def test_the_layout_gradviz_saves_passes_and_restores(saved):
+    state, names, window = saved
+    check_window_state(state, names)
+    assert window._restore_state(QByteArray(state))
+
+
+@pytest.mark.parametrize("change", [
+    lambda s: with_area_index(s, 4),                 # Qt writes docks[4]: past its array
+    lambda s: with_area_index(s, -1),
+    lambda s: with_area_index(s, 100_000),
+    lambda s: s[:-1],                                # cut short
+    lambda s: s + b"\0",                             # something after it
+    lambda s: s[:-4] + struct.pack(">i", 1),         # a toolbar line gradviz has no toolbar for
+    lambda s: s.replace("graphDock".encode("utf-16-be"), "evilxDock".encode("utf-16-be")),
+    lambda s: b"",
+    lambda s: b"\xff" * 64,
+])
+def test_a_tampered_layout_is_refused(saved, change):
+    state, names, _ = saved
+    with pytest.raises(BadLayout):
+        check_window_state(change(state), names)
+
+
+def test_the_same_dock_twice_and_deep_nesting_are_refused(saved):
+    _, names, _ = saved
+    head = struct.pack(">ii", 0xFF, 0) + b"\xfd" + struct.pack(">iiii", 1, 0, 100, 100)
+
+    def widget(name):
+        encoded = name.encode("utf-16-be")
+        return b"\xfb" + struct.pack(">I", len(encoded)) + encoded + b"\x01" + b"\0" * 16
+    tail = struct.pack(">iiiiii", 100, 100, 4, 4, 8, 8) + b"\xfc" + struct.pack(">i", 0)
+    twice = head + b"\xfc\x02" + struct.pack(">i", 2) + widget("graphDock") * 2 + tail
+    with pytest.raises(BadLayout):
+        check_window_state(twice, names)
+    nested = b"".join(b"\xfc\x02" + struct.pack(">i", 1) + b"\xfc" + b"\0" * 16
+                      for _ in range(20))
+    with pytest.raises(BadLayout):
+        check_window_state(head + nested, names)
+    once = head + b"\xfc\x02" + struct.pack(">i", 1) + widget("graphDock") + tail
+    check_window_state(once, names)   # the same bytes with the dock once are a layout
+
+
+def test_a_crafted_layout_in_the_settings_file_gives_the_first_launch_layout(
+        qtbot, saved, tmp_path, monkeypatch, capsys):
+    from gradviz.qt.main_window import MainWindow
+    state, _, _ = saved
+    path = tmp_path / "settings.json"
+    crafted = base64.b64encode(with_area_index(state, 100_000)).decode("ascii")
+    path.write_text(json.dumps({"version": 2, "window_state": crafted}))
+    monkeypatch.setenv(launch.SETTINGS_ENV, str(path))
+    capsys.readouterr()
+    settings, remembered = launch.load_settings()
+    window = MainWindow(remembered, settings)     # this crashed the process before
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitUntil(lambda: window.generation >= 0, timeout=10_000)
+    window.close()
+    lines = [l for l in capsys.readouterr().err.splitlines() if l.startswith("gradviz: settings")]
+    assert lines == ["gradviz: settings: window_state is not a window layout Qt accepts; "
+                     "using the first-launch layout"]
+
+
+RAW = """
+import os, sys
+from PySide6.QtCore import QByteArray
+from PySide6.QtWidgets import QApplication
+from gradviz.core.config import Config
+from gradviz.qt.main_window import MainWindow
+from gradviz.qt.settings import AppSettings, Remembered
+app = QApplication([])
+window = MainWindow(Remembered(Config()), AppSettings(sys.argv[2]))
+window.restoreState(QByteArray(open(sys.argv[1], "rb").read()))
+window.dispose()
+"""
+
+
+def test_why_the_check_exists_raw_restore_state_crashes(saved, tmp_path):
+    state, _, _ = saved
+    crafted = tmp_path / "state.bin"
+    crafted.write_bytes(with_area_index(state, 100_000))
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    proc = subprocess.run([sys.executable, "-c", RAW, str(crafted), str(tmp_path / "s.json")],
+                          capture_output=True, timeout=120, env=env)
+    if proc.returncode == 0:
+        pytest.skip("this Qt checks the dock-area index itself")
+    assert proc.returncode in (-11, 139, -6, 134)     # SIGSEGV or SIGABRT, not an error
+
+
+@hsettings(max_examples=300, deadline=None,
+           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(edits=st.lists(st.tuples(st.integers(0, 400), st.binary(min_size=1, max_size=4)),
+                      min_size=1, max_size=6))
+def test_a_mutated_layout_is_refused_or_restored_never_a_crash(saved, edits):
+    state, _, window = saved
+    data = bytearray(state)
+    for at, chunk in edits:
+        at = at % (len(data) + 1)
+        data[at:at + len(chunk)] = chunk
+    assert window._restore_state(QByteArray(bytes(data))) in (True, False)
