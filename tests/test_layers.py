@@ -1,6 +1,5 @@
 """The layer rules in pyproject.toml's import-linter contracts hold: core reaches for no
 GUI, renderer or command line, and render for no Qt (indirect imports count too)."""
-import os
 from pathlib import Path
 
 import pytest

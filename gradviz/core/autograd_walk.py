@@ -87,6 +87,12 @@ def held_saved_data(fn: object) -> Iterator[torch.Tensor]:
         yield from _raw_data(getattr(fn, "_raw" + attr))
 
 
+def is_accumulate_grad(fn: object) -> bool:
+    """A parameter's AccumulateGrad node: it lives as long as the parameter, not the step
+    (hooks on it would pile up), and it stands for the parameter in a drawn graph."""
+    return hasattr(fn, "variable")
+
+
 def next_nodes(fn: object) -> Iterator[object]:
     for nxt, _ in getattr(fn, "next_functions", ()):
         if nxt is not None:

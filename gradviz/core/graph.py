@@ -13,8 +13,8 @@ from typing import Iterable, Protocol
 
 import torch
 
-from .autograd_walk import (ALIVE, DETACHED, FREED, STALE, next_nodes, saved_tensors,
-                            storage_bytes, storage_key)
+from .autograd_walk import (ALIVE, DETACHED, FREED, STALE, is_accumulate_grad, next_nodes,
+                            saved_tensors, storage_bytes, storage_key)
 
 # an op shows the most telling state among its saved tensors
 _STATE_PRIORITY = (DETACHED, STALE, FREED)
@@ -192,8 +192,8 @@ class _Builder:
         return self.ids[id(fn)]
 
     def _add_one(self, fn: object) -> None:
-        var = getattr(fn, "variable", None)
-        if isinstance(var, torch.Tensor):  # AccumulateGrad: draw it as its parameter
+        if is_accumulate_grad(fn):   # draw it as its parameter
+            var = fn.variable
             self._new(fn, kind=PARAM, label=self.param_names.get(id(var), "leaf"),
                       shape=_shape(var), dtype=str(var.dtype).replace("torch.", ""),
                       device=str(var.device), grad_norm=self._measured("node", fn),

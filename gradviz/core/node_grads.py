@@ -17,12 +17,7 @@ from typing import Callable, Iterable
 
 import torch
 
-from .autograd_walk import reachable_nodes
-
-
-def _is_persistent(fn: object) -> bool:
-    """AccumulateGrad nodes live as long as their parameter: hooks there would pile up."""
-    return hasattr(fn, "variable")
+from .autograd_walk import is_accumulate_grad, reachable_nodes
 
 
 class NodeGradProbe:
@@ -49,14 +44,14 @@ class NodeGradProbe:
         hooks are removed first: its graph is no longer the one shown)."""
         self.release()
         for fn in reachable_nodes(roots):
-            if _is_persistent(fn):
+            if is_accumulate_grad(fn):
                 continue
             slot = len(self._nodes)
             self._nodes.append(fn)
             self._slots[id(fn)] = slot
             self._handles.append(fn.register_hook(_recorder(self._fired, slot)))
             for i, (nxt, _) in enumerate(fn.next_functions):
-                if nxt is not None and _is_persistent(nxt):
+                if nxt is not None and is_accumulate_grad(nxt):
                     self._params.setdefault(id(nxt), (nxt, []))[1].append((slot, i))
 
     def begin_backward(self) -> None:

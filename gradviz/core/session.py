@@ -13,7 +13,8 @@ from typing import Iterator
 import torch
 
 from . import events as ev
-from .autograd_walk import held_saved_bytes, reachable_nodes, storage_key
+from .autograd_walk import (held_saved_bytes, is_accumulate_grad, reachable_nodes,
+                            storage_key)
 from .config import Config, validate
 from .data import make_data
 from .devices import other_device, resolve_device
@@ -28,7 +29,7 @@ from .strategies import backward_calls
 
 def _leaf_count(nodes: list[object]) -> int:
     """AccumulateGrad nodes: they belong to the parameters, not to one step's graph."""
-    return sum(1 for fn in nodes if hasattr(fn, "variable"))
+    return sum(1 for fn in nodes if is_accumulate_grad(fn))
 
 
 @dataclass

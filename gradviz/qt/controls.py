@@ -6,9 +6,9 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox,
                                QHBoxLayout, QLabel, QSlider, QSpinBox, QVBoxLayout, QWidget)
 
-from ..core.config import (ACCUMULATE_MODES, DETACH_MODES, MAX_ACCUMULATE, MAX_BATCH_SIZE,
+from ..core.config import (DETACH_MODES, MAX_ACCUMULATE, MAX_BATCH_SIZE,
                            MAX_HEADS, MAX_LR, MAX_SEED, MAX_TRUNK_DEPTH, MAX_TRUNK_WIDTH,
-                           OPTIMIZERS, RETAIN_MODES, STRATEGIES, TRUNCATE_MODES, Config,
+                           OPTIMIZERS, RETAIN_MODES, STRATEGIES, Config,
                            ConfigError)
 from ..core.devices import available_devices
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from gradviz.core.graph import GraphData
 
-from .dot import node_font, node_label, to_dot
+from .dot import to_dot
 from .engine import DEFAULT_TIMEOUT_S, Cancelled, Engine, RenderError, find_engine, layout
 
 RANKDIRS = ("TB", "LR", "BT", "RL")
@@ -55,13 +55,6 @@ def layout_dot(graph: GraphData, rankdir: str = "TB") -> str:
     """The DOT that is laid out: the exported DOT without title or legend, so each box fits
     the text dot.node_label / dot.node_font give, and positions match graph.svg's."""
     return to_dot(graph, title="", legend=False, rankdir=rankdir)
-
-
-def layout_key(graph: GraphData) -> tuple:
-    """Equal for graphs whose layouts are equal: a cache key. Unlike structure_key it
-    sees the drawn text (a node that gains a "(freed)" line grows) and the reach."""
-    return (tuple((n.id, node_label(n), node_font(n), n.kind, n.losses) for n in graph.nodes),
-            tuple((e.src, e.dst, e.kind, e.label) for e in graph.edges))
 
 
 def layout_graph(graph: GraphData, rankdir: str = "TB", cancel: threading.Event | None = None,

@@ -2,9 +2,7 @@
 import dataclasses
 import sys
 
-import numpy as np
 import pytest
-import torch
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QCheckBox, QComboBox, QPushButton, QSlider, QSpinBox
 

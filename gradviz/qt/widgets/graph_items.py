@@ -8,11 +8,11 @@ import math
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import (QBrush, QColor, QFont, QPainterPath, QPen, QPolygonF)
-from PySide6.QtWidgets import (QGraphicsItem, QGraphicsPathItem, QGraphicsPolygonItem,
+from PySide6.QtWidgets import (QGraphicsPathItem, QGraphicsPolygonItem,
                                QGraphicsSimpleTextItem)
 import pyqtgraph as pg
 
-from ...core.graph import CUT, INPUT, LOSS, OP, PARAM, SAVED, SAVED_EDGE, TOTAL
+from ...core.graph import CUT, INPUT, LOSS, OP, SAVED, SAVED_EDGE, TOTAL
 from ...render import style
 from ...render.dot import node_label, tensor_text
 from ...render.layout import EdgePath, NodeBox
