@@ -218,6 +218,13 @@ _FIELDS = {f.name: f for f in dataclasses.fields(Config)}
 
 def _coerce(name: str, value: Any) -> Any:
     """Turn a TOML/flag value into the field's type (lists into tuples, ints into floats)."""
+    try:
+        return _coerce_value(name, value)
+    except OverflowError:   # an int too big for a float, e.g. 10**400
+        raise ConfigError(f"{name.replace('_', '-')} is too large (got {shown(value)})")
+
+
+def _coerce_value(name: str, value: Any) -> Any:
     if name == "loss_weights":
         if isinstance(value, str):
             if not value.strip(" ,"):

@@ -19,7 +19,7 @@ def run_gui_bench(config, seconds: float = 8.0) -> dict:
 
     app = QApplication.instance() or QApplication([])
     with tempfile.TemporaryDirectory() as tmp:
-        window = MainWindow(Remembered(config), AppSettings(os.path.join(tmp, "s.ini")))
+        window = MainWindow(Remembered(config), AppSettings(os.path.join(tmp, "settings.json")))
         window.resize(1920, 1080)
         window.show()
         gaps: list[float] = []

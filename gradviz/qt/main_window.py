@@ -13,7 +13,6 @@ from PySide6.QtWidgets import (QApplication, QDockWidget, QGridLayout, QLabel, Q
 
 from ..core.config import Config
 from ..core.history import History
-from ..core.loop_code import loop_code
 from .controls import ControlsPanel
 from .gc_guard import GuiThreadGC
 from .graph_renderer import GraphRenderer
@@ -73,7 +72,7 @@ class MainWindow(QMainWindow):
         self.run_bar.speed.setValue(remembered.speed)
         self._restore_layout(remembered)
         self.apply_theme(self.theme)
-        self.code_view.set_code(loop_code(remembered.config))
+        self.code_view.set_config(remembered.config)
         self.paint_timer = QTimer(self)
         self.paint_timer.setSingleShot(True)
         self.paint_timer.timeout.connect(self._frame)
@@ -266,7 +265,7 @@ class MainWindow(QMainWindow):
     def on_config_applied(self, config: Config, did_reset: bool, param_names: list,
                           generation: int) -> None:
         self.controls.set_config(config)
-        self.code_view.set_code(loop_code(config))
+        self.code_view.set_config(config)
         self.events_view.clear_current()
         if did_reset:
             self.generation = generation
@@ -321,7 +320,7 @@ class MainWindow(QMainWindow):
     # ---- user actions ------------------------------------------------------------------
     @Slot(object)
     def on_config_changed(self, config: Config) -> None:
-        self.code_view.set_code(loop_code(config))
+        self.code_view.set_config(config)
         self.sigSetConfig.emit(config)
 
     def toggle_play(self) -> None:
@@ -419,7 +418,7 @@ class MainWindow(QMainWindow):
         self.worker.request_stop()
         # GraphView keeps the cancel event of the layout it asked for last, the only one
         # that can be running; setting it kills the Graphviz process within 20 ms
-        self.graph_view._cancel.set()
+        self.graph_view.cancel_layout()
         if self.worker_thread.isRunning():
             self.sigShutdown.emit()    # queued: the worker stops its timer and its thread
         if self.render_thread.isRunning():

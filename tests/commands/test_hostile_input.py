@@ -48,6 +48,8 @@ def toml_file(tmp_path: Path, text: str, name: str = "c.toml") -> str:
     ("lr = 1e308\n", "lr must be between 0 and 1000"),
     ("trunk-depth = 100000\n", "trunk-depth must be between 1 and 256"),
     ("loss-weights = [" + ",".join(["1"] * 3_000) + "]\n", "loss-weights has 3000 values"),
+    ("loss-weights = [1" + "0" * 400 + ", 1, 1]\n", "loss-weights is too large"),
+    ("lr = 1" + "0" * 400 + "\n", "lr is too large"),
 ])
 def test_bad_toml_values_exit_2_with_one_line(tmp_path, capsys, text, words):
     assert run("--config", toml_file(tmp_path, text)) == 2

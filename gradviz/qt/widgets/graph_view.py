@@ -137,6 +137,10 @@ class GraphView(QWidget):
             self._waiting = None
             self.show_graph(graph, caption)
 
+    def cancel_layout(self) -> None:
+        """Stop a layout in flight (closing the window must not wait for Graphviz)."""
+        self._cancel.set()
+
     @property
     def idle(self) -> bool:
         return not self._busy and self._waiting is None
