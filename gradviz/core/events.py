@@ -89,8 +89,8 @@ _IN_SITUATION = {
         "A detached tensor was edited in place",
         "zk = z.detach() is cut from the graph but shares z's storage and its version "
         "counter. zk.mul_(1.0) changed no value, yet it bumped that counter, so every "
-        "node that saved z (each head's first layer) sees a newer version than it saved "
-        "and refuses to compute its gradient.",
+        "node that saved z before the edit (the first layer of each head up to this one) "
+        "sees a newer version than it saved and refuses to compute its gradient.",
         "Don't edit a detached tensor in place while the graph still needs it: use "
         "zk = z.detach().clone() (its own storage), or an out-of-place zk = zk * 1.0."),
     ("rnn-never", "backward through the graph a second time"): (
