@@ -86,3 +86,19 @@ def test_an_invalid_combination_is_named_not_applied(qtbot, make_window):
     choose(w, "editDetachedCombo", 0)          # head 0 is not detached
     assert "not detached" in w.controls.problem.text()
     assert engine(w).edit_detached is None
+
+
+def test_tooltips_tell_leaves_requires_grad_and_grad():
+    from gradviz.core.session import Session
+    from gradviz.qt.widgets.graph_items import tooltip
+    session = Session(SMALL)
+    session.step()
+    graph = session.graph()
+    (z,) = [n for n in graph.nodes if n.tensor == "z"]
+    text = tooltip(z, {})
+    assert "z: requires_grad=True · not a leaf · .grad is None" in text
+    assert "PyTorch: The .grad attribute of a Tensor that is not a leaf" in text
+    param = graph.by_kind("param")[0]
+    assert "requires_grad=True · a leaf · holds a .grad" in tooltip(param, {})
+    x = graph.by_kind("input")[0]
+    assert "requires_grad=False · a leaf · .grad is None" in tooltip(x, {})
