@@ -76,7 +76,8 @@ def add_training_options(p: argparse.ArgumentParser) -> None:
                    help="junction gradients, cosines and memory every N steps")
 
 
-_NOT_CONFIG = {"config", "command", "out", "screenshot", "func", "quiet", "repeats", "gui"}
+_NOT_CONFIG = {"config", "command", "out", "screenshot", "func", "quiet", "repeats", "gui",
+               "a", "b", "rtol"}
 
 
 def config_from_args(args: argparse.Namespace, base: Config | None = None) -> Config:

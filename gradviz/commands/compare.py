@@ -1,0 +1,136 @@
+"""`gradviz compare A.toml B.toml`: are two training loops the same computation?
+
+Exit status, like cmp: 0 the same gradients (within --rtol), 1 different, 2 bad input,
+3 one of them hit an autograd error (which one, and why, is printed and written).
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+from pathlib import Path
+
+from ..core.atomic_write import write_text
+from ..core.compare import DEFAULT_RTOL, Comparison, compare
+from ..core.config import SHOWN_PATH_CHARS, Config, ConfigError, from_mapping, load_toml, shown
+from ..core.threads import leave_a_core_free
+from .options import EXIT_AUTOGRAD_ERROR, EXIT_OK, add_training_options, config_from_args, fail
+from .run import _prepare_out
+
+EXIT_DIFFERENT = 1
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser(
+        "compare", help="train two configs side by side: the same gradients?",
+        description="Train A and B in lockstep (same seed, data and initial weights) and "
+                    "compare their gradients before every optimizer step. Flags apply "
+                    "to both; each file may override them. Exit 0 same, 1 different, "
+                    "2 bad input, 3 an autograd error.")
+    p.add_argument("a", metavar="A.toml", help="the first configuration")
+    p.add_argument("b", metavar="B.toml", help="the second configuration")
+    add_training_options(p)
+    p.add_argument("--rtol", type=float, default=DEFAULT_RTOL,
+                   help="largest relative difference still called the same, relative to "
+                        f"the largest gradient in each group (default {DEFAULT_RTOL:g})")
+    p.add_argument("--out", metavar="DIR", help="write compare.json and compare.csv here")
+    p.set_defaults(func=main)
+
+
+def _configs(args: argparse.Namespace) -> tuple[Config, Config]:
+    if args.config:
+        fail("gradviz compare: give the two configs as A.toml B.toml, not --config")
+    if not (0 <= args.rtol < 1):
+        fail(f"gradviz compare: --rtol must be between 0 and 1 (got {shown(args.rtol)})")
+    shared = config_from_args(args)                 # the flags, on the defaults
+    try:
+        return tuple(_with_file(path, shared) for path in (args.a, args.b))
+    except ConfigError as exc:
+        fail(f"gradviz: {exc}")
+
+
+def _with_file(path: str, shared: Config) -> Config:
+    values = {k.replace("-", "_"): v for k, v in load_toml(path).items()}
+    return from_mapping(values, shared)
+
+
+def _fmt(x: float) -> str:
+    return "inf" if x == float("inf") else f"{x:.3g}"
+
+
+def table(result: Comparison, names: tuple[str, str]) -> str:
+    """The printed comparison: per group, step 0 and the whole run; losses; memory."""
+    lines = [f"A = {names[0]}", f"B = {names[1]}",
+             f"{len(result.steps)} steps compared, rtol {result.rtol:g}"]
+    if result.steps:
+        lines.append(f"{'group':8} {'step 0: max abs':>16} {'max rel':>9}"
+                     f" {'run: max abs':>14} {'max rel':>9}")
+        for group in result.groups:
+            first, worst = result.steps[0].groups[group], result.worst(group)
+            lines.append(f"{group:8} {_fmt(first.max_abs):>16} {_fmt(first.max_rel):>9}"
+                         f" {_fmt(worst.max_abs):>14} {_fmt(worst.max_rel):>9}")
+        for label, losses in (("A", result.losses_a), ("B", result.losses_b)):
+            text = "  ".join(f"{k} {v:.6g}" for k, v in losses.items())
+            lines.append(f"last step losses {label}: {text}")
+        lines.append(f"peak saved memory: A {_kib(result.peak_a)}, B {_kib(result.peak_b)}")
+    lines.append(f"verdict: {result.verdict()}")
+    return "\n".join(lines)
+
+
+def _kib(n: int | None) -> str:
+    return "not measured" if not n else f"{n / 1024:.1f} KiB"
+
+
+def to_json(result: Comparison) -> dict:
+    return {
+        "gradviz_compare": 1, "a": result.a.to_dict(), "b": result.b.to_dict(),
+        "rtol": result.rtol, "same": result.same, "verdict": result.verdict(),
+        "peak_saved_bytes": {"a": result.peak_a, "b": result.peak_b},
+        "last_losses": {"a": result.losses_a, "b": result.losses_b},
+        "error": None if result.error is None else
+        {"which": result.error[0], **result.error[1].to_dict()},
+        "steps": [{"step": s.step, "junction_ratio": s.junction_ratio,
+                   "groups": {g: vars(d) for g, d in s.groups.items()}}
+                  for s in result.steps],
+    }
+
+
+def to_csv(result: Comparison) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["step", "group", "max_abs", "max_rel"])
+    for s in result.steps:
+        for group, d in s.groups.items():
+            writer.writerow([s.step, group, d.max_abs, d.max_rel])
+    return out.getvalue()
+
+
+def _write(out: Path, result: Comparison) -> None:
+    data = json.dumps(to_json(result), indent=1).replace("Infinity", "null")
+    try:
+        write_text(out / "compare.json", data)
+        write_text(out / "compare.csv", to_csv(result))
+    except OSError as exc:
+        fail(f"gradviz: could not write to {shown(str(out), SHOWN_PATH_CHARS)}: "
+             f"{exc.strerror or exc}")
+
+
+def main(args: argparse.Namespace) -> int:
+    a, b = _configs(args)
+    out = _prepare_out(args.out) if args.out is not None else None
+    leave_a_core_free()
+    try:
+        result = compare(a, b, min(a.steps, b.steps), args.rtol)
+    except ConfigError as exc:
+        fail(f"gradviz: {exc}")
+    print(table(result, (args.a, args.b)))
+    if out is not None:
+        _write(out, result)
+    if result.error is not None:
+        which, event = result.error
+        print(f"gradviz: {which}: {event.one_line()}", file=sys.stderr)
+        print(f"  why: {event.explanation}", file=sys.stderr)
+        return EXIT_AUTOGRAD_ERROR
+    return EXIT_OK if result.same else EXIT_DIFFERENT

@@ -1,0 +1,80 @@
+"""`gradviz compare` as a user calls it: the table, the files, the exit status like cmp."""
+import csv
+import json
+
+import pytest
+
+from gradviz.app import main
+
+
+def run(*argv: str) -> int:
+    try:
+        return main(["compare", *argv])
+    except SystemExit as exc:
+        return exc.code
+
+
+def toml(tmp_path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def test_same_is_exit_0_with_a_table_and_files(tmp_path, capsys):
+    a = toml(tmp_path, "sum.toml", 'strategy = "sum"\n')
+    b = toml(tmp_path, "separate.toml", 'strategy = "separate"\n')
+    assert run(a, b, "--steps", "3", "--out", str(tmp_path / "out")) == 0
+    out = capsys.readouterr().out
+    for words in ("trunk", "head2", "step 0: max abs", "last step losses A",
+                  "peak saved memory", "verdict: same gradients"):
+        assert words in out
+    data = json.loads((tmp_path / "out" / "compare.json").read_text())
+    assert data["same"] is True and data["a"]["strategy"] == "sum"
+    assert data["b"]["strategy"] == "separate" and len(data["steps"]) == 3
+    rows = list(csv.DictReader((tmp_path / "out" / "compare.csv").open()))
+    assert len(rows) == 3 * 4 and set(rows[0]) == {"step", "group", "max_abs", "max_rel"}
+
+
+def test_different_is_exit_1_and_says_how(tmp_path, capsys):
+    a = toml(tmp_path, "a.toml", "")
+    b = toml(tmp_path, "b.toml", 'strategy = "in-loop"\n')
+    assert run(a, b, "--steps", "2") == 1
+    assert "verdict: different: head 0's gradient on the trunk is 3.00× A's" in \
+        capsys.readouterr().out
+
+
+def test_flags_apply_to_both_and_files_override_them(tmp_path, capsys):
+    a = toml(tmp_path, "a.toml", "accumulate = 2\n")
+    b = toml(tmp_path, "b.toml", "")
+    assert run(a, b, "--steps", "2", "--batch-size", "16", "--out", str(tmp_path / "o")) == 0
+    data = json.loads((tmp_path / "o" / "compare.json").read_text())
+    assert data["a"]["batch_size"] == data["b"]["batch_size"] == 16
+    assert data["a"]["accumulate"] == 2 and data["b"]["accumulate"] == 1
+
+
+def test_an_autograd_error_is_exit_3_and_says_which(tmp_path, capsys):
+    a = toml(tmp_path, "a.toml", "")
+    b = toml(tmp_path, "b.toml", 'strategy = "separate"\nretain-graph = "never"\n')
+    assert run(a, b, "--steps", "2", "--out", str(tmp_path / "o")) == 3
+    err = capsys.readouterr().err
+    assert err.startswith("gradviz: B: RuntimeError at step 0") and "why:" in err
+    data = json.loads((tmp_path / "o" / "compare.json").read_text())
+    assert data["error"]["which"] == "B"
+
+
+@pytest.mark.parametrize("files, extra, words", [
+    (("", 'heads = 2\n'), [], "A and B must build the same model"),
+    (("", "bogus = 1\n"), [], "unknown setting 'bogus'"),
+    (("", ""), ["--rtol", "2"], "--rtol must be between 0 and 1"),
+    (("", ""), ["--config", "x.toml"], "not --config"),
+])
+def test_bad_input_is_exit_2_with_one_line(tmp_path, capsys, files, extra, words):
+    a, b = (toml(tmp_path, f"{n}.toml", text) for n, text in zip("ab", files))
+    assert run(a, b, "--steps", "1", *extra) == 2
+    err = capsys.readouterr().err.strip()
+    assert words in err and len(err.splitlines()) == 1
+
+
+def test_a_missing_file_is_exit_2(tmp_path, capsys):
+    assert run(str(tmp_path / "nope.toml"), str(tmp_path / "nope.toml")) == 2
+    assert "config file not found" in capsys.readouterr().err
