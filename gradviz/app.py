@@ -28,7 +28,7 @@ def _stop_if_interrupted() -> None:
 
 def build_parser():
     from . import __version__
-    from .commands import bench, compare, run
+    from .commands import bench, compare, lessons, run
     from .commands.options import OneLineParser, add_training_options
 
     parser = OneLineParser(
@@ -40,9 +40,10 @@ def build_parser():
     parser.add_argument("--screenshot", metavar="PNG",
                         help="train --steps steps, save a screenshot of the window, exit")
     sub = parser.add_subparsers(dest="command", parser_class=OneLineParser,
-                                metavar="{run,compare,bench}")
+                                metavar="{run,compare,lessons,bench}")
     run.add_parser(sub)
     compare.add_parser(sub)
+    lessons.add_parser(sub)
     bench.add_parser(sub)
     return parser
 
