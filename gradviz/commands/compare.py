@@ -92,6 +92,8 @@ def to_json(result: Comparison) -> dict:
         "error": None if result.error is None else
         {"which": result.error[0], **result.error[1].to_dict()},
         "steps": [{"step": s.step, "junction_ratio": s.junction_ratio,
+                   "total": {"a": s.total_a, "b": s.total_b},
+                   "saved_bytes_peak": {"a": s.peak_a, "b": s.peak_b},
                    "groups": {g: vars(d) for g, d in s.groups.items()}}
                   for s in result.steps],
     }

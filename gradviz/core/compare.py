@@ -38,6 +38,10 @@ class GroupDiff:
 class StepDiff:
     step: int
     groups: dict[str, GroupDiff]
+    total_a: float = math.nan          # each loop's total loss at this step (ghost lines)
+    total_b: float = math.nan
+    peak_a: int | None = None          # saved bytes at this step's peak
+    peak_b: int | None = None
     # head k's gradient at the junction z in B over A's (None where A's is zero)
     junction_ratio: list[float | None] | None = None
 
@@ -155,6 +159,8 @@ def compare(a: Config, b: Config, steps: int, rtol: float = DEFAULT_RTOL) -> Com
             result.error = ("A", sa.error) if ra is None else ("B", sb.error)
             break
         result.steps.append(StepDiff(ra.step, _diff(sa.param_names, held["a"], held["b"]),
+                                     ra.total, rb.total, ra.saved_bytes_peak,
+                                     rb.saved_bytes_peak,
                                      _junction_ratio(ra, rb, a.head_names())))
         result.losses_a, result.losses_b = ra.losses, rb.losses
         result.peak_a = max(result.peak_a or 0, ra.saved_bytes_peak or 0)

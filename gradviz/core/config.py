@@ -267,6 +267,29 @@ def from_mapping(data: dict[str, Any], base: Config | None = None) -> Config:
     return validate(dataclasses.replace(base or Config(), **changes))
 
 
+def to_toml(cfg: Config, comment: str = "") -> str:
+    """cfg as a TOML file that `gradviz run --config` (and from_mapping) read back equal.
+
+    Keys use the flags' dashes; absent optional values are left out (TOML has no null),
+    and loss weights only when some differ from 1."""
+    lines = [f"# {line}" for line in comment.splitlines()]
+    for key, value in cfg.to_dict().items():
+        if value is None or (key == "loss_weights" and not cfg.loss_weights):
+            continue
+        lines.append(f"{key.replace('_', '-')} = {_toml_value(value)}")
+    return "\n".join(lines) + "\n"
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 def read_config_text(path: str | Path) -> str:
     """A config file's text: regular files only (a FIFO would block for ever, /dev/zero
     never ends), at most MAX_CONFIG_BYTES, UTF-8 with or without a byte-order mark."""

@@ -1,0 +1,31 @@
+"""A config written as TOML reads back equal (what "save settings" and "compare with"
+hand to `gradviz run --config` and `gradviz compare`)."""
+from hypothesis import given, settings, strategies as st
+
+from gradviz.core.config import Config, ConfigError, from_mapping, parse_toml, to_toml
+
+
+@st.composite
+def configs(draw) -> Config:
+    heads = draw(st.integers(1, 8))
+    detach = tuple(sorted(draw(st.sets(st.integers(0, heads - 1), max_size=heads))))
+    model = draw(st.sampled_from(["mlp", "rnn"]))
+    changes = dict(
+        heads=heads, detach=detach, model=model,
+        truncate=draw(st.sampled_from([None, "every-step", "never"])) if model == "rnn" else None,
+        strategy=draw(st.sampled_from(["sum", "separate", "in-loop"])),
+        loss_weights=draw(st.one_of(st.just(()), st.lists(
+            st.floats(0, 1000, allow_nan=False), min_size=heads, max_size=heads).map(tuple))),
+        lr=draw(st.floats(1e-6, 1000)), seed=draw(st.integers(0, 2**31 - 1)),
+        zero_grad=draw(st.booleans()), retain_grad=draw(st.booleans()),
+        misplace_head=draw(st.one_of(st.none(), st.integers(0, heads - 1))))
+    try:
+        return Config().replace(**changes)
+    except ConfigError:
+        return Config()
+
+
+@settings(max_examples=200, deadline=None, database=None)
+@given(configs())
+def test_to_toml_reads_back_equal(cfg):
+    assert from_mapping(parse_toml(to_toml(cfg, "a comment\nover two lines"))) == cfg
