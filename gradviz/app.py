@@ -37,6 +37,8 @@ def build_parser():
                     "With no command, opens the desktop app.")
     parser.add_argument("--version", action="version", version=f"gradviz {__version__}")
     add_training_options(parser)
+    parser.add_argument("--lesson", metavar="NAME",
+                        help="open a lesson (gradviz lessons lists them) or a lesson file")
     parser.add_argument("--screenshot", metavar="PNG",
                         help="train --steps steps, save a screenshot of the window, exit")
     sub = parser.add_subparsers(dest="command", parser_class=OneLineParser,

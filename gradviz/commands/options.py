@@ -77,7 +77,7 @@ def add_training_options(p: argparse.ArgumentParser) -> None:
 
 
 _NOT_CONFIG = {"config", "command", "out", "screenshot", "func", "quiet", "repeats", "gui",
-               "a", "b", "rtol"}
+               "a", "b", "rtol", "lesson", "check"}
 
 
 def config_from_args(args: argparse.Namespace, base: Config | None = None) -> Config:

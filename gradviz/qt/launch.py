@@ -104,6 +104,17 @@ def launch(args) -> int:
         gc.freeze()
 
 
+def _lesson(args):
+    """The lesson --lesson names, or None; a bad name or file is one line and exit 2."""
+    if getattr(args, "lesson", None) is None:
+        return None
+    from ..core.lessons import LessonError, find_lesson
+    try:
+        return find_lesson(args.lesson)
+    except LessonError as exc:
+        fail(f"gradviz: {exc}")
+
+
 def _open(args, ctrl_c: CtrlC) -> int:
     _quiet_offscreen_warnings()
     from PySide6.QtWidgets import QApplication  # PySide6 before pyqtgraph: it binds to the first Qt
@@ -115,7 +126,8 @@ def _open(args, ctrl_c: CtrlC) -> int:
     app.setApplicationName("gradviz")   # names the default settings folder
     app.setOrganizationName("gradviz")
     settings, remembered = load_settings()
-    given = [k for k in vars(args) if k not in ("command", "screenshot", "config")]
+    lesson = _lesson(args)
+    given = [k for k in vars(args) if k not in ("command", "screenshot", "config", "lesson")]
     if args.config or given:
         remembered.config = config_from_args(args, base=Config() if args.config else remembered.config)
     if ctrl_c.pressed:
@@ -123,9 +135,12 @@ def _open(args, ctrl_c: CtrlC) -> int:
     if args.screenshot is not None:
         from .screenshot import take_screenshot
         return take_screenshot(app, remembered, settings, remembered.config.steps,
-                               args.screenshot, interrupted=lambda: ctrl_c.pressed)
+                               args.screenshot, interrupted=lambda: ctrl_c.pressed,
+                               lesson=lesson)
     window = MainWindow(remembered, settings)
     window.show()
+    if lesson is not None:
+        window.lessons.open(lesson)
     ctrl_c.watch(window.close)
     app.exec()
     window.dispose()   # now, not at interpreter exit (see MainWindow.dispose)

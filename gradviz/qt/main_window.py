@@ -16,6 +16,7 @@ from ..core.history import History
 from .controls import ControlsPanel
 from .gc_guard import GuiThreadGC
 from .graph_renderer import GraphRenderer
+from .lesson_mode import LessonMode
 from .run_bar import RunBar
 from .settings import AppSettings, Remembered, warn as settings_warning
 from .theme import THEMES, Theme
@@ -68,6 +69,7 @@ class MainWindow(QMainWindow):
         self._build_panels(remembered.config)
         self._build_docks()
         self._build_actions()
+        self.lessons = LessonMode(self)     # the Lessons menu, narration and clicker keys
         self._start_threads(remembered.config)
         self.run_bar.speed.setValue(remembered.speed)
         self._restore_layout(remembered)

@@ -26,7 +26,7 @@ def _wait(app, condition, timeout_ms: int, interrupted: Callable[[], bool]) -> b
 
 
 def take_screenshot(app, remembered, settings, steps: int, path: str,
-                    interrupted: Callable[[], bool] = lambda: False) -> int:
+                    interrupted: Callable[[], bool] = lambda: False, lesson=None) -> int:
     target = Path(path)
     if target.parent and not target.parent.exists():
         print(f"gradviz: cannot save the screenshot: folder {target.parent} does not exist",
@@ -34,7 +34,7 @@ def take_screenshot(app, remembered, settings, steps: int, path: str,
         return EXIT_USAGE
     window = MainWindow(remembered, settings)
     try:
-        return _shoot(app, window, steps, target, interrupted)
+        return _shoot(app, window, steps, target, interrupted, lesson)
     finally:
         # the window is deleted here, not at interpreter exit (see MainWindow.dispose);
         # it is not closed, so the screenshot's size and layout are not remembered
@@ -42,12 +42,17 @@ def take_screenshot(app, remembered, settings, steps: int, path: str,
 
 
 def _shoot(app, window: MainWindow, steps: int, target: Path,
-           interrupted: Callable[[], bool]) -> int:
+           interrupted: Callable[[], bool], lesson=None) -> int:
     window.resize(*SIZE)
     window.show()
     app.processEvents()
     window.first_layout()   # the same picture whatever layout was remembered
     ready = _wait(app, lambda: window.generation >= 0, 30_000, interrupted)
+    if ready and lesson is not None:   # its first slide: a fresh model with its config
+        generation = window.generation
+        window.lessons.open(lesson)
+        ready = _wait(app, lambda: window.generation > generation, 30_000, interrupted)
+        steps = min(steps, lesson.slides[0].steps)
     if ready and steps > 0:
         window.sigRunSteps.emit(steps)
         _wait(app, lambda: window.steps_done_at is not None

@@ -1,0 +1,151 @@
+"""Lessons in the window: the Lessons menu, the narration dock, the keys a presenter's
+clicker sends (PageDown / PageUp, Home, Esc), and each slide applied: its config (from
+step 0), its panels, its pace, and where it stops.
+
+It drives the window only through what a user could do (the controls' config, Reset,
+Pause, the pace slider, the docks), so the window needs no lesson code of its own.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtGui import QAction, QKeySequence, QShortcut
+from PySide6.QtWidgets import QDockWidget, QFileDialog, QMessageBox
+
+from ..core.lessons import Lesson, LessonError, bundled_names, find_lesson, load_lesson
+from .lesson_player import LessonPlayer
+from .run_bar import DELAYS_MS
+from .widgets.narration_view import NarrationView
+
+BASE_TITLE = "gradviz — autograd with several losses"
+
+
+class LessonMode(QObject):
+    def __init__(self, window):
+        super().__init__(window)
+        self.window = window
+        self.player = LessonPlayer(self)
+        self.player.slideChanged.connect(self._show_slide)
+        self.player.left.connect(self._leave)
+        self.narration = NarrationView()
+        self.dock = QDockWidget("Lesson", window)
+        self.dock.setObjectName("lessonDock")
+        self.dock.setWidget(self.narration)
+        # a tab over the settings: a slide sets the controls itself, and the plots keep
+        # their room
+        window.addDockWidget(Qt.LeftDockWidgetArea, self.dock)
+        window.tabifyDockWidget(window.controls_dock, self.dock)
+        self.dock.hide()
+        self._stop_at: int | None = None
+        self._watch = QTimer(self)
+        self._watch.timeout.connect(self._stop_when_due)
+        self._watch.start(50)   # at a lecture's pace (≤ 20 steps/s) that is within a step
+        self._build_menu()
+        self._build_keys()
+
+    # ---- menu and keys ----------------------------------------------------------------
+    def _build_menu(self) -> None:
+        menu = self.window.menuBar().addMenu("&Lessons")
+        menu.setObjectName("lessonsMenu")
+        for name in bundled_names():
+            try:
+                title = find_lesson(name).title
+            except LessonError:   # a broken bundled file must not take the menu down
+                continue
+            action = QAction(f"{name.split('-', 1)[0]}  {title}", self)
+            action.setObjectName(f"lesson_{name}")
+            action.triggered.connect(lambda _checked=False, n=name: self.open_named(n))
+            menu.addAction(action)
+        menu.addSeparator()
+        menu.addAction("Open a lesson file…", self._open_file)
+        menu.addAction("Next slide\tPage Down", self.player.next)
+        menu.addAction("Previous slide\tPage Up", self.player.previous)
+        menu.addAction("Leave the lesson\tEsc", self.player.leave)
+        self.menu = menu
+
+    def _build_keys(self) -> None:
+        for key, slot in ((Qt.Key_PageDown, self.player.next),
+                          (Qt.Key_PageUp, self.player.previous),
+                          (Qt.Key_Home, self.player.first), (Qt.Key_Escape, self.player.leave)):
+            shortcut = QShortcut(QKeySequence(key), self.window)
+            shortcut.setContext(Qt.WindowShortcut)
+            shortcut.activated.connect(slot)
+
+    def _open_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self.window, "Open a lesson", "",
+                                              "Lessons (*.toml)")
+        if path:
+            try:
+                self.open(load_lesson(path))
+            except LessonError as exc:
+                QMessageBox.warning(self.window, "Not a lesson", str(exc))
+
+    # ---- opening and showing --------------------------------------------------------------
+    def open_named(self, name: str) -> None:
+        self.open(find_lesson(name))
+
+    def open(self, lesson: Lesson, index: int = 0) -> None:
+        self.player.open(lesson, index)
+
+    @property
+    def slide(self):
+        return self.player.slide
+
+    def _show_slide(self, lesson: Lesson, index: int) -> None:
+        w, slide = self.window, lesson.slides[index]
+        count = len(lesson.slides)
+        w.setWindowTitle(f"gradviz — {lesson.title} — slide {index + 1}/{count}: {slide.title}")
+        self.narration.apply_theme(w.theme)
+        self.narration.show_slide(lesson.title, slide, index, count)
+        self.dock.show()
+        self.dock.raise_()
+        w.sigPause.emit()
+        w.controls.set_config(slide.config)
+        w.on_config_changed(slide.config)   # as if the user had set every control
+        w.sigReset.emit()                   # each slide starts at step 0
+        w.run_bar.speed.setValue(_pace_position(slide.pace))
+        self._stop_at = slide.stop if isinstance(slide.stop, int) else None
+        self._show_panels(slide)
+
+    def _show_panels(self, slide) -> None:
+        w = self.window
+        docks = {"graph": w.graph_dock, "memory": w.memory_dock, "code": w.code_dock,
+                 "events": w.events_dock, "grad_norms": w.gradients_dock,
+                 "junction": w.gradients_dock, "cosine": w.gradients_dock}
+        wanted = [docks[p] for p in slide.panels if p in docks]
+        bottom = [w.graph_dock, w.memory_dock, w.code_dock, w.events_dock]
+        shown = [d for d in bottom if d in wanted]
+        for dock in bottom:
+            dock.setVisible(dock in wanted)
+        w.gradients_dock.setVisible(w.gradients_dock in wanted)
+        if slide.layout == "side-by-side" and len(shown) > 1:
+            for left, right in zip(shown, shown[1:]):
+                w.splitDockWidget(left, right, Qt.Horizontal)
+        elif len(shown) > 1:
+            for dock in shown[1:]:
+                w.tabifyDockWidget(shown[0], dock)
+        if shown:
+            shown[0].raise_()
+
+    def _stop_when_due(self) -> None:
+        """Pause where the slide says (a step count); "error" stops by itself."""
+        w = self.window
+        if self._stop_at is not None and w.running and len(w.history) >= self._stop_at:
+            w.sigPause.emit()
+
+    def _leave(self) -> None:
+        self._stop_at = None
+        self.dock.hide()
+        self.narration.clear()
+        self.window.setWindowTitle(BASE_TITLE)
+        for dock in (self.window.graph_dock, self.window.memory_dock, self.window.code_dock,
+                     self.window.events_dock, self.window.gradients_dock):
+            dock.show()
+
+
+def _pace_position(steps_per_second: float) -> int:
+    """The pace slider's position nearest a slide's pace (0: phases, one a second)."""
+    if steps_per_second <= 0:
+        return len(DELAYS_MS) - 2           # one step a second
+    wanted = 1000.0 / steps_per_second
+    return min(range(len(DELAYS_MS)), key=lambda i: abs(DELAYS_MS[i] - wanted)
+               if DELAYS_MS[i] else 1e9)

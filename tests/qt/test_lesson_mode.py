@@ -1,0 +1,82 @@
+"""Lessons in the window, driven as a lecturer does: the Lessons menu, PageDown / PageUp,
+Esc, each slide's config, panels and stop applied."""
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QPushButton
+
+from gradviz.app import main
+from gradviz.core.lessons import find_lesson
+
+
+def engine(window):
+    return window.worker.session.config
+
+
+def test_the_lessons_menu_opens_a_lesson_and_names_it(qtbot, make_window):
+    w = make_window()
+    action = w.findChild(QAction, "lesson_02-backward-twice")
+    assert action is not None
+    action.trigger()
+    lesson = find_lesson("backward-twice")
+    assert w.windowTitle() == (f"gradviz — {lesson.title} — slide 1/2: "
+                               f"{lesson.slides[0].title}")
+    assert w.lessons.dock.isVisible()
+    qtbot.waitUntil(lambda: engine(w).strategy == "separate"
+                    and engine(w).retain_graph == "never", timeout=10_000)
+    assert w.controls.config().retain_graph == "never"          # the controls show it too
+
+
+def test_page_down_and_up_change_the_slide_and_its_config(qtbot, make_window):
+    w = make_window()
+    w.lessons.open_named("detach-vs-detach_")
+    qtbot.waitUntil(lambda: engine(w).detach_mode == "detach", timeout=10_000)
+    qtbot.keyClick(w, Qt.Key_PageDown)
+    assert "slide 2/3" in w.windowTitle()
+    qtbot.waitUntil(lambda: engine(w).detach_mode == "detach_", timeout=10_000)
+    assert w.events_dock.isVisible() and not w.memory_dock.isVisible()
+    qtbot.keyClick(w, Qt.Key_PageUp)
+    assert "slide 1/3" in w.windowTitle()
+    qtbot.keyClick(w, Qt.Key_PageDown)
+    qtbot.keyClick(w, Qt.Key_Home)
+    assert "slide 1/3" in w.windowTitle()
+
+
+def test_page_down_on_the_last_slide_opens_the_next_lesson(qtbot, make_window):
+    w = make_window()
+    lesson = find_lesson("07-device-mismatch")
+    w.lessons.open(lesson, len(lesson.slides) - 1)
+    qtbot.keyClick(w, Qt.Key_PageDown)
+    assert find_lesson("08-rnn-truncation").title in w.windowTitle()
+
+
+def test_a_slide_stops_where_it_says(qtbot, make_window):
+    w = make_window()
+    w.lessons.open_named("zero-grad")                 # stop = 40
+    qtbot.waitUntil(lambda: w.generation >= 1 and len(w.history) == 0, timeout=10_000)
+    qtbot.mouseClick(w.findChild(QPushButton, "playButton"), Qt.LeftButton)
+    qtbot.waitUntil(lambda: w.running, timeout=10_000)
+    qtbot.waitUntil(lambda: not w.running, timeout=30_000)
+    w.refresh()
+    assert 40 <= len(w.history) <= 45                 # at the slide's pace: its stop, ±a look
+
+
+def test_esc_leaves_the_lesson_and_keeps_the_settings(qtbot, make_window):
+    w = make_window()
+    w.lessons.open_named("leaves-and-grad")
+    qtbot.keyClick(w, Qt.Key_PageDown)                # retain_grad on
+    qtbot.waitUntil(lambda: engine(w).retain_grad, timeout=10_000)
+    qtbot.keyClick(w, Qt.Key_Escape)
+    assert w.windowTitle().startswith("gradviz — autograd") and not w.lessons.dock.isVisible()
+    # the worker's answers to both slides' configs arrive in order: the last one stays
+    qtbot.waitUntil(lambda: engine(w).retain_grad and w.controls.config().retain_grad,
+                    timeout=10_000)
+    assert w.memory_dock.isVisible() and w.graph_dock.isVisible()
+
+
+def test_an_unknown_lesson_is_one_line_and_exit_2(capsys):
+    with pytest.raises(SystemExit) as raised:
+        main(["--lesson", "no-such-lesson", "--screenshot", "x.png"])
+    assert raised.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "gradviz: no lesson named 'no-such-lesson' (gradviz lessons lists them)"
