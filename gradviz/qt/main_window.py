@@ -16,6 +16,7 @@ from ..core.history import History
 from .controls import ControlsPanel
 from .gc_guard import GuiThreadGC
 from .graph_renderer import GraphRenderer
+from .file_menu import FileMenu
 from .lesson_mode import LessonMode
 from .run_bar import RunBar
 from .settings import AppSettings, Remembered, warn as settings_warning
@@ -70,6 +71,7 @@ class MainWindow(QMainWindow):
         self._build_docks()
         self._build_actions()
         self.lessons = LessonMode(self)     # the Lessons menu, narration and clicker keys
+        self.file_menu = FileMenu(self)     # open, save, compare, export, quit
         self._start_threads(remembered.config)
         self.run_bar.speed.setValue(remembered.speed)
         self._restore_layout(remembered)
@@ -417,6 +419,7 @@ class MainWindow(QMainWindow):
         between steps (a full-speed batch no longer has to end first), and a Graphviz
         layout in flight is killed instead of waited for (seconds for a big graph)."""
         self.paint_timer.stop()
+        self.file_menu.stop()          # a comparison running apart is killed, not waited for
         self.worker.request_stop()
         # GraphView keeps the cancel event of the layout it asked for last, the only one
         # that can be running; setting it kills the Graphviz process within 20 ms

@@ -1,0 +1,50 @@
+"""The File menu driven as a user does: save the settings as TOML and open them again,
+compare with another config, quit with Ctrl+Q."""
+import html
+import re
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QMenu
+
+from gradviz.app import main
+from gradviz.core.config import Config
+
+
+def test_file_is_the_first_menu_with_quit_on_ctrl_q(qtbot, make_window):
+    w = make_window()
+    first = w.menuBar().actions()[0]
+    assert first.text() == "&File"
+    quit_action = w.findChild(QAction, "quitAction")
+    assert quit_action.shortcut().toString() == "Ctrl+Q"
+
+
+def test_ctrl_q_quits(qtbot, make_window):
+    w = make_window()
+    qtbot.keyClick(w, Qt.Key_Q, Qt.ControlModifier)
+    qtbot.waitUntil(lambda: not w.isVisible(), timeout=5_000)
+
+
+def test_saved_settings_open_again_and_run_from_the_command_line(qtbot, make_window,
+                                                                 tmp_path, capsys):
+    w = make_window(Config(strategy="separate", detach=(1,), lr=0.01))
+    path = tmp_path / "mine.toml"
+    w.file_menu.save_config(str(path))
+    assert "Settings saved" in w.phase_label.text()
+    assert main(["run", "--config", str(path), "--steps", "2", "--quiet"]) == 0
+    other = make_window()
+    other.file_menu.open_config(str(path))
+    qtbot.waitUntil(lambda: other.worker.session.config.strategy == "separate"
+                    and other.worker.session.config.detach == (1,), timeout=10_000)
+    assert other.controls.config().lr == 0.01
+
+
+def test_compare_with_shows_the_verdict(qtbot, make_window, tmp_path):
+    w = make_window(Config(batch_size=32, steps=4))
+    b = tmp_path / "in-loop.toml"
+    b.write_text('strategy = "in-loop"\n')
+    with qtbot.waitSignal(w.file_menu.runner.finished, timeout=120_000):
+        w.file_menu.compare_with(str(b))
+    assert w.file_menu.compare_dock.isVisible()
+    text = html.unescape(re.sub("<[^>]+>", "", w.file_menu.compare_view.verdict.text()))
+    assert "head 0's gradient on the trunk is 3.00× A's, head 1's 2.00×" in text
