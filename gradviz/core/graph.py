@@ -145,6 +145,10 @@ class _Builder:
         self.detached = {id(node): cut.z_storage for cut in cuts for node in cut.stale_users}
         self.show_saved = show_saved
         self.below: dict[str, list[str]] = {}      # node id -> ids it consumes
+        # an op "holds" the storages it saved that no op before it did and that are not
+        # parameters (which exist anyway): the ops' bytes then add up to what the memory
+        # probe measures for the whole graph
+        self.counted: set[tuple] = set()
 
     def _measured(self, method: str, *args) -> float | None:
         return None if self.grads is None else getattr(self.grads, method)(*args)
@@ -205,7 +209,12 @@ class _Builder:
             saved = [(n, t, DETACHED if t is not None and storage_key(t) == z_storage else st)
                      for n, t, st in saved]
         states = {s for _, _, s in saved}
-        nbytes = sum(storage_bytes(t) for _, t, _ in saved if t is not None)
+        nbytes = 0
+        for _, tensor, _ in saved:
+            key = None if tensor is None else storage_key(tensor)
+            if key is not None and key not in self.counted:
+                self.counted.add(key)
+                nbytes += storage_bytes(tensor)
         state = next((s for s in _STATE_PRIORITY if s in states), ALIVE)
         # an op's output is a non-leaf that keeps no .grad, unless it is the junction
         # (whose facts annotate() fills in from z itself)
@@ -293,8 +302,10 @@ def capture(roots: list[Root], params: Iterable[tuple[str, torch.Tensor]],
     grads, if given, fills grad_norm on op, param and root nodes and on grad edges;
     saved/input nodes and their edges, and cut edges, stay None (no gradient flows there).
     """
+    params = list(params)
     builder = _Builder({id(p): name for name, p in params}, list(inputs), list(cuts),
                        show_saved, grads)
+    builder.counted = {storage_key(p) for _, p in params}   # parameters exist anyway
     for root in roots:
         if id(root.tensor) not in builder.ids:
             builder.add_root(root)

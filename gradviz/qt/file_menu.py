@@ -26,6 +26,7 @@ class FileMenu(QObject):
         window.addDockWidget(Qt.BottomDockWidgetArea, self.compare_dock)
         window.tabifyDockWidget(window.graph_dock, self.compare_dock)
         self.compare_dock.hide()
+        window.graph_dock.raise_()   # the graph's tab stays in front (it tracks gradients)
         self.runner = CompareRunner(self)
         self.runner.finished.connect(self.compare_view.show_comparison)
         self.runner.failed.connect(self.compare_view.show_failed)

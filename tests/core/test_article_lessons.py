@@ -284,3 +284,16 @@ def test_retain_grad_keeps_z_grad_and_detach_in_place_makes_z_a_leaf():
     z.detach_()
     node = _junction(cut.graph())
     assert (node.is_leaf, node.requires_grad) == (z.is_leaf, z.requires_grad) == (True, False)
+
+
+@pytest.mark.parametrize("changes", [{}, {"strategy": "separate", "retain_graph": "always"},
+                                     {"detach": (1,)}, {"model": "rnn"}])
+def test_what_the_ops_hold_adds_up_to_the_memory_panel(changes):
+    """Each storage once, parameters not at all: the graph's "holds" labels sum to the
+    saved bytes the memory probe reports for the same moment."""
+    session = Session(BASE.replace(**changes))
+    session.advance_phase()          # zero_grad
+    session.advance_phase()          # forward: everything saved, nothing freed yet
+    graph = session.graph()
+    held = sum(n.saved_bytes for n in graph.nodes if n.kind == "op")
+    assert held == session._measure()[1] > 0

@@ -41,7 +41,9 @@ def tooltip(node, head_names: dict[int, str]) -> str:
             f"dtype: {node.dtype or '—'} · device: {node.device or '—'}",
             "gradient norm (last backward): "
             + ("not measured" if node.grad_norm is None else f"{node.grad_norm:.4g}"),
-            f"saved bytes: {_bytes(node.saved_bytes)}" if node.kind in (OP, SAVED, INPUT) else "",
+            (f"holds {_bytes(node.saved_bytes)} saved for backward (each storage counted once, "
+             "at the first op that saved it; parameters not counted)" if node.kind == OP
+             else f"size: {_bytes(node.saved_bytes)}" if node.kind in (SAVED, INPUT) else ""),
             f"state: {node.state}" if node.kind in (OP, SAVED, INPUT) else "",
             f"gradient from: {reached}",
             (f"{node.tensor or 'its output'}: " if node.kind == OP else "")
