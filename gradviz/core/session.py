@@ -107,9 +107,10 @@ class Session:
         self._kept_adds = 0   # adds made by `running += total` in the step in progress
         self._carried: Carried | None = None   # rnn: the hidden state between steps
         self._factors: list[float] = []
-        # structure key -> (graph nodes, saved bytes, AccumulateGrad nodes); the
-        # parameters are new, so the old walks no longer apply
-        self._walks: dict[tuple, tuple[int, int, int]] = {}
+        # config -> structure key -> (graph nodes, saved bytes, AccumulateGrad nodes);
+        # the parameters are new, so the old walks no longer apply
+        self._walks: dict[Config, dict[tuple, tuple[int, int, int]]] = {}
+        self._walk_table: dict[tuple, tuple[int, int, int]] | None = None   # the step's
         self.cache_walks = True   # False: walk the graph every time (tests compare)
 
     def _make_optimizer(self) -> torch.optim.Optimizer:
@@ -213,6 +214,7 @@ class Session:
         self._grads_before = None if cfg.zero_grad else [
             None if p.grad is None else p.grad.clone() for p in self.params]
         self._live = LiveGraph()
+        self._walk_table = None      # this step's config's walks: looked up when needed
         self._node_grads.release()   # the previous step's graph may now be freed
         try:
             yield from self._phases_of(cfg, step)
@@ -400,10 +402,18 @@ class Session:
         """(graph nodes alive, saved bytes held, AccumulateGrad nodes among them) for the
         live graph; where: the point in the step ("forward", micro), ("banked", micro)
         or ("end",). A walk of the same structure is reused (see _WALK_CACHE_LIMIT)."""
-        key = None
+        key = table = None
         if self.cache_walks and CHAINED not in plan.carried:
-            key = (plan.cfg, where, plan.micro_sizes, tuple(plan.carried))
-            known = self._walks.get(key)
+            table = self._walk_table   # this step's config's (hashing a config is slow)
+            if table is None:
+                table = self._walks.get(plan.cfg)
+                if table is None:
+                    if len(self._walks) >= _WALK_CACHE_LIMIT:
+                        self._walks.clear()
+                    table = self._walks[plan.cfg] = {}
+                self._walk_table = table
+            key = (where, plan.micro_sizes, tuple(plan.carried))
+            known = table.get(key)
             if known is not None:
                 return known
         live = self._live
@@ -411,10 +421,8 @@ class Session:
             live.nodes = reachable_nodes(live.grad_fns())
         measured = (len(live.nodes), held_saved_bytes(live.nodes, self._param_storages),
                     _leaf_count(live.nodes))
-        if key is not None:
-            if len(self._walks) >= _WALK_CACHE_LIMIT:
-                self._walks.clear()
-            self._walks[key] = measured
+        if table is not None:
+            table[key] = measured
         return measured
 
     def _measure_step(self, cfg: Config, record: StepRecord,
