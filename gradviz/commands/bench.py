@@ -8,6 +8,7 @@ from ..core.config import ConfigError
 from ..core.devices import resolve_device
 from ..core.threads import leave_a_core_free
 from .options import EXIT_OK, add_training_options, config_from_args, fail
+from .run import timed_run
 
 
 def add_parser(subparsers) -> None:
@@ -41,8 +42,9 @@ def main(args: argparse.Namespace) -> int:
           f"({threads} torch thread{'s' if threads > 1 else ''}), "
           f"{config.steps} steps x {repeats} runs, median")
     print(f"{'loop':<12}{'steps/s':>10}{'of bare':>10}  probes")
-    for r in run_bench(config, config.steps, repeats):
-        what = "plain PyTorch loop" if r.name == "bare" else _describe(r.name)
+    for r in run_bench(config, config.steps, repeats, more={"run": timed_run}):
+        what = ("plain PyTorch loop" if r.name == "bare" else _describe_run(config)
+                if r.name == "run" else _describe(r.name))
         print(f"{r.name:<12}{r.steps_per_second:>10.0f}{r.ratio:>9.0%}  {what}")
     if args.gui:
         from ..qt.gui_bench import run_gui_bench
@@ -51,6 +53,13 @@ def main(args: argparse.Namespace) -> int:
               f"window answered within {g['median_gap_ms']:.0f} ms (median), "
               f"{g['p99_gap_ms']:.0f} ms (99%), {g['max_gap_ms']:.0f} ms (worst)")
     return EXIT_OK
+
+
+def _describe_run(config) -> str:
+    every = ("every step" if config.sample_every == 1
+             else f"every {config.sample_every} steps")
+    return (f"`gradviz run`'s loop as configured (probes {config.probes}, heavy probes "
+            f"{every}), report.json and metrics.csv streamed to a temporary folder")
 
 
 def _describe(level: str) -> str:

@@ -64,6 +64,32 @@ def train(session: Session, steps: int, quiet: bool, report: ReportWriter | None
     return trained
 
 
+def timed_run(config, steps: int) -> float:
+    """Steps per second of this command's own loop (train()) with the report streamed to
+    a temporary folder, progress printed (to nowhere) as usual; the graph files written
+    once at the end are left out. For `gradviz bench`."""
+    import contextlib
+    import io
+    import tempfile
+    import time
+
+    from ..core.bench import warm_up
+    session = Session(config)
+    warm_up(session, steps)
+    with tempfile.TemporaryDirectory(prefix="gradviz-bench-") as folder, \
+            contextlib.redirect_stdout(io.StringIO()):
+        start = time.perf_counter()
+        with ReportWriter(Path(folder), config, str(session.device),
+                          session.param_names) as report:
+            trained = train(session, steps, False, report)
+            report.finish(session.events)
+        if session.device.type == "cuda":
+            import torch
+            torch.cuda.synchronize(session.device)
+        elapsed = time.perf_counter() - start
+    return trained.count / elapsed if trained.count else 0.0
+
+
 PNG_DPI = 96
 PNG_MAX_PIXELS = 40e6   # a 1,000-node graph at full size is ~750 Mpx and 20 s of rasterising
 

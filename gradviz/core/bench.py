@@ -8,6 +8,7 @@ from __future__ import annotations
 import statistics
 import time
 from dataclasses import dataclass
+from typing import Callable
 
 import torch
 
@@ -62,6 +63,13 @@ def engine_loop(config: Config, steps: int) -> float:
     return _timed(lambda _: session.step(), steps, session.device)
 
 
+def warm_up(session: Session, steps: int) -> None:
+    """The steps _timed runs before it starts the clock."""
+    for _ in range(min(20, steps)):
+        session.step()
+    _sync(session.device)
+
+
 def _timed(one, steps: int, device: torch.device) -> float:
     for step in range(min(20, steps)):  # warm-up: allocator, caches, lazy inits
         one(step)
@@ -73,13 +81,18 @@ def _timed(one, steps: int, device: torch.device) -> float:
     return steps / (time.perf_counter() - start)
 
 
-def run_bench(config: Config, steps: int = 500, repeats: int = 3) -> list[BenchResult]:
-    """Median of `repeats` interleaved runs of the bare loop and each probe level."""
+def run_bench(config: Config, steps: int = 500, repeats: int = 3,
+              more: dict[str, Callable[[Config, int], float]] | None = None
+              ) -> list[BenchResult]:
+    """Median of `repeats` interleaved runs of the bare loop, each probe level and each
+    of `more` (name -> a function of (config, steps) giving steps per second)."""
     rates: dict[str, list[float]] = {"bare": []}
     for _ in range(repeats):
         rates["bare"].append(bare_loop(config, steps))
         for name, changes in PROBE_LEVELS.items():
             rates.setdefault(name, []).append(engine_loop(config.replace(**changes), steps))
+        for name, loop in (more or {}).items():
+            rates.setdefault(name, []).append(loop(config, steps))
     bare = statistics.median(rates["bare"])
     return [BenchResult(name, statistics.median(r), statistics.median(r) / bare)
             for name, r in rates.items()]

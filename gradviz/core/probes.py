@@ -64,6 +64,8 @@ class JunctionProbe:
         """(heads, examples * width): each head's junction gradient over the whole batch."""
         if not self._micro:
             return None
+        if len(self._micro) == 1 and all(g is not None for g in self._micro[0]):
+            return torch.stack(self._micro[0]).reshape(self.heads, -1)   # the usual case
         rows = []
         for k in range(self.heads):
             parts = [slots[k] if slots[k] is not None else torch.zeros(shape, device=device)
@@ -73,11 +75,11 @@ class JunctionProbe:
 
 
 def junction_summary(g: torch.Tensor) -> torch.Tensor:
-    """Norms (K) and pairwise cosines (K x K, NaN where a gradient is zero), flattened."""
+    """Norms (K) and pairwise cosines (K x K, NaN where a gradient is zero), flattened.
+
+    A zero row is divided by NaN, so its row and column of the cosines come out NaN from
+    the product itself (the other cosines are the same dot products of the same unit
+    rows): fewer small kernels than masking afterwards."""
     norms = g.norm(dim=1)
-    safe = torch.where(norms > 0, norms, torch.ones_like(norms))
-    unit = g / safe.unsqueeze(1)
-    cos = unit @ unit.T
-    zero = norms == 0
-    cos = cos.masked_fill(zero.unsqueeze(0) | zero.unsqueeze(1), float("nan"))
-    return torch.cat([norms, cos.reshape(-1)])
+    unit = g / norms.masked_fill(norms == 0, float("nan")).unsqueeze(1)
+    return torch.cat([norms, (unit @ unit.T).reshape(-1)])

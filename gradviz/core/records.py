@@ -1,6 +1,7 @@
 """Plain records of what a session did: per phase and per optimizer step (no tensors)."""
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -64,3 +65,87 @@ class StepRecord:
             "events": [e.to_dict() for e in self.events],
         }
         return _finite_or_none(data)
+
+    def to_json(self, losses: str | None = None, total: str | None = None,
+                grad_norms: str | None = None, junction: str | None = None,
+                global_grad_norm: str | None = None) -> str:
+        """json.dumps(self.to_dict()), character for character, several times faster: the
+        report writes one per step (numbers formatted as json does, keys encoded once).
+        A caller that has already formatted a part passes its json text."""
+        losses = _object(self.losses) if losses is None else losses
+        total = _number(self.total) if total is None else total
+        grad_norms = _object(self.grad_norms) if grad_norms is None else grad_norms
+        junction = _object(self.junction_grad_norms) if junction is None else junction
+        if global_grad_norm is None:
+            global_grad_norm = _number(self.global_grad_norm)
+        return (f'{{"step": {_number(self.step)}, "losses": {losses}, "total": {total}, '
+                f'"grad_norms": {grad_norms}, "global_grad_norm": {global_grad_norm}, '
+                f'"junction_grad_norms": {junction}, "cosine": {_matrix(self.cosine)}, '
+                f'"saved_bytes": {_number(self.saved_bytes)}, '
+                f'"saved_bytes_peak": {_number(self.saved_bytes_peak)}, '
+                f'"graph_nodes": {_number(self.graph_nodes)}, '
+                f'"z_grad_norm": {_number(self.z_grad_norm)}, '
+                f'"backward_calls": [{", ".join(map(_call_json, self.backward_calls))}], '
+                f'"events": {_events_json(self.events)}}}')
+
+
+def _events_json(events: list) -> str:
+    return "[]" if not events else _dumps([e.to_dict() for e in events])
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(_finite_or_none(value), allow_nan=False)
+
+
+def _number(value: Any) -> str:
+    """A value as json.dumps writes it after _finite_or_none (NaN and infinities: null)."""
+    kind = type(value)
+    if kind is float:
+        # json writes float.__repr__; v - v is NaN for NaN and both infinities
+        return float.__repr__(value) if value - value == 0.0 else "null"
+    if kind is int:
+        return int.__repr__(value)
+    if value is None:
+        return "null"
+    return _dumps(value)
+
+
+_KEYS: dict[str, str] = {}   # a dict key as json writes it, with its ": "
+
+
+def _object(data: dict | None) -> str:
+    if data is None:
+        return "null"
+    parts = []
+    for key, value in data.items():
+        encoded = _KEYS.get(key) if type(key) is str else None
+        if encoded is None:
+            if type(key) is not str:
+                return _dumps(data)
+            if len(_KEYS) > 4096:
+                _KEYS.clear()
+            encoded = _KEYS[key] = json.dumps(key) + ": "
+        parts.append(encoded + _number(value))
+    return "{" + ", ".join(parts) + "}"
+
+
+def _matrix(rows: list | None) -> str:
+    if rows is None:
+        return "null"
+    if type(rows) is not list or not all(type(row) is list for row in rows):
+        return _dumps(rows)
+    return "[" + ", ".join("[" + ", ".join(map(_number, row)) + "]" for row in rows) + "]"
+
+
+_CALLS: dict[tuple, str] = {}
+
+
+def _call_json(call: BackwardRecord) -> str:
+    # keyed with the field types too: 1 == True, but json writes them apart
+    key = (call, type(call.micro_batch), type(call.retain_graph))
+    encoded = _CALLS.get(key)
+    if encoded is None:
+        if len(_CALLS) > 4096:
+            _CALLS.clear()
+        encoded = _CALLS[key] = _dumps(vars(call))
+    return encoded

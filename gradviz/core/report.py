@@ -33,6 +33,74 @@ def _row(r: StepRecord, config: Config, param_names: list[str]) -> list:
             + [r.saved_bytes, r.saved_bytes_peak, r.graph_nodes])
 
 
+def _text(value) -> str:
+    """A number as both csv and json write it (repr; json writes NaN and inf as null)."""
+    kind = type(value)
+    if kind is float:
+        return float.__repr__(value)
+    if kind is int:
+        return int.__repr__(value)
+    raise TypeError   # anything else: the general path
+
+
+_NOT_FINITE = frozenset({"nan", "inf", "-inf"})
+
+
+def _json_of(text: str) -> str:
+    return "null" if text in _NOT_FINITE else text
+
+
+class _FastRows:
+    """One step's report.json entry and metrics.csv row, each number formatted once for
+    both (formatting floats is most of the cost), for records of the usual shape: losses
+    and junction norms keyed by the heads, grad norms by the parameters, in order. The
+    text is exactly what json.dumps(record.to_dict()) and csv.writer write."""
+
+    def __init__(self, heads: list[str], param_names: list[str]):
+        self.heads, self.params = heads, param_names
+        self.head_keys = [json.dumps(h) + ": " for h in heads]
+        self.param_keys = [json.dumps(p) + ": " for p in param_names]
+
+    @staticmethod
+    def _keyed(keys: list[str], texts: list[str]) -> str:
+        return "{" + ", ".join([k + _json_of(t) for k, t in zip(keys, texts)]) + "}"
+
+    def rows(self, r: StepRecord) -> tuple[str, str] | None:
+        """(json text, csv line), or None where the record is not of the usual shape."""
+        try:
+            if list(r.losses) != self.heads:
+                return None
+            losses = [_text(v) for v in r.losses.values()]
+            total, step = _text(r.total), _text(r.step)
+            if r.grad_norms is None:
+                norms, norms_json = [""] * len(self.params), "null"
+            elif list(r.grad_norms) == self.params:
+                norms = [_text(v) for v in r.grad_norms.values()]
+                norms_json = self._keyed(self.param_keys, norms)
+            else:
+                return None
+            if r.junction_grad_norms is None:
+                junction, junction_json = [""] * len(self.heads), "null"
+            elif list(r.junction_grad_norms) == self.heads:
+                junction = [_text(v) for v in r.junction_grad_norms.values()]
+                junction_json = self._keyed(self.head_keys, junction)
+            else:
+                return None
+            optional = [None if v is None else _text(v) for v in
+                        (r.global_grad_norm, r.saved_bytes, r.saved_bytes_peak,
+                         r.graph_nodes)]
+        except TypeError:
+            return None
+        glob, saved, peak, nodes = optional
+        line = ",".join([step, total, *losses, glob or "", *norms, *junction, saved or "",
+                         peak or "", nodes or ""]) + "\r\n"
+        json_text = r.to_json(  # the formatted pieces, so each number is formatted once
+            losses=self._keyed(self.head_keys, losses), total=_json_of(total),
+            grad_norms=norms_json, junction=junction_json,
+            global_grad_norm="null" if glob is None else _json_of(glob))
+        return json_text, line
+
+
 class ReportWriter:
     """report.json and metrics.csv, written as the steps come.
 
@@ -46,6 +114,7 @@ class ReportWriter:
         self.param_names = param_names
         self._files = contextlib.ExitStack()
         self._steps = 0
+        self._fast = _FastRows(config.head_names(), param_names)
 
     def __enter__(self) -> "ReportWriter":
         with contextlib.ExitStack() as opening:   # a failed open closes what was opened
@@ -62,9 +131,14 @@ class ReportWriter:
 
     def add(self, record: StepRecord) -> None:
         sep = ",\n" if self._steps else ""
-        self._json.write(sep + json.dumps(record.to_dict(), allow_nan=False))
-        self._csv.writerow(["" if v is None else v
-                            for v in _row(record, self.config, self.param_names)])
+        fast = self._fast.rows(record)
+        if fast is not None:
+            self._json.write(sep + fast[0])
+            self._csv_file.write(fast[1])
+        else:
+            self._json.write(sep + json.dumps(record.to_dict(), allow_nan=False))
+            self._csv.writerow(["" if v is None else v
+                                for v in _row(record, self.config, self.param_names)])
         self._steps += 1
 
     def finish(self, events: list[Event]) -> None:

@@ -32,6 +32,18 @@ def _leaf_count(nodes: list[object]) -> int:
     return sum(1 for fn in nodes if is_accumulate_grad(fn))
 
 
+# The graph walk (nodes alive, saved bytes held) is the costliest probe, and its result
+# is a function of the graph's structure: which ops ran on which shapes (and so what each
+# node saved and which of those share a storage), and which buffers the backward calls
+# freed. For one session (fixed parameters) that structure is fixed by the config, the
+# point in the step (after which micro-batch's forward; after the backward calls), the
+# micro-batch sizes and, for the rnn, where each micro-batch's hidden state came from.
+# Walks are cached under exactly that key; a hidden state chained to an earlier graph
+# (rnn, never truncated) makes every step's graph bigger, and is never cached.
+_WALK_CACHE_LIMIT = 256
+FRESH, DETACHED, CHAINED = "fresh", "detached", "chained"   # an rnn micro-batch's h
+
+
 @dataclass
 class _StepPlan:
     """What one optimizer step gathers as its phases run."""
@@ -41,6 +53,8 @@ class _StepPlan:
     junction: JunctionProbe | None
     walk: bool                       # measure graph nodes and saved bytes
     peak: int = 0
+    micro_sizes: tuple[int, ...] = ()   # examples per micro-batch (part of the walk key)
+    carried: list[str] = field(default_factory=list)   # rnn: each micro-batch's h, so far
     micro_losses: list[list[torch.Tensor]] = field(default_factory=list)  # per micro, per head
     z_tensors: list[torch.Tensor] = field(default_factory=list)  # retain_grad: each z
 
@@ -96,6 +110,11 @@ class Session:
         self._kept_adds = 0   # adds made by `running += total` in the step in progress
         self._carried: Carried | None = None   # rnn: the hidden state between steps
         self._factors: list[float] = []
+        # config -> structure key -> (graph nodes, saved bytes, AccumulateGrad nodes);
+        # the parameters are new, so the old walks no longer apply
+        self._walks: dict[Config, dict[tuple, tuple[int, int, int]]] = {}
+        self._walk_table: dict[tuple, tuple[int, int, int]] | None = None   # the step's
+        self.cache_walks = True   # False: walk the graph every time (tests compare)
 
     def _make_optimizer(self) -> torch.optim.Optimizer:
         cls = torch.optim.SGD if self.config.optimizer == "sgd" else torch.optim.Adam
@@ -198,6 +217,7 @@ class Session:
         self._grads_before = None if cfg.zero_grad else [
             None if p.grad is None else p.grad.clone() for p in self.params]
         self._live = LiveGraph()
+        self._walk_table = None      # this step's config's walks: looked up when needed
         self._node_grads.release()   # the previous step's graph may now be freed
         try:
             yield from self._phases_of(cfg, step)
@@ -228,6 +248,7 @@ class Session:
             yield PhaseRecord(step, "zero_grad", "optimizer.zero_grad()")
         indices = self.data.batch_indices(step, cfg.batch_size).to(self.device)
         micro_idx = indices.chunk(cfg.accumulate) if cfg.accumulate > 1 else (indices,)
+        plan.micro_sizes = tuple(idx.shape[0] for idx in micro_idx)
         if cfg.accumulate_mode == "sum-first" and len(micro_idx) > 1:
             yield from self._sum_first(plan, micro_idx)
         else:
@@ -243,7 +264,8 @@ class Session:
         yield from self._backward_phases(plan, micro)
         self._keep_graph_if_asked(cfg)
         if plan.walk and cfg.keep_graphs and not last:
-            self._bank_kept_graph(*self._measure())  # replaced by the next micro-batch
+            # replaced by the next micro-batch
+            self._bank_kept_graph(*self._measure(plan, ("banked", micro)))
 
     def _sum_first(self, plan: "_StepPlan", micro_idx) -> Iterator[PhaseRecord]:
         """Forward every micro-batch, add their losses, backward once: N graphs alive."""
@@ -261,6 +283,7 @@ class Session:
         to theirs (sum-first accumulation)."""
         cfg, held = plan.cfg, self._live
         plan.micro_losses.append(self._forward(cfg, plan.step, micro, idx, plan.junction))
+        plan.carried.append(self._carried_kind)
         if cfg.retain_grad:
             plan.z_tensors.append(self._live.z)
         if add_to_held:
@@ -274,7 +297,7 @@ class Session:
         else:
             self._node_grads.release()
         if plan.walk:
-            plan.peak = max(plan.peak, self._measure()[1])
+            plan.peak = max(plan.peak, self._measure(plan, ("forward", micro))[1])
         return PhaseRecord(plan.step, "forward", self._forward_detail(cfg, micro), micro)
 
     def _backward_phases(self, plan: "_StepPlan", micro: int) -> Iterator[PhaseRecord]:
@@ -305,12 +328,12 @@ class Session:
         except RuntimeError as exc:   # e.g. an update too large for float32
             raise _StepFailed(self._event(exc, step, "optimizer step", "optimizer.step()"))
         if plan.walk:
-            nodes, now = self._measure()
+            nodes, now, leaves = self._measure(plan, ("end",))
             record.saved_bytes = now + self._kept_bytes
             record.saved_bytes_peak = max(plan.peak, now) + self._kept_bytes
             record.graph_nodes = nodes + self._kept_nodes + self._kept_adds
             if cfg.keep_graphs:  # this step's graph now stays alive for good
-                self._bank_kept_graph(nodes, now)
+                self._bank_kept_graph(nodes, now, leaves)
         self._kept_adds = 0
         self.step_index += 1
         self.last_record = record
@@ -346,15 +369,19 @@ class Session:
         """The rnn's hidden state going into this micro-batch, cut from the graph before
         it when truncating (truncated backprop through time)."""
         if cfg.model != "rnn":
+            self._carried_kind = ""
             return None
         carried = self._carried
         if carried is None or carried.h.shape[0] != batch:
             carried = Carried(torch.zeros(batch, cfg.trunk_width, device=self.device))
+            self._carried_kind = FRESH
         elif cfg.truncation() == "every-step":
             carried = Carried(carried.h.detach(), "h from the step before, .detach()",
                               carried.h.grad_fn)
+            self._carried_kind = DETACHED
         else:
             carried = Carried(carried.h, "h from the step before")
+            self._carried_kind = CHAINED
         self._carried = carried   # forward() stores this micro-batch's h_T into it
         return carried
 
@@ -376,12 +403,32 @@ class Session:
             return "forward"
         return f"forward of micro-batch {micro + 1} of {cfg.accumulate}"
 
-    def _measure(self) -> tuple[int, int]:
-        """(graph nodes alive, saved bytes held) for the live micro-batch."""
+    def _measure(self, plan: "_StepPlan", where: tuple) -> tuple[int, int, int]:
+        """(graph nodes alive, saved bytes held, AccumulateGrad nodes among them) for the
+        live graph; where: the point in the step ("forward", micro), ("banked", micro)
+        or ("end",). A walk of the same structure is reused (see _WALK_CACHE_LIMIT)."""
+        key = table = None
+        if self.cache_walks and CHAINED not in plan.carried:
+            table = self._walk_table   # this step's config's (hashing a config is slow)
+            if table is None:
+                table = self._walks.get(plan.cfg)
+                if table is None:
+                    if len(self._walks) >= _WALK_CACHE_LIMIT:
+                        self._walks.clear()
+                    table = self._walks[plan.cfg] = {}
+                self._walk_table = table
+            key = (where, plan.micro_sizes, tuple(plan.carried))
+            known = table.get(key)
+            if known is not None:
+                return known
         live = self._live
         if live.nodes is None:
             live.nodes = reachable_nodes(live.grad_fns())
-        return len(live.nodes), held_saved_bytes(live.nodes, self._param_storages)
+        measured = (len(live.nodes), held_saved_bytes(live.nodes, self._param_storages),
+                    _leaf_count(live.nodes))
+        if table is not None:
+            table[key] = measured
+        return measured
 
     def _measure_step(self, cfg: Config, record: StepRecord,
                       micro_losses: list[list[torch.Tensor]],
@@ -420,10 +467,10 @@ class Session:
             flat = values[pos + K:pos + K + K * K]
             record.cosine = [flat[i * K:(i + 1) * K] for i in range(K)]
 
-    def _bank_kept_graph(self, nodes: int, saved_bytes: int) -> None:
+    def _bank_kept_graph(self, nodes: int, saved_bytes: int, leaves: int) -> None:
         """Count the live graph into the totals that keep graphs holds for good; the
         parameters' AccumulateGrad nodes are shared by every step's graph, not added."""
-        self._kept_nodes += nodes - _leaf_count(self._live.nodes) + self._kept_adds
+        self._kept_nodes += nodes - leaves + self._kept_adds
         self._kept_bytes += saved_bytes
         self._kept_adds = 0
 

@@ -186,5 +186,5 @@ def test_python_dash_m_runs_in_a_fresh_process_without_traceback(tmp_path):
 def test_bench_prints_each_probe_level_and_its_ratio(capsys):
     assert main(["bench", "--steps", "10", "--repeats", "1"]) == 0
     out = capsys.readouterr().out
-    for level in ("bare", "none", "default", "everything"):
+    for level in ("bare", "none", "default", "everything", "run"):
         assert any(line.startswith(level) and "%" in line for line in out.splitlines()), level
