@@ -6,7 +6,7 @@ import sys
 import time
 
 import shiboken6
-from PySide6.QtCore import QThread, QTimer, Qt, Signal, Slot
+from PySide6.QtCore import QEvent, QThread, QTimer, Qt, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QApplication, QDockWidget, QGridLayout, QLabel, QMainWindow,
                                QScrollArea, QWidget)
@@ -18,6 +18,7 @@ from .gc_guard import GuiThreadGC
 from .graph_renderer import GraphRenderer
 from .file_menu import FileMenu
 from .lesson_mode import LessonMode
+from .screen_fit import fit_to_screen
 from .run_bar import RunBar
 from .settings import AppSettings, Remembered, warn as settings_warning
 from .theme import THEMES, Theme
@@ -25,6 +26,7 @@ from .window_state import BadLayout, check_window_state
 from .widgets.code_view import CodeView
 from .widgets.events_view import EventsView
 from .widgets.graph_view import GraphView
+from .widgets.gradients_panel import GradientsPanel
 from .widgets.grad_views import CosineHeatmap, GlobalNormPlot, GradNormBars, JunctionPlot
 from .widgets.loss_plot import LossPlot
 from .widgets.memory_plot import MemoryPlot
@@ -131,15 +133,8 @@ class MainWindow(QMainWindow):
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.controls_scroll = scroll
         self.controls_dock = self._dock("Settings", "controlsDock", scroll, Qt.LeftDockWidgetArea)
-        gradients = QWidget()
-        g = QGridLayout(gradients)
-        g.setContentsMargins(2, 2, 2, 2)
-        g.addWidget(self.grad_bars, 0, 0, 1, 2)
-        g.addWidget(self.junction, 1, 0)
-        g.addWidget(self.cosine, 1, 1)
-        g.setRowStretch(0, 1)
-        g.setRowStretch(1, 1)
-        self.gradients_dock = self._dock("Gradients", "gradientsDock", gradients,
+        self.gradients_panel = GradientsPanel(self.grad_bars, self.junction, self.cosine)
+        self.gradients_dock = self._dock("Gradients", "gradientsDock", self.gradients_panel,
                                          Qt.RightDockWidgetArea)
         self.graph_dock = self._dock("Autograd graph", "graphDock", self.graph_view,
                                      Qt.BottomDockWidgetArea)
@@ -186,6 +181,14 @@ class MainWindow(QMainWindow):
                          [self.controls_scroll.minimumWidth(), int(self.width() * 0.36)],
                          Qt.Horizontal)
         self.resizeDocks([self.graph_dock], [int(self.height() * 0.42)], Qt.Vertical)
+        fit_to_screen(self)
+
+    def event(self, event) -> bool:
+        # a panel that grows (a history plot shown, a larger zoom) asks for a new layout:
+        # check then that the window still fits its screen
+        if event.type() == QEvent.LayoutRequest and self.isVisible():
+            QTimer.singleShot(0, lambda: fit_to_screen(self))
+        return super().event(event)
 
     def _build_actions(self) -> None:
         keys = ((Qt.Key_Space, self.toggle_play), (Qt.Key_Right, self.sigPhase.emit),
@@ -344,7 +347,7 @@ class MainWindow(QMainWindow):
             panel.apply_theme(theme)
         # no plot may be squashed below what its text needs
         for panel in (self.grad_bars, self.junction, self.cosine):
-            panel.setMinimumSize(int(220 * theme.zoom), int(170 * theme.zoom))
+            panel.setMinimumSize(int(160 * theme.zoom), int(150 * theme.zoom))
         self._fit_controls()
         QTimer.singleShot(0, self._fit_controls)  # again once the new font has reached them
 

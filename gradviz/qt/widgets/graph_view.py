@@ -12,8 +12,7 @@ import numpy as np
 from PySide6.QtCore import QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
-from PySide6.QtWidgets import (QCheckBox, QFileDialog, QHBoxLayout, QLabel, QMenu,
-                               QPushButton, QSplitter, QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QFileDialog, QHBoxLayout, QLabel, QMenu, QPushButton, QScrollArea, QSplitter, QToolButton, QVBoxLayout, QWidget)
 import pyqtgraph as pg
 
 from ...core.atomic_write import write_text
@@ -73,9 +72,18 @@ class GraphView(QWidget):
         side_layout.addWidget(self.legend)
         side_layout.addWidget(self.history_plot)
         side_layout.addStretch(1)
+        # the legend and the history plot scroll rather than set the panel's height: on a
+        # 720-pixel projector they would push the window past the screen's edge
+        self.side_scroll = QScrollArea()
+        self.side_scroll.setObjectName("graphSideScroll")
+        self.side_scroll.setWidgetResizable(True)
+        self.side_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.side_scroll.setFrameShape(QScrollArea.NoFrame)
+        self.side_scroll.setWidget(side)
+        self.side_scroll.setMinimumWidth(side.minimumSizeHint().width() + 16)
         split = QSplitter(Qt.Horizontal)
         split.addWidget(self.canvas)
-        split.addWidget(side)
+        split.addWidget(self.side_scroll)
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 0)
         split.setSizes([1000, 280])
