@@ -26,9 +26,14 @@ def _stop_if_interrupted() -> None:
         raise KeyboardInterrupt
 
 
-def build_parser():
+COMMANDS = ("run", "compare", "lessons", "bench")
+
+
+def build_parser(argv: list[str] | None = None):
+    """The whole parser; given argv that names no command (and asks for no help), one
+    whose commands are bare names: their modules import torch (seconds), which the
+    window's process must never do, and no word of argv could reach them anyway."""
     from . import __version__
-    from .commands import bench, compare, lessons, run
     from .commands.options import OneLineParser, add_training_options
 
     parser = OneLineParser(
@@ -43,6 +48,11 @@ def build_parser():
                         help="train --steps steps, save a screenshot of the window, exit")
     sub = parser.add_subparsers(dest="command", parser_class=OneLineParser,
                                 metavar="{run,compare,lessons,bench}")
+    if argv is not None and not set(argv) & {*COMMANDS, "-h", "--help"}:
+        for name in COMMANDS:
+            sub.add_parser(name)
+        return parser
+    from .commands import bench, compare, lessons, run
     run.add_parser(sub)
     compare.add_parser(sub)
     lessons.add_parser(sub)
@@ -51,7 +61,8 @@ def build_parser():
 
 
 def _main(argv: list[str] | None) -> int:
-    args = build_parser().parse_args(argv)   # imports torch: seconds
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser(argv).parse_args(argv)   # with a command, imports torch: seconds
     _stop_if_interrupted()
     if args.command is None:
         from .qt.launch import launch  # Qt is imported only when the app opens

@@ -11,10 +11,10 @@ from typing import Iterable, Iterator
 
 import torch
 
+from .graph_data import ALIVE, DETACHED, FREED, STALE  # noqa: F401  (the states, re-exported)
+
 _SAVED_PREFIX = "_saved_"
 _saved_names_by_type: dict[type, tuple[str, ...]] = {}
-
-ALIVE, FREED, DETACHED, STALE = "alive", "freed", "detached in place", "changed in place"
 
 
 def saved_attr_names(fn: object) -> tuple[str, ...]:

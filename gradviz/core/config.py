@@ -22,6 +22,14 @@ TRUNCATE_MODES = ("every-step", "never")
 ACCUMULATE_MODES = ("backward-each", "sum-first")
 MAX_HEADS = 8
 INPUT_DIM = 8          # features per example of the synthetic data (core.data)
+# The data's and the model's fixed sizes, here (torch-free) so that core.script, which
+# the window's process uses, needs neither core.data nor core.model
+LATENT_DIM = 6
+NUM_CLASSES = 3
+DATASET_SIZE = 4096
+HEAD_HIDDEN = 16
+SEQ_LEN = 4                           # the rnn reads each example as 4 steps...
+STEP_FEATURES = INPUT_DIM // SEQ_LEN  # ...of 2 features each
 MAX_SEED = 2**31 - 1   # what every seeding API (and the app's seed box) takes
 # The largest values gradviz accepts: models it can build in seconds and train on a
 # laptop, and numbers float32 can hold. The app's controls use the same bounds.

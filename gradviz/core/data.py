@@ -11,11 +11,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from .config import INPUT_DIM
-
-LATENT_DIM = 6
-NUM_CLASSES = 3
-DATASET_SIZE = 4096
+from .config import DATASET_SIZE, INPUT_DIM, LATENT_DIM, NUM_CLASSES  # noqa: F401
 
 
 def head_task(k: int) -> str:

@@ -11,11 +11,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from .config import HEAD_HIDDEN, SEQ_LEN, STEP_FEATURES  # noqa: F401
 from .data import INPUT_DIM, head_output_dim, head_task
-
-HEAD_HIDDEN = 16
-SEQ_LEN = 4                           # the rnn reads each example as 4 steps...
-STEP_FEATURES = INPUT_DIM // SEQ_LEN  # ...of 2 features each
 
 
 def _trunk(width: int, depth: int) -> nn.Sequential:

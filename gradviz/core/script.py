@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from .config import INPUT_DIM, Config
-from .data import DATASET_SIZE, LATENT_DIM, NUM_CLASSES
+from .config import (DATASET_SIZE, HEAD_HIDDEN, INPUT_DIM, LATENT_DIM, NUM_CLASSES, SEQ_LEN,
+                     STEP_FEATURES, Config)
 from .loop_code import loop_code
-from .model import HEAD_HIDDEN, SEQ_LEN, STEP_FEATURES
 
 LOOP_MARK = "# ---- the training loop (gradviz's Code panel shows from here on) ----"
 

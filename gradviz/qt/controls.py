@@ -10,7 +10,6 @@ from ..core.config import (DETACH_MODES, MAX_ACCUMULATE, MAX_BATCH_SIZE,
                            MAX_HEADS, MAX_LR, MAX_SEED, MAX_TRUNK_DEPTH, MAX_TRUNK_WIDTH,
                            OPTIMIZERS, RETAIN_MODES, STRATEGIES, Config,
                            ConfigError)
-from ..core.devices import available_devices
 
 WEIGHT_STEPS = 100  # slider units per 1.0 of loss weight
 STRATEGY_TEXT = {"sum": "sum", "separate": "separate", "in-loop": "in-loop"}
@@ -58,9 +57,8 @@ class ControlsPanel(QWidget):
 
     # ---- building ----------------------------------------------------------------
     def _build(self) -> None:
-        devices = {"auto": "auto (best here)"}
-        devices.update({name: f"{name} — {desc}" for name, desc in available_devices()})
-        self.device = _combo("deviceCombo", devices)
+        # the CPU is always there; the engine's first message names the others
+        self.device = _combo("deviceCombo", {"auto": "auto (best here)", "cpu": "cpu — CPU"})
         self.heads = _spin("headsSpin", 1, MAX_HEADS)
         self.width_spin = _spin("trunkWidthSpin", 1, MAX_TRUNK_WIDTH)
         self.depth = _spin("trunkDepthSpin", 1, MAX_TRUNK_DEPTH)
@@ -226,6 +224,20 @@ class ControlsPanel(QWidget):
             self._config = cfg
             self._shown = self._widget_values()
             self.problem.setText("")
+        finally:
+            self._updating = False
+
+    def set_devices(self, devices: list) -> None:
+        """The engine's (name, description) list: list them, keeping the selection and
+        emitting nothing."""
+        self._updating = True
+        try:
+            chosen = self.device.currentData()
+            self.device.clear()
+            self.device.addItem("auto (best here)", "auto")
+            for name, desc in devices:
+                self.device.addItem(f"{name} — {desc}", name)
+            self._select(self.device, chosen)
         finally:
             self._updating = False
 

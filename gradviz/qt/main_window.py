@@ -1,5 +1,5 @@
-"""The main window: composes the panels, talks to the training thread through queued
-signals, and repaints the panels from the history at a steady rate."""
+"""The main window: composes the panels, talks to the training engine (its own process)
+through an EngineClient, and repaints the panels from the history at a steady rate."""
 from __future__ import annotations
 
 import sys
@@ -40,7 +40,7 @@ THREAD_WAIT_MS = 30_000    # closing waits at most this long for a thread to sto
 
 
 class MainWindow(QMainWindow):
-    # GUI -> worker (queued: the worker lives on its own thread)
+    # GUI -> engine (the client sends each down the pipe)
     sigSetConfig = Signal(object)
     sigPlay = Signal()
     sigPause = Signal()
@@ -53,10 +53,13 @@ class MainWindow(QMainWindow):
     sigShowSaved = Signal(bool)
     sigTorchviz = Signal(str)
     sigTrackNodeGrads = Signal(bool)
-    sigShutdown = Signal()
 
-    def __init__(self, remembered: Remembered, settings: AppSettings):
+    def __init__(self, remembered: Remembered, settings: AppSettings,
+                 engine_in_process: bool = False):
+        """engine_in_process: run the engine on a thread of this process (tests that
+        look inside its session), not in its own process."""
         super().__init__()
+        self._engine_in_process = engine_in_process
         self.setObjectName("mainWindow")
         self.setWindowTitle("gradviz — autograd with several losses")
         self.settings = settings
@@ -68,6 +71,7 @@ class MainWindow(QMainWindow):
         self._phase_step: int | None = None   # the step the status line's phase belongs to
         self.steps_done_at: int | None = None   # set when a run_steps() batch ends
         self._last_graph_request = 0.0
+        self.drawn_off_screen = False   # --screenshot: drawn at 1920x1080, not fitted to a screen
         self.gc_guard = GuiThreadGC(self)   # before any thread starts
         self._build_panels(remembered.config)
         self._build_docks()
@@ -102,7 +106,7 @@ class MainWindow(QMainWindow):
         self.events_view = EventsView()
         self.plots = [self.loss_plot, self.grad_bars, self.global_norm, self.junction,
                       self.cosine, self.memory]
-        self.phase_label = QLabel("Ready: press Play, or → for one phase.")
+        self.phase_label = QLabel("Starting the training engine (loading PyTorch)…")
         self.phase_label.setObjectName("phaseLabel")
         self.statusBar().addWidget(self.phase_label, 1)
         self.rate_label = QLabel("")
@@ -227,12 +231,8 @@ class MainWindow(QMainWindow):
         rb.delayChanged.connect(self.sigDelay.emit)
 
     def _start_threads(self, config: Config) -> None:
-        from .worker import TrainingWorker
-        self.worker_thread = QThread(self)
-        self.worker_thread.setObjectName("training")
-        self.worker = TrainingWorker(config)
-        self.worker.moveToThread(self.worker_thread)
-        self.worker_thread.started.connect(self.worker.start)
+        from .engine_client import EngineClient
+        self.worker = EngineClient(config, in_process=self._engine_in_process, parent=self)
         w = self.worker
         for signal, slot in ((self.sigSetConfig, w.setConfig), (self.sigPlay, w.play),
                              (self.sigPause, w.pause), (self.sigPhase, w.stepPhase),
@@ -243,7 +243,6 @@ class MainWindow(QMainWindow):
                              (self.sigTorchviz, w.exportTorchviz),
                              (self.sigTrackNodeGrads, w.setTrackNodeGrads)):
             signal.connect(slot)
-        self.sigShutdown.connect(w.shutdown)
         w.phaseDone.connect(self.on_phase)
         w.failed.connect(self.on_failed)
         w.runningChanged.connect(self.on_running)
@@ -252,6 +251,7 @@ class MainWindow(QMainWindow):
         w.notice.connect(self.on_notice)
         w.graphReady.connect(self.on_graph)
         w.stepsDone.connect(self.on_steps_done)
+        w.engineReady.connect(self.on_engine_ready)
         self.render_thread = QThread(self)
         self.render_thread.setObjectName("graph layout")
         self.renderer = GraphRenderer()
@@ -264,10 +264,15 @@ class MainWindow(QMainWindow):
         self.renderer.layoutFailed.connect(self.graph_view.on_failed)
         self.renderer.layoutCancelled.connect(self.graph_view.on_cancelled)
         self.graph_dock.visibilityChanged.connect(self.on_graph_visibility)
-        self.worker_thread.start()
+        self.worker.start()
         self.render_thread.start()
 
-    # ---- reacting to the worker -------------------------------------------------------
+    # ---- reacting to the engine -------------------------------------------------------
+    @Slot(list)
+    def on_engine_ready(self, devices: list) -> None:
+        self.controls.set_devices(devices)
+        self.phase_label.setText("Training engine ready: building the model…")
+
     @Slot(object, bool, list, int)
     def on_config_applied(self, config: Config, did_reset: bool, param_names: list,
                           generation: int) -> None:
@@ -303,6 +308,10 @@ class MainWindow(QMainWindow):
     def on_failed(self, event) -> None:
         self.events_view.show_event(event)
         self.events_dock.raise_()
+        if event.type == "EngineStopped":
+            self.phase_label.setText(f"{event.message} Press Reset (R) to start a fresh "
+                                     "one — see “What happened”")
+            return
         self.phase_label.setText(f"Paused at step {event.step}: {event.title} "
                                  f"({event.call}) — see “What happened”")
 
@@ -417,26 +426,21 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
     def shutdown_threads(self) -> None:
-        """Stop both threads promptly: ask, then wait. Nothing here blocks on work in
-        progress for longer than one training step: the worker looks at its stop flag
-        between steps (a full-speed batch no longer has to end first), and a Graphviz
+        """Stop the engine and the layout thread promptly: the engine is asked to stop,
+        given half a second, then ended (it holds nothing the window needs); a Graphviz
         layout in flight is killed instead of waited for (seconds for a big graph)."""
         self.paint_timer.stop()
         self.file_menu.stop()          # a comparison running apart is killed, not waited for
-        self.worker.request_stop()
         # GraphView keeps the cancel event of the layout it asked for last, the only one
         # that can be running; setting it kills the Graphviz process within 20 ms
         self.graph_view.cancel_layout()
-        if self.worker_thread.isRunning():
-            self.sigShutdown.emit()    # queued: the worker stops its timer and its thread
+        self.worker.shutdown()
         if self.render_thread.isRunning():
             self.render_thread.quit()
-        for thread in (self.worker_thread, self.render_thread):
-            # a QThread destroyed while running aborts the process: wait, but not for
-            # ever if a step hangs (the deadline is far beyond any step gradviz allows)
-            if not thread.wait(THREAD_WAIT_MS):
-                print(f"gradviz: a {thread.objectName() or 'worker'} thread did not stop "
-                      f"within {THREAD_WAIT_MS // 1000} s", file=sys.stderr)
+        # a QThread destroyed while running aborts the process: wait, but not for ever
+        if not self.render_thread.wait(THREAD_WAIT_MS):
+            print(f"gradviz: the graph layout thread did not stop within "
+                  f"{THREAD_WAIT_MS // 1000} s", file=sys.stderr)
         self.gc_guard.release()
 
     def dispose(self) -> None:

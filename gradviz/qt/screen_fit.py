@@ -18,7 +18,12 @@ def too_big(window) -> bool:
 
 
 def fit_to_screen(window) -> None:
-    """Tab panels in until the window's minimum fits, then keep its size within reach."""
+    """Tab panels in until the window's minimum fits, then keep its size within reach.
+
+    A window drawn for a picture (--screenshot, at a projector's 1920x1080 whatever the
+    screen) sets `drawn_off_screen` and is left as it is."""
+    if window.drawn_off_screen:
+        return
     bottom = window.graph_dock
     moves = (
         # the gradient charts join the settings (and the lesson) on the left: one column less
@@ -34,6 +39,7 @@ def fit_to_screen(window) -> None:
         if not too_big(window):
             break
         move()
+        window.graph_dock.raise_()   # the graph stays the tab in front of its group
         window.layout().activate()
     room = available(window)
     width, height = min(window.width(), room.width()), min(window.height(), room.height())

@@ -43,6 +43,7 @@ def take_screenshot(app, remembered, settings, steps: int, path: str,
 
 def _shoot(app, window: MainWindow, steps: int, target: Path,
            interrupted: Callable[[], bool], lesson=None) -> int:
+    window.drawn_off_screen = True   # a picture at SIZE, whatever the screen's size
     window.resize(*SIZE)
     window.show()
     app.processEvents()

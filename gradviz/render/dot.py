@@ -3,7 +3,7 @@ losses at the bottom (like torchviz), each head in its own colour, and a legend.
 """
 from __future__ import annotations
 
-from gradviz.core.graph import (CUT, GRAD, INPUT, LOSS, OP, PARAM, SAVED, TOTAL, GraphData,
+from gradviz.core.graph_data import (CUT, GRAD, INPUT, LOSS, OP, PARAM, SAVED, TOTAL, GraphData,
                                 GraphEdge, GraphNode)
 
 from . import style

@@ -9,7 +9,7 @@ from typing import Iterable, Mapping
 import torch
 
 from gradviz.core.atomic_write import write_bytes, write_text
-from gradviz.core.graph import GraphData
+from gradviz.core.graph_data import GraphData
 
 from .dot import to_dot
 from .engine import RenderError, layout

@@ -11,7 +11,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from gradviz.core.graph import GraphData
+from gradviz.core.graph_data import GraphData
 
 from .dot import to_dot
 from .engine import DEFAULT_TIMEOUT_S, Cancelled, Engine, RenderError, find_engine, layout

@@ -3,7 +3,7 @@ the head colours, the fill of each node kind, and whose gradient runs along each
 """
 from __future__ import annotations
 
-from gradviz.core.graph import INPUT, LOSS, OP, PARAM, SAVED, TOTAL, GraphData
+from gradviz.core.graph_data import INPUT, LOSS, OP, PARAM, SAVED, TOTAL, GraphData
 
 # Okabe-Ito (less black, which marks shared nodes) plus Tol's wine: told apart with the
 # common colour-vision deficiencies. The faint yellow comes 7th, so 2-6 heads never use it.

@@ -1,4 +1,6 @@
-"""A main window per test, with its settings in a temp dir and its threads stopped after."""
+"""A main window per test, with its settings in a temp dir and its engine stopped after.
+The engine runs on a thread of the test's process (tests look inside its session);
+tests/qt/test_engine_process.py drives the real two-process app."""
 import pytest
 
 from gradviz.core.config import Config
@@ -16,7 +18,8 @@ def make_window(qtbot, settings):
     made = []
 
     def make(config: Config = Config(), remembered: Remembered | None = None):
-        window = MainWindow(remembered or Remembered(config), settings)
+        window = MainWindow(remembered or Remembered(config), settings,
+                            engine_in_process=True)
         qtbot.addWidget(window)
         window.show()
         qtbot.waitUntil(lambda: window.generation >= 0, timeout=10_000)

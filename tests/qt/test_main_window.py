@@ -199,7 +199,7 @@ def test_closing_while_training_stops_cleanly(qtbot, make_window):
     qtbot.mouseClick(widget(w, QPushButton, "playButton"), Qt.LeftButton)
     qtbot.waitUntil(lambda: len(w.history) > 3, timeout=10_000)
     w.close()
-    assert w.worker_thread.isFinished() and w.render_thread.isFinished()
+    assert w.worker.stopped and w.render_thread.isFinished()
 
 
 def test_graph_panel_shows_the_step_graph(qtbot, make_window):

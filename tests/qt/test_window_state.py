@@ -87,7 +87,7 @@ def test_a_crafted_layout_in_the_settings_file_gives_the_first_launch_layout(
     window = MainWindow(remembered, settings)     # this crashed the process before
     qtbot.addWidget(window)
     window.show()
-    qtbot.waitUntil(lambda: window.generation >= 0, timeout=10_000)
+    qtbot.waitUntil(lambda: window.generation >= 0, timeout=60_000)  # torch loads first
     window.close()
     lines = [l for l in capsys.readouterr().err.splitlines() if l.startswith("gradviz: settings")]
     assert lines == ["gradviz: settings: window_state is not a window layout Qt accepts; "

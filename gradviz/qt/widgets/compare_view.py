@@ -115,20 +115,25 @@ def _kib(n) -> str:
     return "not measured" if not n else f"{n / 1024:.1f} KiB"
 
 
-if __name__ == "__main__":  # a real comparison (sum vs in-loop), alone in a window
+if __name__ == "__main__":  # a real comparison (sum vs in-loop), computed apart, alone
     import sys
     import tempfile
     from pathlib import Path
 
     from PySide6.QtWidgets import QApplication
 
-    from gradviz.commands.compare import to_json
-    from gradviz.core.compare import compare
     from gradviz.core.config import Config
+    from gradviz.qt.compare_runner import CompareRunner
 
     app = QApplication(sys.argv)
     view = CompareView()
-    view.show_comparison(to_json(compare(Config(), Config(strategy="in-loop"), 30)))
+    b = Path(tempfile.mkdtemp()) / "in-loop.toml"
+    b.write_text('strategy = "in-loop"\n')
+    runner = CompareRunner()
+    runner.finished.connect(view.show_comparison)
+    runner.failed.connect(view.show_failed)
+    runner.start(Config(), str(b), steps=30)
+    view.show_running(str(b))
     view.resize(1200, 500)
     view.show()
     raise SystemExit(app.exec())

@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsView
 
-from ...core.graph import GRAD, LOSS, PARAM
+from ...core.graph_data import GRAD, LOSS, PARAM
 from ...render import style
 from ...render.layout import GraphLayout
 from .graph_items import EdgeItem, NodeItem

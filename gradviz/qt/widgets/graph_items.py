@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (QGraphicsPathItem, QGraphicsPolygonItem,
                                QGraphicsSimpleTextItem)
 import pyqtgraph as pg
 
-from ...core.graph import CUT, INPUT, LOSS, OP, SAVED, SAVED_EDGE, TOTAL
+from ...core.graph_data import CUT, INPUT, LOSS, OP, SAVED, SAVED_EDGE, TOTAL
 from ...render import style
 from ...render.dot import node_label, tensor_text
 from ...render.layout import EdgePath, NodeBox

@@ -6,7 +6,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QLinearGradient, QPainter, QPen
 from PySide6.QtWidgets import QWidget
 
-from ...core.graph import INPUT, LOSS, OP, PARAM, SAVED, TOTAL
+from ...core.graph_data import INPUT, LOSS, OP, PARAM, SAVED, TOTAL
 from ...render import style
 from .graph_items import heat_colour
 

@@ -1,0 +1,54 @@
+"""Starting the engine: in a child process ("spawn": a fresh interpreter, so the window's
+process never imports torch), or on a thread for tests. Both run the same loop."""
+from __future__ import annotations
+
+import multiprocessing
+import signal
+import threading
+
+
+def serve(conn, config, own_process: bool = True, holder: dict | None = None) -> None:
+    """The engine's whole life: load torch, build the session, answer commands until
+    told to shut down or the window's end of the pipe closes."""
+    if own_process:
+        # Ctrl+C in a terminal reaches the whole process group; the window decides
+        # when the engine stops (it saves settings first, then shuts the engine down)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    from .loop import run   # torch: only ever on the engine's side
+    run(conn, config, own_process, holder)
+
+
+def start_process(config):
+    """(process, the window's end of the pipe) of a fresh engine process."""
+    ctx = multiprocessing.get_context("spawn")
+    ours, theirs = ctx.Pipe(duplex=True)
+    process = ctx.Process(target=serve, args=(theirs, config), name="gradviz engine",
+                          daemon=True)
+    # started with Ctrl+C ignored (an ignored signal stays ignored through exec, and
+    # Python keeps it so): a Ctrl+C while the child boots then prints no traceback there
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main_thread else None
+    try:
+        process.start()
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGINT, signal.SIG_DFL if previous is None else previous)
+    theirs.close()   # else our end never sees EOF when the engine dies
+    return process, ours
+
+
+def start_thread(config):
+    """(thread, the window's end of the pipe) of an engine on a thread of this process:
+    what tests use to look inside the session."""
+    ours, theirs = multiprocessing.Pipe(duplex=True)
+    holder: dict = {}
+
+    def main() -> None:
+        try:
+            serve(theirs, config, own_process=False, holder=holder)
+        finally:
+            theirs.close()
+    thread = threading.Thread(target=main, name="gradviz engine", daemon=True)
+    thread.engine = holder   # {"loop": the EngineLoop}, once it is built
+    thread.start()
+    return thread, ours

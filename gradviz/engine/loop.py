@@ -1,0 +1,293 @@
+"""The engine's main loop: owns the Session (and so every tensor), trains in batches of
+about 20 ms between looks at the command pipe, and sends what happened as plain data,
+batched (one pipe message per batch, however many steps it held)."""
+from __future__ import annotations
+
+import gc
+import os
+import time
+
+from ..core import events as ev
+from ..core.config import Config, ConfigError
+from ..core.devices import available_devices
+from ..core.session import Session
+from ..core.threads import leave_a_core_free
+from . import protocol as p
+
+BATCH_SECONDS = 0.02    # at full speed, train this long between looks at the pipe
+FAST_SAMPLE_EVERY = 20  # at full speed, the costly probes run every this many steps
+FREEZE_EVERY = 500      # keep graphs: steps between moving what it holds out of the GC's way
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+
+
+class EngineLoop:
+    """The session and what the window asked of it; `outbox` collects the messages
+    of one batch."""
+
+    def __init__(self, config: Config):
+        self.outbox: list[tuple] = []
+        self._records: list = []
+        self.running = False
+        self.delay_s = 0.0
+        self.steps_left: int | None = None
+        self.next_due = 0.0       # when the next batch may start (the pace's delay)
+        self.steps_per_second = 0.0
+        self.show_saved = False
+        self.stopped = False
+        problem = None
+        try:
+            self.session = Session(config)
+        except ConfigError as exc:  # e.g. a remembered device that is gone: fall back
+            problem = f"{exc}; using the CPU"
+            self.session = Session(config.replace(device="cpu"))
+        except (RuntimeError, MemoryError) as exc:  # e.g. a model too big to allocate
+            problem = f"cannot build that model ({_first_line(exc)}); using the default one"
+            self.session = Session(Config())
+        self.session.track_node_grads = True
+        self._announce_config(True)
+        if problem:   # after the announcement, which would otherwise overwrite it
+            self.send(p.CONFIG_REJECTED, problem)
+
+    def send(self, *message) -> None:
+        self._flush_records()   # keep the order: records before what follows them
+        self.outbox.append(message)
+
+    def _flush_records(self) -> None:
+        if self._records:
+            self.outbox.append((p.RECORDS, self._records, self.steps_per_second))
+            self._records = []
+
+    def take_outbox(self) -> list[tuple]:
+        self._flush_records()
+        out, self.outbox = self.outbox, []
+        return out
+
+    def _announce_config(self, did_reset: bool) -> None:
+        """The config in force, or the one waiting for the step in progress to end (so
+        the controls never snap back to the old one)."""
+        s = self.session
+        config = s.pending_config or s.config
+        self.send(p.CONFIG_APPLIED, config, did_reset, list(s.param_names))
+
+    # ---- commands -----------------------------------------------------------------
+    def handle(self, name: str, *args) -> None:
+        handler = getattr(self, "_cmd_" + name, None) if name in p.COMMANDS else None
+        if handler is None:
+            self.send(p.NOTICE, f"the engine does not know the command {name!r}")
+            return
+        handler(*args)
+
+    def _cmd_config(self, config: Config) -> None:
+        try:
+            did_reset = self.session.set_config(config)
+        except ConfigError as exc:
+            self.send(p.CONFIG_REJECTED, str(exc))
+            return
+        except (RuntimeError, MemoryError) as exc:   # e.g. a model too big to allocate
+            self._announce_config(True)              # the session rebuilt the old one
+            self.send(p.CONFIG_REJECTED, f"cannot build that model: {_first_line(exc)}")
+            return
+        self._announce_config(did_reset)
+        if did_reset or not self.session.in_step:
+            self._send_graph("after the change")
+
+    def _cmd_delay(self, ms: int) -> None:
+        self.delay_s = max(0, ms) / 1000
+        self._set_sampling()
+
+    def _set_sampling(self) -> None:
+        """Every step measured in full when a person can follow the steps; sampled at
+        full speed, where the probes would cost more than the training."""
+        fast = self.delay_s == 0 and self.running and self.steps_left is None
+        self.session.sample_floor = FAST_SAMPLE_EVERY if fast else 1
+
+    def _cmd_play(self) -> None:
+        if self.session.error is not None:
+            self.session.set_config(self.session.config)  # acknowledge the error, go on
+        self.steps_left = None
+        self._set_running(True)
+        self.next_due = 0.0
+
+    def _set_running(self, running: bool) -> None:
+        self.running = running
+        self._set_sampling()
+        self.send(p.RUNNING, running)
+
+    def _cmd_pause(self) -> None:
+        self._set_running(False)
+        self._send_graph("paused")
+
+    def _pause_silently(self) -> None:
+        if self.running:
+            self._set_running(False)
+        self.steps_left = None
+
+    def _cmd_phase(self) -> None:
+        self._pause_silently()
+        phase = self._guarded(self.session.advance_phase)
+        if phase is None:
+            return
+        if phase.step_done and self.session.last_record is not None:
+            self._records.append(self.session.last_record)
+        self.send(p.PHASE_DONE, phase)
+        if phase.event is not None:
+            self.send(p.FAILED, phase.event)
+        self._send_graph(f"after {phase.detail}")
+
+    def _cmd_step(self) -> None:
+        self._pause_silently()
+        record = self._guarded(self.session.step)
+        self._after_step(record)
+        self._send_graph("after the optimizer step" if record else "at the error")
+
+    def _cmd_reset(self) -> None:
+        self._pause_silently()
+        self._guarded(self.session.reset)
+        self._records = []
+        self._announce_config(True)
+        self._send_graph("after reset")
+
+    def _cmd_run_steps(self, steps: int) -> None:
+        """Train `steps` steps as fast as possible, then say STEPS_DONE."""
+        self.steps_left = steps
+        self.running = True     # no RUNNING message: the window's Play stays as it is
+        self._set_sampling()    # every step measured: these runs make pictures
+        self.next_due = 0.0
+
+    def _cmd_export_torchviz(self, path: str) -> None:
+        """torchviz.make_dot of the live roots: only the engine holds the tensors."""
+        from ..render.torchviz_adapter import make_dot_text
+        s = self.session
+        try:
+            text = make_dot_text(s.root_tensors(), dict(zip(s.param_names, s.params)))
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+        except Exception as exc:  # a failed export is a message, never a crash
+            self.send(p.NOTICE, f"torchviz export failed: {_first_line(exc)}")
+            return
+        self.send(p.NOTICE, f"torchviz DOT exported to {path}")
+
+    def _cmd_track_node_grads(self, on: bool) -> None:
+        """Measure the gradient through every graph node (costs hooks: only while the
+        graph is on screen)."""
+        self.session.track_node_grads = on
+
+    def _cmd_show_saved(self, show: bool) -> None:
+        self.show_saved = show
+        self._send_graph("live")
+
+    def _cmd_request_graph(self) -> None:
+        self._send_graph("live")
+
+    def _cmd_shutdown(self) -> None:
+        self.running = False
+        self.stopped = True
+
+    # ---- training -------------------------------------------------------------------
+    def due_in(self) -> float | None:
+        """Seconds until the next batch should start; None when nothing is to run."""
+        if not self.running or self.stopped:
+            return None
+        return max(0.0, self.next_due - time.monotonic())
+
+    def train_batch(self, commands_waiting) -> None:
+        """Train for about BATCH_SECONDS (one step when a pace is set), stopping early
+        as soon as a command is waiting: the window's command comes first."""
+        start = time.perf_counter()
+        done = 0
+        while True:
+            record = self._guarded(self.session.step)
+            if not self._after_step(record):
+                return
+            done += 1
+            if self.steps_left is not None:
+                self.steps_left -= 1
+                if self.steps_left <= 0:
+                    self.steps_left = None
+                    self.running = False
+                    self._set_sampling()
+                    self._send_graph("live")
+                    self.send(p.STEPS_DONE, self.session.step_index)
+                    return
+            elapsed = time.perf_counter() - start
+            if self.delay_s > 0 or elapsed > BATCH_SECONDS or commands_waiting():
+                break
+        self.steps_per_second = done / max(elapsed, 1e-9)
+        self.next_due = time.monotonic() + self.delay_s
+
+    def _after_step(self, record) -> bool:
+        """Queue the record; on an error, stop and report it. True to keep going."""
+        if record is not None:
+            self._records.append(record)
+            self._spare_the_gc(record.step)
+            return True
+        if self.session.error is not None:
+            self.steps_left = None
+            self._set_running(False)
+            self.send(p.FAILED, self.session.error)
+        return False
+
+    def _spare_the_gc(self, step: int) -> None:
+        """keep graphs holds every step's graph, and the Python objects our probes made
+        for it: a full collection then scans them all, a pause that grew past a second
+        in long runs. Freezing them (they are meant to be kept) stops that; they return
+        to the collector as soon as keep graphs is off or on reset."""
+        if self.session.config.keep_graphs:
+            if step % FREEZE_EVERY == FREEZE_EVERY - 1:
+                gc.freeze()
+        elif gc.get_freeze_count():
+            gc.unfreeze()
+
+    def _guarded(self, action):
+        """Run a session call; an unexpected Python error is reported, not raised."""
+        try:
+            return action()
+        except Exception as exc:  # a bug of ours must not take the lecture down
+            event = ev.from_exception(exc, self.session.step_index, "internal",
+                                      "gradviz itself")
+            self.session.error = event
+            self.steps_left = None
+            self._set_running(False)
+            self.send(p.FAILED, event)
+            return None
+
+    def _send_graph(self, when: str) -> None:
+        try:
+            graph = self.session.graph(show_saved=self.show_saved)
+        except Exception:  # a graph we cannot read is not worth stopping for
+            return
+        self.send(p.GRAPH, graph, when)
+
+
+def run(conn, config: Config, own_process: bool = True, holder: dict | None = None) -> None:
+    """Answer commands and train until SHUTDOWN or the window's end of the pipe closes
+    (the window quit or died: an engine must never outlive it)."""
+    if own_process:
+        leave_a_core_free()
+    try:
+        conn.send([(p.HELLO, available_devices())])
+        loop = EngineLoop(config)
+        if holder is not None:
+            holder["loop"] = loop
+        while not loop.stopped:
+            out = loop.take_outbox()
+            if out:
+                conn.send(out)
+            wait = loop.due_in()
+            # idle: sleep on the pipe; paced: sleep until the next step is due
+            if conn.poll(wait):
+                while conn.poll(0) and not loop.stopped:
+                    loop.handle(*conn.recv())
+            elif loop.due_in() == 0:
+                loop.train_batch(lambda: conn.poll(0))
+    except (EOFError, BrokenPipeError, ConnectionResetError, OSError):
+        pass   # the window is gone
+    finally:
+        conn.close()
+        if own_process:
+            # skip the interpreter's teardown (torch's takes a few hundred ms): nothing
+            # is left to save, and quitting must not wait for it
+            os._exit(0)

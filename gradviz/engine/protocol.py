@@ -1,0 +1,34 @@
+"""What the window and the engine say to each other over the pipe: (name, *args) tuples
+of plain data (Config, StepRecord, PhaseRecord, Event, GraphData: floats, lists,
+strings), never a tensor. The engine sends lists of messages, one list per batch."""
+from __future__ import annotations
+
+# window -> engine: one (name, *args) tuple per command
+CONFIG = "config"                    # Config
+PLAY = "play"
+PAUSE = "pause"
+PHASE = "phase"                      # one phase
+STEP = "step"                        # one optimizer step
+RESET = "reset"
+DELAY = "delay"                      # ms between steps
+RUN_STEPS = "run_steps"              # n steps as fast as possible, then STEPS_DONE
+REQUEST_GRAPH = "request_graph"
+SHOW_SAVED = "show_saved"            # bool
+TRACK_NODE_GRADS = "track_node_grads"  # bool
+EXPORT_TORCHVIZ = "export_torchviz"  # path
+SHUTDOWN = "shutdown"
+
+COMMANDS = frozenset({CONFIG, PLAY, PAUSE, PHASE, STEP, RESET, DELAY, RUN_STEPS,
+                      REQUEST_GRAPH, SHOW_SAVED, TRACK_NODE_GRADS, EXPORT_TORCHVIZ, SHUTDOWN})
+
+# engine -> window
+HELLO = "hello"                      # [(device name, description)]: torch is loaded
+CONFIG_APPLIED = "config_applied"    # Config, did_reset, [param names]
+CONFIG_REJECTED = "config_rejected"  # one-line reason
+NOTICE = "notice"                    # one line for the status bar
+PHASE_DONE = "phase_done"            # PhaseRecord
+FAILED = "failed"                    # Event
+RUNNING = "running"                  # bool
+GRAPH = "graph"                      # GraphData, what it shows
+STEPS_DONE = "steps_done"            # step index after a RUN_STEPS batch
+RECORDS = "records"                  # [StepRecord], steps per second

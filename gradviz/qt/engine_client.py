@@ -1,0 +1,294 @@
+"""The window's side of the engine: a QObject with the signals and attributes the
+window uses, speaking the pipe protocol to an engine process (or, for tests, a thread).
+
+The pipe is read when Qt says it is readable (a QSocketNotifier), for a bounded time
+per call, so a flood of messages never stalls painting; step records go into `records`,
+which the window drains at its paint rate. The engine dying (EOF on the pipe) or not
+answering while it should is reported as an Event; reset() then starts a fresh one."""
+from __future__ import annotations
+
+import collections
+import signal
+import time
+
+from PySide6.QtCore import QObject, QSocketNotifier, QTimer, Signal
+
+from ..core import events as ev
+from ..core.config import Config
+from ..engine import host, protocol as p
+
+READ_BUDGET_S = 0.008     # the longest one look at the pipe may take (the rest waits)
+HANG_SECONDS = 10.0       # busy, yet silent this long: the engine hangs (steps take ms)
+START_SECONDS = 60.0      # ...but loading torch and building the model may take longer
+WATCH_MS = 500
+JOIN_SECONDS = 0.5        # quitting: how long the engine may take to stop by itself
+
+
+def stopped_words(exitcode: int | None) -> str:
+    """'exit code -9 / killed by signal SIGKILL' and the like."""
+    if exitcode is None:
+        return "it no longer answers"
+    if exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        return f"exit code {exitcode} / killed by signal {name}"
+    return f"exit code {exitcode}"
+
+
+class EngineClient(QObject):
+    phaseDone = Signal(object)        # PhaseRecord of a single-stepped phase
+    failed = Signal(object)           # Event: PyTorch raised, training diverged, engine died
+    runningChanged = Signal(bool)
+    configApplied = Signal(object, bool, list, int)  # Config, reset?, param names, generation
+    configRejected = Signal(str)      # one-line reason
+    notice = Signal(str)              # a one-line message for the status bar
+    graphReady = Signal(object, str)  # GraphData, what it shows ("after backward 1 of 3")
+    stepsDone = Signal(int)           # a run_steps() batch finished (for --screenshot)
+    engineReady = Signal(list)        # [(device, description)]: the engine has started
+    engineStopped = Signal(str)       # one line: the engine died or hung
+
+    def __init__(self, config: Config, in_process: bool = False, parent=None):
+        super().__init__(parent)
+        self.in_process = in_process
+        # (generation, StepRecord), drained by the GUI; the generation goes up with every
+        # fresh model, so records of a model already replaced are told apart and dropped
+        self.records: collections.deque = collections.deque()
+        self.generation = 0
+        self.steps_per_second = 0.0
+        self.config = config          # the engine's config, as it last said (last good)
+        self.devices: list | None = None
+        self.step_index = 0           # the step the engine will do next, as it last said
+        self.last_record = None
+        self.running = False
+        self.alive = False
+        self._busy = False            # a command is waiting for its answer
+        self._last_heard = time.monotonic()
+        self._show_saved = False
+        self._track_node_grads = True
+        self._delay_ms = 0
+        self._worker = None           # the engine's Process (or Thread)
+        self._conn = None
+        self._notifier: QSocketNotifier | None = None
+        self._watch = QTimer(self)
+        self._watch.timeout.connect(self._check_alive)
+
+    # ---- life ---------------------------------------------------------------------------
+    def start(self) -> None:
+        """Start an engine with self.config (also after one died)."""
+        start = host.start_thread if self.in_process else host.start_process
+        self._worker, self._conn = start(self.config)
+        self.alive = True
+        self._busy = True             # the first message is awaited like an answer
+        self._starting = True
+        self._last_heard = time.monotonic()
+        self._notifier = QSocketNotifier(self._conn.fileno(), QSocketNotifier.Read, self)
+        self._notifier.activated.connect(self._read)
+        self._watch.start(WATCH_MS)
+        # what the window set before (a fresh engine starts with the defaults) is the
+        # new engine's too
+        if self._delay_ms:
+            self._send(p.DELAY, self._delay_ms, busy=False)
+        if self._show_saved:
+            self._send(p.SHOW_SAVED, True, busy=False)
+        if not self._track_node_grads:
+            self._send(p.TRACK_NODE_GRADS, False, busy=False)
+
+    @property
+    def session(self):
+        """The engine's Session: tests only, with an engine on a thread of this process."""
+        holder = getattr(self._worker, "engine", {})
+        loop = holder.get("loop")
+        return None if loop is None else loop.session
+
+    @property
+    def stopped(self) -> bool:
+        return self._worker is None or not self._worker.is_alive()
+
+    @property
+    def pid(self) -> int | None:
+        return getattr(self._worker, "pid", None)
+
+    # ---- commands ---------------------------------------------------------------------
+    def setConfig(self, config: Config) -> None:
+        self._send(p.CONFIG, config)
+
+    def play(self) -> None:
+        self._send(p.PLAY)
+
+    def pause(self) -> None:
+        self._send(p.PAUSE)
+
+    def stepPhase(self) -> None:
+        self._send(p.PHASE)
+
+    def stepOnce(self) -> None:
+        self._send(p.STEP)
+
+    def reset(self) -> None:
+        if not self.alive:   # the engine died: a fresh one, with the last good settings
+            self._stop_worker()
+            self.start()
+            return
+        self._send(p.RESET)
+
+    def setDelay(self, ms: int) -> None:
+        self._delay_ms = ms
+        self._send(p.DELAY, ms, busy=False)
+
+    def runSteps(self, steps: int) -> None:
+        self._send(p.RUN_STEPS, steps)
+
+    def requestGraph(self) -> None:
+        self._send(p.REQUEST_GRAPH, busy=False)
+
+    def setShowSaved(self, show: bool) -> None:
+        self._show_saved = show
+        self._send(p.SHOW_SAVED, show)
+
+    def setTrackNodeGrads(self, on: bool) -> None:
+        self._track_node_grads = on
+        self._send(p.TRACK_NODE_GRADS, on, busy=False)
+
+    def exportTorchviz(self, path: str) -> None:
+        self._send(p.EXPORT_TORCHVIZ, path)
+
+    def shutdown(self) -> None:
+        """Stop the engine within about a second: ask, wait briefly, then end it."""
+        self._watch.stop()
+        self._send(p.SHUTDOWN, busy=False)
+        self._stop_worker()
+
+    def _stop_worker(self) -> None:
+        if self._notifier is not None:
+            self._notifier.setEnabled(False)
+            self._notifier.deleteLater()
+            self._notifier = None
+        worker, self._worker = self._worker, None
+        if self._conn is not None:
+            self._conn.close()   # an engine still training sees EOF and stops
+            self._conn = None
+        self.alive = False
+        if worker is None:
+            return
+        worker.join(JOIN_SECONDS)
+        if worker.is_alive() and hasattr(worker, "terminate"):
+            worker.terminate()
+            worker.join(0.3)
+            if worker.is_alive():
+                worker.kill()
+                worker.join(0.2)
+        self._worker = worker if worker.is_alive() else None
+        if hasattr(worker, "close") and not worker.is_alive():
+            worker.close()
+
+    def _send(self, *message, busy: bool = True) -> None:
+        if not self.alive or self._conn is None:
+            if message[0] not in (p.SHUTDOWN, p.DELAY, p.SHOW_SAVED, p.TRACK_NODE_GRADS,
+                                  p.REQUEST_GRAPH):
+                self.notice.emit("The training engine has stopped: press Reset (R) to "
+                                 "start a fresh one.")
+            return
+        try:
+            self._conn.send(message)
+        except (OSError, ValueError):   # the engine is gone: the read side reports it
+            return
+        if busy and not self._busy:
+            self._busy = True
+            self._last_heard = time.monotonic()
+
+    # ---- what the engine says ---------------------------------------------------------------
+    def _read(self, *_) -> None:
+        deadline = time.perf_counter() + READ_BUDGET_S
+        conn = self._conn
+        try:
+            while conn is not None and conn is self._conn and conn.poll(0):
+                batch = conn.recv()
+                self._last_heard = time.monotonic()
+                self._busy = False
+                for message in batch:
+                    self._dispatch(*message)
+                if time.perf_counter() > deadline:
+                    break   # the notifier fires again for the rest, after a paint
+        except (EOFError, OSError):
+            self._died()
+
+    def _dispatch(self, name: str, *args) -> None:
+        if name == p.RECORDS:
+            records, self.steps_per_second = args
+            for record in records:
+                self.records.append((self.generation, record))
+            if records:
+                self.last_record = records[-1]
+                self.step_index = records[-1].step + 1
+        elif name == p.HELLO:
+            self._starting = False
+            self.devices = args[0]
+            self.engineReady.emit(args[0])
+        elif name == p.CONFIG_APPLIED:
+            config, did_reset, names = args
+            self.config = config
+            if did_reset:
+                self.generation += 1
+                self.records.clear()
+                self.step_index, self.last_record = 0, None
+            self.configApplied.emit(config, did_reset, names, self.generation)
+        elif name == p.CONFIG_REJECTED:
+            self.configRejected.emit(args[0])
+        elif name == p.NOTICE:
+            self.notice.emit(args[0])
+        elif name == p.PHASE_DONE:
+            self.step_index = args[0].step + (1 if args[0].step_done else 0)
+            self.phaseDone.emit(args[0])
+        elif name == p.FAILED:
+            self.failed.emit(args[0])
+        elif name == p.RUNNING:
+            self.running = args[0]
+            self.runningChanged.emit(args[0])
+        elif name == p.GRAPH:
+            self.graphReady.emit(*args)
+        elif name == p.STEPS_DONE:
+            self.step_index = args[0]
+            self.stepsDone.emit(args[0])
+
+    def _check_alive(self) -> None:
+        """The engine died without a word (EOF may come first; this catches the rest),
+        or hangs: busy, yet silent for HANG_SECONDS."""
+        if not self.alive:
+            return
+        if self._worker is not None and not self._worker.is_alive():
+            self._read()          # what it said before it died, then the EOF
+            if self.alive:
+                self._died()
+            return
+        busy = self._busy or self.running
+        limit = START_SECONDS if self._starting else HANG_SECONDS
+        if busy and time.monotonic() - self._last_heard > limit and not self.in_process:
+            self._worker.kill()   # a step that never ends: end it, keep the window
+            self._worker.join(1.0)
+            self._died(hung=True)
+
+    def _died(self, hung: bool = False) -> None:
+        if not self.alive:
+            return
+        worker = self._worker
+        exitcode = None
+        if worker is not None and hasattr(worker, "exitcode"):
+            worker.join(0.5)
+            exitcode = worker.exitcode
+        how = ("did not answer for several seconds and was stopped" if hung
+               else f"stopped ({stopped_words(exitcode)})")
+        self._stop_worker()
+        was_running, self.running = self.running, False
+        if was_running:
+            self.runningChanged.emit(False)
+        line = f"The training engine {how}."
+        self.failed.emit(ev.Event(
+            step=self.step_index, phase="engine", call="the training engine",
+            type="EngineStopped", message=line, title="The training engine stopped",
+            explanation="The process that trains the model ended (a crash inside PyTorch, "
+                        "running out of memory, or a kill from outside) or stopped "
+                        "answering. The window and everything it shows are kept.",
+            hint="Press Reset (R) to start a fresh one with the last good settings."))
+        self.engineStopped.emit(line)

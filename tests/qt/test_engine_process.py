@@ -1,0 +1,135 @@
+"""The real two-process app: the window never imports torch, survives its engine being
+killed or hanging (and says so in "What happened"), Reset starts a fresh engine with
+the same settings, and closing ends the engine at once."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from PySide6.QtCore import Qt
+
+from gradviz.core.config import Config
+from gradviz.qt import engine_client
+from gradviz.qt.settings import Remembered
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+
+SMALL = Config(batch_size=32, device="cpu", strategy="separate", heads=2)
+NO_TORCH = """
+import sys
+import gradviz.qt.main_window, gradviz.qt.launch, gradviz.qt.screenshot
+assert "torch" not in sys.modules, "importing the window's modules loaded torch"
+if __name__ == "__main__":
+    import os, tempfile
+    from PySide6.QtWidgets import QApplication
+    from gradviz.core.config import Config
+    from gradviz.qt.main_window import MainWindow
+    from gradviz.qt.settings import AppSettings, Remembered
+    app = QApplication([])
+    w = MainWindow(Remembered(Config()), AppSettings(os.path.join(tempfile.mkdtemp(), "s.json")))
+    w.show()
+    end = __import__("time").monotonic() + 60
+    while w.generation < 0 and __import__("time").monotonic() < end:
+        app.processEvents()
+    w.toggle_play()
+    while len(w.history) < 5 and __import__("time").monotonic() < end:
+        app.processEvents()
+    print("steps", len(w.history), "torch" in sys.modules, flush=True)
+    w.close()
+"""
+
+
+def test_the_window_process_never_imports_torch(tmp_path):
+    script = tmp_path / "no_torch.py"
+    script.write_text(NO_TORCH)
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    count, has_torch = out.stdout.split()[1:3]
+    assert int(count) >= 5 and has_torch == "False", out.stdout
+
+
+@pytest.fixture
+def real_window(qtbot, settings):
+    from gradviz.qt.main_window import MainWindow
+    made = []
+
+    def make(config: Config = SMALL):
+        window = MainWindow(Remembered(config), settings)   # the engine in its own process
+        qtbot.addWidget(window)
+        window.show()
+        made.append(window)
+        return window
+
+    yield make
+    for window in made:
+        window.close()
+
+
+def _train(qtbot, w, steps: int) -> None:
+    before = len(w.history)
+    qtbot.keyClick(w, Qt.Key_Space)
+    qtbot.waitUntil(lambda: w.running and len(w.history) > before + steps, timeout=60_000)
+
+
+def test_the_window_says_the_engine_is_starting_then_trains(qtbot, real_window):
+    w = real_window()
+    assert w.isVisible() and "Starting the training engine" in w.phase_label.text()
+    qtbot.waitUntil(lambda: w.generation >= 0, timeout=60_000)
+    assert w.worker.devices and w.worker.devices[0][0] == "cpu"
+    assert w.controls.device.findData("cpu") >= 0
+    _train(qtbot, w, 20)
+
+
+def test_a_killed_engine_leaves_the_window_and_reset_starts_a_fresh_one(qtbot, real_window):
+    w = real_window()
+    qtbot.waitUntil(lambda: w.generation >= 0, timeout=60_000)
+    _train(qtbot, w, 20)
+    config, generation = w.worker.config, w.generation
+    os.kill(w.worker.pid, signal.SIGKILL)
+    qtbot.waitUntil(lambda: not w.worker.alive, timeout=10_000)
+    assert w.isVisible() and not w.running
+    text = w.events_view.current.text()
+    assert "The training engine stopped (exit code -9 / killed by signal SIGKILL)" in text
+    assert "Press Reset (R)" in text
+    qtbot.keyClick(w, Qt.Key_R)                           # a fresh engine, same settings
+    qtbot.waitUntil(lambda: w.generation > generation, timeout=60_000)
+    assert w.worker.alive and w.worker.config == config
+    assert w.controls.config() == config
+    _train(qtbot, w, 20)
+    assert w.history.last.losses.keys() == {"head0", "head1"}
+
+
+def test_an_engine_that_stops_answering_is_ended_and_reported(qtbot, real_window,
+                                                               monkeypatch):
+    monkeypatch.setattr(engine_client, "HANG_SECONDS", 1.0)
+    w = real_window()
+    qtbot.waitUntil(lambda: w.generation >= 0, timeout=60_000)
+    _train(qtbot, w, 5)
+    pid = w.worker.pid
+    os.kill(pid, signal.SIGSTOP)                          # a step that never ends
+    try:
+        qtbot.waitUntil(lambda: not w.worker.alive, timeout=15_000)
+    finally:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    assert "did not answer" in w.events_view.current.text()
+    assert w.isVisible()
+
+
+def test_closing_mid_training_ends_the_engine_process_quickly(qtbot, real_window):
+    w = real_window()
+    qtbot.waitUntil(lambda: w.generation >= 0, timeout=60_000)
+    _train(qtbot, w, 20)
+    pid = w.worker.pid
+    start = time.perf_counter()
+    w.close()
+    seconds = time.perf_counter() - start
+    assert w.worker.stopped and seconds < 1.0
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
