@@ -164,6 +164,11 @@ def test_detaching_a_head_drops_its_junction_gradient_to_zero(qtbot, make_window
     for n in (1, 2, 3):
         qtbot.keyClick(w, Qt.Key_Right, Qt.ShiftModifier)
         wait_steps(qtbot, w, n)
+    # on a small screen the charts sit in tabs: bring this one to the front, as a user would
+    w.gradients_dock.raise_()
+    if w.gradients_panel.compact:
+        w.gradients_panel.tabs.setCurrentWidget(w.junction)
+    qtbot.waitUntil(lambda: w.junction.isVisible(), timeout=5_000)
     w.refresh()
     junction = w.history.column("junction")[-1]
     assert junction[1] == 0.0 and junction[0] > 0 and junction[2] > 0
