@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QDockWidget, QFileDialog, QMessageBox
 from ..core.lessons import Lesson, LessonError, bundled_names, find_lesson, load_lesson
 from .lesson_player import LessonPlayer
 from .run_bar import DELAYS_MS
+from .screen_fit import fit_to_screen
 from .widgets.narration_view import NarrationView
 
 BASE_TITLE = "gradviz — autograd with several losses"
@@ -125,6 +126,18 @@ class LessonMode(QObject):
                 w.tabifyDockWidget(shown[0], dock)
         if shown:
             shown[0].raise_()
+        self._show_charts(slide)
+
+    def _show_charts(self, slide) -> None:
+        """A slide about one gradient chart shows that chart alone, at the dock's full size
+        (the others stay a tab away); a slide about several shows them together."""
+        w = self.window
+        charts = {"grad_norms": w.grad_bars, "junction": w.junction, "cosine": w.cosine}
+        wanted = [charts[p] for p in slide.panels if p in charts]
+        w.gradients_panel.set_compact(len(wanted) == 1)
+        if len(wanted) == 1:
+            w.gradients_panel.tabs.setCurrentWidget(wanted[0])
+        QTimer.singleShot(0, lambda: fit_to_screen(w))   # two charts may not fit: tabs then
 
     def _stop_when_due(self) -> None:
         """Pause where the slide says (a step count); "error" stops by itself."""
