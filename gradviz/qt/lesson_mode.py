@@ -37,6 +37,7 @@ class LessonMode(QObject):
         window.tabifyDockWidget(window.controls_dock, self.dock)
         self.dock.hide()
         self._stop_at: int | None = None
+        self.presenting = False
         self._watch = QTimer(self)
         self._watch.timeout.connect(self._stop_when_due)
         self._watch.start(50)   # at a lecture's pace (≤ 20 steps/s) that is within a step
@@ -60,16 +61,40 @@ class LessonMode(QObject):
         menu.addAction("Open a lesson file…", self._open_file)
         menu.addAction("Next slide\tPage Down", self.player.next)
         menu.addAction("Previous slide\tPage Up", self.player.previous)
+        menu.addAction("Present (full screen, no settings)\tF5", self.toggle_presenting)
         menu.addAction("Leave the lesson\tEsc", self.player.leave)
         self.menu = menu
 
     def _build_keys(self) -> None:
         for key, slot in ((Qt.Key_PageDown, self.player.next),
                           (Qt.Key_PageUp, self.player.previous),
-                          (Qt.Key_Home, self.player.first), (Qt.Key_Escape, self.player.leave)):
+                          (Qt.Key_Home, self.player.first), (Qt.Key_Escape, self._escape),
+                          (Qt.Key_F5, self.toggle_presenting)):
             shortcut = QShortcut(QKeySequence(key), self.window)
             shortcut.setContext(Qt.WindowShortcut)
             shortcut.activated.connect(slot)
+
+    def toggle_presenting(self) -> None:
+        """F5, as in a slide deck: full screen, the settings and menus out of the way, the
+        narration (when a lesson is open) beside the slide's panels. F5 or Esc leaves."""
+        w = self.window
+        self.presenting = not self.presenting
+        w.controls_dock.setVisible(not self.presenting)
+        w.menuBar().setVisible(not self.presenting)
+        if self.presenting:
+            if self.player.lesson is not None:
+                self.dock.show()
+                self.dock.raise_()
+            w.showFullScreen()
+        else:
+            w.showNormal()
+
+    def _escape(self) -> None:
+        """Esc leaves the presentation first, then the lesson."""
+        if self.presenting:
+            self.toggle_presenting()
+        else:
+            self.player.leave()
 
     def _open_file(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self.window, "Open a lesson", "",

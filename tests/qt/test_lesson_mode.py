@@ -80,3 +80,18 @@ def test_an_unknown_lesson_is_one_line_and_exit_2(capsys):
     assert raised.value.code == 2
     err = capsys.readouterr().err.strip()
     assert err == "gradviz: no lesson named 'no-such-lesson' (gradviz lessons lists them)"
+
+
+def test_f5_presents_and_esc_comes_back_before_leaving_the_lesson(qtbot, make_window):
+    w = make_window()
+    w.lessons.open_named("accumulation")
+    qtbot.keyClick(w, Qt.Key_F5)
+    assert w.lessons.presenting and w.isFullScreen()
+    assert not w.controls_dock.isVisible() and not w.menuBar().isVisible()
+    assert w.lessons.dock.isVisible()
+    qtbot.keyClick(w, Qt.Key_Escape)                  # leaves the presentation only
+    assert not w.lessons.presenting and not w.isFullScreen()
+    assert w.controls_dock.isVisible() and w.menuBar().isVisible()
+    assert w.lessons.player.lesson is not None
+    qtbot.keyClick(w, Qt.Key_Escape)                  # now the lesson
+    assert w.lessons.player.lesson is None
