@@ -228,6 +228,7 @@ class EngineLoop:
             self.steps_left = None
             self._set_running(False)
             self.send(p.FAILED, self.session.error)
+            self._send_graph("at the error")   # the graph as PyTorch found it, not empty
         return False
 
     def _spare_the_gc(self, step: int) -> None:

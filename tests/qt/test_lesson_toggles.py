@@ -61,6 +61,9 @@ def test_rnn_never_truncated_shows_the_freed_graph_error(qtbot, make_window):
     text = play_until_error(qtbot, w)
     assert "backward through the graph a second time" in text
     assert "carried" in text and "Truncate" in text
+    # the graph as it stood at the error: this step's chain and the freed step before
+    qtbot.waitUntil(lambda: "at the error" in w.graph_view.caption.text(), timeout=15_000)
+    assert any(n.freed for n in w.graph_view.graph.nodes)
 
 
 def test_editing_a_detached_head_in_place_is_explained(qtbot, make_window):
