@@ -106,6 +106,8 @@ class MainWindow(QMainWindow):
         self.events_view = EventsView()
         self.plots = [self.loss_plot, self.grad_bars, self.global_norm, self.junction,
                       self.cosine, self.memory]
+        for plot in self.plots:   # every head in the legends from the start, not only head0
+            plot.set_model(config.head_names(), [])
         self.phase_label = QLabel("Starting the training engine (loading PyTorch)…")
         self.phase_label.setObjectName("phaseLabel")
         self.statusBar().addWidget(self.phase_label, 1)

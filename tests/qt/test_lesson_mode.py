@@ -95,3 +95,16 @@ def test_f5_presents_and_esc_comes_back_before_leaving_the_lesson(qtbot, make_wi
     assert w.lessons.player.lesson is not None
     qtbot.keyClick(w, Qt.Key_Escape)                  # now the lesson
     assert w.lessons.player.lesson is None
+
+
+def test_every_head_is_in_the_legends_before_the_engine_answers(qtbot, settings):
+    from gradviz.core.config import Config
+    from gradviz.qt.main_window import MainWindow
+    from gradviz.qt.settings import Remembered
+    w = MainWindow(Remembered(Config(heads=4)), settings, engine_in_process=True)
+    qtbot.addWidget(w)
+    try:
+        assert w.generation < 0                       # no answer from the engine yet
+        assert list(w.junction.data()) == ["head0", "head1", "head2", "head3"]
+    finally:
+        w.close()
