@@ -1,0 +1,56 @@
+"""On a real X server (Xvfb), as a lecturer's laptop would run it: at 1280x720 and
+1024x768 the window fits at launch, after Ctrl+= three times and after clicking a
+parameter; PageDown changes the slide; Ctrl+Q quits within a second. Skipped where Xvfb
+or Qt's X libraries are missing (the README says which Debian packages they are)."""
+import ctypes.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+needs_x = pytest.mark.skipif(
+    sys.platform != "linux" or not shutil.which("Xvfb")
+    or not ctypes.util.find_library("xcb-cursor"),
+    reason="needs Xvfb and Qt's X libraries (apt-get install xvfb libxcb-cursor0 ...)")
+
+
+def _free_display() -> int:
+    for n in range(50, 90):
+        if not Path(f"/tmp/.X11-unix/X{n}").exists() and not Path(f"/tmp/.X{n}-lock").exists():
+            return n
+    pytest.skip("no free X display number")
+
+
+@needs_x
+@pytest.mark.parametrize("size", ["1280x720", "1024x768"])
+def test_the_window_fits_a_projector_and_quits_quickly(tmp_path, size):
+    n = _free_display()
+    xvfb = subprocess.Popen(["Xvfb", f":{n}", "-screen", "0", f"{size}x24"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 20
+        while not Path(f"/tmp/.X11-unix/X{n}").exists():   # the server's socket
+            assert time.monotonic() < deadline and xvfb.poll() is None, "Xvfb did not start"
+            time.sleep(0.05)
+        env = {k: v for k, v in os.environ.items() if k != "QT_QPA_PLATFORM"}
+        env.update(DISPLAY=f":{n}", GRADVIZ_SETTINGS=str(tmp_path / "settings.json"))
+        proc = subprocess.run([sys.executable, str(HERE / "x_display_check.py")], env=env,
+                              capture_output=True, text=True, timeout=240)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        result = json.loads(proc.stdout.strip().splitlines()[-1])
+    finally:
+        xvfb.terminate()
+        xvfb.wait(10)
+    for moment in ("launch", "zoomed", "history"):
+        width, height, screen_w, screen_h, inside = result[moment]
+        assert inside and width <= screen_w and height <= screen_h, (moment, result[moment])
+    assert result["active"] and result["zoom"] > 1.5     # Ctrl+= three times took effect
+    before, after = result["page_down"]
+    assert "slide 1/3" in before and "slide 2/3" in after
+    assert result["quit_seconds"] < 1.0

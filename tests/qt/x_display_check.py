@@ -1,0 +1,64 @@
+"""Run by test_real_display.py on a real X server (Xvfb): open the window as a user does,
+and print, as JSON, whether it fits the screen at launch, after Ctrl+= three times and
+after clicking a parameter; whether PageDown changed the slide; how long Ctrl+Q took."""
+import json
+import sys
+import time
+
+
+def main() -> None:
+    from PySide6.QtCore import QTimer, Qt
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QApplication
+
+    from gradviz.qt.launch import load_settings
+    from gradviz.qt.main_window import MainWindow
+
+    app = QApplication([])
+    settings, remembered = load_settings()
+    window = MainWindow(remembered, settings)
+    window.show()
+    out = {}
+
+    def fits(name):
+        app.processEvents()
+        screen = window.screen().availableGeometry()
+        frame = window.frameGeometry()
+        out[name] = [frame.width(), frame.height(), screen.width(), screen.height(),
+                     screen.contains(frame)]
+
+    def steps():
+        # keys reach a window's shortcuts only while it is the active one (with no window
+        # manager, nothing activates it on its own)
+        window.activateWindow()
+        out["active"] = QTest.qWaitForWindowActive(window, 5000)
+        fits("launch")
+        window.lessons.open_named("detach-vs-detach_")
+        title = window.windowTitle()
+        QTest.keyClick(window, Qt.Key_PageDown)
+        out["page_down"] = [title, window.windowTitle()]
+        for _ in range(3):
+            QTest.keyClick(window, Qt.Key_Equal, Qt.ControlModifier)
+        QTimer.singleShot(1500, after_zoom)
+
+    def after_zoom():
+        fits("zoomed")
+        out["zoom"] = window.theme.zoom
+        window.graph_view.param_history_source = lambda name: ([0, 1, 2], [1.0, 2.0, 1.5])
+        window.graph_view.show_param_history("trunk.0.weight")
+        QTimer.singleShot(1500, after_click)
+
+    def after_click():
+        fits("history")
+        out["quit_started"] = time.monotonic()
+        QTest.keyClick(window, Qt.Key_Q, Qt.ControlModifier)
+
+    QTimer.singleShot(3000, steps)
+    app.exec()
+    out["quit_seconds"] = time.monotonic() - out.pop("quit_started")
+    window.dispose()
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":   # the engine process is spawned: it re-imports this file
+    main()
