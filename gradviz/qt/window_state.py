@@ -22,7 +22,9 @@ DOCK_AREAS = (1, 2, 4, 8)        # Qt::Left/Right/Top/BottomDockWidgetArea, for 
 MAX_ITEMS = 32                   # per dock area or nested group; gradviz has six docks
 MAX_DEPTH = 8                    # groups nested in groups
 MAX_NAME_CHARS = 64
-MAX_COORDINATE = 1 << 24         # QWIDGETSIZE_MAX: the largest size Qt itself writes
+# sizes: QWIDGETSIZE_MAX (2^24 - 1) is the largest widget size, but Qt 6.12 writes a
+# little more for a dock whose maximum is that plus its margins (16777245, seen)
+MAX_COORDINATE = 1 << 26
 
 
 class BadLayout(ValueError):
