@@ -17,6 +17,16 @@ def too_big(window) -> bool:
     return need.width() > room.width() or need.height() > room.height()
 
 
+def _into_tabs_of(window, anchor, docks) -> None:
+    for dock in docks:
+        hidden = dock.isHidden()   # a closed lesson stays closed
+        # moved to the anchor's area first: Qt 6.12 leaves a dock that is tabbed in
+        # another area where it is when asked to tabify it directly
+        window.addDockWidget(window.dockWidgetArea(anchor), dock)
+        window.tabifyDockWidget(anchor, dock)
+        dock.setHidden(hidden)
+
+
 def fit_to_screen(window) -> None:
     """Tab panels in until the window's minimum fits, then keep its size within reach.
 
@@ -31,9 +41,8 @@ def fit_to_screen(window) -> None:
         # the three gradient charts go into tabs of their own: half the height
         lambda: window.gradients_panel.set_compact(True),
         # the left column joins the graph's tabs at the bottom: the loss curves get the width
-        lambda: [window.tabifyDockWidget(bottom, dock) for dock in
-                 (window.controls_dock, window.lessons.dock, window.gradients_dock)
-                 if not dock.isHidden() or dock is window.controls_dock],
+        lambda: _into_tabs_of(window, bottom, (window.controls_dock, window.lessons.dock,
+                                               window.gradients_dock)),
     )
     for move in moves:
         if not too_big(window):
