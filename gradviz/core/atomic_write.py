@@ -32,6 +32,18 @@ def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+    _sync_folder(path.parent)
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make the rename itself durable (POSIX only; elsewhere a no-op)."""
+    if hasattr(os, "O_DIRECTORY"):
+        with contextlib.suppress(OSError):
+            fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
 
 
 def write_text(path: str | Path, text: str) -> Path:

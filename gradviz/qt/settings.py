@@ -13,19 +13,18 @@ from __future__ import annotations
 
 import base64
 import binascii
-import contextlib
 import json
 import math
 import os
 import stat
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QStandardPaths
 
+from ..core.atomic_write import write_text
 from ..core.config import Config, ConfigError, from_mapping, shown
 from .run_bar import DELAYS_MS
 from .theme import THEMES
@@ -220,23 +219,5 @@ def _write_atomically(path: Path, text: str) -> None:
     """Readers see the old file or the new one, never a part: write a temporary file in
     the same folder (a rename is atomic only within one file system), flush it to disk,
     then rename it over the old one."""
-    folder = path.parent
-    folder.mkdir(parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-    if hasattr(os, "O_DIRECTORY"):   # make the rename itself durable (POSIX only)
-        with contextlib.suppress(OSError):
-            dir_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-            try:
-                os.fsync(dir_fd)
-            finally:
-                os.close(dir_fd)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_text(path, text)
