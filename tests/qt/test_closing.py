@@ -71,7 +71,13 @@ def ready():
     window = next(w for w in app.topLevelWidgets() if w.objectName() == "mainWindow")
     window.zoom_by(1.3)     # something the quit must save
     window.toggle_play()    # and training, which the quit must stop
-    print("READY", flush=True)
+    def trained():         # READY once steps have arrived: the quit interrupts training
+        window.refresh()
+        if len(window.history) >= 5:
+            print("READY", flush=True)
+        else:
+            QTimer.singleShot(20, trained)
+    trained()
 
 QTimer.singleShot(1500, ready)   # fires inside the app's event loop, window shown
 from gradviz.app import main
@@ -86,8 +92,7 @@ def test_ctrl_c_in_the_terminal_quits_cleanly_with_status_130(tmp_path):
     proc = subprocess.Popen([sys.executable, "-c", DRIVER], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env)
     try:
-        assert proc.stdout.readline().strip() == "READY"
-        time.sleep(0.5)                                  # training for a while
+        assert proc.stdout.readline().strip() == "READY"   # training, 5 steps shown
         proc.send_signal(signal.SIGINT)                  # what the terminal sends
         _, stderr = proc.communicate(timeout=60)
     finally:

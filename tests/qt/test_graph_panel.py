@@ -135,9 +135,9 @@ def test_layout_stays_put_between_steps_and_changes_with_structure(qtbot, make_w
     layout = canvas.layout
     positions = {k: (i.box.x, i.box.y) for k, i in canvas.nodes.items()}
     step(qtbot, w, n=2)
-    qtbot.waitUntil(lambda: w.graph_view.graph is not None
-                    and w.graph_view.caption.text().count("optimizer") >= 0, timeout=5_000)
-    qtbot.wait(300)
+    with qtbot.waitSignal(w.worker.graphReady, timeout=10_000):   # this step's graph
+        w.sigRequestGraph.emit()
+    qtbot.waitUntil(lambda: w.graph_view.idle, timeout=30_000)
     assert canvas.layout is layout
     assert {k: (i.box.x, i.box.y) for k, i in canvas.nodes.items()} == positions
     w.controls.strategy.setCurrentIndex(w.controls.strategy.findData("in-loop"))

@@ -25,6 +25,13 @@ def engine_config(window):
     return window.worker.session.config
 
 
+def round_trip(qtbot, window):
+    """Ask the engine for a graph and wait for it: the engine answers commands in order,
+    so everything it sent before has arrived too."""
+    with qtbot.waitSignal(window.worker.graphReady, timeout=10_000):
+        window.sigRequestGraph.emit()
+
+
 def wait_steps(qtbot, window, n, timeout=5_000):
     """Wait until the window's history holds n steps (refresh drains and repaints)."""
     def enough():
@@ -42,10 +49,10 @@ def test_play_trains_and_the_curves_grow_pause_stops_them(qtbot, make_window):
     assert len(w.loss_plot.data()["head2"][1]) >= 20
     qtbot.mouseClick(play, Qt.LeftButton)
     qtbot.waitUntil(lambda: not w.running, timeout=5_000)
-    qtbot.wait(100)
+    round_trip(qtbot, w)          # every step the engine made before pausing has arrived
     w.refresh()
     settled = len(w.history)
-    qtbot.wait(400)
+    round_trip(qtbot, w)          # and no step came after
     w.refresh()
     assert len(w.history) == settled
     assert play.text().endswith("Play")
@@ -249,7 +256,7 @@ def test_a_toggle_changed_mid_step_is_shown_and_applies_at_the_step_boundary(qtb
     choose(widget(w, QComboBox, "strategyCombo"), "separate")
     qtbot.waitUntil(lambda: (w.worker.session.pending_config or engine_config(w)).strategy
                     == "separate", timeout=5_000)
-    qtbot.wait(300)                                       # the worker's answer has arrived
+    round_trip(qtbot, w)                                  # the worker's answer has arrived
     assert w.controls.config().keep_graphs and w.controls.config().strategy == "separate"
     assert widget(w, QCheckBox, "keepGraphsCheck").isChecked()
     assert "one backward per loss" in w.code_view.code()
