@@ -22,26 +22,16 @@ from .forward import Carried, LiveGraph, forward
 from .graph import LOSS, TOTAL, GraphData, Root, capture
 from .model import MultiHeadNet
 from .node_grads import NodeGradProbe
-from .probes import JunctionProbe, grad_norms, junction_summary
+from .probes import JunctionProbe
 from .records import BackwardRecord, PhaseRecord, StepRecord
+from .step_numbers import measure_step
+from .walk_cache import CHAINED, DETACHED, FRESH, WalkCache
 from .strategies import backward_calls
 
 
 def _leaf_count(nodes: list[object]) -> int:
     """AccumulateGrad nodes: they belong to the parameters, not to one step's graph."""
     return sum(1 for fn in nodes if is_accumulate_grad(fn))
-
-
-# The graph walk (nodes alive, saved bytes held) is the costliest probe, and its result
-# is a function of the graph's structure: which ops ran on which shapes (and so what each
-# node saved and which of those share a storage), and which buffers the backward calls
-# freed. For one session (fixed parameters) that structure is fixed by the config, the
-# point in the step (after which micro-batch's forward; after the backward calls), the
-# micro-batch sizes and, for the rnn, where each micro-batch's hidden state came from.
-# Walks are cached under exactly that key; a hidden state chained to an earlier graph
-# (rnn, never truncated) makes every step's graph bigger, and is never cached.
-_WALK_CACHE_LIMIT = 256
-FRESH, DETACHED, CHAINED = "fresh", "detached", "chained"   # an rnn micro-batch's h
 
 
 @dataclass
@@ -110,10 +100,7 @@ class Session:
         self._kept_adds = 0   # adds made by `running += total` in the step in progress
         self._carried: Carried | None = None   # rnn: the hidden state between steps
         self._factors: list[float] = []
-        # config -> structure key -> (graph nodes, saved bytes, AccumulateGrad nodes);
-        # the parameters are new, so the old walks no longer apply
-        self._walks: dict[Config, dict[tuple, tuple[int, int, int]]] = {}
-        self._walk_table: dict[tuple, tuple[int, int, int]] | None = None   # the step's
+        self._walks = WalkCache()
         self.cache_walks = True   # False: walk the graph every time (tests compare)
 
     def _make_optimizer(self) -> torch.optim.Optimizer:
@@ -217,7 +204,7 @@ class Session:
         self._grads_before = None if cfg.zero_grad else [
             None if p.grad is None else p.grad.clone() for p in self.params]
         self._live = LiveGraph()
-        self._walk_table = None      # this step's config's walks: looked up when needed
+        self._walks.new_step()
         self._node_grads.release()   # the previous step's graph may now be freed
         try:
             yield from self._phases_of(cfg, step)
@@ -316,8 +303,8 @@ class Session:
     def _finish_step(self, plan: "_StepPlan", probing: bool) -> Iterator[PhaseRecord]:
         """Measure, check for divergence, optimizer.step(), bank what keep graphs holds."""
         cfg, step, record = plan.cfg, plan.step, plan.record
-        self._measure_step(cfg, record, plan.micro_losses, plan.junction, probing,
-                           plan.z_tensors)
+        measure_step(cfg, record, plan.micro_losses, plan.junction, probing, plan.z_tensors,
+                     self.params, self.param_names, self.device)
         if not all(math.isfinite(v) for v in record.losses.values()):
             raise _StepFailed(ev.divergence(step, "optimizer step", "before optimizer.step()",
                                             "a loss is NaN or infinite"))
@@ -406,17 +393,10 @@ class Session:
     def _measure(self, plan: "_StepPlan", where: tuple) -> tuple[int, int, int]:
         """(graph nodes alive, saved bytes held, AccumulateGrad nodes among them) for the
         live graph; where: the point in the step ("forward", micro), ("banked", micro)
-        or ("end",). A walk of the same structure is reused (see _WALK_CACHE_LIMIT)."""
+        or ("end",). A walk of the same structure is reused (see core.walk_cache)."""
         key = table = None
         if self.cache_walks and CHAINED not in plan.carried:
-            table = self._walk_table   # this step's config's (hashing a config is slow)
-            if table is None:
-                table = self._walks.get(plan.cfg)
-                if table is None:
-                    if len(self._walks) >= _WALK_CACHE_LIMIT:
-                        self._walks.clear()
-                    table = self._walks[plan.cfg] = {}
-                self._walk_table = table
+            table = self._walks.table(plan.cfg)
             key = (where, plan.micro_sizes, tuple(plan.carried))
             known = table.get(key)
             if known is not None:
@@ -429,43 +409,6 @@ class Session:
         if table is not None:
             table[key] = measured
         return measured
-
-    def _measure_step(self, cfg: Config, record: StepRecord,
-                      micro_losses: list[list[torch.Tensor]],
-                      junction: JunctionProbe | None, probing: bool,
-                      z_tensors: list[torch.Tensor]) -> None:
-        """Everything numeric about this step, gathered in one device-to-host transfer."""
-        if len(micro_losses) == 1:
-            scalars = list(micro_losses[0])
-        else:  # a step's loss is the mean over its micro-batches
-            scalars = list(torch.stack([torch.stack(m) for m in micro_losses]).mean(0))
-        if probing:
-            scalars += grad_norms(self.params)
-        # retain_grad: z.grad of every micro-batch (None where z left the graph)
-        z_grads = [z.grad.reshape(-1) for z in z_tensors if z.grad is not None]
-        if z_grads:
-            scalars.append(torch.cat(z_grads).norm())
-        values = torch.stack(scalars)
-        g = junction.stacked(self.device) if junction is not None else None
-        if g is not None:
-            values = torch.cat([values, junction_summary(g)])
-        values = values.tolist()
-        names, K = cfg.head_names(), cfg.heads
-        record.losses = dict(zip(names, values[:K]))
-        record.total = sum(w * v for w, v in zip(cfg.weights(), values[:K]))
-        pos = K
-        if probing:
-            norms = values[pos:pos + len(self.params)]
-            pos += len(self.params)
-            record.grad_norms = dict(zip(self.param_names, norms))
-            record.global_grad_norm = math.sqrt(sum(n * n for n in norms))
-        if z_grads:
-            record.z_grad_norm = values[pos]
-            pos += 1
-        if g is not None:
-            record.junction_grad_norms = dict(zip(names, values[pos:pos + K]))
-            flat = values[pos + K:pos + K + K * K]
-            record.cosine = [flat[i * K:(i + 1) * K] for i in range(K)]
 
     def _bank_kept_graph(self, nodes: int, saved_bytes: int, leaves: int) -> None:
         """Count the live graph into the totals that keep graphs holds for good; the

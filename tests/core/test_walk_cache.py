@@ -107,7 +107,7 @@ def test_rnn_truncated_and_never_truncated():
         (3, {"truncate": "every-step", "accumulate": 1, "retain_graph": "auto"})], rnn)
     assert any(isinstance(r, str) for r in records)   # never: into a freed graph
     # a hidden state chained to an earlier graph is never cached: it grows
-    assert not any(CHAINED in key[2] for table in s._walks.values() for key in table)
+    assert not any(CHAINED in key[2] for table in s._walks.tables.values() for key in table)
     assert records[-1] == records[1]
 
 
@@ -120,13 +120,13 @@ def test_rnn_never_truncated_sum_first_chains_within_the_step():
     every_step, _ = _run([(1, {})], False, cfg.replace(truncate="every-step"))
     assert not isinstance(records[0], str) and isinstance(records[1], str)
     assert records[0][2] >= every_step[0][2]
-    assert not any(CHAINED in key[2] for table in s._walks.values() for key in table)
+    assert not any(CHAINED in key[2] for table in s._walks.tables.values() for key in table)
 
 
 def test_reset_drops_the_walks():
     s = Session(BASE)
     s.step()
-    assert s._walks
+    assert s._walks.tables
     s.set_config(BASE.replace(trunk_width=24))     # a fresh model: new parameters
-    assert not s._walks
+    assert not s._walks.tables
     assert s.step() is not None

@@ -1,0 +1,51 @@
+"""A step's numbers, gathered on the device and brought to the host in one transfer:
+each head's loss (the mean over micro-batches), the gradient norms, z.grad's norm under
+retain_grad, and each head's junction gradient norm and their cosines."""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from .config import Config
+from .probes import JunctionProbe, grad_norms, junction_summary
+from .records import StepRecord
+
+
+def measure_step(cfg: Config, record: StepRecord, micro_losses: list[list[torch.Tensor]],
+                 junction: JunctionProbe | None, probing: bool,
+                 z_tensors: list[torch.Tensor], params: list[torch.Tensor],
+                 param_names: list[str], device: torch.device) -> None:
+    """Everything numeric about this step, gathered in one device-to-host transfer."""
+    if len(micro_losses) == 1:
+        scalars = list(micro_losses[0])
+    else:  # a step's loss is the mean over its micro-batches
+        scalars = list(torch.stack([torch.stack(m) for m in micro_losses]).mean(0))
+    if probing:
+        scalars += grad_norms(params)
+    # retain_grad: z.grad of every micro-batch (None where z left the graph)
+    z_grads = [z.grad.reshape(-1) for z in z_tensors if z.grad is not None]
+    if z_grads:
+        scalars.append(torch.cat(z_grads).norm())
+    values = torch.stack(scalars)
+    g = junction.stacked(device) if junction is not None else None
+    if g is not None:
+        values = torch.cat([values, junction_summary(g)])
+    values = values.tolist()
+    names, K = cfg.head_names(), cfg.heads
+    record.losses = dict(zip(names, values[:K]))
+    record.total = sum(w * v for w, v in zip(cfg.weights(), values[:K]))
+    pos = K
+    if probing:
+        norms = values[pos:pos + len(params)]
+        pos += len(params)
+        record.grad_norms = dict(zip(param_names, norms))
+        record.global_grad_norm = math.sqrt(sum(n * n for n in norms))
+    if z_grads:
+        record.z_grad_norm = values[pos]
+        pos += 1
+    if g is not None:
+        record.junction_grad_norms = dict(zip(names, values[pos:pos + K]))
+        flat = values[pos + K:pos + K + K * K]
+        record.cosine = [flat[i * K:(i + 1) * K] for i in range(K)]
+
