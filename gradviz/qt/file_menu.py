@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QMessageBox
+from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from ..core.atomic_write import write_text
 from ..core.config import ConfigError, from_mapping, load_toml, to_toml
@@ -20,10 +20,8 @@ class FileMenu(QObject):
         super().__init__(window)
         self.window = window
         self.compare_view = CompareView()
-        self.compare_dock = QDockWidget("Compare", window)
-        self.compare_dock.setObjectName("compareDock")
-        self.compare_dock.setWidget(self.compare_view)
-        window.addDockWidget(Qt.BottomDockWidgetArea, self.compare_dock)
+        self.compare_dock = window.add_dock("Compare", "compareDock", self.compare_view,
+                                            Qt.BottomDockWidgetArea)
         window.tabifyDockWidget(window.graph_dock, self.compare_dock)
         self.compare_dock.hide()
         window.graph_dock.raise_()   # the graph's tab stays in front (it tracks gradients)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QMessageBox
+from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from ..core.lessons import Lesson, LessonError, bundled_names, find_lesson, load_lesson
 from .lesson_player import LessonPlayer
@@ -28,12 +28,10 @@ class LessonMode(QObject):
         self.player.slideChanged.connect(self._show_slide)
         self.player.left.connect(self._leave)
         self.narration = NarrationView()
-        self.dock = QDockWidget("Lesson", window)
-        self.dock.setObjectName("lessonDock")
-        self.dock.setWidget(self.narration)
         # a tab over the settings: a slide sets the controls itself, and the plots keep
         # their room
-        window.addDockWidget(Qt.LeftDockWidgetArea, self.dock)
+        self.dock = window.add_dock("Lesson", "lessonDock", self.narration,
+                                    Qt.LeftDockWidgetArea)
         window.tabifyDockWidget(window.controls_dock, self.dock)
         self.dock.hide()
         self._stop_at: int | None = None

@@ -72,6 +72,10 @@ class MainWindow(QMainWindow):
         self.steps_done_at: int | None = None   # set when a run_steps() batch ends
         self._last_graph_request = 0.0
         self.drawn_off_screen = False   # --screenshot: drawn at 1920x1080, not fitted to a screen
+        self._fit_timer = QTimer(self)       # see event(): screen fitting, coalesced
+        self._fit_timer.setSingleShot(True)
+        self._fit_timer.setInterval(250)
+        self._fit_timer.timeout.connect(lambda: fit_to_screen(self))
         self.gc_guard = GuiThreadGC(self)   # before any thread starts
         self._build_panels(remembered.config)
         self._build_docks()
@@ -115,7 +119,7 @@ class MainWindow(QMainWindow):
         self.rate_label.setObjectName("rateLabel")
         self.statusBar().addPermanentWidget(self.rate_label)
 
-    def _dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
+    def add_dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
         dock = QDockWidget(title, self)
         dock.setObjectName(name)
         dock.setWidget(widget)
@@ -138,15 +142,15 @@ class MainWindow(QMainWindow):
         scroll.setWidget(self.controls)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.controls_scroll = scroll
-        self.controls_dock = self._dock("Settings", "controlsDock", scroll, Qt.LeftDockWidgetArea)
+        self.controls_dock = self.add_dock("Settings", "controlsDock", scroll, Qt.LeftDockWidgetArea)
         self.gradients_panel = GradientsPanel(self.grad_bars, self.junction, self.cosine)
-        self.gradients_dock = self._dock("Gradients", "gradientsDock", self.gradients_panel,
+        self.gradients_dock = self.add_dock("Gradients", "gradientsDock", self.gradients_panel,
                                          Qt.RightDockWidgetArea)
-        self.graph_dock = self._dock("Autograd graph", "graphDock", self.graph_view,
+        self.graph_dock = self.add_dock("Autograd graph", "graphDock", self.graph_view,
                                      Qt.BottomDockWidgetArea)
-        self.code_dock = self._dock("Code", "codeDock", self.code_view, Qt.BottomDockWidgetArea)
-        self.memory_dock = self._dock("Memory", "memoryDock", self.memory, Qt.BottomDockWidgetArea)
-        self.events_dock = self._dock("What happened", "eventsDock", self.events_view,
+        self.code_dock = self.add_dock("Code", "codeDock", self.code_view, Qt.BottomDockWidgetArea)
+        self.memory_dock = self.add_dock("Memory", "memoryDock", self.memory, Qt.BottomDockWidgetArea)
+        self.events_dock = self.add_dock("What happened", "eventsDock", self.events_view,
                                       Qt.BottomDockWidgetArea)
         for dock in (self.code_dock, self.memory_dock, self.events_dock):
             self.tabifyDockWidget(self.graph_dock, dock)
@@ -192,8 +196,11 @@ class MainWindow(QMainWindow):
     def event(self, event) -> bool:
         # a panel that grows (a history plot shown, a larger zoom) asks for a new layout:
         # check then that the window still fits its screen
-        if event.type() == QEvent.LayoutRequest and self.isVisible():
-            QTimer.singleShot(0, lambda: fit_to_screen(self))
+        # check then that the window still fits its screen; status-line text asks often
+        # while training, so the checks are coalesced to at most four a second
+        if event.type() == QEvent.LayoutRequest and self.isVisible() \
+                and not self._fit_timer.isActive():
+            self._fit_timer.start()
         return super().event(event)
 
     def _build_actions(self) -> None:
