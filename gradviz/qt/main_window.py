@@ -33,8 +33,8 @@ from .widgets.memory_plot import MemoryPlot
 from . import appearance
 
 PAINT_HZ = 25              # the fastest the panels repaint
-PAINT_SHARE = 0.3          # ...but at most this share of the GUI thread's time: Python
-                           # painting holds the GIL, which the training thread needs too
+PAINT_SHARE = 0.3          # ...but at most this share of the GUI thread's time: the
+                           # engine needs a core too (and in-process, the GIL)
 LIVE_GRAPH_SECONDS = 1.5   # while running, refresh the graph this often
 THREAD_WAIT_MS = 30_000    # closing waits at most this long for a thread to stop
 
@@ -92,6 +92,11 @@ class MainWindow(QMainWindow):
         self.paint_timer.timeout.connect(self._frame)
         self.paint_timer.start(1000 // PAINT_HZ)
         self._frame_started = 0.0
+        self._due_panels: list = []   # panels this frame has still to bring up to date
+        self._panel_timer = QTimer(self)
+        self._panel_timer.setSingleShot(True)
+        self._panel_timer.setInterval(1)
+        self._panel_timer.timeout.connect(self._paint_next_panel)
         self._shown: dict = {}    # panel -> (generation, steps) it last drew
 
     # ---- construction --------------------------------------------------------------
@@ -392,9 +397,19 @@ class MainWindow(QMainWindow):
 
     def _frame(self) -> None:
         self._frame_started = time.perf_counter()
-        self.refresh()
-        # a zero timer fires once the repaints refresh() asked for are done
-        QTimer.singleShot(0, self._frame_done)
+        self._take_new_steps()
+        self._due_panels = self._panels_due()
+        self._paint_next_panel()
+
+    def _paint_next_panel(self) -> None:
+        """One panel per pass of the event loop: a panel's repaint cannot be interrupted,
+        and all of them in one pass kept the window from answering for 60 ms and more.
+        The timer between panels lets input and other timers in."""
+        if self._due_panels:
+            self._update_panel(self._due_panels.pop(0))
+            self._panel_timer.start()
+        else:
+            self._frame_done()
 
     def _frame_done(self) -> None:
         """Schedule the next frame so that painting keeps to its share of the time."""
@@ -403,14 +418,24 @@ class MainWindow(QMainWindow):
         self.paint_timer.start(int(min(wait_ms, 1000)))
 
     def refresh(self) -> None:
-        new = self.drain()
-        for plot in self.plots:
-            # a panel in a hidden tab costs nothing and catches up once shown
-            shown = (self.generation, len(self.history))
-            if plot.isVisible() and self._shown.get(plot) != shown:
-                plot.update_from(self.history)
-                self._shown[plot] = shown
-        if new:
+        """Bring every shown panel up to date now (screenshots, tests)."""
+        self._take_new_steps()
+        for panel in self._panels_due():
+            self._update_panel(panel)
+
+    def _panels_due(self) -> list:
+        # a panel in a hidden tab costs nothing and catches up once shown
+        shown = (self.generation, len(self.history))
+        return [plot for plot in self.plots
+                if plot.isVisible() and self._shown.get(plot) != shown]
+
+    def _update_panel(self, plot) -> None:
+        plot.update_from(self.history)
+        self._shown[plot] = (self.generation, len(self.history))
+
+    def _take_new_steps(self) -> None:
+        """New steps into the history; the status line and the live graph follow."""
+        if self.drain():
             last = self.history.last
             if self.running or self._phase_step != last.step:
                 state = "Training" if self.running else "Paused"
@@ -429,7 +454,6 @@ class MainWindow(QMainWindow):
                           self.run_bar.speed.value(), self.saveGeometry(), self.saveState())
 
     def closeEvent(self, event) -> None:
-        self.paint_timer.stop()
         self.settings.save(self.remembered())
         self.shutdown_threads()
         super().closeEvent(event)
@@ -439,6 +463,7 @@ class MainWindow(QMainWindow):
         given half a second, then ended (it holds nothing the window needs); a Graphviz
         layout in flight is killed instead of waited for (seconds for a big graph)."""
         self.paint_timer.stop()
+        self._panel_timer.stop()
         self.file_menu.stop()          # a comparison running apart is killed, not waited for
         # GraphView keeps the cancel event of the layout it asked for last, the only one
         # that can be running; setting it kills the Graphviz process within 20 ms

@@ -17,14 +17,23 @@ Colour = Callable[[Theme], str]  # a series' colour, looked up again on every th
 # Qt strokes a thick antialiased polyline in time that grows much faster than its length
 # (measured: 3 s to paint the loss panel at 50,000 noisy steps). Curves are therefore
 # drawn as separate segments, and antialiased only while short (at 50,000 steps
-# antialiasing alone would still cost 5x: ~100 ms a paint instead of ~20 ms).
-SMOOTH_EDGES_UP_TO = 2000
+# antialiasing alone would still cost 5x: ~100 ms a paint instead of ~20 ms). A lecture's
+# slides run tens of steps, smooth; a long run at full speed switches to plain edges
+# before a paint of the loss panel passes ~12 ms, so the window keeps answering.
+SMOOTH_EDGES_UP_TO = 500
 
 
-def new_curve(plot: pg.PlotItem, samples_per_px: float = 1.0) -> pg.PlotDataItem:
+# Samples per pixel of a thick curve: peak downsampling draws each bin as its min and max,
+# so 0.5 is one drawn point per pixel column, finer than a 3-px stroke can show. Painting
+# cost grows with the points drawn (an antialiased 3-px polyline of 2,000 points took
+# 5 ms, of 1,000 points 1.3 ms), and the loss panel draws eight curves.
+THICK_SAMPLES_PER_PX = 0.5
+
+
+def new_curve(plot: pg.PlotItem, samples_per_px: float = THICK_SAMPLES_PER_PX
+              ) -> pg.PlotDataItem:
     """A curve that stays cheap at 50,000+ points (clipping and peak downsampling come
-    from the plot): about one sample per pixel (peak mode keeps each one's min and
-    max), drawn as line segments."""
+    from the plot), drawn as line segments."""
     curve = plot.plot(connect="finite", antialias=True, autoDownsampleFactor=samples_per_px)
     curve.curve.setSegmentedLineMode("on")
     return curve

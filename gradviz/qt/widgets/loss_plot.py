@@ -41,9 +41,8 @@ class LossPlot(LinePanel):
         series = [(h, head_colour(k), ps.LINE_WIDTH) for k, h in enumerate(head_names)]
         series.append((TOTAL, total_colour, ps.TOTAL_WIDTH))
         self._set_series(series)
-        # raw curves: under the thick ones, not in the legend, and at half the samples
-        # per pixel (faint context needs less detail; keeps smoothing cheap to paint)
-        self._raw = {name: new_curve(self.plot, 0.5) for name, _, _ in series}
+        # raw curves: under the thick ones, not in the legend
+        self._raw = {name: new_curve(self.plot) for name, _, _ in series}
         for name, curve in self._curves.items():
             curve.setZValue(1)
             self._raw[name].setVisible(self.smoothing.isChecked())
