@@ -42,6 +42,7 @@ class _StepPlan:
     record: StepRecord
     junction: JunctionProbe | None
     walk: bool                       # measure graph nodes and saved bytes
+    node_grads: bool                 # hook the graph for per-node gradients
     peak: int = 0
     micro_sizes: tuple[int, ...] = ()   # examples per micro-batch (part of the walk key)
     carried: list[str] = field(default_factory=list)   # rnn: each micro-batch's h, so far
@@ -63,7 +64,9 @@ class Session:
         # then) and drops it to 1 for single steps; the config's own value is the minimum
         self.sample_floor = 1
         # per node/edge gradients of the last backward for graph(): the GUI turns this on
-        # while the graph is shown (probes="all" implies it); off costs nothing, no hooks
+        # while the graph is shown (probes="all" implies it); off costs nothing, no hooks.
+        # Measured on sampled steps only (see _phases_of): hooking every node of every
+        # step cost a fifth of the training speed at full pace.
         self.track_node_grads = False
         self._node_grads = NodeGradProbe()
         # called with the session once a step's gradients are complete, just before
@@ -95,6 +98,9 @@ class Session:
         self._grads_before: list | None = None
         self._live = LiveGraph()
         self._node_grads.release()
+        # False after a finished step that skipped the per-node gradients graph() would
+        # show (tracking on, step not sampled): the engine then measures one more
+        self.node_grads_current = True
         self._running: torch.Tensor | None = None   # keep graphs: the leaked running loss
         self._kept_nodes = self._kept_bytes = 0
         self._kept_adds = 0   # adds made by `running += total` in the step in progress
@@ -186,9 +192,6 @@ class Session:
         return capture(live.roots, zip(self.param_names, self.params), live.inputs,
                        live.cuts, show_saved, grads, (live.z_node, live.z))
 
-    def _tracks_node_grads(self, cfg: Config) -> bool:
-        return self.track_node_grads or cfg.probes == "all"
-
     def _abandon_step(self) -> None:
         """Drop the step in progress, gradients put back as they were before it."""
         if self._phases is not None:
@@ -226,10 +229,12 @@ class Session:
         # The graph walks and junction hooks are the costly probes: sampled, except that
         # keep graphs needs every step's graph counted as it is banked.
         every = max(cfg.sample_every, self.sample_floor)
-        heavy = probing and (step % every == 0 or cfg.probes == "all")
+        sampled = step % every == 0 or cfg.probes == "all"
+        heavy = probing and sampled
         plan = _StepPlan(cfg, step, StepRecord(step, {}, 0.0),
                          JunctionProbe(cfg.heads) if heavy else None,
-                         walk=heavy or (probing and cfg.keep_graphs))
+                         walk=heavy or (probing and cfg.keep_graphs),
+                         node_grads=cfg.probes == "all" or (self.track_node_grads and sampled))
         if cfg.zero_grad:
             self.optimizer.zero_grad(set_to_none=True)
             yield PhaseRecord(step, "zero_grad", "optimizer.zero_grad()")
@@ -279,7 +284,7 @@ class Session:
             self._live.terms = [a + b for a, b in zip(held.terms, fresh.terms)]
         if plan_backward:
             self._plan_backward(cfg, self._live, self._live.terms)
-        if self._tracks_node_grads(cfg):
+        if plan.node_grads:
             self._node_grads.watch(self._live.drawn_fns())
         else:
             self._node_grads.release()
@@ -324,6 +329,7 @@ class Session:
         self._kept_adds = 0
         self.step_index += 1
         self.last_record = record
+        self.node_grads_current = plan.node_grads or not self.track_node_grads
         yield PhaseRecord(step, "optimizer step", "optimizer.step()", step_done=True)
 
     def _event(self, exc: BaseException, step: int, phase: str, call: str) -> ev.Event:

@@ -37,6 +37,7 @@ class EngineLoop:
         self.steps_per_second = 0.0
         self.show_saved = False
         self.stopped = False
+        self.graph_wanted = False   # send the graph after the next step with its gradients
         problem = None
         try:
             self.session = Session(config)
@@ -118,6 +119,10 @@ class EngineLoop:
 
     def _cmd_pause(self) -> None:
         self._set_running(False)
+        if not self.session.node_grads_current and not self.session.in_step:
+            # at full speed most steps skip the per-node gradients: one more step, measured,
+            # so the paused graph shows where the gradient flowed
+            self._after_step(self._guarded(self.session.step))
         self._send_graph("paused")
 
     def _pause_silently(self) -> None:
@@ -180,7 +185,10 @@ class EngineLoop:
         self._send_graph("live")
 
     def _cmd_request_graph(self) -> None:
-        self._send_graph("live")
+        if self.running and not self.session.node_grads_current:
+            self.graph_wanted = True    # sent once a sampled step has measured it
+        else:
+            self._send_graph("live")
 
     def _cmd_shutdown(self) -> None:
         self.running = False
@@ -203,6 +211,9 @@ class EngineLoop:
             if not self._after_step(record):
                 return
             done += 1
+            if self.graph_wanted and self.session.node_grads_current:
+                self.graph_wanted = False
+                self._send_graph("live")
             if self.steps_left is not None:
                 self.steps_left -= 1
                 if self.steps_left <= 0:

@@ -227,3 +227,26 @@ def test_release_removes_every_hook():
     assert _hooks_on(tanh) == 0 and probe.handle_count == 2
     probe.release()
     assert probe.handle_count == 0
+
+
+def test_at_full_speed_only_sampled_steps_hook_the_graph():
+    """The app raises sample_floor while training flat out: per-node hooks then cost a
+    fifth of the speed, so only the sampled steps carry them."""
+    s = Session(BASE)
+    s.track_node_grads = True
+    s.sample_floor = 4
+    measured = []
+    for _ in range(8):
+        assert s.step() is not None, s.error
+        ops = s.graph().by_kind("op")
+        measured.append(all(n.grad_norm is not None for n in ops))
+        assert s.node_grads_current == measured[-1]
+    assert measured == [True, False, False, False, True, False, False, False]
+
+
+def test_without_tracking_every_graph_is_current():
+    s = Session(BASE)
+    s.sample_floor = 4
+    for _ in range(2):
+        s.step()
+        assert s.node_grads_current

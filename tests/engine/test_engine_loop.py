@@ -1,0 +1,62 @@
+"""The engine's loop, driven command by command in this process: at full speed it
+samples the per-node gradients, yet every graph it sends shows them."""
+from gradviz.core.config import Config
+from gradviz.engine import protocol as p
+from gradviz.engine.loop import EngineLoop
+
+
+def _graphs(loop):
+    return [m[1:] for m in loop.take_outbox() if m[0] == p.GRAPH]
+
+
+def _train_until(loop, steps):
+    while loop.session.step_index < steps:
+        loop.train_batch(lambda: False)
+
+
+def _measured(graph):
+    ops = graph.by_kind("op")
+    return bool(ops) and all(n.grad_norm is not None for n in ops)
+
+
+def test_pausing_at_full_speed_sends_a_graph_with_gradients():
+    loop = EngineLoop(Config(device="cpu"))
+    loop.handle(p.PLAY)
+    assert loop.session.sample_floor > 1          # full speed: sampled
+    _train_until(loop, 30)
+    while loop.session.node_grads_current:        # stop on a step that skipped them
+        loop.session.step()
+    loop.take_outbox()
+    steps_before = loop.session.step_index
+    loop.handle(p.PAUSE)
+    (graph, when), = _graphs(loop)
+    assert when == "paused"
+    assert _measured(graph)
+    assert loop.session.step_index == steps_before + 1   # one more step, measured
+
+
+def test_a_live_graph_asked_for_mid_run_comes_after_a_measured_step():
+    loop = EngineLoop(Config(device="cpu"))
+    loop.handle(p.PLAY)
+    _train_until(loop, 5)
+    while loop.session.node_grads_current:
+        loop.session.step()
+    loop.take_outbox()
+    loop.handle(p.REQUEST_GRAPH)
+    assert _graphs(loop) == []                    # not yet: this step skipped them
+    while loop.graph_wanted:
+        loop.train_batch(lambda: False)
+    (graph, when), = _graphs(loop)
+    assert when == "live" and _measured(graph)
+
+
+def test_at_a_lecture_pace_every_step_is_measured():
+    loop = EngineLoop(Config(device="cpu"))
+    loop.handle(p.DELAY, 100)
+    loop.handle(p.PLAY)
+    for _ in range(3):
+        loop.train_batch(lambda: False)
+        assert loop.session.node_grads_current
+    loop.handle(p.REQUEST_GRAPH)
+    (graph, _), = _graphs(loop)
+    assert _measured(graph)
