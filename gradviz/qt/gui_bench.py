@@ -53,7 +53,15 @@ def time_to_window(timeout_s: float = 120.0) -> dict:
             "engine_ready_s": float(seen["READY"][0]) - start}
 
 
-def run_gui_bench(config, seconds: float = 8.0) -> dict:
+# a second process that keeps one core busy, as another program on a lecturer's laptop
+# (a browser, a video call) would
+_BUSY = "while True: pass"
+
+
+def run_gui_bench(config, seconds: float = 8.0, busy: bool = False,
+                  launch: bool = True) -> dict:
+    """Train with every panel live for `seconds`; with busy, while another process keeps
+    a core busy; with launch, also time a fresh launch (time_to_window)."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
@@ -62,7 +70,7 @@ def run_gui_bench(config, seconds: float = 8.0) -> dict:
     from .main_window import MainWindow
     from .settings import AppSettings, Remembered
 
-    result = time_to_window()
+    result = time_to_window() if launch else {}
     app = QApplication.instance() or QApplication([])
     with tempfile.TemporaryDirectory() as tmp:
         window = MainWindow(Remembered(config), AppSettings(os.path.join(tmp, "settings.json")))
@@ -81,7 +89,11 @@ def run_gui_bench(config, seconds: float = 8.0) -> dict:
         heartbeat.timeout.connect(tick)
         start_steps = [0]
 
+        spinner: list = []
+
         def begin() -> None:
+            if busy:
+                spinner.append(subprocess.Popen([sys.executable, "-c", _BUSY]))
             start_steps[0] = len(window.history)
             window.sigPlay.emit()
             heartbeat.start(10)
@@ -94,7 +106,12 @@ def run_gui_bench(config, seconds: float = 8.0) -> dict:
                 QTimer.singleShot(50, wait_for_engine)
 
         wait_for_engine()
-        app.exec()
+        try:
+            app.exec()
+        finally:
+            for process in spinner:
+                process.kill()
+                process.wait()
         heartbeat.stop()
         window.refresh()
         steps = len(window.history) - start_steps[0]
