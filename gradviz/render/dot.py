@@ -7,7 +7,6 @@ from gradviz.core.graph_data import (CUT, GRAD, INPUT, LOSS, OP, PARAM, SAVED, T
                                 GraphEdge, GraphNode)
 
 from . import style
-from .style import HEAD_COLOURS  # noqa: F401  (re-exported for the Qt layer)
 
 FONT = "Helvetica,Arial,sans-serif"
 BOLD = "Helvetica-Bold,Arial Bold,sans-serif"
@@ -41,17 +40,13 @@ def _shape_text(shape: tuple[int, ...]) -> str:
     return "(" + ", ".join(str(s) for s in shape) + ")"   # as torchviz writes it
 
 
-def _bytes_text(n: int) -> str:
-    return f"{n / 1024:.1f} KiB" if n >= 1024 else f"{n} B"
-
-
 def node_label(node: GraphNode) -> str:
     """The text drawn in node's box (lines joined by newlines), for DOT and the Qt view."""
     lines = [f"{node.label} loss" if node.kind == LOSS else node.label]
     if node.kind in (PARAM, INPUT, SAVED) and node.shape is not None:
         lines.append(_shape_text(node.shape))
     if node.kind == OP and node.saved_bytes and not node.freed:
-        lines.append(f"holds {_bytes_text(node.saved_bytes)}")
+        lines.append(f"holds {style.format_bytes(node.saved_bytes)}")
     if node.tensor:
         lines.append(junction_text(node))
     if node.freed:
@@ -88,27 +83,32 @@ def edge_label(edge: GraphEdge) -> str:
     return f" {edge.label or 'detach()'} " if edge.kind == CUT else ""
 
 
+def _stroke_attrs(stroke: style.Stroke) -> dict[str, object]:
+    return dict(color=":".join(stroke.lines), penwidth=_number(stroke.width))
+
+
+def _number(x: float) -> object:
+    return int(x) if float(x).is_integer() else x     # penwidth=3, as it always read
+
+
 def _node_stmt(node: GraphNode, heads: tuple[int, ...]) -> str:
     shapes = {PARAM: "box", INPUT: "box", OP: "box", SAVED: "note", LOSS: "box", TOTAL: "box"}
     styles = ["filled"] + (["rounded"] if node.kind in (OP, LOSS, TOTAL) else [])
     font, size = node_font(node)
+    border = style.node_border(node.kind, heads)
     attrs: dict[str, object] = dict(label=node_label(node), shape=shapes.get(node.kind, "box"),
-                                    fillcolor=style.KIND_FILL.get(node.kind, "#FFFFFF"),
-                                    fontname=font, fontsize=size)
-    if len(heads) == 1:
-        attrs.update(color=style.head_colour(heads[0]), penwidth=3)
-    elif heads:     # shared by several losses: thick black, whatever the kind
-        attrs.update(color=style.SHARED_COLOUR, penwidth=6)
-    else:           # reached by no loss: dead
-        styles.append("dotted")
-        attrs.update(color=style.DEAD_COLOUR, fontcolor=style.DEAD_COLOUR, penwidth=3)
+                                    fillcolor=style.node_fill(node.kind, node.freed),
+                                    fontname=font, fontsize=size, **_stroke_attrs(border))
+    if border.dash != style.SOLID:
+        styles.append(border.dash)
+    if not heads:   # reached by no loss: dead, its text grey too
+        attrs.update(fontcolor=style.DEAD_COLOUR)
     if node.kind in (LOSS, TOTAL):
         styles.append("bold")
-        attrs.update(penwidth=max(5, int(attrs["penwidth"])))
     if node.kind == SAVED:
         attrs.update(margin="0.08,0.03")
     if node.freed:  # released by backward (or detached in place): greyed out
-        attrs.update(fillcolor=style.FREED_FILL, fontcolor=style.FREED_TEXT)
+        attrs.update(fontcolor=style.FREED_TEXT)
         if node.state != "freed":
             attrs.update(fontcolor=style.CUT_COLOUR)
     attrs["style"] = ",".join(styles)
@@ -117,19 +117,20 @@ def _node_stmt(node: GraphNode, heads: tuple[int, ...]) -> str:
 
 def _edge_stmt(edge: GraphEdge, heads: dict[str, tuple[int, ...]]) -> str:
     ends = f"  {_name(edge.src)} -> {_name(edge.dst)} "
+    carried = style.edge_heads(edge.src, edge.dst, heads) if edge.kind == GRAD else ()
+    stroke = style.edge_stroke(edge.kind, carried)
+    attrs: dict[str, object] = {}
+    if not style.has_arrow(edge.kind):
+        attrs.update(dir="none")
+    if stroke.dash != style.SOLID:
+        attrs.update(style=stroke.dash)
+    attrs.update(_stroke_attrs(stroke))
     if edge.kind == CUT:
-        return ends + _attrs(style="dashed", color=style.CUT_COLOUR, penwidth=4,
-                             label=edge_label(edge), fontname=BOLD,
-                             fontcolor=style.CUT_COLOUR, fontsize=FONT_SIZE) + ";"
-    if edge.kind != GRAD:   # a saved tensor hangs off its op: no arrow, no gradient
-        return ends + _attrs(dir="none", style="dotted", color=style.SAVED_EDGE_COLOUR,
-                             penwidth=2) + ";"
-    carried = style.edge_heads(edge.src, edge.dst, heads)
-    if not carried:
-        return ends + _attrs(style="dotted", color=style.DEAD_COLOUR, penwidth=2) + ";"
-    # one parallel line per head whose gradient runs here
-    colours = ":".join(style.head_colour(k) for k in carried)
-    return ends + _attrs(color=colours, penwidth=3, arrowsize=1.2) + ";"
+        attrs.update(label=edge_label(edge), fontname=BOLD, fontcolor=stroke.colour,
+                     fontsize=FONT_SIZE)
+    elif carried:   # one parallel line per head whose gradient runs here
+        attrs.update(arrowsize=1.2)
+    return ends + _attrs(**attrs) + ";"
 
 
 def _sample(key: str, label: str, **attrs: object) -> tuple[str, str]:
@@ -146,12 +147,13 @@ def _legend(graph: GraphData) -> list[str]:
                      shape="note" if k == SAVED else "box")
              for k, name in style.KIND_NAMES.items()]
     names = style.head_names(graph) or {k: f"head{k}" for k in _all_heads(graph)}
-    heads = [_sample(f"head{k}", f"{name} only", color=style.head_colour(k))
+    heads = [_sample(f"head{k}", f"{name} only", **_stroke_attrs(style.node_border(OP, (k,))))
              for k, name in sorted(names.items())]
-    heads += [_sample("shared", "shared by\nseveral losses", color=style.SHARED_COLOUR,
-                      penwidth=6),
-              _sample("dead", "reached by\nno loss", style="filled,rounded,dotted",
-                      color=style.DEAD_COLOUR, fontcolor=style.DEAD_COLOUR)]
+    dead = style.node_border(OP, ())
+    heads += [_sample("shared", "shared by\nseveral losses",
+                      **_stroke_attrs(style.node_border(OP, (0, 1)))),
+              _sample("dead", "reached by\nno loss", style=f"filled,rounded,{dead.dash}",
+                      fontcolor=style.DEAD_COLOUR, **_stroke_attrs(dead))]
     states = [_sample("freed", "AddmmBackward0\n(freed)", fillcolor=style.FREED_FILL,
                       fontcolor=style.FREED_TEXT),
               _sample("freed_note", "(freed): backward has\nreleased what it saved",
@@ -167,8 +169,9 @@ def _legend(graph: GraphData) -> list[str]:
         keys = [key for key, _ in column]   # stack each column with invisible edges
         keys = keys[:-1] if column is states else keys   # its last link is the cut sample
         lines += [f"    {a} -> {b} [style=invis];" for a, b in zip(keys, keys[1:])]
-    cut = _attrs(style="dashed", color=style.CUT_COLOUR, penwidth=4, label=" detach() ",
-                 fontname=BOLD, fontcolor=style.CUT_COLOUR)
+    cut_stroke = style.edge_stroke(CUT, ())
+    cut = _attrs(style=cut_stroke.dash, **_stroke_attrs(cut_stroke), label=" detach() ",
+                 fontname=BOLD, fontcolor=cut_stroke.colour)
     lines += [f"    legend_cut_from -> legend_cut_to {cut};", "  }"]
     return lines
 

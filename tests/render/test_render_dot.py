@@ -9,9 +9,9 @@ import pytest
 
 from gradviz.core.config import Config
 from gradviz.core.graph import GraphData, GraphEdge, GraphNode
-from gradviz.render.dot import HEAD_COLOURS, quote, to_dot
+from gradviz.render.dot import quote, to_dot
 from gradviz.render.engine import find_engine
-from gradviz.render.style import CUT_COLOUR, DEAD_COLOUR, SHARED_COLOUR
+from gradviz.render.style import CUT_COLOUR, DEAD_COLOUR, HEAD_COLOURS, SHARED_COLOUR
 
 from render_helpers import after_backward, drawn_text, laid_out
 

@@ -81,10 +81,11 @@ class GraphCanvas(QGraphicsView):
         if rebuilt:
             self.fit()
 
-    def _edge_width(self, edge) -> float:
-        """Edges carry their gradient as thickness, on the same log scale as the heat."""
+    def _edge_width(self, edge) -> float | None:
+        """Edges carry their gradient as thickness, on the same log scale as the heat
+        (None: not measured, drawn as render.style says)."""
         frac = heat_fraction(edge.grad_norm, self.heat) if edge.kind == GRAD else None
-        return 2.5 if frac is None else 1.5 + 5.0 * frac
+        return None if frac is None else 1.5 + 5.0 * frac
 
     def _rebuild(self, layout: GraphLayout) -> None:
         scene = self.scene()

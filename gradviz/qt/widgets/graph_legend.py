@@ -6,9 +6,9 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QLinearGradient, QPainter, QPen
 from PySide6.QtWidgets import QWidget
 
-from ...core.graph_data import INPUT, LOSS, OP, PARAM, SAVED, TOTAL
+from ...core.graph_data import CUT, INPUT, LOSS, OP, PARAM, SAVED, TOTAL
 from ...render import style
-from .graph_items import heat_colour
+from .graph_items import heat_colour, stroke_pen
 
 ROW = 26
 
@@ -51,17 +51,17 @@ class GraphLegend(QWidget):
             self._label(p, y, style.KIND_NAMES[kind], text)
             y += ROW
         for k, name in sorted(self.head_names.items()):
-            self._swatch(p, y, QColor("white"), QPen(QColor(style.head_colour(k)), 3))
+            self._swatch(p, y, QColor("white"), stroke_pen(style.node_border(OP, (k,))))
             self._label(p, y, f"{name}: only its gradient", text)
             y += ROW
         for label, pen, fill in (
-                ("shared by several losses", QPen(QColor(style.SHARED_COLOUR), 5), "white"),
-                ("reached by no loss (dead)", QPen(QColor(style.DEAD_COLOUR), 2, Qt.DotLine), "white"),
+                ("shared by several losses", stroke_pen(style.node_border(OP, (0, 1))), "white"),
+                ("reached by no loss (dead)", stroke_pen(style.node_border(OP, ())), "white"),
                 ("freed by backward", QPen(QColor("#999999"), 1.5), style.FREED_FILL)):
             self._swatch(p, y, QColor(fill), pen)
             self._label(p, y, label, text)
             y += ROW
-        p.setPen(QPen(QColor(style.CUT_COLOUR), 3, Qt.DashLine))
+        p.setPen(stroke_pen(style.edge_stroke(CUT, ())))
         p.drawLine(8, y + 10, 42, y + 10)
         self._label(p, y, "detach cut: no gradient", text)
         y += ROW + 8
