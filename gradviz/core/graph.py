@@ -16,7 +16,7 @@ import torch
 from .autograd_walk import (is_accumulate_grad, next_nodes, saved_tensors, storage_bytes,
                             storage_key)
 from .graph_data import (ALIVE, CUT, DETACHED, FREED, GRAD, INPUT, LOSS, OP, PARAM, SAVED,
-                         SAVED_EDGE, STALE, TOTAL, GraphData, GraphEdge, GraphNode)
+                         SAVED_EDGE, STALE, GraphData, GraphEdge, GraphNode)
 
 # an op shows the most telling state among its saved tensors
 _STATE_PRIORITY = (DETACHED, STALE, FREED)

@@ -7,7 +7,7 @@ from PySide6.QtGui import QColor, QHelpEvent, QMouseEvent
 from PySide6.QtWidgets import QApplication, QPushButton, QToolTip
 
 from gradviz.core.config import Config
-from gradviz.core.graph import CUT, LOSS, OP, PARAM
+from gradviz.core.graph_data import CUT, LOSS, OP, PARAM
 from gradviz.render import style
 
 SMALL = Config(batch_size=32)

@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from gradviz.core.graph import GraphData, GraphEdge, GraphNode
+from gradviz.core.graph_data import GraphData, GraphEdge, GraphNode
 from gradviz.render import engine
 from gradviz.render.engine import RenderError
 from gradviz.render.export import ExportError, export_graph, write_png
