@@ -140,7 +140,8 @@ def test_layout_stays_put_between_steps_and_changes_with_structure(qtbot, make_w
     qtbot.waitUntil(lambda: w.graph_view.idle, timeout=30_000)
     assert canvas.layout is layout
     assert {k: (i.box.x, i.box.y) for k, i in canvas.nodes.items()} == positions
-    w.controls.strategy.setCurrentIndex(w.controls.strategy.findData("in-loop"))
+    strategy = w.controls.widgets["strategy"]
+    strategy.setCurrentIndex(strategy.findData("in-loop"))
     qtbot.waitUntil(lambda: w.worker.session.config.strategy == "in-loop", timeout=5_000)
     step(qtbot, w)
     qtbot.waitUntil(lambda: canvas.layout is not layout and w.graph_view.idle, timeout=30_000)
