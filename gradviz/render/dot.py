@@ -91,17 +91,17 @@ def _number(x: float) -> object:
     return int(x) if float(x).is_integer() else x     # penwidth=3, as it always read
 
 
-def _node_stmt(node: GraphNode, heads: tuple[int, ...]) -> str:
+def _node_stmt(node: GraphNode) -> str:
     shapes = {PARAM: "box", INPUT: "box", OP: "box", SAVED: "note", LOSS: "box", TOTAL: "box"}
     styles = ["filled"] + (["rounded"] if node.kind in (OP, LOSS, TOTAL) else [])
     font, size = node_font(node)
-    border = style.node_border(node.kind, heads)
+    border = style.node_border(node.kind, node.heads_reaching)
     attrs: dict[str, object] = dict(label=node_label(node), shape=shapes.get(node.kind, "box"),
                                     fillcolor=style.node_fill(node.kind, node.freed),
                                     fontname=font, fontsize=size, **_stroke_attrs(border))
     if border.dash != style.SOLID:
         styles.append(border.dash)
-    if not heads:   # reached by no loss: dead, its text grey too
+    if not node.heads_reaching:   # reached by no loss: dead, its text grey too
         attrs.update(fontcolor=style.DEAD_COLOUR)
     if node.kind in (LOSS, TOTAL):
         styles.append("bold")
@@ -115,10 +115,11 @@ def _node_stmt(node: GraphNode, heads: tuple[int, ...]) -> str:
     return f"  {_name(node.id)} {_attrs(**attrs)};"
 
 
-def _edge_stmt(edge: GraphEdge, heads: dict[str, tuple[int, ...]]) -> str:
+def _edge_stmt(edge: GraphEdge, heads_by_node: dict[str, tuple[int, ...]]) -> str:
     ends = f"  {_name(edge.src)} -> {_name(edge.dst)} "
-    carried = style.edge_heads(edge.src, edge.dst, heads) if edge.kind == GRAD else ()
-    stroke = style.edge_stroke(edge.kind, carried)
+    heads_along = (style.heads_along_edge(edge.src, edge.dst, heads_by_node)
+                   if edge.kind == GRAD else ())
+    stroke = style.edge_stroke(edge.kind, heads_along)
     attrs: dict[str, object] = {}
     if not style.has_arrow(edge.kind):
         attrs.update(dir="none")
@@ -128,7 +129,7 @@ def _edge_stmt(edge: GraphEdge, heads: dict[str, tuple[int, ...]]) -> str:
     if edge.kind == CUT:
         attrs.update(label=edge_label(edge), fontname=BOLD, fontcolor=stroke.colour,
                      fontsize=FONT_SIZE)
-    elif carried:   # one parallel line per head whose gradient runs here
+    elif heads_along:   # one parallel line per head whose gradient runs here
         attrs.update(arrowsize=1.2)
     return ends + _attrs(**attrs) + ";"
 
@@ -146,14 +147,15 @@ def _legend(graph: GraphData) -> list[str]:
                      style="filled" if k in (PARAM, INPUT, SAVED) else "filled,rounded",
                      shape="note" if k == SAVED else "box")
              for k, name in style.KIND_NAMES.items()]
-    names = style.head_names(graph) or {k: f"head{k}" for k in _all_heads(graph)}
-    heads = [_sample(f"head{k}", f"{name} only", **_stroke_attrs(style.node_border(OP, (k,))))
-             for k, name in sorted(names.items())]
+    names = style.head_names(graph) or {k: f"head{k}" for k in _head_indices(graph)}
+    head_samples = [_sample(f"head{k}", f"{name} only",
+                            **_stroke_attrs(style.node_border(OP, (k,))))
+                    for k, name in sorted(names.items())]
     dead = style.node_border(OP, ())
-    heads += [_sample("shared", "shared by\nseveral losses",
-                      **_stroke_attrs(style.node_border(OP, (0, 1)))),
-              _sample("dead", "reached by\nno loss", style=f"filled,rounded,{dead.dash}",
-                      fontcolor=style.DEAD_COLOUR, **_stroke_attrs(dead))]
+    head_samples += [_sample("shared", "shared by\nseveral losses",
+                             **_stroke_attrs(style.node_border(OP, (0, 1)))),
+                     _sample("dead", "reached by\nno loss", style=f"filled,rounded,{dead.dash}",
+                             fontcolor=style.DEAD_COLOUR, **_stroke_attrs(dead))]
     states = [_sample("freed", "AddmmBackward0\n(freed)", fillcolor=style.FREED_FILL,
                       fontcolor=style.FREED_TEXT),
               _sample("freed_note", "(freed): backward has\nreleased what it saved",
@@ -164,7 +166,7 @@ def _legend(graph: GraphData) -> list[str]:
     lines = ["  subgraph cluster_legend {",
              f"    label={quote('Legend')}; fontname={quote(BOLD)}; fontsize={FONT_SIZE};",
              '    style="rounded"; color="#808080"; penwidth=2; margin=16;']
-    for column in (kinds, heads, states):
+    for column in (kinds, head_samples, states):
         lines += [stmt for _, stmt in column]
         keys = [key for key, _ in column]   # stack each column with invisible edges
         keys = keys[:-1] if column is states else keys   # its last link is the cut sample
@@ -176,14 +178,14 @@ def _legend(graph: GraphData) -> list[str]:
     return lines
 
 
-def _all_heads(graph: GraphData) -> list[int]:
-    return sorted({k for n in graph.nodes for k in n.losses})
+def _head_indices(graph: GraphData) -> list[int]:
+    return sorted({k for n in graph.nodes for k in n.heads_reaching})
 
 
 def to_dot(graph: GraphData, title: str = "", legend: bool = True, rankdir: str = "TB") -> str:
     """DOT text for graph; node names are the GraphData node ids. rankdir "LR" lays the
     forward pass left to right, which fits a wide panel better than torchviz's top-down."""
-    heads = style.reach(graph)
+    heads_by_node = style.heads_by_node(graph)
     graph_attrs = _attrs(rankdir=rankdir, label=title, labelloc="t", fontname=FONT,
                          fontsize=TITLE_FONT_SIZE, nodesep=0.3, ranksep=0.5, pad=0.3,
                          bgcolor="white", newrank="true")
@@ -193,8 +195,8 @@ def to_dot(graph: GraphData, title: str = "", legend: bool = True, rankdir: str 
     if not graph.nodes:
         empty = _attrs(shape="plaintext", label="no autograd graph yet: run a forward pass")
         lines.append(f"  empty {empty};")
-    lines += [_node_stmt(n, heads.get(n.id, ())) for n in graph.nodes]
-    lines += [_edge_stmt(e, heads) for e in graph.edges]
+    lines += [_node_stmt(n) for n in graph.nodes]
+    lines += [_edge_stmt(e, heads_by_node) for e in graph.edges]
     if legend and graph.nodes:
         lines += _legend(graph)
     lines.append("}")

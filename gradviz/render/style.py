@@ -30,19 +30,21 @@ def head_colour(head: int) -> str:
     return HEAD_COLOURS[head % len(HEAD_COLOURS)]
 
 
-def reach(graph: GraphData) -> dict[str, tuple[int, ...]]:
+def heads_by_node(graph: GraphData) -> dict[str, tuple[int, ...]]:
     """Node id -> the heads whose gradient passes through it (empty: reached by no loss)."""
-    return {n.id: tuple(n.losses) for n in graph.nodes}
+    return {n.id: tuple(n.heads_reaching) for n in graph.nodes}
 
 
-def edge_heads(src: str, dst: str, heads: dict[str, tuple[int, ...]]) -> tuple[int, ...]:
+def heads_along_edge(src: str, dst: str,
+                     heads_by_node: dict[str, tuple[int, ...]]) -> tuple[int, ...]:
     """The heads whose gradient runs along a grad edge (it flows dst -> src)."""
-    return tuple(sorted(set(heads.get(src, ())) & set(heads.get(dst, ()))))
+    return tuple(sorted(set(heads_by_node.get(src, ())) & set(heads_by_node.get(dst, ()))))
 
 
 def head_names(graph: GraphData) -> dict[int, str]:
     """Head index -> its loss's name, for the heads that have a loss node in graph."""
-    return {n.losses[0]: n.label for n in graph.nodes if n.kind == LOSS and n.losses}
+    return {n.heads_reaching[0]: n.label for n in graph.nodes
+            if n.kind == LOSS and n.heads_reaching}
 
 
 
@@ -74,11 +76,11 @@ class Stroke:
         return self.colours or (self.colour,)
 
 
-def node_border(kind: str, heads: tuple[int, ...]) -> Stroke:
+def node_border(kind: str, heads_reaching: tuple[int, ...]) -> Stroke:
     """A node's border, by the heads whose gradient passes through it."""
-    if len(heads) == 1:
-        stroke = Stroke(head_colour(heads[0]), HEAD_WIDTH)
-    elif heads:             # shared by several losses: thick black, whatever the kind
+    if len(heads_reaching) == 1:
+        stroke = Stroke(head_colour(heads_reaching[0]), HEAD_WIDTH)
+    elif heads_reaching:             # shared by several losses: thick black, whatever the kind
         stroke = Stroke(SHARED_COLOUR, SHARED_WIDTH)
     else:                   # reached by no loss: dead
         stroke = Stroke(DEAD_COLOUR, DEAD_WIDTH, DOTTED)
@@ -92,17 +94,18 @@ def node_fill(kind: str, freed: bool) -> str:
     return FREED_FILL if freed else KIND_FILL.get(kind, "#FFFFFF")
 
 
-def edge_stroke(kind: str, heads: tuple[int, ...]) -> Stroke:
+def edge_stroke(kind: str, heads_along: tuple[int, ...]) -> Stroke:
     """An edge's line: a detach() cut, a saved tensor's link, or a grad edge by the heads
-    whose gradient runs along it (one line per head; black where the view draws one)."""
+    whose gradient runs along it, heads_along (one line per head in DOT; black where
+    the view draws one line)."""
     if kind == CUT:
         return Stroke(CUT_COLOUR, CUT_WIDTH, DASHED)
     if kind != GRAD:        # a saved tensor hangs off its op: no arrow, no gradient
         return Stroke(SAVED_EDGE_COLOUR, SAVED_EDGE_WIDTH, DOTTED)
-    if not heads:
+    if not heads_along:
         return Stroke(DEAD_COLOUR, DEAD_EDGE_WIDTH, DOTTED)
-    colours = tuple(head_colour(k) for k in heads)
-    return Stroke(colours[0] if len(heads) == 1 else SHARED_COLOUR, HEAD_WIDTH,
+    colours = tuple(head_colour(k) for k in heads_along)
+    return Stroke(colours[0] if len(colours) == 1 else SHARED_COLOUR, HEAD_WIDTH,
                   colours=colours)
 
 

@@ -82,11 +82,11 @@ def test_hover_a_loss_highlights_where_its_gradient_flows(qtbot, make_window):
     step(qtbot, w)
     graph = wait_drawn(qtbot, w)
     canvas = w.graph_view.canvas
-    loss1 = next(n for n in graph.nodes if n.kind == LOSS and n.losses == (1,))
+    loss1 = next(n for n in graph.nodes if n.kind == LOSS and n.heads_reaching == (1,))
     hover(canvas.viewport(), centre(w, loss1.id))
     qtbot.waitUntil(lambda: canvas.highlighted == 1, timeout=5_000)
-    head0_only = next(n for n in graph.nodes if n.kind == OP and n.losses == (0,))
-    shared = next(n for n in graph.nodes if n.kind == OP and len(n.losses) == 3)
+    head0_only = next(n for n in graph.nodes if n.kind == OP and n.heads_reaching == (0,))
+    shared = next(n for n in graph.nodes if n.kind == OP and len(n.heads_reaching) == 3)
     assert canvas.nodes[head0_only.id].opacity() < 0.5
     assert canvas.nodes[shared.id].opacity() == 1.0
     hover(canvas.viewport(), QPoint(2, 2))       # off the node: everything back

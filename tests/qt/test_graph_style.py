@@ -15,7 +15,7 @@ from gradviz.render import style
 from gradviz.render.dot import to_dot
 from gradviz.render.layout import layout_graph
 
-# one node of each look: kind and the heads whose gradient reaches it
+# one node of each look: kind, and the heads whose gradient reaches it
 NODES = {
     "w_one": (PARAM, (0,)), "w_shared": (PARAM, (0, 1)), "op_one": (OP, (0,)),
     "op_shared": (OP, (0, 1)), "op_dead": (OP, ()), "saved": (SAVED, (0,)),
@@ -36,10 +36,10 @@ DASH = {Qt.SolidLine: style.SOLID, Qt.DashLine: style.DASHED, Qt.DotLine: style.
 
 
 def _graph() -> GraphData:
-    nodes = [GraphNode(node_id, kind, node_id, shape=(2, 3), losses=heads,
+    nodes = [GraphNode(node_id, kind, node_id, shape=(2, 3), heads_reaching=reaching,
                        saved_bytes=3 * 2 ** 20 if kind == OP else 0)
-             for node_id, (kind, heads) in NODES.items()]
-    nodes.append(GraphNode("op_freed", OP, "op_freed", losses=(0,), state=FREED))
+             for node_id, (kind, reaching) in NODES.items()]
+    nodes.append(GraphNode("op_freed", OP, "op_freed", heads_reaching=(0,), state=FREED))
     edges = [GraphEdge(src, dst, kind, label="detach()" if kind == CUT else "")
              for src, dst, kind in EDGES.values()]
     return GraphData(nodes, edges)
@@ -90,7 +90,7 @@ def test_a_node_has_the_same_border_and_fill_in_dot_and_on_screen(drawn, canvas,
     assert _dash(attrs) == DASH[pen.style()]
     assert QColor(attrs["fillcolor"]) == item.brush().color()
     # and both are what render.style says
-    border = style.node_border(node.kind, node.losses)
+    border = style.node_border(node.kind, node.heads_reaching)
     assert (pen.color(), pen.widthF(), DASH[pen.style()]) == (QColor(border.colour), border.width,
                                                               border.dash)
 

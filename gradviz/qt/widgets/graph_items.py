@@ -42,7 +42,8 @@ def stroke_pen(stroke: style.Stroke, width: float | None = None) -> QPen:
 
 def tooltip(node, head_names: dict[int, str]) -> str:
     size = style.format_bytes(node.saved_bytes)
-    reached = ", ".join(head_names.get(k, f"head{k}") for k in node.losses) or "no loss (dead)"
+    reached = (", ".join(head_names.get(k, f"head{k}") for k in node.heads_reaching)
+               or "no loss (dead)")
     rows = [f"<b>{node.label}</b> — {style.KIND_NAMES.get(node.kind, node.kind)}",
             f"shape: {tuple(node.shape) if node.shape is not None else 'unknown (freed)'}",
             f"dtype: {node.dtype or '—'} · device: {node.device or '—'}",
@@ -79,8 +80,7 @@ class NodeItem(QGraphicsPathItem):
         b = self.box
         return QRectF(b.x - b.width / 2, b.y - b.height / 2, b.width, b.height)
 
-    def restyle(self, node, heads: tuple[int, ...], heat: float | None,
-                head_names: dict[int, str]) -> None:
+    def restyle(self, node, heat: float | None, head_names: dict[int, str]) -> None:
         self.node = node
         r = self.rect()
         path = QPainterPath()
@@ -92,7 +92,7 @@ class NodeItem(QGraphicsPathItem):
             path.addRect(r)
         self.setPath(path)
         self.setBrush(QBrush(QColor(style.node_fill(node.kind, node.freed))))
-        self.setPen(stroke_pen(style.node_border(node.kind, heads)))
+        self.setPen(stroke_pen(style.node_border(node.kind, node.heads_reaching)))
         self._style_text(node, r)
         self._style_heat(node, r, heat)
         self.setToolTip(tooltip(node, head_names))
@@ -106,7 +106,7 @@ class NodeItem(QGraphicsPathItem):
         colour = style.FREED_TEXT if node.freed else "#111111"
         if node.freed and node.state != "freed":
             colour = style.CUT_COLOUR
-        if not node.losses and not node.freed:
+        if not node.heads_reaching and not node.freed:
             colour = style.DEAD_COLOUR
         self.text.setBrush(QBrush(QColor(colour)))
         t = self.text.boundingRect()
@@ -165,12 +165,13 @@ class EdgeItem(QGraphicsPathItem):
         self.arrow = QGraphicsPolygonItem(self)
         self.label = QGraphicsSimpleTextItem(self)
 
-    def restyle(self, edge, heads: tuple[int, ...], heat_width: float | None = None) -> None:
-        """heads: whose gradient runs along edge; heat_width: the line's width by the
+    def restyle(self, edge, heads_along: tuple[int, ...],
+                heat_width: float | None = None) -> None:
+        """heads_along: whose gradient runs along edge; heat_width: the line's width by the
         gradient measured along it (None: not measured), for grad edges some loss reaches."""
         self.edge = edge
-        stroke = style.edge_stroke(edge.kind, heads)
-        live = edge.kind == GRAD and bool(heads)
+        stroke = style.edge_stroke(edge.kind, heads_along)
+        live = edge.kind == GRAD and bool(heads_along)
         pen = stroke_pen(stroke, heat_width if live else None)
         pen.setCapStyle(Qt.RoundCap)
         self.setPen(pen)

@@ -33,8 +33,9 @@ class GraphLegend(QWidget):
     def entries(self) -> list[str]:
         """The legend's lines, as text (what tests and screen readers can check)."""
         kinds = [style.KIND_NAMES[k] for k in (PARAM, INPUT, OP, SAVED, LOSS, TOTAL)]
-        heads = [f"{name}: only its gradient" for _, name in sorted(self.head_names.items())]
-        return kinds + heads + ["shared by several losses", "reached by no loss (dead)",
+        head_rows = [f"{name}: only its gradient"
+                     for _, name in sorted(self.head_names.items())]
+        return kinds + head_rows + ["shared by several losses", "reached by no loss (dead)",
                                 "detach cut: no gradient flows back", "freed by backward"]
 
     def paintEvent(self, event) -> None:
