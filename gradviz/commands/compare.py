@@ -16,6 +16,7 @@ from ..core.atomic_write import write_text
 from ..core.compare import DEFAULT_RTOL, Comparison, compare
 from ..core.config import SHOWN_PATH_CHARS, Config, ConfigError, from_mapping, load_toml, shown
 from ..core.threads import leave_a_core_free
+from ..render.style import format_bytes
 from .options import EXIT_AUTOGRAD_ERROR, EXIT_OK, add_training_options, config_from_args, fail
 from .run import _prepare_out
 
@@ -74,13 +75,14 @@ def table(result: Comparison, names: tuple[str, str]) -> str:
         for label, losses in (("A", result.losses_a), ("B", result.losses_b)):
             text = "  ".join(f"{k} {v:.6g}" for k, v in losses.items())
             lines.append(f"last step losses {label}: {text}")
-        lines.append(f"peak saved memory: A {_kib(result.peak_a)}, B {_kib(result.peak_b)}")
+        lines.append(f"peak saved memory: A {_bytes_or_not(result.peak_a)}, "
+                     f"B {_bytes_or_not(result.peak_b)}")
     lines.append(f"verdict: {result.verdict()}")
     return "\n".join(lines)
 
 
-def _kib(n: int | None) -> str:
-    return "not measured" if not n else f"{n / 1024:.1f} KiB"
+def _bytes_or_not(n: int | None) -> str:
+    return "not measured" if not n else format_bytes(n)
 
 
 def to_json(result: Comparison) -> dict:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..core.atomic_write import check_writable, write_text
 from ..core.config import SHOWN_PATH_CHARS, ConfigError, shown
+from ..core.events import first_line
 from ..core.report import ReportWriter
 from ..core.script import script_text
 from ..core.session import Session
@@ -186,8 +187,7 @@ def main(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         fail(f"gradviz: {exc}")
     except (RuntimeError, MemoryError) as exc:   # e.g. a model too big to allocate
-        reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
-        fail(f"gradviz: cannot build that model: {reason}")
+        fail(f"gradviz: cannot build that model: {first_line(exc)}")
     leave_a_core_free()
     trained = _train_and_write(out, config, session, args.quiet)
     if session.error is not None:

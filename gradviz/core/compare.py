@@ -132,11 +132,11 @@ def _diff(names: list[str], ga: list[torch.Tensor], gb: list[torch.Tensor]) -> d
     return out
 
 
-def _junction_ratio(ra, rb, heads: list[str]) -> list[float | None] | None:
+def _junction_ratio(ra, rb, head_names: list[str]) -> list[float | None] | None:
     ja, jb = ra.junction_grad_norms, rb.junction_grad_norms
     if not ja or not jb:
         return None
-    return [jb[h] / ja[h] if ja[h] else None for h in heads]
+    return [jb[h] / ja[h] if ja[h] else None for h in head_names]
 
 
 def _measured(config: Config) -> Config:

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .events import first_line
+
 STRATEGIES = ("sum", "separate", "in-loop")
 RETAIN_MODES = ("auto", "always", "never")
 DETACH_MODES = ("detach", "detach_")
@@ -325,7 +327,7 @@ def parse_toml(text: str, name: str = "config") -> dict[str, Any]:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{name} is not valid TOML: {str(exc).splitlines()[0][:120]}")
+        raise ConfigError(f"{name} is not valid TOML: {first_line(exc, 120)}")
     except RecursionError:
         raise ConfigError(f"{name} nests values too deeply to be a gradviz config")
     return data.get("gradviz", data) if isinstance(data.get("gradviz"), dict) else data

@@ -78,6 +78,12 @@ class Event:
         return f"{self.type} at step {self.step}, {self.call}: {self.message}"
 
 
+def first_line(exc: BaseException, limit: int = 200) -> str:
+    """The first line of exc's message (its type's name when it has none), at most limit
+    characters: what one line of a status bar, a notice or stderr says about it."""
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:limit]
+
+
 def _first_paragraph(text: str) -> str:
     return text.strip().split("\n\n")[0].replace("\n", " ").strip()
 

@@ -16,7 +16,7 @@ import torch
 from .autograd_walk import (is_accumulate_grad, next_nodes, saved_tensors, storage_bytes,
                             storage_key)
 from .graph_data import (ALIVE, CUT, DETACHED, FREED, GRAD, INPUT, LOSS, OP, PARAM, SAVED,
-                         SAVED_EDGE, STALE, TOTAL, GraphData, GraphEdge, GraphNode)
+                         SAVED_EDGE, STALE, GraphData, GraphEdge, GraphNode)
 
 # an op shows the most telling state among its saved tensors
 _STATE_PRIORITY = (DETACHED, STALE, FREED)
@@ -223,7 +223,7 @@ class _Builder:
             for node_id in _closure(start, self.below) | _closure(fn_id, above):
                 reach[node_id].add(root.head)
         for node in self.graph.nodes:
-            node.losses = tuple(sorted(reach[node.id]))
+            node.heads_reaching = tuple(sorted(reach[node.id]))
 
 
 def _closure(start: str, links: dict[str, list[str]]) -> set[str]:
@@ -261,5 +261,5 @@ def capture(roots: list[Root], params: Iterable[tuple[str, torch.Tensor]],
     by_id = {n.id: n for n in builder.graph.nodes}
     for e in builder.graph.edges:
         if e.kind == SAVED_EDGE:
-            by_id[e.src].losses = by_id[e.dst].losses
+            by_id[e.src].heads_reaching = by_id[e.dst].heads_reaching
     return builder.graph

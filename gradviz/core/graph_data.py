@@ -19,7 +19,7 @@ class GraphNode:
     shape: tuple[int, ...] | None = None
     dtype: str = ""
     device: str = ""
-    losses: tuple[int, ...] = ()    # heads whose gradient flows through this node
+    heads_reaching: tuple[int, ...] = ()   # heads whose gradient flows through this node
     state: str = ALIVE              # saved tensors: alive, freed, detached in place
     saved_bytes: int = 0
     grad_norm: float | None = None  # gradient that flowed through it in the last backward

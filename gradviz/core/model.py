@@ -66,6 +66,8 @@ class MultiHeadNet(nn.Module):
         super().__init__()
         self.kind = kind
         self.trunk = _trunk(width, depth) if kind == "mlp" else RecurrentTrunk(width)
+        # the head modules; the name is kept: it is their parameters' prefix
+        # ("heads.1.0.weight" in the graph, the reports' columns and the loop code)
         self.heads = nn.ModuleList(_head(width, k) for k in range(heads))
 
     def forward(self, x: torch.Tensor) -> list[torch.Tensor]:

@@ -17,19 +17,19 @@ from .records import StepRecord
 
 
 def metric_columns(config: Config, param_names: list[str]) -> list[str]:
-    heads = config.head_names()
-    return (["step", "total"] + [f"loss.{h}" for h in heads] + ["global_grad_norm"]
+    head_names = config.head_names()
+    return (["step", "total"] + [f"loss.{h}" for h in head_names] + ["global_grad_norm"]
             + [f"grad_norm.{p}" for p in param_names]
-            + [f"junction_grad_norm.{h}" for h in heads]
+            + [f"junction_grad_norm.{h}" for h in head_names]
             + ["saved_bytes", "saved_bytes_peak", "graph_nodes"])
 
 
 def _row(r: StepRecord, config: Config, param_names: list[str]) -> list:
-    heads = config.head_names()
+    head_names = config.head_names()
     norms = r.grad_norms or {}
     junction = r.junction_grad_norms or {}
-    return ([r.step, r.total] + [r.losses[h] for h in heads] + [r.global_grad_norm]
-            + [norms.get(p) for p in param_names] + [junction.get(h) for h in heads]
+    return ([r.step, r.total] + [r.losses[h] for h in head_names] + [r.global_grad_norm]
+            + [norms.get(p) for p in param_names] + [junction.get(h) for h in head_names]
             + [r.saved_bytes, r.saved_bytes_peak, r.graph_nodes])
 
 
@@ -56,9 +56,9 @@ class _FastRows:
     and junction norms keyed by the heads, grad norms by the parameters, in order. The
     text is exactly what json.dumps(record.to_dict()) and csv.writer write."""
 
-    def __init__(self, heads: list[str], param_names: list[str]):
-        self.heads, self.params = heads, param_names
-        self.head_keys = [json.dumps(h) + ": " for h in heads]
+    def __init__(self, head_names: list[str], param_names: list[str]):
+        self.head_names, self.params = head_names, param_names
+        self.head_keys = [json.dumps(h) + ": " for h in head_names]
         self.param_keys = [json.dumps(p) + ": " for p in param_names]
 
     @staticmethod
@@ -68,7 +68,7 @@ class _FastRows:
     def rows(self, r: StepRecord) -> tuple[str, str] | None:
         """(json text, csv line), or None where the record is not of the usual shape."""
         try:
-            if list(r.losses) != self.heads:
+            if list(r.losses) != self.head_names:
                 return None
             losses = [_text(v) for v in r.losses.values()]
             total, step = _text(r.total), _text(r.step)
@@ -80,8 +80,8 @@ class _FastRows:
             else:
                 return None
             if r.junction_grad_norms is None:
-                junction, junction_json = [""] * len(self.heads), "null"
-            elif list(r.junction_grad_norms) == self.heads:
+                junction, junction_json = [""] * len(self.head_names), "null"
+            elif list(r.junction_grad_norms) == self.head_names:
                 junction = [_text(v) for v in r.junction_grad_norms.values()]
                 junction_json = self._keyed(self.head_keys, junction)
             else:

@@ -19,7 +19,8 @@ from .config import Config, validate
 from .data import make_data
 from .devices import other_device, resolve_device
 from .forward import Carried, LiveGraph, forward
-from .graph import LOSS, TOTAL, GraphData, Root, capture
+from .graph import Root, capture
+from .graph_data import LOSS, TOTAL, GraphData
 from .model import MultiHeadNet
 from .node_grads import NodeGradProbe
 from .probes import JunctionProbe

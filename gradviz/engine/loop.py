@@ -19,10 +19,6 @@ FAST_SAMPLE_EVERY = 20  # at full speed, the costly probes run every this many s
 FREEZE_EVERY = 500      # keep graphs: steps between moving what it holds out of the GC's way
 
 
-def _first_line(exc: BaseException) -> str:
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
-
-
 class EngineLoop:
     """The session and what the window asked of it; `outbox` collects the messages
     of one batch."""
@@ -45,7 +41,7 @@ class EngineLoop:
             problem = f"{exc}; using the CPU"
             self.session = Session(config.replace(device="cpu"))
         except (RuntimeError, MemoryError) as exc:  # e.g. a model too big to allocate
-            problem = f"cannot build that model ({_first_line(exc)}); using the default one"
+            problem = f"cannot build that model ({ev.first_line(exc)}); using the default one"
             self.session = Session(Config())
         self.session.track_node_grads = True
         self._announce_config(True)
@@ -89,7 +85,7 @@ class EngineLoop:
             return
         except (RuntimeError, MemoryError) as exc:   # e.g. a model too big to allocate
             self._announce_config(True)              # the session rebuilt the old one
-            self.send(p.CONFIG_REJECTED, f"cannot build that model: {_first_line(exc)}")
+            self.send(p.CONFIG_REJECTED, f"cannot build that model: {ev.first_line(exc)}")
             return
         self._announce_config(did_reset)
         if did_reset or not self.session.in_step:
@@ -171,7 +167,7 @@ class EngineLoop:
             with open(path, "w", encoding="utf-8") as f:
                 f.write(text)
         except Exception as exc:  # a failed export is a message, never a crash
-            self.send(p.NOTICE, f"torchviz export failed: {_first_line(exc)}")
+            self.send(p.NOTICE, f"torchviz export failed: {ev.first_line(exc)}")
             return
         self.send(p.NOTICE, f"torchviz DOT exported to {path}")
 

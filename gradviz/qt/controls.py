@@ -1,6 +1,13 @@
 """The settings panel: a widget for every config key. Each change builds a new Config,
-validates it, and emits it; an unusable combination is named in one line, not applied."""
+validates it, and emits it; an unusable combination is named in one line, not applied.
+
+CONTROLS is the one list of what the panel shows: each Config field's widget kind, its
+objectName, label, tooltip and range or choices, in the order of the rows. A field with
+no control is in NO_CONTROL, with the reason (tests check that every field is in one).
+"""
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox,
@@ -12,17 +19,105 @@ from ..core.config import (DETACH_MODES, MAX_ACCUMULATE, MAX_BATCH_SIZE,
                            ConfigError)
 
 WEIGHT_STEPS = 100  # slider units per 1.0 of loss weight
+MIN_LR = 0.00001
 STRATEGY_TEXT = {"sum": "sum", "separate": "separate", "in-loop": "in-loop"}
 STRATEGY_TIPS = {"sum": "total = Σ w_k·L_k; total.backward() once",
                  "separate": "L_k.backward() for each head k",
                  "in-loop": "total += L_k; total.backward() inside the loop (the classic mistake)"}
 DETACH_TEXT = {"detach": "z.detach()", "detach_": "z.detach_()"}
+DETACH_TIPS = {"detach": "head k reads z.detach(): z's storage, cut from the graph",
+               "detach_": "z itself is cut out of the graph, for every head after this one too"}
 ACCUMULATE_TEXT = {"backward-each": "backward each", "sum-first": "sum first"}
 MODEL_TEXT = {"mlp": "MLP", "rnn": "RNN (carried state)"}
 TRUNCATE_TEXT = {"every-step": "detach every step", "never": "never detach"}
+OPTIMIZER_TEXT = {o: o.upper() if o == "sgd" else "Adam" for o in OPTIMIZERS}
+# the CPU is always there; the engine's first message names the others (set_devices)
+DEVICE_TEXT = {"auto": "auto (best here)", "cpu": "cpu — CPU"}
+
+# widget kinds
+COMBO = "combo"               # a QComboBox of choices (value -> text)
+HEAD_COMBO = "head combo"     # a QComboBox of "none" and one item per head
+SPIN = "spin"                 # a QSpinBox over range
+FLOAT = "float"               # a QDoubleSpinBox over range
+CHECK = "check"               # a QCheckBox whose text is the label
+HEAD_CHECKS = "head checks"   # a row of check boxes, one per head: name + k
+HEAD_SLIDERS = "head sliders"  # a slider and its value per head: name + k, weightLabel + k
+
+# the panel's boxes, top to bottom
+BACKWARD, WEIGHTS, TRAINING, MODEL = ("Backward", "Loss weights", "Training",
+                                      "Model (changing it resets)")
+GROUPS = (BACKWARD, WEIGHTS, TRAINING, MODEL)
 
 
-def _combo(name: str, items: dict[str, str]) -> QComboBox:
+@dataclass(frozen=True)
+class Control:
+    key: str                    # the Config field it shows
+    kind: str
+    name: str                   # objectName (tests and settings find it by that)
+    label: str
+    group: str
+    tip: str = ""
+    choices: dict = field(default_factory=dict)      # COMBO: value -> text
+    item_tips: dict = field(default_factory=dict)    # COMBO: value -> tooltip
+    range: tuple = ()                                # SPIN, FLOAT: (low, high)
+
+
+CONTROLS: tuple[Control, ...] = (
+    Control("strategy", COMBO, "strategyCombo", "strategy", BACKWARD,
+            choices={s: STRATEGY_TEXT[s] for s in STRATEGIES}, item_tips=STRATEGY_TIPS),
+    Control("retain_graph", COMBO, "retainCombo", "retain graph", BACKWARD,
+            choices={r: r for r in RETAIN_MODES}),
+    Control("detach", HEAD_CHECKS, "detachHead", "detach head", BACKWARD),
+    Control("detach_mode", COMBO, "detachModeCombo", "detach with", BACKWARD,
+            choices={m: DETACH_TEXT[m] for m in DETACH_MODES}, item_tips=DETACH_TIPS),
+    Control("accumulate", SPIN, "accumulateSpin", "accumulate N", BACKWARD,
+            range=(1, MAX_ACCUMULATE)),
+    Control("accumulate_mode", COMBO, "accumulateModeCombo", "accumulate by", BACKWARD,
+            choices=ACCUMULATE_TEXT),
+    Control("edit_detached", HEAD_COMBO, "editDetachedCombo", "edit zk in place", BACKWARD,
+            tip="zk = z.detach(); zk.mul_(1.0): an in-place edit of a detached head's "
+                "input (shares z's storage)"),
+    Control("retain_grad", CHECK, "retainGradCheck", "z.retain_grad()", BACKWARD,
+            tip="keep the junction's .grad (a non-leaf keeps none otherwise) and plot "
+                "nothing new: see the graph's z"),
+    Control("scale", CHECK, "scaleCheck", "scale losses by 1/N", BACKWARD),
+    Control("zero_grad", CHECK, "zeroGradCheck", "zero_grad each step", BACKWARD),
+    Control("keep_graphs", CHECK, "keepGraphsCheck", "keep graphs (no .item())", BACKWARD,
+            tip="running_loss += total without .item(): every step's graph stays alive "
+                "(the classic leak)"),
+    Control("loss_weights", HEAD_SLIDERS, "weightSlider", "w{k} (head{k})", WEIGHTS),
+    Control("optimizer", COMBO, "optimizerCombo", "optimizer", TRAINING,
+            choices=OPTIMIZER_TEXT),
+    Control("lr", FLOAT, "lrSpin", "learning rate", TRAINING, range=(MIN_LR, MAX_LR)),
+    Control("batch_size", SPIN, "batchSizeSpin", "batch size", TRAINING,
+            range=(1, MAX_BATCH_SIZE)),
+    Control("device", COMBO, "deviceCombo", "device", MODEL, choices=DEVICE_TEXT),
+    Control("heads", SPIN, "headsSpin", "heads", MODEL, range=(1, MAX_HEADS)),
+    Control("model", COMBO, "modelCombo", "trunk", MODEL, choices=MODEL_TEXT),
+    Control("truncate", COMBO, "truncateCombo", "carried state", MODEL, choices=TRUNCATE_TEXT,
+            tip="rnn: detach the carried hidden state at each step (truncated backprop "
+                "through time), or never"),
+    Control("trunk_width", SPIN, "trunkWidthSpin", "trunk width", MODEL,
+            range=(1, MAX_TRUNK_WIDTH)),
+    Control("trunk_depth", SPIN, "trunkDepthSpin", "trunk depth", MODEL,
+            range=(1, MAX_TRUNK_DEPTH)),
+    Control("misplace_head", HEAD_COMBO, "misplaceCombo", "misplace head", MODEL,
+            tip="put this head's parameters on another device than the trunk (meta where "
+                "there is no GPU)"),
+    Control("seed", SPIN, "seedSpin", "seed", MODEL, range=(0, MAX_SEED)),
+)
+
+# Config fields the panel has no control for, and why (each is a flag and a TOML key).
+NO_CONTROL = {
+    # the window trains until paused: Play and the step keys say how far
+    "steps": "a run's length, for gradviz run, compare and --screenshot",
+    # the engine samples its probes by the pace the run bar sets (engine.loop)
+    "probes": "how much gradviz run measures; the window needs the default probes",
+    "sample_every": "the engine's sampling follows the run bar's pace in the window",
+}
+
+
+def _combo(name: str, items: dict) -> QComboBox:
     box = QComboBox()
     box.setObjectName(name)
     for value, text in items.items():
@@ -38,10 +133,42 @@ def _spin(name: str, low: int, high: int) -> QSpinBox:
     return spin
 
 
+def _float_spin(name: str, low: float, high: float) -> QDoubleSpinBox:
+    spin = QDoubleSpinBox()
+    spin.setObjectName(name)
+    spin.setDecimals(5)
+    spin.setRange(low, high)
+    spin.setSingleStep(0.01)
+    spin.setKeyboardTracking(False)
+    return spin
+
+
 def _check(name: str, text: str) -> QCheckBox:
     box = QCheckBox(text)
     box.setObjectName(name)
     return box
+
+
+def _make(c: Control) -> QWidget | None:
+    """The widget of a one-widget control (None for the per-head kinds)."""
+    if c.kind == COMBO:
+        widget = _combo(c.name, c.choices)
+        for i, value in enumerate(c.choices):
+            if value in c.item_tips:
+                widget.setItemData(i, c.item_tips[value], Qt.ToolTipRole)
+    elif c.kind == HEAD_COMBO:
+        widget = _combo(c.name, {None: "none"})
+    elif c.kind == SPIN:
+        widget = _spin(c.name, *c.range)
+    elif c.kind == FLOAT:
+        widget = _float_spin(c.name, *c.range)
+    elif c.kind == CHECK:
+        widget = _check(c.name, c.label)
+    else:
+        return None
+    if c.tip:
+        widget.setToolTip(c.tip)
+    return widget
 
 
 class ControlsPanel(QWidget):
@@ -57,50 +184,7 @@ class ControlsPanel(QWidget):
 
     # ---- building ----------------------------------------------------------------
     def _build(self) -> None:
-        # the CPU is always there; the engine's first message names the others
-        self.device = _combo("deviceCombo", {"auto": "auto (best here)", "cpu": "cpu — CPU"})
-        self.heads = _spin("headsSpin", 1, MAX_HEADS)
-        self.width_spin = _spin("trunkWidthSpin", 1, MAX_TRUNK_WIDTH)
-        self.depth = _spin("trunkDepthSpin", 1, MAX_TRUNK_DEPTH)
-        self.seed = _spin("seedSpin", 0, MAX_SEED)
-        self.batch = _spin("batchSizeSpin", 1, MAX_BATCH_SIZE)
-        self.strategy = _combo("strategyCombo", {s: STRATEGY_TEXT[s] for s in STRATEGIES})
-        self.retain = _combo("retainCombo", {r: r for r in RETAIN_MODES})
-        self.detach_mode = _combo("detachModeCombo", {m: DETACH_TEXT[m] for m in DETACH_MODES})
-        self.accumulate = _spin("accumulateSpin", 1, MAX_ACCUMULATE)
-        self.accumulate_mode = _combo("accumulateModeCombo", ACCUMULATE_TEXT)
-        self.model_kind = _combo("modelCombo", MODEL_TEXT)
-        self.truncate = _combo("truncateCombo", TRUNCATE_TEXT)
-        self.truncate.setToolTip("rnn: detach the carried hidden state at each step "
-                                 "(truncated backprop through time), or never")
-        self.retain_grad = _check("retainGradCheck", "z.retain_grad()")
-        self.retain_grad.setToolTip("keep the junction's .grad (a non-leaf keeps none "
-                                    "otherwise) and plot nothing new: see the graph's z")
-        self.misplace = _combo("misplaceCombo", {None: "none"})
-        self.misplace.setToolTip("put this head's parameters on another device than the "
-                                 "trunk (meta where there is no GPU)")
-        self.edit_detached = _combo("editDetachedCombo", {None: "none"})
-        self.edit_detached.setToolTip("zk = z.detach(); zk.mul_(1.0): an in-place edit of "
-                                      "a detached head's input (shares z's storage)")
-        self.scale = _check("scaleCheck", "scale losses by 1/N")
-        self.zero_grad = _check("zeroGradCheck", "zero_grad each step")
-        self.keep_graphs = _check("keepGraphsCheck", "keep graphs (no .item())")
-        self.keep_graphs.setToolTip("running_loss += total without .item(): every step's "
-                                    "graph stays alive (the classic leak)")
-        for i, s in enumerate(STRATEGIES):
-            self.strategy.setItemData(i, STRATEGY_TIPS[s], Qt.ToolTipRole)
-        self.detach_mode.setItemData(0, "head k reads z.detach(): z's storage, cut from the graph",
-                                     Qt.ToolTipRole)
-        self.detach_mode.setItemData(1, "z itself is cut out of the graph, for every head "
-                                        "after this one too", Qt.ToolTipRole)
-        self.optimizer = _combo("optimizerCombo", {o: o.upper() if o == "sgd" else "Adam"
-                                                   for o in OPTIMIZERS})
-        self.lr = QDoubleSpinBox()
-        self.lr.setObjectName("lrSpin")
-        self.lr.setDecimals(5)
-        self.lr.setRange(0.00001, MAX_LR)
-        self.lr.setSingleStep(0.01)
-        self.lr.setKeyboardTracking(False)
+        self.widgets: dict[str, QWidget] = {}     # Config field -> its widget
         self.detach_row = QHBoxLayout()
         self.weights_form = QFormLayout()
         self.detach_boxes: list[QCheckBox] = []
@@ -111,76 +195,69 @@ class ControlsPanel(QWidget):
         self.problem.setWordWrap(True)
         self.problem.setStyleSheet("color: #C00000; font-weight: bold")
 
-        model = QFormLayout()
-        for label, w in (("device", self.device), ("heads", self.heads),
-                         ("trunk", self.model_kind), ("carried state", self.truncate),
-                         ("trunk width", self.width_spin), ("trunk depth", self.depth),
-                         ("misplace head", self.misplace), ("seed", self.seed)):
-            model.addRow(label, w)
-        backward = QFormLayout()
-        backward.addRow("strategy", self.strategy)
-        backward.addRow("retain graph", self.retain)
-        backward.addRow("detach head", self.detach_row)
-        backward.addRow("detach with", self.detach_mode)
-        backward.addRow("accumulate N", self.accumulate)
-        backward.addRow("accumulate by", self.accumulate_mode)
-        backward.addRow("edit zk in place", self.edit_detached)
-        backward.addRow(self.retain_grad)
-        backward.addRow(self.scale)
-        backward.addRow(self.zero_grad)
-        backward.addRow(self.keep_graphs)
-        training = QFormLayout()
-        training.addRow("optimizer", self.optimizer)
-        training.addRow("learning rate", self.lr)
-        training.addRow("batch size", self.batch)
+        forms = {group: QFormLayout() for group in GROUPS}
+        forms[WEIGHTS] = self.weights_form          # its rows come with the heads
+        for c in CONTROLS:
+            widget = _make(c)
+            if widget is not None:
+                self.widgets[c.key] = widget
+                self._connect(c.kind, widget)
+            if c.kind == CHECK:
+                forms[c.group].addRow(widget)
+            elif c.kind == HEAD_CHECKS:
+                forms[c.group].addRow(c.label, self.detach_row)
+            elif widget is not None:
+                forms[c.group].addRow(c.label, widget)
 
         layout = QVBoxLayout(self)
-        for title, form in (("Backward", backward), ("Loss weights", self.weights_form),
-                            ("Training", training), ("Model (changing it resets)", model)):
+        for title in GROUPS:
             box = QGroupBox(title)
-            box.setLayout(form)
+            box.setLayout(forms[title])
             layout.addWidget(box)
         layout.addWidget(self.problem)
         layout.addStretch(1)
 
-        for combo in (self.device, self.strategy, self.retain, self.detach_mode, self.optimizer,
-                      self.accumulate_mode, self.model_kind, self.truncate, self.misplace,
-                      self.edit_detached):
-            combo.currentIndexChanged.connect(self._changed)
-        for spin in (self.heads, self.width_spin, self.depth, self.seed, self.batch,
-                     self.accumulate, self.lr):
-            spin.valueChanged.connect(self._changed)
-        for box in (self.scale, self.zero_grad, self.keep_graphs, self.retain_grad):
-            box.toggled.connect(self._changed)
+    def _connect(self, kind: str, widget: QWidget) -> None:
+        if kind in (COMBO, HEAD_COMBO):
+            widget.currentIndexChanged.connect(self._changed)
+        elif kind in (SPIN, FLOAT, HEAD_SLIDERS):
+            widget.valueChanged.connect(self._changed)
+        else:
+            widget.toggled.connect(self._changed)
 
     def _rebuild_heads(self, heads: int) -> None:
-        """One detach box and one weight slider per head."""
+        """One detach box and one weight slider per head, one item per head in the head
+        combos."""
+        detach = _control_of_kind(HEAD_CHECKS)
+        weights = _control_of_kind(HEAD_SLIDERS)
         for box in self.detach_boxes:
             box.deleteLater()
         while self.weights_form.rowCount():
             self.weights_form.removeRow(0)
         self.detach_boxes, self.weight_sliders, self.weight_labels = [], [], []
-        for combo in (self.misplace, self.edit_detached):   # "none", then one per head
-            while combo.count() > 1:
-                combo.removeItem(combo.count() - 1)
-            for k in range(heads):
-                combo.addItem(f"head {k}", k)
+        for c in CONTROLS:   # "none", then one per head
+            if c.kind == HEAD_COMBO:
+                combo = self.widgets[c.key]
+                while combo.count() > 1:
+                    combo.removeItem(combo.count() - 1)
+                for k in range(heads):
+                    combo.addItem(f"head {k}", k)
         for k in range(heads):
-            box = _check(f"detachHead{k}", str(k))
-            box.toggled.connect(self._changed)
+            box = _check(f"{detach.name}{k}", str(k))
+            self._connect(CHECK, box)
             self.detach_row.addWidget(box)
             self.detach_boxes.append(box)
             slider = QSlider(Qt.Horizontal)
-            slider.setObjectName(f"weightSlider{k}")
+            slider.setObjectName(f"{weights.name}{k}")
             slider.setRange(0, 3 * WEIGHT_STEPS)
-            slider.valueChanged.connect(self._changed)
+            self._connect(HEAD_SLIDERS, slider)
             value = QLabel()
             value.setObjectName(f"weightLabel{k}")
             value.setMinimumWidth(48)
             row = QHBoxLayout()
             row.addWidget(slider, 1)
             row.addWidget(value)
-            self.weights_form.addRow(f"w{k} (head{k})", row)
+            self.weights_form.addRow(weights.label.format(k=k), row)
             self.weight_sliders.append(slider)
             self.weight_labels.append(value)
 
@@ -194,28 +271,16 @@ class ControlsPanel(QWidget):
         try:
             if len(self.detach_boxes) != cfg.heads:
                 self._rebuild_heads(cfg.heads)
-            self._select(self.device, cfg.device)
-            self.heads.setValue(cfg.heads)
-            self.width_spin.setValue(cfg.trunk_width)
-            self.depth.setValue(cfg.trunk_depth)
-            self.seed.setValue(cfg.seed)
-            self.batch.setValue(cfg.batch_size)
-            self._select(self.strategy, cfg.strategy)
-            self._select(self.retain, cfg.retain_graph)
-            self._select(self.detach_mode, cfg.detach_mode)
-            self.accumulate.setValue(cfg.accumulate)
-            self._select(self.accumulate_mode, cfg.accumulate_mode)
-            self._select(self.model_kind, cfg.model)
-            self._select(self.truncate, cfg.truncation())
+            for c in CONTROLS:
+                value = cfg.truncation() if c.key == "truncate" else getattr(cfg, c.key)
+                widget = self.widgets.get(c.key)
+                if c.kind in (COMBO, HEAD_COMBO):
+                    self._select(widget, value)
+                elif c.kind in (SPIN, FLOAT):
+                    widget.setValue(value)
+                elif c.kind == CHECK:
+                    widget.setChecked(value)
             self._sync_enabled()
-            self._select(self.misplace, cfg.misplace_head)
-            self._select(self.edit_detached, cfg.edit_detached)
-            self.retain_grad.setChecked(cfg.retain_grad)
-            self.scale.setChecked(cfg.scale)
-            self.zero_grad.setChecked(cfg.zero_grad)
-            self.keep_graphs.setChecked(cfg.keep_graphs)
-            self._select(self.optimizer, cfg.optimizer)
-            self.lr.setValue(cfg.lr)
             for k, box in enumerate(self.detach_boxes):
                 box.setChecked(k in cfg.detach)
             for slider, label, w in zip(self.weight_sliders, self.weight_labels, cfg.weights()):
@@ -232,19 +297,20 @@ class ControlsPanel(QWidget):
         emitting nothing."""
         self._updating = True
         try:
-            chosen = self.device.currentData()
-            self.device.clear()
-            self.device.addItem("auto (best here)", "auto")
+            combo = self.widgets["device"]
+            chosen = combo.currentData()
+            combo.clear()
+            combo.addItem(DEVICE_TEXT["auto"], "auto")
             for name, desc in devices:
-                self.device.addItem(f"{name} — {desc}", name)
-            self._select(self.device, chosen)
+                combo.addItem(f"{name} — {desc}", name)
+            self._select(combo, chosen)
         finally:
             self._updating = False
 
     def _sync_enabled(self) -> None:
-        rnn = self.model_kind.currentData() == "rnn"
-        self.truncate.setEnabled(rnn)
-        self.depth.setEnabled(not rnn)   # the rnn's depth is its 4 time steps
+        rnn = self.widgets["model"].currentData() == "rnn"
+        self.widgets["truncate"].setEnabled(rnn)
+        self.widgets["trunk_depth"].setEnabled(not rnn)   # the rnn's depth is its 4 time steps
 
     @staticmethod
     def _select(combo: QComboBox, value: str) -> None:
@@ -256,27 +322,25 @@ class ControlsPanel(QWidget):
 
     def _widget_values(self) -> dict:
         """What the widgets show, as config fields."""
-        heads = self.heads.value()
+        values = {}
+        for c in CONTROLS:
+            widget = self.widgets.get(c.key)
+            if c.kind in (COMBO, HEAD_COMBO):
+                values[c.key] = widget.currentData()
+            elif c.kind in (SPIN, FLOAT):
+                values[c.key] = widget.value()
+            elif c.kind == CHECK:
+                values[c.key] = widget.isChecked()
+        heads = values["heads"]
+        values["detach"] = tuple(k for k, b in enumerate(self.detach_boxes)
+                                 if b.isChecked() and k < heads)
         weights = tuple(s.value() / WEIGHT_STEPS for s in self.weight_sliders)
         if len(weights) != heads or all(w == 1.0 for w in weights):
             weights = ()
-        return dict(
-            device=self.device.currentData(), heads=heads,
-            trunk_width=self.width_spin.value(), trunk_depth=self.depth.value(),
-            seed=self.seed.value(), batch_size=self.batch.value(),
-            strategy=self.strategy.currentData(), retain_graph=self.retain.currentData(),
-            detach=tuple(k for k, b in enumerate(self.detach_boxes) if b.isChecked() and k < heads),
-            detach_mode=self.detach_mode.currentData(), accumulate=self.accumulate.value(),
-            scale=self.scale.isChecked(), zero_grad=self.zero_grad.isChecked(),
-            keep_graphs=self.keep_graphs.isChecked(), optimizer=self.optimizer.currentData(),
-            lr=self.lr.value(), loss_weights=weights,
-            accumulate_mode=self.accumulate_mode.currentData(),
-            model=self.model_kind.currentData(),
-            truncate=self.truncate.currentData() if self.model_kind.currentData() == "rnn"
-            else None,
-            misplace_head=self.misplace.currentData(),
-            edit_detached=self.edit_detached.currentData(),
-            retain_grad=self.retain_grad.isChecked())
+        values["loss_weights"] = weights
+        if values["model"] != "rnn":     # truncation means something for the rnn alone
+            values["truncate"] = None
+        return values
 
     def _read(self) -> Config:
         """The config with what the user changed since it was shown. Only changed widgets
@@ -303,8 +367,13 @@ class ControlsPanel(QWidget):
             self.problem.setText(f"Not applied: {exc}")
             return
         self.problem.setText("")
-        if self.heads.value() != len(self.detach_boxes):
+        if self.widgets["heads"].value() != len(self.detach_boxes):
             self.set_config(cfg)   # a new head count: new rows for detach and weights
         self._config = cfg
         self._shown = self._widget_values()
         self.configChanged.emit(cfg)
+
+
+def _control_of_kind(kind: str) -> Control:
+    (control,) = [c for c in CONTROLS if c.kind == kind]
+    return control

@@ -67,7 +67,6 @@ class MainWindow(QMainWindow):
         self.history = History([], [])
         self.generation = -1
         self.running = False
-        self.last_phase = ""
         self._phase_step: int | None = None   # the step the status line's phase belongs to
         self.steps_done_at: int | None = None   # set when a run_steps() batch ends
         self._last_graph_request = 0.0
@@ -313,7 +312,6 @@ class MainWindow(QMainWindow):
 
     @Slot(object)
     def on_phase(self, phase) -> None:
-        self.last_phase = phase.detail
         self._phase_step = phase.step
         if phase.event is None:
             self.phase_label.setText(f"Step {phase.step} · just done: {phase.name} — {phase.detail}")

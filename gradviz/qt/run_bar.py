@@ -65,8 +65,5 @@ class RunBar(QWidget):
         self.pace.setText(pace_text(delay))
         self.delayChanged.emit(delay)
 
-    def delay_ms(self) -> int:
-        return DELAYS_MS[self.speed.value()]
-
     def set_running(self, running: bool) -> None:
         self.play.setText("❚❚  Pause" if running else "▶  Play")

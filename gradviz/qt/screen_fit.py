@@ -3,7 +3,6 @@ panels' minimum sizes add up to more than the screen, panels are moved into tabs
 than crushed, and the window is never sized past the screen's edge."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 

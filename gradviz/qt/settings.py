@@ -26,6 +26,7 @@ from PySide6.QtCore import QByteArray, QStandardPaths
 
 from ..core.atomic_write import write_text
 from ..core.config import Config, ConfigError, from_mapping, shown
+from ..core.events import first_line
 from .run_bar import DELAYS_MS
 from .theme import THEMES
 
@@ -87,7 +88,7 @@ def _read_document(path: Path) -> dict | None:
         warn(f"{name} nests values too deeply to be gradviz settings; using defaults")
         return None
     except ValueError as exc:                # JSONDecodeError, or an int of 5000 digits
-        warn(f"{name} is not valid JSON ({shown(str(exc).splitlines()[0])}); using defaults")
+        warn(f"{name} is not valid JSON ({shown(first_line(exc))}); using defaults")
         return None
     if not isinstance(document, dict):
         warn(f"{name} holds {type(document).__name__}, not a JSON object; using defaults")

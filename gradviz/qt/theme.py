@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..render.style import HEAD_COLOURS
+from ..render import style
 
 BASE_FONT_PT = 11.0
 
@@ -27,7 +27,7 @@ class Theme:
         return BASE_FONT_PT * self.zoom
 
     def head_colour(self, k: int) -> str:
-        return HEAD_COLOURS[k % len(HEAD_COLOURS)]
+        return style.head_colour(k)
 
     def zoomed(self, zoom: float) -> "Theme":
         return replace(self, zoom=max(0.6, min(3.0, zoom)))

@@ -7,7 +7,6 @@ from gradviz.core.graph_data import (CUT, GRAD, INPUT, LOSS, OP, PARAM, SAVED, T
                                 GraphEdge, GraphNode)
 
 from . import style
-from .style import HEAD_COLOURS  # noqa: F401  (re-exported for the Qt layer)
 
 FONT = "Helvetica,Arial,sans-serif"
 BOLD = "Helvetica-Bold,Arial Bold,sans-serif"
@@ -41,17 +40,13 @@ def _shape_text(shape: tuple[int, ...]) -> str:
     return "(" + ", ".join(str(s) for s in shape) + ")"   # as torchviz writes it
 
 
-def _bytes_text(n: int) -> str:
-    return f"{n / 1024:.1f} KiB" if n >= 1024 else f"{n} B"
-
-
 def node_label(node: GraphNode) -> str:
     """The text drawn in node's box (lines joined by newlines), for DOT and the Qt view."""
     lines = [f"{node.label} loss" if node.kind == LOSS else node.label]
     if node.kind in (PARAM, INPUT, SAVED) and node.shape is not None:
         lines.append(_shape_text(node.shape))
     if node.kind == OP and node.saved_bytes and not node.freed:
-        lines.append(f"holds {_bytes_text(node.saved_bytes)}")
+        lines.append(f"holds {style.format_bytes(node.saved_bytes)}")
     if node.tensor:
         lines.append(junction_text(node))
     if node.freed:
@@ -88,48 +83,55 @@ def edge_label(edge: GraphEdge) -> str:
     return f" {edge.label or 'detach()'} " if edge.kind == CUT else ""
 
 
-def _node_stmt(node: GraphNode, heads: tuple[int, ...]) -> str:
+def _stroke_attrs(stroke: style.Stroke) -> dict[str, object]:
+    return dict(color=":".join(stroke.lines), penwidth=_number(stroke.width))
+
+
+def _number(x: float) -> object:
+    return int(x) if float(x).is_integer() else x     # penwidth=3, as it always read
+
+
+def _node_stmt(node: GraphNode) -> str:
     shapes = {PARAM: "box", INPUT: "box", OP: "box", SAVED: "note", LOSS: "box", TOTAL: "box"}
     styles = ["filled"] + (["rounded"] if node.kind in (OP, LOSS, TOTAL) else [])
     font, size = node_font(node)
+    border = style.node_border(node.kind, node.heads_reaching)
     attrs: dict[str, object] = dict(label=node_label(node), shape=shapes.get(node.kind, "box"),
-                                    fillcolor=style.KIND_FILL.get(node.kind, "#FFFFFF"),
-                                    fontname=font, fontsize=size)
-    if len(heads) == 1:
-        attrs.update(color=style.head_colour(heads[0]), penwidth=3)
-    elif heads:     # shared by several losses: thick black, whatever the kind
-        attrs.update(color=style.SHARED_COLOUR, penwidth=6)
-    else:           # reached by no loss: dead
-        styles.append("dotted")
-        attrs.update(color=style.DEAD_COLOUR, fontcolor=style.DEAD_COLOUR, penwidth=3)
+                                    fillcolor=style.node_fill(node.kind, node.freed),
+                                    fontname=font, fontsize=size, **_stroke_attrs(border))
+    if border.dash != style.SOLID:
+        styles.append(border.dash)
+    if not node.heads_reaching:   # reached by no loss: dead, its text grey too
+        attrs.update(fontcolor=style.DEAD_COLOUR)
     if node.kind in (LOSS, TOTAL):
         styles.append("bold")
-        attrs.update(penwidth=max(5, int(attrs["penwidth"])))
     if node.kind == SAVED:
         attrs.update(margin="0.08,0.03")
     if node.freed:  # released by backward (or detached in place): greyed out
-        attrs.update(fillcolor=style.FREED_FILL, fontcolor=style.FREED_TEXT)
+        attrs.update(fontcolor=style.FREED_TEXT)
         if node.state != "freed":
             attrs.update(fontcolor=style.CUT_COLOUR)
     attrs["style"] = ",".join(styles)
     return f"  {_name(node.id)} {_attrs(**attrs)};"
 
 
-def _edge_stmt(edge: GraphEdge, heads: dict[str, tuple[int, ...]]) -> str:
+def _edge_stmt(edge: GraphEdge, heads_by_node: dict[str, tuple[int, ...]]) -> str:
     ends = f"  {_name(edge.src)} -> {_name(edge.dst)} "
+    heads_along = (style.heads_along_edge(edge.src, edge.dst, heads_by_node)
+                   if edge.kind == GRAD else ())
+    stroke = style.edge_stroke(edge.kind, heads_along)
+    attrs: dict[str, object] = {}
+    if not style.has_arrow(edge.kind):
+        attrs.update(dir="none")
+    if stroke.dash != style.SOLID:
+        attrs.update(style=stroke.dash)
+    attrs.update(_stroke_attrs(stroke))
     if edge.kind == CUT:
-        return ends + _attrs(style="dashed", color=style.CUT_COLOUR, penwidth=4,
-                             label=edge_label(edge), fontname=BOLD,
-                             fontcolor=style.CUT_COLOUR, fontsize=FONT_SIZE) + ";"
-    if edge.kind != GRAD:   # a saved tensor hangs off its op: no arrow, no gradient
-        return ends + _attrs(dir="none", style="dotted", color=style.SAVED_EDGE_COLOUR,
-                             penwidth=2) + ";"
-    carried = style.edge_heads(edge.src, edge.dst, heads)
-    if not carried:
-        return ends + _attrs(style="dotted", color=style.DEAD_COLOUR, penwidth=2) + ";"
-    # one parallel line per head whose gradient runs here
-    colours = ":".join(style.head_colour(k) for k in carried)
-    return ends + _attrs(color=colours, penwidth=3, arrowsize=1.2) + ";"
+        attrs.update(label=edge_label(edge), fontname=BOLD, fontcolor=stroke.colour,
+                     fontsize=FONT_SIZE)
+    elif heads_along:   # one parallel line per head whose gradient runs here
+        attrs.update(arrowsize=1.2)
+    return ends + _attrs(**attrs) + ";"
 
 
 def _sample(key: str, label: str, **attrs: object) -> tuple[str, str]:
@@ -145,13 +147,15 @@ def _legend(graph: GraphData) -> list[str]:
                      style="filled" if k in (PARAM, INPUT, SAVED) else "filled,rounded",
                      shape="note" if k == SAVED else "box")
              for k, name in style.KIND_NAMES.items()]
-    names = style.head_names(graph) or {k: f"head{k}" for k in _all_heads(graph)}
-    heads = [_sample(f"head{k}", f"{name} only", color=style.head_colour(k))
-             for k, name in sorted(names.items())]
-    heads += [_sample("shared", "shared by\nseveral losses", color=style.SHARED_COLOUR,
-                      penwidth=6),
-              _sample("dead", "reached by\nno loss", style="filled,rounded,dotted",
-                      color=style.DEAD_COLOUR, fontcolor=style.DEAD_COLOUR)]
+    names = style.head_names(graph) or {k: f"head{k}" for k in _head_indices(graph)}
+    head_samples = [_sample(f"head{k}", f"{name} only",
+                            **_stroke_attrs(style.node_border(OP, (k,))))
+                    for k, name in sorted(names.items())]
+    dead = style.node_border(OP, ())
+    head_samples += [_sample("shared", "shared by\nseveral losses",
+                             **_stroke_attrs(style.node_border(OP, (0, 1)))),
+                     _sample("dead", "reached by\nno loss", style=f"filled,rounded,{dead.dash}",
+                             fontcolor=style.DEAD_COLOUR, **_stroke_attrs(dead))]
     states = [_sample("freed", "AddmmBackward0\n(freed)", fillcolor=style.FREED_FILL,
                       fontcolor=style.FREED_TEXT),
               _sample("freed_note", "(freed): backward has\nreleased what it saved",
@@ -162,25 +166,26 @@ def _legend(graph: GraphData) -> list[str]:
     lines = ["  subgraph cluster_legend {",
              f"    label={quote('Legend')}; fontname={quote(BOLD)}; fontsize={FONT_SIZE};",
              '    style="rounded"; color="#808080"; penwidth=2; margin=16;']
-    for column in (kinds, heads, states):
+    for column in (kinds, head_samples, states):
         lines += [stmt for _, stmt in column]
         keys = [key for key, _ in column]   # stack each column with invisible edges
         keys = keys[:-1] if column is states else keys   # its last link is the cut sample
         lines += [f"    {a} -> {b} [style=invis];" for a, b in zip(keys, keys[1:])]
-    cut = _attrs(style="dashed", color=style.CUT_COLOUR, penwidth=4, label=" detach() ",
-                 fontname=BOLD, fontcolor=style.CUT_COLOUR)
+    cut_stroke = style.edge_stroke(CUT, ())
+    cut = _attrs(style=cut_stroke.dash, **_stroke_attrs(cut_stroke), label=" detach() ",
+                 fontname=BOLD, fontcolor=cut_stroke.colour)
     lines += [f"    legend_cut_from -> legend_cut_to {cut};", "  }"]
     return lines
 
 
-def _all_heads(graph: GraphData) -> list[int]:
-    return sorted({k for n in graph.nodes for k in n.losses})
+def _head_indices(graph: GraphData) -> list[int]:
+    return sorted({k for n in graph.nodes for k in n.heads_reaching})
 
 
 def to_dot(graph: GraphData, title: str = "", legend: bool = True, rankdir: str = "TB") -> str:
     """DOT text for graph; node names are the GraphData node ids. rankdir "LR" lays the
     forward pass left to right, which fits a wide panel better than torchviz's top-down."""
-    heads = style.reach(graph)
+    heads_by_node = style.heads_by_node(graph)
     graph_attrs = _attrs(rankdir=rankdir, label=title, labelloc="t", fontname=FONT,
                          fontsize=TITLE_FONT_SIZE, nodesep=0.3, ranksep=0.5, pad=0.3,
                          bgcolor="white", newrank="true")
@@ -190,8 +195,8 @@ def to_dot(graph: GraphData, title: str = "", legend: bool = True, rankdir: str 
     if not graph.nodes:
         empty = _attrs(shape="plaintext", label="no autograd graph yet: run a forward pass")
         lines.append(f"  empty {empty};")
-    lines += [_node_stmt(n, heads.get(n.id, ())) for n in graph.nodes]
-    lines += [_edge_stmt(e, heads) for e in graph.edges]
+    lines += [_node_stmt(n) for n in graph.nodes]
+    lines += [_edge_stmt(e, heads_by_node) for e in graph.edges]
     if legend and graph.nodes:
         lines += _legend(graph)
     lines.append("}")

@@ -13,6 +13,8 @@ from typing import Iterable, Mapping
 
 import torch
 
+from gradviz.core.events import first_line
+
 from .engine import RenderError
 
 
@@ -73,8 +75,7 @@ def make_dot_text(roots: Iterable[object], params: Mapping[str, torch.Tensor]
     try:
         return torchviz.make_dot(tensors, params=dict(params), show_saved=False).source
     except (RuntimeError, AssertionError) as exc:
-        line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise RenderError(f"torchviz could not draw this graph: {line}") from None
+        raise RenderError(f"torchviz could not draw this graph: {first_line(exc)}") from None
 
 
 @dataclass

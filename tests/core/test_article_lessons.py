@@ -107,7 +107,7 @@ def test_editing_a_detached_tensor_in_place_breaks_backward_like_plain_pytorch()
     stale = [n for n in session.graph().nodes if n.state == "changed in place"]
     # heads 0 and 1 saved z (head 1 through zk) before the edit and went stale; head 2
     # read z after it and saved the new version
-    assert sorted(n.losses for n in stale if n.kind == "op") == [(0,), (1,)]
+    assert sorted(n.heads_reaching for n in stale if n.kind == "op") == [(0,), (1,)]
 
 
 # ---- a recurrent trunk, carried state, truncation ---------------------------------------
@@ -189,7 +189,8 @@ def test_rnn_graph_shows_the_unrolled_chain_and_the_detached_state():
     session.step()
     session.step()
     graph = session.graph()
-    trunk_tanh = [n for n in graph.nodes if n.label == "TanhBackward0" and n.losses == (0, 1, 2)]
+    trunk_tanh = [n for n in graph.nodes
+                  if n.label == "TanhBackward0" and n.heads_reaching == (0, 1, 2)]
     assert len(trunk_tanh) == 4
     inputs = [n.label for n in graph.by_kind("input")]
     assert "h from the step before, .detach()" in inputs
@@ -197,8 +198,9 @@ def test_rnn_graph_shows_the_unrolled_chain_and_the_detached_state():
     # the cut: from the step before's last time step to this step's first use of h
     (cut,) = [e for e in graph.edges if e.kind == "cut"]
     assert cut.label == "detach()"
-    assert graph.node(cut.src).label == "h of the step before" and graph.node(cut.src).losses == ()
-    assert graph.node(cut.dst).label == "AddmmBackward0" and graph.node(cut.dst).losses == (0, 1, 2)
+    src, dst = graph.node(cut.src), graph.node(cut.dst)
+    assert src.label == "h of the step before" and src.heads_reaching == ()
+    assert dst.label == "AddmmBackward0" and dst.heads_reaching == (0, 1, 2)
 
 
 def test_rnn_never_truncated_graph_reaches_into_the_step_before():
@@ -207,7 +209,7 @@ def test_rnn_never_truncated_graph_reaches_into_the_step_before():
     assert session.step() is None
     graph = session.graph()
     # this step's 4 time steps and the step before's 4, the old ones freed
-    tanh = [n for n in graph.nodes if n.label == "TanhBackward0" and n.losses == (0, 1, 2)]
+    tanh = [n for n in graph.nodes if n.label == "TanhBackward0" and n.heads_reaching == (0, 1, 2)]
     assert len(tanh) == 8 and any(n.state == "freed" for n in tanh)
 
 

@@ -57,9 +57,9 @@ def _junction_edges(g, heads):
     out = {}
     for e in g.edges:
         src, dst = g.node(e.src), g.node(e.dst)
-        if e.kind == "grad" and len(src.losses) == heads and len(dst.losses) == 1 \
+        if e.kind == "grad" and len(src.heads_reaching) == heads and len(dst.heads_reaching) == 1 \
                 and src.kind == "op":
-            out[dst.losses[0]] = e
+            out[dst.heads_reaching[0]] = e
     return out
 
 
@@ -114,14 +114,14 @@ def test_separate_shows_only_the_last_backward():
     g = s.graph()   # after backward 2 of 3: head1's
 
     measured = [n for n in g.nodes if n.kind in ("op", "param", "loss")]
-    assert {n.losses for n in measured} >= {(0,), (1,), (2,), (0, 1, 2)}
+    assert {n.heads_reaching for n in measured} >= {(0,), (1,), (2,), (0, 1, 2)}
     for n in measured:
-        if n.losses in ((0,), (2,)):
-            assert n.grad_norm == 0.0, (n.label, n.losses)
-        elif n.losses == (1,):
+        if n.heads_reaching in ((0,), (2,)):
+            assert n.grad_norm == 0.0, (n.label, n.heads_reaching)
+        elif n.heads_reaching == (1,):
             assert n.grad_norm > 0.0, n.label
     for e in g.edges:
-        if e.kind == "grad" and set(g.node(e.dst).losses) <= {0, 2}:
+        if e.kind == "grad" and set(g.node(e.dst).heads_reaching) <= {0, 2}:
             assert e.grad_norm == 0.0
 
     # parameters show what this backward sent, not the .grad both backwards summed into
@@ -135,8 +135,8 @@ def test_separate_shows_only_the_last_backward():
 
     s.advance_phase()   # backward 3 of 3: head1 now received nothing
     g = s.graph()
-    assert all(n.grad_norm == 0.0 for n in g.nodes if n.losses == (1,) and n.kind == "op")
-    assert all(n.grad_norm > 0.0 for n in g.nodes if n.losses == (2,) and n.kind == "op")
+    assert all(n.grad_norm == 0.0 for n in g.nodes if n.heads_reaching == (1,) and n.kind == "op")
+    assert all(n.grad_norm > 0.0 for n in g.nodes if n.heads_reaching == (2,) and n.kind == "op")
 
 
 def test_accumulate_shows_the_last_micro_batch():

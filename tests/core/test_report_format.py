@@ -52,10 +52,10 @@ def test_session_records_format_as_json_and_csv_do(changes):
 
 def _odd_records():
     nan, inf = float("nan"), float("inf")
-    heads = {"head0": 1.5, "head1": nan, "head2": -inf}
+    losses = {"head0": 1.5, "head1": nan, "head2": -inf}
     event = Event(step=3, phase="backward", call="x", type="RuntimeError", title="t \"q\" é", message="m\nn",
                   explanation="e", hint="h")
-    yield StepRecord(3, heads, inf, {"a.weight": 0.0, "a.bias": 1e-300},
+    yield StepRecord(3, losses, inf, {"a.weight": 0.0, "a.bias": 1e-300},
                      global_grad_norm=nan, junction_grad_norms={"head0": 1.0, "head1": 2.0,
                                                                 "head2": inf},
                      cosine=[[1.0, nan], [-0.0, 5e-324]], saved_bytes=0,
@@ -65,12 +65,12 @@ def _odd_records():
                      events=[event])
     yield StepRecord(0, {"head2": 1.0, "head0": 2.0, "head1": 3.0}, 1.0)    # other order
     yield StepRecord(0, {"head0": 1, "head1": True, "head2": 2.0}, 1)       # int, bool
-    yield StepRecord(1, dict(heads), 2.0, {"a.bias": 1.0, "a.weight": 2.0})  # param order
-    yield StepRecord(1, dict(heads), 2.0, {"a.weight": 1.0}, 1.0)            # one missing
-    yield StepRecord(1, dict(heads), 2.0, junction_grad_norms={"head0": 1.0},
+    yield StepRecord(1, dict(losses), 2.0, {"a.bias": 1.0, "a.weight": 2.0})  # param order
+    yield StepRecord(1, dict(losses), 2.0, {"a.weight": 1.0}, 1.0)            # one missing
+    yield StepRecord(1, dict(losses), 2.0, junction_grad_norms={"head0": 1.0},
                      cosine=[[1.0]], backward_calls=[BackwardRecord(True, "x", 1)])
-    yield StepRecord(2, dict(heads), 2.0, {"a.weight": None, "a.bias": 1.0}, None)
-    yield StepRecord(2, dict(heads), 0.0, {}, junction_grad_norms={}, cosine=[])
+    yield StepRecord(2, dict(losses), 2.0, {"a.weight": None, "a.bias": 1.0}, None)
+    yield StepRecord(2, dict(losses), 0.0, {}, junction_grad_norms={}, cosine=[])
 
 
 @pytest.mark.parametrize("record", list(_odd_records()))

@@ -80,7 +80,7 @@ def test_the_window_says_the_engine_is_starting_then_trains(qtbot, real_window):
     assert w.isVisible() and "Starting the training engine" in w.phase_label.text()
     qtbot.waitUntil(lambda: w.generation >= 0, timeout=60_000)
     assert w.worker.devices and w.worker.devices[0][0] == "cpu"
-    assert w.controls.device.findData("cpu") >= 0
+    assert w.controls.widgets["device"].findData("cpu") >= 0
     _train(qtbot, w, 20)
 
 

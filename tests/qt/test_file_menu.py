@@ -5,7 +5,6 @@ import re
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QMenu
 
 from gradviz.app import main
 from gradviz.core.config import Config

@@ -7,7 +7,7 @@ from PySide6.QtGui import QColor, QHelpEvent, QMouseEvent
 from PySide6.QtWidgets import QApplication, QPushButton, QToolTip
 
 from gradviz.core.config import Config
-from gradviz.core.graph import CUT, LOSS, OP, PARAM
+from gradviz.core.graph_data import CUT, LOSS, OP, PARAM
 from gradviz.render import style
 
 SMALL = Config(batch_size=32)
@@ -82,11 +82,11 @@ def test_hover_a_loss_highlights_where_its_gradient_flows(qtbot, make_window):
     step(qtbot, w)
     graph = wait_drawn(qtbot, w)
     canvas = w.graph_view.canvas
-    loss1 = next(n for n in graph.nodes if n.kind == LOSS and n.losses == (1,))
+    loss1 = next(n for n in graph.nodes if n.kind == LOSS and n.heads_reaching == (1,))
     hover(canvas.viewport(), centre(w, loss1.id))
     qtbot.waitUntil(lambda: canvas.highlighted == 1, timeout=5_000)
-    head0_only = next(n for n in graph.nodes if n.kind == OP and n.losses == (0,))
-    shared = next(n for n in graph.nodes if n.kind == OP and len(n.losses) == 3)
+    head0_only = next(n for n in graph.nodes if n.kind == OP and n.heads_reaching == (0,))
+    shared = next(n for n in graph.nodes if n.kind == OP and len(n.heads_reaching) == 3)
     assert canvas.nodes[head0_only.id].opacity() < 0.5
     assert canvas.nodes[shared.id].opacity() == 1.0
     hover(canvas.viewport(), QPoint(2, 2))       # off the node: everything back
@@ -140,7 +140,8 @@ def test_layout_stays_put_between_steps_and_changes_with_structure(qtbot, make_w
     qtbot.waitUntil(lambda: w.graph_view.idle, timeout=30_000)
     assert canvas.layout is layout
     assert {k: (i.box.x, i.box.y) for k, i in canvas.nodes.items()} == positions
-    w.controls.strategy.setCurrentIndex(w.controls.strategy.findData("in-loop"))
+    strategy = w.controls.widgets["strategy"]
+    strategy.setCurrentIndex(strategy.findData("in-loop"))
     qtbot.waitUntil(lambda: w.worker.session.config.strategy == "in-loop", timeout=5_000)
     step(qtbot, w)
     qtbot.waitUntil(lambda: canvas.layout is not layout and w.graph_view.idle, timeout=30_000)

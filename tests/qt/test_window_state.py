@@ -12,7 +12,6 @@ from hypothesis import HealthCheck, given, settings as hsettings, strategies as 
 from PySide6.QtCore import QByteArray
 from PySide6.QtWidgets import QDockWidget
 
-from gradviz.core.config import Config
 from gradviz.qt import launch
 from gradviz.qt.window_state import BadLayout, check_window_state
 

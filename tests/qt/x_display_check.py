@@ -2,7 +2,6 @@
 and print, as JSON, whether it fits the screen at launch, after Ctrl+= three times and
 after clicking a parameter; whether PageDown changed the slide; how long Ctrl+Q took."""
 import json
-import sys
 import time
 
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from gradviz.core.config import Config
-from gradviz.core.graph import (CUT, GRAD, LOSS, PARAM, SAVED, TOTAL, GraphData, GraphEdge,
-                                GraphNode)
+from gradviz.core.graph_data import (CUT, GRAD, LOSS, PARAM, SAVED, TOTAL, GraphData, GraphEdge,
+                                     GraphNode)
 from gradviz.core.session import Session
 from gradviz.render import engine
 from gradviz.render.dot import node_label, to_dot

@@ -8,10 +8,10 @@ from collections import Counter
 import pytest
 
 from gradviz.core.config import Config
-from gradviz.core.graph import GraphData, GraphEdge, GraphNode
-from gradviz.render.dot import HEAD_COLOURS, quote, to_dot
+from gradviz.core.graph_data import GraphData, GraphEdge, GraphNode
+from gradviz.render.dot import quote, to_dot
 from gradviz.render.engine import find_engine
-from gradviz.render.style import CUT_COLOUR, DEAD_COLOUR, SHARED_COLOUR
+from gradviz.render.style import CUT_COLOUR, DEAD_COLOUR, HEAD_COLOURS, SHARED_COLOUR
 
 from render_helpers import after_backward, drawn_text, laid_out
 
@@ -157,7 +157,7 @@ TRICKY = ['say "hi"', "back\\slash \\n \\N end\\", "<b>&amp;</b> {a|b} & x", "tw
 @pytest.mark.parametrize("text", TRICKY)
 def test_labels_are_escaped_so_graphviz_shows_them_exactly(text):
     graph = GraphData([GraphNode("n0", "param", text), GraphNode("n1", "loss", "head0",
-                                                                 losses=(0,))],
+                                                                 heads_reaching=(0,))],
                       [GraphEdge("n0", "n1")])
     nodes, _ = laid_out(to_dot(graph, title=text))
     assert _graphviz_label_lines(nodes["n0"]["label"]) == text.split("\n")
@@ -183,9 +183,9 @@ def test_an_empty_graph_still_lays_out():
 
 
 def test_a_tensor_detached_in_place_is_marked_in_red():
-    graph = GraphData([GraphNode("n0", "op", "AddmmBackward0", losses=(0,),
+    graph = GraphData([GraphNode("n0", "op", "AddmmBackward0", heads_reaching=(0,),
                                  state="detached in place"),
-                       GraphNode("n1", "loss", "head0", losses=(0,))],
+                       GraphNode("n1", "loss", "head0", heads_reaching=(0,))],
                       [GraphEdge("n0", "n1")])
     nodes, _ = laid_out(to_dot(graph))
     assert drawn_text(nodes["n0"]) == ["AddmmBackward0", "(detached in place)"]

@@ -6,14 +6,14 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from gradviz.core.graph import GraphData, GraphEdge, GraphNode
+from gradviz.core.graph_data import GraphData, GraphEdge, GraphNode
 from gradviz.render import engine
 from gradviz.render.engine import RenderError
 from gradviz.render.export import ExportError, export_graph, write_png
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-TINY = GraphData([GraphNode("n0", "param", "w", shape=(2, 3), losses=(0,)),
-                  GraphNode("n1", "loss", "head0", shape=(), losses=(0,))],
+TINY = GraphData([GraphNode("n0", "param", "w", shape=(2, 3), heads_reaching=(0,)),
+                  GraphNode("n1", "loss", "head0", shape=(), heads_reaching=(0,))],
                  [GraphEdge("n0", "n1")])
 
 

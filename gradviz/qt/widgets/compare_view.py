@@ -10,6 +10,7 @@ from PySide6 import QtWidgets  # before pyqtgraph: it binds to the first Qt
 from PySide6.QtCore import Qt
 import pyqtgraph as pg
 
+from ...render import style
 from . import plot_style as ps
 
 COLUMNS = ("group", "step 0\nmax abs", "step 0\nmax rel", "whole run\nmax abs",
@@ -70,7 +71,7 @@ class CompareView(QtWidgets.QWidget):
         peaks = data["peak_saved_bytes"]
         error = data.get("error")
         self.details.setText(
-            f"Peak saved memory: A {_kib(peaks['a'])}, B {_kib(peaks['b'])}."
+            f"Peak saved memory: A {_bytes_or_not(peaks['a'])}, B {_bytes_or_not(peaks['b'])}."
             + (f" <b>{error['which']} stopped</b> at step {error['step']}: "
                f"{html.escape(error['message'])}" if error else ""))
 
@@ -89,15 +90,18 @@ class CompareView(QtWidgets.QWidget):
 
     def _plot(self, steps: list[dict]) -> None:
         x = [s["step"] for s in steps]
+        peaks = [s["saved_bytes_peak"][w] or 0 for s in steps for w in "ab"]
+        unit, size = style.byte_unit(max(peaks, default=0))
+        self.memory_plot.getAxis("left").setLabel(f"peak saved {unit}")
         for plot, key, scale in ((self.loss_plot, "total", 1.0),
-                                 (self.memory_plot, "saved_bytes_peak", 1 / 1024)):
+                                 (self.memory_plot, "saved_bytes_peak", 1 / size)):
             plot.clear()
             plot.plot(x, [(s[key]["a"] or 0) * scale for s in steps], name="A",
                       pen=pg.mkPen("#1F4E9E", width=3))
             plot.plot(x, [(s[key]["b"] or 0) * scale for s in steps], name="B (ghost)",
                       pen=pg.mkPen("#C05000", width=3, style=Qt.DashLine))
-        peaks = [(s["saved_bytes_peak"][w] or 0) / 1024 for s in steps for w in "ab"]
-        self.memory_plot.setYRange(0, max(peaks + [1.0]) * 1.15)   # from 0: ratios show
+        # from 0: ratios show
+        self.memory_plot.setYRange(0, max([p / size for p in peaks] + [1.0]) * 1.15)
 
     def apply_theme(self, theme) -> None:
         self.plots.setBackground(theme.panel)
@@ -111,8 +115,8 @@ class CompareView(QtWidgets.QWidget):
             widget.setFont(font)
 
 
-def _kib(n) -> str:
-    return "not measured" if not n else f"{n / 1024:.1f} KiB"
+def _bytes_or_not(n) -> str:
+    return "not measured" if not n else style.format_bytes(n)
 
 
 if __name__ == "__main__":  # a real comparison (sum vs in-loop), computed apart, alone

@@ -52,7 +52,7 @@ class GradNormBars(QtWidgets.QWidget):
         self.plot.addItem(self.bars)
         layout.addWidget(self.plot_widget, 1)
         self._names: list[str] = []
-        self._heads: list[int | None] = []
+        self._head_of_bar: list[int | None] = []   # None: trunk
         self._heights = np.zeros(0)
         self._seen: object = None
         self.set_model(["head0"], [])
@@ -64,7 +64,7 @@ class GradNormBars(QtWidgets.QWidget):
         order = sorted(range(len(split)), key=lambda i: -1 if split[i][0] is None else split[i][0])
         self._names = [param_names[i] for i in order]
         split = [split[i] for i in order]
-        self._heads = [h for h, _, _ in split]
+        self._head_of_bar = [h for h, _, _ in split]
         xs, groups, x = [], [], 0.0
         for i, (head, group, _) in enumerate(split):
             if i and group != split[i - 1][1]:
@@ -96,7 +96,7 @@ class GradNormBars(QtWidgets.QWidget):
         return dict(zip(self._names, self._heights.tolist()))
 
     def bar_colours(self) -> dict[str, str]:
-        return {n: self._colour(h) for n, h in zip(self._names, self._heads)}
+        return {n: self._colour(h) for n, h in zip(self._names, self._head_of_bar)}
 
     def labels(self) -> list[str]:
         """The short name under each bar, in bar order."""
@@ -107,7 +107,7 @@ class GradNormBars(QtWidgets.QWidget):
         ps.style_panel(self, theme, [self.plot_widget], self._title)
         ps.style_plot(self.plot, theme)
         self.plot.showGrid(x=False, y=True, alpha=theme.grid_alpha)
-        brushes = [pg.mkBrush(self._colour(h)) for h in self._heads]
+        brushes = [pg.mkBrush(self._colour(h)) for h in self._head_of_bar]
         self.bars.setOpts(x=self._xs, height=self._heights, width=0.8, brushes=brushes,
                           pen=pg.mkPen(theme.panel, width=1))
         groups = [Group(g, first, last, self._colour(h)) for g, h, first, last in self._groups]

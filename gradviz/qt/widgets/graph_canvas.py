@@ -54,7 +54,7 @@ class GraphCanvas(QGraphicsView):
         self.layout: GraphLayout | None = None
         self.heat: tuple[float, float] | None = None
         self.highlighted: int | None = None
-        self._heads: dict[str, tuple[int, ...]] = {}
+        self._heads_by_node: dict[str, tuple[int, ...]] = {}
 
     # ---- content ----------------------------------------------------------------------
     def show_graph(self, graph, layout: GraphLayout) -> None:
@@ -62,29 +62,29 @@ class GraphCanvas(QGraphicsView):
         if rebuilt:
             self._rebuild(layout)
         self.graph = graph
-        self._heads = style.reach(graph)
+        self._heads_by_node = style.heads_by_node(graph)
         self.heat = heat_range(graph)
         names = style.head_names(graph)
         for node in graph.nodes:
             item = self.nodes.get(node.id)
             if item is not None:
-                item.restyle(node, self._heads.get(node.id, ()),
-                             heat_fraction(node.grad_norm, self.heat), names)
+                item.restyle(node, heat_fraction(node.grad_norm, self.heat), names)
         paths = {(e.src, e.dst, e.kind): e for e in graph.edges}
         for item in self.edges:
             p = item.edge_path
             edge = paths.get((p.src, p.dst, p.kind))
             if edge is not None:
-                item.restyle(edge, style.edge_heads(p.src, p.dst, self._heads),
+                item.restyle(edge, style.heads_along_edge(p.src, p.dst, self._heads_by_node),
                              self._edge_width(edge))
         self.highlight_head(self.highlighted)
         if rebuilt:
             self.fit()
 
-    def _edge_width(self, edge) -> float:
-        """Edges carry their gradient as thickness, on the same log scale as the heat."""
+    def _edge_width(self, edge) -> float | None:
+        """Edges carry their gradient as thickness, on the same log scale as the heat
+        (None: not measured, drawn as render.style says)."""
         frac = heat_fraction(edge.grad_norm, self.heat) if edge.kind == GRAD else None
-        return 2.5 if frac is None else 1.5 + 5.0 * frac
+        return None if frac is None else 1.5 + 5.0 * frac
 
     def _rebuild(self, layout: GraphLayout) -> None:
         scene = self.scene()
@@ -107,18 +107,19 @@ class GraphCanvas(QGraphicsView):
         """Dim everything that head's gradient does not flow through (None: undim)."""
         self.highlighted = head
         for node_id, item in self.nodes.items():
-            on = head is None or head in self._heads.get(node_id, ())
+            on = head is None or head in self._heads_by_node.get(node_id, ())
             item.setOpacity(1.0 if on else DIM)
         for item in self.edges:
             p = item.edge_path
-            on = head is None or head in style.edge_heads(p.src, p.dst, self._heads)
+            on = head is None or head in style.heads_along_edge(p.src, p.dst,
+                                                                 self._heads_by_node)
             item.setOpacity(1.0 if on else DIM)
 
     def _hovered(self, node_id: str, entering: bool) -> None:
         item = self.nodes.get(node_id)
         node = item.node if item else None
-        if node is not None and node.kind == LOSS and node.losses:
-            self.highlight_head(node.losses[0] if entering else None)
+        if node is not None and node.kind == LOSS and node.heads_reaching:
+            self.highlight_head(node.heads_reaching[0] if entering else None)
         self.nodeHovered.emit(node_id, entering)
 
     def _clicked(self, node_id: str) -> None:

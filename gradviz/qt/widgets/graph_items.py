@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (QGraphicsPathItem, QGraphicsPolygonItem,
                                QGraphicsSimpleTextItem)
 import pyqtgraph as pg
 
-from ...core.graph_data import CUT, INPUT, LOSS, OP, SAVED, SAVED_EDGE, TOTAL
+from ...core.graph_data import GRAD, INPUT, LOSS, OP, SAVED, TOTAL
 from ...render import style
 from ...render.dot import node_label, tensor_text
 from ...render.layout import EdgePath, NodeBox
@@ -37,20 +37,28 @@ def heat_colour(fraction: float | None) -> QColor:
     return QColor(_HEAT_TABLE[level])
 
 
-def _bytes(n: int) -> str:
-    return f"{n / 1024:.1f} KiB" if n >= 1024 else f"{n} B"
+# how render.style's dash kinds are drawn
+DASHES = {style.SOLID: Qt.SolidLine, style.DASHED: Qt.DashLine, style.DOTTED: Qt.DotLine}
+
+
+def stroke_pen(stroke: style.Stroke, width: float | None = None) -> QPen:
+    """A QPen for a style.Stroke (width: instead of the stroke's own, e.g. the heat's)."""
+    return QPen(QColor(stroke.colour), stroke.width if width is None else width,
+                DASHES[stroke.dash])
 
 
 def tooltip(node, head_names: dict[int, str]) -> str:
-    reached = ", ".join(head_names.get(k, f"head{k}") for k in node.losses) or "no loss (dead)"
+    size = style.format_bytes(node.saved_bytes)
+    reached = (", ".join(head_names.get(k, f"head{k}") for k in node.heads_reaching)
+               or "no loss (dead)")
     rows = [f"<b>{node.label}</b> — {style.KIND_NAMES.get(node.kind, node.kind)}",
             f"shape: {tuple(node.shape) if node.shape is not None else 'unknown (freed)'}",
             f"dtype: {node.dtype or '—'} · device: {node.device or '—'}",
             "gradient norm (last backward): "
             + ("not measured" if node.grad_norm is None else f"{node.grad_norm:.4g}"),
-            (f"holds {_bytes(node.saved_bytes)} saved for backward (each storage counted once, "
+            (f"holds {size} saved for backward (each storage counted once, "
              "at the first op that saved it; parameters not counted)" if node.kind == OP
-             else f"size: {_bytes(node.saved_bytes)}" if node.kind in (SAVED, INPUT) else ""),
+             else f"size: {size}" if node.kind in (SAVED, INPUT) else ""),
             f"state: {node.state}" if node.kind in (OP, SAVED, INPUT) else "",
             f"gradient from: {reached}",
             (f"{node.tensor or 'its output'}: " if node.kind == OP else "")
@@ -79,8 +87,7 @@ class NodeItem(QGraphicsPathItem):
         b = self.box
         return QRectF(b.x - b.width / 2, b.y - b.height / 2, b.width, b.height)
 
-    def restyle(self, node, heads: tuple[int, ...], heat: float | None,
-                head_names: dict[int, str]) -> None:
+    def restyle(self, node, heat: float | None, head_names: dict[int, str]) -> None:
         self.node = node
         r = self.rect()
         path = QPainterPath()
@@ -91,16 +98,8 @@ class NodeItem(QGraphicsPathItem):
         else:
             path.addRect(r)
         self.setPath(path)
-        fill = style.FREED_FILL if node.freed else style.KIND_FILL.get(node.kind, "#FFFFFF")
-        self.setBrush(QBrush(QColor(fill)))
-        pen = QPen(QColor(style.head_colour(heads[0]) if len(heads) == 1 else
-                          style.SHARED_COLOUR if heads else style.DEAD_COLOUR))
-        pen.setWidthF(3.0 if len(heads) == 1 else 6.0 if heads else 2.5)
-        if not heads:
-            pen.setStyle(Qt.DotLine)
-        if node.kind in (LOSS, TOTAL):
-            pen.setWidthF(max(pen.widthF(), 5.0))
-        self.setPen(pen)
+        self.setBrush(QBrush(QColor(style.node_fill(node.kind, node.freed))))
+        self.setPen(stroke_pen(style.node_border(node.kind, node.heads_reaching)))
         self._style_text(node, r)
         self._style_heat(node, r, heat)
         self.setToolTip(tooltip(node, head_names))
@@ -114,7 +113,7 @@ class NodeItem(QGraphicsPathItem):
         colour = style.FREED_TEXT if node.freed else "#111111"
         if node.freed and node.state != "freed":
             colour = style.CUT_COLOUR
-        if not node.losses and not node.freed:
+        if not node.heads_reaching and not node.freed:
             colour = style.DEAD_COLOUR
         self.text.setBrush(QBrush(QColor(colour)))
         t = self.text.boundingRect()
@@ -173,22 +172,18 @@ class EdgeItem(QGraphicsPathItem):
         self.arrow = QGraphicsPolygonItem(self)
         self.label = QGraphicsSimpleTextItem(self)
 
-    def restyle(self, edge, heads: tuple[int, ...], width: float) -> None:
+    def restyle(self, edge, heads_along: tuple[int, ...],
+                heat_width: float | None = None) -> None:
+        """heads_along: whose gradient runs along edge; heat_width: the line's width by the
+        gradient measured along it (None: not measured), for grad edges some loss reaches."""
         self.edge = edge
-        if edge.kind == CUT:
-            colour, style_ = QColor(style.CUT_COLOUR), Qt.DashLine
-            width = 3.0
-        elif edge.kind == SAVED_EDGE:
-            colour, style_ = QColor(style.SAVED_EDGE_COLOUR), Qt.DotLine
-            width = 1.5
-        else:
-            colour = QColor(style.head_colour(heads[0]) if len(heads) == 1 else
-                            style.SHARED_COLOUR if heads else style.DEAD_COLOUR)
-            style_ = Qt.SolidLine if heads else Qt.DotLine
-        pen = QPen(colour, width, style_)
+        stroke = style.edge_stroke(edge.kind, heads_along)
+        live = edge.kind == GRAD and bool(heads_along)
+        pen = stroke_pen(stroke, heat_width if live else None)
         pen.setCapStyle(Qt.RoundCap)
         self.setPen(pen)
-        self._arrow(colour, width, edge.kind != SAVED_EDGE)
+        colour, width = pen.color(), pen.widthF()
+        self._arrow(colour, width, style.has_arrow(edge.kind))
         self.label.setVisible(bool(edge.label))
         if edge.label:
             font = QFont()

@@ -6,9 +6,9 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QLinearGradient, QPainter, QPen
 from PySide6.QtWidgets import QWidget
 
-from ...core.graph_data import INPUT, LOSS, OP, PARAM, SAVED, TOTAL
+from ...core.graph_data import CUT, INPUT, LOSS, OP, PARAM, SAVED, TOTAL
 from ...render import style
-from .graph_items import heat_colour
+from .graph_items import heat_colour, stroke_pen
 
 ROW = 26
 
@@ -33,8 +33,9 @@ class GraphLegend(QWidget):
     def entries(self) -> list[str]:
         """The legend's lines, as text (what tests and screen readers can check)."""
         kinds = [style.KIND_NAMES[k] for k in (PARAM, INPUT, OP, SAVED, LOSS, TOTAL)]
-        heads = [f"{name}: only its gradient" for _, name in sorted(self.head_names.items())]
-        return kinds + heads + ["shared by several losses", "reached by no loss (dead)",
+        head_rows = [f"{name}: only its gradient"
+                     for _, name in sorted(self.head_names.items())]
+        return kinds + head_rows + ["shared by several losses", "reached by no loss (dead)",
                                 "detach cut: no gradient flows back", "freed by backward"]
 
     def paintEvent(self, event) -> None:
@@ -51,17 +52,17 @@ class GraphLegend(QWidget):
             self._label(p, y, style.KIND_NAMES[kind], text)
             y += ROW
         for k, name in sorted(self.head_names.items()):
-            self._swatch(p, y, QColor("white"), QPen(QColor(style.head_colour(k)), 3))
+            self._swatch(p, y, QColor("white"), stroke_pen(style.node_border(OP, (k,))))
             self._label(p, y, f"{name}: only its gradient", text)
             y += ROW
         for label, pen, fill in (
-                ("shared by several losses", QPen(QColor(style.SHARED_COLOUR), 5), "white"),
-                ("reached by no loss (dead)", QPen(QColor(style.DEAD_COLOUR), 2, Qt.DotLine), "white"),
+                ("shared by several losses", stroke_pen(style.node_border(OP, (0, 1))), "white"),
+                ("reached by no loss (dead)", stroke_pen(style.node_border(OP, ())), "white"),
                 ("freed by backward", QPen(QColor("#999999"), 1.5), style.FREED_FILL)):
             self._swatch(p, y, QColor(fill), pen)
             self._label(p, y, label, text)
             y += ROW
-        p.setPen(QPen(QColor(style.CUT_COLOUR), 3, Qt.DashLine))
+        p.setPen(stroke_pen(style.edge_stroke(CUT, ())))
         p.drawLine(8, y + 10, 42, y + 10)
         self._label(p, y, "detach cut: no gradient", text)
         y += ROW + 8

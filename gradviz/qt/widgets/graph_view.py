@@ -99,7 +99,6 @@ class GraphView(QWidget):
         self._asked_key = None      # (structure, rankdir) of the layout asked for
         self._drawn_key = None      # ... and of the one on screen
         self.graph = None
-        self.status = ""
 
     # ---- graphs in, layouts back ---------------------------------------------------------
     def show_graph(self, graph, caption: str) -> None:

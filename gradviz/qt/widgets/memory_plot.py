@@ -10,11 +10,12 @@ from PySide6 import QtWidgets  # before pyqtgraph: it binds to the first Qt
 import pyqtgraph as pg
 
 from gradviz.core.history import History
+from gradviz.render.style import byte_unit
 
 from ..theme import Theme
 from . import plot_style as ps
 from .line_panel import LinePanel, new_curve, set_curve_data, total_colour
-from .series import byte_unit, join_samples
+from .series import join_samples
 
 HELD, PEAK, NODES = "held at step end", "peak within step", "graph nodes"
 

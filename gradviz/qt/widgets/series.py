@@ -1,4 +1,5 @@
-"""Numpy helpers the plot panels share: smoothing, sparse-sample joining, byte units.
+"""Numpy helpers the plot panels share: smoothing and sparse-sample joining (byte
+units are render.style.byte_unit).
 
 Pure numpy (no Qt) so they are cheap to test and cheap to run 25 times a second.
 """
@@ -64,15 +65,3 @@ def join_samples(x: np.ndarray, y: np.ndarray, gap_factor: float = 3.0
     if len(breaks) == 0:
         return xs, ys
     return np.insert(xs, breaks, np.nan), np.insert(ys, breaks, np.nan)
-
-
-_UNITS = (("B", 1), ("KiB", 1024), ("MiB", 1024 ** 2), ("GiB", 1024 ** 3))
-
-
-def byte_unit(largest: float) -> tuple[str, int]:
-    """The binary unit in which `largest` bytes reads as a number from 1 to 1023."""
-    name, size = _UNITS[0]
-    for unit_name, unit_size in _UNITS:
-        if np.isfinite(largest) and largest >= unit_size:
-            name, size = unit_name, unit_size
-    return name, size

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from gradviz.qt.widgets.series import byte_unit, ema, join_samples
+from gradviz.qt.widgets.series import ema, join_samples
 
 
 def loop_ema(x, alpha):
@@ -61,10 +61,3 @@ def test_join_samples_survives_a_change_of_sampling_rate():
     y = np.where((x < 200) & (x % 10 != 0), np.nan, 1.0)  # every 10, then every step
     jx, _ = join_samples(x, y)
     assert np.isnan(jx).sum() <= 1  # at most one break, at the switch
-
-
-@pytest.mark.parametrize("largest, unit", [(0, "B"), (1023, "B"), (33_028, "KiB"),
-                                           (5 * 2 ** 20, "MiB"), (3 * 2 ** 30, "GiB"),
-                                           (np.nan, "B")])
-def test_byte_unit(largest, unit):
-    assert byte_unit(largest)[0] == unit
