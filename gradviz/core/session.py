@@ -66,9 +66,6 @@ class Session:
         # while the graph is shown (probes="all" implies it); off costs nothing, no hooks
         self.track_node_grads = False
         self._node_grads = NodeGradProbe()
-        # called with the session once a step's gradients are complete, just before
-        # optimizer.step() (gradviz compare reads them there)
-        self.before_optimizer_step: list = []
         self.reset()
 
     # ---- lifecycle -------------------------------------------------------------
@@ -308,8 +305,6 @@ class Session:
         if not all(math.isfinite(v) for v in record.losses.values()):
             raise _StepFailed(ev.divergence(step, "optimizer step", "before optimizer.step()",
                                             "a loss is NaN or infinite"))
-        for hook in self.before_optimizer_step:
-            hook(self)
         try:
             self.optimizer.step()
         except RuntimeError as exc:   # e.g. an update too large for float32

@@ -16,6 +16,7 @@ from ..core.history import History
 from .controls import ControlsPanel
 from .gc_guard import GuiThreadGC
 from .graph_renderer import GraphRenderer
+from .compare_mode import CompareMode
 from .file_menu import FileMenu
 from .lesson_mode import LessonMode
 from .screen_fit import fit_to_screen
@@ -81,8 +82,9 @@ class MainWindow(QMainWindow):
         self._build_docks()
         self._build_actions()
         self.lessons = LessonMode(self)     # the Lessons menu, narration and clicker keys
-        self.file_menu = FileMenu(self)     # open, save, compare, export, quit
+        self.file_menu = FileMenu(self)     # open, save, export, quit
         self._start_threads(remembered.config)
+        self.compare = CompareMode(self)    # the Compare menu: B pinned beside A
         self.run_bar.speed.setValue(remembered.speed)
         self._restore_layout(remembered)
         self.apply_theme(self.theme)
@@ -361,7 +363,8 @@ class MainWindow(QMainWindow):
     def apply_theme(self, theme: Theme) -> None:
         self.theme = theme
         appearance.apply(QApplication.instance(), theme)
-        for panel in self.plots + [self.graph_view, self.code_view, self.events_view]:
+        for panel in self.plots + [self.graph_view, self.code_view, self.events_view,
+                                   self.compare.view]:
             panel.apply_theme(theme)
         # no plot may be squashed below what its text needs
         for panel in (self.grad_bars, self.junction, self.cosine):
@@ -404,9 +407,10 @@ class MainWindow(QMainWindow):
 
     def refresh(self) -> None:
         new = self.drain()
+        self.compare.drain()
         for plot in self.plots:
             # a panel in a hidden tab costs nothing and catches up once shown
-            shown = (self.generation, len(self.history))
+            shown = (self.generation, len(self.history), self.compare.seen())
             if plot.isVisible() and self._shown.get(plot) != shown:
                 plot.update_from(self.history)
                 self._shown[plot] = shown
@@ -439,7 +443,6 @@ class MainWindow(QMainWindow):
         given half a second, then ended (it holds nothing the window needs); a Graphviz
         layout in flight is killed instead of waited for (seconds for a big graph)."""
         self.paint_timer.stop()
-        self.file_menu.stop()          # a comparison running apart is killed, not waited for
         # GraphView keeps the cancel event of the layout it asked for last, the only one
         # that can be running; setting it kills the Graphviz process within 20 ms
         self.graph_view.cancel_layout()
