@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass, field
 
 import torch
+from torch._utils import _flatten_dense_tensors   # what DistributedDataParallel uses
 
 from .config import RESET_KEYS, Config, ConfigError
 from .events import Event
@@ -111,12 +112,13 @@ def check_same_model(a: Config, b: Config) -> None:
 
 
 def _flat_grads(session: Session, device: torch.device) -> torch.Tensor:
-    """Every gradient as it stands, in parameter order, in one vector (zeros where a
-    parameter has none) on `device`."""
-    parts = [torch.zeros(p.numel(), device=device) if p.grad is None else
-             p.grad.reshape(-1) if p.grad.device == device else
-             p.grad.reshape(-1).to(device) for p in session.params]
-    return torch.cat(parts)
+    """Every gradient as it stands, in parameter order, in one vector on `device` (zeros
+    where a parameter has none)."""
+    grads = [p.grad for p in session.params]
+    if all(g is not None and g.device == device for g in grads):
+        return _flatten_dense_tensors(grads)   # one call: this runs every step in the app
+    return torch.cat([torch.zeros(p.numel(), device=device) if p.grad is None else
+                      p.grad.reshape(-1).to(device) for p in session.params])
 
 
 @functools.lru_cache(maxsize=16)
@@ -145,15 +147,13 @@ def step_diff(sa: Session, sb: Session, ra: StepRecord, rb: StepRecord) -> StepD
     for all of it: gradviz compare and the app's pinned B both call this every step."""
     device = sa.params[0].device
     ga, gb = _flat_grads(sa, device), _flat_grads(sb, device)
-    diff, size = (ga - gb).abs_(), ga.abs()
+    both = torch.stack([(ga - gb).abs_(), ga.abs()])   # |A - B|, |A| (ga may be a view)
     groups = _group_slices(tuple(sa.param_names), tuple(p.numel() for p in sa.params))
-    largest = [v[slices[0]].amax() if len(slices) == 1 else
-               torch.stack([v[s].amax() for s in slices]).amax()
-               for slices in groups.values() for v in (diff, size)]
-    values = torch.stack(largest).tolist()
+    largest = torch.stack([both[:, s[0]].amax(1) if len(s) == 1 else
+                           torch.stack([both[:, part].amax(1) for part in s]).amax(0)
+                           for s in groups.values()]).tolist()
     out = {}
-    for i, group in enumerate(groups):
-        max_abs, largest_a = values[2 * i], values[2 * i + 1]
+    for group, (max_abs, largest_a) in zip(groups, largest):
         rel = max_abs / largest_a if largest_a > 0 else (0.0 if max_abs == 0 else math.inf)
         out[group] = GroupDiff(max_abs, rel)
     return StepDiff(ra.step, out, ra.total, rb.total, ra.saved_bytes_peak,

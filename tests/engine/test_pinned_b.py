@@ -188,3 +188,16 @@ def test_pinning_these_settings_then_a_toggle_tells_the_first_step_that_differs(
     # the weights were still the same at step 3: B (sum) pushes 1/3 and 1/2 of A's
     assert compared[-1].verdict == ("different: head 0's gradient on the trunk is 0.33× "
                                     "A's, head 1's 0.50× (step 3)")
+
+
+def test_phase_by_phase_b_steps_when_a_completes_its_step():
+    loop, _ = engine(BASE.replace(strategy="separate"), BASE)
+    compared = []
+    for _ in range(5):             # zero_grad, forward, 3 backward calls: A not done yet
+        loop.handle(p.PHASE)
+        compared += [r for m in loop.take_outbox() if m[0] == p.COMPARED for r in m[1]]
+    assert compared == [] and loop.pinned.b.step_index == 0
+    loop.handle(p.PHASE)           # optimizer step: A's step 0 is complete, and B's
+    compared = [r for m in loop.take_outbox() if m[0] == p.COMPARED for r in m[1]]
+    assert [r.step for r in compared] == [0] and compared[0].same
+    assert loop.pinned.b.step_index == loop.session.step_index == 1
