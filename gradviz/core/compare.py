@@ -1,19 +1,22 @@
 """Two configurations trained in lockstep on the same data and the same initial weights,
 their gradients compared step by step: are the two loops the same computation?
 
-Gradients are compared per parameter group (the trunk, each head) just before each
-optimizer step; a group's relative difference is its largest absolute difference over
+Gradients are compared per parameter group (the trunk, each head) as each optimizer
+step used them; a group's relative difference is its largest absolute difference over
 the largest gradient in A's group, so one tiny element cannot make a verdict.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
 import torch
+from torch._utils import _flatten_dense_tensors   # what DistributedDataParallel uses
 
 from .config import RESET_KEYS, Config, ConfigError
 from .events import Event
+from .records import GroupDiff, StepDiff, StepRecord
 from .session import Session
 
 DEFAULT_RTOL = 1e-5
@@ -26,24 +29,6 @@ def group_of(param_name: str) -> str:
     """"trunk" for trunk parameters, "headK" for head K's."""
     parts = param_name.split(".")
     return "trunk" if parts[0] == "trunk" else f"head{parts[1]}"
-
-
-@dataclass
-class GroupDiff:
-    max_abs: float
-    max_rel: float
-
-
-@dataclass
-class StepDiff:
-    step: int
-    groups: dict[str, GroupDiff]
-    total_a: float = math.nan          # each loop's total loss at this step (ghost lines)
-    total_b: float = math.nan
-    peak_a: int | None = None          # saved bytes at this step's peak
-    peak_b: int | None = None
-    # head k's gradient at the junction z in B over A's (None where A's is zero)
-    junction_ratio: list[float | None] | None = None
 
 
 @dataclass
@@ -68,36 +53,53 @@ class Comparison:
 
     @property
     def same(self) -> bool:
-        return bool(self.steps) and self.error is None and all(
-            d.max_rel <= self.rtol for s in self.steps for d in s.groups.values())
+        return self.error is None and steps_same(self.steps, self.rtol)
 
     def verdict(self) -> str:
         if self.error is not None:
-            which, event = self.error
-            return f"{which} stopped at step {event.step}: {event.title} ({event.message})"
-        if not self.steps:
-            return "nothing compared (0 steps)"
-        largest = max(d.max_rel for s in self.steps for d in s.groups.values())
-        if self.same:
-            why = "identical" if largest == 0 else "float rounding"
-            return f"same gradients (largest relative difference {largest:.1e}, {why})"
-        return "different: " + self._difference()
+            return stopped_words(*self.error)
+        return verdict(self.steps, self.rtol)
 
-    def _difference(self) -> str:
-        first = next(s for s in self.steps
-                     if any(d.max_rel > self.rtol for d in s.groups.values()))
-        ratios = first.junction_ratio or []
-        told = [f"head {k}'s {r:.2f}×" for k, r in enumerate(ratios)
-                if r is not None and abs(r - 1) > 1e-3]
-        if told:
-            told[0] = told[0].replace("'s ", "'s gradient on the trunk is ", 1) + " A's"
-            return ", ".join(told) + f" (step {first.step})"
-        differ = [g for g, d in first.groups.items() if d.max_rel > self.rtol]
-        same = [g for g in first.groups if g not in differ]
-        worst = max(first.groups[g].max_rel for g in differ)
-        text = (f"{', '.join(differ)} gradients differ (by up to {worst:.2g} of their size "
-                f"at step {first.step})")
-        return text + (f"; {', '.join(same)} the same" if same else "")
+
+def steps_same(steps: list[StepDiff], rtol: float) -> bool:
+    """Every group of every step within rtol (and at least one step compared)."""
+    return bool(steps) and all(d.max_rel <= rtol for s in steps for d in s.groups.values())
+
+
+def stopped_words(which: str, event: Event) -> str:
+    return f"{which} stopped at step {event.step}: {event.title} ({event.message})"
+
+
+def verdict(steps: list[StepDiff], rtol: float, measured: StepDiff | None = None) -> str:
+    """The verdict on these steps in words: 'same gradients (largest relative difference
+    3.7e-07, float rounding)' or 'different: head 0's gradient on the trunk is 3.00× A's,
+    head 1's 2.00× (step 0)', told by the first step that differs. `measured`: the latest
+    step whose junction gradients were measured, for the heads' shares where the step
+    told has none (the app samples them)."""
+    if not steps:
+        return "nothing compared (0 steps)"
+    largest = max(d.max_rel for s in steps for d in s.groups.values())
+    if steps_same(steps, rtol):
+        why = "identical" if largest == 0 else "float rounding"
+        return f"same gradients (largest relative difference {largest:.1e}, {why})"
+    first = next(s for s in steps if any(d.max_rel > rtol for d in s.groups.values()))
+    return "different: " + _difference(first, rtol, measured)
+
+
+def _difference(first: StepDiff, rtol: float, measured: StepDiff | None) -> str:
+    told_by = first if first.junction_ratio or measured is None else measured
+    ratios = told_by.junction_ratio or []
+    told = [f"head {k}'s {r:.2f}×" for k, r in enumerate(ratios)
+            if r is not None and abs(r - 1) > 1e-3]
+    if told:
+        told[0] = told[0].replace("'s ", "'s gradient on the trunk is ", 1) + " A's"
+        return ", ".join(told) + f" (step {told_by.step})"
+    differ = [g for g, d in first.groups.items() if d.max_rel > rtol]
+    same = [g for g in first.groups if g not in differ]
+    worst = max(first.groups[g].max_rel for g in differ)
+    text = (f"{', '.join(differ)} gradients differ (by up to {worst:.2g} of their size "
+            f"at step {first.step})")
+    return text + (f"; {', '.join(same)} the same" if same else "")
 
 
 def check_same_model(a: Config, b: Config) -> None:
@@ -109,27 +111,53 @@ def check_same_model(a: Config, b: Config) -> None:
                               f"{key.replace('_', '-')} is {va} in A, {vb} in B")
 
 
-def _grads(session: Session) -> list[torch.Tensor]:
-    return [torch.zeros_like(p) if p.grad is None else p.grad.detach().clone()
-            for p in session.params]
+def _flat_grads(session: Session, device: torch.device) -> torch.Tensor:
+    """Every gradient as it stands, in parameter order, in one vector on `device` (zeros
+    where a parameter has none)."""
+    grads = [p.grad for p in session.params]
+    if all(g is not None and g.device == device for g in grads):
+        return _flatten_dense_tensors(grads)   # one call: this runs every step in the app
+    return torch.cat([torch.zeros(p.numel(), device=device) if p.grad is None else
+                      p.grad.reshape(-1).to(device) for p in session.params])
 
 
-def _diff(names: list[str], ga: list[torch.Tensor], gb: list[torch.Tensor]) -> dict:
-    """Per group: (largest |A - B|, that over the largest |A|), one transfer for all."""
-    groups: dict[str, list[int]] = {}
-    for i, name in enumerate(names):
-        groups.setdefault(group_of(name), []).append(i)
-    stats = []
-    for indices in groups.values():
-        diff = torch.stack([(ga[i] - gb[i].to(ga[i].device)).abs().max() for i in indices])
-        size = torch.stack([ga[i].abs().max() for i in indices])
-        stats.append(torch.stack([diff.max(), size.max()]))
-    values = torch.stack(stats).tolist()
-    out = {}
-    for group, (max_abs, size) in zip(groups, values):
-        rel = max_abs / size if size > 0 else (0.0 if max_abs == 0 else math.inf)
-        out[group] = GroupDiff(max_abs, rel)
+@functools.lru_cache(maxsize=16)
+def _group_slices(names: tuple[str, ...], sizes: tuple[int, ...]) -> dict[str, list[slice]]:
+    """Where each group's gradients lie in the flat vector (one slice per group where its
+    parameters are next to each other, as in the model's own order)."""
+    out: dict[str, list[slice]] = {}
+    start = 0
+    for name, size in zip(names, sizes):
+        slices = out.setdefault(group_of(name), [])
+        if slices and slices[-1].stop == start:
+            slices[-1] = slice(slices[-1].start, start + size)
+        else:
+            slices.append(slice(start, start + size))
+        start += size
     return out
+
+
+def step_diff(sa: Session, sb: Session, ra: StepRecord, rb: StepRecord) -> StepDiff:
+    """A's and B's gradients of the step each has just done, compared per parameter group
+    (the trunk, each head): the largest |A - B| and that over the largest |A| in the group.
+
+    Read after the step: optimizer.step() leaves .grad as backward made it (it changes
+    the parameters) and nothing touches it until the next step's zero_grad, so these are
+    the gradients the step used. A few vector operations and one transfer from the device
+    for all of it: gradviz compare and the app's pinned B both call this every step."""
+    device = sa.params[0].device
+    ga, gb = _flat_grads(sa, device), _flat_grads(sb, device)
+    both = torch.stack([(ga - gb).abs_(), ga.abs()])   # |A - B|, |A| (ga may be a view)
+    groups = _group_slices(tuple(sa.param_names), tuple(p.numel() for p in sa.params))
+    largest = torch.stack([both[:, s[0]].amax(1) if len(s) == 1 else
+                           torch.stack([both[:, part].amax(1) for part in s]).amax(0)
+                           for s in groups.values()]).tolist()
+    out = {}
+    for group, (max_abs, largest_a) in zip(groups, largest):
+        rel = max_abs / largest_a if largest_a > 0 else (0.0 if max_abs == 0 else math.inf)
+        out[group] = GroupDiff(max_abs, rel)
+    return StepDiff(ra.step, out, ra.total, rb.total, ra.saved_bytes_peak,
+                    rb.saved_bytes_peak, _junction_ratio(ra, rb, sa.config.head_names()))
 
 
 def _junction_ratio(ra, rb, head_names: list[str]) -> list[float | None] | None:
@@ -150,18 +178,12 @@ def compare(a: Config, b: Config, steps: int, rtol: float = DEFAULT_RTOL) -> Com
     check_same_model(a, b)
     sa, sb = Session(_measured(a)), Session(_measured(b))
     result = Comparison(a, b, rtol)
-    held: dict[str, list[torch.Tensor]] = {}
-    sa.before_optimizer_step.append(lambda s: held.__setitem__("a", _grads(s)))
-    sb.before_optimizer_step.append(lambda s: held.__setitem__("b", _grads(s)))
     for _ in range(steps):
         ra, rb = sa.step(), sb.step()
         if ra is None or rb is None:
             result.error = ("A", sa.error) if ra is None else ("B", sb.error)
             break
-        result.steps.append(StepDiff(ra.step, _diff(sa.param_names, held["a"], held["b"]),
-                                     ra.total, rb.total, ra.saved_bytes_peak,
-                                     rb.saved_bytes_peak,
-                                     _junction_ratio(ra, rb, a.head_names())))
+        result.steps.append(step_diff(sa, sb, ra, rb))
         result.losses_a, result.losses_b = ra.losses, rb.losses
         result.peak_a = max(result.peak_a or 0, ra.saved_bytes_peak or 0)
         result.peak_b = max(result.peak_b or 0, rb.saved_bytes_peak or 0)

@@ -39,6 +39,27 @@ class PhaseRecord:
 
 
 @dataclass
+class GroupDiff:
+    """A parameter group's largest |A - B| gradient element, and that over the largest
+    |A| in the group."""
+    max_abs: float
+    max_rel: float
+
+
+@dataclass
+class StepDiff:
+    """A's and B's gradients of one step, compared per parameter group."""
+    step: int
+    groups: dict[str, GroupDiff]
+    total_a: float = math.nan          # each loop's total loss at this step (ghost lines)
+    total_b: float = math.nan
+    peak_a: int | None = None          # saved bytes at this step's peak
+    peak_b: int | None = None
+    # head k's gradient at the junction z in B over A's (None where A's is zero)
+    junction_ratio: list[float | None] | None = None
+
+
+@dataclass
 class StepRecord:
     step: int
     losses: dict[str, float]
@@ -149,3 +170,22 @@ def _call_json(call: BackwardRecord) -> str:
             _CALLS.clear()
         encoded = _CALLS[key] = _dumps(vars(call))
     return encoded
+
+
+@dataclass
+class CompareRecord:
+    """One step of a configuration B trained in lockstep beside the app's A (plain data
+    for the window): B's own record, the gradients compared, the verdict in words (since
+    B was pinned, as `gradviz compare` would give it for these steps, and for this step
+    alone), the peaks of saved memory so far, or what stopped B."""
+    step: int
+    verdict: str                       # since pinned (or the last reset)
+    same: bool
+    step_verdict: str = ""             # this step alone
+    step_same: bool = False
+    diff: StepDiff | None = None       # None where B stopped
+    b: StepRecord | None = None        # B's losses, total, gradient norms, memory
+    worst: dict[str, GroupDiff] = field(default_factory=dict)   # per group, since pinned
+    peak_a: int | None = None          # peak saved bytes since pinned (or reset)
+    peak_b: int | None = None
+    error: Event | None = None         # what stopped B (A goes on)

@@ -70,9 +70,6 @@ class Session:
         # step cost a fifth of the training speed at full pace.
         self.track_node_grads = False
         self._node_grads = NodeGradProbe()
-        # called with the session once a step's gradients are complete, just before
-        # optimizer.step() (gradviz compare reads them there)
-        self.before_optimizer_step: list = []
         self.reset()
 
     # ---- lifecycle -------------------------------------------------------------
@@ -314,8 +311,6 @@ class Session:
         if not all(math.isfinite(v) for v in record.losses.values()):
             raise _StepFailed(ev.divergence(step, "optimizer step", "before optimizer.step()",
                                             "a loss is NaN or infinite"))
-        for hook in self.before_optimizer_step:
-            hook(self)
         try:
             self.optimizer.step()
         except RuntimeError as exc:   # e.g. an update too large for float32

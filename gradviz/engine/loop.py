@@ -34,6 +34,7 @@ class EngineLoop:
         self.show_saved = False
         self.stopped = False
         self.graph_wanted = False   # send the graph after the next step with its gradients
+        self.pinned = None        # B, trained in lockstep beside the session (pin_b)
         problem = None
         try:
             self.session = Session(config)
@@ -56,6 +57,8 @@ class EngineLoop:
         if self._records:
             self.outbox.append((p.RECORDS, self._records, self.steps_per_second))
             self._records = []
+        if self.pinned is not None and self.pinned.out:
+            self.outbox.append((p.COMPARED, self.pinned.take()))
 
     def take_outbox(self) -> list[tuple]:
         self._flush_records()
@@ -68,6 +71,8 @@ class EngineLoop:
         s = self.session
         config = s.pending_config or s.config
         self.send(p.CONFIG_APPLIED, config, did_reset, list(s.param_names))
+        if did_reset and self.pinned is not None:   # a fresh A: B starts again beside it
+            self.pinned.reset()
 
     # ---- commands -----------------------------------------------------------------
     def handle(self, name: str, *args) -> None:
@@ -132,7 +137,7 @@ class EngineLoop:
         if phase is None:
             return
         if phase.step_done and self.session.last_record is not None:
-            self._records.append(self.session.last_record)
+            self._recorded(self.session.last_record)
         self.send(p.PHASE_DONE, phase)
         if phase.event is not None:
             self.send(p.FAILED, phase.event)
@@ -157,6 +162,23 @@ class EngineLoop:
         self.running = True     # no RUNNING message: the window's Play stays as it is
         self._set_sampling()    # every step measured: these runs make pictures
         self.next_due = 0.0
+
+    def _cmd_pin_b(self, config: Config | None) -> None:
+        """Train B beside A in lockstep from step 0 (both reset: the same seed, data and
+        initial weights), or (None) stop comparing."""
+        from .pinned import PinnedB
+        if config is None:
+            self.pinned = None
+            self.send(p.B_PINNED, None, None)
+            return
+        try:
+            pinned = PinnedB(self.session, config)
+        except ConfigError as exc:
+            self.send(p.B_PINNED, None, str(exc))
+            return
+        self.pinned = pinned
+        self.send(p.B_PINNED, pinned.config, None)
+        self._cmd_reset()   # builds B too (see _announce_config)
 
     def _cmd_export_torchviz(self, path: str) -> None:
         """torchviz.make_dot of the live roots: only the engine holds the tensors."""
@@ -228,7 +250,7 @@ class EngineLoop:
     def _after_step(self, record) -> bool:
         """Queue the record; on an error, stop and report it. True to keep going."""
         if record is not None:
-            self._records.append(record)
+            self._recorded(record)
             self._spare_the_gc(record.step)
             return True
         if self.session.error is not None:
@@ -237,6 +259,12 @@ class EngineLoop:
             self.send(p.FAILED, self.session.error)
             self._send_graph("at the error")   # the graph as PyTorch found it, not empty
         return False
+
+    def _recorded(self, record) -> None:
+        """A completed a step: queue its record; a pinned B does the same step."""
+        self._records.append(record)
+        if self.pinned is not None:
+            self.pinned.after_step(record)
 
     def _spare_the_gc(self, step: int) -> None:
         """keep graphs holds every step's graph, and the Python objects our probes made

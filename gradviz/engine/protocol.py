@@ -17,9 +17,11 @@ SHOW_SAVED = "show_saved"            # bool
 TRACK_NODE_GRADS = "track_node_grads"  # bool
 EXPORT_TORCHVIZ = "export_torchviz"  # path
 SHUTDOWN = "shutdown"
+PIN_B = "pin_b"                      # Config of B to train beside A, or None: stop comparing
 
 COMMANDS = frozenset({CONFIG, PLAY, PAUSE, PHASE, STEP, RESET, DELAY, RUN_STEPS,
-                      REQUEST_GRAPH, SHOW_SAVED, TRACK_NODE_GRADS, EXPORT_TORCHVIZ, SHUTDOWN})
+                      REQUEST_GRAPH, SHOW_SAVED, TRACK_NODE_GRADS, EXPORT_TORCHVIZ, SHUTDOWN,
+                      PIN_B})
 
 # engine -> window
 HELLO = "hello"                      # [(device name, description)]: torch is loaded
@@ -32,3 +34,5 @@ RUNNING = "running"                  # bool
 GRAPH = "graph"                      # GraphData, what it shows
 STEPS_DONE = "steps_done"            # step index after a RUN_STEPS batch
 RECORDS = "records"                  # [StepRecord], steps per second
+B_PINNED = "b_pinned"                # B's Config (None: not comparing), why not (or None)
+COMPARED = "compared"                # [CompareRecord]: B's steps beside A's, after RECORDS

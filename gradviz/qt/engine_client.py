@@ -48,6 +48,7 @@ class EngineClient(QObject):
     stepsDone = Signal(int)           # a run_steps() batch finished (for --screenshot)
     engineReady = Signal(list)        # [(device, description)]: the engine has started
     engineStopped = Signal(str)       # one line: the engine died or hung
+    bPinned = Signal(object, object)  # B's Config (None: not comparing), why not (or None)
 
     def __init__(self, config: Config, in_process: bool = False, parent=None):
         super().__init__(parent)
@@ -55,6 +56,9 @@ class EngineClient(QObject):
         # (generation, StepRecord), drained by the GUI; the generation goes up with every
         # fresh model, so records of a model already replaced are told apart and dropped
         self.records: collections.deque = collections.deque()
+        # (generation, CompareRecord) of a pinned B, drained by the GUI like records
+        self.compared: collections.deque = collections.deque()
+        self.pinned_b: Config | None = None   # B as the window asked for it
         self.generation = 0
         self.steps_per_second = 0.0
         self.config = config          # the engine's config, as it last said (last good)
@@ -94,6 +98,8 @@ class EngineClient(QObject):
             self._send(p.SHOW_SAVED, True, busy=False)
         if not self._track_node_grads:
             self._send(p.TRACK_NODE_GRADS, False, busy=False)
+        if self.pinned_b is not None:
+            self._send(p.PIN_B, self.pinned_b)
 
     @property
     def session(self):
@@ -150,6 +156,11 @@ class EngineClient(QObject):
     def setTrackNodeGrads(self, on: bool) -> None:
         self._track_node_grads = on
         self._send(p.TRACK_NODE_GRADS, on, busy=False)
+
+    def pinB(self, config: Config | None) -> None:
+        """Train B beside A in lockstep (both from step 0), or (None) stop comparing."""
+        self.pinned_b = config
+        self._send(p.PIN_B, config)
 
     def exportTorchviz(self, path: str) -> None:
         self._send(p.EXPORT_TORCHVIZ, path)
@@ -222,6 +233,14 @@ class EngineClient(QObject):
             if records:
                 self.last_record = records[-1]
                 self.step_index = records[-1].step + 1
+        elif name == p.COMPARED:
+            for record in args[0]:
+                self.compared.append((self.generation, record))
+        elif name == p.B_PINNED:
+            config, problem = args
+            if config is None:
+                self.pinned_b = None     # refused or stopped: a fresh engine pins nothing
+            self.bPinned.emit(config, problem)
         elif name == p.HELLO:
             self._starting = False
             self.devices = args[0]
@@ -232,6 +251,7 @@ class EngineClient(QObject):
             if did_reset:
                 self.generation += 1
                 self.records.clear()
+                self.compared.clear()
                 self.step_index, self.last_record = 0, None
             self.configApplied.emit(config, did_reset, names, self.generation)
         elif name == p.CONFIG_REJECTED:

@@ -1,6 +1,7 @@
 """The File menu: open a config or a lesson, save the settings as a TOML file that
-`gradviz run --config` reads, compare the settings with another config, export the graph,
-and quit (Ctrl+Q). Every failure is one line in a message box; nothing is lost."""
+`gradviz run --config` reads, export the graph, and quit (Ctrl+Q). Every failure is one
+line in a message box; nothing is lost. (Comparing with a saved config: the Compare
+menu, qt/compare_mode.py.)"""
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, Qt
@@ -9,8 +10,6 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from ..core.atomic_write import write_text
 from ..core.config import ConfigError, from_mapping, load_toml, to_toml
-from .compare_runner import CompareRunner
-from .widgets.compare_view import CompareView
 
 TOML_FILTER = "gradviz configs (*.toml)"
 
@@ -19,15 +18,6 @@ class FileMenu(QObject):
     def __init__(self, window):
         super().__init__(window)
         self.window = window
-        self.compare_view = CompareView()
-        self.compare_dock = window.add_dock("Compare", "compareDock", self.compare_view,
-                                            Qt.BottomDockWidgetArea)
-        window.tabifyDockWidget(window.graph_dock, self.compare_dock)
-        self.compare_dock.hide()
-        window.graph_dock.raise_()   # the graph's tab stays in front (it tracks gradients)
-        self.runner = CompareRunner(self)
-        self.runner.finished.connect(self.compare_view.show_comparison)
-        self.runner.failed.connect(self.compare_view.show_failed)
         menu = window.menuBar().addMenu("&File")
         menu.setObjectName("fileMenu")
         first = window.menuBar().actions()[0]
@@ -36,7 +26,6 @@ class FileMenu(QObject):
                 ("Open settings…", "openConfigAction", self.open_config, QKeySequence.Open),
                 ("Open a lesson…", "openLessonAction", window.lessons._open_file, None),
                 ("Save settings as…", "saveConfigAction", self.save_config, QKeySequence.Save),
-                ("Compare with…", "compareAction", self.compare_with, None),
                 ("Export the graph…", "exportGraphAction",
                  lambda: window.graph_view._export_dialog("svg"), None),
                 ("Quit", "quitAction", window.close, QKeySequence("Ctrl+Q"))):
@@ -79,18 +68,3 @@ class FileMenu(QObject):
             self._tell("Not saved", f"could not write {path}: {exc.strerror or exc}")
             return
         self.window.phase_label.setText(f"Settings saved to {path}")
-
-    def compare_with(self, path: str | None = None) -> None:
-        path = path or QFileDialog.getOpenFileName(self.window, "Compare with", "",
-                                                   TOML_FILTER)[0]
-        if not path:
-            return
-        config = self.window.controls.config()
-        self.compare_dock.show()
-        self.compare_dock.raise_()
-        self.compare_view.apply_theme(self.window.theme)
-        self.compare_view.show_running(path)
-        self.runner.start(config, path, steps=config.steps)
-
-    def stop(self) -> None:
-        self.runner.stop()

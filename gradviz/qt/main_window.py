@@ -16,6 +16,7 @@ from ..core.history import History
 from .controls import ControlsPanel
 from .gc_guard import GuiThreadGC
 from .graph_renderer import GraphRenderer
+from .compare_mode import CompareMode
 from .file_menu import FileMenu
 from .lesson_mode import LessonMode
 from .screen_fit import fit_to_screen
@@ -80,8 +81,9 @@ class MainWindow(QMainWindow):
         self._build_docks()
         self._build_actions()
         self.lessons = LessonMode(self)     # the Lessons menu, narration and clicker keys
-        self.file_menu = FileMenu(self)     # open, save, compare, export, quit
+        self.file_menu = FileMenu(self)     # open, save, export, quit
         self._start_threads(remembered.config)
+        self.compare = CompareMode(self)    # the Compare menu: B pinned beside A
         self.run_bar.speed.setValue(remembered.speed)
         self._restore_layout(remembered)
         self.apply_theme(self.theme)
@@ -364,7 +366,8 @@ class MainWindow(QMainWindow):
     def apply_theme(self, theme: Theme) -> None:
         self.theme = theme
         appearance.apply(QApplication.instance(), theme)
-        for panel in self.plots + [self.graph_view, self.code_view, self.events_view]:
+        for panel in self.plots + [self.graph_view, self.code_view, self.events_view,
+                                   self.compare.view]:
             panel.apply_theme(theme)
         # no plot may be squashed below what its text needs
         for panel in (self.grad_bars, self.junction, self.cosine):
@@ -421,19 +424,25 @@ class MainWindow(QMainWindow):
         for panel in self._panels_due():
             self._update_panel(panel)
 
+    def _shown_key(self) -> tuple:
+        """What a panel shows: the model, its steps, and the pinned B's steps."""
+        return (self.generation, len(self.history), self.compare.seen())
+
     def _panels_due(self) -> list:
         # a panel in a hidden tab costs nothing and catches up once shown
-        shown = (self.generation, len(self.history))
+        shown = self._shown_key()
         return [plot for plot in self.plots
                 if plot.isVisible() and self._shown.get(plot) != shown]
 
     def _update_panel(self, plot) -> None:
         plot.update_from(self.history)
-        self._shown[plot] = (self.generation, len(self.history))
+        self._shown[plot] = self._shown_key()
 
     def _take_new_steps(self) -> None:
-        """New steps into the history; the status line and the live graph follow."""
-        if self.drain():
+        """New steps into the history (and B's); the status line and the live graph follow."""
+        new = self.drain()
+        self.compare.drain()
+        if new:
             last = self.history.last
             if self.running or self._phase_step != last.step:
                 state = "Training" if self.running else "Paused"
@@ -462,7 +471,6 @@ class MainWindow(QMainWindow):
         layout in flight is killed instead of waited for (seconds for a big graph)."""
         self.paint_timer.stop()
         self._panel_timer.stop()
-        self.file_menu.stop()          # a comparison running apart is killed, not waited for
         # GraphView keeps the cancel event of the layout it asked for last, the only one
         # that can be running; setting it kills the Graphviz process within 20 ms
         self.graph_view.cancel_layout()

@@ -33,10 +33,13 @@ if __name__ == "__main__":
     end = __import__("time").monotonic() + 60
     while w.generation < 0 and __import__("time").monotonic() < end:
         app.processEvents()
+    w.compare.pin_settings()        # B's records cross the pipe too
     w.toggle_play()
-    while len(w.history) < 5 and __import__("time").monotonic() < end:
+    while (w.compare.history_b is None or len(w.compare.history_b) < 5) \
+            and __import__("time").monotonic() < end:
         app.processEvents()
-    print("steps", len(w.history), "torch" in sys.modules, flush=True)
+        w.refresh()
+    print("steps", len(w.compare.history_b or ()), "torch" in sys.modules, flush=True)
     w.close()
 """
 
@@ -84,10 +87,18 @@ def test_the_window_says_the_engine_is_starting_then_trains(qtbot, real_window):
     _train(qtbot, w, 20)
 
 
+def _compared(w) -> int:
+    w.refresh()
+    return len(w.compare.history_b or ())
+
+
 def test_a_killed_engine_leaves_the_window_and_reset_starts_a_fresh_one(qtbot, real_window):
     w = real_window()
     qtbot.waitUntil(lambda: w.generation >= 0, timeout=60_000)
+    w.compare.pin_settings()                              # B beside A, in the engine
+    qtbot.waitUntil(lambda: w.generation >= 1, timeout=60_000)
     _train(qtbot, w, 20)
+    qtbot.waitUntil(lambda: _compared(w) > 0, timeout=10_000)
     config, generation = w.worker.config, w.generation
     os.kill(w.worker.pid, signal.SIGKILL)
     qtbot.waitUntil(lambda: not w.worker.alive, timeout=10_000)
@@ -101,6 +112,8 @@ def test_a_killed_engine_leaves_the_window_and_reset_starts_a_fresh_one(qtbot, r
     assert w.controls.config() == config
     _train(qtbot, w, 20)
     assert w.history.last.losses.keys() == {"head0", "head1"}
+    qtbot.waitUntil(lambda: _compared(w) > 0, timeout=10_000)   # B pinned in the fresh one
+    assert "same gradients" in w.compare.view.record.verdict
 
 
 def test_an_engine_that_stops_answering_is_ended_and_reported(qtbot, real_window,

@@ -1,6 +1,9 @@
 """The answer to "are these two loops the same computation?": the verdict in words, the
-largest gradient difference per parameter group, B's total loss as a ghost line over A's,
-and the peak saved memory of both (from `gradviz compare`'s compare.json)."""
+largest gradient difference per parameter group and the peak saved memory of both.
+
+Live, with B pinned beside the app's A (show_record: one CompareRecord per step, the
+ghost lines are on the main charts), or from `gradviz compare`'s compare.json
+(show_comparison, with B's total loss and memory on charts of its own)."""
 from __future__ import annotations
 
 import html
@@ -15,6 +18,9 @@ from . import plot_style as ps
 
 COLUMNS = ("group", "step 0\nmax abs", "step 0\nmax rel", "whole run\nmax abs",
            "whole run\nmax rel")
+LIVE_COLUMNS = ("group", "this step\nmax abs", "this step\nmax rel",
+                "since pinned\nmax abs", "since pinned\nmax rel")
+SAME, DIFFERENT = "#1B7F3B", "#C00000"
 
 
 def _fmt(x) -> str:
@@ -25,10 +31,14 @@ class CompareView(QtWidgets.QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setObjectName("compareView")
-        self.verdict = QtWidgets.QLabel("Compare with… (File menu) trains a second "
-                                        "configuration B beside these settings A.")
+        self.pinned = QtWidgets.QLabel("")
+        self.pinned.setObjectName("comparePinned")
+        self.pinned.setWordWrap(True)
+        self.verdict = QtWidgets.QLabel("The Compare menu trains a second configuration B "
+                                        "beside these settings A.")
         self.verdict.setObjectName("compareVerdict")
         self.verdict.setWordWrap(True)
+        self.verdict.setTextFormat(Qt.RichText)
         self.table = QtWidgets.QTableWidget(0, len(COLUMNS))
         self.table.setObjectName("compareTable")
         self.table.setHorizontalHeaderLabels(COLUMNS)
@@ -46,6 +56,7 @@ class CompareView(QtWidgets.QWidget):
         self.details.setWordWrap(True)
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(self.pinned)
         layout.addWidget(self.verdict)
         split = QtWidgets.QHBoxLayout()
         split.addWidget(self.table, 2)
@@ -53,8 +64,96 @@ class CompareView(QtWidgets.QWidget):
         layout.addLayout(split, 1)
         layout.addWidget(self.details)
         self.data: dict | None = None
+        self.record = None            # the CompareRecord shown (live)
+        self.pinned.hide()
 
+    # ---- live: B pinned beside A in the engine ------------------------------------------
+    def show_pinned(self, b_name: str, differences: str) -> None:
+        """B is pinned: say what it is and how it differs from A; steps come next."""
+        self._live(True)
+        self.record = None
+        self.table.setRowCount(0)
+        self.details.setText("")
+        self.set_differences(b_name, differences)
+        self.verdict.setText("B is pinned beside A; both start at step 0. Play or step "
+                             "to compare them step by step.")
+
+    def set_differences(self, b_name: str, differences: str) -> None:
+        self.pinned.setText(f"<b>A</b> = these settings · <b>B</b> = {html.escape(b_name)}"
+                            f" — {html.escape(differences)}")
+
+    def show_record(self, record) -> None:
+        """One step of B beside A (a CompareRecord): the verdict in words, per group the
+        largest differences at this step and since pinned, both peaks, B's error."""
+        self.record = record
+        text = (f"<span style='color:{SAME if record.same else DIFFERENT}; font-size:130%'>"
+                f"<b>{html.escape(record.verdict)}</b></span>")
+        if record.error is None:
+            colour = SAME if record.step_same else DIFFERENT
+            text += (f"<br>This step ({record.step}): <span style='color:{colour}'>"
+                     f"{html.escape(record.step_verdict)}</span>")
+        self.verdict.setText(text)
+        rows = []
+        if record.diff is not None:
+            rows = [(g, d.max_abs, d.max_rel, record.worst[g].max_abs, record.worst[g].max_rel)
+                    for g, d in record.diff.groups.items()]
+        elif record.worst:
+            rows = [(g, None, None, w.max_abs, w.max_rel) for g, w in record.worst.items()]
+        self._rows(rows)
+        text = (f"Peak saved memory since pinned: A {_kib(record.peak_a)}, "
+                f"B {_kib(record.peak_b)}.")
+        if record.error is not None:
+            e = record.error
+            text += (f"<br><span style='color:{DIFFERENT}'><b>B stopped at step {e.step}: "
+                     f"{html.escape(e.title)}</b></span> ({html.escape(e.call)}): "
+                     f"<tt>{html.escape(e.message)}</tt><br>A goes on. "
+                     f"{html.escape(e.hint)}")
+        self.details.setText(text)
+
+    def show_stopped(self) -> None:
+        self._live(True)
+        self.record = None
+        self.pinned.setText("")
+        self.pinned.hide()
+        self.table.setRowCount(0)
+        self.details.setText("")
+        self.verdict.setText("Not comparing. The Compare menu pins a configuration B "
+                             "beside these settings A.")
+
+    def _live(self, live: bool) -> None:
+        self.plots.setVisible(not live)
+        self.pinned.setVisible(live)
+        self.table.setHorizontalHeaderLabels(LIVE_COLUMNS if live else COLUMNS)
+
+    def _rows(self, rows: list[tuple]) -> None:
+        self.table.setRowCount(len(rows))
+        for row, values in enumerate(rows):
+            for col, value in enumerate(values):
+                text = value if col == 0 else _fmt(value)
+                item = self.table.item(row, col)
+                if item is None:
+                    item = QtWidgets.QTableWidgetItem()
+                    item.setTextAlignment(Qt.AlignCenter)
+                    self.table.setItem(row, col, item)
+                item.setText(text)
+        self._fit_table()
+
+    def _fit_table(self) -> None:
+        """As tall as its rows, no taller: the room below goes to the charts."""
+        table = self.table
+        table.resizeRowsToContents()
+        height = table.horizontalHeader().height() + 2 * table.frameWidth() + sum(
+            table.rowHeight(r) for r in range(table.rowCount()))
+        table.setMaximumHeight(max(height, table.horizontalHeader().height() + 8))
+
+    def table_rows(self) -> list[list[str]]:
+        """The table's text, row by row (what a reader sees)."""
+        return [[self.table.item(r, c).text() for c in range(self.table.columnCount())]
+                for r in range(self.table.rowCount())]
+
+    # ---- from gradviz compare's compare.json ---------------------------------------------
     def show_running(self, b_name: str) -> None:
+        self._live(False)
         self.verdict.setText(f"Comparing these settings (A) with {html.escape(b_name)} (B)…")
 
     def show_failed(self, reason: str) -> None:
@@ -62,6 +161,7 @@ class CompareView(QtWidgets.QWidget):
 
     def show_comparison(self, data: dict) -> None:
         """Show compare.json's content (plain data)."""
+        self._live(False)
         self.data = data
         colour = "#1B7F3B" if data["same"] else "#C00000"
         self.verdict.setText(f"<span style='color:{colour}; font-size:140%'><b>"
@@ -77,16 +177,11 @@ class CompareView(QtWidgets.QWidget):
 
     def _fill_table(self, steps: list[dict]) -> None:
         groups = list(steps[0]["groups"]) if steps else []
-        self.table.setRowCount(len(groups))
-        for row, group in enumerate(groups):
-            first = steps[0]["groups"][group]
-            worst_abs = max(s["groups"][group]["max_abs"] for s in steps)
-            worst_rel = max(s["groups"][group]["max_rel"] or 0 for s in steps)
-            for col, text in enumerate((group, _fmt(first["max_abs"]), _fmt(first["max_rel"]),
-                                        _fmt(worst_abs), _fmt(worst_rel))):
-                item = QtWidgets.QTableWidgetItem(text)
-                item.setTextAlignment(Qt.AlignCenter)
-                self.table.setItem(row, col, item)
+        self._rows([(group, steps[0]["groups"][group]["max_abs"],
+                     steps[0]["groups"][group]["max_rel"],
+                     max(s["groups"][group]["max_abs"] for s in steps),
+                     max(s["groups"][group]["max_rel"] or 0 for s in steps))
+                    for group in groups])
 
     def _plot(self, steps: list[dict]) -> None:
         x = [s["step"] for s in steps]
@@ -109,10 +204,11 @@ class CompareView(QtWidgets.QWidget):
             for side in ("left", "bottom"):
                 plot.getAxis(side).setPen(theme.foreground)
                 plot.getAxis(side).setTextPen(theme.foreground)
-        for widget in (self.verdict, self.table, self.details):
+        for widget in (self.pinned, self.verdict, self.table, self.details):
             font = widget.font()
             font.setPointSizeF(theme.font_pt)
             widget.setFont(font)
+        self._fit_table()
 
 
 def _bytes_or_not(n) -> str:

@@ -12,13 +12,17 @@ from gradviz.core.history import History
 from ..theme import LIGHT, Theme
 from . import plot_style as ps
 from .cosine_heatmap import CosineHeatmap
-from .line_panel import LinePanel, head_colour, total_colour
+from .line_panel import (LinePanel, ghost_pen, head_colour, new_ghost, set_curve_data,
+                         total_colour)
 from .param_axis import Group, ParamAxis
 from .series import join_samples
 
 __all__ = ["GradNormBars", "GlobalNormPlot", "JunctionPlot", "CosineHeatmap"]
 
 GROUP_GAP = 0.8  # extra space between trunk, head0, head1, ... (in bar widths)
+TITLE = "Gradient norm per parameter (latest step)"
+TITLE_B = "Gradient norm per parameter: A | B (pale)"
+B_SHARE = 0.4    # B's bar: its colour, this much over the panel, outlined in the colour
 
 
 def split_name(name: str, head_names: list[str]) -> tuple[int | None, str, str]:
@@ -34,13 +38,14 @@ def split_name(name: str, head_names: list[str]) -> tuple[int | None, str, str]:
 
 
 class GradNormBars(QtWidgets.QWidget):
-    """The newest per-parameter gradient norms: trunk first, then each head in its colour."""
+    """The newest per-parameter gradient norms: trunk first, then each head in its colour;
+    with B pinned beside A, each parameter's pair of bars side by side, A | B (pale)."""
 
     def __init__(self, parent: QtWidgets.QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("gradNormBars")
         self.theme = LIGHT
-        layout, self._title = ps.header(self, "Gradient norm per parameter (latest step)")
+        layout, self._title = ps.header(self, TITLE)
         self.plot_widget = pg.GraphicsLayoutWidget()
         self.plot_widget.setObjectName("gradNormBarsCanvas")
         self.axis = ParamAxis()
@@ -50,6 +55,11 @@ class GradNormBars(QtWidgets.QWidget):
         self.plot.setLimits(yMin=0)  # autorange pads; bars start at 0, so must the axis
         self.bars = pg.BarGraphItem(x=[], height=[], width=0.8)
         self.plot.addItem(self.bars)
+        self.bars_b = pg.BarGraphItem(x=[], height=[], width=0.4)
+        self.bars_b.setVisible(False)
+        self.plot.addItem(self.bars_b)
+        self.ghost = None              # B's run (a History) while B is pinned beside A
+        self._heights_b = np.zeros(0)
         layout.addWidget(self.plot_widget, 1)
         self._names: list[str] = []
         self._head_of_bar: list[int | None] = []   # None: trunk
@@ -77,6 +87,7 @@ class GradNormBars(QtWidgets.QWidget):
         self._xs = np.array(xs)
         self._groups = groups
         self._heights = np.zeros(len(xs))
+        self._heights_b = np.zeros(len(xs))
         self._short = [s for _, _, s in split]
         self._seen = None
         self.plot.setXRange(-0.6, max(x - 0.4, 0.6), padding=0)
@@ -84,16 +95,37 @@ class GradNormBars(QtWidgets.QWidget):
 
     def update_from(self, history: History) -> None:
         norms = history.last_grad_norms
-        if norms is self._seen:  # History replaces the dict on each probed step
-            return
-        self._seen = norms
-        values = [norms.get(n, np.nan) for n in self._names]
-        self._heights = np.nan_to_num(np.asarray(values, dtype=float), nan=0.0)
+        norms_b = None if self.ghost is None else self.ghost.last_grad_norms
+        seen = self._seen
+        if seen is not None and seen[0] is norms and seen[1] is norms_b:
+            return   # History replaces the dict on each probed step
+        self._seen = (norms, norms_b)
+        self._heights = self._bar_heights(norms)
         self.bars.setOpts(height=self._heights)
+        if norms_b is not None:
+            self._heights_b = self._bar_heights(norms_b)
+            self.bars_b.setOpts(height=self._heights_b)
+
+    def _bar_heights(self, norms: dict[str, float]) -> np.ndarray:
+        values = [norms.get(n, np.nan) for n in self._names]
+        return np.nan_to_num(np.asarray(values, dtype=float), nan=0.0)
+
+    def set_ghost(self, history) -> None:
+        """Draw B's bars beside A's (history: B's run), or (None) A's alone."""
+        self.ghost = history
+        self._seen = None
+        self._heights_b = np.zeros(len(self._names))
+        self.apply_theme(self.theme)
 
     def data(self) -> dict[str, float]:
         """Parameter name -> the bar height drawn, in bar order."""
         return dict(zip(self._names, self._heights.tolist()))
+
+    def data_b(self) -> dict[str, float]:
+        """B's bar heights, by parameter name ({} while no B is pinned)."""
+        if self.ghost is None:
+            return {}
+        return dict(zip(self._names, self._heights_b.tolist()))
 
     def bar_colours(self) -> dict[str, str]:
         return {n: self._colour(h) for n, h in zip(self._names, self._head_of_bar)}
@@ -108,8 +140,18 @@ class GradNormBars(QtWidgets.QWidget):
         ps.style_plot(self.plot, theme)
         self.plot.showGrid(x=False, y=True, alpha=theme.grid_alpha)
         brushes = [pg.mkBrush(self._colour(h)) for h in self._head_of_bar]
-        self.bars.setOpts(x=self._xs, height=self._heights, width=0.8, brushes=brushes,
+        paired = self.ghost is not None
+        self._title.setText(TITLE_B if paired else TITLE)
+        self.bars.setOpts(x=self._xs - 0.21 if paired else self._xs, height=self._heights,
+                          width=0.42 if paired else 0.8, brushes=brushes,
                           pen=pg.mkPen(theme.panel, width=1))
+        self.bars_b.setVisible(paired)
+        if paired:
+            pale = [pg.mkBrush(ps.mix(self._colour(h), theme.panel, B_SHARE))
+                    for h in self._head_of_bar]
+            outline = [pg.mkPen(self._colour(h), width=1.5) for h in self._head_of_bar]
+            self.bars_b.setOpts(x=self._xs + 0.21, height=self._heights_b, width=0.42,
+                                brushes=pale, pens=outline)
         groups = [Group(g, first, last, self._colour(h)) for g, h, first, last in self._groups]
         self.axis.set_labels(self._xs.tolist(), self._short, groups)
 
@@ -118,21 +160,50 @@ class GradNormBars(QtWidgets.QWidget):
 
 
 class GlobalNormPlot(LinePanel):
-    """The norm of all parameter gradients together, per optimizer step."""
+    """The norm of all parameter gradients together, per optimizer step (and B's, dashed,
+    while B is pinned beside A)."""
 
     def __init__(self, parent: QtWidgets.QWidget | None = None):
         super().__init__("globalNormPlot", "Global gradient norm", "optimizer step",
                          "‖grad‖ (all parameters)", parent=parent)
+        self._ghost_curve = new_ghost(self.plot)
+        self._ghost_curve.setVisible(False)
+        self._ghost_data = (np.zeros(0), np.zeros(0))
         self.set_model(["head0"], [])
 
     def set_model(self, head_names: list[str], param_names: list[str]) -> None:
         self._set_series([("global grad norm", total_colour, ps.LINE_WIDTH)])
-        self.legend.setVisible(False)  # one line: the title says what it is
+        self._ghost_legend()
 
     def update_from(self, history: History) -> None:
         if self._needs_update(history):
             x, y = join_samples(history.column("step"), history.column("global_grad_norm"))
             self._show("global grad norm", x, y)
+            if self.ghost is not None and len(self.ghost):
+                self._ghost_data = join_samples(self.ghost.column("step"),
+                                                self.ghost.column("global_grad_norm"))
+                set_curve_data(self._ghost_curve, *self._ghost_data)
+
+    def set_ghost(self, history) -> None:
+        super().set_ghost(history)
+        self._ghost_curve.setVisible(history is not None)
+        if history is None:
+            self._ghost_curve.setData([], [])
+            self._ghost_data = (np.zeros(0), np.zeros(0))
+
+    def ghost_data(self) -> tuple[np.ndarray, np.ndarray]:
+        return self._ghost_data[0].copy(), self._ghost_data[1].copy()
+
+    def _ghost_legend(self) -> None:
+        # one line, or A's and B's: the title says which is which (a legend row would
+        # take height this chart is short of)
+        self.legend.setVisible(False)
+        self._title.setText("Global gradient norm" + ("  (B dashed)" if self.ghost else ""))
+
+    def _restyle(self) -> None:
+        super()._restyle()
+        if hasattr(self, "_ghost_curve"):
+            self._ghost_curve.setPen(ghost_pen(self.theme.total_colour, self.theme))
 
 
 class JunctionPlot(LinePanel):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
-from PySide6 import QtWidgets  # before pyqtgraph: it binds to the first Qt
+from PySide6 import QtCore, QtGui, QtWidgets  # before pyqtgraph: it binds to the first Qt
 import pyqtgraph as pg
 
 from ..theme import LIGHT, Theme
@@ -21,7 +21,8 @@ Colour = Callable[[Theme], str]  # a series' colour, looked up again on every th
 # slides run tens of steps, smooth; a long run at full speed switches to plain edges
 # before a paint of the loss panel passes ~12 ms, so the window keeps answering.
 SMOOTH_EDGES_UP_TO = 500
-
+GHOST_SHARE = 0.6   # a ghost line (B beside A): its series' colour, this much over the panel
+GHOST_LABEL = "B (dashed)"
 
 # Samples per pixel of a thick curve: peak downsampling draws each bin as its min and max,
 # so 0.5 is one drawn point per pixel column, finer than a 3-px stroke can show. Painting
@@ -62,6 +63,20 @@ def set_curve_data(curve: pg.PlotDataItem, x: np.ndarray, y: np.ndarray) -> None
     curve.setData(x, y, connect="finite", antialias=len(x) <= SMOOTH_EDGES_UP_TO)
 
 
+def new_ghost(plot: pg.PlotItem) -> pg.PlotDataItem:
+    """A dashed curve for B's run: one path (segments would restart the dash pattern at
+    every point), thinned like the others, under A's curves."""
+    curve = plot.plot(connect="finite")
+    curve.setZValue(0.5)
+    return curve
+
+
+def ghost_pen(colour: str, theme: Theme, width: float = ps.LINE_WIDTH) -> QtGui.QPen:
+    p = ps.pen(ps.mix(colour, theme.panel, GHOST_SHARE), width)
+    p.setDashPattern([2.5, 1.5])   # in pen widths: short dashes, still two in a legend swatch
+    return p
+
+
 def head_colour(k: int) -> Colour:
     return lambda theme: theme.head_colour(k)
 
@@ -88,7 +103,10 @@ class LinePanel(QtWidgets.QWidget):
         self._samples: dict[str, pg.PlotDataItem] = {}  # legend swatches, never plotted
         self._style: dict[str, tuple[Colour, float]] = {}
         self._data: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        self._seen: tuple[int, int] | None = None  # (id, length) of the history last drawn
+        self._seen: tuple | None = None   # (id, length) of the histories last drawn
+        # B's run beside A's (a pinned comparison), for panels that draw it; None: none
+        self.ghost = None
+        self._ghost_sample = pg.PlotDataItem()   # its legend entry, while there is one
 
     # -- public -----------------------------------------------------------------------
     def curves(self) -> dict[str, pg.PlotDataItem]:
@@ -98,6 +116,12 @@ class LinePanel(QtWidgets.QWidget):
     def data(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """The (x, y) last handed to each thick curve, in data units (not log10)."""
         return {k: (x.copy(), y.copy()) for k, (x, y) in self._data.items()}
+
+    def set_ghost(self, history) -> None:
+        """Draw B's run (a History) beside A's from the next update; None: no more."""
+        self.ghost = history
+        self._seen = None
+        self._ghost_legend()
 
     def apply_theme(self, theme: Theme) -> None:
         self.theme = theme
@@ -124,7 +148,21 @@ class LinePanel(QtWidgets.QWidget):
             self._samples[name] = (samples or {}).get(name) or pg.PlotDataItem()
             self._data[name] = (np.zeros(0), np.zeros(0))  # every series has an entry
             self.legend.addItem(self._samples[name], name)
+        self._ghost_legend()
         self._restyle()
+
+    def _ghost_legend(self) -> None:
+        """One legend entry says which lines are B's, while B is drawn."""
+        shown = any(getattr(sample, "item", None) is self._ghost_sample
+                    for sample, _ in self.legend.items)
+        if self.ghost is not None and not shown and self._draws_ghost():
+            self.legend.addItem(self._ghost_sample, GHOST_LABEL)
+        elif self.ghost is None and shown:
+            self.legend.removeItem(self._ghost_sample)
+        self._restyle()
+
+    def _draws_ghost(self) -> bool:
+        return False    # the panels that draw B's run say so
 
     def _show(self, name: str, x: np.ndarray, y: np.ndarray) -> None:
         self._data[name] = (x, y)
@@ -132,7 +170,8 @@ class LinePanel(QtWidgets.QWidget):
 
     def _needs_update(self, history) -> bool:
         """Cheap repaint guard: the timer fires 25 times a second, steps arrive slower."""
-        seen = (id(history), len(history))
+        ghost = self.ghost
+        seen = (id(history), len(history), id(ghost), 0 if ghost is None else len(ghost))
         if seen == self._seen:
             return False
         self._seen = seen
@@ -146,6 +185,7 @@ class LinePanel(QtWidgets.QWidget):
             self._curves[name].setPen(p)
             if isinstance(self._samples[name], pg.PlotDataItem):
                 self._samples[name].setPen(p)
+        self._ghost_sample.setPen(ghost_pen(self.theme.foreground, self.theme))
 
     def _clicked(self, event) -> None:
         """Double-click: follow the data again after a pan or zoom (the "A" button and
@@ -156,9 +196,14 @@ class LinePanel(QtWidgets.QWidget):
                     item.enableAutoRange()
 
     def _sample_clicked(self, sample: pg.PlotDataItem) -> None:
+        if sample is self._ghost_sample:
+            self._show_ghosts(sample.isVisible())
         for name, item in self._samples.items():
             if item is sample:
                 self._set_visible(name, sample.isVisible())
+
+    def _show_ghosts(self, visible: bool) -> None:
+        """The legend's B entry was clicked: show or hide every line of B."""
 
     def _set_visible(self, name: str, visible: bool) -> None:
         self._curves[name].setVisible(visible)

@@ -1,4 +1,5 @@
-"""Each head's loss and the total over optimizer steps, with log scale and smoothing."""
+"""Each head's loss and the total over optimizer steps, with log scale and smoothing;
+while a configuration B is pinned beside A, B's losses as dashed ghost lines."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,7 +9,8 @@ import pyqtgraph as pg
 from gradviz.core.history import History
 
 from . import plot_style as ps
-from .line_panel import LinePanel, head_colour, new_curve, set_curve_data, total_colour
+from .line_panel import (LinePanel, ghost_pen, head_colour, new_curve, new_ghost,
+                         set_curve_data, total_colour)
 from .series import ema
 
 SMOOTHING_ALPHA = 0.05   # about a 20-step memory: calms minibatch noise, keeps trends
@@ -29,20 +31,27 @@ class LossPlot(LinePanel):
                          controls=(self.log_scale, self.smoothing), parent=parent)
         self._raw: dict[str, pg.PlotDataItem] = {}
         self._smoothed: dict[str, np.ndarray] = {}  # EMA so far, extended incrementally
+        self._ghosts: dict[str, pg.PlotDataItem] = {}   # B's line per series
+        self._ghost_smoothed: dict[str, np.ndarray] = {}
+        self._ghost_data: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._ghosts_on = True    # the legend's B entry hides them all
         self._history: History | None = None
         self.log_scale.toggled.connect(self._log_toggled)
         self.smoothing.toggled.connect(self._smoothing_toggled)
         self.set_model(["head0"], [])
 
     def set_model(self, head_names: list[str], param_names: list[str]) -> None:
-        for item in self._raw.values():
+        for item in list(self._raw.values()) + list(self._ghosts.values()):
             self.plot.removeItem(item)
-        self._raw = {}
+        self._raw, self._ghosts = {}, {}
         series = [(h, head_colour(k), ps.LINE_WIDTH) for k, h in enumerate(head_names)]
         series.append((TOTAL, total_colour, ps.TOTAL_WIDTH))
         self._set_series(series)
         # raw curves: under the thick ones, not in the legend
         self._raw = {name: new_curve(self.plot) for name, _, _ in series}
+        self._ghosts = {name: new_ghost(self.plot) for name, _, _ in series}
+        self._ghost_smoothed, self._ghost_data = {}, {}
+        self._show_ghosts(self._ghosts_on)
         for name, curve in self._curves.items():
             curve.setZValue(1)
             self._raw[name].setVisible(self.smoothing.isChecked())
@@ -61,6 +70,33 @@ class LossPlot(LinePanel):
                 self._show(name, x, self._ema(name, y))
             else:
                 self._show(name, x, y)
+        self._draw_ghost()
+
+    def set_ghost(self, history) -> None:
+        self._ghost_smoothed = {}
+        super().set_ghost(history)
+        self._show_ghosts(self._ghosts_on)
+        if history is None:
+            for curve in self._ghosts.values():
+                curve.setData([], [])
+            self._ghost_data = {}
+        elif self._history is not None:
+            self.update_from(self._history)
+
+    def ghost_data(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """B's (x, y) per series as drawn (smoothed when smoothing is on); {} without B."""
+        return {k: (x.copy(), y.copy()) for k, (x, y) in self._ghost_data.items()}
+
+    def _draw_ghost(self) -> None:
+        ghost = self.ghost
+        if ghost is None or len(ghost) == 0:
+            return
+        x = ghost.column("step")
+        for name, y in self._columns(ghost).items():
+            if self.smoothing.isChecked():
+                y = self._ema(name, y, self._ghost_smoothed)
+            self._ghost_data[name] = (x, y)
+            set_curve_data(self._ghosts[name], x, y)
 
     def raw_curves(self) -> dict[str, pg.PlotDataItem]:
         """The faint unsmoothed curves (visible only while smoothing is on)."""
@@ -73,13 +109,14 @@ class LossPlot(LinePanel):
         cols[TOTAL] = history.column("total")
         return cols
 
-    def _ema(self, name: str, y: np.ndarray) -> np.ndarray:
+    def _ema(self, name: str, y: np.ndarray, cache: dict | None = None) -> np.ndarray:
         """EMA of y, computing only the rows added since the last call."""
-        done = self._smoothed.get(name, np.empty(0))
+        cache = self._smoothed if cache is None else cache
+        done = cache.get(name, np.empty(0))
         if len(done) < len(y):
             start = done[-1] if len(done) else np.nan
             done = np.concatenate([done, ema(y[len(done):], SMOOTHING_ALPHA, start)])
-            self._smoothed[name] = done
+            cache[name] = done
         return done
 
     def _log_toggled(self, on: bool) -> None:
@@ -94,12 +131,23 @@ class LossPlot(LinePanel):
             for raw in self._raw.values():
                 raw.setData([], [])  # don't keep a hidden copy of 50,000 points
         self._seen = None
+        self._ghost_smoothed = {}
         if self._history is not None:
             self.update_from(self._history)
 
     def _set_visible(self, name: str, visible: bool) -> None:
         super()._set_visible(name, visible)
         self._raw[name].setVisible(visible and self.smoothing.isChecked())
+        self._ghosts[name].setVisible(visible and self._ghosts_on and self.ghost is not None)
+
+    def _draws_ghost(self) -> bool:
+        return True
+
+    def _show_ghosts(self, visible: bool) -> None:
+        self._ghosts_on = visible
+        for name, curve in self._ghosts.items():
+            curve.setVisible(visible and self.ghost is not None and
+                             self._curves[name].isVisible())
 
     def _restyle(self) -> None:
         super()._restyle()
@@ -108,6 +156,9 @@ class LossPlot(LinePanel):
             # faint by mixing with the background, not by transparency: an opaque pen
             # can be drawn as fast line segments without darker dots at the joints
             raw.setPen(ps.pen(ps.mix(colour(self.theme), self.theme.panel, RAW_MIX), 1.5))
+        for name, curve in getattr(self, "_ghosts", {}).items():
+            colour, width = self._style[name]
+            curve.setPen(ghost_pen(colour(self.theme), self.theme, width - 0.5))
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 the peak within it, and (below, same steps) how many graph nodes are still alive.
 
 A leak ("keep graphs") shows as a rising line; a healthy loop holds nothing between steps.
+While a configuration B is pinned beside A, B's lines are drawn dashed on the same axes.
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from gradviz.render.style import byte_unit
 
 from ..theme import Theme
 from . import plot_style as ps
-from .line_panel import LinePanel, new_curve, set_curve_data, total_colour
+from .line_panel import LinePanel, ghost_pen, new_curve, new_ghost, set_curve_data, total_colour
 from .series import join_samples
 
 HELD, PEAK, NODES = "held at step end", "peak within step", "graph nodes"
@@ -31,6 +32,11 @@ class MemoryPlot(LinePanel):
         ps.style_view(self.nodes_plot, "optimizer step", NODES)
         self.nodes_plot.setXLink(self.plot)
         self.nodes_curve = new_curve(self.nodes_plot)
+        # B's held and peak bytes and its graph nodes (dashed), while B is pinned
+        self._ghosts = {HELD: new_ghost(self.plot), PEAK: new_ghost(self.plot),
+                        NODES: new_ghost(self.nodes_plot)}
+        self._ghost_data: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._show_ghosts(False)
         layout = self.plot_widget.ci.layout
         layout.setRowStretchFactor(1, 3)
         layout.setRowStretchFactor(2, 2)
@@ -46,23 +52,51 @@ class MemoryPlot(LinePanel):
                          samples={PEAK: square})
         self.nodes_curve.setData([], [])
         self._nodes = (np.zeros(0), np.zeros(0))
+        self._clear_ghosts()
         self._set_unit(("B", 1))
         self._restyle()
 
     def update_from(self, history: History) -> None:
         if not self._needs_update(history):
             return
-        steps = history.column("step")
-        held = join_samples(steps, history.column("saved_bytes"))
-        peak = join_samples(steps, history.column("saved_bytes_peak"))
-        largest = max((np.nanmax(y) for _, y in (held, peak) if np.isfinite(y).any()),
-                      default=0.0)
+        held, peak = _bytes(history)
+        b = _bytes(self.ghost) if self.ghost is not None and len(self.ghost) else None
+        largest = max((np.nanmax(y) for _, y in (held, peak) + (b or ())
+                       if np.isfinite(y).any()), default=0.0)
         self._set_unit(byte_unit(largest))
         size = self._unit[1]
         self._show(HELD, held[0], held[1] / size)
         self._show(PEAK, peak[0], peak[1] / size)
-        self._nodes = join_samples(steps, history.column("graph_nodes"))
+        self._nodes = join_samples(history.column("step"), history.column("graph_nodes"))
         set_curve_data(self.nodes_curve, *self._nodes)
+        if b is not None:
+            nodes = join_samples(self.ghost.column("step"), self.ghost.column("graph_nodes"))
+            for name, (x, y) in ((HELD, (b[0][0], b[0][1] / size)),
+                                 (PEAK, (b[1][0], b[1][1] / size)), (NODES, nodes)):
+                self._ghost_data[name] = (x, y)
+                set_curve_data(self._ghosts[name], x, y)
+
+    def set_ghost(self, history) -> None:
+        super().set_ghost(history)
+        self._show_ghosts(history is not None)
+        if history is None:
+            self._clear_ghosts()
+
+    def ghost_data(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """B's series as drawn (bytes in unit()), {} while no B is pinned."""
+        return {k: (x.copy(), y.copy()) for k, (x, y) in self._ghost_data.items()}
+
+    def _clear_ghosts(self) -> None:
+        for curve in self._ghosts.values():
+            curve.setData([], [])
+        self._ghost_data = {}
+
+    def _draws_ghost(self) -> bool:
+        return True
+
+    def _show_ghosts(self, visible: bool) -> None:
+        for curve in self._ghosts.values():
+            curve.setVisible(visible and self.ghost is not None)
 
     def unit(self) -> tuple[str, int]:
         """The unit of the bytes axis: ("KiB", 1024) means plotted values are bytes / 1024."""
@@ -93,12 +127,24 @@ class MemoryPlot(LinePanel):
             self._samples[PEAK].setOpts(brush=fill, pen=ps.pen(ps.neutral(self.theme), 2.0))
         if hasattr(self, "nodes_curve"):
             self.nodes_curve.setPen(ps.pen(self.theme.total_colour, ps.LINE_WIDTH))
+        if hasattr(self, "_ghosts"):
+            theme = self.theme
+            self._ghosts[HELD].setPen(ghost_pen(theme.total_colour, theme, ps.LINE_WIDTH))
+            self._ghosts[PEAK].setPen(ghost_pen(ps.neutral(theme), theme, 2.0))
+            self._ghosts[NODES].setPen(ghost_pen(theme.total_colour, theme, ps.LINE_WIDTH))
 
     def _set_unit(self, unit: tuple[str, int]) -> None:
         if unit != self._unit or not self.plot.getAxis("left").labelText:
             self._unit = unit
             self.plot.getAxis("left").setLabel(f"saved tensors ({unit[0]})")
             ps.style_plot(self.plot, self.theme)
+
+
+def _bytes(history: History) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+    """(held, peak) saved bytes of a run, each as (steps, bytes) with samples joined."""
+    steps = history.column("step")
+    return (join_samples(steps, history.column("saved_bytes")),
+            join_samples(steps, history.column("saved_bytes_peak")))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,155 @@
+"""The Compare menu driven as a user does: pin B, change a toggle, step or play; the
+verdict per step, the table per group, B's ghost lines, bars and memory, B's error while
+A goes on, a lesson's other slide, and Stop comparing."""
+import html
+import re
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QComboBox, QPushButton
+
+from gradviz.core.config import Config
+
+SMALL = Config(batch_size=32, device="cpu")
+
+
+def text_of(label) -> str:
+    return " ".join(html.unescape(re.sub("<[^>]+>", " ", label.text())).split())
+
+
+def menu_action(window, name: str) -> QAction:
+    action = window.findChild(QAction, name)
+    assert action is not None, name
+    return action
+
+
+def wait_pinned(qtbot, w, generation: int) -> None:
+    """B is pinned and A restarted beside it (a fresh model: history from step 0)."""
+    qtbot.waitUntil(lambda: w.compare.history_b is not None and w.generation > generation,
+                    timeout=10_000)
+
+
+def step_compared(qtbot, w, more: int) -> None:
+    """Shift+→ `more` times, until B's step beside A's last one is shown."""
+    total = len(w.compare.history_b) + more
+    for _ in range(more):
+        qtbot.keyClick(w, Qt.Key_Right, Qt.ShiftModifier)
+
+    def shown():
+        w.refresh()
+        return len(w.compare.history_b) >= total and w.compare.view.record is not None \
+            and w.compare.view.record.step >= total - 1
+    qtbot.waitUntil(shown, timeout=10_000)
+
+
+def test_pin_these_settings_then_a_toggle_compares_live(qtbot, make_window):
+    w = make_window(SMALL)
+    menu = [a for a in w.menuBar().actions() if a.text() == "&Compare"]
+    assert menu and w.menuBar().actions().index(menu[0]) == 1       # just after File
+    assert not menu_action(w, "stopCompareAction").isEnabled() or not w.compare.comparing
+    generation = w.generation
+    menu_action(w, "pinAction").trigger()
+    wait_pinned(qtbot, w, generation)
+    assert w.compare.dock.isVisible()
+    step_compared(qtbot, w, 2)
+    assert "same gradients" in text_of(w.compare.view.verdict)
+    assert "identical" in text_of(w.compare.view.verdict)
+    # A runs in-loop from here, B the pinned settings (sum)
+    strategy = w.findChild(QComboBox, "strategyCombo")
+    strategy.setCurrentIndex(strategy.findData("in-loop"))
+    qtbot.waitUntil(lambda: "strategy: A in-loop, B sum" in text_of(w.compare.view.pinned),
+                    timeout=10_000)   # the engine said it applied the change
+    step_compared(qtbot, w, 2)
+    verdict = text_of(w.compare.view.verdict)
+    assert verdict.startswith("different: head 0's gradient on the trunk is 0.33× A's, "
+                              "head 1's 0.50× (step 2)")
+    assert "This step (3): different: head 0's gradient on the trunk is 0.3" in verdict
+    rows = w.compare.view.table_rows()
+    assert [r[0] for r in rows] == ["trunk", "head0", "head1", "head2"]
+    assert float(rows[0][2]) > 0.1                        # the trunk's relative difference
+    assert "Peak saved memory since pinned: A" in text_of(w.compare.view.details)
+    # the bars side by side, A | B, and B's ghost lines
+    a, b = w.grad_bars.data(), w.grad_bars.data_b()
+    assert a.keys() == b.keys() and all(v > 0 for v in b.values())
+    assert w.grad_bars.bars_b.isVisible()
+    assert a["trunk.0.weight"] != b["trunk.0.weight"]
+    ghost = w.loss_plot.ghost_data()
+    assert list(ghost["total"][0]) == [0, 1, 2, 3]
+    assert ghost["total"][1][0] == w.loss_plot.data()["total"][1][0]   # the same step 0
+    w.memory_dock.raise_()
+    qtbot.waitUntil(lambda: (w.refresh() or True) and "held at step end" in
+                    w.memory.ghost_data(), timeout=5_000)
+    assert len(w.memory.ghost_data()["held at step end"][0]) == 4
+    # Stop comparing: A goes on alone
+    menu_action(w, "stopCompareAction").trigger()
+    assert w.compare.history_b is None and not w.grad_bars.bars_b.isVisible()
+    assert w.loss_plot.ghost_data() == {} and "Not comparing" in text_of(w.compare.view.verdict)
+
+
+def test_play_with_a_saved_file_as_b_says_same(qtbot, make_window, tmp_path):
+    w = make_window(SMALL)
+    b = tmp_path / "separate.toml"
+    b.write_text('strategy = "separate"\n')
+    generation = w.generation
+    w.compare.compare_with_file(str(b))
+    wait_pinned(qtbot, w, generation)
+    assert "separate.toml" in text_of(w.compare.view.pinned)
+    qtbot.mouseClick(w.findChild(QPushButton, "playButton"), Qt.LeftButton)
+
+    def compared_steps():
+        w.refresh()
+        return len(w.compare.history_b)
+    qtbot.waitUntil(lambda: compared_steps() >= 30, timeout=30_000)
+    qtbot.mouseClick(w.findChild(QPushButton, "playButton"), Qt.LeftButton)
+    qtbot.waitUntil(lambda: not w.running, timeout=5_000)
+    verdict = text_of(w.compare.view.verdict)
+    assert verdict.startswith("same gradients (largest relative difference")
+    assert "float rounding" in verdict or "identical" in verdict
+    assert len(w.loss_plot.ghost_data()["head1"][0]) >= 30
+
+
+def test_b_stops_at_its_error_and_a_goes_on(qtbot, make_window, tmp_path):
+    w = make_window(SMALL)
+    b = tmp_path / "never.toml"
+    b.write_text('strategy = "separate"\nretain_graph = "never"\n')
+    generation = w.generation
+    w.compare.compare_with_file(str(b))
+    wait_pinned(qtbot, w, generation)
+    for _ in range(3):
+        qtbot.keyClick(w, Qt.Key_Right, Qt.ShiftModifier)
+    qtbot.waitUntil(lambda: (w.refresh() or True) and len(w.history) == 3, timeout=10_000)
+    assert w.compare.view.record.error is not None
+    assert text_of(w.compare.view.verdict).startswith(
+        "B stopped at step 0: Backward through a freed graph")
+    details = text_of(w.compare.view.details)
+    assert "Trying to backward through the graph a second time" in details
+    assert "A goes on" in details
+    assert w.events_view.event is None          # A had no error
+
+
+def test_a_b_file_of_another_model_is_refused_in_words(qtbot, make_window, tmp_path):
+    w = make_window(SMALL)
+    b = tmp_path / "two.toml"
+    b.write_text("heads = 2\n")
+    w.compare.compare_with_file(str(b))
+    qtbot.waitUntil(lambda: "Not compared" in text_of(w.compare.view.verdict),
+                    timeout=10_000)
+    assert "heads is 3 in A, 2 in B" in text_of(w.compare.view.verdict)
+    assert not w.compare.comparing
+
+
+def test_compare_with_this_lessons_other_slide(qtbot, make_window):
+    w = make_window()
+    w.compare.update_menu()
+    assert not w.compare.slides_menu.isEnabled()          # no lesson open
+    w.lessons.open_named("backward-twice")                  # slide 1: separate, never
+    qtbot.waitUntil(lambda: w.worker.session.config.retain_graph == "never", timeout=10_000)
+    w.compare.update_menu()
+    assert w.compare.slides_menu.isEnabled()
+    other = w.findChild(QAction, "compareSlide2")
+    assert other is not None and "Slide 2" in other.text()
+    generation = w.generation
+    other.trigger()
+    wait_pinned(qtbot, w, generation)
+    assert "slide 2" in text_of(w.compare.view.pinned)
+    assert w.compare.b_config.retain_graph != "never"
