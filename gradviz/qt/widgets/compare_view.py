@@ -100,8 +100,8 @@ class CompareView(QtWidgets.QWidget):
         elif record.worst:
             rows = [(g, None, None, w.max_abs, w.max_rel) for g, w in record.worst.items()]
         self._rows(rows)
-        text = (f"Peak saved memory since pinned: A {_kib(record.peak_a)}, "
-                f"B {_kib(record.peak_b)}.")
+        text = (f"Peak saved memory since pinned: A {_bytes_or_not(record.peak_a)}, "
+                f"B {_bytes_or_not(record.peak_b)}.")
         if record.error is not None:
             e = record.error
             text += (f"<br><span style='color:{DIFFERENT}'><b>B stopped at step {e.step}: "

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
-from PySide6 import QtCore, QtGui, QtWidgets  # before pyqtgraph: it binds to the first Qt
+from PySide6 import QtGui, QtWidgets  # before pyqtgraph: it binds to the first Qt
 import pyqtgraph as pg
 
 from ..theme import LIGHT, Theme

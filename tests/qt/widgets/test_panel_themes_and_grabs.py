@@ -78,19 +78,26 @@ def test_grab_a_realistic_run(show, panel_type, tmp_path):
 @pytest.mark.parametrize("panel_types", [(LossPlot,), (MemoryPlot,),
                                          (GradNormBars, GlobalNormPlot, JunctionPlot,
                                           CosineHeatmap)])
-def test_panels_open_alone_on_a_growing_run(qapp, panel_types):
-    """What `python -m gradviz.qt.widgets.NAME` runs, for half a second."""
+def test_panels_open_alone_on_a_growing_run(qapp, panel_types, monkeypatch):
+    """What `python -m gradviz.qt.widgets.NAME` runs, for half a second. Its app.exec()
+    runs as a local event loop here: once the application's own exec() has returned, Qt
+    considers the application closing, and the windows of later tests never came up."""
     from PySide6 import QtCore
     from gradviz.qt.widgets.demo import show_alone
     seen = []
+    loop = QtCore.QEventLoop()
+    monkeypatch.setattr(qapp, "exec", loop.exec)
+    before = set(qapp.topLevelWidgets())
 
     def look_then_quit():
         try:
             for w in qapp.topLevelWidgets():
                 seen.extend((type(p).__name__, len(p.data())) for t in panel_types
                             for p in w.findChildren(t) if p.isVisible())
-        finally:  # quit() closes the windows, so look first; never leave the loop running
-            qapp.quit()
+        finally:  # never leave the loop running
+            for w in set(qapp.topLevelWidgets()) - before:
+                w.close()
+            loop.quit()
 
     QtCore.QTimer.singleShot(500, look_then_quit)
     assert show_alone(*panel_types) == 0
