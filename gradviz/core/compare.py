@@ -177,6 +177,8 @@ def compare(a: Config, b: Config, steps: int, rtol: float = DEFAULT_RTOL) -> Com
     """Train A and B side by side for `steps` steps and compare their gradients."""
     check_same_model(a, b)
     sa, sb = Session(_measured(a)), Session(_measured(b))
+    for session in (sa, sb):   # the gradients are compared from .grad itself
+        session.grad_norm_steps = "none"
     result = Comparison(a, b, rtol)
     for _ in range(steps):
         ra, rb = sa.step(), sb.step()

@@ -69,6 +69,10 @@ class Session:
         # Measured on sampled steps only (see _phases_of): hooking every node of every
         # step cost a fifth of the training speed at full pace.
         self.track_node_grads = False
+        # which steps measure each parameter's gradient norm: "all" (a run of its own),
+        # "sampled" (a pinned B, whose bars show the latest), "none" (gradviz compare
+        # reads .grad itself): a second session must cost less than the first
+        self.grad_norm_steps = "all"
         self._node_grads = NodeGradProbe()
         self.reset()
 
@@ -306,7 +310,9 @@ class Session:
     def _finish_step(self, plan: "_StepPlan", probing: bool) -> Iterator[PhaseRecord]:
         """Measure, check for divergence, optimizer.step(), bank what keep graphs holds."""
         cfg, step, record = plan.cfg, plan.step, plan.record
-        measure_step(cfg, record, plan.micro_losses, plan.junction, probing, plan.z_tensors,
+        norms = probing and (self.grad_norm_steps == "all" or
+                             (self.grad_norm_steps == "sampled" and plan.junction is not None))
+        measure_step(cfg, record, plan.micro_losses, plan.junction, norms, plan.z_tensors,
                      self.params, self.param_names, self.device)
         if not all(math.isfinite(v) for v in record.losses.values()):
             raise _StepFailed(ev.divergence(step, "optimizer step", "before optimizer.step()",

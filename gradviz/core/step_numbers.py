@@ -13,7 +13,7 @@ from .records import StepRecord
 
 
 def measure_step(cfg: Config, record: StepRecord, micro_losses: list[list[torch.Tensor]],
-                 junction: JunctionProbe | None, probing: bool,
+                 junction: JunctionProbe | None, norms: bool,
                  z_tensors: list[torch.Tensor], params: list[torch.Tensor],
                  param_names: list[str], device: torch.device) -> None:
     """Everything numeric about this step, gathered in one device-to-host transfer."""
@@ -21,7 +21,7 @@ def measure_step(cfg: Config, record: StepRecord, micro_losses: list[list[torch.
         scalars = list(micro_losses[0])
     else:  # a step's loss is the mean over its micro-batches
         scalars = list(torch.stack([torch.stack(m) for m in micro_losses]).mean(0))
-    if probing:
+    if norms:
         scalars += grad_norms(params)
     # retain_grad: z.grad of every micro-batch (None where z left the graph)
     z_grads = [z.grad.reshape(-1) for z in z_tensors if z.grad is not None]
@@ -36,7 +36,7 @@ def measure_step(cfg: Config, record: StepRecord, micro_losses: list[list[torch.
     record.losses = dict(zip(names, values[:K]))
     record.total = sum(w * v for w, v in zip(cfg.weights(), values[:K]))
     pos = K
-    if probing:
+    if norms:
         norms = values[pos:pos + len(params)]
         pos += len(params)
         record.grad_norms = dict(zip(param_names, norms))

@@ -2,7 +2,8 @@
 (so the same data and the same initial weights), that does the same step each time A
 completes one. Each pair of steps is compared as `gradviz compare` compares them
 (core.compare's step_diff and verdict) and queued as a plain CompareRecord for the
-window. B's probes are sampled as A's are, so B costs about what A costs.
+window. B's probes are sampled as A's are, its gradient norms only on sampled
+steps, so B costs a little less than A.
 
 B stops at its first error and stays stopped (A goes on) until it is pinned again or
 both are reset; a reset (Reset, a fresh model for A) starts both from step 0."""
@@ -68,6 +69,9 @@ class PinnedB:
             config = self._b_config()
             check_same_model(self.a.config, config)
             self.b = Session(config)
+            # its bars show the latest norms: measured on sampled steps, so that B costs
+            # less than A and comparing stays within twice a run alone
+            self.b.grad_norm_steps = "sampled"
         except ConfigError as exc:
             self._stop(ev.Event(self.a.step_index, "pin", "building B", "ConfigError",
                                 str(exc), "B cannot be compared with A",

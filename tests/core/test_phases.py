@@ -123,3 +123,22 @@ def test_a_retained_graph_goes_stale_at_the_optimizer_step():
     torch.optim.SGD(net.parameters(), lr=cfg.lr).step()
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         total.backward()
+
+
+def test_gradient_norms_on_all_sampled_or_no_steps():
+    """A second session beside the first (a pinned B, gradviz compare) measures fewer
+    gradient norms; the ones it measures are the plain .grad norms."""
+    seen = {}
+    for when in ("all", "sampled", "none"):
+        s = Session(Config(device="cpu", sample_every=3))
+        s.grad_norm_steps = when
+        got = []
+        for _ in range(6):
+            r = s.step()
+            got.append(r.grad_norms is not None)
+            if r.grad_norms is not None:
+                name, p = s.param_names[0], s.params[0]
+                assert abs(r.grad_norms[name] - float(torch.linalg.vector_norm(p.grad))) \
+                    <= 1e-6 * max(1.0, r.grad_norms[name])
+        seen[when] = got
+    assert seen == {"all": [True] * 6, "sampled": [True, False, False] * 2, "none": [False] * 6}
