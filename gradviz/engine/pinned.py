@@ -49,6 +49,7 @@ class PinnedB:
         # else the step with the largest difference
         self._first: tuple[StepDiff, Config, Config] | None = None
         self._largest: StepDiff | None = None
+        self._told: tuple[StepDiff, str] | None = None   # the verdict since pinned, in words
 
     def take(self) -> list[CompareRecord]:
         out, self.out = self.out, []
@@ -134,8 +135,10 @@ class PinnedB:
         self.peak_a = _larger(self.peak_a, ra.saved_bytes_peak)
         self.peak_b = _larger(self.peak_b, rb.saved_bytes_peak)
         told = self._largest if self._first is None else self._first[0]
+        if self._told is None or self._told[0] is not told:   # words only when it changes
+            self._told = (told, verdict([told], self.rtol))
         self.out.append(CompareRecord(
-            ra.step, verdict([told], self.rtol), self._first is None,
+            ra.step, self._told[1], self._first is None,
             verdict([diff], self.rtol, measured), step_same,
             diff, rb, dict(self.worst), self.peak_a, self.peak_b))
 
