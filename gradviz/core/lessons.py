@@ -18,6 +18,9 @@ from .config import Config, ConfigError, from_mapping, parse_toml, read_config_t
 PANELS = ("loss", "grad_norms", "global_norm", "junction", "cosine", "memory", "graph",
           "code", "events")
 LAYOUTS = ("side-by-side", "stacked", "tabs")
+PLAYS = ("steps", "phases")            # what Play advances by: whole steps, or phases
+MAX_PACE = 1000                        # steps per second
+MAX_PHASE_PACE = 20                    # phases per second (each one's graph is drawn)
 MAX_SLIDES = 30
 MAX_STOP = 10_000
 # the promises a narration can make: key -> what its value names
@@ -37,7 +40,8 @@ class Slide:
     narration: str
     panels: tuple[str, ...] = ("loss", "graph")
     layout: str = "side-by-side"
-    pace: float = 20.0                 # steps per second; 0 = phases, one a second
+    pace: float = 20.0                 # steps (or phases) per second; 0 = as fast as it goes
+    play: str = "steps"                # "phases": Play animates forward, each backward…
     stop: int | str = 30               # steps, or "error": until PyTorch raises
     expect: tuple[dict, ...] = ()
 
@@ -97,10 +101,17 @@ def _slide(where: str, data: Any, base: Config, slides: int) -> Slide:
     layout = data.get("layout", "side-by-side")
     if layout not in LAYOUTS:
         raise LessonError(f"{where}: layout must be one of {', '.join(LAYOUTS)}")
-    pace = data.get("pace", 20)
-    if isinstance(pace, bool) or not isinstance(pace, (int, float)) or not \
-            (math.isfinite(pace) and 0 <= pace <= 1000):
-        raise LessonError(f"{where}: pace must be steps per second, 0 to 1000 (0: phases)")
+    play = data.get("play", "steps")
+    if play not in PLAYS:
+        raise LessonError(f"{where}: play must be \"steps\" or \"phases\" (got {shown(play)})")
+    pace = data.get("pace", 20 if play == "steps" else 1)
+    number = not isinstance(pace, bool) and isinstance(pace, (int, float)) and math.isfinite(pace)
+    if play == "phases" and not (number and 0 < pace <= MAX_PHASE_PACE):
+        raise LessonError(f"{where}: with play = \"phases\", pace must be phases per second, "
+                          f"above 0 up to {MAX_PHASE_PACE} (got {shown(pace)})")
+    if not (number and 0 <= pace <= MAX_PACE):
+        raise LessonError(f"{where}: pace must be steps per second, 0 to {MAX_PACE} "
+                          f"(0: as fast as it goes; got {shown(pace)})")
     stop = data.get("stop", 30)
     if stop != "error" and (isinstance(stop, bool) or not isinstance(stop, int)
                             or not 1 <= stop <= MAX_STOP):
@@ -109,7 +120,7 @@ def _slide(where: str, data: Any, base: Config, slides: int) -> Slide:
     if not isinstance(expect, list):
         raise LessonError(f"{where}: expect must be a list of promises")
     return Slide(_text(where, data, "title"), config, _text(where, data, "narration"),
-                 tuple(panels), layout, float(pace), stop,
+                 tuple(panels), layout, float(pace), play, stop,
                  tuple(_promise(where, e, slides) for e in expect))
 
 

@@ -17,6 +17,7 @@ from . import protocol as p
 BATCH_SECONDS = 0.02    # at full speed, train this long between looks at the pipe
 FAST_SAMPLE_EVERY = 20  # at full speed, the costly probes run every this many steps
 FREEZE_EVERY = 500      # keep graphs: steps between moving what it holds out of the GC's way
+MIN_PHASE_SECONDS = p.MIN_PHASE_MS / 1000  # Play by phases: each phase's graph is seen
 
 
 class EngineLoop:
@@ -32,6 +33,9 @@ class EngineLoop:
         self.next_due = 0.0       # when the next batch may start (the pace's delay)
         self.steps_per_second = 0.0
         self.show_saved = False
+        self.animate_phases = False   # Play goes phase by phase (a graph after each)
+        self.stop_at: int | None = None   # Play pauses once this many steps are done
+        self._last_phase = ""         # what the last phase did ("backward 1 of 3: head0 …")
         self.stopped = False
         self.graph_wanted = False   # send the graph after the next step with its gradients
         self.pinned = None        # B, trained in lockstep beside the session (pin_b)
@@ -103,12 +107,15 @@ class EngineLoop:
     def _set_sampling(self) -> None:
         """Every step measured in full when a person can follow the steps; sampled at
         full speed, where the probes would cost more than the training."""
-        fast = self.delay_s == 0 and self.running and self.steps_left is None
+        fast = self.delay_s == 0 and self.running and self.steps_left is None \
+            and not self.animate_phases
         self.session.sample_floor = FAST_SAMPLE_EVERY if fast else 1
 
     def _cmd_play(self) -> None:
         if self.session.error is not None:
             self.session.set_config(self.session.config)  # acknowledge the error, go on
+        if self._at_stop():
+            self.stop_at = None   # Play again at a slide's stop goes on past it
         self.steps_left = None
         self._set_running(True)
         self.next_due = 0.0
@@ -124,7 +131,9 @@ class EngineLoop:
             # at full speed most steps skip the per-node gradients: one more step, measured,
             # so the paused graph shows where the gradient flowed
             self._after_step(self._guarded(self.session.step))
-        self._send_graph("paused")
+        # mid-step (played phase by phase): the graph is the one after the last phase
+        self._send_graph(f"paused after {self._last_phase}" if self.session.in_step
+                         and self._last_phase else "paused")
 
     def _pause_silently(self) -> None:
         if self.running:
@@ -133,15 +142,35 @@ class EngineLoop:
 
     def _cmd_phase(self) -> None:
         self._pause_silently()
+        self._one_phase()
+
+    def _one_phase(self):
+        """One phase; its record if it ended a step, PHASE_DONE, and the graph after it
+        (buffers freed call by call). The PhaseRecord, or None on an internal error."""
         phase = self._guarded(self.session.advance_phase)
         if phase is None:
-            return
+            return None
         if phase.step_done and self.session.last_record is not None:
             self._recorded(self.session.last_record)
         self.send(p.PHASE_DONE, phase)
         if phase.event is not None:
             self.send(p.FAILED, phase.event)
+        self._last_phase = phase.detail
         self._send_graph(f"after {phase.detail}")
+        return phase
+
+    def _cmd_animate_phases(self, on: bool) -> None:
+        """Play by phases (on) or by whole steps; a step in progress is finished either way."""
+        self.animate_phases = bool(on)
+        self._set_sampling()
+
+    def _cmd_stop_at(self, step: int | None) -> None:
+        """Play pauses by itself once `step` steps are done (a lesson slide's stop)."""
+        self.stop_at = None if step is None else max(0, int(step))
+
+    def _at_stop(self) -> bool:
+        return self.stop_at is not None and self.session.step_index >= self.stop_at \
+            and not self.session.in_step
 
     def _cmd_step(self) -> None:
         self._pause_silently()
@@ -222,6 +251,9 @@ class EngineLoop:
     def train_batch(self, commands_waiting) -> None:
         """Train for about BATCH_SECONDS (one step when a pace is set), stopping early
         as soon as a command is waiting: the window's command comes first."""
+        if self.animate_phases and self.steps_left is None:
+            self._play_phase()
+            return
         start = time.perf_counter()
         done = 0
         while True:
@@ -241,11 +273,34 @@ class EngineLoop:
                     self._send_graph("live")
                     self.send(p.STEPS_DONE, self.session.step_index)
                     return
+            elif self._at_stop():
+                self._pause_at_stop()
+                return
             elapsed = time.perf_counter() - start
             if self.delay_s > 0 or elapsed > BATCH_SECONDS or commands_waiting():
                 break
         self.steps_per_second = done / max(elapsed, 1e-9)
         self.next_due = time.monotonic() + self.delay_s
+
+    def _play_phase(self) -> None:
+        """Play by phases: one phase per batch, paced by the delay (at least
+        MIN_PHASE_SECONDS, so that each phase's graph can be drawn and seen)."""
+        phase = self._one_phase()
+        if phase is None:          # _guarded has stopped and reported it
+            return
+        if phase.event is not None:
+            self._set_running(False)
+            return
+        if phase.step_done:
+            self._spare_the_gc(phase.step)
+            if self._at_stop():
+                self._set_running(False)   # its graph has just been sent
+                return
+        self.next_due = time.monotonic() + max(self.delay_s, MIN_PHASE_SECONDS)
+
+    def _pause_at_stop(self) -> None:
+        self._set_running(False)
+        self._send_graph("paused")
 
     def _after_step(self, record) -> bool:
         """Queue the record; on an error, stop and report it. True to keep going."""

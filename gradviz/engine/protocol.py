@@ -12,6 +12,9 @@ STEP = "step"                        # one optimizer step
 RESET = "reset"
 DELAY = "delay"                      # ms between steps
 RUN_STEPS = "run_steps"              # n steps as fast as possible, then STEPS_DONE
+ANIMATE_PHASES = "animate_phases"    # bool: Play goes phase by phase, at the delay
+MIN_PHASE_MS = 50                    # ...but at most one phase (and its graph) per 50 ms
+STOP_AT = "stop_at"                  # step index where Play pauses itself (None: never)
 REQUEST_GRAPH = "request_graph"
 SHOW_SAVED = "show_saved"            # bool
 TRACK_NODE_GRADS = "track_node_grads"  # bool
@@ -20,15 +23,15 @@ SHUTDOWN = "shutdown"
 PIN_B = "pin_b"                      # Config of B to train beside A, or None: stop comparing
 
 COMMANDS = frozenset({CONFIG, PLAY, PAUSE, PHASE, STEP, RESET, DELAY, RUN_STEPS,
-                      REQUEST_GRAPH, SHOW_SAVED, TRACK_NODE_GRADS, EXPORT_TORCHVIZ, SHUTDOWN,
-                      PIN_B})
+                      ANIMATE_PHASES, STOP_AT, REQUEST_GRAPH, SHOW_SAVED, TRACK_NODE_GRADS,
+                      EXPORT_TORCHVIZ, SHUTDOWN, PIN_B})
 
 # engine -> window
 HELLO = "hello"                      # [(device name, description)]: torch is loaded
 CONFIG_APPLIED = "config_applied"    # Config, did_reset, [param names]
 CONFIG_REJECTED = "config_rejected"  # one-line reason
 NOTICE = "notice"                    # one line for the status bar
-PHASE_DONE = "phase_done"            # PhaseRecord
+PHASE_DONE = "phase_done"            # PhaseRecord (single-stepped, or Play by phases)
 FAILED = "failed"                    # Event
 RUNNING = "running"                  # bool
 GRAPH = "graph"                      # GraphData, what it shows

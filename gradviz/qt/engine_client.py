@@ -38,7 +38,7 @@ def stopped_words(exitcode: int | None) -> str:
 
 
 class EngineClient(QObject):
-    phaseDone = Signal(object)        # PhaseRecord of a single-stepped phase
+    phaseDone = Signal(object)        # PhaseRecord of a phase (single-stepped or played)
     failed = Signal(object)           # Event: PyTorch raised, training diverged, engine died
     runningChanged = Signal(bool)
     configApplied = Signal(object, bool, list, int)  # Config, reset?, param names, generation
@@ -72,6 +72,8 @@ class EngineClient(QObject):
         self._show_saved = False
         self._track_node_grads = True
         self._delay_ms = 0
+        self._animate_phases = False
+        self._stop_at: int | None = None
         self._worker = None           # the engine's Process (or Thread)
         self._conn = None
         self._notifier: QSocketNotifier | None = None
@@ -94,6 +96,10 @@ class EngineClient(QObject):
         # new engine's too
         if self._delay_ms:
             self._send(p.DELAY, self._delay_ms, busy=False)
+        if self._animate_phases:
+            self._send(p.ANIMATE_PHASES, True, busy=False)
+        if self._stop_at is not None:
+            self._send(p.STOP_AT, self._stop_at, busy=False)
         if self._show_saved:
             self._send(p.SHOW_SAVED, True, busy=False)
         if not self._track_node_grads:
@@ -142,6 +148,16 @@ class EngineClient(QObject):
     def setDelay(self, ms: int) -> None:
         self._delay_ms = ms
         self._send(p.DELAY, ms, busy=False)
+
+    def setAnimatePhases(self, on: bool) -> None:
+        """Play goes phase by phase (forward, each backward call, ...) at the delay."""
+        self._animate_phases = bool(on)
+        self._send(p.ANIMATE_PHASES, self._animate_phases, busy=False)
+
+    def setStopAt(self, step) -> None:
+        """Play pauses by itself once `step` steps are done (None: it never does)."""
+        self._stop_at = step
+        self._send(p.STOP_AT, step, busy=False)
 
     def runSteps(self, steps: int) -> None:
         self._send(p.RUN_STEPS, steps)
@@ -197,7 +213,7 @@ class EngineClient(QObject):
     def _send(self, *message, busy: bool = True) -> None:
         if not self.alive or self._conn is None:
             if message[0] not in (p.SHUTDOWN, p.DELAY, p.SHOW_SAVED, p.TRACK_NODE_GRADS,
-                                  p.REQUEST_GRAPH):
+                                  p.REQUEST_GRAPH, p.ANIMATE_PHASES, p.STOP_AT):
                 self.notice.emit("The training engine has stopped: press Reset (R) to "
                                  "start a fresh one.")
             return

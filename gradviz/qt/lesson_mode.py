@@ -3,7 +3,8 @@ clicker sends (PageDown / PageUp, Home, Esc), and each slide applied: its config
 step 0), its panels, its pace, and where it stops.
 
 It drives the window only through what a user could do (the controls' config, Reset,
-Pause, the pace slider, the docks), so the window needs no lesson code of its own.
+Pause, the pace slider and its phase-by-phase toggle, the docks), so the window needs no
+lesson code of its own; where a slide stops is the engine's to keep (exact at any pace).
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from .screen_fit import fit_to_screen
 from .widgets.narration_view import NarrationView
 
 BASE_TITLE = "gradviz — autograd with several losses"
+CHART_SHARE = 0.38      # of the window's width, for a slide's gradient chart beside the plots
 
 
 class LessonMode(QObject):
@@ -34,11 +36,8 @@ class LessonMode(QObject):
                                     Qt.LeftDockWidgetArea)
         window.tabifyDockWidget(window.controls_dock, self.dock)
         self.dock.hide()
-        self._stop_at: int | None = None
         self.presenting = False
-        self._watch = QTimer(self)
-        self._watch.timeout.connect(self._stop_when_due)
-        self._watch.start(50)   # at a lecture's pace (≤ 20 steps/s) that is within a step
+        self._charts = False      # the slide shows a gradient chart
         self._build_menu()
         self._build_keys()
 
@@ -126,8 +125,11 @@ class LessonMode(QObject):
         w.controls.set_config(slide.config)
         w.on_config_changed(slide.config)   # as if the user had set every control
         w.sigReset.emit()                   # each slide starts at step 0
+        w.run_bar.phase_play.setChecked(slide.play == "phases")
         w.run_bar.speed.setValue(_pace_position(slide.pace))
-        self._stop_at = slide.stop if isinstance(slide.stop, int) else None
+        # the engine pauses itself at the stop: exact at full speed, where a look from
+        # here every few ms would come steps too late
+        w.sigStopAt.emit(slide.stop if isinstance(slide.stop, int) else None)
         self._show_panels(slide)
 
     def _show_panels(self, slide) -> None:
@@ -149,6 +151,11 @@ class LessonMode(QObject):
                 w.tabifyDockWidget(shown[0], dock)
         if shown:
             shown[0].raise_()
+        # the middle plots too: only the slide's, or the loss curves where it names
+        # neither (an empty middle would squeeze the docks beside it to their least)
+        plots = {"loss": w.loss_plot, "global_norm": w.global_norm}
+        w.plot_stack.show_only([plots[p] for p in slide.panels if p in plots]
+                               or [w.loss_plot])
         self._show_charts(slide)
 
     def _show_charts(self, slide) -> None:
@@ -160,28 +167,39 @@ class LessonMode(QObject):
         w.gradients_panel.set_compact(len(wanted) == 1)
         if len(wanted) == 1:
             w.gradients_panel.tabs.setCurrentWidget(wanted[0])
-        QTimer.singleShot(0, lambda: fit_to_screen(w))   # two charts may not fit: tabs then
+        self._charts = bool(wanted)
+        QTimer.singleShot(0, lambda: self.refit(share=True))   # too many: tabs then
 
-    def _stop_when_due(self) -> None:
-        """Pause where the slide says (a step count); "error" stops by itself."""
+    def refit(self, share: bool = False) -> None:
+        """The window on its screen (after a slide, a new text size: the window's own
+        screen fitting calls this); a slide's chart beside the plots gets a fair share of
+        the width (share), or at least more than its least, where its title would take
+        all its room."""
         w = self.window
-        if self._stop_at is not None and w.running and len(w.history) >= self._stop_at:
-            w.sigPause.emit()
+        fit_to_screen(w)
+        panel = w.gradients_panel
+        beside = w.dockWidgetArea(w.gradients_dock) in (Qt.LeftDockWidgetArea,
+                                                        Qt.RightDockWidgetArea)
+        crushed = panel.width() < panel.minimumSizeHint().width() + 12
+        if self.player.lesson is not None and self._charts and beside and (share or crushed):
+            w.resizeDocks([w.gradients_dock], [int(w.width() * CHART_SHARE)], Qt.Horizontal)
 
     def _leave(self) -> None:
-        self._stop_at = None
+        self.window.sigStopAt.emit(None)
         self.dock.hide()
         self.narration.clear()
         self.window.setWindowTitle(BASE_TITLE)
+        self.window.plot_stack.show_only([])   # all of them again
         for dock in (self.window.graph_dock, self.window.memory_dock, self.window.code_dock,
                      self.window.events_dock, self.window.gradients_dock):
             dock.show()
 
 
-def _pace_position(steps_per_second: float) -> int:
-    """The pace slider's position nearest a slide's pace (0: phases, one a second)."""
-    if steps_per_second <= 0:
-        return len(DELAYS_MS) - 2           # one step a second
-    wanted = 1000.0 / steps_per_second
+def _pace_position(per_second: float) -> int:
+    """The pace slider's position nearest a slide's pace, in steps or phases per second
+    (0: as fast as it goes)."""
+    if per_second <= 0:
+        return 0
+    wanted = 1000.0 / per_second
     return min(range(len(DELAYS_MS)), key=lambda i: abs(DELAYS_MS[i] - wanted)
                if DELAYS_MS[i] else 1e9)

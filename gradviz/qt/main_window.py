@@ -19,7 +19,7 @@ from .graph_renderer import GraphRenderer
 from .compare_mode import CompareMode
 from .file_menu import FileMenu
 from .lesson_mode import LessonMode
-from .screen_fit import fit_to_screen
+from .screen_fit import fit_to_screen, set_least_sizes
 from .run_bar import RunBar
 from .settings import AppSettings, Remembered, warn as settings_warning
 from .theme import THEMES, Theme
@@ -31,6 +31,8 @@ from .widgets.gradients_panel import GradientsPanel
 from .widgets.grad_views import CosineHeatmap, GlobalNormPlot, GradNormBars, JunctionPlot
 from .widgets.loss_plot import LossPlot
 from .widgets.memory_plot import MemoryPlot
+from .widgets.plot_stack import PlotStack
+from .widgets.plot_style import checkbox_css
 from . import appearance
 
 PAINT_HZ = 25              # the fastest the panels repaint
@@ -50,6 +52,8 @@ class MainWindow(QMainWindow):
     sigReset = Signal()
     sigDelay = Signal(int)
     sigRunSteps = Signal(int)
+    sigAnimatePhases = Signal(bool)   # Play goes phase by phase
+    sigStopAt = Signal(object)        # Play pauses once this many steps are done (None: never)
     sigRequestGraph = Signal()
     sigShowSaved = Signal(bool)
     sigTorchviz = Signal(str)
@@ -75,7 +79,8 @@ class MainWindow(QMainWindow):
         self._fit_timer = QTimer(self)       # see event(): screen fitting, coalesced
         self._fit_timer.setSingleShot(True)
         self._fit_timer.setInterval(250)
-        self._fit_timer.timeout.connect(lambda: fit_to_screen(self))
+        # fit_to_screen, and in a lesson a fair width for the slide's chart too
+        self._fit_timer.timeout.connect(lambda: self.lessons.refit())
         self.gc_guard = GuiThreadGC(self)   # before any thread starts
         self._build_panels(remembered.config)
         self._build_docks()
@@ -136,11 +141,11 @@ class MainWindow(QMainWindow):
         central = QWidget()
         grid = QGridLayout(central)
         grid.setContentsMargins(2, 2, 2, 2)
+        self.plot_stack = PlotStack([(self.loss_plot, "loss per head", 3),
+                                     (self.global_norm, "global gradient norm", 1)])
         grid.addWidget(self.run_bar, 0, 0)
-        grid.addWidget(self.loss_plot, 1, 0)
-        grid.addWidget(self.global_norm, 2, 0)
-        grid.setRowStretch(1, 3)
-        grid.setRowStretch(2, 1)
+        grid.addWidget(self.plot_stack, 1, 0)
+        grid.setRowStretch(1, 1)
         central.setObjectName("centralArea")
         self.setCentralWidget(central)
         scroll = QScrollArea()
@@ -213,6 +218,7 @@ class MainWindow(QMainWindow):
         keys = ((Qt.Key_Space, self.toggle_play), (Qt.Key_Right, self.sigPhase.emit),
                 (QKeySequence(Qt.SHIFT | Qt.Key_Right), self.sigStep.emit),
                 (Qt.Key_R, self.sigReset.emit), (Qt.Key_F11, self.toggle_full_screen),
+                (Qt.Key_P, self.run_bar.phase_play.toggle),
                 (QKeySequence.ZoomIn, lambda: self.zoom_by(1.15)),
                 (QKeySequence("Ctrl+="), lambda: self.zoom_by(1.15)),
                 (QKeySequence.ZoomOut, lambda: self.zoom_by(1 / 1.15)),
@@ -244,6 +250,7 @@ class MainWindow(QMainWindow):
         rb.stepClicked.connect(self.sigStep.emit)
         rb.resetClicked.connect(self.sigReset.emit)
         rb.delayChanged.connect(self.sigDelay.emit)
+        rb.phasePlayChanged.connect(self.sigAnimatePhases.emit)
 
     def _start_threads(self, config: Config) -> None:
         from .engine_client import EngineClient
@@ -253,6 +260,8 @@ class MainWindow(QMainWindow):
                              (self.sigPause, w.pause), (self.sigPhase, w.stepPhase),
                              (self.sigStep, w.stepOnce), (self.sigReset, w.reset),
                              (self.sigDelay, w.setDelay), (self.sigRunSteps, w.runSteps),
+                             (self.sigAnimatePhases, w.setAnimatePhases),
+                             (self.sigStopAt, w.setStopAt),
                              (self.sigRequestGraph, w.requestGraph),
                              (self.sigShowSaved, w.setShowSaved),
                              (self.sigTorchviz, w.exportTorchviz),
@@ -316,7 +325,9 @@ class MainWindow(QMainWindow):
     def on_phase(self, phase) -> None:
         self._phase_step = phase.step
         if phase.event is None:
-            self.phase_label.setText(f"Step {phase.step} · just done: {phase.name} — {phase.detail}")
+            playing = "Playing phase by phase · " if self.running else ""
+            self.phase_label.setText(f"{playing}Step {phase.step} · just done: {phase.name} "
+                                     f"— {phase.detail}")
 
     @Slot(object)
     def on_failed(self, event) -> None:
@@ -367,11 +378,10 @@ class MainWindow(QMainWindow):
         self.theme = theme
         appearance.apply(QApplication.instance(), theme)
         for panel in self.plots + [self.graph_view, self.code_view, self.events_view,
-                                   self.compare.view]:
+                                   self.compare.view, self.lessons.narration]:
             panel.apply_theme(theme)
-        # no plot may be squashed below what its text needs
-        for panel in (self.grad_bars, self.junction, self.cosine):
-            panel.setMinimumSize(int(160 * theme.zoom), int(150 * theme.zoom))
+        set_least_sizes(self, theme.zoom)   # no plot squashed below what its text needs
+        self.run_bar.phase_play.setStyleSheet(checkbox_css(theme))
         self._fit_controls()
         QTimer.singleShot(0, self._fit_controls)  # again once the new font has reached them
 
@@ -442,16 +452,21 @@ class MainWindow(QMainWindow):
         """New steps into the history (and B's); the status line and the live graph follow."""
         new = self.drain()
         self.compare.drain()
+        # played phase by phase, the status line names each phase (on_phase) instead
+        by_phases = self.run_bar.phase_play.isChecked()
         if new:
             last = self.history.last
-            if self.running or self._phase_step != last.step:
+            if (self.running and not by_phases) or self._phase_step != last.step:
                 state = "Training" if self.running else "Paused"
                 self.phase_label.setText(f"{state} · step {last.step} done · "
                                          f"total loss {last.total:.4g}")
         if self.running:
-            self.rate_label.setText(f"{self.worker.steps_per_second:,.0f} steps/s")
+            self.rate_label.setText("phase by phase" if by_phases else
+                                    f"{self.worker.steps_per_second:,.0f} steps/s")
             now = time.monotonic()
-            if now - self._last_graph_request > LIVE_GRAPH_SECONDS and self.graph_dock.isVisible():
+            # phase by phase, the engine sends the graph after every phase itself
+            if now - self._last_graph_request > LIVE_GRAPH_SECONDS \
+                    and self.graph_dock.isVisible() and not by_phases:
                 self._last_graph_request = now
                 self.sigRequestGraph.emit()
 

@@ -1,9 +1,25 @@
 """Keep the window on its screen (a 1024x768 or 1280x720 projector included): when the
-panels' minimum sizes add up to more than the screen, panels are moved into tabs rather
-than crushed, and the window is never sized past the screen's edge."""
+panels' minimum sizes (which grow with the text size) add up to more than the screen,
+panels are moved into tabs rather than crushed, and the window is never sized past the
+screen's edge. Each move is made only for the direction it frees room in."""
 from __future__ import annotations
 
 from PySide6.QtWidgets import QApplication
+
+# the least size (px at text size 1, scaled with the zoom) of a panel: below it the
+# curves would be crushed under their own title, legend and axes
+LOSS_MIN_HEIGHT, NORM_MIN_HEIGHT, GRAPH_MIN_HEIGHT = 170, 130, 130
+CHART_MIN_SIZE = (210, 150)   # a gradient chart: its axis, its legend and a plot between
+
+
+def set_least_sizes(window, zoom: float) -> None:
+    """Every panel's least size, grown with the text: where they no longer fit the
+    screen, fit_to_screen moves panels into tabs rather than crush them."""
+    for panel in (window.grad_bars, window.junction, window.cosine):
+        panel.setMinimumSize(int(CHART_MIN_SIZE[0] * zoom), int(CHART_MIN_SIZE[1] * zoom))
+    window.loss_plot.setMinimumHeight(int(LOSS_MIN_HEIGHT * zoom))
+    window.global_norm.setMinimumHeight(int(NORM_MIN_HEIGHT * zoom))
+    window.graph_view.canvas.setMinimumHeight(int(GRAPH_MIN_HEIGHT * zoom))
 
 
 def available(window):
@@ -11,9 +27,14 @@ def available(window):
     return screen.availableGeometry()
 
 
-def too_big(window) -> bool:
+def overflow(window) -> tuple[bool, bool]:
+    """(too wide, too tall) for the screen, at the panels' minimum sizes."""
     room, need = available(window), window.minimumSizeHint()
-    return need.width() > room.width() or need.height() > room.height()
+    return need.width() > room.width(), need.height() > room.height()
+
+
+def too_big(window) -> bool:
+    return any(overflow(window))
 
 
 def _into_tabs_of(window, anchor, docks) -> None:
@@ -34,21 +55,35 @@ def fit_to_screen(window) -> None:
     if window.drawn_off_screen:
         return
     bottom = window.graph_dock
-    moves = (
+    # (what it frees: w(idth), h(eight)), the move
+    gradients_left = ("w", lambda: window.tabifyDockWidget(window.controls_dock,
+                                                           window.gradients_dock))
+    left = (window.controls_dock, window.lessons.dock)
+    left_down = ("w", lambda: _into_tabs_of(window, bottom, left + (window.gradients_dock,)))
+    moves = [
         # the gradient charts join the settings (and the lesson) on the left: one column less
-        lambda: window.tabifyDockWidget(window.controls_dock, window.gradients_dock),
+        gradients_left,
         # the three gradient charts go into tabs of their own: half the height
-        lambda: window.gradients_panel.set_compact(True),
+        ("wh", lambda: window.gradients_panel.set_compact(True)),
+        # the loss curves and the gradient norm go into tabs: neither is crushed
+        ("h", lambda: window.plot_stack.set_compact(True)),
         # the left column joins the graph's tabs at the bottom: the loss curves get the width
-        lambda: _into_tabs_of(window, bottom, (window.controls_dock, window.lessons.dock,
-                                               window.gradients_dock)),
-    )
-    for move in moves:
-        if not too_big(window):
+        left_down,
+    ]
+    if window.lessons.player.lesson is not None:
+        # in a lesson the slide's panels come first: the settings and the narration leave
+        # the left column before a gradient chart the slide shows is tabbed away there
+        moves.remove(gradients_left)
+        moves[moves.index(left_down)] = ("w", lambda: _into_tabs_of(window, bottom, left))
+        moves.append(gradients_left)   # the settings are below now: so is the chart then
+    for dims, move in moves:
+        wide, tall = overflow(window)
+        if not (wide or tall):
             break
-        move()
-        window.graph_dock.raise_()   # the graph stays the tab in front of its group
-        window.layout().activate()
+        if (wide and "w" in dims) or (tall and "h" in dims):
+            move()
+            window.graph_dock.raise_()   # the graph stays the tab in front of its group
+            window.layout().activate()
     room = available(window)
     width, height = min(window.width(), room.width()), min(window.height(), room.height())
     if (width, height) != (window.width(), window.height()) and not window.isFullScreen():

@@ -49,6 +49,12 @@ expect = [{ zero = "junction.head1" }, { error = "second time" }]
      "panels must be a list of"),
     ('title = "t"\n[[slides]]\ntitle = "s"\nnarration = "n"\nstop = -1\n', "stop must be"),
     ('title = "t"\n[[slides]]\ntitle = "s"\nnarration = "n"\npace = 1e9\n', "pace must be"),
+    ('title = "t"\n[[slides]]\ntitle = "s"\nnarration = "n"\nplay = "frames"\n',
+     'play must be "steps" or "phases"'),
+    ('title = "t"\n[[slides]]\ntitle = "s"\nnarration = "n"\nplay = "phases"\npace = 0\n',
+     "pace must be phases per second, above 0 up to 20"),
+    ('title = "t"\n[[slides]]\ntitle = "s"\nnarration = "n"\nplay = "phases"\npace = 50\n',
+     "pace must be phases per second"),
     ('title = "t"\n[[slides]]\ntitle = "s"\nnarration = "n"\nexpect = [{ magic = 1 }]\n',
      "each expect entry is one of"),
     ('title = "t"\n[[slides]]\ntitle = "s"\nnarration = "n"\nexpect = [{ zero = 5 }]\n',
@@ -61,6 +67,26 @@ def test_bad_lessons_are_one_line_errors(text, words):
         parse_lesson("bad", text)
     message = str(raised.value)
     assert words in message and "\n" not in message
+
+
+def test_a_slide_plays_steps_or_phases_at_its_pace():
+    lesson = parse_lesson("p", '''title = "t"
+[[slides]]
+title = "steps, as fast as it goes"
+narration = "n"
+pace = 0
+[[slides]]
+title = "phases"
+narration = "n"
+play = "phases"
+pace = 2
+[[slides]]
+title = "phases, at the default pace"
+narration = "n"
+play = "phases"
+''')
+    assert [(s.play, s.pace) for s in lesson.slides] == [("steps", 0.0), ("phases", 2.0),
+                                                          ("phases", 1.0)]
 
 
 @settings(max_examples=300, deadline=None, database=None)

@@ -146,3 +146,55 @@ def test_closing_mid_training_ends_the_engine_process_quickly(qtbot, real_window
     assert w.worker.stopped and seconds < 1.0
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
+
+
+def test_play_phase_by_phase_in_the_real_engine_and_after_a_fresh_one(qtbot, real_window):
+    """The toggle reaches the engine process, and a fresh engine (after a kill and
+    Reset) is told again: Play goes on phase by phase with it too."""
+    w = real_window(SMALL.replace(heads=3))
+    qtbot.waitUntil(lambda: w.generation >= 0, timeout=60_000)
+    phases, graphs = [], []
+    w.worker.phaseDone.connect(lambda phase: phases.append(w.phase_label.text()))
+    w.worker.graphReady.connect(lambda graph, when: graphs.append(when))
+    qtbot.keyClick(w, Qt.Key_P)                           # phase by phase
+    assert w.run_bar.phase_play.isChecked()
+    qtbot.keyClick(w, Qt.Key_Space)
+    qtbot.waitUntil(lambda: len(phases) >= 6, timeout=60_000)
+    for text, detail in zip(phases, ["zero_grad", "forward", "backward 1 of 3",
+                                     "backward 2 of 3", "backward 3 of 3", "optimizer step"]):
+        assert detail in text, (detail, text)
+    assert "after backward 2 of 3: head1 (retain_graph=True)" in graphs
+    generation = w.generation
+    os.kill(w.worker.pid, signal.SIGKILL)
+    qtbot.waitUntil(lambda: not w.worker.alive, timeout=10_000)
+    qtbot.keyClick(w, Qt.Key_R)                           # a fresh engine
+    qtbot.waitUntil(lambda: w.generation > generation, timeout=60_000)
+    del phases[:]
+    qtbot.keyClick(w, Qt.Key_Space)
+    qtbot.waitUntil(lambda: len(phases) >= 3, timeout=60_000)
+    qtbot.keyClick(w, Qt.Key_Space)
+    qtbot.waitUntil(lambda: not w.running, timeout=10_000)
+    assert "zero_grad" in phases[0] and "forward" in phases[1] and "backward 1 of 3" in phases[2]
+    assert all(t.startswith("Playing phase by phase · Step 0 ·") for t in phases[:3])
+
+
+def test_a_slide_stop_is_exact_in_the_real_engine(qtbot, real_window):
+    from gradviz.core.lessons import parse_lesson
+    w = real_window()
+    qtbot.waitUntil(lambda: w.generation >= 0, timeout=60_000)
+    generation = w.generation
+    w.lessons.open(parse_lesson("fast", '''title = "t"
+[[slides]]
+title = "s"
+narration = "n"
+config = { device = "cpu", heads = 2, batch-size = 16 }
+pace = 0
+stop = 30
+'''))
+    qtbot.waitUntil(lambda: w.generation > generation, timeout=60_000)
+    running = []
+    w.worker.runningChanged.connect(running.append)
+    qtbot.keyClick(w, Qt.Key_Space)
+    qtbot.waitUntil(lambda: running == [True, False], timeout=60_000)
+    w.refresh()
+    assert len(w.history) == 30 and w.worker.step_index == 30

@@ -1,6 +1,7 @@
 """The autograd graph drawn natively: zoom with the wheel, pan by dragging, fit to view.
 Items are rebuilt only when the layout changes (the structure did), and restyled in place
-every step, so the picture stays put and the room keeps its bearings."""
+every step, so the picture stays put and the room keeps its bearings. The presentation
+zoom (Ctrl+=) scales the picture, and so every label in it, like the rest of the text."""
 from __future__ import annotations
 
 import math
@@ -55,6 +56,7 @@ class GraphCanvas(QGraphicsView):
         self.heat: tuple[float, float] | None = None
         self.highlighted: int | None = None
         self._heads_by_node: dict[str, tuple[int, ...]] = {}
+        self.text_zoom = 1.0   # the theme's zoom: the fitted picture is drawn this much larger
 
     # ---- content ----------------------------------------------------------------------
     def show_graph(self, graph, layout: GraphLayout) -> None:
@@ -128,8 +130,30 @@ class GraphCanvas(QGraphicsView):
             self.paramClicked.emit(node.label)
 
     def fit(self) -> None:
+        """The whole graph in view at text zoom 1; at a larger text zoom, its middle that
+        much larger (labels grow with every other text; drag pans, the wheel zooms out)."""
         if self.layout is not None:
             self.fitInView(self.scene().sceneRect(), Qt.KeepAspectRatio)
+            if self.text_zoom != 1.0:
+                self._scale_about_centre(self.text_zoom)
+
+    def set_text_zoom(self, zoom: float) -> None:
+        """Ctrl+= / Ctrl+-: the picture, labels and all, scales as the text does, about
+        the middle of the view (what the room is looking at stays in view)."""
+        factor, self.text_zoom = zoom / self.text_zoom, zoom
+        if self.layout is not None and factor != 1.0:
+            self._scale_about_centre(factor)
+
+    def height_px(self, item) -> float:
+        """How tall an item (a node's label, an edge's) is drawn on screen, in view pixels."""
+        return self.viewportTransform().mapRect(
+            item.mapRectToScene(item.boundingRect())).height()
+
+    def _scale_about_centre(self, factor: float) -> None:
+        anchor = self.transformationAnchor()
+        self.setTransformationAnchor(QGraphicsView.AnchorViewCenter)
+        self.scale(factor, factor)
+        self.setTransformationAnchor(anchor)
 
     def zoom(self, factor: float) -> None:
         self.scale(factor, factor)

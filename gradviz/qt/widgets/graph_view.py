@@ -18,6 +18,7 @@ import pyqtgraph as pg
 from ...core.atomic_write import write_text
 from ...render import style
 from ...render.dot import to_dot
+from . import plot_style as ps
 from .graph_canvas import GraphCanvas
 from .graph_legend import GraphLegend
 
@@ -39,7 +40,8 @@ class GraphView(QWidget):
         self.show_saved.toggled.connect(self.showSavedChanged.emit)
         self.fit_button = QPushButton("Fit")
         self.fit_button.setObjectName("fitGraphButton")
-        self.fit_button.setToolTip("Fit the whole graph in view (wheel zooms, drag pans)")
+        self.fit_button.setToolTip("Fit the graph in view, at the text size (Ctrl+0 for the "
+                                   "whole graph at normal size; wheel zooms, drag pans)")
         self.export_button = QToolButton()
         self.export_button.setObjectName("exportGraphButton")
         self.export_button.setText("Export")
@@ -237,8 +239,15 @@ class GraphView(QWidget):
         font = self.caption.font()
         font.setPointSizeF(theme.font_pt)
         self.caption.setFont(font)
-        self.legend.font_pt = theme.font_pt * 0.95
-        self.legend.update()
+        self.legend.set_font_pt(theme.font_pt * 0.95)
+        # the legend's lines whole, beside the scroll bar
+        bar = self.side_scroll.verticalScrollBar().sizeHint().width()
+        self.side_scroll.setMinimumWidth(self.legend.minimumWidth() + bar + 4)
+        self.side.setMaximumWidth(max(420, self.legend.minimumWidth() + 20))
+        self.canvas.set_text_zoom(theme.zoom)   # node and edge labels, with the picture
+        ps.style_plot(self.history_plot.getPlotItem(), theme)
+        self.history_plot.setBackground(theme.background)
+        self.history_plot.setMinimumHeight(int(160 * theme.zoom))
 
 
 if __name__ == "__main__":  # one real step's graph, laid out here, alone in a window

@@ -1,0 +1,166 @@
+"""Play phase by phase, driven as a lecturer does: tick "phase by phase", Space plays
+the phases one by one (the status line names each), the graph changes as backward frees
+buffers call by call, Space pauses; a slide's stop is exact at any pace."""
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QCheckBox, QPushButton
+
+from gradviz.core.config import Config
+from gradviz.core.graph_data import ALIVE, SAVED
+from gradviz.core.lessons import parse_lesson
+from gradviz.render import style
+
+SEPARATE = Config(device="cpu", heads=3, strategy="separate", batch_size=32)
+ONE_STEP = ["zero_grad", "forward", "backward 1 of 3", "backward 2 of 3", "backward 3 of 3",
+            "optimizer step"]
+
+
+def _tick_phase_play(qtbot, w) -> None:
+    box = w.findChild(QCheckBox, "phasePlay")
+    qtbot.mouseClick(box, Qt.LeftButton)
+    assert box.isChecked()
+
+
+def _record(w, phases: list, graphs: list) -> None:
+    """What the status line says after each phase, and every graph the engine sends."""
+    w.worker.phaseDone.connect(lambda phase: phases.append(w.phase_label.text()))
+    w.worker.graphReady.connect(lambda graph, when: graphs.append((when, graph)))
+
+
+def _freed(graph) -> set[str]:
+    return {n.id for n in graph.nodes if n.state != ALIVE}
+
+
+def test_space_plays_phase_by_phase_and_pauses(qtbot, make_window):
+    w = make_window(SEPARATE)
+    w.run_bar.speed.setValue(7)                               # 500 ms between steps
+    assert w.run_bar.pace.toolTip() == "≤ 2 steps/s"  # in words
+    _tick_phase_play(qtbot, w)
+    assert w.run_bar.pace.toolTip() == "≤ 2 phases/s"            # the pace is in phases now
+    w.run_bar.speed.setValue(0)                               # the fastest phases go
+    phases, graphs = [], []
+    _record(w, phases, graphs)
+    qtbot.keyClick(w, Qt.Key_Space)
+    qtbot.waitUntil(lambda: len(phases) >= 8, timeout=20_000)   # a step and then some
+    qtbot.keyClick(w, Qt.Key_Space)
+    qtbot.waitUntil(lambda: not w.running, timeout=10_000)
+    assert not w.worker.running
+    # each phase on the status line, in the order the loop runs them
+    for text, detail in zip(phases, ONE_STEP + ["zero_grad", "forward"]):
+        assert text.startswith("Playing phase by phase · Step "), text
+        assert detail in text, (detail, text)
+    assert "Step 0 ·" in phases[0] and "Step 1 ·" in phases[6]
+    # a finished step reaches the history, the phases' text stays on the status line
+    w.refresh()
+    assert len(w.history) >= 1 and w.history.last.step == 0
+    # paused (the engine said so, after every phase it had sent): no phase comes any more
+    count, at = len(phases), (w.worker.session.step_index, w.worker.session.in_step)
+    w.sigRequestGraph.emit()                  # a round trip through the engine's loop
+    qtbot.waitUntil(lambda: graphs and graphs[-1][0] == "live", timeout=5_000)
+    assert len(phases) == count
+    assert (w.worker.session.step_index, w.worker.session.in_step) == at
+
+
+def test_the_graph_changes_as_each_backward_call_frees_buffers(qtbot, make_window):
+    # retain_graph never: backward 1 of 3 frees the trunk's buffers (and 2 of 3 fails)
+    w = make_window(SEPARATE.replace(retain_graph="never"))
+    _tick_phase_play(qtbot, w)
+    w.run_bar.speed.setValue(0)
+    phases, graphs = [], []
+    _record(w, phases, graphs)
+    qtbot.keyClick(w, Qt.Key_Space)
+    qtbot.waitUntil(lambda: w.events_view.event is not None, timeout=20_000)
+    qtbot.waitUntil(lambda: not w.running, timeout=5_000)
+    received = dict(graphs)
+    forward, first = received["after forward"], received["after backward 1 of 3: head0 "
+                                                          "(retain_graph=False)"]
+    assert _freed(forward) == set() and _freed(first)          # freed by that one call
+    assert sum(n.saved_bytes for n in first.nodes) < sum(n.saved_bytes for n in forward.nodes)
+    assert "Backward through a freed graph" in w.events_view.current.text()
+    # ...and the graph on screen shows it: a freed op is drawn greyed
+    qtbot.waitUntil(lambda: w.graph_view.idle and w.graph_view.graph is not None
+                    and bool(_freed(w.graph_view.graph)), timeout=20_000)
+    canvas = w.graph_view.canvas
+    freed = [i for i in canvas.nodes.values() if i.node is not None and i.node.freed]
+    assert freed and all(i.brush().color().name().upper() == style.FREED_FILL.upper()
+                         for i in freed)
+
+
+def test_retained_calls_keep_the_buffers_and_the_last_one_frees_them(qtbot, make_window):
+    w = make_window(SEPARATE)                                   # retain_graph auto
+    w.sigShowSaved.emit(True)
+    _tick_phase_play(qtbot, w)
+    w.run_bar.speed.setValue(0)
+    phases, graphs = [], []
+    _record(w, phases, graphs)
+    qtbot.keyClick(w, Qt.Key_Space)
+    qtbot.waitUntil(lambda: len(phases) >= 6, timeout=20_000)
+    qtbot.keyClick(w, Qt.Key_Space)
+    qtbot.waitUntil(lambda: not w.running, timeout=10_000)
+    received = dict(graphs)
+    by_call = [received[f"after backward {k} of 3: head{k - 1} (retain_graph="
+                        f"{'False' if k == 3 else 'True'})"] for k in (1, 2, 3)]
+    forward = received["after forward"]
+    saved = [n for n in forward.nodes if n.kind == SAVED]
+    assert saved and _freed(forward) == set()
+    assert _freed(by_call[0]) == _freed(by_call[1]) == set()  # retained: nothing freed
+    assert _freed(by_call[2])                                 # the last call frees
+
+
+def _slide(play: str, pace: float, stop: int):
+    return parse_lesson("pace", f'''title = "t"
+[[slides]]
+title = "s"
+narration = "n"
+config = {{ device = "cpu", heads = 2, batch-size = 16 }}
+panels = ["loss"]
+play = "{play}"
+pace = {pace}
+stop = {stop}
+''')
+
+
+def test_a_slide_at_full_speed_stops_at_exactly_its_step(qtbot, make_window):
+    w = make_window()
+    w.lessons.open(_slide("steps", 0, 30))
+    qtbot.waitUntil(lambda: w.generation >= 1 and w.worker.config.heads == 2, timeout=10_000)
+    assert w.run_bar.pace.toolTip() == "as fast as it goes"
+    assert not w.run_bar.phase_play.isChecked()
+    running = []
+    w.worker.runningChanged.connect(running.append)
+    qtbot.mouseClick(w.findChild(QPushButton, "playButton"), Qt.LeftButton)
+    qtbot.waitUntil(lambda: running == [True, False], timeout=30_000)   # it paused itself
+    w.refresh()
+    assert len(w.history) == 30 and w.history.last.step == 29
+    assert w.worker.session.step_index == 30
+    # Play again at the stop goes on past it
+    qtbot.keyClick(w, Qt.Key_Space)
+    qtbot.waitUntil(lambda: w.worker.session.step_index > 40, timeout=30_000)
+    qtbot.keyClick(w, Qt.Key_Space)
+    qtbot.waitUntil(lambda: not w.running, timeout=10_000)
+
+
+def test_a_phase_slide_plays_phases_and_stops_at_its_step(qtbot, make_window):
+    w = make_window()
+    w.lessons.open(_slide("phases", 20, 2))
+    qtbot.waitUntil(lambda: w.generation >= 1 and w.worker.config.heads == 2, timeout=10_000)
+    assert w.run_bar.phase_play.isChecked() and w.run_bar.pace.toolTip() == "≤ 20 phases/s"
+    phases = []
+    w.worker.phaseDone.connect(lambda phase: phases.append((phase.step, phase.name)))
+    qtbot.keyClick(w, Qt.Key_Space)
+    qtbot.waitUntil(lambda: w.running, timeout=10_000)
+    qtbot.waitUntil(lambda: not w.running, timeout=30_000)
+    w.refresh()
+    assert len(w.history) == 2 and w.worker.session.step_index == 2
+    one_step = ["zero_grad", "forward", "backward", "optimizer step"]   # strategy sum
+    assert phases == [(0, name) for name in one_step] + [(1, name) for name in one_step]
+
+
+def test_leaving_the_lesson_lifts_its_stop(qtbot, make_window):
+    w = make_window()
+    w.lessons.open(_slide("steps", 0, 3))
+    qtbot.waitUntil(lambda: w.generation >= 1 and w.worker.config.heads == 2, timeout=10_000)
+    qtbot.keyClick(w, Qt.Key_Escape)
+    qtbot.keyClick(w, Qt.Key_Space)
+    qtbot.waitUntil(lambda: w.worker.session.step_index > 10, timeout=30_000)
+    qtbot.keyClick(w, Qt.Key_Space)
+    qtbot.waitUntil(lambda: not w.running, timeout=10_000)

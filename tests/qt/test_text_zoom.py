@@ -1,0 +1,120 @@
+"""Ctrl+= scales every text, as the back row needs: the graph's node and edge labels (on
+screen, in view pixels), its legend, the narration, the cosine matrix, the plots' axes;
+and the panels' least sizes grow with it, so that none is crushed."""
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFontInfo
+from PySide6.QtWidgets import QPushButton
+
+from gradviz.core.config import Config
+from gradviz.core.graph_data import PARAM
+
+ZOOM = 1.15 ** 3          # Ctrl+= three times
+
+SMALL = Config(batch_size=32, heads=3, detach=(1,))
+
+
+def _larger_text(qtbot, w, times: int = 3) -> None:
+    for _ in range(times):
+        qtbot.keyClick(w, Qt.Key_Equal, Qt.ControlModifier)
+    assert w.theme.zoom == pytest.approx(1.15 ** times)
+
+
+def _drawn(qtbot, w):
+    qtbot.keyClick(w, Qt.Key_Right, Qt.ShiftModifier)          # one step: a graph
+    qtbot.waitUntil(lambda: w.graph_view.graph is not None and w.graph_view.idle
+                    and w.worker.session.step_index == 1, timeout=30_000)
+    return w.graph_view.canvas
+
+
+def _param(canvas) -> str:
+    return next(i for i, item in canvas.nodes.items() if item.node.kind == PARAM)
+
+
+def test_ctrl_plus_scales_the_graphs_labels_on_screen(qtbot, make_window):
+    w = make_window(SMALL)
+    canvas = _drawn(qtbot, w)
+    node = _param(canvas)
+    cut = next(e for e in canvas.edges if e.label.isVisible())      # "detach()"
+    label = canvas.nodes[node].text
+    before, cut_before = canvas.height_px(label), canvas.height_px(cut.label)
+    _larger_text(qtbot, w)
+    after, cut_after = canvas.height_px(label), canvas.height_px(cut.label)
+    assert after / before == pytest.approx(ZOOM, rel=0.06)
+    assert cut_after / cut_before == pytest.approx(ZOOM, rel=0.06)
+    # Fit keeps the larger text: the graph fitted to the view, then drawn ZOOM times larger
+    qtbot.mouseClick(w.findChild(QPushButton, "fitGraphButton"), Qt.LeftButton)
+    scene, view = canvas.scene().sceneRect(), canvas.viewport().rect()
+    fitted = min(view.width() / scene.width(), view.height() / scene.height())
+    assert canvas.transform().m11() == pytest.approx(fitted * ZOOM, rel=0.03)
+    # ...and Ctrl+0 is the whole graph again, at its normal size
+    qtbot.keyClick(w, Qt.Key_0, Qt.ControlModifier)
+    assert canvas.height_px(label) == pytest.approx(before, rel=0.1)
+
+
+def test_ctrl_plus_scales_the_graph_legend_narration_and_cosine_matrix(qtbot, make_window):
+    w = make_window(SMALL)
+    w.lessons.open_named("losses-disagree")                    # cosine and junction
+    qtbot.waitUntil(lambda: w.generation >= 1, timeout=10_000)
+    narration = QFontInfo(w.lessons.narration.text.font()).pointSizeF()
+    legend_row, legend_width = w.graph_view.legend.row, w.graph_view.legend.minimumWidth()
+    axis = w.cosine.plot.getAxis("left").style["tickFont"].pointSizeF()
+    bar = w.cosine.colour_bar.axis.style["tickFont"].pointSizeF()
+    loss_axis = w.loss_plot.plot.getAxis("bottom").style["tickFont"].pointSizeF()
+    chart = w.cosine.minimumHeight(), w.loss_plot.minimumHeight()
+    _larger_text(qtbot, w)
+    assert QFontInfo(w.lessons.narration.text.font()).pointSizeF() / narration == \
+        pytest.approx(ZOOM, rel=0.08)
+    assert w.cosine.plot.getAxis("left").style["tickFont"].pointSizeF() / axis == \
+        pytest.approx(ZOOM, rel=0.02)
+    assert w.cosine.colour_bar.axis.style["tickFont"].pointSizeF() / bar == \
+        pytest.approx(ZOOM, rel=0.02)
+    assert w.loss_plot.plot.getAxis("bottom").style["tickFont"].pointSizeF() / loss_axis == \
+        pytest.approx(ZOOM, rel=0.02)
+    assert w.graph_view.legend.row > legend_row and \
+        w.graph_view.legend.minimumWidth() > legend_width
+    # the least sizes grow with the text: screen fitting tabs a panel rather than crush it
+    assert w.cosine.minimumHeight() == pytest.approx(chart[0] * ZOOM, abs=2)
+    assert w.loss_plot.minimumHeight() == pytest.approx(chart[1] * ZOOM, abs=2)
+
+
+def test_the_cosine_matrix_values_grow_with_the_text(qtbot):
+    """Alone at one size: the numbers in the cells are larger at a larger text size
+    (as large as the theme asks, while "-0.45" still fits its cell)."""
+    import numpy as np
+
+    from gradviz.qt.theme import LIGHT
+    from gradviz.qt.widgets.cosine_heatmap import CosineHeatmap
+    heatmap = CosineHeatmap()
+    qtbot.addWidget(heatmap)
+    heatmap.set_model(["head0", "head1"], [])
+    heatmap._show(np.array([[1.0, -0.45], [-0.45, 1.0]]))
+    heatmap.resize(700, 600)
+    heatmap.show()
+    qtbot.waitExposed(heatmap)
+    sizes = []
+    for zoom in (1.0, ZOOM):
+        heatmap.apply_theme(LIGHT.zoomed(zoom))
+        sizes.append(heatmap._texts[0][1].textItem.font().pixelSize())
+    assert sizes[1] / sizes[0] == pytest.approx(ZOOM, rel=0.1)
+
+
+def test_the_run_bar_keeps_its_symbols_where_its_words_do_not_fit(qtbot):
+    from gradviz.qt.run_bar import RunBar
+    bar = RunBar()
+    qtbot.addWidget(bar)
+    bar.show()
+    full, compact = bar.measure()
+    assert compact < full
+    bar.resize(full + 10, bar.height())
+    qtbot.waitUntil(lambda: not bar.compact and bar.play.text() == "▶  Play", timeout=2_000)
+    bar.resize((full + compact) // 2, bar.height())
+    qtbot.waitUntil(lambda: bar.compact and bar.play.text() == "▶", timeout=2_000)
+    assert bar.phase.toolTip().endswith("(→)") and bar.minimumSizeHint().width() == compact
+    assert bar.phase_play.text() == "phases" and bar.pace.text() == "fastest"
+    # every widget of the bar inside it, none over the next
+    widgets = [bar.play, bar.phase, bar.step, bar.reset, bar.speed, bar.pace, bar.phase_play]
+    spans = [(x.x(), x.x() + x.width()) for x in widgets]
+    assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:])) and spans[-1][1] <= bar.width()
+    bar.set_running(True)
+    assert bar.play.text() == "❚❚"
