@@ -179,6 +179,10 @@ class RunBar(QWidget):
         self._show_pace()
         self.delayChanged.emit(DELAYS_MS[position])
 
+    def delay_ms(self) -> int:
+        """The pause between steps (or phases) the slider sets."""
+        return DELAYS_MS[self.speed.value()]
+
     def _on_phase_play(self, on: bool) -> None:
         self._show_pace()
         self.phasePlayChanged.emit(on)

@@ -22,8 +22,12 @@ def _larger_text(qtbot, w, times: int = 3) -> None:
 
 def _drawn(qtbot, w):
     qtbot.keyClick(w, Qt.Key_Right, Qt.ShiftModifier)          # one step: a graph
+    # the step's own graph drawn (not the one from before it), and the window's layout
+    # settled: a later fit would change what is measured
     qtbot.waitUntil(lambda: w.graph_view.graph is not None and w.graph_view.idle
-                    and w.worker.session.step_index == 1, timeout=30_000)
+                    and w.worker.session.step_index == 1
+                    and "after the optimizer step" in w.graph_view.caption.text()
+                    and not w._fit_timer.isActive(), timeout=30_000)
     return w.graph_view.canvas
 
 
