@@ -16,6 +16,7 @@ from . import protocol as p
 
 BATCH_SECONDS = 0.02    # at full speed, train this long between looks at the pipe
 FAST_SAMPLE_EVERY = 20  # at full speed, the costly probes run every this many steps
+ENGINE_NICENESS = 5     # how much lower than the window's the engine's CPU priority is
 FREEZE_EVERY = 500      # keep graphs: steps between moving what it holds out of the GC's way
 MIN_PHASE_SECONDS = p.MIN_PHASE_MS / 1000  # Play by phases: each phase's graph is seen
 
@@ -353,11 +354,21 @@ class EngineLoop:
         self.send(p.GRAPH, graph, when)
 
 
+def yield_to_the_window() -> None:
+    """When the machine is busy, the window's process gets the CPU first: a window that
+    stutters in front of a lecture hall costs more than a slower step."""
+    try:
+        os.nice(ENGINE_NICENESS)
+    except (AttributeError, OSError):   # not on this system, or not allowed: carry on
+        pass
+
+
 def run(conn, config: Config, own_process: bool = True, holder: dict | None = None) -> None:
     """Answer commands and train until SHUTDOWN or the window's end of the pipe closes
     (the window quit or died: an engine must never outlive it)."""
     if own_process:
         leave_a_core_free()
+        yield_to_the_window()
     try:
         conn.send([(p.HELLO, available_devices())])
         loop = EngineLoop(config)

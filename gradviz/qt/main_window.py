@@ -104,6 +104,7 @@ class MainWindow(QMainWindow):
         self._panel_timer.setInterval(1)
         self._panel_timer.timeout.connect(self._paint_next_panel)
         self._shown: dict = {}    # panel -> (generation, steps) it last drew
+        self.gc_guard.settle()
 
     # ---- construction --------------------------------------------------------------
     def _build_panels(self, config: Config) -> None:
