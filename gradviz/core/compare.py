@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import torch
+from torch._utils import _flatten_dense_tensors
 
 from .config import RESET_KEYS, Config, ConfigError
 from .events import Event
@@ -113,14 +114,24 @@ def check_same_model(a: Config, b: Config) -> None:
 
 def _flat_grads(session: Session) -> np.ndarray:
     """Every gradient as it stands, in parameter order, as one host vector (zeros where a
-    parameter has none). On the CPU this is one concatenation and no copy after it."""
+    parameter has none). On the CPU: one concatenation in one call, no copy after it."""
     grads = [p.grad for p in session.params]
     if all(g is not None for g in grads):
-        flat = torch.cat([g.reshape(-1) for g in grads])
+        flat = _flatten_dense_tensors(grads)
     else:
         flat = torch.cat([torch.zeros(p.numel(), device=p.device) if p.grad is None
                           else p.grad.reshape(-1) for p in session.params])
     return flat.detach().cpu().numpy()
+
+
+@functools.lru_cache(maxsize=16)
+def _layout(names: tuple[str, ...], sizes: tuple[int, ...]
+            ) -> tuple[np.ndarray, list[str], np.ndarray]:
+    """Where each parameter begins in the flat vector, the groups (trunk, each head), and
+    each parameter's group number."""
+    groups = list(dict.fromkeys(group_of(n) for n in names))
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
+    return starts, groups, np.array([groups.index(group_of(n)) for n in names])
 
 
 def step_diff(sa: Session, sb: Session, ra: StepRecord, rb: StepRecord) -> StepDiff:
@@ -131,28 +142,20 @@ def step_diff(sa: Session, sb: Session, ra: StepRecord, rb: StepRecord) -> StepD
     the parameters) and nothing touches it until the next step's zero_grad, so these are
     the gradients the step used. gradviz compare and the app's pinned B both call this
     every step, and it is most of what comparing adds to training B: so the arithmetic
-    is done in numpy on one flat vector each (a few microseconds for the whole model,
-    where a dozen small torch operations cost a fifth of a step)."""
+    is done in numpy on one flat vector each (a dozen small torch operations cost a
+    fifth of a step)."""
     ga, gb = _flat_grads(sa), _flat_grads(sb)
-    starts = _param_starts(tuple(p.numel() for p in sa.params))
-    diff = np.maximum.reduceat(np.abs(ga - gb), starts).tolist()
-    size = np.maximum.reduceat(np.abs(ga), starts).tolist()
-    per_group: dict[str, tuple[float, float]] = {}
-    for name, max_abs, largest_a in zip(sa.param_names, diff, size):
-        known = per_group.get(group_of(name), (0.0, 0.0))
-        per_group[group_of(name)] = (max(known[0], max_abs), max(known[1], largest_a))
+    starts, groups, group_number = _layout(tuple(sa.param_names),
+                                           tuple(p.numel() for p in sa.params))
+    largest = np.zeros((2, len(groups)), dtype=ga.dtype)   # |A - B|, |A| per group
+    np.maximum.at(largest[0], group_number, np.maximum.reduceat(np.abs(ga - gb), starts))
+    np.maximum.at(largest[1], group_number, np.maximum.reduceat(np.abs(ga), starts))
     out = {}
-    for group, (max_abs, largest_a) in per_group.items():
+    for group, max_abs, largest_a in zip(groups, *largest.tolist()):
         rel = max_abs / largest_a if largest_a > 0 else (0.0 if max_abs == 0 else math.inf)
         out[group] = GroupDiff(max_abs, rel)
     return StepDiff(ra.step, out, ra.total, rb.total, ra.saved_bytes_peak,
                     rb.saved_bytes_peak, _junction_ratio(ra, rb, sa.config.head_names()))
-
-
-@functools.lru_cache(maxsize=16)
-def _param_starts(sizes: tuple[int, ...]) -> np.ndarray:
-    """Where each parameter begins in the flat vector."""
-    return np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
 
 
 def _junction_ratio(ra, rb, head_names: list[str]) -> list[float | None] | None:

@@ -181,7 +181,7 @@ class CompareRecord:
     step: int
     verdict: str                       # since pinned (or the last reset)
     same: bool
-    step_verdict: str = ""             # this step alone
+    step_verdict: str = ""             # this step alone (in the newest record of a batch)
     step_same: bool = False
     diff: StepDiff | None = None       # None where B stopped
     b: StepRecord | None = None        # B's losses, total, gradient norms, memory

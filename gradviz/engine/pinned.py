@@ -9,6 +9,8 @@ B stops at its first error and stays stopped (A goes on) until it is pinned agai
 both are reset; a reset (Reset, a fresh model for A) starts both from step 0."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..core import events as ev
 from ..core.compare import (DEFAULT_RTOL, check_same_model, step_diff, steps_same,
                             stopped_words, verdict)
@@ -50,9 +52,17 @@ class PinnedB:
         self._first: tuple[StepDiff, Config, Config] | None = None
         self._largest: StepDiff | None = None
         self._told: tuple[StepDiff, str] | None = None   # the verdict since pinned, in words
+        self._words_due: tuple[StepDiff, StepDiff | None] | None = None  # the newest step's
 
     def take(self) -> list[CompareRecord]:
+        """The records since the last take; the newest, the one the window shows, with
+        this step's verdict in words (a step's words cost as much as comparing it, and
+        at full speed a batch holds a dozen steps)."""
         out, self.out = self.out, []
+        if out and self._words_due is not None:
+            diff, measured = self._words_due
+            out[-1] = replace(out[-1], step_verdict=verdict([diff], self.rtol, measured))
+        self._words_due = None
         return out
 
     def _b_config(self) -> Config:
@@ -137,13 +147,14 @@ class PinnedB:
         told = self._largest if self._first is None else self._first[0]
         if self._told is None or self._told[0] is not told:   # words only when it changes
             self._told = (told, verdict([told], self.rtol))
+        self._words_due = (diff, measured)   # put in words by take(), for the newest only
         self.out.append(CompareRecord(
-            ra.step, self._told[1], self._first is None,
-            verdict([diff], self.rtol, measured), step_same,
+            ra.step, self._told[1], self._first is None, "", step_same,
             diff, rb, dict(self.worst), self.peak_a, self.peak_b))
 
     def _stop(self, event: ev.Event) -> None:
         self.error = event
+        self._words_due = None
         words = stopped_words("B", event)
         self.out.append(CompareRecord(event.step, words, False, words, False,
                                       worst=dict(self.worst), peak_a=self.peak_a,
