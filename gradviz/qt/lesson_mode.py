@@ -38,6 +38,7 @@ class LessonMode(QObject):
         self.dock.hide()
         self.presenting = False
         self._charts = False      # the slide shows a gradient chart
+        self._side_by_side: list = []   # the slide's docks shown side by side
         self._build_menu()
         self._build_keys()
 
@@ -143,9 +144,18 @@ class LessonMode(QObject):
         for dock in bottom:
             dock.setVisible(dock in wanted)
         w.gradients_dock.setVisible(w.gradients_dock in wanted)
+        self._side_by_side = []
         if slide.layout == "side-by-side" and len(shown) > 1:
+            # each out of its tab group first: Qt adds a dock split off a tabbed one as one
+            # more tab, and the graph starts in a group with Memory, Code and What happened
+            for dock in shown:
+                w.removeDockWidget(dock)
+            w.addDockWidget(Qt.BottomDockWidgetArea, shown[0])
             for left, right in zip(shown, shown[1:]):
                 w.splitDockWidget(left, right, Qt.Horizontal)
+            for dock in shown:
+                dock.show()
+            self._side_by_side = shown   # given equal widths once laid out (refit)
         elif len(shown) > 1:
             for dock in shown[1:]:
                 w.tabifyDockWidget(shown[0], dock)
@@ -177,6 +187,10 @@ class LessonMode(QObject):
         all its room."""
         w = self.window
         fit_to_screen(w)
+        side = [d for d in self._side_by_side if d.isVisible()]
+        if self.player.lesson is not None and len(side) > 1 and share:
+            width = sum(d.width() for d in side) // len(side)
+            w.resizeDocks(side, [width] * len(side), Qt.Horizontal)
         panel = w.gradients_panel
         beside = w.dockWidgetArea(w.gradients_dock) in (Qt.LeftDockWidgetArea,
                                                         Qt.RightDockWidgetArea)

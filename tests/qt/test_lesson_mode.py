@@ -108,3 +108,17 @@ def test_every_head_is_in_the_legends_before_the_engine_answers(qtbot, settings)
         assert list(w.junction.data()) == ["head0", "head1", "head2", "head3"]
     finally:
         w.close()
+
+
+def test_a_slide_shows_its_panels_side_by_side(qtbot, make_window):
+    """The leak on the graph and the memory chart at once: Qt would have added the
+    memory chart as one more tab of the graph's group."""
+    w = make_window()
+    w.findChild(QAction, "lesson_03-leaky-graphs").trigger()
+    # laid out, the two given the same width
+    qtbot.waitUntil(lambda: w.graph_dock.isVisible() and w.memory_dock.isVisible() and
+                    abs(w.graph_dock.width() - w.memory_dock.width()) < 20, timeout=10_000)
+    assert w.memory_dock not in w.tabifiedDockWidgets(w.graph_dock)
+    graph, memory = w.graph_dock.geometry(), w.memory_dock.geometry()
+    assert memory.left() >= graph.right() and memory.width() > 200
+    assert abs(memory.top() - graph.top()) < 5
