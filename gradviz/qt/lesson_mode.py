@@ -16,6 +16,7 @@ from ..core.lessons import Lesson, LessonError, bundled_names, find_lesson, load
 from .lesson_player import LessonPlayer
 from .run_bar import DELAYS_MS
 from .screen_fit import fit_to_screen
+from .widgets.lesson_list import LessonList
 from .widgets.narration_view import NarrationView
 
 BASE_TITLE = "gradviz — autograd with several losses"
@@ -36,7 +37,16 @@ class LessonMode(QObject):
                                     Qt.LeftDockWidgetArea)
         window.tabifyDockWidget(window.controls_dock, self.dock)
         self.dock.hide()
+        # the start page: every lesson, a tab beside the settings (which stay in front:
+        # a student exploring alone starts there)
+        self.start_page = LessonList(self._bundled())
+        self.start_page.chosen.connect(self.open_named)
+        self.start_dock = window.add_dock("Lessons", "startDock", self.start_page,
+                                          Qt.LeftDockWidgetArea)
+        window.tabifyDockWidget(window.controls_dock, self.start_dock)
+        window.controls_dock.raise_()
         self.presenting = False
+        self._start_was_shown = True
         self._charts = False      # the slide shows a gradient chart
         self._side_by_side: list = []   # the slide's docks shown side by side
         self._build_menu()
@@ -46,11 +56,10 @@ class LessonMode(QObject):
     def _build_menu(self) -> None:
         menu = self.window.menuBar().addMenu("&Lessons")
         menu.setObjectName("lessonsMenu")
-        for name in bundled_names():
-            try:
-                title = find_lesson(name).title
-            except LessonError:   # a broken bundled file must not take the menu down
-                continue
+        start = menu.addAction("All lessons (start page)", self.show_start_page)
+        start.setObjectName("lessonStartPage")
+        menu.addSeparator()
+        for name, title in self._bundled():
             action = QAction(f"{name.split('-', 1)[0]}  {title}", self)
             action.setObjectName(f"lesson_{name}")
             action.triggered.connect(lambda _checked=False, n=name: self.open_named(n))
@@ -62,6 +71,21 @@ class LessonMode(QObject):
         menu.addAction("Present (full screen, no settings)\tF5", self.toggle_presenting)
         menu.addAction("Leave the lesson\tEsc", self.player.leave)
         self.menu = menu
+
+    @staticmethod
+    def _bundled() -> list[tuple[str, str]]:
+        out = []
+        for name in bundled_names():
+            try:
+                out.append((name, find_lesson(name).title))
+            except LessonError:   # a broken bundled file must not take the menu down
+                continue
+        return out
+
+    def show_start_page(self) -> None:
+        self.start_dock.show()
+        self.start_dock.raise_()
+        self.start_page.list.setFocus()
 
     def _build_keys(self) -> None:
         for key, slot in ((Qt.Key_PageDown, self.player.next),
@@ -79,6 +103,9 @@ class LessonMode(QObject):
         self.presenting = not self.presenting
         w.controls_dock.setVisible(not self.presenting)
         w.menuBar().setVisible(not self.presenting)
+        if self.presenting:
+            self._start_was_shown = self.start_dock.isVisible()
+        self.start_dock.setVisible(not self.presenting and self._start_was_shown)
         if self.presenting:
             if self.player.lesson is not None:
                 self.dock.show()

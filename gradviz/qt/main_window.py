@@ -379,7 +379,8 @@ class MainWindow(QMainWindow):
         self.theme = theme
         appearance.apply(QApplication.instance(), theme)
         for panel in self.plots + [self.graph_view, self.code_view, self.events_view,
-                                   self.compare.view, self.lessons.narration]:
+                                   self.compare.view, self.lessons.narration,
+                                   self.lessons.start_page]:
             panel.apply_theme(theme)
         set_least_sizes(self, theme.zoom)   # no plot squashed below what its text needs
         self.run_bar.phase_play.setStyleSheet(checkbox_css(theme))

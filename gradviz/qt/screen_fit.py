@@ -58,7 +58,7 @@ def fit_to_screen(window) -> None:
     # (what it frees: w(idth), h(eight)), the move
     gradients_left = ("w", lambda: window.tabifyDockWidget(window.controls_dock,
                                                            window.gradients_dock))
-    left = (window.controls_dock, window.lessons.dock)
+    left = (window.controls_dock, window.lessons.dock, window.lessons.start_dock)
     left_down = ("w", lambda: _into_tabs_of(window, bottom, left + (window.gradients_dock,)))
     moves = [
         # the gradient charts join the settings (and the lesson) on the left: one column less

@@ -122,3 +122,21 @@ def test_a_slide_shows_its_panels_side_by_side(qtbot, make_window):
     graph, memory = w.graph_dock.geometry(), w.memory_dock.geometry()
     assert memory.left() >= graph.right() and memory.width() > 200
     assert abs(memory.top() - graph.top()) < 5
+
+
+def test_the_start_page_lists_every_lesson_and_opens_one(qtbot, make_window):
+    from gradviz.core.lessons import bundled_names
+    w = make_window()
+    page = w.lessons.start_page
+    assert page.names() == bundled_names() and len(page.names()) >= 10
+    assert w.lessons.start_dock.isVisible() or w.lessons.start_dock in \
+        w.tabifiedDockWidgets(w.controls_dock)               # a tab beside the settings
+    w.findChild(QAction, "lessonStartPage").trigger()        # Lessons → All lessons
+    qtbot.waitUntil(lambda: page.isVisible(), timeout=5_000)
+    row = page.names().index("09-accumulation")
+    page.list.setCurrentRow(row)
+    qtbot.keyClick(page.list, Qt.Key_Return)
+    lesson = find_lesson("accumulation")
+    qtbot.waitUntil(lambda: w.windowTitle().startswith(f"gradviz — {lesson.title}"),
+                    timeout=5_000)
+    assert w.lessons.dock.isVisible()
