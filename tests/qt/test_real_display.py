@@ -5,10 +5,10 @@ or Qt's X libraries are missing (the README says which Debian packages they are)
 import ctypes.util
 import json
 import os
+import select
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -20,24 +20,29 @@ needs_x = pytest.mark.skipif(
     reason="needs Xvfb and Qt's X libraries (apt-get install xvfb libxcb-cursor0 ...)")
 
 
-def _free_display() -> int:
-    for n in range(50, 90):
-        if not Path(f"/tmp/.X11-unix/X{n}").exists() and not Path(f"/tmp/.X{n}-lock").exists():
-            return n
-    pytest.skip("no free X display number")
+def _start_xvfb(size: str) -> tuple[subprocess.Popen, int]:
+    """Xvfb on a display number it picks itself; it writes that number to a pipe once it
+    accepts clients (-displayfd): the wait is on that, not on time."""
+    read_end, write_end = os.pipe()
+    xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(write_end), "-screen", "0",
+                             f"{size}x24"], pass_fds=(write_end,),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(write_end)
+    with os.fdopen(read_end) as ready:
+        ready_in_time, _, _ = select.select([ready], [], [], 20)
+        number = ready.readline().strip() if ready_in_time else ""
+    if not number.isdigit():
+        xvfb.kill()
+        xvfb.wait(10)
+        pytest.fail("Xvfb did not start")
+    return xvfb, int(number)
 
 
 @needs_x
 @pytest.mark.parametrize("size", ["1280x720", "1024x768"])
 def test_the_window_fits_a_projector_and_quits_quickly(tmp_path, size):
-    n = _free_display()
-    xvfb = subprocess.Popen(["Xvfb", f":{n}", "-screen", "0", f"{size}x24"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    xvfb, n = _start_xvfb(size)
     try:
-        deadline = time.monotonic() + 20
-        while not Path(f"/tmp/.X11-unix/X{n}").exists():   # the server's socket
-            assert time.monotonic() < deadline and xvfb.poll() is None, "Xvfb did not start"
-            time.sleep(0.05)
         env = {k: v for k, v in os.environ.items() if k != "QT_QPA_PLATFORM"}
         env.update(DISPLAY=f":{n}", GRADVIZ_SETTINGS=str(tmp_path / "settings.json"))
         proc = subprocess.run([sys.executable, str(HERE / "x_display_check.py")], env=env,
