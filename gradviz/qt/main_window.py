@@ -7,7 +7,6 @@ import time
 
 import shiboken6
 from PySide6.QtCore import QEvent, QThread, QTimer, Qt, Signal, Slot
-from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QApplication, QDockWidget, QGridLayout, QLabel, QMainWindow,
                                QScrollArea, QWidget)
 
@@ -19,11 +18,13 @@ from .graph_renderer import GraphRenderer
 from .compare_mode import CompareMode
 from .file_menu import FileMenu
 from .lesson_mode import LessonMode
+from .panel_painter import PanelPainter
+from .view_menu import add_keys, add_view_menu
+from .window_layout import restore_layout
 from .screen_fit import fit_to_screen, set_least_sizes
 from .run_bar import RunBar
-from .settings import AppSettings, Remembered, warn as settings_warning
+from .settings import AppSettings, Remembered
 from .theme import THEMES, Theme
-from .window_state import BadLayout, check_window_state
 from .widgets.code_view import CodeView
 from .widgets.events_view import EventsView
 from .widgets.graph_view import GraphView
@@ -35,9 +36,6 @@ from .widgets.plot_stack import PlotStack
 from .widgets.plot_style import checkbox_css
 from . import appearance
 
-PAINT_HZ = 25              # the fastest the panels repaint
-PAINT_SHARE = 0.3          # ...but at most this share of the GUI thread's time: the
-                           # engine needs a core too (and in-process, the GIL)
 LIVE_GRAPH_SECONDS = 1.5   # while running, refresh the graph this often
 THREAD_WAIT_MS = 30_000    # closing waits at most this long for a thread to stop
 
@@ -90,20 +88,12 @@ class MainWindow(QMainWindow):
         self._start_threads(remembered.config)
         self.compare = CompareMode(self)    # the Compare menu: B pinned beside A
         self.run_bar.speed.setValue(remembered.speed)
-        self._restore_layout(remembered)
+        restore_layout(self, remembered)
         self.apply_theme(self.theme)
         self.code_view.set_config(remembered.config)
-        self.paint_timer = QTimer(self)
-        self.paint_timer.setSingleShot(True)
-        self.paint_timer.timeout.connect(self._frame)
-        self.paint_timer.start(1000 // PAINT_HZ)
-        self._frame_started = 0.0
-        self._due_panels: list = []   # panels this frame has still to bring up to date
-        self._panel_timer = QTimer(self)
-        self._panel_timer.setSingleShot(True)
-        self._panel_timer.setInterval(1)
-        self._panel_timer.timeout.connect(self._paint_next_panel)
-        self._shown: dict = {}    # panel -> (generation, steps) it last drew
+        self.painter = PanelPainter(self, lambda: self.plots, lambda: self.history,
+                                    self._shown_key, self._take_new_steps)
+        self.painter.start()
         self.gc_guard.settle()
 
     # ---- construction --------------------------------------------------------------
@@ -168,34 +158,6 @@ class MainWindow(QMainWindow):
             self.tabifyDockWidget(self.graph_dock, dock)
         self.graph_dock.raise_()
 
-    def _restore_layout(self, remembered: Remembered) -> None:
-        """The remembered size and dock layout, or the first-launch ones where there are
-        none or Qt refuses the saved bytes (a file from another Qt, or edited by hand)."""
-        geometry, state = remembered.geometry, remembered.window_state
-        if geometry is not None and not self.restoreGeometry(geometry):
-            settings_warning("geometry is not a window geometry Qt accepts; "
-                             "using the first-launch size")
-            geometry = None
-        if geometry is None:   # first launch: most of the screen, which on a projector is all
-            screen = QApplication.primaryScreen().availableGeometry()
-            self.resize(max(1024, int(screen.width() * 0.92)), max(700, int(screen.height() * 0.9)))
-        if state is not None and not self._restore_state(state):
-            settings_warning("window_state is not a window layout Qt accepts; "
-                             "using the first-launch layout")
-            state = None
-        if state is None:
-            QTimer.singleShot(0, self.first_layout)
-
-    def _restore_state(self, state) -> bool:
-        """restoreState, but only for bytes gradviz's own check accepts: Qt trusts them,
-        and a crafted layout crashed it."""
-        docks = {dock.objectName() for dock in self.findChildren(QDockWidget)}
-        try:
-            check_window_state(bytes(state.data()), docks)
-        except BadLayout:
-            return False
-        return self.restoreState(state)
-
     def first_layout(self) -> None:
         """Dock sizes for a first launch on a 1920x1080 projector (later launches restore
         the user's own); needs the window at its size, so it runs once it is shown."""
@@ -216,35 +178,8 @@ class MainWindow(QMainWindow):
         return super().event(event)
 
     def _build_actions(self) -> None:
-        keys = ((Qt.Key_Space, self.toggle_play), (Qt.Key_Right, self.sigPhase.emit),
-                (QKeySequence(Qt.SHIFT | Qt.Key_Right), self.sigStep.emit),
-                (Qt.Key_R, self.sigReset.emit), (Qt.Key_F11, self.toggle_full_screen),
-                (Qt.Key_P, self.run_bar.phase_play.toggle),
-                (QKeySequence.ZoomIn, lambda: self.zoom_by(1.15)),
-                (QKeySequence("Ctrl+="), lambda: self.zoom_by(1.15)),
-                (QKeySequence.ZoomOut, lambda: self.zoom_by(1 / 1.15)),
-                (QKeySequence("Ctrl+0"), lambda: self.zoom_by(None)))
-        self.shortcuts = []
-        for key, slot in keys:
-            sc = QShortcut(QKeySequence(key), self)
-            sc.setContext(Qt.WindowShortcut)
-            sc.activated.connect(slot)
-            self.shortcuts.append(sc)
-        view = self.menuBar().addMenu("&View")
-        self.dark_action = QAction("Dark theme", self, checkable=True)
-        self.dark_action.setObjectName("darkThemeAction")
-        self.dark_action.setChecked(self.theme.name == "dark")
-        self.dark_action.toggled.connect(
-            lambda dark: self.apply_theme(THEMES["dark" if dark else "light"].zoomed(self.theme.zoom)))
-        view.addAction(self.dark_action)
-        for text, factor in (("Larger text\tCtrl++", 1.15), ("Smaller text\tCtrl+-", 1 / 1.15),
-                             ("Normal text size\tCtrl+0", None)):
-            view.addAction(text, lambda _checked=False, f=factor: self.zoom_by(f))
-        view.addAction("Full screen\tF11", self.toggle_full_screen)
-        view.addSeparator()
-        for dock in (self.controls_dock, self.gradients_dock, self.graph_dock, self.code_dock,
-                     self.memory_dock, self.events_dock):
-            view.addAction(dock.toggleViewAction())
+        add_keys(self)
+        add_view_menu(self)
         rb = self.run_bar
         rb.playClicked.connect(self.toggle_play)
         rb.phaseClicked.connect(self.sigPhase.emit)
@@ -408,47 +343,14 @@ class MainWindow(QMainWindow):
                 new += 1
         return new
 
-    def _frame(self) -> None:
-        self._frame_started = time.perf_counter()
-        self._take_new_steps()
-        self._due_panels = self._panels_due()
-        self._paint_next_panel()
-
-    def _paint_next_panel(self) -> None:
-        """One panel per pass of the event loop: a panel's repaint cannot be interrupted,
-        and all of them in one pass kept the window from answering for 60 ms and more.
-        The timer between panels lets input and other timers in."""
-        if self._due_panels:
-            self._update_panel(self._due_panels.pop(0))
-            self._panel_timer.start()
-        else:
-            self._frame_done()
-
-    def _frame_done(self) -> None:
-        """Schedule the next frame so that painting keeps to its share of the time."""
-        busy_ms = (time.perf_counter() - self._frame_started) * 1000
-        wait_ms = max(1000 / PAINT_HZ - busy_ms, busy_ms * (1 / PAINT_SHARE - 1))
-        self.paint_timer.start(int(min(wait_ms, 1000)))
-
     def refresh(self) -> None:
         """Bring every shown panel up to date now (screenshots, tests)."""
         self._take_new_steps()
-        for panel in self._panels_due():
-            self._update_panel(panel)
+        self.painter.paint_all()
 
     def _shown_key(self) -> tuple:
         """What a panel shows: the model, its steps, and the pinned B's steps."""
         return (self.generation, len(self.history), self.compare.seen())
-
-    def _panels_due(self) -> list:
-        # a panel in a hidden tab costs nothing and catches up once shown
-        shown = self._shown_key()
-        return [plot for plot in self.plots
-                if plot.isVisible() and self._shown.get(plot) != shown]
-
-    def _update_panel(self, plot) -> None:
-        plot.update_from(self.history)
-        self._shown[plot] = self._shown_key()
 
     def _take_new_steps(self) -> None:
         """New steps into the history (and B's); the status line and the live graph follow."""
@@ -486,8 +388,7 @@ class MainWindow(QMainWindow):
         """Stop the engine and the layout thread promptly: the engine is asked to stop,
         given half a second, then ended (it holds nothing the window needs); a Graphviz
         layout in flight is killed instead of waited for (seconds for a big graph)."""
-        self.paint_timer.stop()
-        self._panel_timer.stop()
+        self.painter.stop()
         # GraphView keeps the cancel event of the layout it asked for last, the only one
         # that can be running; setting it kills the Graphviz process within 20 ms
         self.graph_view.cancel_layout()

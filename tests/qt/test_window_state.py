@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QDockWidget
 
 from gradviz.qt import launch
 from gradviz.qt.window_state import BadLayout, check_window_state
+from gradviz.qt.window_layout import restore_state
 
 AREA_INDEX_AT = 13   # version marker, version, dock marker, area count: then the first index
 
@@ -34,7 +35,7 @@ def with_area_index(state: bytes, index: int) -> bytes:
 def test_the_layout_gradviz_saves_passes_and_restores(saved):
     state, names, window = saved
     check_window_state(state, names)
-    assert window._restore_state(QByteArray(state))
+    assert restore_state(window, QByteArray(state))
 
 
 @pytest.mark.parametrize("change", [
@@ -129,4 +130,4 @@ def test_a_mutated_layout_is_refused_or_restored_never_a_crash(saved, edits):
     for at, chunk in edits:
         at = at % (len(data) + 1)
         data[at:at + len(chunk)] = chunk
-    assert window._restore_state(QByteArray(bytes(data))) in (True, False)
+    assert restore_state(window, QByteArray(bytes(data))) in (True, False)
