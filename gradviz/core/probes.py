@@ -8,6 +8,7 @@ slowed a tiny model from ~3,800 to ~9 steps/s within seconds).
 """
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 import torch
@@ -74,12 +75,20 @@ class JunctionProbe:
         return torch.stack(rows)
 
 
-def junction_summary(g: torch.Tensor) -> torch.Tensor:
-    """Norms (K) and pairwise cosines (K x K, NaN where a gradient is zero), flattened.
+def junction_gram(g: torch.Tensor) -> torch.Tensor:
+    """(K * K,) every pair of heads' junction gradients' dot product, flattened.
 
-    A zero row is divided by NaN, so its row and column of the cosines come out NaN from
-    the product itself (the other cosines are the same dot products of the same unit
-    rows): fewer small kernels than masking afterwards."""
-    norms = g.norm(dim=1)
-    unit = g / norms.masked_fill(norms == 0, float("nan")).unsqueeze(1)
-    return torch.cat([norms, (unit @ unit.T).reshape(-1)])
+    Their norms and cosines follow from these K * K numbers on the host (norms_and_cosines):
+    one matrix product on the device instead of the dozen small kernels that normalising
+    the rows there takes (each costs more than the arithmetic, at this size)."""
+    return (g @ g.T).reshape(-1)
+
+
+def norms_and_cosines(gram: list[float], heads: int) -> tuple[list[float], list[list[float]]]:
+    """Each head's junction gradient norm, and the K x K cosines (NaN where either
+    gradient is zero: a detached head has no direction to agree with)."""
+    norms = [math.sqrt(max(gram[k * heads + k], 0.0)) for k in range(heads)]
+    cosine = [[gram[i * heads + j] / (norms[i] * norms[j]) if norms[i] and norms[j]
+               else math.nan for j in range(heads)] for i in range(heads)]
+    # rounding can put a cosine a hair outside [-1, 1]
+    return norms, [[min(1.0, max(-1.0, c)) if c == c else c for c in row] for row in cosine]

@@ -8,7 +8,7 @@ import math
 import torch
 
 from .config import Config
-from .probes import JunctionProbe, grad_norms, junction_summary
+from .probes import JunctionProbe, grad_norms, junction_gram, norms_and_cosines
 from .records import StepRecord
 
 
@@ -30,7 +30,7 @@ def measure_step(cfg: Config, record: StepRecord, micro_losses: list[list[torch.
     values = torch.stack(scalars)
     g = junction.stacked(device) if junction is not None else None
     if g is not None:
-        values = torch.cat([values, junction_summary(g)])
+        values = torch.cat([values, junction_gram(g)])
     values = values.tolist()
     names, K = cfg.head_names(), cfg.heads
     record.losses = dict(zip(names, values[:K]))
@@ -45,7 +45,6 @@ def measure_step(cfg: Config, record: StepRecord, micro_losses: list[list[torch.
         record.z_grad_norm = values[pos]
         pos += 1
     if g is not None:
-        record.junction_grad_norms = dict(zip(names, values[pos:pos + K]))
-        flat = values[pos + K:pos + K + K * K]
-        record.cosine = [flat[i * K:(i + 1) * K] for i in range(K)]
+        norms, record.cosine = norms_and_cosines(values[pos:pos + K * K], K)
+        record.junction_grad_norms = dict(zip(names, norms))
 
