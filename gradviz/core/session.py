@@ -88,6 +88,7 @@ class Session:
         self.data = make_data(cfg.heads, cfg.seed).to(self.device)
         self.param_names = [n for n, _ in self.model.named_parameters()]
         self.params = [p for _, p in self.model.named_parameters()]
+        self.param_sizes = tuple(p.numel() for p in self.params)
         self._param_storages = {storage_key(p) for p in self.params}
         # each head's layers after its first (slicing a Sequential builds a new module)
         self._head_rest = [tuple(head)[1:] for head in self.model.heads]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..core import events as ev
-from ..core.compare import (DEFAULT_RTOL, check_same_model, step_diff, steps_same,
+from ..core.compare import (DEFAULT_RTOL, check_same_model, step_diff,
                             stopped_words, verdict)
 from ..core.config import Config, ConfigError, validate
 from ..core.records import CompareRecord, GroupDiff, StepDiff, StepRecord
@@ -50,7 +50,7 @@ class PinnedB:
         # one under the same configs whose heads' shares were measured, if it had none),
         # else the step with the largest difference
         self._first: tuple[StepDiff, Config, Config] | None = None
-        self._largest: StepDiff | None = None
+        self._largest: tuple[StepDiff, float] | None = None   # and its largest max_rel
         self._told: tuple[StepDiff, str] | None = None   # the verdict since pinned, in words
         self._words_due: tuple[StepDiff, StepDiff | None] | None = None  # the newest step's
 
@@ -129,14 +129,15 @@ class PinnedB:
         measured = None
         if self._measured is not None and self._measured[1:] == configs:
             measured = self._measured[0]
-        step_same = steps_same([diff], self.rtol)
+        largest_rel = _largest_rel(diff)
+        step_same = largest_rel <= self.rtol   # steps_same([diff]), already at hand
         first = self._first
         if not step_same and (first is None or (first[0].junction_ratio is None and
                                                 diff.junction_ratio is not None and
                                                 first[1:] == configs)):
             self._first = (diff, *configs)
-        if self._largest is None or _largest_rel(diff) > _largest_rel(self._largest):
-            self._largest = diff
+        if self._largest is None or largest_rel > self._largest[1]:
+            self._largest = (diff, largest_rel)
         for group, d in diff.groups.items():
             known = self.worst.get(group)
             if known is None or d.max_abs > known.max_abs or d.max_rel > known.max_rel:
@@ -144,7 +145,7 @@ class PinnedB:
                                               max(d.max_rel, known.max_rel if known else 0.0))
         self.peak_a = _larger(self.peak_a, ra.saved_bytes_peak)
         self.peak_b = _larger(self.peak_b, rb.saved_bytes_peak)
-        told = self._largest if self._first is None else self._first[0]
+        told = self._largest[0] if self._first is None else self._first[0]
         if self._told is None or self._told[0] is not told:   # words only when it changes
             self._told = (told, verdict([told], self.rtol))
         self._words_due = (diff, measured)   # put in words by take(), for the newest only
