@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import statistics
 
 from ..core.bench import PROBE_LEVELS, run_bench
 from ..core.config import ConfigError
@@ -50,6 +51,7 @@ def main(args: argparse.Namespace) -> int:
         if r.name == "bare":
             bare = r.steps_per_second
         print(f"{r.name:<12}{r.steps_per_second:>10.0f}{r.ratio:>9.0%}  {what}")
+    _print_comparing(config, repeats, bare)
     if args.gui:
         from ..qt.gui_bench import run_gui_bench
         for busy in (False, True):
@@ -66,6 +68,33 @@ def main(args: argparse.Namespace) -> int:
                       f"in its process); the engine's first model was ready at "
                       f"{g['engine_ready_s']:.2f} s")
     return EXIT_OK
+
+
+def _print_comparing(config, repeats: int, bare: float | None) -> None:
+    """What comparing costs: the app's engine with B pinned against it alone, and
+    `gradviz compare` against `gradviz run` (medians of interleaved runs)."""
+    from ..engine.bench import compare_rate, engine_rate
+    in_loop = config.replace(strategy="in-loop")
+    runs = {"alone": lambda: engine_rate(config, config.steps),
+            "pinned": lambda: engine_rate(config, config.steps, b=config),
+            "pinned, in-loop": lambda: engine_rate(config, config.steps, b=in_loop),
+            "run": lambda: timed_run(config, config.steps),
+            "compare": lambda: compare_rate(config, config, config.steps)}
+    rates: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(repeats):
+        for name, rate in runs.items():
+            rates[name].append(rate())
+    med = {name: statistics.median(r) for name, r in rates.items()}
+    lines = [("app alone", med["alone"], "the engine's loop as Play runs it at full speed"),
+             ("app, B", med["pinned"], f"the same with B pinned (B = A's settings): "
+              f"{med['alone'] / med['pinned']:.2f}x the time of A alone"),
+             ("app, B", med["pinned, in-loop"], f"the same with B = in-loop: "
+              f"{med['alone'] / med['pinned, in-loop']:.2f}x"),
+             ("compare", med["compare"], f"`gradviz compare A A`: {med['run'] / med['compare']:.2f}x "
+              f"the time of `gradviz run` (the run line)")]
+    for name, rate, what in lines:
+        ratio = f"{rate / bare:>9.0%}" if bare else f"{'':>9}"
+        print(f"{name:<12}{rate:>10.0f}{ratio}  {what}")
 
 
 def _describe_run(config) -> str:

@@ -1,6 +1,7 @@
 """`gradviz run` as a user calls it: files written, exit statuses, one-line errors."""
 import csv
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -186,5 +187,11 @@ def test_python_dash_m_runs_in_a_fresh_process_without_traceback(tmp_path):
 def test_bench_prints_each_probe_level_and_its_ratio(capsys):
     assert main(["bench", "--steps", "10", "--repeats", "1"]) == 0
     out = capsys.readouterr().out
-    for level in ("bare", "none", "default", "everything", "run"):
+    for level in ("bare", "none", "default", "everything", "run", "app alone", "app, B",
+                  "compare"):
         assert any(line.startswith(level) and "%" in line for line in out.splitlines()), level
+    # what comparing costs, as a number of times the run alone
+    cost = re.search(r"B pinned \(B = A's settings\): ([0-9.]+)x the time of A alone", out)
+    assert cost and 1.0 < float(cost.group(1)) < 10.0, out
+    cost = re.search(r"`gradviz compare A A`: ([0-9.]+)x the time of `gradviz run`", out)
+    assert cost and 0.5 < float(cost.group(1)) < 10.0, out

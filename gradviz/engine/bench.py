@@ -1,0 +1,42 @@
+"""What comparing costs, for `gradviz bench`: the engine's loop as Play runs it at full
+speed, alone and with a B pinned beside it; and `gradviz compare`'s loop beside
+`gradviz run`'s. Timed as the window's engine and the commands really train (their own
+loops, their own sampling), wall-clock, in this process."""
+from __future__ import annotations
+
+import pickle
+import time
+
+from ..core.compare import compare
+from ..core.config import Config
+from .loop import EngineLoop
+
+WARM_UP_STEPS = 20
+
+
+def engine_rate(config: Config, steps: int, b: Config | None = None) -> float:
+    """A's steps per second in the engine's loop played at full speed (batches of about
+    20 ms, each batch's messages pickled as the pipe would), with B pinned if given."""
+    loop = EngineLoop(config)
+    if b is not None:
+        loop.handle("pin_b", b)
+    loop.handle("play")
+    session = loop.session
+    while session.step_index < WARM_UP_STEPS:
+        loop.train_batch(lambda: False)
+    loop.take_outbox()
+    start, first = time.perf_counter(), session.step_index
+    while session.step_index - first < steps and session.error is None:
+        loop.train_batch(lambda: False)
+        pickle.dumps(loop.take_outbox(), protocol=pickle.HIGHEST_PROTOCOL)
+    return (session.step_index - first) / (time.perf_counter() - start)
+
+
+def compare_rate(a: Config, b: Config, steps: int) -> float:
+    """Steps per second of `gradviz compare`'s lockstep loop (both trained, each step
+    compared)."""
+    compare(a, b, min(WARM_UP_STEPS, steps))
+    start = time.perf_counter()
+    result = compare(a, b, steps)
+    return len(result.steps) / (time.perf_counter() - start)
+
