@@ -88,7 +88,11 @@ def norms_and_cosines(gram: list[float], heads: int) -> tuple[list[float], list[
     """Each head's junction gradient norm, and the K x K cosines (NaN where either
     gradient is zero: a detached head has no direction to agree with)."""
     norms = [math.sqrt(max(gram[k * heads + k], 0.0)) for k in range(heads)]
-    cosine = [[gram[i * heads + j] / (norms[i] * norms[j]) if norms[i] and norms[j]
-               else math.nan for j in range(heads)] for i in range(heads)]
-    # rounding can put a cosine a hair outside [-1, 1]
-    return norms, [[min(1.0, max(-1.0, c)) if c == c else c for c in row] for row in cosine]
+
+    def cos(i: int, j: int) -> float:
+        if not (norms[i] and norms[j]):
+            return math.nan
+        # rounding can put a cosine a hair outside [-1, 1]
+        return min(1.0, max(-1.0, gram[i * heads + j] / (norms[i] * norms[j])))
+
+    return norms, [[cos(i, j) for j in range(heads)] for i in range(heads)]
