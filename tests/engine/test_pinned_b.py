@@ -59,6 +59,17 @@ def test_sum_beside_separate_is_the_same_computation():
     assert compared[-1].peak_a and compared[-1].peak_b
 
 
+def _plain_backward(strategy: str, losses: list) -> None:
+    """`total.backward()` (sum), or `total += L_k; total.backward()` inside the loop."""
+    if strategy == "sum":
+        sum(losses).backward()
+        return
+    total = 0
+    for loss in losses:
+        total = total + loss
+        total.backward(retain_graph=True)
+
+
 def _junction_pushes(strategy: str, cfg: Config) -> list[float]:
     """Plain PyTorch: the norm of the gradient each head sends into z over one step's
     backward calls, under sum (`total.backward()`) or in-loop (`total += L_k;
@@ -73,13 +84,7 @@ def _junction_pushes(strategy: str, cfg: Config) -> list[float]:
         zk.register_hook(lambda g, k=k: pushed[k].add_(g))
     from core_reference import loss_k
     losses = [loss_k(k, head(zk), targets[k]) for k, (head, zk) in enumerate(zip(net.heads, reads))]
-    if strategy == "sum":
-        sum(losses).backward()
-    else:
-        total = 0
-        for loss in losses:
-            total = total + loss
-            total.backward(retain_graph=True)
+    _plain_backward(strategy, losses)
     return [g.norm().item() for g in pushed]
 
 
@@ -88,13 +93,7 @@ def _trunk_grad(cfg: Config, strategy: str) -> torch.Tensor:
     net = ref_net(cfg, snapshot(session))
     x, targets = batch(session, 0, cfg.batch_size)
     _, losses = forward(net, x, targets)
-    if strategy == "sum":
-        sum(losses).backward()
-    else:
-        total = 0
-        for loss in losses:
-            total = total + loss
-            total.backward(retain_graph=True)
+    _plain_backward(strategy, losses)
     return torch.cat([p.grad.reshape(-1) for p in net.trunk.parameters()])
 
 
