@@ -86,7 +86,7 @@ def _print_comparing(config, repeats: int, bare: float | None) -> None:
             rates[name].append(rate())
     med = {name: statistics.median(r) for name, r in rates.items()}
     lines = [("app alone", med["alone"], "the engine's loop as Play runs it at full speed"),
-             ("app, B", med["pinned"], f"the same with B pinned (B = A's settings): "
+             ("app, B", med["pinned"], f"the same with B pinned, in its own process (B = A's settings): "
               f"{med['alone'] / med['pinned']:.2f}x the time of A alone"),
              ("app, B", med["pinned, in-loop"], f"the same with B = in-loop: "
               f"{med['alone'] / med['pinned, in-loop']:.2f}x"),

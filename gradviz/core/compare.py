@@ -112,15 +112,24 @@ def check_same_model(a: Config, b: Config) -> None:
                               f"{key.replace('_', '-')} is {va} in A, {vb} in B")
 
 
-def _flat_grads(sa: Session, sb: Session) -> tuple[np.ndarray, np.ndarray]:
-    """A's and B's gradients as they stand, in parameter order, as one host vector each
-    (zeros where a parameter has none). On the CPU: one concatenation for both, in one
-    call (a third less than two), no copy after it."""
-    grads = [p.grad for p in sa.params] + [p.grad for p in sb.params]
+def _grads_or_zeros(params: list[torch.Tensor]) -> list[torch.Tensor]:
+    grads = [p.grad for p in params]
     if any(g is None for g in grads):
-        grads = [torch.zeros_like(p) if p.grad is None else p.grad
-                 for p in sa.params + sb.params]
-    flat = _flatten_dense_tensors(grads).detach().cpu().numpy()
+        grads = [torch.zeros_like(p) if p.grad is None else p.grad for p in params]
+    return grads
+
+
+def flat_grads(session: Session) -> np.ndarray:
+    """One session's gradients as they stand, in parameter order, as one host vector
+    (zeros where a parameter has none): a copy, which the next step leaves alone."""
+    return _flatten_dense_tensors(_grads_or_zeros(session.params)).detach().cpu().numpy()
+
+
+def _flat_grads(sa: Session, sb: Session) -> tuple[np.ndarray, np.ndarray]:
+    """A's and B's gradients as flat_grads gives each, in one concatenation for both
+    (on the CPU a third less than two)."""
+    flat = _flatten_dense_tensors(_grads_or_zeros(sa.params + sb.params))
+    flat = flat.detach().cpu().numpy()
     n = sum(sa.param_sizes)   # the same model: the same sizes
     return flat[:n], flat[n:]
 
@@ -146,12 +155,19 @@ def step_diff(sa: Session, sb: Session, ra: StepRecord, rb: StepRecord) -> StepD
 
     Read after the step: optimizer.step() leaves .grad as backward made it (it changes
     the parameters) and nothing touches it until the next step's zero_grad, so these are
-    the gradients the step used. gradviz compare and the app's pinned B both call this
-    every step, and it is most of what comparing adds to training B: so the arithmetic
+    the gradients the step used. gradviz compare calls this every step (the app's pinned
+    B, grads_diff), and it is most of what comparing adds to training B: so the arithmetic
     is done in numpy on one flat vector each, two reductions over the runs of each group
     (a dozen small torch operations cost a fifth of a step)."""
     ga, gb = _flat_grads(sa, sb)
-    starts, groups = _layout(tuple(sa.param_names), sa.param_sizes)
+    return grads_diff(ga, gb, tuple(sa.param_names), sa.param_sizes, ra, rb)
+
+
+def grads_diff(ga: np.ndarray, gb: np.ndarray, names: tuple[str, ...],
+               sizes: tuple[int, ...], ra: StepRecord, rb: StepRecord) -> StepDiff:
+    """step_diff on gradients already flattened (as flat_grads does), of a model whose
+    parameters have these names and sizes."""
+    starts, groups = _layout(names, sizes)
     max_diff = np.maximum.reduceat(np.abs(ga - gb), starts).tolist()
     max_a = np.maximum.reduceat(np.abs(ga), starts).tolist()
     largest: dict[str, list[float]] = {}

@@ -16,8 +16,9 @@ WARM_UP_STEPS = 20
 
 def engine_rate(config: Config, steps: int, b: Config | None = None) -> float:
     """A's steps per second in the engine's loop played at full speed (batches of about
-    20 ms, each batch's messages pickled as the pipe would), with B pinned if given."""
-    loop = EngineLoop(config)
+    20 ms, each batch's messages pickled as the pipe would), with B pinned if given
+    (in a process of its own, as the app's engine pins it)."""
+    loop = EngineLoop(config, b_in_own_process=True)
     if b is not None:
         loop.handle("pin_b", b)
     loop.handle("play")
@@ -29,7 +30,9 @@ def engine_rate(config: Config, steps: int, b: Config | None = None) -> float:
     while session.step_index - first < steps and session.error is None:
         loop.train_batch(lambda: False)
         pickle.dumps(loop.take_outbox(), protocol=pickle.HIGHEST_PROTOCOL)
-    return (session.step_index - first) / (time.perf_counter() - start)
+    rate = (session.step_index - first) / (time.perf_counter() - start)
+    loop.handle("shutdown")   # B's process, if any, ends here
+    return rate
 
 
 def compare_rate(a: Config, b: Config, steps: int) -> float:

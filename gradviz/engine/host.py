@@ -7,6 +7,20 @@ import signal
 import threading
 
 
+def exit_words(exitcode: int | None) -> str:
+    """How a process ended, in words: 'exit code -9 / killed by signal SIGKILL' and the
+    like (the window says it of the engine, the engine of a pinned B's process)."""
+    if exitcode is None:
+        return "it no longer answers"
+    if exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        return f"exit code {exitcode} / killed by signal {name}"
+    return f"exit code {exitcode}"
+
+
 def serve(conn, config, own_process: bool = True, holder: dict | None = None) -> None:
     """The engine's whole life: load torch, build the session, answer commands until
     told to shut down or the window's end of the pipe closes."""

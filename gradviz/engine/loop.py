@@ -19,13 +19,17 @@ FAST_SAMPLE_EVERY = 20  # at full speed, the costly probes run every this many s
 ENGINE_NICENESS = 5     # how much lower than the window's the engine's CPU priority is
 FREEZE_EVERY = 500      # keep graphs: steps between moving what it holds out of the GC's way
 MIN_PHASE_SECONDS = p.MIN_PHASE_MS / 1000  # Play by phases: each phase's graph is seen
+B_LOOK_SECONDS = 0.005  # B's steps in flight: how soon to look for their replies again
 
 
 class EngineLoop:
     """The session and what the window asked of it; `outbox` collects the messages
     of one batch."""
 
-    def __init__(self, config: Config):
+    def __init__(self, config: Config, b_in_own_process: bool = False):
+        """b_in_own_process: a pinned B trains in a process of its own (the app's
+        engine), else in this one (tests, where one process is simpler)."""
+        self.b_in_own_process = b_in_own_process
         self.outbox: list[tuple] = []
         self._records: list = []
         self.running = False
@@ -62,8 +66,10 @@ class EngineLoop:
         if self._records:
             self.outbox.append((p.RECORDS, self._records, self.steps_per_second))
             self._records = []
-        if self.pinned is not None and self.pinned.out:
-            self.outbox.append((p.COMPARED, self.pinned.take()))
+        if self.pinned is not None:
+            compared = self.pinned.take()
+            if compared:
+                self.outbox.append((p.COMPARED, compared))
 
     def take_outbox(self) -> list[tuple]:
         self._flush_records()
@@ -196,16 +202,25 @@ class EngineLoop:
     def _cmd_pin_b(self, config: Config | None) -> None:
         """Train B beside A in lockstep from step 0 (both reset: the same seed, data and
         initial weights), or (None) stop comparing."""
+        from .b_runner import LocalB, ProcessB
         from .pinned import PinnedB
+        old = self.pinned
         if config is None:
-            self.pinned = None
+            self._unpin()
             self.send(p.B_PINNED, None, None)
             return
+        # B's process is kept from one pin to the next; it is joined by a socket pair
+        # handed down to it, which only POSIX systems do: elsewhere B stays here
+        own = self.b_in_own_process and os.name == "posix"
+        runner = old.b if old is not None else (ProcessB() if own else LocalB())
         try:
-            pinned = PinnedB(self.session, config)
+            pinned = PinnedB(self.session, config, runner=runner)
         except ConfigError as exc:
             self.send(p.B_PINNED, None, str(exc))
             return
+        if old is not None:
+            old.collect()          # its last step, compared before B changes
+            self._flush_records()
         self.pinned = pinned
         self.send(p.B_PINNED, pinned.config, None)
         self._cmd_reset()   # builds B too (see _announce_config)
@@ -241,6 +256,15 @@ class EngineLoop:
     def _cmd_shutdown(self) -> None:
         self.running = False
         self.stopped = True
+        self._unpin()
+
+    def _unpin(self) -> None:
+        """Stop comparing: what B did last is sent, then B (and its process) ends."""
+        if self.pinned is not None:
+            self.pinned.collect()
+            self._flush_records()
+            pinned, self.pinned = self.pinned, None
+            pinned.close()
 
     # ---- training -------------------------------------------------------------------
     def due_in(self) -> float | None:
@@ -369,9 +393,10 @@ def run(conn, config: Config, own_process: bool = True, holder: dict | None = No
     if own_process:
         leave_a_core_free()
         yield_to_the_window()
+    loop = None
     try:
         conn.send([(p.HELLO, available_devices())])
-        loop = EngineLoop(config)
+        loop = EngineLoop(config, b_in_own_process=own_process)
         if holder is not None:
             holder["loop"] = loop
         while not loop.stopped:
@@ -379,6 +404,9 @@ def run(conn, config: Config, own_process: bool = True, holder: dict | None = No
             if out:
                 conn.send(out)
             wait = loop.due_in()
+            if loop.pinned is not None and loop.pinned.in_flight:
+                # B's last steps are still to compare: look again soon, even when idle
+                wait = B_LOOK_SECONDS if wait is None else min(wait, B_LOOK_SECONDS)
             # idle: sleep on the pipe; paced: sleep until the next step is due
             if conn.poll(wait):
                 while conn.poll(0) and not loop.stopped:
@@ -388,6 +416,8 @@ def run(conn, config: Config, own_process: bool = True, holder: dict | None = No
     except (EOFError, BrokenPipeError, ConnectionResetError, OSError):
         pass   # the window is gone
     finally:
+        if loop is not None:
+            loop._unpin()   # B's process, if any, ends with the engine
         conn.close()
         if own_process:
             # skip the interpreter's teardown (torch's takes a few hundred ms): nothing

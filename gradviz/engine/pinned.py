@@ -1,22 +1,34 @@
 """B pinned beside the app's A: a second Session, built from B's config with A's seed
 (so the same data and the same initial weights), that does the same step each time A
 completes one. Each pair of steps is compared as `gradviz compare` compares them
-(core.compare's step_diff and verdict) and queued as a plain CompareRecord for the
+(core.compare's grads_diff and verdict) and queued as a plain CompareRecord for the
 window. B's probes are sampled as A's are, its gradient norms only on sampled
 steps, so B costs a little less than A.
+
+B lives in a runner (engine.b_runner): in this process, or in a process of its own that
+does B's step k while A does its step k + 1; either way step k is compared as soon as
+both are done (at A's next step, or when the engine sends what happened).
 
 B stops at its first error and stays stopped (A goes on) until it is pinned again or
 both are reset; a reset (Reset, a fresh model for A) starts both from step 0."""
 from __future__ import annotations
 
+import collections
 from dataclasses import replace
 
 from ..core import events as ev
-from ..core.compare import (DEFAULT_RTOL, check_same_model, step_diff,
+from ..core.compare import (DEFAULT_RTOL, check_same_model, flat_grads, grads_diff,
                             stopped_words, verdict)
 from ..core.config import Config, ConfigError, validate
 from ..core.records import CompareRecord, GroupDiff, StepDiff, StepRecord
 from ..core.session import Session
+from .b_runner import LocalB
+
+
+# B's steps asked for and not yet compared, at most: B's process works through them
+# while A trains on, so neither waits for the other at each step; the window's
+# comparison is then at most this many steps behind A's own numbers
+MAX_AHEAD = 4
 
 
 def _largest_rel(diff: StepDiff) -> float:
@@ -28,14 +40,21 @@ def _larger(known: int | None, new: int | None) -> int | None:
 
 
 class PinnedB:
-    def __init__(self, a: Session, config: Config, rtol: float = DEFAULT_RTOL):
-        """ConfigError (nothing pinned) unless B is a config that builds A's model."""
+    def __init__(self, a: Session, config: Config, rtol: float = DEFAULT_RTOL,
+                 runner=None):
+        """ConfigError (nothing pinned) unless B is a config that builds A's model.
+        runner: where B trains (engine.b_runner's LocalB, the default, or ProcessB)."""
         self.a = a
         self.config = validate(config)
         check_same_model(a.config, self.config)
         self.rtol = rtol
-        self.b: Session | None = None
+        self.b = runner if runner is not None else LocalB()
+        self.b_config = self.config      # B's config as B's session has it now
         self.out: list[CompareRecord] = []    # records not yet sent
+        # the steps B is doing, oldest first: A's record, A's gradients (copied: A's next
+        # step zeroes them) and both configs, until B's reply comes
+        self._started: collections.deque[tuple[StepRecord, object, tuple]] = \
+            collections.deque()
         self._clear()
 
     def _clear(self) -> None:
@@ -58,6 +77,7 @@ class PinnedB:
         """The records since the last take; the newest, the one the window shows, with
         this step's verdict in words (a step's words cost as much as comparing it, and
         at full speed a batch holds a dozen steps)."""
+        self.collect(wait=False)
         out, self.out = self.out, []
         if out and self._words_due is not None:
             diff, measured = self._words_due
@@ -75,55 +95,103 @@ class PinnedB:
         """B afresh at step 0, beside A at step 0; if A's model is no longer B's (heads,
         trunk, seed or device changed in A), B stops and says why."""
         self._clear()
-        self.b = None
+        self._started.clear()
+        config = self._b_config()
         try:
-            config = self._b_config()
             check_same_model(self.a.config, config)
-            self.b = Session(config)
-            # its bars show the latest norms: measured on sampled steps, so that B costs
-            # less than A and comparing stays within twice a run alone
-            self.b.grad_norm_steps = "sampled"
         except ConfigError as exc:
             self._stop(ev.Event(self.a.step_index, "pin", "building B", "ConfigError",
                                 str(exc), "B cannot be compared with A",
                                 "B must build the same model as A (the same heads, "
                                 "trunk, seed and device) to start from the same weights.",
                                 "Change A back, or pin B again (Compare menu)."))
-        except (RuntimeError, MemoryError) as exc:
-            self._stop(ev.from_exception(exc, self.a.step_index, "pin", "building B"))
+            return
+        self.b_config = config
+        reply = self.b.reset(config)
+        if reply[0] != "ready":
+            self._stop(self._event_of(reply, self.a.step_index, "building B"))
 
     def after_step(self, ra: StepRecord) -> None:
-        """A has just completed step ra.step: B does the same step, and the two are
-        compared. Nothing here may stop A: a failure of ours stops B alone."""
-        b = self.b
-        if b is None or self.error is not None:
+        """A has just completed step ra.step: B does the same step. The steps B has
+        finished meanwhile are compared; A waits for B only when it is MAX_AHEAD steps
+        ahead. Nothing here may stop A: a failure of ours stops B alone."""
+        self.collect(wait=False)
+        if self.error is not None:
             return
-        if b.step_index != ra.step:     # out of step (A restarted): B waits for A's step 0
+        if self.b.step_index != ra.step:   # out of step (A restarted): B waits for step 0
             if ra.step != 0:
                 return
             self.reset()
-            if self.b is None:
+            if self.error is not None:
                 return
-            b = self.b
         try:
-            self._follow_probes(b)
-            rb = b.step()
-            if rb is None:
-                self._stop(b.error)
-                return
-            self._compare(ra, b, rb)
+            a = self.a.config
+            if (self.b_config.probes, self.b_config.sample_every) != (a.probes,
+                                                                       a.sample_every):
+                self.b_config = self.b_config.replace(probes=a.probes,
+                                                      sample_every=a.sample_every)
+            self._started.append((ra, flat_grads(self.a), (a, self.b_config)))
+            self.b.start_step(self.a.sample_floor, a.probes, a.sample_every)
+        except Exception as exc:  # a bug of ours must not take A (or the lecture) down
+            self._started.clear()
+            self._stop(ev.from_exception(exc, ra.step, "internal", "gradviz itself (B)"))
+            return
+        while len(self._started) > MAX_AHEAD:
+            self._collect_one()
+
+    @property
+    def in_flight(self) -> bool:
+        """Steps of B still to compare (their replies not read yet)."""
+        return bool(self._started)
+
+    def collect(self, wait: bool = True) -> None:
+        """Compare the steps B has finished; wait: also those it is still doing."""
+        while self._started and self.error is None and (wait or self.b.ready()):
+            self._collect_one()
+        if self.error is not None:
+            self._started.clear()
+
+    def _collect_one(self) -> None:
+        ra, ga, configs = self._started.popleft()
+        reply = self.b.reply()
+        if reply[0] != "done":
+            self._stop(self._event_of(reply, ra.step, "B's step"))
+            return
+        try:
+            self._compare(ra, ga, reply[1], reply[2], configs)
         except Exception as exc:  # a bug of ours must not take A (or the lecture) down
             self._stop(ev.from_exception(exc, ra.step, "internal", "gradviz itself (B)"))
 
-    def _follow_probes(self, b: Session) -> None:
-        a = self.a.config
-        b.sample_floor = self.a.sample_floor
-        if (b.config.probes, b.config.sample_every) != (a.probes, a.sample_every):
-            b.set_config(b.config.replace(probes=a.probes, sample_every=a.sample_every))
+    def close(self) -> None:
+        """Unpinned, or the engine stops: B's process (if it has one) ends now."""
+        self._started.clear()
+        self.b.close()
 
-    def _compare(self, ra: StepRecord, b: Session, rb: StepRecord) -> None:
-        diff = step_diff(self.a, b, ra, rb)
-        configs = (self.a.config, b.config)
+    @staticmethod
+    def _event_of(reply: tuple, step: int, call: str) -> ev.Event:
+        """What stopped B, from a runner's reply that is not ("done", ...)."""
+        kind = reply[0]
+        if kind == "failed":
+            return reply[1]
+        if kind == "gone":
+            return ev.Event(step, "B's engine", "B's engine process", "EngineStopped",
+                            f"B's engine process {reply[1]}.", "B's engine stopped",
+                            "B trains in a process of its own, so that A and B train at "
+                            "the same time; that process ended (a crash inside PyTorch, "
+                            "running out of memory, or a kill from outside) or stopped "
+                            "answering. A goes on.",
+                            "Pin B again (Compare menu), or press Reset, to start it afresh.")
+        if reply[1] == "ConfigError":
+            error: Exception = ConfigError(reply[2])
+        elif reply[1] == "MemoryError":
+            error = MemoryError(reply[2])
+        else:
+            error = RuntimeError(reply[2])
+        return ev.from_exception(error, step, "pin", call)
+
+    def _compare(self, ra: StepRecord, ga, rb: StepRecord, gb,
+                 configs: tuple[Config, Config]) -> None:
+        diff = grads_diff(ga, gb, tuple(self.a.param_names), self.a.param_sizes, ra, rb)
         if diff.junction_ratio is not None:
             self._measured = (diff, *configs)
         measured = None

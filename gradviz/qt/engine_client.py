@@ -8,7 +8,6 @@ answering while it should is reported as an Event; reset() then starts a fresh o
 from __future__ import annotations
 
 import collections
-import signal
 import time
 
 from PySide6.QtCore import QObject, QSocketNotifier, QTimer, Signal
@@ -22,19 +21,6 @@ HANG_SECONDS = 10.0       # busy, yet silent this long: the engine hangs (steps 
 START_SECONDS = 60.0      # ...but loading torch and building the model may take longer
 WATCH_MS = 500
 JOIN_SECONDS = 0.5        # quitting: how long the engine may take to stop by itself
-
-
-def stopped_words(exitcode: int | None) -> str:
-    """'exit code -9 / killed by signal SIGKILL' and the like."""
-    if exitcode is None:
-        return "it no longer answers"
-    if exitcode < 0:
-        try:
-            name = signal.Signals(-exitcode).name
-        except ValueError:
-            name = f"signal {-exitcode}"
-        return f"exit code {exitcode} / killed by signal {name}"
-    return f"exit code {exitcode}"
 
 
 class EngineClient(QObject):
@@ -314,7 +300,7 @@ class EngineClient(QObject):
             worker.join(0.5)
             exitcode = worker.exitcode
         how = ("did not answer for several seconds and was stopped" if hung
-               else f"stopped ({stopped_words(exitcode)})")
+               else f"stopped ({host.exit_words(exitcode)})")
         self._stop_worker()
         was_running, self.running = self.running, False
         if was_running:

@@ -1,0 +1,220 @@
+"""Where a pinned B trains: on A's side, in the engine's own process (tests, and wherever
+one process is simpler), or in a process of its own, so that B's step runs on a second
+core while A does its next one. A plain loop of this model spends most of a step in
+Python, which one process cannot run twice at once (two threads measured slower than
+one, the interpreter lock passed back and forth), so the app's pinned B lives in a
+process: comparing then costs A little more than its own step, not a second step.
+
+Both runners answer in the same plain replies, made by BSide wherever B lives:
+  ("ready",)                       B built from the config, at step 0
+  ("refused", kind, text)          B could not be built (kind: "ConfigError", ...)
+  ("done", StepRecord, flat grads) B did a step: its record and its .grad as one vector
+  ("failed", Event)                B's step raised (PyTorch's error) or diverged
+  ("gone", words)                  B's process ended or stopped answering
+"""
+from __future__ import annotations
+
+import collections
+import os
+import signal
+import socket
+import subprocess
+import sys
+from multiprocessing.connection import Connection
+
+from ..core import events as ev
+from ..core.compare import flat_grads
+from ..core.config import Config, ConfigError
+from ..core.session import Session
+from .host import exit_words
+
+START_SECONDS = 8.0   # a fresh process loads torch (about 2 s here); the window waits 10
+STEP_SECONDS = 5.0    # a step takes milliseconds: this long silent, and B's process hangs
+STOP_SECONDS = 0.5    # quitting: how long B's process may take to stop by itself
+
+
+class BSide:
+    """B's Session and what it does when asked, in whichever process it lives."""
+
+    def __init__(self):
+        self.session: Session | None = None
+
+    def reset(self, config: Config) -> tuple:
+        try:
+            self.session = Session(config)
+        except ConfigError as exc:
+            return ("refused", "ConfigError", str(exc))
+        except (RuntimeError, MemoryError) as exc:   # e.g. too big to allocate
+            return ("refused", type(exc).__name__, ev.first_line(exc))
+        # its bars show the latest norms: measured on sampled steps, so B costs less
+        self.session.grad_norm_steps = "sampled"
+        return ("ready",)
+
+    def step(self, sample_floor: int, probes: str, sample_every: int) -> tuple:
+        """One step, probed as A is now (the same sampling, so about the same cost)."""
+        b = self.session
+        try:
+            b.sample_floor = sample_floor
+            if (b.config.probes, b.config.sample_every) != (probes, sample_every):
+                b.set_config(b.config.replace(probes=probes, sample_every=sample_every))
+            record = b.step()
+            if record is None:
+                return ("failed", b.error)
+            return ("done", record, flat_grads(b))
+        except Exception as exc:  # a bug of ours stops B alone, never A
+            return ("failed", ev.from_exception(exc, b.step_index, "internal",
+                                                "gradviz itself (B)"))
+
+
+class LocalB:
+    """B in this process: each step done at once, its reply kept until asked for."""
+
+    def __init__(self):
+        self._side = BSide()
+        self._replies: collections.deque[tuple] = collections.deque()
+        self.step_index = 0   # steps B has been asked to do since its reset
+
+    def reset(self, config: Config) -> tuple:
+        self._replies.clear()
+        self.step_index = 0
+        return self._side.reset(config)
+
+    def start_step(self, sample_floor: int, probes: str, sample_every: int) -> None:
+        self._replies.append(self._side.step(sample_floor, probes, sample_every))
+        self.step_index += 1
+
+    def ready(self) -> bool:
+        return bool(self._replies)
+
+    def reply(self) -> tuple:
+        """The reply to the oldest step asked for and not yet read."""
+        return self._replies.popleft()
+
+    def close(self) -> None:
+        self._side.session = None
+
+
+def serve(conn) -> None:
+    """B's process: answer reset and step until told to stop or A's end closes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)   # the window decides when we stop
+    from ..core.threads import leave_a_core_free
+    from .loop import yield_to_the_window
+    leave_a_core_free()
+    yield_to_the_window()
+    side = BSide()
+    try:
+        while True:
+            message = conn.recv()
+            if message[0] == "reset":
+                conn.send(side.reset(message[1]))
+            elif message[0] == "step":
+                conn.send(side.step(*message[1:]))
+            else:   # "stop"
+                break
+    except (EOFError, BrokenPipeError, ConnectionResetError, OSError):
+        pass    # A's engine is gone: so is B
+    finally:
+        conn.close()
+        os._exit(0)   # skip torch's teardown: nothing to save, and quitting must be quick
+
+
+class ProcessB:
+    """B in a process of its own (a fresh interpreter running this module, joined to the
+    engine by a socket pair: the engine is a daemon process, which multiprocessing does
+    not let have children of its own), started at the first reset and again after it has died. Steps are asked for as A
+    does them and their replies read when A wants them: B works through the ones asked
+    for meanwhile, so neither process waits for the other at each step."""
+
+    def __init__(self):
+        self._process = None
+        self._conn = None
+        self._in_flight = 0   # steps asked for whose replies are not yet read
+        self.step_index = 0
+
+    @property
+    def pid(self) -> int | None:
+        return None if self._process is None else self._process.pid
+
+    def _start(self) -> None:
+        ours, theirs = socket.socketpair()
+        try:
+            self._process = subprocess.Popen(
+                [sys.executable, "-m", __name__, str(theirs.fileno())],
+                pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL)
+        finally:
+            theirs.close()   # else our end never sees EOF when B's process dies
+        self._conn = Connection(ours.detach())
+
+    def _gone(self, how: str) -> tuple:
+        self.close()
+        return ("gone", how)
+
+    def _receive(self, seconds: float) -> tuple:
+        try:
+            if not self._conn.poll(seconds):
+                return self._gone(f"did not answer for {seconds:g} s and was stopped")
+            return self._conn.recv()
+        except (EOFError, BrokenPipeError, ConnectionResetError, OSError):
+            return self._gone(f"stopped ({exit_words(self._exit_code())})")
+
+    def _exit_code(self) -> int | None:
+        try:
+            return self._process.wait(STOP_SECONDS)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def reset(self, config: Config) -> tuple:
+        while self._in_flight:
+            self.reply()            # the steps in flight belong to the old B
+        if self._process is None or self._process.poll() is not None:
+            self.close()
+            self._start()
+        self.step_index = 0
+        try:
+            self._conn.send(("reset", config))
+        except (BrokenPipeError, ConnectionResetError, OSError):
+            return self._receive(0)
+        return self._receive(START_SECONDS)
+
+    def start_step(self, sample_floor: int, probes: str, sample_every: int) -> None:
+        self.step_index += 1
+        self._in_flight += 1
+        try:
+            self._conn.send(("step", sample_floor, probes, sample_every))
+        except (BrokenPipeError, ConnectionResetError, OSError):
+            pass        # reply() finds out how it ended
+
+    def ready(self) -> bool:
+        """A reply is in (or B's process has gone: reply() says how, at once)."""
+        try:
+            return self._conn is None or self._conn.poll(0)
+        except (EOFError, BrokenPipeError, ConnectionResetError, OSError):
+            return True
+
+    def reply(self) -> tuple:
+        """The reply to the oldest step asked for and not yet read (waiting for it)."""
+        self._in_flight = max(0, self._in_flight - 1)
+        if self._conn is None:
+            return ("gone", "was stopped")
+        return self._receive(STEP_SECONDS)
+
+    def close(self) -> None:
+        """Stop B's process: asked first, killed if it does not stop at once."""
+        conn, process, self._conn, self._process = self._conn, self._process, None, None
+        self._in_flight = 0
+        if conn is not None:
+            try:
+                conn.send(("stop",))
+            except (BrokenPipeError, ConnectionResetError, OSError):
+                pass
+            conn.close()
+        if process is not None:
+            try:
+                process.wait(STOP_SECONDS)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+if __name__ == "__main__":   # B's process: its end of the socket pair is argv[1]
+    serve(Connection(int(sys.argv[1])))

@@ -1,0 +1,124 @@
+"""B pinned in a process of its own (as the app's engine pins it): the same comparison
+as B beside A in one process, B's process killed or hung stops B alone (A goes on, the
+record says why in words), Reset starts a fresh one, and the engine's end ends it."""
+import os
+import signal
+import time
+
+import pytest
+
+from gradviz.core.config import Config
+from gradviz.engine import b_runner, protocol as p
+from gradviz.engine.loop import EngineLoop
+
+pytestmark = pytest.mark.skipif(os.name != "posix", reason="B's process needs POSIX")
+
+BASE = Config(device="cpu", heads=3, trunk_width=16, batch_size=32)
+
+
+def engine(a: Config, b: Config, own_process: bool) -> EngineLoop:
+    loop = EngineLoop(a, b_in_own_process=own_process)
+    loop.handle(p.PIN_B, b)
+    pinned = [m for m in loop.take_outbox() if m[0] == p.B_PINNED]
+    assert pinned[-1][1] == b and pinned[-1][2] is None
+    return loop
+
+
+def steps(loop: EngineLoop, n: int) -> tuple[list, list]:
+    """n optimizer steps of A, then B's replies waited for: (A's records, B's)."""
+    a, compared = [], []
+    for _ in range(n):
+        loop.handle(p.STEP)
+        for message in loop.take_outbox():
+            a += message[1] if message[0] == p.RECORDS else []
+            compared += message[1] if message[0] == p.COMPARED else []
+    loop.pinned.collect()     # waits on B's replies still in flight
+    compared += [r for m in loop.take_outbox() if m[0] == p.COMPARED for r in m[1]]
+    return a, compared
+
+
+def b_process(loop: EngineLoop):
+    runner = loop.pinned.b
+    assert isinstance(runner, b_runner.ProcessB) and runner.pid != os.getpid()
+    return runner._process
+
+
+def test_b_in_its_own_process_compares_as_b_in_this_one_does():
+    b = BASE.replace(strategy="in-loop")
+    here, there = engine(BASE, b, False), engine(BASE, b, True)
+    assert isinstance(here.pinned.b, b_runner.LocalB)
+    try:
+        _, local = steps(here, 6)
+        a, remote = steps(there, 6)
+        b_process(there)
+    finally:
+        there.handle(p.SHUTDOWN)
+    assert [r.step for r in remote] == [r.step for r in a] == list(range(6))
+    # in-loop backward: head k's gradient reaches the trunk K - k times
+    assert remote[0].diff.junction_ratio == pytest.approx([3, 2, 1], rel=1e-5)
+    for mine, theirs in zip(local, remote):
+        assert theirs.diff.groups == mine.diff.groups          # bit for bit
+        assert theirs.b.losses == mine.b.losses and theirs.verdict == mine.verdict
+    assert remote[-1].step_verdict == local[-1].step_verdict
+    assert remote[-1].verdict.startswith("different: head 0's gradient on the trunk is 3.00×")
+
+
+def test_killing_bs_process_stops_b_alone_and_reset_starts_a_fresh_one():
+    loop = engine(BASE, BASE.replace(strategy="separate"), True)
+    try:
+        steps(loop, 2)
+        first = b_process(loop)
+        os.kill(first.pid, signal.SIGKILL)
+        first.wait(10)
+        a, compared = steps(loop, 3)
+        assert [r.step for r in a] == [2, 3, 4] and loop.session.error is None  # A goes on
+        stops = [r for r in compared if r.error is not None]
+        assert len(stops) == 1 and compared[-1] is stops[0]
+        assert stops[0].error.message == ("B's engine process stopped (exit code -9 / "
+                                          "killed by signal SIGKILL).")
+        assert stops[0].verdict.startswith("B stopped at step 2: B's engine stopped")
+        loop.handle(p.RESET)                       # both from step 0, B in a new process
+        assert b_process(loop).pid != first.pid
+        a, compared = steps(loop, 2)
+        assert [r.step for r in compared] == [0, 1] and all(r.same for r in compared)
+    finally:
+        loop.handle(p.SHUTDOWN)
+
+
+def test_a_b_that_stops_answering_is_stopped_and_said_so(monkeypatch):
+    monkeypatch.setattr(b_runner, "STEP_SECONDS", 0.5)
+    loop = engine(BASE, BASE, True)
+    try:
+        steps(loop, 1)
+        stuck = b_process(loop)
+        os.kill(stuck.pid, signal.SIGSTOP)        # a step that never ends, as B sees it
+        a, compared = steps(loop, 3)
+        assert [r.step for r in a] == [1, 2, 3]
+        assert compared[-1].error.message == ("B's engine process did not answer for "
+                                              "0.5 s and was stopped.")
+        assert stuck.poll() is not None           # killed, not left behind
+    finally:
+        loop.handle(p.SHUTDOWN)
+
+
+def test_the_engines_end_ends_bs_process_within_a_second():
+    loop = engine(BASE, BASE, True)
+    steps(loop, 2)
+    process = b_process(loop)
+    start = time.monotonic()
+    loop.handle(p.SHUTDOWN)
+    assert process.poll() is not None and time.monotonic() - start < 1.0
+    assert loop.pinned is None
+
+
+def test_pinning_another_b_keeps_bs_process_and_unpinning_ends_it():
+    loop = engine(BASE, BASE, True)
+    try:
+        steps(loop, 1)
+        process = b_process(loop)
+        loop.handle(p.PIN_B, BASE.replace(strategy="in-loop"))   # another B: same process
+        assert b_process(loop) is process
+        loop.handle(p.PIN_B, None)
+        assert process.poll() is not None and loop.pinned is None
+    finally:
+        loop.handle(p.SHUTDOWN)
