@@ -54,15 +54,19 @@ def main(args: argparse.Namespace) -> int:
     _print_comparing(config, repeats, bare)
     if args.gui:
         from ..qt.gui_bench import run_gui_bench
-        for busy in (False, True):
-            g = run_gui_bench(config.replace(steps=200), busy=busy, launch=not busy)
+        for name, busy, pin_b in (("app", False, False), ("app, busy", True, False),
+                                  ("app, B", False, True)):
+            g = run_gui_bench(config.replace(steps=200), busy=busy, launch=name == "app",
+                              pin_b=pin_b)
             ratio = f"{g['steps_per_second'] / bare:>9.0%}" if bare else f"{'':>9}"
-            print(f"{'app, busy' if busy else 'app':<12}{g['steps_per_second']:>10.0f}{ratio}  "
-                  f"every panel live, the engine in its own process"
-                  f"{', another process keeping a core busy' if busy else ''}; the window "
+            how = (", another process keeping a core busy" if busy else
+                   ", B (these settings) pinned and compared live, in its own process"
+                   if pin_b else "")
+            print(f"{name:<12}{g['steps_per_second']:>10.0f}{ratio}  "
+                  f"every panel live, the engine in its own process{how}; the window "
                   f"answered within {g['median_gap_ms']:.0f} ms (median), "
                   f"{g['p99_gap_ms']:.0f} ms (99%), {g['max_gap_ms']:.0f} ms (worst)")
-            if not busy:
+            if name == "app":
                 print(f"launch: the window showed {g['window_visible_s']:.2f} s after launch "
                       f"(torch {'loaded' if g['torch_in_window_process'] else 'not loaded'} "
                       f"in its process); the engine's first model was ready at "

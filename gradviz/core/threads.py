@@ -7,8 +7,10 @@ import os
 import torch
 
 
-def leave_a_core_free() -> int:
+def leave_a_core_free(sharers: int = 1) -> int:
+    """Threads for this process: the cores but one, shared among `sharers` processes
+    training at once (the engine and a pinned B's process: 2)."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    threads = max(1, (cores or 1) - 1)
+    threads = max(1, ((cores or 1) - 1) // sharers)
     torch.set_num_threads(threads)
     return threads

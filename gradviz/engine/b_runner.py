@@ -99,7 +99,7 @@ def serve(conn) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # the window decides when we stop
     from ..core.threads import leave_a_core_free
     from .loop import yield_to_the_window
-    leave_a_core_free()
+    leave_a_core_free(sharers=2)   # A's engine trains at the same time
     yield_to_the_window()
     side = BSide()
     try:

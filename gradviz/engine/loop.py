@@ -12,6 +12,7 @@ from ..core.config import Config, ConfigError
 from ..core.devices import available_devices
 from ..core.session import Session
 from ..core.threads import leave_a_core_free
+from .b_runner import LocalB, ProcessB
 from . import protocol as p
 
 BATCH_SECONDS = 0.02    # at full speed, train this long between looks at the pipe
@@ -202,7 +203,6 @@ class EngineLoop:
     def _cmd_pin_b(self, config: Config | None) -> None:
         """Train B beside A in lockstep from step 0 (both reset: the same seed, data and
         initial weights), or (None) stop comparing."""
-        from .b_runner import LocalB, ProcessB
         from .pinned import PinnedB
         old = self.pinned
         if config is None:
@@ -221,6 +221,8 @@ class EngineLoop:
         if old is not None:
             old.collect()          # its last step, compared before B changes
             self._flush_records()
+        elif own:
+            leave_a_core_free(sharers=2)   # B's process trains at the same time
         self.pinned = pinned
         self.send(p.B_PINNED, pinned.config, None)
         self._cmd_reset()   # builds B too (see _announce_config)
@@ -265,6 +267,8 @@ class EngineLoop:
             self._flush_records()
             pinned, self.pinned = self.pinned, None
             pinned.close()
+            if isinstance(pinned.b, ProcessB):
+                leave_a_core_free()   # A alone again: the cores but one
 
     # ---- training -------------------------------------------------------------------
     def due_in(self) -> float | None:

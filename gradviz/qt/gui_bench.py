@@ -59,9 +59,10 @@ _BUSY = "while True: pass"
 
 
 def run_gui_bench(config, seconds: float = 8.0, busy: bool = False,
-                  launch: bool = True) -> dict:
+                  launch: bool = True, pin_b: bool = False) -> dict:
     """Train with every panel live for `seconds`; with busy, while another process keeps
-    a core busy; with launch, also time a fresh launch (time_to_window)."""
+    a core busy; with launch, also time a fresh launch (time_to_window); with pin_b,
+    while B (these same settings) trains beside A in its own process, compared live."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
@@ -99,8 +100,17 @@ def run_gui_bench(config, seconds: float = 8.0, busy: bool = False,
             heartbeat.start(10)
             QTimer.singleShot(int(seconds * 1000), app.quit)
 
+        def wait_for_b() -> None:   # B's process started, A restarted beside it
+            if window.compare.history_b is not None:
+                QTimer.singleShot(1000, begin)
+            else:
+                QTimer.singleShot(50, wait_for_b)
+
         def wait_for_engine() -> None:   # its first model built, then a second to settle
-            if window.generation >= 0:
+            if window.generation >= 0 and pin_b:
+                window.compare.pin_settings()
+                wait_for_b()
+            elif window.generation >= 0:
                 QTimer.singleShot(1000, begin)
             else:
                 QTimer.singleShot(50, wait_for_engine)

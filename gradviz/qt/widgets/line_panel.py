@@ -65,8 +65,10 @@ def set_curve_data(curve: pg.PlotDataItem, x: np.ndarray, y: np.ndarray) -> None
 
 def new_ghost(plot: pg.PlotItem) -> pg.PlotDataItem:
     """A dashed curve for B's run: one path (segments would restart the dash pattern at
-    every point), thinned like the others, under A's curves."""
-    curve = plot.plot(connect="finite")
+    every point), downsampled as A's thick curves are (Qt strokes a long thick path in
+    time that grows faster than its length: at pyqtgraph's default of 5 samples a pixel,
+    B's four loss lines tripled the loss panel's paint), under A's curves."""
+    curve = plot.plot(connect="finite", autoDownsampleFactor=THICK_SAMPLES_PER_PX)
     curve.setZValue(0.5)
     return curve
 

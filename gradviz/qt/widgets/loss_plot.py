@@ -98,6 +98,10 @@ class LossPlot(LinePanel):
             self._ghost_data[name] = (x, y)
             set_curve_data(self._ghosts[name], x, y)
 
+    def ghost_curves(self) -> dict[str, pg.PlotDataItem]:
+        """B's dashed lines, one per series (empty while nothing is pinned)."""
+        return dict(self._ghosts)
+
     def raw_curves(self) -> dict[str, pg.PlotDataItem]:
         """The faint unsmoothed curves (visible only while smoothing is on)."""
         return dict(self._raw)

@@ -156,6 +156,21 @@ def test_fifty_thousand_steps_update_and_paint(show):
     assert len(panel.data()["total"][0]) == 50_005
 
 
+def test_bs_dashed_lines_draw_no_more_points_than_as_own(show):
+    """A long dashed path is what Qt strokes slowest: B's ghost lines are downsampled
+    as A's thick lines are, to a point or so per pixel column, not 4,000 points."""
+    panel = show(LossPlot)
+    panel.set_ghost(make_history(make_records(steps=20_000, seed=1)))
+    panel.update_from(make_history(make_records(steps=20_000)))
+    panel.grab()
+    width = panel.plot.getViewBox().width()
+    for name, ghost in panel.ghost_curves().items():
+        x, y = ghost.getData()
+        assert 0 < len(x) <= max(2 * width, len(panel.curves()[name].getData()[0])), name
+        # still B's own numbers: the peaks of its loss survive the downsampling
+        assert y.max() == panel.ghost_data()[name][1].max()
+
+
 def test_update_without_new_steps_is_skipped(show):
     panel = show(LossPlot)
     history = make_history(make_records(steps=10))
