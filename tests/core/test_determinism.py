@@ -42,14 +42,19 @@ def test_a_reset_replays_the_same_run():
 
 @pytest.mark.parametrize("optimizer", ["sgd", "adam"])
 def test_training_matches_a_plain_loop_bit_for_bit(optimizer):
-    """The engine updates every parameter in one call (foreach); a plain loop with
-    PyTorch's default optimizer, written out here, ends with the very same weights."""
+    """The engine updates every parameter in one call (its own SGD, torch's Adam with
+    foreach); a plain loop with PyTorch's default optimizer, written out here, ends with
+    the very same weights, a change of learning rate halfway included."""
     cfg = BASE.replace(strategy="sum", optimizer=optimizer, lr=0.01)
     s = Session(cfg)
     net = ref_net(cfg, snapshot(s))
     cls = torch.optim.SGD if optimizer == "sgd" else torch.optim.Adam
     opt = cls(net.parameters(), lr=cfg.lr)
     for step in range(8):
+        if step == 4:   # the learning-rate control moved between two steps
+            s.set_config(s.config.replace(lr=0.05))
+            for group in opt.param_groups:
+                group["lr"] = 0.05
         assert s.step() is not None, s.error
         x, targets = batch(s, step, cfg.batch_size)
         opt.zero_grad(set_to_none=True)
