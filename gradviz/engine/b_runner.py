@@ -149,10 +149,10 @@ class ProcessB:
         self.close()
         return ("gone", how)
 
-    def _receive(self, seconds: float) -> tuple:
+    def _receive(self, seconds: float, late: str = "did not answer for {s} s") -> tuple:
         try:
             if not self._conn.poll(seconds):
-                return self._gone(f"did not answer for {seconds:g} s and was stopped")
+                return self._gone(late.format(s=f"{seconds:g}") + " and was stopped")
             return self._conn.recv()
         except (EOFError, BrokenPipeError, ConnectionResetError, OSError):
             return self._gone(f"stopped ({exit_words(self._exit_code())})")
@@ -166,15 +166,20 @@ class ProcessB:
     def reset(self, config: Config) -> tuple:
         while self._in_flight:
             self.reply()            # the steps in flight belong to the old B
+        late = "did not answer for {s} s"
         if self._process is None or self._process.poll() is not None:
             self.close()
-            self._start()
+            try:
+                self._start()
+            except OSError as exc:   # no interpreter to run, no process left to make
+                return ("gone", f"could not be started ({ev.first_line(exc)})")
+            late = "did not start within {s} s (loading torch)"
         self.step_index = 0
         try:
             self._conn.send(("reset", config))
         except (BrokenPipeError, ConnectionResetError, OSError):
             return self._receive(0)
-        return self._receive(START_SECONDS)
+        return self._receive(START_SECONDS, late)
 
     def start_step(self, sample_floor: int, probes: str, sample_every: int) -> None:
         self.step_index += 1

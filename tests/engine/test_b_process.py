@@ -122,3 +122,15 @@ def test_pinning_another_b_keeps_bs_process_and_unpinning_ends_it():
         assert process.poll() is not None and loop.pinned is None
     finally:
         loop.handle(p.SHUTDOWN)
+
+
+def test_a_b_whose_process_cannot_start_is_stopped_in_words_and_a_trains_on(monkeypatch):
+    monkeypatch.setattr(b_runner.sys, "executable", "/nonexistent/python")
+    loop = EngineLoop(BASE, b_in_own_process=True)
+    loop.handle(p.PIN_B, BASE)
+    compared = [r for m in loop.take_outbox() if m[0] == p.COMPARED for r in m[1]]
+    assert compared[-1].error.message.startswith(
+        "B's engine process could not be started ([Errno 2] No such file or directory")
+    loop.handle(p.STEP)
+    assert [r.step for m in loop.take_outbox() if m[0] == p.RECORDS for r in m[1]] == [0]
+    loop.handle(p.SHUTDOWN)

@@ -6,6 +6,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
@@ -91,6 +92,27 @@ def test_the_window_says_the_engine_is_starting_then_trains(qtbot, real_window):
         os.getpriority(os.PRIO_PROCESS, 0) + ENGINE_NICENESS
 
 
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is pid (Linux's /proc; elsewhere none are found)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:   # ended while we looked
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def _running(pid: int) -> bool:
+    """pid is a process that has not ended (a zombie waiting to be reaped has)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def _compared(w) -> int:
     w.refresh()
     return len(w.compare.history_b or ())
@@ -99,13 +121,17 @@ def _compared(w) -> int:
 def test_a_killed_engine_leaves_the_window_and_reset_starts_a_fresh_one(qtbot, real_window):
     w = real_window()
     qtbot.waitUntil(lambda: w.generation >= 0, timeout=60_000)
-    w.compare.pin_settings()                              # B beside A, in the engine
+    w.compare.pin_settings()                    # B beside A, in a process of the engine's
     qtbot.waitUntil(lambda: w.generation >= 1, timeout=60_000)
     _train(qtbot, w, 20)
     qtbot.waitUntil(lambda: _compared(w) > 0, timeout=10_000)
     config, generation = w.worker.config, w.generation
+    b_processes = _children(w.worker.pid)
+    assert len(b_processes) == (1 if sys.platform.startswith("linux") else 0)
     os.kill(w.worker.pid, signal.SIGKILL)
     qtbot.waitUntil(lambda: not w.worker.alive, timeout=10_000)
+    # B's process ends with the engine (it reads the end of its socket): none is left
+    qtbot.waitUntil(lambda: not any(_running(pid) for pid in b_processes), timeout=10_000)
     assert w.isVisible() and not w.running
     text = w.events_view.current.text()
     assert "The training engine stopped (exit code -9 / killed by signal SIGKILL)" in text
