@@ -134,3 +134,16 @@ def test_a_b_whose_process_cannot_start_is_stopped_in_words_and_a_trains_on(monk
     loop.handle(p.STEP)
     assert [r.step for m in loop.take_outbox() if m[0] == p.RECORDS for r in m[1]] == [0]
     loop.handle(p.SHUTDOWN)
+
+
+def test_bs_pytorch_error_crosses_from_its_process_in_pytorchs_words():
+    loop = engine(BASE, BASE.replace(strategy="separate", retain_graph="never"), True)
+    try:
+        a, compared = steps(loop, 3)
+        assert [r.step for r in a] == [0, 1, 2] and loop.session.error is None
+        assert len(compared) == 1 and compared[0].diff is None
+        assert "backward through the graph a second time" in compared[0].error.message
+        assert compared[0].verdict.startswith(
+            "B stopped at step 0: Backward through a freed graph")
+    finally:
+        loop.handle(p.SHUTDOWN)
