@@ -155,6 +155,13 @@ def _matrix(rows: list | None) -> str:
         return "null"
     if type(rows) is not list or not all(type(row) is list for row in rows):
         return _dumps(rows)
+    try:   # all floats, all finite (the usual cosines): each formatted by one call
+        text = "[" + ", ".join(["[" + ", ".join(map(float.__repr__, row)) + "]"
+                                for row in rows]) + "]"
+        if "n" not in text:   # a float's repr has an n only as nan or inf: json's null
+            return text
+    except TypeError:
+        pass
     return "[" + ", ".join("[" + ", ".join(map(_number, row)) + "]" for row in rows) + "]"
 
 

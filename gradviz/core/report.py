@@ -1,12 +1,14 @@
 """Writing a run to disk: report.json and metrics.csv (the graph is render's job).
 
-Both are streamed a step at a time, so memory stays flat however long the run, and both
-appear (whole) only when the run is finished: until then they are temporary files.
+Both are streamed a few hundred steps at a time, so memory stays flat however long the
+run, and both appear (whole) only when the run is finished: until then they are
+temporary files.
 """
 from __future__ import annotations
 
 import contextlib
 import csv
+import io
 import json
 from pathlib import Path
 
@@ -62,43 +64,50 @@ class _FastRows:
         self.param_keys = [json.dumps(p) + ": " for p in param_names]
 
     @staticmethod
-    def _keyed(keys: list[str], texts: list[str]) -> str:
-        return "{" + ", ".join([k + _json_of(t) for k, t in zip(keys, texts)]) + "}"
+    def _keyed(keys: list[str], texts: list[str], finite: bool) -> str:
+        if not finite:
+            texts = [_json_of(t) for t in texts]
+        return "{" + ", ".join(map(str.__add__, keys, texts)) + "}"
 
     def rows(self, r: StepRecord) -> tuple[str, str] | None:
         """(json text, csv line), or None where the record is not of the usual shape."""
+        losses, norms, junction = r.losses, r.grad_norms, r.junction_grad_norms
+        if list(losses) != self.head_names or (
+                norms is not None and list(norms) != self.params) or (
+                junction is not None and list(junction) != self.head_names):
+            return None
+        K, P = len(self.head_names), len(self.params)
         try:
-            if list(r.losses) != self.head_names:
-                return None
-            losses = [_text(v) for v in r.losses.values()]
+            # every float of the row formatted by one call (TypeError: not all floats,
+            # the general path); repr is what both json and csv write for a float
+            texts = list(map(float.__repr__, [*losses.values(), *(norms or {}).values(),
+                                              *(junction or {}).values()]))
             total, step = _text(r.total), _text(r.step)
-            if r.grad_norms is None:
-                norms, norms_json = [""] * len(self.params), "null"
-            elif list(r.grad_norms) == self.params:
-                norms = [_text(v) for v in r.grad_norms.values()]
-                norms_json = self._keyed(self.param_keys, norms)
-            else:
-                return None
-            if r.junction_grad_norms is None:
-                junction, junction_json = [""] * len(self.head_names), "null"
-            elif list(r.junction_grad_norms) == self.head_names:
-                junction = [_text(v) for v in r.junction_grad_norms.values()]
-                junction_json = self._keyed(self.head_keys, junction)
-            else:
-                return None
             optional = [None if v is None else _text(v) for v in
                         (r.global_grad_norm, r.saved_bytes, r.saved_bytes_peak,
                          r.graph_nodes)]
         except TypeError:
             return None
         glob, saved, peak, nodes = optional
-        line = ",".join([step, total, *losses, glob or "", *norms, *junction, saved or "",
-                         peak or "", nodes or ""]) + "\r\n"
+        loss_texts = texts[:K]
+        norm_texts = texts[K:K + P] if norms is not None else [""] * P
+        junction_texts = texts[len(texts) - K:] if junction is not None else [""] * K
+        line = ",".join([step, total, *loss_texts, glob or "", *norm_texts, *junction_texts,
+                         saved or "", peak or "", nodes or ""]) + "\r\n"
+        # "n" appears in a float's repr only as nan, inf or -inf, which json writes null
+        finite = "n" not in line
+        norms_json = "null" if norms is None else self._keyed(self.param_keys, norm_texts,
+                                                             finite)
+        junction_json = "null" if junction is None else self._keyed(
+            self.head_keys, junction_texts, finite)
         json_text = r.to_json(  # the formatted pieces, so each number is formatted once
-            losses=self._keyed(self.head_keys, losses), total=_json_of(total),
+            losses=self._keyed(self.head_keys, loss_texts, finite), total=_json_of(total),
             grad_norms=norms_json, junction=junction_json,
             global_grad_norm="null" if glob is None else _json_of(glob))
         return json_text, line
+
+
+FORMAT_BATCH = 256   # steps held (plain numbers, a few KB) before they are formatted
 
 
 class ReportWriter:
@@ -114,6 +123,7 @@ class ReportWriter:
         self.param_names = param_names
         self._files = contextlib.ExitStack()
         self._steps = 0
+        self._pending: list[StepRecord] = []   # added, not yet formatted
         self._fast = _FastRows(config.head_names(), param_names)
 
     def __enter__(self) -> "ReportWriter":
@@ -130,19 +140,33 @@ class ReportWriter:
         return self
 
     def add(self, record: StepRecord) -> None:
-        sep = ",\n" if self._steps else ""
-        fast = self._fast.rows(record)
-        if fast is not None:
-            self._json.write(sep + fast[0])
-            self._csv_file.write(fast[1])
-        else:
-            self._json.write(sep + json.dumps(record.to_dict(), allow_nan=False))
-            self._csv.writerow(["" if v is None else v
-                                for v in _row(record, self.config, self.param_names)])
-        self._steps += 1
+        # formatted a batch at a time: between two training steps, whose torch calls
+        # have evicted it, the formatting code ran at half the speed it runs in a batch
+        self._pending.append(record)
+        if len(self._pending) >= FORMAT_BATCH:
+            self._write_pending()
+
+    def _write_pending(self) -> None:
+        json_parts, csv_parts = [], []
+        for record in self._pending:
+            fast = self._fast.rows(record)
+            if fast is None:   # not of the usual shape: the general, slower path
+                row = ["" if v is None else v
+                       for v in _row(record, self.config, self.param_names)]
+                out = io.StringIO(newline="")
+                csv.writer(out).writerow(row)
+                fast = (json.dumps(record.to_dict(), allow_nan=False), out.getvalue())
+            json_parts.append(fast[0])
+            csv_parts.append(fast[1])
+        if json_parts:
+            self._json.write((",\n" if self._steps else "") + ",\n".join(json_parts))
+            self._csv_file.write("".join(csv_parts))
+        self._steps += len(json_parts)
+        self._pending = []
 
     def finish(self, events: list[Event]) -> None:
         """Close the steps list with the run's events (called before leaving normally)."""
+        self._write_pending()
         self._json.write('\n], "events": '
                          + json.dumps([e.to_dict() for e in events], allow_nan=False) + "}\n")
 

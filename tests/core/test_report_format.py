@@ -95,3 +95,27 @@ def test_the_usual_record_takes_the_fast_path():
     s, records = _session_records({})
     assert _FastRows(s.config.head_names(), s.param_names).rows(records[-1]) is not None
     assert all(math.isfinite(v) for v in records[-1].losses.values())
+
+
+def test_a_long_run_is_written_whole_in_order_across_the_formatting_batches(tmp_path):
+    """Steps are formatted a batch at a time: a run longer than two batches, odd
+    records on the batches' edges, reads back as every step, in order, as json.dumps and
+    csv.writer would have written each."""
+    from gradviz.core.report import FORMAT_BATCH
+    config, params = BASE, ["a.weight", "a.bias"]
+    odd = list(_odd_records())
+    records = []
+    for step in range(2 * FORMAT_BATCH + 3):
+        usual = StepRecord(step, {"head0": step / 7, "head1": 0.5, "head2": 1e-9 * step},
+                           step * 0.25, {"a.weight": 1.0 / (step + 1), "a.bias": 2.0})
+        records.append(odd[step % len(odd)] if step in
+                       (0, FORMAT_BATCH - 1, FORMAT_BATCH, 2 * FORMAT_BATCH + 2) else usual)
+    with ReportWriter(tmp_path, config, "cpu", params) as report:
+        for record in records:
+            report.add(record)
+        report.finish([])
+    expected = [_reference(r, config, params) for r in records]
+    written = json.loads((tmp_path / "report.json").read_text())["steps"]
+    assert json.dumps(written) == json.dumps([json.loads(e[0]) for e in expected])
+    csv_text = (tmp_path / "metrics.csv").read_bytes().decode()
+    assert csv_text.split("\r\n", 1)[1] == "".join(e[1] for e in expected)
