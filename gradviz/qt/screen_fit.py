@@ -10,6 +10,14 @@ from PySide6.QtWidgets import QApplication
 # curves would be crushed under their own title, legend and axes
 LOSS_MIN_HEIGHT, NORM_MIN_HEIGHT, GRAPH_MIN_HEIGHT = 170, 130, 130
 CHART_MIN_SIZE = (210, 150)   # a gradient chart: its axis, its legend and a plot between
+# the three gradient charts side by side need about this much room (px at text size 1):
+# in less, each title takes its plot's room (seen in the first layout at 1280x720 and
+# 1024x768), and the charts go into tabs of their own, each the panel's full size
+CHARTS_TOGETHER = (560, 420)
+# the least height of the loss curves' data area (px at text size 1), under its title,
+# legend and axis: where the middle column is narrow, the title wraps and takes the
+# rest, and the loss curves and the gradient norm go into tabs of their own
+LOSS_PLOT_LEAST = 70
 
 
 def set_least_sizes(window, zoom: float) -> None:
@@ -84,6 +92,8 @@ def fit_to_screen(window) -> None:
             move()
             window.graph_dock.raise_()   # the graph stays the tab in front of its group
             window.layout().activate()
+    _tabs_for_cramped_charts(window)
+    _tabs_for_cramped_plots(window)
     room = available(window)
     width, height = min(window.width(), room.width()), min(window.height(), room.height())
     if (width, height) != (window.width(), window.height()) and not window.isFullScreen():
@@ -91,3 +101,25 @@ def fit_to_screen(window) -> None:
     if window.x() + window.width() > room.right() + 1 or window.y() < room.top():
         window.move(max(room.left(), min(window.x(), room.right() + 1 - width)),
                     max(room.top(), window.y()))
+
+
+def _tabs_for_cramped_charts(window) -> None:
+    """The gradient charts into tabs where their panel is smaller than they need side by
+    side (only this way: going back is a lesson's or the View menu's choice, not a
+    resize's, so the charts never flip between the two as a dock is dragged)."""
+    panel = window.gradients_panel
+    if panel.compact or not panel.isVisible():
+        return
+    zoom = window.theme.zoom
+    if panel.width() < CHARTS_TOGETHER[0] * zoom or panel.height() < CHARTS_TOGETHER[1] * zoom:
+        panel.set_compact(True)
+
+
+def _tabs_for_cramped_plots(window) -> None:
+    """The loss curves and the gradient norm into tabs where the loss curves' data area
+    is lower than LOSS_PLOT_LEAST (only this way, as for the charts)."""
+    stack, panel = window.plot_stack, window.loss_plot
+    if stack.compact or not panel.plot_widget.isVisible() or len(stack.shown) < 2:
+        return
+    if panel.plot.getViewBox().height() < LOSS_PLOT_LEAST * window.theme.zoom:
+        stack.set_compact(True)

@@ -1,5 +1,6 @@
 """On a real X server (Xvfb), as a lecturer's laptop would run it: at 1280x720 and
-1024x768 the window fits at launch, after Ctrl+= three times and after clicking a
+1024x768 the window fits at launch, legibly (no chart crushed under its title, no stray
+tab bar), after Ctrl+= three times and after clicking a
 parameter; PageDown changes the slide; Ctrl+Q quits within a second. Skipped where Xvfb
 or Qt's X libraries are missing (the README says which Debian packages they are)."""
 import ctypes.util
@@ -49,12 +50,18 @@ def test_the_window_fits_a_projector_and_quits_quickly(tmp_path, size):
                               capture_output=True, text=True, timeout=240)
         assert proc.returncode == 0, proc.stderr[-2000:]
         result = json.loads(proc.stdout.strip().splitlines()[-1])
+        assert "error" not in result, result
     finally:
         xvfb.terminate()
         xvfb.wait(10)
     for moment in ("launch", "zoomed", "history"):
         width, height, screen_w, screen_h, inside = result[moment]
         assert inside and width <= screen_w and height <= screen_h, (moment, result[moment])
+    # legible at launch: no stray tab bar, the loss curves with room, the charts in tabs
+    assert result["stale_tabs"] == []
+    height, least = result["loss_plot_height"]
+    assert height >= least, result["loss_plot_height"]
+    assert result["charts_in_tabs"]
     assert result["active"] and result["zoom"] > 1.5     # Ctrl+= three times took effect
     before, after = result["page_down"]
     assert "slide 1/3" in before and "slide 2/3" in after

@@ -26,12 +26,31 @@ def main() -> None:
         out[name] = [frame.width(), frame.height(), screen.width(), screen.height(),
                      screen.contains(frame)]
 
+    def legible():
+        """At launch: each tab bar on screen names open docks only (no stray bar over a
+        dock's charts), the loss curves' data area is at least LOSS_PLOT_LEAST high, and
+        the gradient charts, cramped together, are tabs."""
+        from PySide6.QtWidgets import QDockWidget, QTabBar
+        from gradviz.qt.screen_fit import LOSS_PLOT_LEAST
+        app.processEvents()
+        open_docks = {d.windowTitle() for d in window.findChildren(QDockWidget)
+                      if d.toggleViewAction().isChecked()}
+        bars = [[bar.tabText(i) for i in range(bar.count())]
+                for bar in window.findChildren(QTabBar)
+                if bar.parent() is window and bar.isVisible()
+                and window.rect().intersects(bar.geometry())]
+        out["stale_tabs"] = [t for tabs in bars for t in tabs if t not in open_docks]
+        out["loss_plot_height"] = [window.loss_plot.plot.getViewBox().height(),
+                                   LOSS_PLOT_LEAST * window.theme.zoom]
+        out["charts_in_tabs"] = bool(window.gradients_panel.compact)
+
     def steps():
         # keys reach a window's shortcuts only while it is the active one (with no window
         # manager, nothing activates it on its own)
         window.activateWindow()
         out["active"] = QTest.qWaitForWindowActive(window, 5000)
         fits("launch")
+        legible()
         window.lessons.open_named("detach-vs-detach_")
         title = window.windowTitle()
         QTest.keyClick(window, Qt.Key_PageDown)
@@ -52,8 +71,21 @@ def main() -> None:
         out["quit_started"] = time.monotonic()
         QTest.keyClick(window, Qt.Key_Q, Qt.ControlModifier)
 
+    def guarded(step):
+        def run():   # a failure ends the check at once, said in its JSON, not by a timeout
+            try:
+                step()
+            except Exception as exc:
+                out["error"] = f"{type(exc).__name__}: {exc}"
+                app.quit()
+        return run
+
+    steps, after_zoom, after_click = map(guarded, (steps, after_zoom, after_click))
     QTimer.singleShot(3000, steps)
     app.exec()
+    if "error" in out:
+        print(json.dumps(out))
+        return
     out["quit_seconds"] = time.monotonic() - out.pop("quit_started")
     window.dispose()
     print(json.dumps(out))
