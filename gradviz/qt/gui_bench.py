@@ -75,6 +75,9 @@ def run_gui_bench(config, seconds: float = 8.0, busy: bool = False,
     app = QApplication.instance() or QApplication([])
     with tempfile.TemporaryDirectory() as tmp:
         window = MainWindow(Remembered(config), AppSettings(os.path.join(tmp, "settings.json")))
+        # every panel drawn, side by side, at a projector's 1920x1080: not fitted to the
+        # offscreen screen (800x600), which would put most of them into tabs
+        window.drawn_off_screen = True
         window.resize(1920, 1080)
         window.show()
         gaps: list[float] = []
