@@ -121,9 +121,10 @@ def serve(conn) -> None:
 class ProcessB:
     """B in a process of its own (a fresh interpreter running this module, joined to the
     engine by a socket pair: the engine is a daemon process, which multiprocessing does
-    not let have children of its own), started at the first reset and again after it has died. Steps are asked for as A
-    does them and their replies read when A wants them: B works through the ones asked
-    for meanwhile, so neither process waits for the other at each step."""
+    not let have children of its own), started at the first reset and again after it
+    has died. Steps are asked for as A does them and their replies read when A wants
+    them: B works through the ones asked for meanwhile, so neither process waits for
+    the other at each step."""
 
     def __init__(self):
         self._process = None
@@ -155,7 +156,10 @@ class ProcessB:
                 return self._gone(late.format(s=f"{seconds:g}") + " and was stopped")
             return self._conn.recv()
         except (EOFError, BrokenPipeError, ConnectionResetError, OSError):
-            return self._gone(f"stopped ({exit_words(self._exit_code())})")
+            return self._ended()
+
+    def _ended(self) -> tuple:
+        return self._gone(f"stopped ({exit_words(self._exit_code())})")
 
     def _exit_code(self) -> int | None:
         try:
@@ -178,7 +182,7 @@ class ProcessB:
         try:
             self._conn.send(("reset", config))
         except (BrokenPipeError, ConnectionResetError, OSError):
-            return self._receive(0)
+            return self._ended()
         return self._receive(START_SECONDS, late)
 
     def start_step(self, sample_floor: int, probes: str, sample_every: int) -> None:

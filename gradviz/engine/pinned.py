@@ -128,8 +128,7 @@ class PinnedB:
             a = self.a.config
             if (self.b_config.probes, self.b_config.sample_every) != (a.probes,
                                                                        a.sample_every):
-                self.b_config = self.b_config.replace(probes=a.probes,
-                                                      sample_every=a.sample_every)
+                self.b_config = self._b_config()   # B follows A's probes (B's side too)
             self._started.append((ra, flat_grads(self.a), (a, self.b_config)))
             self.b.start_step(self.a.sample_floor, a.probes, a.sample_every)
         except Exception as exc:  # a bug of ours must not take A (or the lecture) down
