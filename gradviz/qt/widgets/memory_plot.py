@@ -1,5 +1,6 @@
 """Memory held by the autograd graph: saved-tensor bytes at the end of each step and
-the peak within it, and (below, same steps) how many graph nodes are still alive.
+the peak within it, and (below, or beside where the panel is wide and short, same
+steps) how many graph nodes are still alive.
 
 A leak ("keep graphs") shows as a rising line; a healthy loop holds nothing between steps.
 While a configuration B is pinned beside A, B's lines are drawn dashed on the same axes.
@@ -19,6 +20,10 @@ from .line_panel import LinePanel, ghost_pen, new_curve, new_ghost, set_curve_da
 from .series import join_samples
 
 HELD, PEAK, NODES = "held at step end", "peak within step", "graph nodes"
+# A panel this many times wider than high (the bottom dock of a 1280x720 window) puts
+# the two plots side by side: stacked, each got a third of its height, too little for
+# their rotated axis titles, which ran into each other.
+SIDE_BY_SIDE_ASPECT = 2.5
 
 
 class MemoryPlot(LinePanel):
@@ -28,7 +33,8 @@ class MemoryPlot(LinePanel):
         self.plot.getAxis("bottom").setStyle(showValues=False)  # the plot below has them
         # nodes get a plot of their own under the bytes: a second y axis on one plot
         # makes a room guess which line belongs to which scale
-        self.nodes_plot = self.plot_widget.addPlot(row=2, col=0)
+        self.nodes_plot = self.plot_widget.addPlot(
+            row=2, col=0, axisItems={"left": ps.CountAxis("left")})
         ps.style_view(self.nodes_plot, "optimizer step", NODES)
         self.nodes_plot.setXLink(self.plot)
         self.nodes_curve = new_curve(self.nodes_plot)
@@ -42,6 +48,7 @@ class MemoryPlot(LinePanel):
         layout.setRowStretchFactor(2, 2)
         self._unit = ("B", 1)
         self._nodes = (np.zeros(0), np.zeros(0))
+        self.side_by_side = False
         self.set_model(["head0"], [])
 
     def set_model(self, head_names: list[str], param_names: list[str]) -> None:
@@ -108,11 +115,34 @@ class MemoryPlot(LinePanel):
         out[NODES] = (self._nodes[0].copy(), self._nodes[1].copy())
         return out
 
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        canvas = self.plot_widget
+        self._arrange(canvas.width() > SIDE_BY_SIDE_ASPECT * canvas.height())
+
+    def _arrange(self, side_by_side: bool) -> None:
+        """The nodes plot beside the bytes plot (each with its own step axis) or below
+        it (sharing the one at the bottom)."""
+        if side_by_side == self.side_by_side:
+            return
+        self.side_by_side = side_by_side
+        layout = self.plot_widget.ci
+        layout.removeItem(self.nodes_plot)
+        layout.addItem(self.nodes_plot, *((1, 1) if side_by_side else (2, 0)))
+        bottom = self.plot.getAxis("bottom")
+        bottom.setStyle(showValues=side_by_side)
+        bottom.setLabel("optimizer step" if side_by_side else None)
+        self._fit_nodes_plot()
+        ps.style_plot(self.plot, self.theme)
+
+    def _fit_nodes_plot(self) -> None:
+        # stacked, tall enough that its rotated axis label fits beside it
+        self.nodes_plot.setMinimumHeight(0 if self.side_by_side else self.theme.font_pt * 11)
+
     def apply_theme(self, theme: Theme) -> None:
         super().apply_theme(theme)
         ps.style_plot(self.nodes_plot, theme)
-        # tall enough that its rotated axis label fits beside it
-        self.nodes_plot.setMinimumHeight(theme.font_pt * 11)
+        self._fit_nodes_plot()
         for plot in (self.plot, self.nodes_plot):
             # the same width for both left axes, so the two plots' steps line up
             plot.getAxis("left").setWidth(int(theme.font_pt * 6.5))

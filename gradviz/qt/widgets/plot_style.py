@@ -83,6 +83,16 @@ class ReadableAxis(pg.AxisItem):
         return [(None, vals) for vals in levels if vals]
 
 
+class CountAxis(pg.AxisItem):
+    """Ticks at whole numbers only: a count of graph nodes has no 41.8 (pyqtgraph ticks a
+    flat line of 42 nodes at 41.6, 41.8, 42.0...)."""
+
+    def tickSpacing(self, minVal, maxVal, size):
+        whole = [(spacing, offset) for spacing, offset in super().tickSpacing(minVal, maxVal, size)
+                 if spacing >= 1 and float(spacing).is_integer()]
+        return whole or [(1.0, 0.0)]
+
+
 def style_view(plot: pg.PlotItem, x_label: str | None, y_label: str | None) -> None:
     """Clipped and peak-downsampled so 50,000+ points repaint cheaply, and with no SI
     rescaling ("x1e3") that a student would misread."""

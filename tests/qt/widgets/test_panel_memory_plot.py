@@ -62,3 +62,63 @@ def test_fifty_thousand_steps(show):
     panel.grab()
     assert len(panel.data()[HELD][0]) == 50_000
     assert np.isfinite(panel.data()[NODES][1]).all()
+
+
+def _title_box(plot):
+    """Where a plot's rotated y-axis title is drawn, in scene coordinates, less the
+    margin Qt keeps around a text."""
+    label = plot.getAxis("left").label
+    assert label.isVisible()
+    margin = label.document().documentMargin()
+    return label.mapRectToScene(label.boundingRect()).adjusted(margin, margin, -margin, -margin)
+
+
+def _titles_legible(panel) -> bool:
+    """Both titles drawn whole inside the canvas, neither over the other (stacked in a
+    short panel, "saved tensors (KiB)" and "graph nodes" ran into each other)."""
+    canvas = panel.plot_widget.mapToScene(panel.plot_widget.viewport().rect()).boundingRect()
+    boxes = [_title_box(panel.plot), _title_box(panel.nodes_plot)]
+    return all(canvas.contains(box) for box in boxes) and not boxes[0].intersects(boxes[1])
+
+
+def test_a_wide_short_panel_puts_nodes_beside_bytes_with_every_title_legible(show, qtbot):
+    # the Memory dock along the bottom of a 1280x720 window: 1180 x 230
+    panel = show(MemoryPlot, size=(1180, 230))
+    panel.update_from(make_history(make_records(steps=50, sample_every=5)))
+    qtbot.waitUntil(lambda: panel.side_by_side)
+    panel.grab()
+    bytes_box = panel.plot.sceneBoundingRect()
+    nodes_box = panel.nodes_plot.sceneBoundingRect()
+    assert nodes_box.left() >= bytes_box.right() - 1        # beside, not below
+    assert abs(nodes_box.top() - bytes_box.top()) < 40
+    assert _titles_legible(panel)
+    for plot in (panel.plot, panel.nodes_plot):   # each has its own step axis
+        assert plot.getAxis("bottom").labelText == "optimizer step"
+        assert plot.getAxis("bottom").style["showValues"]
+
+
+def test_a_tall_panel_stacks_them_on_one_step_axis_and_goes_back(show, qtbot):
+    panel = show(MemoryPlot, size=(1180, 230))
+    qtbot.waitUntil(lambda: panel.side_by_side)
+    panel.resize(600, 600)
+    qtbot.waitUntil(lambda: not panel.side_by_side)
+    panel.update_from(make_history(make_records(steps=50, sample_every=5)))
+    panel.grab()
+    assert panel.nodes_plot.sceneBoundingRect().top() >= panel.plot.sceneBoundingRect().bottom() - 1
+    assert not panel.plot.getAxis("bottom").style["showValues"]
+    assert _titles_legible(panel)
+
+
+def test_node_counts_are_ticked_at_whole_numbers(show):
+    h = History(["head0"], [])
+    for t in range(30):   # a healthy loop: the same 42 nodes every step, a flat line
+        h.append(StepRecord(step=t, losses={"head0": 1.0}, total=1.0, saved_bytes=0,
+                            saved_bytes_peak=1000, graph_nodes=42))
+    panel = show(MemoryPlot, heads=1)
+    panel.update_from(h)
+    panel.grab()
+    axis = panel.nodes_plot.getAxis("left")
+    low, high = panel.nodes_plot.getViewBox().viewRange()[1]
+    ticks = [v for _, values in axis.tickValues(low, high, axis.height()) for v in values]
+    assert ticks and all(float(v).is_integer() for v in ticks)
+    assert 42 in ticks
