@@ -165,7 +165,7 @@ class GlobalNormPlot(LinePanel):
 
     def __init__(self, parent: QtWidgets.QWidget | None = None):
         super().__init__("globalNormPlot", "Global gradient norm", "optimizer step",
-                         "‖grad‖ (all parameters)", parent=parent)
+                         "‖grad‖ (all parameters)", parent=parent, y_short="‖grad‖")
         self._ghost_curve = new_ghost(self.plot)
         self._ghost_curve.setVisible(False)
         self._ghost_data = (np.zeros(0), np.zeros(0))
@@ -211,7 +211,8 @@ class JunctionPlot(LinePanel):
 
     def __init__(self, parent: QtWidgets.QWidget | None = None):
         super().__init__("junctionPlot", "How hard each loss pushes the trunk",
-                         "optimizer step", "‖∂L/∂z‖ at the junction", parent=parent)
+                         "optimizer step", "‖∂L/∂z‖ at the junction", parent=parent,
+                         y_short="‖∂L/∂z‖")
         self.set_model(["head0"], [])
 
     def set_model(self, head_names: list[str], param_names: list[str]) -> None:

@@ -93,13 +93,17 @@ class LinePanel(QtWidgets.QWidget):
     """One PlotItem, one thick curve per series, a clickable legend (hides a series)."""
 
     def __init__(self, name: str, title: str, x_label: str, y_label: str,
-                 controls=(), parent: QtWidgets.QWidget | None = None):
+                 controls=(), parent: QtWidgets.QWidget | None = None,
+                 y_short: str | None = None):
+        """y_short: the y-axis title shown where y_label is longer than the axis."""
         super().__init__(parent)
         self.setObjectName(name)
         self.theme = LIGHT
         self._layout, self._title = ps.header(self, title, controls)
         self.plot_widget, self.plot, self.legend = ps.new_canvas(x_label, y_label)
         self.plot_widget.setObjectName(name + "Canvas")
+        if y_label:
+            self.plot.getAxis("left").set_title(y_label, y_short)
         self._layout.addWidget(self.plot_widget, 1)
         self.legend.sigSampleClicked.connect(self._sample_clicked)
         self.plot_widget.scene().sigMouseClicked.connect(self._clicked)

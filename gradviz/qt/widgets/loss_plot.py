@@ -125,7 +125,8 @@ class LossPlot(LinePanel):
 
     def _log_toggled(self, on: bool) -> None:
         self.plot.setLogMode(y=on)
-        self.plot.getAxis("left").setLabel("loss (log scale)" if on else "loss")
+        self.plot.getAxis("left").set_title(*(("loss (log scale)", "loss (log)") if on
+                                              else ("loss",)))
         ps.style_plot(self.plot, self.theme)
 
     def _smoothing_toggled(self, on: bool) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6 import QtWidgets  # before pyqtgraph: it binds to the first Qt
+from PySide6.QtCore import Qt
 import pyqtgraph as pg
 
 from gradviz.core.history import History
@@ -24,6 +25,7 @@ HELD, PEAK, NODES = "held at step end", "peak within step", "graph nodes"
 # the two plots side by side: stacked, each got a third of its height, too little for
 # their rotated axis titles, which ran into each other.
 SIDE_BY_SIDE_ASPECT = 2.5
+SIDE_BY_SIDE_LEAST = 600   # px at text size 1: narrower, the nodes plot would be a sliver
 
 
 class MemoryPlot(LinePanel):
@@ -35,7 +37,8 @@ class MemoryPlot(LinePanel):
         # makes a room guess which line belongs to which scale
         self.nodes_plot = self.plot_widget.addPlot(
             row=2, col=0, axisItems={"left": ps.CountAxis("left")})
-        ps.style_view(self.nodes_plot, "optimizer step", NODES)
+        ps.style_view(self.nodes_plot, "optimizer step", None)
+        self.nodes_plot.getAxis("left").set_title(NODES, "nodes")
         self.nodes_plot.setXLink(self.plot)
         self.nodes_curve = new_curve(self.nodes_plot)
         # B's held and peak bytes and its graph nodes (dashed), while B is pinned
@@ -118,7 +121,8 @@ class MemoryPlot(LinePanel):
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         canvas = self.plot_widget
-        self._arrange(canvas.width() > SIDE_BY_SIDE_ASPECT * canvas.height())
+        self._arrange(canvas.width() > SIDE_BY_SIDE_ASPECT * canvas.height()
+                      and canvas.width() >= SIDE_BY_SIDE_LEAST * self.theme.zoom)
 
     def _arrange(self, side_by_side: bool) -> None:
         """The nodes plot beside the bytes plot (each with its own step axis) or below
@@ -129,6 +133,13 @@ class MemoryPlot(LinePanel):
         layout = self.plot_widget.ci
         layout.removeItem(self.nodes_plot)
         layout.addItem(self.nodes_plot, *((1, 1) if side_by_side else (2, 0)))
+        # the legend over both plots (B's dashes are on both): in the first column alone,
+        # its width set that column's and left the nodes plot a sliver
+        layout.removeItem(self.legend)
+        layout.addItem(self.legend, 0, 0, 1, 2 if side_by_side else 1)
+        layout.layout.setAlignment(self.legend, Qt.AlignmentFlag.AlignRight)
+        layout.layout.setColumnStretchFactor(0, 3)
+        layout.layout.setColumnStretchFactor(1, 2)
         bottom = self.plot.getAxis("bottom")
         bottom.setStyle(showValues=side_by_side)
         bottom.setLabel("optimizer step" if side_by_side else None)
@@ -166,7 +177,8 @@ class MemoryPlot(LinePanel):
     def _set_unit(self, unit: tuple[str, int]) -> None:
         if unit != self._unit or not self.plot.getAxis("left").labelText:
             self._unit = unit
-            self.plot.getAxis("left").setLabel(f"saved tensors ({unit[0]})")
+            self.plot.getAxis("left").set_title(f"saved tensors ({unit[0]})",
+                                                f"saved ({unit[0]})")
             ps.style_plot(self.plot, self.theme)
 
 

@@ -69,9 +69,44 @@ def new_canvas(x_label: str, y_label: str
 
 
 class ReadableAxis(pg.AxisItem):
-    """In log mode, labels decades first, then 2 and 5, then the rest, each level only
+    """An axis whose labels never run into each other.
+
+    In log mode, labels decades first, then 2 and 5, then the rest, each level only
     where it fits. (pyqtgraph puts 1..9 of every decade on one level when the range is
-    under a decade or so, and then draws all of them, on top of each other.)"""
+    under a decade or so, and then draws all of them, on top of each other.)
+
+    A left or right axis shows its short title where the full one is longer than the
+    axis is high: a rotated title longer than its plot runs past it, into the plot or
+    the title above or below."""
+
+    _titles: tuple[str, str] | None = None
+
+    def set_title(self, title: str, short: str | None = None) -> None:
+        """The title, and the one to show where it does not fit (default: the same)."""
+        self._titles = (title, short or title)
+        self.setLabel(title, self.labelUnits, **self.labelStyle)
+        self.fit_title()
+
+    def fit_title(self) -> None:
+        """Show the full title if it fits the axis's height, else the short one."""
+        if self._titles is None or self.orientation not in ("left", "right"):
+            return
+        full, short = self._titles
+        shown = full if self._title_width(full) <= self.height() else short
+        if shown != self.labelText:
+            self.setLabel(shown, self.labelUnits, **self.labelStyle)
+
+    def _title_width(self, text: str) -> float:
+        """How long `text` is drawn in the label's font (its size set by style_plot)."""
+        font = QtGui.QFont(self.label.font())
+        size = str(self.labelStyle.get("font-size", ""))
+        if size.endswith("pt"):
+            font.setPointSizeF(float(size[:-2]))
+        return QtGui.QFontMetricsF(font).horizontalAdvance(text)
+
+    def resizeEvent(self, event=None) -> None:
+        super().resizeEvent(event)
+        self.fit_title()
 
     def logTickValues(self, minVal, maxVal, size, stdTicks):
         levels: list[list[float]] = [[], [], []]
@@ -83,7 +118,7 @@ class ReadableAxis(pg.AxisItem):
         return [(None, vals) for vals in levels if vals]
 
 
-class CountAxis(pg.AxisItem):
+class CountAxis(ReadableAxis):
     """Ticks at whole numbers only: a count of graph nodes has no 41.8 (pyqtgraph ticks a
     flat line of 42 nodes at 41.6, 41.8, 42.0...)."""
 
@@ -120,6 +155,8 @@ def style_plot(plot: pg.PlotItem, theme: Theme) -> None:
         axis.setStyle(tickTextOffset=max(4, int(theme.font_pt * 0.5)), maxTickLevel=1)
         if axis.labelText:
             axis.setLabel(axis.labelText, axis.labelUnits, color=fg, **size)
+        if isinstance(axis, ReadableAxis):   # a larger font may no longer fit
+            axis.fit_title()
     plot.showGrid(x=True, y=True, alpha=theme.grid_alpha)
     plot.getViewBox().setBackgroundColor(theme.panel)
 

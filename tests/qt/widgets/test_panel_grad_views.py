@@ -170,3 +170,24 @@ def test_cosine_keeps_the_last_sampled_matrix(show):
     panel = show(CosineHeatmap)
     panel.update_from(make_history(records))
     np.testing.assert_allclose(panel.data(), records[10].cosine)
+
+
+def _title_fits(axis) -> bool:
+    label = axis.label
+    return label.boundingRect().width() - 2 * label.document().documentMargin() <= axis.height()
+
+
+def test_a_short_chart_shortens_its_axis_title_and_a_tall_one_gets_it_back(show, qtbot):
+    # the global norm under the loss curves with the Compare dock open at 1280x720: the
+    # full title, 190 px rotated, ran past a 100 px axis and was cut off
+    panel = show(GlobalNormPlot, size=(930, 150))
+    panel.update_from(make_history(make_records(steps=30)))
+    axis = panel.plot.getAxis("left")
+    qtbot.waitUntil(lambda: axis.labelText == "‖grad‖")
+    assert _title_fits(axis)
+    panel.resize(700, 450)
+    qtbot.waitUntil(lambda: axis.labelText == "‖grad‖ (all parameters)")
+    assert _title_fits(axis)
+    panel.apply_theme(LIGHT.zoomed(2.0))   # the lecturer's Ctrl+= : the same panel, larger text
+    qtbot.waitUntil(lambda: axis.labelText == "‖grad‖")
+    assert _title_fits(axis)
