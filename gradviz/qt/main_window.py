@@ -21,10 +21,10 @@ from .lesson_mode import LessonMode
 from .panel_painter import PanelPainter
 from .view_menu import add_keys, add_view_menu
 from .window_layout import restore_layout
-from .screen_fit import fit_to_screen, set_least_sizes
+from .screen_fit import available, fit_to_screen, set_least_sizes
 from .run_bar import RunBar
 from .settings import AppSettings, Remembered
-from .theme import THEMES, Theme
+from .theme import TEXT_STEP, THEMES, Theme
 from .widgets.code_view import CodeView
 from .widgets.events_view import EventsView
 from .widgets.graph_view import GraphView
@@ -309,6 +309,15 @@ class MainWindow(QMainWindow):
     def zoom_by(self, factor: float | None) -> None:
         zoom = 1.0 if factor is None else self.theme.zoom * factor
         self.apply_theme(self.theme.zoomed(zoom))
+
+    def text_too_large(self) -> None:
+        """Called by fit_to_screen where the panels at this text size need more than
+        the screen even in tabs: one step smaller (never below normal), and why."""
+        zoom = max(1.0, self.theme.zoom / TEXT_STEP)
+        self.apply_theme(self.theme.zoomed(zoom))
+        room = available(self)
+        self.on_notice(f"Text size {zoom:.0%} is the largest this {room.width()}x"
+                       f"{room.height()} screen has room for (closing a panel makes more)")
 
     def apply_theme(self, theme: Theme) -> None:
         self.theme = theme

@@ -94,6 +94,11 @@ def fit_to_screen(window) -> None:
             window.layout().activate()
     _tabs_for_cramped_charts(window)
     _tabs_for_cramped_plots(window)
+    if too_big(window) and window.theme.zoom > 1.0:
+        # even with its panels in tabs, the window needs more than the screen at this text
+        # size (Ctrl+= a few times at 1280x720): one step smaller, whose layout comes back
+        # here, rather than the run bar or the graph's tabs past the screen's edge
+        window.text_too_large()
     room = available(window)
     width, height = min(window.width(), room.width()), min(window.height(), room.height())
     if (width, height) != (window.width(), window.height()) and not window.isFullScreen():

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from ..render import style
 
 BASE_FONT_PT = 11.0
+TEXT_STEP = 1.15   # one Ctrl+= (Larger text): every font this much larger
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
 
-from .theme import THEMES
+from .theme import TEXT_STEP, THEMES
 
 
 def add_keys(window) -> None:
@@ -13,9 +13,9 @@ def add_keys(window) -> None:
             (QKeySequence(Qt.SHIFT | Qt.Key_Right), window.sigStep.emit),
             (Qt.Key_R, window.sigReset.emit), (Qt.Key_F11, window.toggle_full_screen),
             (Qt.Key_P, window.run_bar.phase_play.toggle),
-            (QKeySequence.ZoomIn, lambda: window.zoom_by(1.15)),
-            (QKeySequence("Ctrl+="), lambda: window.zoom_by(1.15)),
-            (QKeySequence.ZoomOut, lambda: window.zoom_by(1 / 1.15)),
+            (QKeySequence.ZoomIn, lambda: window.zoom_by(TEXT_STEP)),
+            (QKeySequence("Ctrl+="), lambda: window.zoom_by(TEXT_STEP)),
+            (QKeySequence.ZoomOut, lambda: window.zoom_by(1 / TEXT_STEP)),
             (QKeySequence("Ctrl+0"), lambda: window.zoom_by(None)))
     window.shortcuts = []
     for key, slot in keys:
@@ -33,7 +33,8 @@ def add_view_menu(window) -> None:
     window.dark_action.toggled.connect(lambda dark: window.apply_theme(
         THEMES["dark" if dark else "light"].zoomed(window.theme.zoom)))
     view.addAction(window.dark_action)
-    for text, factor in (("Larger text\tCtrl++", 1.15), ("Smaller text\tCtrl+-", 1 / 1.15),
+    for text, factor in (("Larger text\tCtrl++", TEXT_STEP),
+                         ("Smaller text\tCtrl+-", 1 / TEXT_STEP),
                          ("Normal text size\tCtrl+0", None)):
         view.addAction(text, lambda _checked=False, f=factor: window.zoom_by(f))
     view.addAction("Full screen\tF11", window.toggle_full_screen)

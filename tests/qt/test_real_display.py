@@ -1,7 +1,7 @@
 """On a real X server (Xvfb), as a lecturer's laptop would run it: at 1280x720 and
 1024x768 the window fits at launch, legibly (no chart crushed under its title, no stray
-tab bar), after Ctrl+= three times and after clicking a
-parameter; PageDown changes the slide; Ctrl+Q quits within a second. Skipped where Xvfb
+tab bar), after Ctrl+= three times, after clicking a parameter and after Ctrl+= as
+often as the text can grow; PageDown changes the slide; Ctrl+Q quits within a second. Skipped where Xvfb
 or Qt's X libraries are missing (the README says which Debian packages they are)."""
 import ctypes.util
 import json
@@ -54,7 +54,7 @@ def test_the_window_fits_a_projector_and_quits_quickly(tmp_path, size):
     finally:
         xvfb.terminate()
         xvfb.wait(10)
-    for moment in ("launch", "zoomed", "history"):
+    for moment in ("launch", "zoomed", "history", "largest"):
         width, height, screen_w, screen_h, inside = result[moment]
         assert inside and width <= screen_w and height <= screen_h, (moment, result[moment])
     # legible at launch: no stray tab bar, the loss curves with room, the charts in tabs
@@ -63,6 +63,10 @@ def test_the_window_fits_a_projector_and_quits_quickly(tmp_path, size):
     assert height >= least, result["loss_plot_height"]
     assert result["charts_in_tabs"]
     assert result["active"] and result["zoom"] > 1.5     # Ctrl+= three times took effect
+    # 1.15 ** 8 = 3.06 needs more than either screen: the text stopped growing where the
+    # window still fits, and the status line says why
+    assert 1.5 < result["largest_zoom"] < 2.5, result["largest_zoom"]
+    assert "is the largest this" in result["largest_notice"], result["largest_notice"]
     before, after = result["page_down"]
     assert "slide 1/3" in before and "slide 2/3" in after
     assert result["quit_seconds"] < 1.0

@@ -124,3 +124,20 @@ def test_the_run_bar_keeps_its_symbols_where_its_words_do_not_fit(qtbot):
     assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:])) and spans[-1][1] <= bar.width()
     bar.set_running(True)
     assert bar.play.text() == "❚❚"
+
+
+def test_the_text_grows_only_as_far_as_the_screen_has_room(qtbot, make_window):
+    from gradviz.qt.screen_fit import available, too_big
+    w = make_window(SMALL)
+    for _ in range(8):   # 1.15 ** 8 = 3.06: more than any panel layout fits on this screen
+        qtbot.keyClick(w, Qt.Key_Equal, Qt.ControlModifier)
+        qtbot.waitUntil(lambda: not w._fit_timer.isActive(), timeout=5_000)
+    qtbot.waitUntil(lambda: not too_big(w) and not w._fit_timer.isActive(), timeout=10_000)
+    largest = w.theme.zoom
+    room = available(w)
+    assert 1.0 < largest < 1.15 ** 8
+    assert w.minimumSizeHint().height() <= room.height()
+    assert w.height() <= room.height()
+    assert f"Text size {largest:.0%} is the largest" in w.phase_label.text()
+    qtbot.keyClick(w, Qt.Key_Minus, Qt.ControlModifier)   # smaller still works as ever
+    assert w.theme.zoom == pytest.approx(largest / 1.15)

@@ -1,6 +1,7 @@
 """Run by test_real_display.py on a real X server (Xvfb): open the window as a user does,
-and print, as JSON, whether it fits the screen at launch, after Ctrl+= three times and
-after clicking a parameter; whether PageDown changed the slide; how long Ctrl+Q took."""
+and print, as JSON, whether it fits the screen at launch, after Ctrl+= three times, after
+clicking a parameter and after Ctrl+= five times more; whether PageDown changed the
+slide; how long Ctrl+Q took."""
 import json
 import time
 
@@ -68,6 +69,21 @@ def main() -> None:
 
     def after_click():
         fits("history")
+        larger(5)
+
+    def larger(presses):
+        """Ctrl+= five more times, as a lecturer would for the back row: the text grows
+        as far as the screen has room for, and the window stays on it."""
+        if presses:
+            QTest.keyClick(window, Qt.Key_Equal, Qt.ControlModifier)
+            QTimer.singleShot(700, guarded(lambda: larger(presses - 1)))
+            return
+        QTimer.singleShot(2000, after_larger)
+
+    def after_larger():
+        fits("largest")
+        out["largest_zoom"] = window.theme.zoom
+        out["largest_notice"] = window.phase_label.text()
         out["quit_started"] = time.monotonic()
         QTest.keyClick(window, Qt.Key_Q, Qt.ControlModifier)
 
@@ -80,7 +96,8 @@ def main() -> None:
                 app.quit()
         return run
 
-    steps, after_zoom, after_click = map(guarded, (steps, after_zoom, after_click))
+    steps, after_zoom, after_click, after_larger = map(
+        guarded, (steps, after_zoom, after_click, after_larger))
     QTimer.singleShot(3000, steps)
     app.exec()
     if "error" in out:
