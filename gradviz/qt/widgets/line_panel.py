@@ -139,7 +139,11 @@ class LinePanel(QtWidgets.QWidget):
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
-        ps.fit_legend(self.legend, self.width())
+        ps.fit_legend(self.legend, self._legend_room())
+
+    def _legend_room(self) -> float:
+        """The width the legend's entries are laid out in (rows added where they don't fit)."""
+        return self.width()
 
     # -- for subclasses ---------------------------------------------------------------
     def _set_series(self, series: list[tuple[str, Colour, float]], samples=None) -> None:
@@ -187,7 +191,7 @@ class LinePanel(QtWidgets.QWidget):
 
     def _restyle(self) -> None:
         ps.style_legend(self.legend, self.theme)
-        ps.fit_legend(self.legend, self.width())
+        ps.fit_legend(self.legend, self._legend_room())
         for name, (colour, width) in self._style.items():
             p = ps.pen(colour(self.theme), width)
             self._curves[name].setPen(p)

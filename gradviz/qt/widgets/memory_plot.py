@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6 import QtWidgets  # before pyqtgraph: it binds to the first Qt
-from PySide6.QtCore import Qt
 import pyqtgraph as pg
 
 from gradviz.core.history import History
@@ -26,6 +25,7 @@ HELD, PEAK, NODES = "held at step end", "peak within step", "graph nodes"
 # their rotated axis titles, which ran into each other.
 SIDE_BY_SIDE_ASPECT = 2.5
 SIDE_BY_SIDE_LEAST = 600   # px at text size 1: narrower, the nodes plot would be a sliver
+BYTES_SHARE = (3, 2)       # side by side: the bytes plot's part of the width, the nodes'
 
 
 class MemoryPlot(LinePanel):
@@ -133,18 +133,22 @@ class MemoryPlot(LinePanel):
         layout = self.plot_widget.ci
         layout.removeItem(self.nodes_plot)
         layout.addItem(self.nodes_plot, *((1, 1) if side_by_side else (2, 0)))
-        # the legend over both plots (B's dashes are on both): in the first column alone,
-        # its width set that column's and left the nodes plot a sliver
-        layout.removeItem(self.legend)
-        layout.addItem(self.legend, 0, 0, 1, 2 if side_by_side else 1)
-        layout.layout.setAlignment(self.legend, Qt.AlignmentFlag.AlignRight)
-        layout.layout.setColumnStretchFactor(0, 3)
-        layout.layout.setColumnStretchFactor(1, 2)
+        layout.layout.setColumnStretchFactor(0, BYTES_SHARE[0])
+        layout.layout.setColumnStretchFactor(1, BYTES_SHARE[1])
+        ps.fit_legend(self.legend, self._legend_room())
         bottom = self.plot.getAxis("bottom")
         bottom.setStyle(showValues=side_by_side)
         bottom.setLabel("optimizer step" if side_by_side else None)
         self._fit_nodes_plot()
         ps.style_plot(self.plot, self.theme)
+
+    def _legend_room(self) -> float:
+        # side by side, the legend stays over the bytes it names, in rows of the bytes
+        # plot's width: one row wider than its column made that column wider, and left
+        # the nodes plot a sliver with its title under the legend's end
+        if not self.side_by_side:
+            return self.width()
+        return self.width() * BYTES_SHARE[0] / sum(BYTES_SHARE)
 
     def _fit_nodes_plot(self) -> None:
         # stacked, tall enough that its rotated axis label fits beside it
