@@ -131,12 +131,24 @@ class ProcessB:
         self._conn = None
         self._in_flight = 0   # steps asked for whose replies are not yet read
         self.step_index = 0
+        self._starting = False   # started, and not yet heard from (it is loading torch)
 
     @property
     def pid(self) -> int | None:
         return None if self._process is None else self._process.pid
 
+    def prepare(self) -> None:
+        """Start the process now rather than at the first reset: it loads torch (about
+        2 s) while the user is still choosing B. A start that fails is said at reset."""
+        if self._process is None or self._process.poll() is not None:
+            self.close()
+            try:
+                self._start()
+            except OSError:
+                self.close()
+
     def _start(self) -> None:
+        self._starting = True
         ours, theirs = socket.socketpair()
         try:
             self._process = subprocess.Popen(
@@ -170,20 +182,22 @@ class ProcessB:
     def reset(self, config: Config) -> tuple:
         while self._in_flight:
             self.reply()            # the steps in flight belong to the old B
-        late = "did not answer for {s} s"
         if self._process is None or self._process.poll() is not None:
             self.close()
             try:
                 self._start()
             except OSError as exc:   # no interpreter to run, no process left to make
                 return ("gone", f"could not be started ({ev.first_line(exc)})")
-            late = "did not start within {s} s (loading torch)"
+        late = ("did not start within {s} s (loading torch)" if self._starting
+                else "did not answer for {s} s")
         self.step_index = 0
         try:
             self._conn.send(("reset", config))
         except (BrokenPipeError, ConnectionResetError, OSError):
             return self._ended()
-        return self._receive(START_SECONDS, late)
+        reply = self._receive(START_SECONDS, late)
+        self._starting = False
+        return reply
 
     def start_step(self, sample_floor: int, probes: str, sample_every: int) -> None:
         self.step_index += 1

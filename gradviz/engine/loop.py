@@ -45,6 +45,7 @@ class EngineLoop:
         self.stopped = False
         self.graph_wanted = False   # send the graph after the next step with its gradients
         self.pinned = None        # B, trained in lockstep beside the session (pin_b)
+        self.spare_b: ProcessB | None = None   # B's process started ahead of a pin (warm_b)
         problem = None
         try:
             self.session = Session(config)
@@ -209,10 +210,9 @@ class EngineLoop:
             self._unpin()
             self.send(p.B_PINNED, None, None)
             return
-        # B's process is kept from one pin to the next; it is joined by a socket pair
-        # handed down to it, which only POSIX systems do: elsewhere B stays here
-        own = self.b_in_own_process and os.name == "posix"
-        runner = old.b if old is not None else (ProcessB() if own else LocalB())
+        # B's process is kept from one pin to the next
+        own = self._b_own_process()
+        runner = old.b if old is not None else (self._take_spare_b() if own else LocalB())
         try:
             pinned = PinnedB(self.session, config, runner=runner)
         except ConfigError as exc:
@@ -226,6 +226,29 @@ class EngineLoop:
         self.pinned = pinned
         self.send(p.B_PINNED, pinned.config, None)
         self._cmd_reset()   # builds B too (see _announce_config)
+
+    def _b_own_process(self) -> bool:
+        # joined by a socket pair handed down to it, which only POSIX systems do:
+        # elsewhere B stays in this process
+        return self.b_in_own_process and os.name == "posix"
+
+    def _cmd_warm_b(self) -> None:
+        """The Compare menu is open: start B's process, which loads torch while the user
+        chooses B, so that the pin does not pause A for the 2 s that takes."""
+        if self.pinned is None and self.spare_b is None and self._b_own_process():
+            self.spare_b = ProcessB()
+            self.spare_b.prepare()
+
+    def _take_spare_b(self) -> ProcessB:
+        spare, self.spare_b = self.spare_b, None
+        return spare if spare is not None else ProcessB()
+
+    def end_b(self) -> None:
+        """B's process, pinned or spare, ends (with the engine)."""
+        self._unpin()
+        if self.spare_b is not None:
+            self.spare_b.close()
+            self.spare_b = None
 
     def _cmd_export_torchviz(self, path: str) -> None:
         """torchviz.make_dot of the live roots: only the engine holds the tensors."""
@@ -258,7 +281,7 @@ class EngineLoop:
     def _cmd_shutdown(self) -> None:
         self.running = False
         self.stopped = True
-        self._unpin()
+        self.end_b()
 
     def _unpin(self) -> None:
         """Stop comparing: what B did last is sent, then B (and its process) ends."""
@@ -421,7 +444,7 @@ def run(conn, config: Config, own_process: bool = True, holder: dict | None = No
         pass   # the window is gone
     finally:
         if loop is not None:
-            loop._unpin()   # B's process, if any, ends with the engine
+            loop.end_b()   # B's process, if any, ends with the engine
         conn.close()
         if own_process:
             # skip the interpreter's teardown (torch's takes a few hundred ms): nothing

@@ -74,6 +74,7 @@ class CompareMode(QObject):
         self.stop_action = self._action(menu, "Stop comparing", "stopCompareAction",
                                         self.stop)
         menu.aboutToShow.connect(self.update_menu)
+        menu.aboutToShow.connect(w.worker.warmB)   # B's process loads while B is chosen
         self.menu = menu
         self.update_menu()
 

@@ -164,6 +164,12 @@ class EngineClient(QObject):
         self.pinned_b = config
         self._send(p.PIN_B, config)
 
+    def warmB(self) -> None:
+        """Have B's process started now (the Compare menu opened): a pin then need not
+        wait for it to load torch."""
+        if self.pinned_b is None:
+            self._send(p.WARM_B, busy=False)
+
     def exportTorchviz(self, path: str) -> None:
         self._send(p.EXPORT_TORCHVIZ, path)
 
@@ -199,7 +205,7 @@ class EngineClient(QObject):
     def _send(self, *message, busy: bool = True) -> None:
         if not self.alive or self._conn is None:
             if message[0] not in (p.SHUTDOWN, p.DELAY, p.SHOW_SAVED, p.TRACK_NODE_GRADS,
-                                  p.REQUEST_GRAPH, p.ANIMATE_PHASES, p.STOP_AT):
+                                  p.REQUEST_GRAPH, p.ANIMATE_PHASES, p.STOP_AT, p.WARM_B):
                 self.notice.emit("The training engine has stopped: press Reset (R) to "
                                  "start a fresh one.")
             return

@@ -4,6 +4,7 @@ record says why in words), Reset starts a fresh one, and the engine's end ends i
 import os
 import signal
 import time
+from pathlib import Path
 
 import pytest
 
@@ -147,3 +148,47 @@ def test_bs_pytorch_error_crosses_from_its_process_in_pytorchs_words():
             "B stopped at step 0: Backward through a freed graph")
     finally:
         loop.handle(p.SHUTDOWN)
+
+
+def _b_processes_of_this_one() -> list[int]:
+    """B's processes whose parent is this test's process (Linux's /proc)."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            words = cmdline.read_bytes().split(b"\0")
+            parent = int((cmdline.parent / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue   # ended while being read
+        if parent == os.getpid() and b"gradviz.engine.b_runner" in words:
+            found.append(int(cmdline.parent.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="looks in Linux's /proc")
+def test_the_compare_menu_starts_bs_process_ahead_and_the_pin_takes_that_one():
+    loop = EngineLoop(BASE, b_in_own_process=True)
+    try:
+        loop.handle(p.WARM_B)
+        loop.handle(p.WARM_B)                  # the menu opened again: still one process
+        warm = _b_processes_of_this_one()
+        assert len(warm) == 1
+        loop.handle(p.PIN_B, BASE.replace(strategy="in-loop"))
+        assert [m for m in loop.take_outbox() if m[0] == p.B_PINNED][-1][2] is None
+        assert b_process(loop).pid == warm[0]  # the one started ahead, not a new one
+        _, compared = steps(loop, 2)
+        assert [r.step for r in compared] == [0, 1]
+        assert compared[0].diff.junction_ratio == pytest.approx([3, 2, 1], rel=1e-5)
+        loop.handle(p.WARM_B)                  # while pinned: nothing more is started
+        assert _b_processes_of_this_one() == warm
+    finally:
+        loop.handle(p.SHUTDOWN)
+    assert _b_processes_of_this_one() == []
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="looks in Linux's /proc")
+def test_a_b_process_started_ahead_and_never_pinned_ends_with_the_engine():
+    loop = EngineLoop(BASE, b_in_own_process=True)
+    loop.handle(p.WARM_B)
+    assert len(_b_processes_of_this_one()) == 1
+    loop.handle(p.SHUTDOWN)
+    assert _b_processes_of_this_one() == []

@@ -118,6 +118,23 @@ def _compared(w) -> int:
     return len(w.compare.history_b or ())
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="looks in Linux's /proc")
+def test_opening_the_compare_menu_starts_bs_process_that_the_pin_then_uses(qtbot, real_window):
+    from PySide6.QtCore import QPoint
+    w = real_window()
+    qtbot.waitUntil(lambda: w.generation >= 0, timeout=60_000)
+    assert _children(w.worker.pid) == []
+    w.compare.menu.popup(w.mapToGlobal(QPoint(40, 40)))   # the user opens Compare
+    qtbot.waitUntil(lambda: len(_children(w.worker.pid)) == 1, timeout=10_000)
+    started_ahead = _children(w.worker.pid)
+    w.compare.menu.hide()
+    w.compare.pin_settings()
+    qtbot.waitUntil(lambda: w.generation >= 1, timeout=60_000)
+    _train(qtbot, w, 10)
+    qtbot.waitUntil(lambda: _compared(w) > 0, timeout=10_000)
+    assert _children(w.worker.pid) == started_ahead
+
+
 def test_a_killed_engine_leaves_the_window_and_reset_starts_a_fresh_one(qtbot, real_window):
     w = real_window()
     qtbot.waitUntil(lambda: w.generation >= 0, timeout=60_000)
