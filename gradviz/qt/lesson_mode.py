@@ -17,7 +17,7 @@ from .lesson_player import LessonPlayer
 from .run_bar import DELAYS_MS
 from .screen_fit import fit_to_screen
 from .widgets.lesson_list import LessonList
-from .widgets.narration_view import NarrationView
+from .widgets.narration_view import NarrationView, title_text
 
 BASE_TITLE = "gradviz — autograd with several losses"
 CHART_SHARE = 0.38      # of the window's width, for a slide's gradient chart beside the plots
@@ -144,7 +144,8 @@ class LessonMode(QObject):
     def _show_slide(self, lesson: Lesson, index: int) -> None:
         w, slide = self.window, lesson.slides[index]
         count = len(lesson.slides)
-        w.setWindowTitle(f"gradviz — {lesson.title} — slide {index + 1}/{count}: {slide.title}")
+        w.setWindowTitle(f"gradviz — {title_text(lesson.title)} — slide {index + 1}/{count}: "
+                         f"{title_text(slide.title)}")
         self.narration.apply_theme(w.theme)
         self.narration.show_slide(lesson.title, slide, index, count)
         self.dock.show()
@@ -193,6 +194,8 @@ class LessonMode(QObject):
         plots = {"loss": w.loss_plot, "global_norm": w.global_norm}
         w.plot_stack.show_only([plots[p] for p in slide.panels if p in plots]
                                or [w.loss_plot])
+        # in tabs, the one the slide names first in front ("the gradient norm climbs")
+        w.plot_stack.put_in_front([plots[p] for p in slide.panels if p in plots])
         self._show_charts(slide)
 
     def _show_charts(self, slide) -> None:
@@ -201,9 +204,8 @@ class LessonMode(QObject):
         w = self.window
         charts = {"grad_norms": w.grad_bars, "junction": w.junction, "cosine": w.cosine}
         wanted = [charts[p] for p in slide.panels if p in charts]
+        w.gradients_panel.put_in_front(wanted)   # also where the screen puts them in tabs
         w.gradients_panel.set_compact(len(wanted) == 1)
-        if len(wanted) == 1:
-            w.gradients_panel.tabs.setCurrentWidget(wanted[0])
         self._charts = bool(wanted)
         QTimer.singleShot(0, lambda: self.refit(share=True))   # too many: tabs then
 
@@ -231,6 +233,8 @@ class LessonMode(QObject):
         self.narration.clear()
         self.window.setWindowTitle(BASE_TITLE)
         self.window.plot_stack.show_only([])   # all of them again
+        self.window.plot_stack.put_in_front([])
+        self.window.gradients_panel.put_in_front([])
         for dock in (self.window.graph_dock, self.window.memory_dock, self.window.code_dock,
                      self.window.events_dock, self.window.gradients_dock):
             dock.show()

@@ -2,11 +2,16 @@
 sees them, or the first-launch ones."""
 from __future__ import annotations
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QDockWidget
 
 from .settings import warn as settings_warning
 from .window_state import BadLayout, check_window_state
+
+# the least room gradviz is laid out for, and the largest screen that is a projector's
+# (1024x768, 1280x720, 1366x768): there the first launch takes the whole screen, which
+# at 92% of it left a 100 px strip at 1280x720 and 68 px at 1024x768 unused
+LEAST_ROOM, PROJECTOR_AT_MOST = (1024, 700), (1366, 800)
 
 
 def restore_layout(window, remembered) -> None:
@@ -17,15 +22,25 @@ def restore_layout(window, remembered) -> None:
         settings_warning("geometry is not a window geometry Qt accepts; "
                          "using the first-launch size")
         geometry = None
-    if geometry is None:   # first launch: most of the screen, which on a projector is all
+    if geometry is None:   # first launch: most of the screen, or on a projector all of it
         screen = QApplication.primaryScreen().availableGeometry()
-        window.resize(max(1024, int(screen.width() * 0.92)), max(700, int(screen.height() * 0.9)))
+        if _projector(screen.width(), screen.height()):
+            window.setGeometry(screen)   # where no window manager acts on the next line
+            window.setWindowState(window.windowState() | Qt.WindowState.WindowMaximized)
+        else:
+            window.resize(max(LEAST_ROOM[0], int(screen.width() * 0.92)),
+                          max(LEAST_ROOM[1], int(screen.height() * 0.9)))
     if state is not None and not restore_state(window, state):
         settings_warning("window_state is not a window layout Qt accepts; "
                          "using the first-launch layout")
         state = None
     if state is None:
         QTimer.singleShot(0, window.first_layout)
+
+
+def _projector(width: int, height: int) -> bool:
+    return (LEAST_ROOM[0] <= width and LEAST_ROOM[1] <= height
+            and (width <= PROJECTOR_AT_MOST[0] or height <= PROJECTOR_AT_MOST[1]))
 
 
 def restore_state(window, state) -> bool:

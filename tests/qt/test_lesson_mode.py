@@ -140,3 +140,25 @@ def test_the_start_page_lists_every_lesson_and_opens_one(qtbot, make_window):
     qtbot.waitUntil(lambda: w.windowTitle().startswith(f"gradviz — {lesson.title}"),
                     timeout=5_000)
     assert w.lessons.dock.isVisible()
+
+
+def test_in_tabs_the_chart_a_slide_is_about_is_the_one_in_front(qtbot, make_window):
+    """Where the screen puts the charts in tabs, the tab in front was the first one,
+    "per parameter", on a slide about the cosine matrix (seen at 1280x720)."""
+    w = make_window()
+    w.lessons.open_named("losses-disagree")            # panels: cosine, then junction
+    panel = w.gradients_panel
+    panel.set_compact(False)
+    panel.set_compact(True)                             # as fit_to_screen does
+    assert panel.tabs.currentWidget() is w.cosine
+    w.lessons.open_named("zero-grad")                   # panels: global_norm, then loss
+    qtbot.keyClick(w, Qt.Key_PageDown)                  # "the gradient norm climbs"
+    stack = w.plot_stack
+    stack.set_compact(False)
+    stack.set_compact(True)
+    assert stack.tabs.currentWidget() is w.global_norm
+    qtbot.keyClick(w, Qt.Key_Escape)                    # out of the lesson: no preference
+    qtbot.waitUntil(lambda: not w.lessons.dock.isVisible(), timeout=5_000)
+    stack.set_compact(False)
+    stack.set_compact(True)
+    assert stack.tabs.currentWidget() is w.loss_plot

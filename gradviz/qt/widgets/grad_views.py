@@ -163,6 +163,8 @@ class GlobalNormPlot(LinePanel):
     """The norm of all parameter gradients together, per optimizer step (and B's, dashed,
     while B is pinned beside A)."""
 
+    non_negative = True
+
     def __init__(self, parent: QtWidgets.QWidget | None = None):
         super().__init__("globalNormPlot", "Global gradient norm", "optimizer step",
                          "‖grad‖ (all parameters)", parent=parent, y_short="‖grad‖")
@@ -208,6 +210,8 @@ class GlobalNormPlot(LinePanel):
 
 class JunctionPlot(LinePanel):
     """Norm of each loss's gradient at the trunk output z: how hard it pushes the trunk."""
+
+    non_negative = True
 
     def __init__(self, parent: QtWidgets.QWidget | None = None):
         super().__init__("junctionPlot", "How hard each loss pushes the trunk",

@@ -89,8 +89,16 @@ def total_colour(theme: Theme) -> str:
     return theme.total_colour
 
 
+# an empty chart's axes (a fresh slide, a reset): no steps yet, values 0 to 1, rather than
+# the last run's ranges, which look like data, or pyqtgraph's -30 to 30 steps
+EMPTY_STEPS, EMPTY_VALUES = (0.0, 10.0), (0.0, 1.0)
+
+
 class LinePanel(QtWidgets.QWidget):
     """One PlotItem, one thick curve per series, a clickable legend (hides a series)."""
+
+    # a chart of norms: never below 0, so a series all 0 so far sits on the axis's low end
+    non_negative = False
 
     def __init__(self, name: str, title: str, x_label: str, y_label: str,
                  controls=(), parent: QtWidgets.QWidget | None = None,
@@ -115,6 +123,8 @@ class LinePanel(QtWidgets.QWidget):
         # B's run beside A's (a pinned comparison), for panels that draw it; None: none
         self.ghost = None
         self._ghost_sample = pg.PlotDataItem()   # its legend entry, while there is one
+        self._floored = False   # y range set by _floor_at_zero (autorange off until data)
+        self._tops: dict[str, float | None] = {}   # each series' largest finite value
 
     # -- public -----------------------------------------------------------------------
     def curves(self) -> dict[str, pg.PlotDataItem]:
@@ -154,6 +164,7 @@ class LinePanel(QtWidgets.QWidget):
             self.plot.removeItem(item)
         self.legend.clear()
         self._curves, self._samples, self._data, self._seen = {}, {}, {}, None
+        self._tops = {}
         self._style = {name: (colour, width) for name, colour, width in series}
         for name, _, _ in series:
             self._curves[name] = new_curve(self.plot)
@@ -179,6 +190,25 @@ class LinePanel(QtWidgets.QWidget):
     def _show(self, name: str, x: np.ndarray, y: np.ndarray) -> None:
         self._data[name] = (x, y)
         set_curve_data(self._curves[name], x, y)
+        if self.non_negative:
+            finite = y[np.isfinite(y)]
+            self._tops[name] = float(finite.max()) if len(finite) else None
+            self._floor_at_zero()
+
+    def _floor_at_zero(self) -> None:
+        """Every value 0 so far (a detached head's push on the trunk): 0 at the bottom of
+        the axis, not in the middle of -0.04 to 0.04, which says a norm went negative."""
+        tops = [top for top in self._tops.values() if top is not None]
+        if tops and max(tops) == 0.0:
+            self.plot.setYRange(*EMPTY_VALUES, padding=0.05)   # turns y autorange off
+            self._floored = True
+        elif self._floored:
+            self._floored = False
+            self.plot.enableAutoRange(axis="y")
+
+    def _views(self) -> list[pg.PlotItem]:
+        """The plots whose axes follow the data."""
+        return [self.plot]
 
     def _needs_update(self, history) -> bool:
         """Cheap repaint guard: the timer fires 25 times a second, steps arrive slower."""
@@ -187,6 +217,11 @@ class LinePanel(QtWidgets.QWidget):
         if seen == self._seen:
             return False
         self._seen = seen
+        if not len(history):   # empty: neutral axes, which follow the data once it comes
+            for plot in self._views():
+                plot.setRange(xRange=EMPTY_STEPS, yRange=EMPTY_VALUES, padding=0)
+                plot.enableAutoRange()
+            self._floored = False
         return True
 
     def _restyle(self) -> None:

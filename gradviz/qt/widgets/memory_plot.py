@@ -142,6 +142,9 @@ class MemoryPlot(LinePanel):
         self._fit_nodes_plot()
         ps.style_plot(self.plot, self.theme)
 
+    def _views(self) -> list[pg.PlotItem]:
+        return [self.plot, self.nodes_plot]
+
     def _legend_room(self) -> float:
         # side by side, the legend stays over the bytes it names, in rows of the bytes
         # plot's width: one row wider than its column made that column wider, and left

@@ -10,6 +10,21 @@ from PySide6.QtWidgets import QLabel, QTextBrowser, QVBoxLayout, QWidget
 IDLE = "No lesson open. Lessons → pick one, or start gradviz with --lesson NAME."
 
 
+def title_html(title: str) -> str:
+    """A slide's title as rich text, its `code` set in a monospace font as the narration's
+    Markdown sets it (the backticks were shown as they are typed)."""
+    parts = title.split("`")
+    if len(parts) % 2 == 0:   # an unpaired backtick: the title as written
+        return html.escape(title)
+    return "".join(f"<code>{html.escape(part)}</code>" if i % 2 else html.escape(part)
+                   for i, part in enumerate(parts))
+
+
+def title_text(title: str) -> str:
+    """A slide's title as plain text (the window's title bar): no Markdown backticks."""
+    return title.replace("`", "") if title.count("`") % 2 == 0 else title
+
+
 class NarrationView(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -29,7 +44,7 @@ class NarrationView(QWidget):
     def show_slide(self, lesson_title: str, slide, index: int, count: int) -> None:
         self.heading.setText(f"<span style='font-size:90%'>{html.escape(lesson_title)} · "
                              f"slide {index + 1} of {count}</span><br>"
-                             f"<b style='font-size:130%'>{html.escape(slide.title)}</b>")
+                             f"<b style='font-size:130%'>{title_html(slide.title)}</b>")
         self.text.setMarkdown(slide.narration)
 
     def clear(self) -> None:

@@ -17,6 +17,22 @@ class TabsWhenCramped(QWidget):
         self.stack.addWidget(self.together_page)
         self.stack.addWidget(self.tabs)
         self.compact: bool | None = None
+        # a lesson slide's charts, the one it is most about first: in tabs, the first of
+        # them is the tab in front (else the first tab was, a chart the slide may not show)
+        self.in_front: list[QWidget] = []
+
+    def put_in_front(self, charts) -> None:
+        """In tabs, now and whenever they are made again, the first of `charts` that is
+        one of them is the tab shown; [] for no preference."""
+        self.in_front = list(charts)
+        self._bring_front()
+
+    def _bring_front(self) -> None:
+        if self.compact:
+            for chart in self.in_front:
+                if self.tabs.indexOf(chart) >= 0:
+                    self.tabs.setCurrentWidget(chart)
+                    return
 
     def set_compact(self, compact: bool) -> None:
         """Tabs (True) or all together (False)."""
@@ -33,6 +49,7 @@ class TabsWhenCramped(QWidget):
         else:
             self._lay_out()
         self.stack.setCurrentWidget(self.tabs if self.compact else self.together_page)
+        self._bring_front()
 
     def _tabbed(self) -> list[tuple[QWidget, str]]:
         raise NotImplementedError

@@ -191,3 +191,43 @@ def test_a_short_chart_shortens_its_axis_title_and_a_tall_one_gets_it_back(show,
     panel.apply_theme(LIGHT.zoomed(2.0))   # the lecturer's Ctrl+= : the same panel, larger text
     qtbot.waitUntil(lambda: axis.labelText == "‖grad‖")
     assert _title_fits(axis)
+
+
+def _junction_history(rows: list[list[float]]):
+    from gradviz.core.history import History
+    from gradviz.core.records import StepRecord
+    h = History(head_names(3), param_names(3))
+    for t, row in enumerate(rows):
+        h.append(StepRecord(step=t, losses=dict(zip(head_names(3), [1.0] * 3)), total=3.0,
+                            junction_grad_norms=dict(zip(head_names(3), row))))
+    return h
+
+
+def test_a_push_of_zero_sits_at_the_bottom_of_the_axis_never_below(show):
+    # z.detach_() before the first head: no head pushes the trunk, every norm 0; the
+    # axis ran from -0.04 to 0.04, as if a norm could be negative
+    panel = show(JunctionPlot)
+    panel.update_from(_junction_history([[0.0, 0.0, 0.0]] * 20))
+    panel.grab()
+    low, high = panel.plot.getViewBox().viewRange()[1]
+    assert -0.1 <= low <= 0.0 < high and high >= 0.5
+    panel.update_from(_junction_history([[0.0, 0.0, 0.0]] * 20 + [[0.0, 3.0, 0.0]]))
+    panel.grab()   # a push at last: the axis follows the data again
+    low, high = panel.plot.getViewBox().viewRange()[1]
+    assert high >= 3.0 and low <= 0.0
+
+
+def test_an_empty_chart_has_neutral_axes_not_the_last_runs(show):
+    # a new slide (or Reset) empties the history: the last run's ranges looked like data
+    panel = show(GlobalNormPlot)
+    panel.update_from(make_history(make_records(steps=60)))
+    panel.grab()
+    assert panel.plot.getViewBox().viewRange()[0][1] >= 59
+    panel.update_from(make_history([], heads=3))
+    panel.grab()
+    (x0, x1), (y0, y1) = panel.plot.getViewBox().viewRange()
+    assert (x0, x1) == pytest.approx((0, 10), abs=0.5)
+    assert (y0, y1) == pytest.approx((0, 1), abs=0.1)
+    panel.update_from(make_history(make_records(steps=30)))   # data again: axes follow it
+    panel.grab()
+    assert panel.plot.getViewBox().viewRange()[0][1] >= 29
