@@ -185,7 +185,7 @@ class MemoryPlot(LinePanel):
         if unit != self._unit or not self.plot.getAxis("left").labelText:
             self._unit = unit
             self.plot.getAxis("left").set_title(f"saved tensors ({unit[0]})",
-                                                f"saved ({unit[0]})")
+                                                f"saved ({unit[0]})", unit[0])
             ps.style_plot(self.plot, self.theme)
 
 

@@ -75,26 +75,30 @@ class ReadableAxis(pg.AxisItem):
     where it fits. (pyqtgraph puts 1..9 of every decade on one level when the range is
     under a decade or so, and then draws all of them, on top of each other.)
 
-    A left or right axis shows its short title where the full one is longer than the
+    A left or right axis shows a shorter title where the full one is longer than the
     axis is high: a rotated title longer than its plot runs past it, into the plot or
     the title above or below."""
 
-    _titles: tuple[str, str] | None = None
+    _titles: tuple[str, ...] = ()
 
-    def set_title(self, title: str, short: str | None = None) -> None:
-        """The title, and the one to show where it does not fit (default: the same)."""
-        self._titles = (title, short or title)
+    def set_title(self, title: str, *shorter: str | None) -> None:
+        """The title, and shorter ones, longest first, for where it does not fit (the
+        shortest is shown where none does)."""
+        self._titles = (title,) + tuple(t for t in shorter if t)
         self.setLabel(title, self.labelUnits, **self.labelStyle)
         self.fit_title()
 
     def fit_title(self) -> None:
-        """Show the full title if it fits the axis's height, else the short one."""
-        if self._titles is None or self.orientation not in ("left", "right"):
+        """Show the longest title that fits the axis's height."""
+        if not self._titles or self.orientation not in ("left", "right"):
             return
-        full, short = self._titles
-        shown = full if self._title_width(full) <= self.height() else short
+        shown = next((t for t in self._titles if self._title_width(t) <= self.height()),
+                     self._titles[-1])
         if shown != self.labelText:
             self.setLabel(shown, self.labelUnits, **self.labelStyle)
+        # centred again: pyqtgraph centres the title on resize only, so a new (shorter)
+        # one stayed where the old one started, off the middle and past its plot's top
+        pg.AxisItem.resizeEvent(self)
 
     def _title_width(self, text: str) -> float:
         """How long `text` is drawn in the label's font (its size set by style_plot)."""

@@ -1,6 +1,7 @@
 """MemoryPlot: saved-tensor bytes (held and peak) in a readable unit, and graph nodes."""
 import numpy as np
 import pytest
+from PySide6.QtCore import QRectF
 from panel_data import make_history, make_records
 
 from gradviz.core.history import History
@@ -81,8 +82,15 @@ def _titles_legible(panel) -> bool:
     """Both titles drawn whole inside the canvas, neither over the other (stacked in a
     short panel, "saved tensors (KiB)" and "graph nodes" ran into each other)."""
     canvas = panel.plot_widget.mapToScene(panel.plot_widget.viewport().rect()).boundingRect()
-    boxes = [_title_box(panel.plot), _title_box(panel.nodes_plot)]
-    return all(canvas.contains(box) for box in boxes) and not boxes[0].intersects(boxes[1])
+    plots = (panel.plot, panel.nodes_plot)
+    boxes = [_title_box(plot) for plot in plots]
+    # each within its own axis's height: one longer runs on beside the other plot
+    axes = [p.getAxis("left") for p in plots]
+    spans = [a.mapRectToScene(QRectF(0, 0, a.width(), a.height())) for a in axes]
+    within = all(box.top() >= span.top() - 2 and box.bottom() <= span.bottom() + 2
+                 for box, span in zip(boxes, spans))
+    return within and all(canvas.contains(box) for box in boxes) and \
+        not boxes[0].intersects(boxes[1])
 
 
 @pytest.mark.parametrize("size", [(1180, 230), (660, 230)])
@@ -131,3 +139,12 @@ def test_node_counts_are_ticked_at_whole_numbers(show):
     ticks = [v for _, values in axis.tickValues(low, high, axis.height()) for v in values]
     assert ticks and all(float(v).is_integer() for v in ticks)
     assert 42 in ticks
+
+
+def test_a_small_stacked_panel_keeps_its_titles_apart(show, qtbot):
+    # beside the graph in a lesson at 1024x768: "saved (MiB)" ran on into "nodes"
+    panel = show(MemoryPlot, size=(500, 240))
+    panel.update_from(leak(100, 100 * 1024))
+    panel.grab()
+    assert not panel.side_by_side
+    assert _titles_legible(panel)
