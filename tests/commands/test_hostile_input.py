@@ -204,10 +204,16 @@ _ANNOUNCE_TORCH = ("sys.addaudithook(lambda event, args: event == 'import' and "
                    f"args[0] == 'torch' and print({TORCH_IMPORT_STARTS!r}, flush=True))")
 
 
+# Ctrl+C as a terminal delivers it: a test run started in the background by a script
+# (no job control) hands its children SIGINT ignored, which Python then keeps ignoring
+_INTERRUPTIBLE = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)"
+
+
 def _gradviz(*argv: str, announce_torch: bool = False, **kwargs) -> subprocess.Popen:
     code = "import sys; from gradviz.app import main; sys.exit(main(sys.argv[1:]))"
     if announce_torch:
         code = "import sys; " + _ANNOUNCE_TORCH + "; " + code.split("; ", 1)[1]
+    code = _INTERRUPTIBLE + "; " + code
     return subprocess.Popen([sys.executable, "-c", code, *argv], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, **kwargs)
 
