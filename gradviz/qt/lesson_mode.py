@@ -21,6 +21,13 @@ from .widgets.narration_view import NarrationView, title_text
 
 BASE_TITLE = "gradviz — autograd with several losses"
 CHART_SHARE = 0.38      # of the window's width, for a slide's gradient chart beside the plots
+# of the window's height, for the docks below where a slide names none of the middle plots
+# (the loss curves, shown only so the middle is not empty, took half a 768 px screen)
+BELOW_SHARE = 0.62
+# of the left column's height, for a slide's gradient charts under the narration (where
+# the screen is too narrow for a column of their own): beside a plot the slide names, and
+# where the middle plot is only a filler, the chart is then the slide's main picture
+UNDER_NARRATION = (0.45, 0.62)
 
 
 class LessonMode(QObject):
@@ -49,6 +56,8 @@ class LessonMode(QObject):
         self._start_was_shown = True
         self._charts = False      # the slide shows a gradient chart
         self._side_by_side: list = []   # the slide's docks shown side by side
+        self._below: list = []          # the slide's docks below the middle plots
+        self._names_plots = True        # the slide names a middle plot (loss, global norm)
         self._build_menu()
         self._build_keys()
 
@@ -150,6 +159,10 @@ class LessonMode(QObject):
         self.narration.show_slide(lesson.title, slide, index, count)
         self.dock.show()
         self.dock.raise_()
+        # the narration's column the window's full height: under the panels of the
+        # middle and right only, the bottom docks left it a third of a 720 px screen, and
+        # the "Notice:" of most slides was scrolled out of sight
+        w.setCorner(Qt.BottomLeftCorner, Qt.LeftDockWidgetArea)
         w.sigPause.emit()
         w.controls.set_config(slide.config)
         w.on_config_changed(slide.config)   # as if the user had set every control
@@ -192,6 +205,8 @@ class LessonMode(QObject):
         # the middle plots too: only the slide's, or the loss curves where it names
         # neither (an empty middle would squeeze the docks beside it to their least)
         plots = {"loss": w.loss_plot, "global_norm": w.global_norm}
+        self._names_plots = any(p in plots for p in slide.panels)
+        self._below = shown
         w.plot_stack.show_only([plots[p] for p in slide.panels if p in plots]
                                or [w.loss_plot])
         # in tabs, the one the slide names first in front ("the gradient norm climbs")
@@ -216,6 +231,18 @@ class LessonMode(QObject):
         all its room."""
         w = self.window
         fit_to_screen(w)
+        if self.player.lesson is not None and self._charts and \
+                w.gradients_dock in w.tabifiedDockWidgets(self.dock):
+            # a narrow screen put the slide's charts in the narration's tabs, behind it:
+            # below it instead, so that both are seen (out of the tabs first: Qt adds a
+            # dock split off a tabbed one as one more tab)
+            w.removeDockWidget(w.gradients_dock)
+            w.addDockWidget(Qt.LeftDockWidgetArea, w.gradients_dock, Qt.Vertical)
+            w.gradients_dock.show()
+            share = UNDER_NARRATION[0 if self._names_plots else 1]
+            column = self.dock.height() + w.gradients_dock.height()
+            w.resizeDocks([self.dock, w.gradients_dock],
+                          [int(column * (1 - share)), int(column * share)], Qt.Vertical)
         side = [d for d in self._side_by_side if d.isVisible()]
         if self.player.lesson is not None and len(side) > 1 and share:
             width = sum(d.width() for d in side) // len(side)
@@ -226,8 +253,12 @@ class LessonMode(QObject):
         crushed = panel.width() < panel.minimumSizeHint().width() + 12
         if self.player.lesson is not None and self._charts and beside and (share or crushed):
             w.resizeDocks([w.gradients_dock], [int(w.width() * CHART_SHARE)], Qt.Horizontal)
+        below = [d for d in self._below if d.isVisible()]
+        if self.player.lesson is not None and share and below and not self._names_plots:
+            w.resizeDocks(below[:1], [int(w.height() * BELOW_SHARE)], Qt.Vertical)
 
     def _leave(self) -> None:
+        self.window.setCorner(Qt.BottomLeftCorner, Qt.BottomDockWidgetArea)
         self.window.sigStopAt.emit(None)
         self.dock.hide()
         self.narration.clear()

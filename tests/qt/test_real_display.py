@@ -68,8 +68,11 @@ def test_the_window_fits_a_projector_and_quits_quickly(tmp_path, size):
     assert result["active"] and result["zoom"] > 1.5     # Ctrl+= three times took effect
     # 1.15 ** 8 = 3.06 needs more than either screen: the text stopped growing where the
     # window still fits, and the status line says why
-    assert 1.5 < result["largest_zoom"] < 2.5, result["largest_zoom"]
+    assert 1.3 < result["largest_zoom"] < 2.5, result["largest_zoom"]
     assert "is the largest this" in result["largest_notice"], result["largest_notice"]
+    # a slide's chart and its narration both seen (at 1024x768 the chart was a tab
+    # behind the narration)
+    assert all(result["slide_seen"].values()), result["slide_seen"]
     before, after = result["page_down"]
     assert "slide 1/3" in before and "slide 2/3" in after
     assert result["quit_seconds"] < 1.0

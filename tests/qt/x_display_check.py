@@ -53,6 +53,14 @@ def main() -> None:
         fits("launch")
         legible()
         window.lessons.open_named("detach-vs-detach_")
+        QTimer.singleShot(1500, on_slide)
+
+    def on_slide():
+        """The first slide (the push on the trunk, and the graph) laid out: its chart and
+        its narration both on screen, neither a tab behind the other."""
+        seen = lambda widget: not widget.visibleRegion().isEmpty()
+        out["slide_seen"] = {"narration": seen(window.lessons.narration.text),
+                             "chart": seen(window.junction), "graph": seen(window.graph_view)}
         title = window.windowTitle()
         QTest.keyClick(window, Qt.Key_PageDown)
         out["page_down"] = [title, window.windowTitle()]
@@ -96,8 +104,8 @@ def main() -> None:
                 app.quit()
         return run
 
-    steps, after_zoom, after_click, after_larger = map(
-        guarded, (steps, after_zoom, after_click, after_larger))
+    steps, on_slide, after_zoom, after_click, after_larger = map(
+        guarded, (steps, on_slide, after_zoom, after_click, after_larger))
     QTimer.singleShot(3000, steps)
     app.exec()
     if "error" in out:
