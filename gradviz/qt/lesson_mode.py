@@ -21,8 +21,8 @@ from .widgets.narration_view import NarrationView, title_text
 
 BASE_TITLE = "gradviz — autograd with several losses"
 CHART_SHARE = 0.38      # of the window's width, for a slide's gradient chart beside the plots
-# of the window's height, for the docks below where a slide names none of the middle plots
-# (the loss curves, shown only so the middle is not empty, took half a 768 px screen)
+# of the window's height, for the docks below where a slide's panels are all there (the
+# loss curves, shown only so the middle is not empty, took half a 768 px screen)
 BELOW_SHARE = 0.62
 # of the left column's height, for a slide's gradient charts under the narration (where
 # the screen is too narrow for a column of their own): beside a plot the slide names, and
@@ -254,7 +254,8 @@ class LessonMode(QObject):
         if self.player.lesson is not None and self._charts and beside and (share or crushed):
             w.resizeDocks([w.gradients_dock], [int(w.width() * CHART_SHARE)], Qt.Horizontal)
         below = [d for d in self._below if d.isVisible()]
-        if self.player.lesson is not None and share and below and not self._names_plots:
+        if self.player.lesson is not None and share and below and not self._names_plots \
+                and not self._charts:   # all the slide's panels are below: theirs the room
             w.resizeDocks(below[:1], [int(w.height() * BELOW_SHARE)], Qt.Vertical)
 
     def _leave(self) -> None:
