@@ -60,3 +60,15 @@ def test_at_a_lecture_pace_every_step_is_measured():
     loop.handle(p.REQUEST_GRAPH)
     (graph, _), = _graphs(loop)
     assert _measured(graph)
+
+
+def test_at_a_pace_the_rate_said_is_the_pace_not_one_steps_speed():
+    # at 10 steps a second the status line said 989 steps/s (how fast one step ran)
+    loop = EngineLoop(Config(device="cpu"))
+    loop.handle(p.DELAY, 100)
+    loop.handle(p.PLAY)
+    loop.train_batch(lambda: False)
+    assert 5 < loop.steps_per_second <= 10.0
+    loop.handle(p.DELAY, 0)                  # as fast as it goes: hundreds a second
+    loop.train_batch(lambda: False)
+    assert loop.steps_per_second > 50
