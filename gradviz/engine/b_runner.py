@@ -98,7 +98,7 @@ def serve(conn) -> None:
     """B's process: answer reset and step until told to stop or A's end closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # the window decides when we stop
     from ..core.threads import leave_a_core_free
-    from .loop import yield_to_the_window
+    from .engine_main import yield_to_the_window
     leave_a_core_free(sharers=2)   # A's engine trains at the same time
     yield_to_the_window()
     side = BSide()
@@ -237,6 +237,35 @@ class ProcessB:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+
+
+class BPlace:
+    """Where a pinned B trains: in a process of its own (the app's engine, on POSIX, which
+    hands the socket pair down to it) or else in the engine's; and B's process started
+    ahead of a pin, while the Compare menu is open, until a pin takes it."""
+
+    def __init__(self, own_process: bool):
+        self.own_process = own_process and os.name == "posix"
+        self._spare: ProcessB | None = None
+
+    def warm(self) -> None:
+        """Start B's process now: it loads torch (about 2 s) while the user chooses B."""
+        if self.own_process and self._spare is None:
+            self._spare = ProcessB()
+            self._spare.prepare()
+
+    def runner(self) -> LocalB | ProcessB:
+        """A runner for a new pin: the process started ahead, if there is one."""
+        if not self.own_process:
+            return LocalB()
+        spare, self._spare = self._spare, None
+        return spare if spare is not None else ProcessB()
+
+    def close(self) -> None:
+        """The process started ahead and never pinned ends."""
+        if self._spare is not None:
+            self._spare.close()
+            self._spare = None
 
 
 if __name__ == "__main__":   # B's process: its end of the socket pair is argv[1]

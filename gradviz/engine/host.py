@@ -28,7 +28,7 @@ def serve(conn, config, own_process: bool = True, holder: dict | None = None) ->
         # Ctrl+C in a terminal reaches the whole process group; the window decides
         # when the engine stops (it saves settings first, then shuts the engine down)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-    from .loop import run   # torch: only ever on the engine's side
+    from .engine_main import run   # torch: only ever on the engine's side
     run(conn, config, own_process, holder)
 
 

@@ -4,23 +4,19 @@ batched (one pipe message per batch, however many steps it held)."""
 from __future__ import annotations
 
 import gc
-import os
 import time
 
 from ..core import events as ev
 from ..core.config import Config, ConfigError
-from ..core.devices import available_devices
 from ..core.session import Session
 from ..core.threads import leave_a_core_free
-from .b_runner import LocalB, ProcessB
+from .b_runner import BPlace, ProcessB
 from . import protocol as p
 
 BATCH_SECONDS = 0.02    # at full speed, train this long between looks at the pipe
 FAST_SAMPLE_EVERY = 20  # at full speed, the costly probes run every this many steps
-ENGINE_NICENESS = 5     # how much lower than the window's the engine's CPU priority is
 FREEZE_EVERY = 500      # keep graphs: steps between moving what it holds out of the GC's way
 MIN_PHASE_SECONDS = p.MIN_PHASE_MS / 1000  # Play by phases: each phase's graph is seen
-B_LOOK_SECONDS = 0.005  # B's steps in flight: how soon to look for their replies again
 
 
 class EngineLoop:
@@ -30,7 +26,7 @@ class EngineLoop:
     def __init__(self, config: Config, b_in_own_process: bool = False):
         """b_in_own_process: a pinned B trains in a process of its own (the app's
         engine), else in this one (tests, where one process is simpler)."""
-        self.b_in_own_process = b_in_own_process
+        self.b_place = BPlace(b_in_own_process)
         self.outbox: list[tuple] = []
         self._records: list = []
         self.running = False
@@ -45,7 +41,6 @@ class EngineLoop:
         self.stopped = False
         self.graph_wanted = False   # send the graph after the next step with its gradients
         self.pinned = None        # B, trained in lockstep beside the session (pin_b)
-        self.spare_b: ProcessB | None = None   # B's process started ahead of a pin (warm_b)
         problem = None
         try:
             self.session = Session(config)
@@ -211,8 +206,7 @@ class EngineLoop:
             self.send(p.B_PINNED, None, None)
             return
         # B's process is kept from one pin to the next
-        own = self._b_own_process()
-        runner = old.b if old is not None else (self._take_spare_b() if own else LocalB())
+        runner = old.b if old is not None else self.b_place.runner()
         try:
             pinned = PinnedB(self.session, config, runner=runner)
         except ConfigError as exc:
@@ -221,34 +215,22 @@ class EngineLoop:
         if old is not None:
             old.collect()          # its last step, compared before B changes
             self._flush_records()
-        elif own:
+        elif isinstance(runner, ProcessB):
             leave_a_core_free(sharers=2)   # B's process trains at the same time
         self.pinned = pinned
         self.send(p.B_PINNED, pinned.config, None)
         self._cmd_reset()   # builds B too (see _announce_config)
 
-    def _b_own_process(self) -> bool:
-        # joined by a socket pair handed down to it, which only POSIX systems do:
-        # elsewhere B stays in this process
-        return self.b_in_own_process and os.name == "posix"
-
     def _cmd_warm_b(self) -> None:
-        """The Compare menu is open: start B's process, which loads torch while the user
-        chooses B, so that the pin does not pause A for the 2 s that takes."""
-        if self.pinned is None and self.spare_b is None and self._b_own_process():
-            self.spare_b = ProcessB()
-            self.spare_b.prepare()
-
-    def _take_spare_b(self) -> ProcessB:
-        spare, self.spare_b = self.spare_b, None
-        return spare if spare is not None else ProcessB()
+        """The Compare menu is open: B's process is started, so that the pin does not
+        pause A while it loads torch."""
+        if self.pinned is None:
+            self.b_place.warm()
 
     def end_b(self) -> None:
-        """B's process, pinned or spare, ends (with the engine)."""
+        """B's process, pinned or started ahead, ends (with the engine)."""
         self._unpin()
-        if self.spare_b is not None:
-            self.spare_b.close()
-            self.spare_b = None
+        self.b_place.close()
 
     def _cmd_export_torchviz(self, path: str) -> None:
         """torchviz.make_dot of the live roots: only the engine holds the tensors."""
@@ -405,50 +387,3 @@ class EngineLoop:
         except Exception:  # a graph we cannot read is not worth stopping for
             return
         self.send(p.GRAPH, graph, when)
-
-
-def yield_to_the_window() -> None:
-    """When the machine is busy, the window's process gets the CPU first: a window that
-    stutters in front of a lecture hall costs more than a slower step."""
-    try:
-        os.nice(ENGINE_NICENESS)
-    except (AttributeError, OSError):   # not on this system, or not allowed: carry on
-        pass
-
-
-def run(conn, config: Config, own_process: bool = True, holder: dict | None = None) -> None:
-    """Answer commands and train until SHUTDOWN or the window's end of the pipe closes
-    (the window quit or died: an engine must never outlive it)."""
-    if own_process:
-        leave_a_core_free()
-        yield_to_the_window()
-    loop = None
-    try:
-        conn.send([(p.HELLO, available_devices())])
-        loop = EngineLoop(config, b_in_own_process=own_process)
-        if holder is not None:
-            holder["loop"] = loop
-        while not loop.stopped:
-            out = loop.take_outbox()
-            if out:
-                conn.send(out)
-            wait = loop.due_in()
-            if loop.pinned is not None and loop.pinned.in_flight:
-                # B's last steps are still to compare: look again soon, even when idle
-                wait = B_LOOK_SECONDS if wait is None else min(wait, B_LOOK_SECONDS)
-            # idle: sleep on the pipe; paced: sleep until the next step is due
-            if conn.poll(wait):
-                while conn.poll(0) and not loop.stopped:
-                    loop.handle(*conn.recv())
-            elif loop.due_in() == 0:
-                loop.train_batch(lambda: conn.poll(0))
-    except (EOFError, BrokenPipeError, ConnectionResetError, OSError):
-        pass   # the window is gone
-    finally:
-        if loop is not None:
-            loop.end_b()   # B's process, if any, ends with the engine
-        conn.close()
-        if own_process:
-            # skip the interpreter's teardown (torch's takes a few hundred ms): nothing
-            # is left to save, and quitting must not wait for it
-            os._exit(0)

@@ -1,0 +1,62 @@
+"""The engine's life in a process of its own (or on a test's thread): the pipe to the
+window, the loop answering it and training between its commands, and the end, which
+takes B's process with it."""
+from __future__ import annotations
+
+import os
+
+from ..core.config import Config
+from ..core.devices import available_devices
+from ..core.threads import leave_a_core_free
+from . import protocol as p
+from .loop import EngineLoop
+
+ENGINE_NICENESS = 5     # how much lower than the window's the engine's CPU priority is
+B_LOOK_SECONDS = 0.005  # B's steps in flight: how soon to look for their replies again
+
+
+def yield_to_the_window() -> None:
+    """When the machine is busy, the window's process gets the CPU first: a window that
+    stutters in front of a lecture hall costs more than a slower step."""
+    try:
+        os.nice(ENGINE_NICENESS)
+    except (AttributeError, OSError):   # not on this system, or not allowed: carry on
+        pass
+
+
+def run(conn, config: Config, own_process: bool = True, holder: dict | None = None) -> None:
+    """Answer commands and train until SHUTDOWN or the window's end of the pipe closes
+    (the window quit or died: an engine must never outlive it)."""
+    if own_process:
+        leave_a_core_free()
+        yield_to_the_window()
+    loop = None
+    try:
+        conn.send([(p.HELLO, available_devices())])
+        loop = EngineLoop(config, b_in_own_process=own_process)
+        if holder is not None:
+            holder["loop"] = loop
+        while not loop.stopped:
+            out = loop.take_outbox()
+            if out:
+                conn.send(out)
+            wait = loop.due_in()
+            if loop.pinned is not None and loop.pinned.in_flight:
+                # B's last steps are still to compare: look again soon, even when idle
+                wait = B_LOOK_SECONDS if wait is None else min(wait, B_LOOK_SECONDS)
+            # idle: sleep on the pipe; paced: sleep until the next step is due
+            if conn.poll(wait):
+                while conn.poll(0) and not loop.stopped:
+                    loop.handle(*conn.recv())
+            elif loop.due_in() == 0:
+                loop.train_batch(lambda: conn.poll(0))
+    except (EOFError, BrokenPipeError, ConnectionResetError, OSError):
+        pass   # the window is gone
+    finally:
+        if loop is not None:
+            loop.end_b()   # B's process, if any, ends with the engine
+        conn.close()
+        if own_process:
+            # skip the interpreter's teardown (torch's takes a few hundred ms): nothing
+            # is left to save, and quitting must not wait for it
+            os._exit(0)
