@@ -1,16 +1,36 @@
 """The graph's key: node kinds, head colours, shared/dead/cut/freed, and the colour bar
-of gradient magnitude (log scale, the range of the step on screen)."""
+of gradient magnitude (log scale, the range of the step on screen).
+
+Only what the graph on screen has is listed (no "detach cut" line without a cut), and
+the lines flow left to right, wrapping at the key's width: a tall narrow key beside the
+graph is one column, a wide short one below it a few rows. On a 1024-pixel screen a
+fixed column of every line took more of the graph's dock than the graph did.
+"""
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
 
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QLinearGradient, QPainter, QPen
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from ...core.graph_data import CUT, INPUT, LOSS, OP, PARAM, SAVED, TOTAL
+from ...core.graph_data import CUT, INPUT, LOSS, OP, PARAM, SAVED, TOTAL, GraphData
 from ...render import style
 from .graph_items import heat_colour, stroke_pen
 
 ROW = 26            # px per line at the normal text size; it grows with the text
+SWATCH = 34         # a swatch's width, before its label
+GAP = 8             # between a swatch and its label
+SPACING = 18        # between one entry and the next on a row
+MARGIN = 8
+KINDS = (PARAM, INPUT, OP, SAVED, LOSS, TOTAL)
+
+
+@dataclass(frozen=True)
+class KeyEntry:
+    label: str
+    draw: Callable[[QPainter, QRectF], None]   # the swatch, in the rect given
 
 
 class GraphLegend(QWidget):
@@ -21,95 +41,154 @@ class GraphLegend(QWidget):
         self.heat: tuple[float, float] | None = None
         self.font_pt = 11.0
         self.row = ROW
-        self.setMinimumWidth(220)
+        self._metrics = QFontMetrics(self._font())
+        self._present: set[str] = set(KINDS) | {"shared", "dead", "cut", "freed"}
+        policy = QSizePolicy(QSizePolicy.Preferred, QSizePolicy.Preferred)
+        policy.setHeightForWidth(True)
+        self.setSizePolicy(policy)
+        self._fit_text()
 
+    # ---- what is listed -------------------------------------------------------------
     def set_font_pt(self, pt: float) -> None:
         """The legend's text size (the presentation zoom): lines and width grow with it."""
         self.font_pt = pt
         self._fit_text()
 
-    def set_state(self, head_names: dict[int, str], heat: tuple[float, float] | None) -> None:
-        self.head_names, self.heat = dict(head_names), heat
+    def set_graph(self, graph: GraphData, heat: tuple[float, float] | None) -> None:
+        """List what this graph draws: its node kinds, its losses' heads, and shared,
+        dead, cut and freed where it has them."""
+        present = {n.kind for n in graph.nodes if n.kind in KINDS}
+        if any(len(n.heads_reaching) > 1 for n in graph.nodes):
+            present.add("shared")
+        if any(not n.heads_reaching for n in graph.nodes):
+            present.add("dead")
+        if any(e.kind == CUT for e in graph.edges):
+            present.add("cut")
+        if any(n.freed for n in graph.nodes):
+            present.add("freed")
+        self._present = present
+        self.head_names, self.heat = style.head_names(graph), heat
         self._fit_text()
-
-    def _fit_text(self) -> None:
-        """Room for every line, whole, at the text size."""
-        font = QFont()
-        font.setPointSizeF(self.font_pt)
-        metrics = QFontMetrics(font)
-        self.row = max(ROW, round(metrics.height() * 1.35))
-        # the lines as painted (the cut's is shorter than its entry)
-        lines = [t for t in self.entries() if not t.startswith("detach cut")]
-        widest = max(metrics.horizontalAdvance(t) for t in lines + ["detach cut: no gradient"])
-        self.setMinimumWidth(max(220, 50 + widest + 12))
-        self.setMinimumHeight(self._rows() * self.row + 110 * self.row // ROW)
-        self.update()
-
-    def _rows(self) -> int:
-        return 6 + len(self.head_names) + 4
 
     def entries(self) -> list[str]:
         """The legend's lines, as text (what tests and screen readers can check)."""
-        kinds = [style.KIND_NAMES[k] for k in (PARAM, INPUT, OP, SAVED, LOSS, TOTAL)]
-        head_rows = [f"{name}: only its gradient"
-                     for _, name in sorted(self.head_names.items())]
-        return kinds + head_rows + ["shared by several losses", "reached by no loss (dead)",
-                                "detach cut: no gradient flows back", "freed by backward"]
+        return [e.label for e in self._entries()] + (
+            ["gradient in the last backward"] if self.heat is not None else [])
 
+    def _entries(self) -> list[KeyEntry]:
+        grey = QPen(QColor("#555555"), 1.5)
+        out = [KeyEntry(style.KIND_NAMES[kind], self._box(
+                   QColor(style.KIND_FILL[kind]), grey, rounded=kind in (OP, LOSS, TOTAL),
+                   ellipse=kind == SAVED))
+               for kind in KINDS if kind in self._present]
+        # a border in a head's colour: only that head's gradient runs through the node
+        out += [KeyEntry(f"{name} only",
+                         self._box(QColor("white"), stroke_pen(style.node_border(OP, (k,)))))
+                for k, name in sorted(self.head_names.items())]
+        if "shared" in self._present:
+            out.append(KeyEntry("shared: several losses", self._box(
+                QColor("white"), stroke_pen(style.node_border(OP, (0, 1))))))
+        if "dead" in self._present:
+            out.append(KeyEntry("dead: no loss reaches it", self._box(
+                QColor("white"), stroke_pen(style.node_border(OP, ())))))
+        if "freed" in self._present:
+            out.append(KeyEntry("freed by backward", self._box(
+                QColor(style.FREED_FILL), QPen(QColor("#999999"), 1.5))))
+        if "cut" in self._present:
+            out.append(KeyEntry("detach cut", self._cut_line))
+        return out
+
+    @staticmethod
+    def _box(fill: QColor, pen: QPen, rounded=False, ellipse=False):
+        def draw(p: QPainter, r: QRectF) -> None:
+            p.setPen(pen)
+            p.setBrush(QBrush(fill))
+            if ellipse:
+                p.drawEllipse(r)
+            elif rounded:
+                p.drawRoundedRect(r, 5, 5)
+            else:
+                p.drawRect(r)
+        return draw
+
+    @staticmethod
+    def _cut_line(p: QPainter, r: QRectF) -> None:
+        p.setPen(stroke_pen(style.edge_stroke(CUT, ())))
+        p.drawLine(r.left(), r.center().y(), r.right(), r.center().y())
+
+    # ---- where each line goes -------------------------------------------------------
+    def _font(self) -> QFont:
+        font = QFont()
+        font.setPointSizeF(self.font_pt)
+        return font
+
+    def _width_of(self, entry: KeyEntry) -> int:
+        return SWATCH + GAP + self._metrics.horizontalAdvance(entry.label)
+
+    def _fit_text(self) -> None:
+        """Room for the widest line, whole, at the text size."""
+        self._metrics = QFontMetrics(self._font())
+        self.row = max(ROW, round(self._metrics.height() * 1.35))
+        widths = [self._width_of(e) for e in self._entries()]
+        widest = max(widths + [self._metrics.horizontalAdvance("gradient in the last backward")])
+        self.setMinimumWidth(2 * MARGIN + widest)
+        self.updateGeometry()
+        self.update()
+
+    def _flow(self, width: int) -> tuple[list[tuple[KeyEntry, int, int]], int]:
+        """Each entry with its (x, y), filling rows of width; and the height of the rows."""
+        placed, x, y = [], MARGIN, 6
+        for entry in self._entries():
+            w = self._width_of(entry)
+            if x > MARGIN and x + w > width - MARGIN:   # no room left on this row
+                x, y = MARGIN, y + self.row
+            placed.append((entry, x, y))
+            x += w + SPACING
+        return placed, (y + self.row if placed else 6)
+
+    def _bar_height(self) -> int:
+        return 0 if self.heat is None else 8 + 3 * self.row
+
+    def hasHeightForWidth(self) -> bool:
+        return True
+
+    def heightForWidth(self, width: int) -> int:
+        return self._flow(width)[1] + self._bar_height() + 6
+
+    def sizeHint(self):
+        hint = super().sizeHint()
+        hint.setWidth(self.minimumWidth())
+        hint.setHeight(self.heightForWidth(self.minimumWidth()))
+        return hint
+
+    def rows(self, width: int | None = None) -> int:
+        """How many rows the entries take at width (the key's own by default)."""
+        placed, _ = self._flow(self.width() if width is None else width)
+        return len({y for _, _, y in placed})
+
+    # ---- painting -------------------------------------------------------------------
     def paintEvent(self, event) -> None:
         p = QPainter(self)
         p.setRenderHint(QPainter.Antialiasing)
-        font = QFont()
-        font.setPointSizeF(self.font_pt)
-        p.setFont(font)
+        p.setFont(self._font())
         text = self.palette().windowText().color()
-        y = 6
-        for kind in (PARAM, INPUT, OP, SAVED, LOSS, TOTAL):
-            self._swatch(p, y, QColor(style.KIND_FILL[kind]), QPen(QColor("#555555"), 1.5),
-                         rounded=kind in (OP, LOSS, TOTAL), ellipse=kind == SAVED)
-            self._label(p, y, style.KIND_NAMES[kind], text)
-            y += self.row
-        for k, name in sorted(self.head_names.items()):
-            self._swatch(p, y, QColor("white"), stroke_pen(style.node_border(OP, (k,))))
-            self._label(p, y, f"{name}: only its gradient", text)
-            y += self.row
-        for label, pen, fill in (
-                ("shared by several losses", stroke_pen(style.node_border(OP, (0, 1))), "white"),
-                ("reached by no loss (dead)", stroke_pen(style.node_border(OP, ())), "white"),
-                ("freed by backward", QPen(QColor("#999999"), 1.5), style.FREED_FILL)):
-            self._swatch(p, y, QColor(fill), pen)
-            self._label(p, y, label, text)
-            y += self.row
-        p.setPen(stroke_pen(style.edge_stroke(CUT, ())))
-        p.drawLine(8, y + self.row // 2 - 3, 42, y + self.row // 2 - 3)
-        self._label(p, y, "detach cut: no gradient", text)
-        y += self.row + 8
-        self._colour_bar(p, y, text)
+        placed, bottom = self._flow(self.width())
+        for entry, x, y in placed:
+            entry.draw(p, QRectF(x, y + (self.row - 16) / 2, SWATCH, 16))  # mid-line
+            p.setPen(text)
+            p.drawText(QRectF(x + SWATCH + GAP, y, self._width_of(entry), self.row),
+                       Qt.AlignVCenter | Qt.AlignLeft, entry.label)
+        if self.heat is not None:
+            self._colour_bar(p, bottom + 8, text)
         p.end()
 
-    def _swatch(self, p: QPainter, y: int, fill: QColor, pen: QPen, rounded=False,
-                ellipse=False):
-        p.setPen(pen)
-        p.setBrush(QBrush(fill))
-        r = QRectF(8, y + (self.row - 20) / 2, 34, 16)   # in the middle of its line
-        if ellipse:
-            p.drawEllipse(r)
-        elif rounded:
-            p.drawRoundedRect(r, 5, 5)
-        else:
-            p.drawRect(r)
-
-    def _label(self, p: QPainter, y: int, text: str, colour: QColor) -> None:
-        p.setPen(colour)
-        p.drawText(QRectF(50, y, max(400, self.width()), self.row),
-                   Qt.AlignVCenter | Qt.AlignLeft, text)
-
     def _colour_bar(self, p: QPainter, y: int, text: QColor) -> None:
+        width = max(60, min(self.width() - 2 * MARGIN, 420))
         p.setPen(text)
-        p.drawText(QRectF(8, y, max(400, self.width()), self.row), Qt.AlignVCenter,
+        p.drawText(QRectF(MARGIN, y, width, self.row), Qt.AlignVCenter,
                    "gradient in the last backward")
         y += self.row
-        bar = QRectF(8, y, max(60, self.width() - 20), 16)
+        bar = QRectF(MARGIN, y, width, 16)
         grad = QLinearGradient(bar.topLeft(), bar.topRight())
         for i in range(11):
             grad.setColorAt(i / 10, heat_colour(i / 10))
@@ -119,7 +198,7 @@ class GraphLegend(QWidget):
         lo, hi = ("—", "—") if self.heat is None else (f"{10 ** self.heat[0]:.2g}",
                                                       f"{10 ** self.heat[1]:.2g}")
         p.setPen(text)
-        p.drawText(QRectF(bar.left(), bar.bottom() + 2, bar.width(), self.row), Qt.AlignLeft, lo)
-        p.drawText(QRectF(bar.left(), bar.bottom() + 2, bar.width(), self.row), Qt.AlignRight, hi)
-        p.drawText(QRectF(bar.left(), bar.bottom() + 2, bar.width(), self.row), Qt.AlignHCenter,
-                   "log scale")
+        below = QRectF(bar.left(), bar.bottom() + 2, bar.width(), self.row)
+        p.drawText(below, Qt.AlignLeft, lo)
+        p.drawText(below, Qt.AlignRight, hi)
+        p.drawText(below, Qt.AlignHCenter, "log scale")

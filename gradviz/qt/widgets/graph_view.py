@@ -19,8 +19,13 @@ from ...core.atomic_write import write_text
 from ...render import style
 from ...render.dot import to_dot
 from . import plot_style as ps
-from .graph_canvas import GraphCanvas
+from .graph_canvas import GraphCanvas, heat_range
 from .graph_legend import GraphLegend
+
+KEY_BELOW_SHARE = 0.4      # the most of the panel's height the key takes below the graph
+KEY_BESIDE_SHARE = 0.35    # ... and of its width beside it
+BELOW_CANVAS_LEAST = 60    # px: the graph's least height with the key below it
+HINT = "hover a loss to see where its gradient flows"
 
 
 class GraphView(QWidget):
@@ -83,18 +88,22 @@ class GraphView(QWidget):
         self.side_scroll.setFrameShape(QScrollArea.NoFrame)
         self.side_scroll.setWidget(side)
         self.side_scroll.setMinimumWidth(side.minimumSizeHint().width() + 16)
-        split = QSplitter(Qt.Horizontal)
-        split.addWidget(self.canvas)
-        split.addWidget(self.side_scroll)
-        split.setStretchFactor(0, 1)
-        split.setStretchFactor(1, 0)
-        split.setSizes([1000, 280])
+        self.split = QSplitter(Qt.Horizontal)
+        self.split.setObjectName("graphKeySplitter")
+        self.split.addWidget(self.canvas)
+        self.split.addWidget(self.side_scroll)
+        self.split.setStretchFactor(0, 1)
+        self.split.setStretchFactor(1, 0)
+        self.split.setChildrenCollapsible(False)
+        self.split.setSizes([1000, 280])
         side.setMaximumWidth(420)
         self.side = side
+        self._key_placed: tuple | None = None   # (beside?, rows) the splitter was sized for
+        self._caption_text, self._caption_hint = self.caption.text(), ""
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
-        layout.addWidget(split, 1)
+        layout.addWidget(self.split, 1)
         self._busy = False
         self._waiting: tuple | None = None
         self._cancel = threading.Event()
@@ -125,15 +134,18 @@ class GraphView(QWidget):
 
     def _draw(self, graph, layout, caption: str) -> None:
         self.graph = graph
+        # the key first: its new lines can widen it, and the graph is fitted to the
+        # room the key leaves (fitted first, its right end went out of view)
+        self.legend.set_graph(graph, heat_range(graph))
+        self._place_key()
         self.canvas.show_graph(graph, layout)
-        self.legend.set_state(style.head_names(graph), self.canvas.heat)
-        self.caption.setText(f"Autograd graph {caption} · {len(graph.nodes)} nodes — "
-                             "hover a loss to see where its gradient flows")
+        # the dock's title already says "Autograd graph"
+        self._set_caption(f"Graph {caption} · {len(graph.nodes)} nodes", HINT)
         if self.history_param:
             self.show_param_history(self.history_param)
 
     def on_failed(self, reason: str) -> None:
-        self.caption.setText(f"Graph not drawn: {reason}")
+        self._set_caption(f"Graph not drawn: {reason}")
         self._next()
 
     def on_cancelled(self) -> None:
@@ -154,6 +166,73 @@ class GraphView(QWidget):
     def idle(self) -> bool:
         return not self._busy and self._waiting is None
 
+    # ---- the caption and the key, fitted to the panel ------------------------------------
+    def _set_caption(self, text: str, hint: str = "") -> None:
+        self._caption_text, self._caption_hint = text, hint
+        self._fit_caption()
+
+    def _fit_caption(self) -> None:
+        """The hint after the caption where the line has room for both; else the caption
+        alone, the hint in its tooltip (on a narrow dock it wrapped to four lines)."""
+        text, hint = self._caption_text, self._caption_hint
+        full = f"{text} — {hint}" if hint else text
+        room = self.caption.width()
+        fits = self.caption.fontMetrics().horizontalAdvance(full) <= room
+        self.caption.setText(full if fits or not hint else text)
+        self.caption.setToolTip(hint)
+
+    def key_beside(self) -> bool:
+        """Whether the key is beside the graph (a wide panel) rather than below it."""
+        return self.split.orientation() == Qt.Horizontal
+
+    def _place_key(self) -> None:
+        """Key beside the graph in a wide panel, in rows below it otherwise; the
+        splitter is sized again only when that or the key's rows change (so a divider
+        the user dragged stays where it was put)."""
+        width, height = max(1, self.split.width()), max(1, self.split.height())
+        # beside only where the graph keeps a canvas at least as wide as high: in a
+        # square dock the key beside left the graph under 40% of the width
+        beside = width - self.side_scroll.minimumWidth() >= height
+        placed = (beside, self._key_width_beside(width, height) if beside
+                  else self.legend.rows(width))
+        if placed == self._key_placed:
+            return
+        self._key_placed = placed
+        if beside:
+            self.split.setOrientation(Qt.Horizontal)
+            self.canvas.setMinimumHeight(0)        # their size hints'
+            self.side_scroll.setMinimumHeight(0)
+            side = self._key_width_beside(width, height)
+            self.side.setMaximumWidth(side)
+            self.split.setSizes([width - side, side])
+        else:
+            # stacked, the two minimum heights would add up: the panel would ask as much
+            # as it did side by side (a window at 150% text on 1280x720 went past 720)
+            self.split.setOrientation(Qt.Vertical)
+            self.canvas.setMinimumHeight(BELOW_CANVAS_LEAST)
+            self.side_scroll.setMinimumHeight(1)
+            self.side.setMaximumWidth(16_777_215)
+            want = self.side.heightForWidth(width)
+            want = want if want > 0 else self.legend.heightForWidth(width)
+            key = min(want + 2, int(KEY_BELOW_SHARE * height))
+            self.split.setSizes([height - key, key])
+
+    def _key_width_beside(self, width: int, height: int) -> int:
+        """The narrowest key beside the graph that shows every line without scrolling
+        (two columns in a wide, short dock), up to KEY_BESIDE_SHARE of the width."""
+        bar = self.side_scroll.verticalScrollBar().sizeHint().width() + 4
+        least = self.side_scroll.minimumWidth()
+        most = max(least, int(KEY_BESIDE_SHARE * width))
+        for w in range(least, most + 1, 10):
+            if self.legend.heightForWidth(w - bar) <= height:
+                return w
+        return most
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._place_key()
+        self._fit_caption()
+
     # ---- inspection ----------------------------------------------------------------------
     def show_param_history(self, name: str) -> None:
         if self.param_history_source is None:
@@ -164,6 +243,8 @@ class GraphView(QWidget):
         self.history_curve.setData(np.asarray(steps)[finite], np.asarray(norms)[finite])
         self.history_plot.setTitle(f"‖grad‖ of {name}")
         self.history_plot.setVisible(True)
+        self._key_placed = None   # the key's part of the panel now holds the plot too
+        self._place_key()
 
     # ---- export ---------------------------------------------------------------------------
     def _export_dialog(self, kind: str) -> None:
@@ -191,11 +272,11 @@ class GraphView(QWidget):
                 return self._export_failed(f"could not write {path}")
         except OSError as exc:
             return self._export_failed(f"could not write {path}: {exc.strerror or exc}")
-        self.caption.setText(f"Graph exported to {path}")
+        self._set_caption(f"Graph exported to {path}")
         return None
 
     def _export_failed(self, reason: str) -> str:
-        self.caption.setText(f"Export failed: {reason}")
+        self._set_caption(f"Export failed: {reason}")
         return reason
 
     def _render_scene_to(self, kind: str, path: str) -> bool:
@@ -243,7 +324,9 @@ class GraphView(QWidget):
         # the legend's lines whole, beside the scroll bar
         bar = self.side_scroll.verticalScrollBar().sizeHint().width()
         self.side_scroll.setMinimumWidth(self.legend.minimumWidth() + bar + 4)
-        self.side.setMaximumWidth(max(420, self.legend.minimumWidth() + 20))
+        self._key_placed = None
+        self._place_key()
+        self._fit_caption()
         self.canvas.set_text_zoom(theme.zoom)   # node and edge labels, with the picture
         ps.style_plot(self.history_plot.getPlotItem(), theme)
         self.history_plot.setBackground(theme.background)
