@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QListWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QListWidget, QScrollArea, QVBoxLayout, QWidget
 
 CALM = "Nothing went wrong. Errors that PyTorch raises will be shown and explained here."
 
@@ -21,9 +21,18 @@ class EventsView(QWidget):
         self.log = QListWidget()
         self.log.setObjectName("eventLog")
         self.log.setWordWrap(True)
+        self.current.setAlignment(Qt.AlignTop | Qt.AlignLeft)
+        # scrolls: in a narrow dock the explanation runs longer than the dock, and its
+        # last lines (Why, What to do) were cut off with no way to reach them
+        self.scroll = QScrollArea()
+        self.scroll.setObjectName("eventScroll")
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.scroll.setFrameShape(QScrollArea.NoFrame)
+        self.scroll.setWidget(self.current)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
-        layout.addWidget(self.current, 3)
+        layout.addWidget(self.scroll, 3)
         layout.addWidget(QLabel("Earlier in this session:"))
         layout.addWidget(self.log, 1)
         self.event = None
@@ -44,6 +53,7 @@ class EventsView(QWidget):
             f"<p><b>What to do:</b> {e['hint']}</p>"
             f"<p><i>{tail}</i></p>")
         self.log.insertItem(0, event.one_line())
+        self.scroll.verticalScrollBar().setValue(0)   # a new error: its title in view
 
     def clear_current(self) -> None:
         self.event = None

@@ -1,0 +1,44 @@
+"""What happened, in a dock too small for the whole explanation: it scrolls, and a new
+error starts at its title."""
+from gradviz.core.config import Config
+from gradviz.core.session import Session
+from gradviz.qt.widgets.events_view import EventsView
+
+
+def _real_error():
+    # PyTorch's own error: separate backward calls with retain_graph never
+    session = Session(Config(strategy="separate", retain_graph="never", batch_size=16))
+    assert session.step() is None
+    return session.error
+
+
+def test_a_long_explanation_in_a_small_dock_is_whole_and_scrolls(qtbot):
+    view = EventsView()
+    qtbot.addWidget(view)
+    view.resize(200, 260)          # What happened beside the graph on a 1024-px screen
+    view.show()
+    qtbot.waitExposed(view)
+    view.show_event(_real_error())
+    label = view.current
+    qtbot.waitUntil(lambda: label.height() >= label.heightForWidth(label.width()))
+    bar = view.scroll.verticalScrollBar()
+    assert bar.maximum() > 0 and bar.value() == 0      # the title first
+    assert "What to do:" in label.text()
+    bar.setValue(bar.maximum())                          # scrolled: the last line in view
+    shown = label.visibleRegion().boundingRect()
+    assert shown.bottom() >= label.height() - 2
+
+
+def test_a_new_error_is_shown_from_its_title(qtbot):
+    view = EventsView()
+    qtbot.addWidget(view)
+    view.resize(200, 260)
+    view.show()
+    error = _real_error()
+    view.show_event(error)
+    bar = view.scroll.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 0)
+    bar.setValue(bar.maximum())
+    view.show_event(error)
+    assert bar.value() == 0
+    assert view.log.count() == 2
