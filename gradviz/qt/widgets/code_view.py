@@ -1,17 +1,33 @@
 """The PyTorch training loop the current toggles amount to: read-only, highlighted,
-copyable, or copied as the whole runnable program (core.script) it is the end of."""
+copyable, or copied as the whole runnable program (core.script) it is the end of. The
+lines the last change of settings changed are marked, and scrolled into view: flip
+detach and the room sees `zk = z.detach()` appear."""
 from __future__ import annotations
+
+import difflib
 
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QColor, QGuiApplication, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextEdit, QVBoxLayout, QWidget
 
 from ...core.loop_code import loop_code
 from ...core.script import script_text
 
 STYLES = {"light": "friendly", "dark": "monokai"}
+# behind a changed line: strong enough to survive a projector's washed-out colours
+CHANGED = {"light": "#FFE98A", "dark": "#5C4D00"}
+TITLE = "The training loop these settings amount to"
+CHANGED_NOTE = " · marked: what the last change changed"
+
+
+def changed_lines(before: str, after: str) -> list[int]:
+    """The lines of after (from 0) that are new or different from before."""
+    matcher = difflib.SequenceMatcher(None, before.splitlines(), after.splitlines(),
+                                      autojunk=False)
+    return [j for tag, _, _, j1, j2 in matcher.get_opcodes()
+            if tag in ("replace", "insert") for j in range(j1, j2)]
 
 
 class CodeView(QWidget):
@@ -32,10 +48,11 @@ class CodeView(QWidget):
             "python FILE prints each step's losses as gradviz run reports them")
         self.script_button.clicked.connect(self.copy_script)
         self.script_button.setEnabled(False)   # until a config says what to write
-        title = QLabel("The training loop these settings amount to")
-        title.setObjectName("codeTitle")
+        self.title = QLabel(TITLE)
+        self.title.setObjectName("codeTitle")
+        self.title.setWordWrap(True)
         top = QHBoxLayout()
-        top.addWidget(title, 1)
+        top.addWidget(self.title, 1)
         top.addWidget(self.copy_button)
         top.addWidget(self.script_button)
         layout = QVBoxLayout(self)
@@ -43,7 +60,9 @@ class CodeView(QWidget):
         layout.addLayout(top)
         layout.addWidget(self.text, 1)
         self._code = ""
+        self.changed: list[int] = []   # lines the last change changed (from 0)
         self._config = None
+        self._theme = "light"
         self._style = STYLES["light"]
         self._font_pt = 11.0
 
@@ -52,8 +71,11 @@ class CodeView(QWidget):
 
     def set_code(self, code: str) -> None:
         if code != self._code:
+            # the first loop shown has nothing to be compared with
+            self.changed = changed_lines(self._code, code) if self._code else []
             self._code = code
             self._render()
+            self._show_first_changed()
 
     def set_config(self, config) -> None:
         """Show the loop of config; Copy as script then copies its whole program."""
@@ -72,7 +94,8 @@ class CodeView(QWidget):
             QGuiApplication.clipboard().setText(script_text(self._config))
 
     def apply_theme(self, theme) -> None:
-        self._style = STYLES.get(theme.name, STYLES["light"])
+        self._theme = theme.name if theme.name in STYLES else "light"
+        self._style = STYLES[self._theme]
         self._font_pt = theme.font_pt
         self._render()
 
@@ -80,11 +103,45 @@ class CodeView(QWidget):
         formatter = HtmlFormatter(style=self._style, noclasses=True, nowrap=False)
         body = highlight(self._code, PythonLexer(), formatter)
         bg = formatter.style.background_color or "#ffffff"
+        kept = self.text.verticalScrollBar().value()   # a new theme or text size: stay put
         self.text.setHtml(
             f"<div style='background:{bg}; font-family:monospace; "
             f"font-size:{self._font_pt:.1f}pt'>{body}</div>")
         self.text.setStyleSheet(f"QTextEdit {{ background: {bg}; }}")
+        self.text.verticalScrollBar().setValue(kept)
+        self._mark_changed()
 
+    def _mark_changed(self) -> None:
+        """A band behind each changed line, the editor's full width (extra selections:
+        Qt's way to mark lines without touching the text)."""
+        marks = []
+        document = self.text.document()
+        for line in self.changed:
+            block = document.findBlockByNumber(line)
+            if not block.isValid():
+                continue
+            mark = QTextEdit.ExtraSelection()
+            mark.format.setBackground(QColor(CHANGED[self._theme]))
+            mark.format.setProperty(QTextFormat.FullWidthSelection, True)
+            mark.cursor = QTextCursor(block)
+            marks.append(mark)
+        self.text.setExtraSelections(marks)
+        self.title.setText(TITLE + (CHANGED_NOTE if marks else ""))
+
+    def _show_first_changed(self) -> None:
+        """Scroll the change into view: all of it with a little context above where it
+        fits, else its first line at the top."""
+        if not self.changed:
+            return
+        document = self.text.document()
+        layout = document.documentLayout()
+        last_line = min(self.changed[-1], document.blockCount() - 1)
+        top = layout.blockBoundingRect(document.findBlockByNumber(self.changed[0])).top()
+        bottom = layout.blockBoundingRect(document.findBlockByNumber(last_line)).bottom()
+        room = self.text.viewport().height()
+        context = 2 * self.text.fontMetrics().height()
+        value = max(bottom - room, top - context) if bottom - top <= room else top
+        self.text.verticalScrollBar().setValue(max(0, int(value)))
 
 if __name__ == "__main__":  # the loop of a made-up lesson, alone in a window
     import sys

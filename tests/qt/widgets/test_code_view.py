@@ -25,3 +25,58 @@ def test_copy_as_script_copies_the_program_of_the_config(qtbot):
     view.set_config(cfg.replace(strategy="in-loop"))
     qtbot.mouseClick(button, Qt.LeftButton)
     assert "total += term" in QApplication.clipboard().text()
+
+
+def _marked(view: CodeView) -> list[str]:
+    return [m.cursor.block().text() for m in view.text.extraSelections()]
+
+
+def test_a_change_of_settings_marks_the_lines_it_changed_and_only_those(qtbot):
+    view = CodeView()
+    qtbot.addWidget(view)
+    view.set_config(Config())
+    assert _marked(view) == []                 # the first loop: nothing to compare with
+    view.set_config(Config(detach=(1,)))
+    marked = _marked(view)
+    assert any("z.detach()" in line for line in marked)
+    unchanged = ("torch.manual_seed", "optimizer.step()", "total.backward()",
+                 "optimizer.zero_grad()")
+    assert not any(word in line for line in marked for word in unchanged)
+    assert "marked" in view.title.text()
+    view.set_config(Config(detach=(1,), strategy="separate"))
+    marked = _marked(view)
+    assert any("term.backward(" in line for line in marked)
+    assert not any("z.detach()" in line for line in marked)   # last time's change
+
+
+def test_the_changed_line_is_scrolled_into_view_in_a_short_panel(qtbot):
+    view = CodeView()
+    qtbot.addWidget(view)
+    view.resize(700, 130)                      # Code as a short dock below the plots
+    view.show()
+    qtbot.waitExposed(view)
+    view.set_config(Config())
+    view.set_config(Config(retain_grad=True))  # a change near the end of the loop
+    marks = view.text.extraSelections()       # held: the marks' cursors belong to it
+    assert marks and all(
+        view.text.viewport().rect().contains(view.text.cursorRect(m.cursor))
+        for m in marks)                        # the whole change in view: it fits
+    assert view.text.verticalScrollBar().value() > 0      # it had to scroll to get there
+    view.set_config(Config(retain_grad=True, zero_grad=False))   # one near the top
+    marks = view.text.extraSelections()
+    first = view.text.cursorRect(marks[0].cursor)
+    assert view.text.viewport().rect().contains(first)
+
+
+def test_the_marks_follow_the_theme(qtbot):
+    from gradviz.qt.theme import DARK
+    view = CodeView()
+    qtbot.addWidget(view)
+    view.set_config(Config())
+    view.set_config(Config(detach=(1,)))
+    marks = view.text.extraSelections()
+    light = marks[0].format.background().color().name()
+    view.apply_theme(DARK)
+    marks = view.text.extraSelections()
+    dark = marks[0].format.background().color().name()
+    assert light != dark
