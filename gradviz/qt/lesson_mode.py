@@ -58,6 +58,9 @@ class LessonMode(QObject):
         self._side_by_side: list = []   # the slide's docks shown side by side
         self._below: list = []          # the slide's docks below the middle plots
         self._names_plots = True        # the slide names a middle plot (loss, global norm)
+        # the docks as the user had them before the lesson (saveState's bytes, made by
+        # this window): put back on leaving, and what quitting mid-lesson remembers
+        self.layout_before = None
         self._build_menu()
         self._build_keys()
 
@@ -152,6 +155,8 @@ class LessonMode(QObject):
 
     def _show_slide(self, lesson: Lesson, index: int) -> None:
         w, slide = self.window, lesson.slides[index]
+        if self.layout_before is None:   # the first slide: the user's layout, kept
+            self.layout_before = w.saveState()
         count = len(lesson.slides)
         w.setWindowTitle(f"gradviz — {title_text(lesson.title)} — slide {index + 1}/{count}: "
                          f"{title_text(slide.title)}")
@@ -267,9 +272,11 @@ class LessonMode(QObject):
         self.window.plot_stack.show_only([])   # all of them again
         self.window.plot_stack.put_in_front([])
         self.window.gradients_panel.put_in_front([])
-        for dock in (self.window.graph_dock, self.window.memory_dock, self.window.code_dock,
-                     self.window.events_dock, self.window.gradients_dock):
-            dock.show()
+        if self.layout_before is not None:
+            # every dock where, and as shown or closed as, the user had it: the slides
+            # moved some (a chart under the narration, two docks side by side)
+            self.window.restoreState(self.layout_before)
+            self.layout_before = None
 
 
 def _pace_position(per_second: float) -> int:

@@ -385,8 +385,10 @@ class MainWindow(QMainWindow):
 
     # ---- closing ---------------------------------------------------------------------------
     def remembered(self) -> Remembered:
+        # mid-lesson, the docks as they were before it: the next launch is not a slide's
+        layout = self.lessons.layout_before or self.saveState()
         return Remembered(self.controls.config(), self.theme.name, self.theme.zoom,
-                          self.run_bar.speed.value(), self.saveGeometry(), self.saveState())
+                          self.run_bar.speed.value(), self.saveGeometry(), layout)
 
     def closeEvent(self, event) -> None:
         self.settings.save(self.remembered())

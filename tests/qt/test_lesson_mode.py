@@ -162,3 +162,42 @@ def test_in_tabs_the_chart_a_slide_is_about_is_the_one_in_front(qtbot, make_wind
     stack.set_compact(False)
     stack.set_compact(True)
     assert stack.tabs.currentWidget() is w.loss_plot
+
+
+def _docks(w):
+    """Each dock's area, whether it is open, and the docks tabbed with it."""
+    from PySide6.QtWidgets import QDockWidget
+    return {d.objectName(): (w.dockWidgetArea(d), d.isVisibleTo(w),
+                             sorted(t.objectName() for t in w.tabifiedDockWidgets(d)
+                                    if t.isVisibleTo(w)))
+            for d in w.findChildren(QDockWidget) if d.isVisibleTo(w)}
+
+
+def test_leaving_a_lesson_puts_every_dock_back_as_the_user_had_it(qtbot, make_window):
+    w = make_window()
+    w.memory_dock.close()                      # the user closed Memory before the lesson
+    qtbot.waitUntil(lambda: not w.memory_dock.isVisible())
+    before = _docks(w)
+    w.lessons.open_named("detach-vs-detach_")  # the graph and What happened side by side
+    qtbot.keyClick(w, Qt.Key_PageDown)
+    qtbot.waitUntil(lambda: w.events_dock.isVisible() and w.graph_dock.isVisible()
+                    and w.events_dock not in w.tabifiedDockWidgets(w.graph_dock))
+    w.lessons.open_named("leaky-graphs")       # the memory chart shown by a slide
+    qtbot.waitUntil(lambda: w.memory_dock.isVisible())
+    qtbot.keyClick(w, Qt.Key_Escape)
+    qtbot.waitUntil(lambda: not w.lessons.dock.isVisible())
+    assert _docks(w) == before
+    assert not w.memory_dock.isVisible()       # still closed, as the user left it
+    w.memory_dock.show()                       # View > Memory: back in its tab group
+    qtbot.waitUntil(lambda: w.memory_dock.isVisible())
+    assert w.memory_dock in w.tabifiedDockWidgets(w.graph_dock)
+
+
+def test_quitting_mid_lesson_remembers_the_layout_from_before_it(qtbot, make_window):
+    w = make_window()
+    before = w.saveState()
+    w.lessons.open_named("detach-vs-detach_")
+    qtbot.keyClick(w, Qt.Key_PageDown)
+    qtbot.waitUntil(lambda: w.events_dock not in w.tabifiedDockWidgets(w.graph_dock))
+    assert w.saveState() != before             # the slide moved docks
+    assert w.remembered().window_state == before
