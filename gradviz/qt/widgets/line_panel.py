@@ -60,9 +60,17 @@ def thin(x: np.ndarray, y: np.ndarray, most: int = MAX_DRAWN_POINTS):
     return xs, ys
 
 
+LONE_DOT_PX = 10   # a curve of one step so far: a line needs two points, a dot does not
+
+
 def set_curve_data(curve: pg.PlotDataItem, x: np.ndarray, y: np.ndarray) -> None:
     x, y = thin(np.asarray(x), np.asarray(y))
-    curve.setData(x, y, connect="finite", antialias=len(x) <= SMOOTH_EDGES_UP_TO)
+    # one step done (the next one failed, on a slide about an error): a dot, not nothing
+    lone = len(x) == 1
+    colour = pg.mkPen(curve.opts["pen"]).color() if lone else None
+    curve.setData(x, y, connect="finite", antialias=len(x) <= SMOOTH_EDGES_UP_TO,
+                  symbol="o" if lone else None, symbolSize=LONE_DOT_PX, symbolPen=None,
+                  symbolBrush=colour)
 
 
 def new_ghost(plot: pg.PlotItem) -> pg.PlotDataItem:
@@ -124,6 +132,7 @@ class LinePanel(QtWidgets.QWidget):
         self.ghost = None
         self._ghost_sample = pg.PlotDataItem()   # its legend entry, while there is one
         self._floored = False   # y range set by _floor_at_zero (autorange off until data)
+        self._x_held = False    # x range set for a lone step (autorange off until two)
         self._tops: dict[str, float | None] = {}   # each series' largest finite value
 
     # -- public -----------------------------------------------------------------------
@@ -222,6 +231,14 @@ class LinePanel(QtWidgets.QWidget):
                 plot.setRange(xRange=EMPTY_STEPS, yRange=EMPTY_VALUES, padding=0)
                 plot.enableAutoRange()
             self._floored = False
+        elif len(history) == 1:   # one step: pyqtgraph's range about it ran from -4 to 4
+            for plot in self._views():
+                plot.setXRange(*EMPTY_STEPS, padding=0.03)   # turns x autorange off
+            self._x_held = True
+        elif self._x_held:
+            for plot in self._views():
+                plot.enableAutoRange(axis="x")
+            self._x_held = False
         return True
 
     def _restyle(self) -> None:

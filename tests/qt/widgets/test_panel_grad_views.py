@@ -231,3 +231,22 @@ def test_an_empty_chart_has_neutral_axes_not_the_last_runs(show):
     panel.update_from(make_history(make_records(steps=30)))   # data again: axes follow it
     panel.grab()
     assert panel.plot.getViewBox().viewRange()[0][1] >= 29
+
+
+def test_one_step_is_a_dot_on_an_axis_of_steps_from_zero(show):
+    # a slide whose second step fails: one step of history. A line needs two points (so
+    # nothing was drawn) and the x axis ran from -4 to 4 optimizer steps
+    panel = show(GlobalNormPlot)
+    record = make_records(steps=1)[0]
+    panel.update_from(make_history([record]))
+    panel.grab()
+    (x0, x1), (y0, y1) = panel.plot.getViewBox().viewRange()
+    assert -0.5 <= x0 <= 0.0 and x1 >= 5
+    assert y0 <= record.global_grad_norm <= y1
+    curve = next(iter(panel.curves().values()))
+    assert curve.opts["symbol"] == "o"
+    assert curve.opts["symbolBrush"] is not None
+    panel.update_from(make_history(make_records(steps=40)))   # a run again: a line,
+    panel.grab()                                               # axes following it
+    assert curve.opts["symbol"] is None
+    assert panel.plot.getViewBox().viewRange()[0][1] >= 39
