@@ -28,6 +28,7 @@ BELOW_SHARE = 0.62
 # the screen is too narrow for a column of their own): beside a plot the slide names, and
 # where the middle plot is only a filler, the chart is then the slide's main picture
 UNDER_NARRATION = (0.45, 0.62)
+UNDER_NARRATION_LEAST = 0.36    # the chart's least share, the narration scrolling beyond
 
 
 class LessonMode(QObject):
@@ -246,6 +247,11 @@ class LessonMode(QObject):
             w.gradients_dock.show()
             share = UNDER_NARRATION[0 if self._names_plots else 1]
             column = self.dock.height() + w.gradients_dock.height()
+            # ... but the narration whole where the chart keeps its least share: its
+            # Notice, the point of the slide, was scrolled out of sight at 1024x768
+            narration = self.narration.needed_height() + self.dock.height() - \
+                self.narration.height()
+            share = min(share, max(UNDER_NARRATION_LEAST, 1 - narration / max(1, column)))
             w.resizeDocks([self.dock, w.gradients_dock],
                           [int(column * (1 - share)), int(column * share)], Qt.Vertical)
         side = [d for d in self._side_by_side if d.isVisible()]

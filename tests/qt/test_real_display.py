@@ -73,6 +73,8 @@ def test_the_window_fits_a_projector_and_quits_quickly(tmp_path, size):
     # a slide's chart and its narration both seen (at 1024x768 the chart was a tab
     # behind the narration)
     assert all(result["slide_seen"].values()), result["slide_seen"]
+    needed, shown = result["narration_whole"]   # at 1024x768 its Notice needed scrolling
+    assert needed <= shown + 2, result["narration_whole"]
     before, after = result["page_down"]
     assert "slide 1/3" in before and "slide 2/3" in after
     assert result["quit_seconds"] < 1.0

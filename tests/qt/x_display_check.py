@@ -61,6 +61,8 @@ def main() -> None:
         seen = lambda widget: not widget.visibleRegion().isEmpty()
         out["slide_seen"] = {"narration": seen(window.lessons.narration.text),
                              "chart": seen(window.junction), "graph": seen(window.graph_view)}
+        text = window.lessons.narration.text   # whole: no Notice scrolled out of sight
+        out["narration_whole"] = [text.document().size().height(), text.viewport().height()]
         title = window.windowTitle()
         QTest.keyClick(window, Qt.Key_PageDown)
         out["page_down"] = [title, window.windowTitle()]

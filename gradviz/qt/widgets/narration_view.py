@@ -54,6 +54,14 @@ class NarrationView(QWidget):
     def markdown(self) -> str:
         return self.text.toMarkdown()
 
+    def needed_height(self) -> int:
+        """The height that shows the whole slide, heading and text, at today's width
+        (what scrolling would otherwise have to reveal)."""
+        document = self.text.document()
+        document.setTextWidth(self.text.viewport().width())
+        chrome = self.height() - self.text.viewport().height()   # heading, margins, frame
+        return chrome + int(document.size().height()) + 4
+
     def apply_theme(self, theme) -> None:
         """Narration is read from the back of the room: larger than the panels' text."""
         self._font_pt = theme.font_pt * 1.35
