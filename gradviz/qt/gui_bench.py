@@ -68,11 +68,13 @@ def run_gui_bench(config, seconds: float = 8.0, busy: bool = False,
     from PySide6.QtWidgets import QApplication
     import pyqtgraph  # noqa: F401  (after PySide6: it binds to the first Qt)
 
+    from .launch import quiet_offscreen_warnings
     from .main_window import MainWindow
     from .settings import AppSettings, Remembered
 
     result = time_to_window() if launch else {}
     app = QApplication.instance() or QApplication([])
+    quiet_offscreen_warnings()   # else a line of offscreen-plugin noise per window
     with tempfile.TemporaryDirectory() as tmp:
         window = MainWindow(Remembered(config), AppSettings(os.path.join(tmp, "settings.json")))
         # every panel drawn, side by side, at a projector's 1920x1080: not fitted to the

@@ -69,7 +69,7 @@ def _check_display() -> None:
              "(see README)")
 
 
-def _quiet_offscreen_warnings() -> None:
+def quiet_offscreen_warnings() -> None:
     """The offscreen plugin warns about a feature it lacks on every window; that noise
     would bury the one-line messages users are promised."""
     from PySide6.QtCore import qInstallMessageHandler
@@ -116,7 +116,7 @@ def _lesson(args):
 
 
 def _open(args, ctrl_c: CtrlC) -> int:
-    _quiet_offscreen_warnings()
+    quiet_offscreen_warnings()
     from PySide6.QtWidgets import QApplication  # PySide6 before pyqtgraph: it binds to the first Qt
     import pyqtgraph  # noqa: F401
 
