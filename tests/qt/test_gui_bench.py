@@ -1,14 +1,29 @@
-"""`gradviz bench --gui`'s window part, briefly: it trains in the real two-process app,
-measures, and prints nothing but its numbers (the offscreen plugin warned once a window)."""
-import pytest
+"""`gradviz bench --gui`'s window part, briefly, in a process of its own as the command
+runs it: it trains in the real two-process app, measures, and prints nothing but its
+numbers (the offscreen plugin used to warn once a window)."""
+import json
+import os
+import subprocess
+import sys
 
+BRIEF = """
+import json
 from gradviz.core.config import Config
 from gradviz.qt.gui_bench import run_gui_bench
-
-
-@pytest.mark.no_qt_log   # Qt's messages as the command's user sees them, on stderr
-def test_the_gui_bench_measures_the_real_app_quietly(capfd):
+if __name__ == "__main__":
     result = run_gui_bench(Config(batch_size=16, steps=50), seconds=0.5, launch=False)
+    print(json.dumps(result))
+"""
+
+
+def test_the_gui_bench_measures_the_real_app_quietly(tmp_path):
+    script = tmp_path / "brief_bench.py"
+    script.write_text(BRIEF)
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         env=env, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    result = json.loads(out.stdout.strip().splitlines()[-1])
     assert result["steps_per_second"] > 0
     assert 0 < result["median_gap_ms"] <= result["p99_gap_ms"] <= result["max_gap_ms"]
-    assert "propagateSizeHints" not in capfd.readouterr().err
+    assert "propagateSizeHints" not in out.stderr, out.stderr[-500:]
