@@ -69,7 +69,7 @@ class GraphView(QWidget):
         self.param_history_source = None     # callable(name) -> (steps, norms)
         self.history_param: str | None = None
 
-        top = QHBoxLayout()
+        top = self._top = QHBoxLayout()
         top.addWidget(self.caption, 1)
         for w in (self.show_saved, self.fit_button, self.export_button):
             top.addWidget(w)
@@ -100,10 +100,11 @@ class GraphView(QWidget):
         self.side = side
         self._key_placed: tuple | None = None   # (beside?, rows) the splitter was sized for
         self._caption_text, self._caption_hint = self.caption.text(), ""
-        layout = QVBoxLayout(self)
+        layout = self._layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
         layout.addWidget(self.split, 1)
+        self._caption_above = False   # on a line of its own, above the buttons
         self._busy = False
         self._waiting: tuple | None = None
         self._cancel = threading.Event()
@@ -172,14 +173,34 @@ class GraphView(QWidget):
         self._fit_caption()
 
     def _fit_caption(self) -> None:
-        """The hint after the caption where the line has room for both; else the caption
-        alone, the hint in its tooltip (on a narrow dock it wrapped to four lines)."""
+        """The caption beside the buttons, with the hint where the line has room for
+        both; where even the caption has none, on a line of its own above them (beside
+        them in a narrow dock it wrapped to four lines of two words). The hint, when
+        left out, is the caption's tooltip."""
         text, hint = self._caption_text, self._caption_hint
         full = f"{text} — {hint}" if hint else text
-        room = self.caption.width()
-        fits = self.caption.fontMetrics().horizontalAdvance(full) <= room
-        self.caption.setText(full if fits or not hint else text)
+        width = self.caption.fontMetrics().horizontalAdvance
+        buttons = sum(b.sizeHint().width() for b in
+                      (self.show_saved, self.fit_button, self.export_button))
+        margins = self._layout.contentsMargins()
+        line = self.width() - margins.left() - margins.right()
+        beside = line - buttons - 4 * max(0, self._top.spacing()) - 4
+        above = width(text) > beside
+        if above != self._caption_above:
+            self._caption_above = above
+            if above:
+                self._top.removeWidget(self.caption)
+                self._layout.insertWidget(0, self.caption)
+            else:
+                self._layout.removeWidget(self.caption)
+                self._top.insertWidget(0, self.caption, 1)
+        room = line if above else beside
+        self.caption.setText(full if width(full) <= room or not hint else text)
         self.caption.setToolTip(hint)
+
+    def caption_above(self) -> bool:
+        """Whether the caption is on a line of its own, above the buttons."""
+        return self._caption_above
 
     def key_beside(self) -> bool:
         """Whether the key is beside the graph (a wide panel) rather than below it."""

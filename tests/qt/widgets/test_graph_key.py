@@ -133,3 +133,17 @@ def test_the_graph_is_fitted_to_the_room_the_key_leaves(qtbot):
     view.on_layout(graph, layout_graph(graph, rankdir="LR"), "after one step")
     assert view.key_beside() and view.side_scroll.width() > width
     assert _whole_graph_in_view(view)
+
+
+def test_in_a_narrow_dock_the_caption_has_a_line_of_its_own_above_the_buttons(qtbot):
+    view = _view(qtbot, 370, 460, _graph(Config(batch_size=16)))
+    # beside the buttons it wrapped to four lines of two words each
+    qtbot.waitUntil(lambda: view.caption_above() and
+                    view.caption.geometry().bottom() <= view.fit_button.geometry().top())
+    caption = view.caption.geometry()
+    lines = caption.height() / view.caption.fontMetrics().lineSpacing()
+    assert lines < 2.5, view.caption.text()
+    view.resize(1200, 460)          # room again: back beside them, on their line
+    qtbot.waitUntil(lambda: not view.caption_above())
+    qtbot.waitUntil(lambda: abs(view.caption.geometry().center().y()
+                                - view.fit_button.geometry().center().y()) < 8)
