@@ -353,7 +353,7 @@ class Session:
             result = forward(self.model, self._head_rest, cfg, x, targets, carried)
         except RuntimeError as exc:
             raise _StepFailed(self._event(exc, step, "forward",
-                                          f"forward of micro-batch {micro + 1}"))
+                                          self._forward_detail(cfg, micro)))
         live, z, firsts, losses = result.live, result.z, result.head_firsts, result.losses
         if junction is not None:
             junction.watch(live.z_node, tuple(z.shape), firsts)

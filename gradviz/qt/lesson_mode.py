@@ -18,6 +18,7 @@ from .run_bar import DELAYS_MS
 from .screen_fit import fit_to_screen
 from .widgets.lesson_list import LessonList
 from .widgets.narration_view import NarrationView, title_text
+from .window_layout import BOTTOM_SHARE
 
 BASE_TITLE = "gradviz — autograd with several losses"
 CHART_SHARE = 0.38      # of the window's width, for a slide's gradient chart beside the plots
@@ -265,9 +266,12 @@ class LessonMode(QObject):
         if self.player.lesson is not None and self._charts and beside and (share or crushed):
             w.resizeDocks([w.gradients_dock], [int(w.width() * CHART_SHARE)], Qt.Horizontal)
         below = [d for d in self._below if d.isVisible()]
-        if self.player.lesson is not None and share and below and not self._names_plots \
-                and not self._charts:   # all the slide's panels are below: theirs the room
-            w.resizeDocks(below[:1], [int(w.height() * BELOW_SHARE)], Qt.Vertical)
+        if self.player.lesson is not None and share and below:
+            # all the slide's panels below: theirs the room; else the usual share (a
+            # slide after one that gave them the room kept it, its chart squeezed)
+            alone = not self._names_plots and not self._charts
+            w.resizeDocks(below[:1], [int(w.height() * (BELOW_SHARE if alone
+                                                         else BOTTOM_SHARE))], Qt.Vertical)
 
     def _leave(self) -> None:
         self.window.setCorner(Qt.BottomLeftCorner, Qt.BottomDockWidgetArea)

@@ -20,7 +20,7 @@ from .file_menu import FileMenu
 from .lesson_mode import LessonMode
 from .panel_painter import PanelPainter
 from .view_menu import add_keys, add_view_menu
-from .window_layout import restore_layout
+from .window_layout import BOTTOM_SHARE, restore_layout
 from .screen_fit import available, fit_to_screen, set_least_sizes
 from .run_bar import RunBar
 from .settings import AppSettings, Remembered
@@ -164,7 +164,7 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.controls_dock, self.gradients_dock],
                          [self.controls_scroll.minimumWidth(), int(self.width() * 0.36)],
                          Qt.Horizontal)
-        self.resizeDocks([self.graph_dock], [int(self.height() * 0.42)], Qt.Vertical)
+        self.resizeDocks([self.graph_dock], [int(self.height() * BOTTOM_SHARE)], Qt.Vertical)
         fit_to_screen(self)
 
     def event(self, event) -> bool:

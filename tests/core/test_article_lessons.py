@@ -45,6 +45,11 @@ def test_misplaced_head_raises_pytorchs_device_error_at_forward():
         forward(net, x, targets)
     assert event.message == first_paragraph(raised.value)
     assert "meta" in event.message and event.phase == "forward"
+    # the batch is not split: no micro-batch to name (it read "forward of micro-batch 1",
+    # which a class took for head 1)
+    assert event.call == "forward"
+    split = Session(cfg.replace(accumulate=2))
+    assert split.step() is None and split.error.call == "forward of micro-batch 1 of 2"
     assert "meta device" in event.explanation and ".to(device)" in event.hint
     assert session.model.heads[1][0].weight.device.type == "meta"
     assert session.model.heads[0][0].weight.device.type == "cpu"

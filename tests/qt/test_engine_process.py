@@ -150,7 +150,7 @@ def test_a_killed_engine_leaves_the_window_and_reset_starts_a_fresh_one(qtbot, r
     # B's process ends with the engine (it reads the end of its socket): none is left
     qtbot.waitUntil(lambda: not any(_running(pid) for pid in b_processes), timeout=10_000)
     assert w.isVisible() and not w.running
-    text = w.events_view.current.text()
+    text = w.events_view.text()
     assert "The training engine stopped (exit code -9 / killed by signal SIGKILL)" in text
     assert "Press Reset (R)" in text
     qtbot.keyClick(w, Qt.Key_R)                           # a fresh engine, same settings
@@ -178,7 +178,7 @@ def test_an_engine_that_stops_answering_is_ended_and_reported(qtbot, real_window
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-    assert "did not answer" in w.events_view.current.text()
+    assert "did not answer" in w.events_view.text()
     assert w.isVisible()
 
 

@@ -201,3 +201,25 @@ def test_quitting_mid_lesson_remembers_the_layout_from_before_it(qtbot, make_win
     qtbot.waitUntil(lambda: w.events_dock not in w.tabifiedDockWidgets(w.graph_dock))
     assert w.saveState() != before             # the slide moved docks
     assert w.remembered().window_state == before
+
+
+def test_a_slide_lays_out_the_same_after_one_that_gave_the_docks_below_the_room(
+        qtbot, make_window):
+    # slide 1 and slide 3 of detach-vs-detach_ show the same panels (the push on the
+    # trunk and the graph); slide 2 (the graph and What happened) gives the docks
+    # below most of the height, and slide 3 kept that: at 1280x720 its chart, beside
+    # the plots above, was 60 px high
+    w = make_window()
+    w.drawn_off_screen = True   # laid out as on a 1280x720 screen, not the offscreen one
+    w.resize(1280, 720)
+    w.lessons.open_named("detach-vs-detach_")
+    from gradviz.qt.window_layout import BOTTOM_SHARE
+    qtbot.waitUntil(lambda: w.junction.isVisible() and w.graph_dock.isVisible() and
+                    abs(w.graph_dock.height() - BOTTOM_SHARE * w.height()) < 30)
+    first = w.graph_dock.height()
+    qtbot.keyClick(w, Qt.Key_PageDown)
+    qtbot.waitUntil(lambda: w.events_dock.isVisible())
+    qtbot.waitUntil(lambda: w.graph_dock.height() > first + 40)   # the room below
+    qtbot.keyClick(w, Qt.Key_PageDown)
+    qtbot.waitUntil(lambda: w.junction.isVisible() and not w.events_dock.isVisible())
+    qtbot.waitUntil(lambda: abs(w.graph_dock.height() - first) < 30)

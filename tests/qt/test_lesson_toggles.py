@@ -23,7 +23,7 @@ def play_until_error(qtbot, w):
     qtbot.mouseClick(w.findChild(QPushButton, "playButton"), Qt.LeftButton)
     qtbot.waitUntil(lambda: w.events_view.event is not None, timeout=10_000)
     qtbot.waitUntil(lambda: not w.running, timeout=5_000)
-    return w.events_view.current.text()
+    return w.events_view.text()
 
 
 @pytest.mark.parametrize("name, value, key", [

@@ -144,7 +144,7 @@ def test_separate_with_retain_never_shows_pytorchs_error_and_the_app_recovers(qt
     qtbot.waitUntil(lambda: engine_config(w).retain_graph == "never", timeout=5_000)
     qtbot.mouseClick(widget(w, QPushButton, "playButton"), Qt.LeftButton)
     qtbot.waitUntil(lambda: w.events_view.event is not None, timeout=5_000)
-    text = w.events_view.current.text()
+    text = w.events_view.text()
     assert "backward through the graph a second time" in text
     assert "backward 2 of 3" in text and "What to do" in text
     qtbot.waitUntil(lambda: not w.running, timeout=5_000)
@@ -161,7 +161,7 @@ def test_divergence_is_caught_like_an_error(qtbot, make_window):
     qtbot.mouseClick(widget(w, QPushButton, "playButton"), Qt.LeftButton)
     qtbot.waitUntil(lambda: w.events_view.event is not None, timeout=15_000)
     assert w.events_view.event.type == "Divergence"
-    assert "Training diverged" in w.events_view.current.text()
+    assert "Training diverged" in w.events_view.text()
 
 
 def test_detaching_a_head_drops_its_junction_gradient_to_zero(qtbot, make_window):

@@ -8,6 +8,15 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QListWidget, QScrollArea, QVBoxLayout, QWidget
 
 CALM = "Nothing went wrong. Errors that PyTorch raises will be shown and explained here."
+# where a long run of code may wrap: after these, a zero-width space (Qt's rich text has
+# no <wbr>); "torch.autograd.set_detect_anomaly(True," could not break, and a narrow
+# dock cut every line of the explanation at its width
+_BREAK_AFTER = "._(=/,:["
+_ZWSP = "\u200b"
+
+
+def _breakable(text: str) -> str:
+    return "".join(c + _ZWSP if c in _BREAK_AFTER else c for c in text)
 
 
 class EventsView(QWidget):
@@ -33,14 +42,16 @@ class EventsView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.scroll, 3)
-        layout.addWidget(QLabel("Earlier in this session:"))
+        self.log_title = QLabel("Earlier in this session:")
+        layout.addWidget(self.log_title)
         layout.addWidget(self.log, 1)
         self.event = None
         self._error_colour = "#C00000"
+        self._show_log()
 
     def show_event(self, event) -> None:
         self.event = event
-        e = {k: html.escape(str(v)) for k, v in event.to_dict().items()}
+        e = {k: _breakable(html.escape(str(v))) for k, v in event.to_dict().items()}
         engine = event.phase == "engine"   # the engine's process itself stopped
         says = "gradviz says" if engine else "PyTorch says"
         tail = ("Everything shown so far is kept." if engine else
@@ -54,10 +65,23 @@ class EventsView(QWidget):
             f"<p><i>{tail}</i></p>")
         self.log.insertItem(0, event.one_line())
         self.scroll.verticalScrollBar().setValue(0)   # a new error: its title in view
+        self._show_log()
+
+    def _show_log(self) -> None:
+        """The log only once it holds more than the error shown above it (it repeated
+        that one error in a box, in the room the explanation needed)."""
+        earlier = self.log.count() - (1 if self.event is not None else 0)
+        self.log_title.setVisible(earlier > 0)
+        self.log.setVisible(earlier > 0)
+
+    def text(self) -> str:
+        """What the panel says, as read (without the break points put in for wrapping)."""
+        return self.current.text().replace(_ZWSP, "")
 
     def clear_current(self) -> None:
         self.event = None
         self.current.setText(CALM)
+        self._show_log()
 
     def apply_theme(self, theme) -> None:
         self._error_colour = "#FF6B6B" if theme.name == "dark" else "#C00000"

@@ -42,3 +42,39 @@ def test_a_new_error_is_shown_from_its_title(qtbot):
     view.show_event(error)
     assert bar.value() == 0
     assert view.log.count() == 2
+
+
+def _in_place_edit_error():
+    # PyTorch's hint ends in a long run of code: "torch.autograd.set_detect_anomaly(True,"
+    session = Session(Config(detach=(1,), edit_detached=1, batch_size=16))
+    assert session.step() is None
+    assert "set_detect_anomaly" in session.error.message
+    return session.error
+
+
+def test_a_long_run_of_code_wraps_inside_a_narrow_dock(qtbot):
+    view = EventsView()
+    qtbot.addWidget(view)
+    view.resize(190, 400)           # What happened beside the graph at 1024x768
+    view.show()
+    qtbot.waitExposed(view)
+    view.show_event(_in_place_edit_error())
+    viewport = view.scroll.viewport()
+    # every line within the dock: before, the label was as wide as that run of code
+    # and cut at the dock's edge, the heading too
+    qtbot.waitUntil(lambda: view.current.width() <= viewport.width())
+    assert view.current.minimumSizeHint().width() <= viewport.width()
+    assert "torch.autograd.set_detect_anomaly(True, check_nan=False)" in view.text()
+
+
+def test_the_log_shows_only_earlier_errors_not_the_one_above_it(qtbot):
+    view = EventsView()
+    qtbot.addWidget(view)
+    view.show()
+    assert not view.log.isVisibleTo(view)           # nothing yet
+    view.show_event(_real_error())
+    assert not view.log.isVisibleTo(view)           # only the one shown above
+    view.show_event(_in_place_edit_error())
+    assert view.log.isVisibleTo(view) and view.log.count() == 2
+    view.clear_current()
+    assert view.log.isVisibleTo(view)               # both are earlier now
