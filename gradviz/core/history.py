@@ -20,7 +20,8 @@ class History:
         self._n = 0
         self._cols = {
             "step": (), "total": (), "global_grad_norm": (), "saved_bytes": (),
-            "saved_bytes_peak": (), "graph_nodes": (), "losses": (K,), "junction": (K,),
+            "saved_bytes_peak": (), "graph_nodes": (), "z_grad_norm": (),
+            "losses": (K,), "junction": (K,),
             "grad_norms": (P,),
         }
         self._data = {name: np.full((capacity, *shape), np.nan) for name, shape in self._cols.items()}
@@ -66,6 +67,7 @@ class History:
         _put(d["saved_bytes"], i, r.saved_bytes)
         _put(d["saved_bytes_peak"], i, r.saved_bytes_peak)
         _put(d["graph_nodes"], i, r.graph_nodes)
+        _put(d["z_grad_norm"], i, r.z_grad_norm)
         if r.junction_grad_norms is not None:
             d["junction"][i] = [r.junction_grad_norms[h] for h in self.head_names]
         if r.cosine is not None:

@@ -208,8 +208,14 @@ class GlobalNormPlot(LinePanel):
             self._ghost_curve.setPen(ghost_pen(self.theme.total_colour, self.theme))
 
 
+# z.grad where z.retain_grad() keeps it: the heads' pushes added up, as backward sums them
+Z_GRAD = "z.grad (retain_grad)"
+
+
 class JunctionPlot(LinePanel):
-    """Norm of each loss's gradient at the trunk output z: how hard it pushes the trunk."""
+    """Norm of each loss's gradient at the trunk output z: how hard it pushes the trunk;
+    and, where retain_grad keeps z.grad, the norm of that sum (in the total's colour, as
+    the total loss is the sum of the losses)."""
 
     non_negative = True
 
@@ -220,7 +226,18 @@ class JunctionPlot(LinePanel):
         self.set_model(["head0"], [])
 
     def set_model(self, head_names: list[str], param_names: list[str]) -> None:
-        self._set_series([(h, head_colour(k), ps.LINE_WIDTH) for k, h in enumerate(head_names)])
+        self._set_series([(h, head_colour(k), ps.LINE_WIDTH) for k, h in enumerate(head_names)]
+                         + [(Z_GRAD, total_colour, ps.LINE_WIDTH)])
+        self._z_in_legend = True
+        self._z_legend(False)   # named only once there is a z.grad to draw
+
+    def _z_legend(self, shown: bool) -> None:
+        if shown != self._z_in_legend:
+            self._z_in_legend = shown
+            if shown:
+                self.legend.addItem(self._samples[Z_GRAD], Z_GRAD)
+            else:
+                self.legend.removeItem(self._samples[Z_GRAD])
 
     def update_from(self, history: History) -> None:
         if not self._needs_update(history):
@@ -229,6 +246,10 @@ class JunctionPlot(LinePanel):
         for k, name in enumerate(history.head_names):
             if name in self._curves:
                 self._show(name, *join_samples(steps, junction[:, k]))
+        z = history.column("z_grad_norm")
+        kept = bool(np.isfinite(z).any())
+        self._show(Z_GRAD, *(join_samples(steps, z) if kept else (np.zeros(0), np.zeros(0))))
+        self._z_legend(kept)
 
 
 if __name__ == "__main__":

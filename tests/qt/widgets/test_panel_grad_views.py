@@ -120,11 +120,12 @@ def test_junction_line_breaks_where_the_probe_was_off(show):
 
 def test_junction_curves_follow_the_number_of_heads(show):
     panel = show(JunctionPlot)
+    # a curve per head, and z.grad's (empty, and not in the legend, until retain_grad)
     panel.set_model(head_names(6), [])
-    assert len(panel.curves()) == 6 and len(panel.legend.items) == 6
+    assert len(panel.curves()) == 7 and len(panel.legend.items) == 6
     panel.set_model(head_names(1), [])
-    assert len(panel.curves()) == 1
-    assert len(panel.plot.listDataItems()) == 1
+    assert len(panel.curves()) == 2
+    assert len(panel.plot.listDataItems()) == 2
 
 
 # -- CosineHeatmap ----------------------------------------------------------------------------
@@ -250,3 +251,22 @@ def test_one_step_is_a_dot_on_an_axis_of_steps_from_zero(show):
     panel.grab()                                               # axes following it
     assert curve.opts["symbol"] is None
     assert panel.plot.getViewBox().viewRange()[0][1] >= 39
+
+
+def test_z_grad_is_drawn_and_named_only_where_retain_grad_kept_it(show):
+    import dataclasses
+    from gradviz.qt.widgets.grad_views import Z_GRAD
+    panel = show(JunctionPlot)
+    records = make_records(steps=12, sample_every=1)
+    panel.update_from(make_history(records))
+    legend = [label.text for _, label in panel.legend.items]
+    assert Z_GRAD not in legend and len(panel.data()[Z_GRAD][0]) == 0
+    # z.retain_grad(): each step's record holds ‖z.grad‖
+    kept = [dataclasses.replace(r, z_grad_norm=0.1 + r.step / 100) for r in records]
+    panel.update_from(make_history(kept))
+    assert Z_GRAD in [label.text for _, label in panel.legend.items]
+    x, y = panel.data()[Z_GRAD]
+    assert list(x) == [r.step for r in kept]
+    assert y == pytest.approx([r.z_grad_norm for r in kept])
+    panel.update_from(make_history(records))     # retain_grad off again (a new slide)
+    assert Z_GRAD not in [label.text for _, label in panel.legend.items]
