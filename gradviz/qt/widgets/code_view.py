@@ -51,14 +51,15 @@ class CodeView(QWidget):
         self.title = QLabel(TITLE)
         self.title.setObjectName("codeTitle")
         self.title.setWordWrap(True)
-        top = QHBoxLayout()
+        top = self._top = QHBoxLayout()
         top.addWidget(self.title, 1)
         top.addWidget(self.copy_button)
         top.addWidget(self.script_button)
-        layout = QVBoxLayout(self)
+        layout = self._layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
         layout.addWidget(self.text, 1)
+        self._title_above = False   # on a line of its own, above the buttons
         self._code = ""
         self.changed: list[int] = []   # lines the last change changed (from 0)
         self._config = None
@@ -127,6 +128,29 @@ class CodeView(QWidget):
             marks.append(mark)
         self.text.setExtraSelections(marks)
         self.title.setText(TITLE + (CHANGED_NOTE if marks else ""))
+        self._fit_title()
+
+    def _fit_title(self) -> None:
+        """The title beside the buttons where it has room, else on a line of its own
+        above them (beside them in a narrow dock it wrapped to seven lines)."""
+        buttons = self.copy_button.sizeHint().width() + self.script_button.sizeHint().width()
+        room = self.width() - buttons - 3 * max(0, self._top.spacing()) - 8
+        above = self.title.fontMetrics().horizontalAdvance(self.title.text()) > room
+        if above != self._title_above:
+            self._title_above = above
+            if above:
+                self._top.removeWidget(self.title)
+                self._layout.insertWidget(0, self.title)
+            else:
+                self._layout.removeWidget(self.title)
+                self._top.insertWidget(0, self.title, 1)
+
+    def title_above(self) -> bool:
+        return self._title_above
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_title()
 
     def _show_first_changed(self) -> None:
         """Scroll the change into view: all of it with a little context above where it

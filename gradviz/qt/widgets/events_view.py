@@ -54,12 +54,14 @@ class EventsView(QWidget):
         e = {k: _breakable(html.escape(str(v))) for k, v in event.to_dict().items()}
         engine = event.phase == "engine"   # the engine's process itself stopped
         says = "gradviz says" if engine else "PyTorch says"
+        # "forward — forward" said the same thing twice
+        where = e["phase"] if e["call"] == e["phase"] else f"{e['phase']} — {e['call']}"
         tail = ("Everything shown so far is kept." if engine else
                 "Training is paused; change a setting, reset, or press play to try again.")
         self.current.setText(
             f"<p style='color:{self._error_colour}; font-size:130%'><b>{e['title']}</b></p>"
             f"<p><b>{says}</b> ({e['type']}):<br><code>{e['message']}</code></p>"
-            f"<p><b>Where:</b> step {e['step']}, {e['phase']} — {e['call']}</p>"
+            f"<p><b>Where:</b> step {e['step']}, {where}</p>"
             f"<p><b>Why:</b> {e['explanation']}</p>"
             f"<p><b>What to do:</b> {e['hint']}</p>"
             f"<p><i>{tail}</i></p>")

@@ -80,3 +80,18 @@ def test_the_marks_follow_the_theme(qtbot):
     marks = view.text.extraSelections()
     dark = marks[0].format.background().color().name()
     assert light != dark
+
+
+def test_in_a_narrow_dock_the_title_has_a_line_of_its_own(qtbot):
+    view = CodeView()
+    qtbot.addWidget(view)
+    view.resize(330, 300)       # Code beside What happened on a 1024-px screen
+    view.show()
+    view.set_config(Config())
+    view.set_config(Config(detach=(1,)))   # the longer title, with the marked note
+    qtbot.waitUntil(lambda: view.title_above() and
+                    view.title.geometry().bottom() <= view.copy_button.geometry().top())
+    lines = view.title.height() / view.title.fontMetrics().lineSpacing()
+    assert lines < 3.5, view.title.text()        # beside the buttons: seven lines
+    view.resize(1200, 300)
+    qtbot.waitUntil(lambda: not view.title_above())

@@ -78,3 +78,14 @@ def test_the_log_shows_only_earlier_errors_not_the_one_above_it(qtbot):
     assert view.log.isVisibleTo(view) and view.log.count() == 2
     view.clear_current()
     assert view.log.isVisibleTo(view)               # both are earlier now
+
+
+def test_where_says_the_phase_once_when_the_call_is_the_phase(qtbot):
+    session = Session(Config(misplace_head=1, batch_size=16))   # fails in the forward
+    assert session.step() is None and session.error.call == "forward"
+    view = EventsView()
+    qtbot.addWidget(view)
+    view.show_event(session.error)
+    assert "<b>Where:</b> step 0, forward</p>" in view.text()
+    view.show_event(_real_error())          # a backward call: the phase, then the call
+    assert "<b>Where:</b> step 0, backward — backward 2 of 3" in view.text()
