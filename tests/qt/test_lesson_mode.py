@@ -105,7 +105,8 @@ def test_every_head_is_in_the_legends_before_the_engine_answers(qtbot, settings)
     qtbot.addWidget(w)
     try:
         assert w.generation < 0                       # no answer from the engine yet
-        assert list(w.junction.data()) == ["head0", "head1", "head2", "head3"]
+        assert [label.text for _, label in w.junction.legend.items] == [
+            "head0", "head1", "head2", "head3"]
     finally:
         w.close()
 

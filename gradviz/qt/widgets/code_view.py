@@ -10,10 +10,11 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 from PySide6.QtGui import QColor, QGuiApplication, QTextCursor, QTextFormat
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTextEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QPushButton, QTextEdit, QVBoxLayout, QWidget
 
 from ...core.loop_code import loop_code
 from ...core.script import script_text
+from .title_row import TitleRow
 
 STYLES = {"light": "friendly", "dark": "monokai"}
 # behind a changed line: strong enough to survive a projector's washed-out colours
@@ -51,15 +52,10 @@ class CodeView(QWidget):
         self.title = QLabel(TITLE)
         self.title.setObjectName("codeTitle")
         self.title.setWordWrap(True)
-        top = self._top = QHBoxLayout()
-        top.addWidget(self.title, 1)
-        top.addWidget(self.copy_button)
-        top.addWidget(self.script_button)
-        layout = self._layout = QVBoxLayout(self)
+        layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addLayout(top)
+        self._top = TitleRow(layout, self.title, [self.copy_button, self.script_button])
         layout.addWidget(self.text, 1)
-        self._title_above = False   # on a line of its own, above the buttons
         self._code = ""
         self.changed: list[int] = []   # lines the last change changed (from 0)
         self._config = None
@@ -131,22 +127,11 @@ class CodeView(QWidget):
         self._fit_title()
 
     def _fit_title(self) -> None:
-        """The title beside the buttons where it has room, else on a line of its own
-        above them (beside them in a narrow dock it wrapped to seven lines)."""
-        buttons = self.copy_button.sizeHint().width() + self.script_button.sizeHint().width()
-        room = self.width() - buttons - 3 * max(0, self._top.spacing()) - 8
-        above = self.title.fontMetrics().horizontalAdvance(self.title.text()) > room
-        if above != self._title_above:
-            self._title_above = above
-            if above:
-                self._top.removeWidget(self.title)
-                self._layout.insertWidget(0, self.title)
-            else:
-                self._layout.removeWidget(self.title)
-                self._top.insertWidget(0, self.title, 1)
+        self._top.fit(self.width(), self.title.text())
 
     def title_above(self) -> bool:
-        return self._title_above
+        """Whether the title is on a line of its own, above the buttons."""
+        return self._top.above
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)

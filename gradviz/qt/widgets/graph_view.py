@@ -12,7 +12,7 @@ import numpy as np
 from PySide6.QtCore import QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
-from PySide6.QtWidgets import (QCheckBox, QFileDialog, QHBoxLayout, QLabel, QMenu, QPushButton, QScrollArea, QSplitter, QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QFileDialog, QLabel, QMenu, QPushButton, QScrollArea, QSplitter, QToolButton, QVBoxLayout, QWidget)
 import pyqtgraph as pg
 
 from ...core.atomic_write import write_text
@@ -21,6 +21,7 @@ from ...render.dot import to_dot
 from . import plot_style as ps
 from .graph_canvas import GraphCanvas, heat_range
 from .graph_legend import GraphLegend
+from .title_row import TitleRow
 
 KEY_BELOW_SHARE = 0.4      # the most of the panel's height the key takes below the graph
 KEY_BESIDE_SHARE = 0.35    # ... and of its width beside it
@@ -69,10 +70,6 @@ class GraphView(QWidget):
         self.param_history_source = None     # callable(name) -> (steps, norms)
         self.history_param: str | None = None
 
-        top = self._top = QHBoxLayout()
-        top.addWidget(self.caption, 1)
-        for w in (self.show_saved, self.fit_button, self.export_button):
-            top.addWidget(w)
         side = QWidget()
         side_layout = QVBoxLayout(side)
         side_layout.setContentsMargins(0, 0, 0, 0)
@@ -100,11 +97,11 @@ class GraphView(QWidget):
         self.side = side
         self._key_placed: tuple | None = None   # (beside?, rows) the splitter was sized for
         self._caption_text, self._caption_hint = self.caption.text(), ""
-        layout = self._layout = QVBoxLayout(self)
+        layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addLayout(top)
+        self._top = TitleRow(layout, self.caption,
+                             [self.show_saved, self.fit_button, self.export_button])
         layout.addWidget(self.split, 1)
-        self._caption_above = False   # on a line of its own, above the buttons
         self._busy = False
         self._waiting: tuple | None = None
         self._cancel = threading.Event()
@@ -174,33 +171,18 @@ class GraphView(QWidget):
 
     def _fit_caption(self) -> None:
         """The caption beside the buttons, with the hint where the line has room for
-        both; where even the caption has none, on a line of its own above them (beside
-        them in a narrow dock it wrapped to four lines of two words). The hint, when
-        left out, is the caption's tooltip."""
+        both; on a line of its own where even the caption has none (see TitleRow). The
+        hint, when left out, is the caption's tooltip."""
         text, hint = self._caption_text, self._caption_hint
         full = f"{text} — {hint}" if hint else text
-        width = self.caption.fontMetrics().horizontalAdvance
-        buttons = sum(b.sizeHint().width() for b in
-                      (self.show_saved, self.fit_button, self.export_button))
-        margins = self._layout.contentsMargins()
-        line = self.width() - margins.left() - margins.right()
-        beside = line - buttons - 4 * max(0, self._top.spacing()) - 4
-        above = width(text) > beside
-        if above != self._caption_above:
-            self._caption_above = above
-            if above:
-                self._top.removeWidget(self.caption)
-                self._layout.insertWidget(0, self.caption)
-            else:
-                self._layout.removeWidget(self.caption)
-                self._top.insertWidget(0, self.caption, 1)
-        room = line if above else beside
-        self.caption.setText(full if width(full) <= room or not hint else text)
+        room = self._top.fit(self.width(), text)
+        fits = self.caption.fontMetrics().horizontalAdvance(full) <= room
+        self.caption.setText(full if fits or not hint else text)
         self.caption.setToolTip(hint)
 
     def caption_above(self) -> bool:
         """Whether the caption is on a line of its own, above the buttons."""
-        return self._caption_above
+        return self._top.above
 
     def key_beside(self) -> bool:
         """Whether the key is beside the graph (a wide panel) rather than below it."""
