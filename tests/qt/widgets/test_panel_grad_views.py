@@ -258,15 +258,19 @@ def test_z_grad_is_drawn_and_named_only_where_retain_grad_kept_it(show):
     from gradviz.qt.widgets.grad_views import Z_GRAD
     panel = show(JunctionPlot)
     records = make_records(steps=12, sample_every=1)
-    panel.update_from(make_history(records))
-    legend = [label.text for _, label in panel.legend.items]
-    assert Z_GRAD not in legend and len(panel.data()[Z_GRAD][0]) == 0
     # z.retain_grad(): each step's record holds ‖z.grad‖
     kept = [dataclasses.replace(r, z_grad_norm=0.1 + r.step / 100) for r in records]
-    panel.update_from(make_history(kept))
+    # each history held: the panel knows a history by its id, which a freed one's
+    # successor may reuse
+    plain, retained, plain_again = (make_history(records), make_history(kept),
+                                    make_history(records))
+    panel.update_from(plain)
+    legend = [label.text for _, label in panel.legend.items]
+    assert Z_GRAD not in legend and len(panel.data()[Z_GRAD][0]) == 0
+    panel.update_from(retained)
     assert Z_GRAD in [label.text for _, label in panel.legend.items]
     x, y = panel.data()[Z_GRAD]
     assert list(x) == [r.step for r in kept]
     assert y == pytest.approx([r.z_grad_norm for r in kept])
-    panel.update_from(make_history(records))     # retain_grad off again (a new slide)
+    panel.update_from(plain_again)               # retain_grad off again (a new slide)
     assert Z_GRAD not in [label.text for _, label in panel.legend.items]
