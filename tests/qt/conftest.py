@@ -1,10 +1,27 @@
 """A main window per test, with its settings in a temp dir and its engine stopped after.
 The engine runs on a thread of the test's process (tests look inside its session);
 tests/qt/test_engine_process.py drives the real two-process app."""
+import os
+import subprocess
+import sys
+
 import pytest
 
 from gradviz.core.config import Config
 from gradviz.qt.settings import AppSettings, Remembered
+
+
+@pytest.fixture
+def run_script(tmp_path):
+    """Run a script's text in a fresh Python process, offscreen, as a user's command
+    would run: the finished process (returncode, stdout, stderr as text)."""
+    def run(text: str, name: str = "script.py", timeout: float = 120):
+        script = tmp_path / name
+        script.write_text(text)
+        env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+        return subprocess.run([sys.executable, str(script)], capture_output=True,
+                              text=True, env=env, timeout=timeout)
+    return run
 
 
 @pytest.fixture

@@ -45,12 +45,8 @@ if __name__ == "__main__":
 """
 
 
-def test_the_window_process_never_imports_torch(tmp_path):
-    script = tmp_path / "no_torch.py"
-    script.write_text(NO_TORCH)
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                         env=env, timeout=120)
+def test_the_window_process_never_imports_torch(run_script):
+    out = run_script(NO_TORCH, "no_torch.py")
     assert out.returncode == 0, out.stderr
     count, has_torch = out.stdout.split()[1:3]
     assert int(count) >= 5 and has_torch == "False", out.stdout

@@ -2,9 +2,6 @@
 runs it: it trains in the real two-process app, measures, and prints nothing but its
 numbers (the offscreen plugin used to warn once a window)."""
 import json
-import os
-import subprocess
-import sys
 
 BRIEF = """
 import json
@@ -16,12 +13,8 @@ if __name__ == "__main__":
 """
 
 
-def test_the_gui_bench_measures_the_real_app_quietly(tmp_path):
-    script = tmp_path / "brief_bench.py"
-    script.write_text(BRIEF)
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                         env=env, timeout=120)
+def test_the_gui_bench_measures_the_real_app_quietly(run_script):
+    out = run_script(BRIEF, "brief_bench.py")
     assert out.returncode == 0, out.stderr[-2000:]
     result = json.loads(out.stdout.strip().splitlines()[-1])
     assert result["steps_per_second"] > 0
