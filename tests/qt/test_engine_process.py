@@ -3,7 +3,6 @@ killed or hanging (and says so in "What happened"), Reset starts a fresh engine 
 the same settings, and closing ends the engine at once."""
 import os
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
