@@ -21,6 +21,7 @@ from .devices import other_device, resolve_device
 from .forward import Carried, LiveGraph, forward
 from .graph import Root, capture
 from .graph_data import LOSS, TOTAL, GraphData
+from .kept_graphs import KeptGraphs
 from .model import MultiHeadNet
 from .node_grads import NodeGradProbe
 from .probes import JunctionProbe
@@ -105,9 +106,7 @@ class Session:
         # False after a finished step that skipped the per-node gradients graph() would
         # show (tracking on, step not sampled): the engine then measures one more
         self.node_grads_current = True
-        self._running: torch.Tensor | None = None   # keep graphs: the leaked running loss
-        self._kept_nodes = self._kept_bytes = 0
-        self._kept_adds = 0   # adds made by `running += total` in the step in progress
+        self._kept = KeptGraphs()
         self._carried: Carried | None = None   # rnn: the hidden state between steps
         self._factors: list[float] = []
         self._walks = WalkCache()
@@ -155,7 +154,7 @@ class Session:
             for group in self.optimizer.param_groups:
                 group["lr"] = config.lr
         if not config.keep_graphs:
-            self._running, self._kept_nodes, self._kept_bytes, self._kept_adds = None, 0, 0, 0
+            self._kept.clear()
         self.error = None
 
     @property
@@ -262,10 +261,10 @@ class Session:
         cfg = plan.cfg
         yield self._forward_phase(plan, micro, idx)
         yield from self._backward_phases(plan, micro)
-        self._keep_graph_if_asked(cfg)
+        self._kept.keep_if_asked(cfg, self._live)
         if plan.walk and cfg.keep_graphs and not last:
             # replaced by the next micro-batch
-            self._bank_kept_graph(*self._measure(plan, ("banked", micro)))
+            self._kept.bank(*self._measure(plan, ("banked", micro)))
 
     def _sum_first(self, plan: "_StepPlan", micro_idx) -> Iterator[PhaseRecord]:
         """Forward every micro-batch, add their losses, backward once: N graphs alive."""
@@ -274,7 +273,7 @@ class Session:
             yield self._forward_phase(plan, micro, idx, add_to_held=micro > 0,
                                       plan_backward=micro == last)
         yield from self._backward_phases(plan, len(micro_idx) - 1)
-        self._keep_graph_if_asked(plan.cfg)
+        self._kept.keep_if_asked(plan.cfg, self._live)
 
     def _forward_phase(self, plan: "_StepPlan", micro: int, idx: torch.Tensor,
                        add_to_held: bool = False, plan_backward: bool = True) -> PhaseRecord:
@@ -329,12 +328,13 @@ class Session:
             raise _StepFailed(self._event(exc, step, "optimizer step", "optimizer.step()"))
         if plan.walk:
             nodes, now, leaves = self._measure(plan, ("end",))
-            record.saved_bytes = now + self._kept_bytes
-            record.saved_bytes_peak = max(plan.peak, now) + self._kept_bytes
-            record.graph_nodes = nodes + self._kept_nodes + self._kept_adds
+            kept = self._kept
+            record.saved_bytes = now + kept.saved_bytes
+            record.saved_bytes_peak = max(plan.peak, now) + kept.saved_bytes
+            record.graph_nodes = nodes + kept.nodes + kept.adds
             if cfg.keep_graphs:  # this step's graph now stays alive for good
-                self._bank_kept_graph(nodes, now, leaves)
-        self._kept_adds = 0
+                kept.bank(nodes, now, leaves)
+        self._kept.end_step()
         self.step_index += 1
         self.last_record = record
         self.node_grads_current = plan.node_grads or not self.track_node_grads
@@ -423,28 +423,3 @@ class Session:
         if table is not None:
             table[key] = measured
         return measured
-
-    def _bank_kept_graph(self, nodes: int, saved_bytes: int, leaves: int) -> None:
-        """Count the live graph into the totals that keep graphs holds for good; the
-        parameters' AccumulateGrad nodes are shared by every step's graph, not added."""
-        self._kept_nodes += nodes - leaves + self._kept_adds
-        self._kept_bytes += saved_bytes
-        self._kept_adds = 0
-
-    def _keep_graph_if_asked(self, cfg: Config) -> None:
-        """keep graphs: `running += total` without .item() holds every graph alive."""
-        if not cfg.keep_graphs:
-            return
-        live = self._live
-        if cfg.strategy == "separate":  # no total was built: sum the terms, as a loop would
-            total = live.terms[0]
-            for t in live.terms[1:]:
-                total = total + t
-            self._kept_adds += len(live.terms) - 1
-        else:
-            total = live.backward_calls[-1].target   # the total, all terms added
-        if self._running is None:
-            self._running = total
-        else:
-            self._running = self._running + total
-            self._kept_adds += 1

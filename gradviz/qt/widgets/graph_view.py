@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (QCheckBox, QFileDialog, QLabel, QMenu, QPushButto
 import pyqtgraph as pg
 
 from ...core.atomic_write import write_text
-from ...render import style
 from ...render.dot import to_dot
 from . import plot_style as ps
 from .graph_canvas import GraphCanvas, heat_range
@@ -196,16 +195,16 @@ class GraphView(QWidget):
         # beside only where the graph keeps a canvas at least as wide as high: in a
         # square dock the key beside left the graph under 40% of the width
         beside = width - self.side_scroll.minimumWidth() >= height
-        placed = (beside, self._key_width_beside(width, height) if beside
-                  else self.legend.rows(width))
-        if placed == self._key_placed:
+        # beside: the key's width; below: its rows
+        size = self._key_width_beside(width, height) if beside else self.legend.rows(width)
+        if (beside, size) == self._key_placed:
             return
-        self._key_placed = placed
+        self._key_placed = (beside, size)
         if beside:
             self.split.setOrientation(Qt.Horizontal)
             self.canvas.setMinimumHeight(0)        # their size hints'
             self.side_scroll.setMinimumHeight(0)
-            side = self._key_width_beside(width, height)
+            side = size
             self.side.setMaximumWidth(side)
             self.split.setSizes([width - side, side])
         else:
