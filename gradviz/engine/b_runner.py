@@ -11,26 +11,26 @@ Both runners answer in the same plain replies, made by BSide wherever B lives:
   ("done", StepRecord, flat grads) B did a step: its record and its .grad as one vector
   ("failed", Event)                B's step raised (PyTorch's error) or diverged
   ("gone", words)                  B's process ended or stopped answering
+  ("pending",)                     reset only: B's process is building B (or still
+                                   loading torch); its reply comes like a step's
 """
 from __future__ import annotations
 
 import collections
 import os
-import signal
-import socket
-import subprocess
-import sys
-from multiprocessing.connection import Connection
+import time
 
 from ..core import events as ev
 from ..core.compare import flat_grads
 from ..core.config import Config, ConfigError
 from ..core.session import Session
+from .child import ChildProcess, start_isolated
+from .heartbeat import Heartbeat, SharedConnection
 from .host import exit_words
 
-START_SECONDS = 8.0   # a fresh process loads torch (about 2 s here); the window waits 10
-STEP_SECONDS = 5.0    # a step takes milliseconds: this long silent, and B's process hangs
-STOP_SECONDS = 0.5    # quitting: how long B's process may take to stop by itself
+SILENT_SECONDS = 20.0    # no heartbeat for this long: B's process stopped making progress
+BEAT_LOOK_SECONDS = 0.1  # waiting for a reply: how often to look at B's liveness
+STOP_SECONDS = 0.5       # quitting: how long B's process may take to stop by itself
 
 
 class BSide:
@@ -94,19 +94,22 @@ class LocalB:
         self._side.session = None
 
 
-def serve(conn) -> None:
-    """B's process: answer reset and step until told to stop or A's end closes."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)   # the window decides when we stop
-    from ..core.threads import leave_a_core_free
-    from .engine_main import yield_to_the_window
-    leave_a_core_free(sharers=2)   # A's engine trains at the same time
-    yield_to_the_window()
-    side = BSide()
+def serve(conn: SharedConnection, beat: Heartbeat) -> None:
+    """B's process (engine.b_process, which started the beat before torch was imported):
+    answer reset and step until told to stop or A's end closes."""
     try:
+        from ..core.threads import leave_a_core_free
+        from .engine_main import yield_to_the_window
+        leave_a_core_free(sharers=2)   # A's engine trains at the same time
+        yield_to_the_window()
+        side = BSide()
+        beat.stage = "ready"
         while True:
             message = conn.recv()
             if message[0] == "reset":
+                beat.stage = "building the model"
                 conn.send(side.reset(message[1]))
+                beat.stage = "ready"
             elif message[0] == "step":
                 conn.send(side.step(*message[1:]))
             else:   # "stop"
@@ -114,24 +117,31 @@ def serve(conn) -> None:
     except (EOFError, BrokenPipeError, ConnectionResetError, OSError):
         pass    # A's engine is gone: so is B
     finally:
+        beat.stop()
         conn.close()
         os._exit(0)   # skip torch's teardown: nothing to save, and quitting must be quick
 
 
 class ProcessB:
-    """B in a process of its own (a fresh interpreter running this module, joined to the
-    engine by a socket pair: the engine is a daemon process, which multiprocessing does
-    not let have children of its own), started at the first reset and again after it
-    has died. Steps are asked for as A does them and their replies read when A wants
+    """B in a process of its own (a fresh, isolated interpreter running this module,
+    joined to the engine by a socket pair), started at the first reset and again after
+    it has died. Steps are asked for as A does them and their replies read when A wants
     them: B works through the ones asked for meanwhile, so neither process waits for
-    the other at each step."""
+    the other at each step. Nothing here blocks A's engine while B loads torch: reset
+    answers ("pending",) and the reply is read, like a step's, once it is in.
+
+    B is judged by its heartbeat, never by a stopwatch: slow but beating is waited for
+    (its stage is `stage`), silent for SILENT_SECONDS is stopped."""
 
     def __init__(self):
-        self._process = None
+        self._process: ChildProcess | None = None
         self._conn = None
-        self._in_flight = 0   # steps asked for whose replies are not yet read
+        self._replies: collections.deque[tuple] = collections.deque()
+        self._in_flight = 0   # replies asked for (resets and steps) not yet read
+        self._discard = 0     # replies still to come for a B since reset: dropped
+        self._last_beat = 0.0
+        self.stage = ""       # what B's process last said it was doing
         self.step_index = 0
-        self._starting = False   # started, and not yet heard from (it is loading torch)
 
     @property
     def pid(self) -> int | None:
@@ -140,7 +150,7 @@ class ProcessB:
     def prepare(self) -> None:
         """Start the process now rather than at the first reset: it loads torch (about
         2 s) while the user is still choosing B. A start that fails is said at reset."""
-        if self._process is None or self._process.poll() is not None:
+        if self._process is None or not self._process.is_alive():
             self.close()
             try:
                 self._start()
@@ -148,56 +158,63 @@ class ProcessB:
                 self.close()
 
     def _start(self) -> None:
-        self._starting = True
-        ours, theirs = socket.socketpair()
-        try:
-            self._process = subprocess.Popen(
-                [sys.executable, "-m", __name__, str(theirs.fileno())],
-                pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL)
-        finally:
-            theirs.close()   # else our end never sees EOF when B's process dies
-        self._conn = Connection(ours.detach())
+        self._process, self._conn = start_isolated("gradviz.engine.b_process")
+        self._discard = 0
+        self._last_beat = time.monotonic()
+        self.stage = "starting Python"
 
     def _gone(self, how: str) -> tuple:
         self.close()
         return ("gone", how)
 
-    def _receive(self, seconds: float, late: str = "did not answer for {s} s") -> tuple:
+    def _ended(self) -> tuple:
+        process = self._process
+        if process is not None:
+            process.join(STOP_SECONDS)
+        code = None if process is None else process.exitcode
+        return self._gone(f"stopped ({exit_words(code)})")
+
+    def _pump(self, wait: float = 0.0) -> tuple | None:
+        """Read what has come (waiting up to `wait` for it): beats are noted, replies
+        kept in order. A ("gone", ...) reply when the process ended or fell silent."""
         try:
-            if not self._conn.poll(seconds):
-                return self._gone(late.format(s=f"{seconds:g}") + " and was stopped")
-            return self._conn.recv()
+            while self._conn.poll(wait):
+                wait = 0.0
+                message = self._conn.recv()
+                self._last_beat = time.monotonic()
+                if message[0] == "alive":
+                    self.stage = message[1]
+                elif self._discard:
+                    self._discard -= 1
+                else:
+                    self._replies.append(message)
         except (EOFError, BrokenPipeError, ConnectionResetError, OSError):
             return self._ended()
-
-    def _ended(self) -> tuple:
-        return self._gone(f"stopped ({exit_words(self._exit_code())})")
-
-    def _exit_code(self) -> int | None:
-        try:
-            return self._process.wait(STOP_SECONDS)
-        except subprocess.TimeoutExpired:
-            return None
+        if not self._process.is_alive():
+            return self._ended()
+        if time.monotonic() - self._last_beat > SILENT_SECONDS:
+            return self._gone(f"showed no sign of life for {SILENT_SECONDS:g} s and was "
+                              f"stopped")
+        return None
 
     def reset(self, config: Config) -> tuple:
-        while self._in_flight:
-            self.reply()            # the steps in flight belong to the old B
-        if self._process is None or self._process.poll() is not None:
+        # the replies still on their way belong to the old B: dropped as they come
+        self._discard += max(0, self._in_flight - len(self._replies))
+        self._replies.clear()
+        self._in_flight = 0
+        if self._process is None or not self._process.is_alive():
             self.close()
             try:
                 self._start()
             except OSError as exc:   # no interpreter to run, no process left to make
                 return ("gone", f"could not be started ({ev.first_line(exc)})")
-        late = ("did not start within {s} s (loading torch)" if self._starting
-                else "did not answer for {s} s")
         self.step_index = 0
         try:
             self._conn.send(("reset", config))
         except (BrokenPipeError, ConnectionResetError, OSError):
             return self._ended()
-        reply = self._receive(START_SECONDS, late)
-        self._starting = False
-        return reply
+        self._in_flight = 1
+        return ("pending",)
 
     def start_step(self, sample_floor: int, probes: str, sample_every: int) -> None:
         self.step_index += 1
@@ -209,17 +226,24 @@ class ProcessB:
 
     def ready(self) -> bool:
         """A reply is in (or B's process has gone: reply() says how, at once)."""
-        try:
-            return self._conn is None or self._conn.poll(0)
-        except (EOFError, BrokenPipeError, ConnectionResetError, OSError):
+        if self._conn is None or self._replies:
             return True
+        gone = self._pump()
+        if gone is not None:
+            self._replies.append(gone)
+        return bool(self._replies)
 
     def reply(self) -> tuple:
-        """The reply to the oldest step asked for and not yet read (waiting for it)."""
+        """The reply to the oldest reset or step asked for and not yet read (waiting
+        for it, for as long as B's process beats)."""
         self._in_flight = max(0, self._in_flight - 1)
-        if self._conn is None:
-            return ("gone", "was stopped")
-        return self._receive(STEP_SECONDS)
+        while not self._replies:
+            if self._conn is None:
+                return ("gone", "was stopped")
+            gone = self._pump(BEAT_LOOK_SECONDS)
+            if gone is not None:
+                return gone
+        return self._replies.popleft()
 
     def close(self) -> None:
         """Stop B's process: asked first, killed if it does not stop at once."""
@@ -232,11 +256,10 @@ class ProcessB:
                 pass
             conn.close()
         if process is not None:
-            try:
-                process.wait(STOP_SECONDS)
-            except subprocess.TimeoutExpired:
+            process.join(STOP_SECONDS)
+            if process.is_alive():
                 process.kill()
-                process.wait()
+                process.join()
 
 
 class BPlace:
@@ -267,6 +290,3 @@ class BPlace:
             self._spare.close()
             self._spare = None
 
-
-if __name__ == "__main__":   # B's process: its end of the socket pair is argv[1]
-    serve(Connection(int(sys.argv[1])))

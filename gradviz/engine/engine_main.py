@@ -24,19 +24,26 @@ def yield_to_the_window() -> None:
         pass
 
 
-def run(conn, config: Config, own_process: bool = True, holder: dict | None = None) -> None:
+def run(conn, config: Config, own_process: bool = True, holder: dict | None = None,
+        beat=None) -> None:
     """Answer commands and train until SHUTDOWN or the window's end of the pipe closes
-    (the window quit or died: an engine must never outlive it)."""
+    (the window quit or died: an engine must never outlive it). beat: the process's
+    Heartbeat (None on a test's thread), told each stage of the start."""
     if own_process:
         leave_a_core_free()
         yield_to_the_window()
     loop = None
     try:
         conn.send([(p.HELLO, available_devices())])
+        if beat is not None:
+            beat.stage = "building the model"
         loop = EngineLoop(config, b_in_own_process=own_process)
+        if beat is not None:
+            beat.stage = "ready"
         if holder is not None:
             holder["loop"] = loop
         while not loop.stopped:
+            loop.say_how_b_starts()
             out = loop.take_outbox()
             if out:
                 conn.send(out)
@@ -53,6 +60,8 @@ def run(conn, config: Config, own_process: bool = True, holder: dict | None = No
     except (EOFError, BrokenPipeError, ConnectionResetError, OSError):
         pass   # the window is gone
     finally:
+        if beat is not None:
+            beat.stop()
         if loop is not None:
             loop.end_b()   # B's process, if any, ends with the engine
         conn.close()

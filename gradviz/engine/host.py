@@ -1,10 +1,13 @@
-"""Starting the engine: in a child process ("spawn": a fresh interpreter, so the window's
+"""Starting the engine: in a child process (a fresh, isolated interpreter, so the window's
 process never imports torch), or on a thread for tests. Both run the same loop."""
 from __future__ import annotations
 
 import multiprocessing
 import signal
 import threading
+
+from . import child
+from .heartbeat import slow_start
 
 
 def exit_words(exitcode: int | None) -> str:
@@ -21,33 +24,30 @@ def exit_words(exitcode: int | None) -> str:
     return f"exit code {exitcode}"
 
 
-def serve(conn, config, own_process: bool = True, holder: dict | None = None) -> None:
+def serve(conn, config, own_process: bool = True, holder: dict | None = None,
+          beat=None) -> None:
     """The engine's whole life: load torch, build the session, answer commands until
-    told to shut down or the window's end of the pipe closes."""
+    told to shut down or the window's end of the pipe closes. beat: the process's
+    Heartbeat, told what the engine is doing as it starts."""
     if own_process:
         # Ctrl+C in a terminal reaches the whole process group; the window decides
         # when the engine stops (it saves settings first, then shuts the engine down)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if beat is not None:
+        beat.stage = "importing torch"
+        slow_start()
     from .engine_main import run   # torch: only ever on the engine's side
-    run(conn, config, own_process, holder)
+    run(conn, config, own_process, holder, beat)
 
 
 def start_process(config):
-    """(process, the window's end of the pipe) of a fresh engine process."""
-    ctx = multiprocessing.get_context("spawn")
-    ours, theirs = ctx.Pipe(duplex=True)
-    process = ctx.Process(target=serve, args=(theirs, config), name="gradviz engine",
-                          daemon=True)
-    # started with Ctrl+C ignored (an ignored signal stays ignored through exec, and
-    # Python keeps it so): a Ctrl+C while the child boots then prints no traceback there
-    main_thread = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main_thread else None
+    """(process, the window's end of the pipe) of a fresh engine process, started
+    isolated (nothing imported from the working folder) and handed its config."""
+    process, ours = child.start_isolated("gradviz.engine.engine_process")
     try:
-        process.start()
-    finally:
-        if main_thread:
-            signal.signal(signal.SIGINT, signal.SIG_DFL if previous is None else previous)
-    theirs.close()   # else our end never sees EOF when the engine dies
+        ours.send(config)
+    except OSError:   # it died at once: the window finds out from the pipe's EOF
+        pass
     return process, ours
 
 

@@ -17,6 +17,7 @@ BATCH_SECONDS = 0.02    # at full speed, train this long between looks at the pi
 FAST_SAMPLE_EVERY = 20  # at full speed, the costly probes run every this many steps
 FREEZE_EVERY = 500      # keep graphs: steps between moving what it holds out of the GC's way
 MIN_PHASE_SECONDS = p.MIN_PHASE_MS / 1000  # Play by phases: each phase's graph is seen
+B_WAIT_SECONDS = 0.005  # A waits for B: how soon to look for B's replies again
 
 
 class EngineLoop:
@@ -41,6 +42,7 @@ class EngineLoop:
         self.stopped = False
         self.graph_wanted = False   # send the graph after the next step with its gradients
         self.pinned = None        # B, trained in lockstep beside the session (pin_b)
+        self._b_words: str | None = None   # what B's starting process was last said doing
         problem = None
         try:
             self.session = Session(config)
@@ -213,7 +215,7 @@ class EngineLoop:
             self.send(p.B_PINNED, None, str(exc))
             return
         if old is not None:
-            old.collect()          # its last step, compared before B changes
+            old.collect(wait=not old.building)   # its last steps, compared before B changes
             self._flush_records()
         elif isinstance(runner, ProcessB):
             leave_a_core_free(sharers=2)   # B's process trains at the same time
@@ -268,7 +270,7 @@ class EngineLoop:
     def _unpin(self) -> None:
         """Stop comparing: what B did last is sent, then B (and its process) ends."""
         if self.pinned is not None:
-            self.pinned.collect()
+            self.pinned.collect(wait=not self.pinned.building)   # B's last steps
             self._flush_records()
             pinned, self.pinned = self.pinned, None
             pinned.close()
@@ -280,7 +282,18 @@ class EngineLoop:
         """Seconds until the next batch should start; None when nothing is to run."""
         if not self.running or self.stopped:
             return None
+        if self.pinned is not None and self.pinned.holding_a:
+            return B_WAIT_SECONDS   # B is MAX_AHEAD behind: look again (never block)
         return max(0.0, self.next_due - time.monotonic())
+
+    def say_how_b_starts(self) -> None:
+        """While A waits for B's process to start, the status line says what it is
+        doing ("importing torch"), once per stage: a slow start is shown, not hidden."""
+        words = None if self.pinned is None else self.pinned.starting_words
+        if words is not None and words != self._b_words and self.pinned.holding_a:
+            self.send(p.NOTICE, f"Compare: B's engine is starting ({words}); A waits "
+                                f"for it.")
+        self._b_words = words
 
     def train_batch(self, commands_waiting) -> None:
         """Train for about BATCH_SECONDS (one step when a pace is set), stopping early
@@ -311,7 +324,8 @@ class EngineLoop:
                 self._pause_at_stop()
                 return
             elapsed = time.perf_counter() - start
-            if self.delay_s > 0 or elapsed > BATCH_SECONDS or commands_waiting():
+            if (self.delay_s > 0 or elapsed > BATCH_SECONDS or commands_waiting()
+                    or (self.pinned is not None and self.pinned.holding_a)):
                 break
         # paced, the rate the steps come at (a batch, then the delay), not how fast one
         # step ran: the status line said 989 steps/s beside a pace of 10 a second

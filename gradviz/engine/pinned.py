@@ -55,6 +55,7 @@ class PinnedB:
         # step zeroes them) and both configs, until B's reply comes
         self._started: collections.deque[tuple[StepRecord, object, tuple]] = \
             collections.deque()
+        self._building = False   # B's reset asked for, its reply not read yet
         self._clear()
 
     def _clear(self) -> None:
@@ -94,6 +95,7 @@ class PinnedB:
     def reset(self) -> None:
         """B afresh at step 0, beside A at step 0; if A's model is no longer B's (heads,
         trunk, seed or device changed in A), B stops and says why."""
+        self._building = False
         self._clear()
         self._started.clear()
         config = self._b_config()
@@ -108,8 +110,34 @@ class PinnedB:
             return
         self.b_config = config
         reply = self.b.reset(config)
-        if reply[0] != "ready":
+        self._building = reply[0] == "pending"   # B's process answers when it can
+        if reply[0] not in ("ready", "pending"):
             self._stop(self._event_of(reply, self.a.step_index, "building B"))
+
+    def _built(self, wait: bool = False) -> bool:
+        """B is built (its reset's reply read, if it was pending), or stopped: a reply
+        that is not ("ready",) stops B. wait: for as long as B's process beats."""
+        if self._building and self.error is None and (wait or self.b.ready()):
+            self._building = False
+            reply = self.b.reply()
+            if reply[0] != "ready":
+                self._stop(self._event_of(reply, self.a.step_index, "building B"))
+        return not self._building or self.error is not None
+
+    @property
+    def holding_a(self) -> bool:
+        """A is MAX_AHEAD steps ahead of B (B is still starting, or slow): A's engine
+        waits for B's replies, answering the window meanwhile, before A's next step."""
+        self.collect(wait=False)
+        return self.error is None and len(self._started) >= MAX_AHEAD
+
+    @property
+    def starting_words(self) -> str | None:
+        """What B's process is doing while A waits for it to be built ("importing
+        torch"), or None."""
+        if not self._building or self.error is not None:
+            return None
+        return getattr(self.b, "stage", None) or "building B"
 
     def after_step(self, ra: StepRecord) -> None:
         """A has just completed step ra.step: B does the same step. The steps B has
@@ -135,16 +163,23 @@ class PinnedB:
             self._started.clear()
             self._stop(ev.from_exception(exc, ra.step, "internal", "gradviz itself (B)"))
             return
-        while len(self._started) > MAX_AHEAD:
-            self._collect_one()
 
     @property
     def in_flight(self) -> bool:
         """Steps of B still to compare (their replies not read yet)."""
         return bool(self._started)
 
+    @property
+    def building(self) -> bool:
+        """B's process is still building B (or loading torch, which can take many
+        seconds on a busy machine): the engine's loop must not wait for it."""
+        return self._building and self.error is None
+
     def collect(self, wait: bool = True) -> None:
-        """Compare the steps B has finished; wait: also those it is still doing."""
+        """Compare the steps B has finished; wait: also those it is still doing (and
+        for B to be built), for as long as B's process beats."""
+        if not self._built(wait):
+            return
         while self._started and self.error is None and (wait or self.b.ready()):
             self._collect_one()
         if self.error is not None:

@@ -29,6 +29,8 @@ COMMANDS = frozenset({CONFIG, PLAY, PAUSE, PHASE, STEP, RESET, DELAY, RUN_STEPS,
 
 # engine -> window
 HELLO = "hello"                      # [(device name, description)]: torch is loaded
+ALIVE = "alive"                      # what it is doing, seconds at it: the heartbeat
+                                     # (twice a second, from the engine's first moment)
 CONFIG_APPLIED = "config_applied"    # Config, did_reset, [param names]
 CONFIG_REJECTED = "config_rejected"  # one-line reason
 NOTICE = "notice"                    # one line for the status bar

@@ -4,7 +4,6 @@ changes on top; the result is compare.json read back as plain data."""
 from __future__ import annotations
 
 import json
-import sys
 import tempfile
 from pathlib import Path
 
@@ -12,6 +11,7 @@ from PySide6.QtCore import QObject, QProcess, Signal
 
 from ..core.atomic_write import write_text
 from ..core.config import Config, ConfigError, from_mapping, load_toml, to_toml
+from ..engine.child import child_command
 
 
 class CompareRunner(QObject):
@@ -46,10 +46,12 @@ class CompareRunner(QObject):
         write_text(folder / "A.toml", to_toml(a, "A: the window's settings when compared"))
         write_text(folder / "B.toml", to_toml(b, "B: what A is compared with"))
         process = QProcess(self)
-        process.setProgram(sys.executable)
-        process.setArguments(["-m", "gradviz", "compare", str(folder / "A.toml"),
-                              str(folder / "B.toml"),
-                              "--steps", str(steps), "--out", str(folder / "out")])
+        # isolated: nothing is imported from the folder gradviz was started in
+        program, *arguments = child_command(
+            "gradviz", "compare", str(folder / "A.toml"), str(folder / "B.toml"),
+            "--steps", str(steps), "--out", str(folder / "out"))
+        process.setProgram(program)
+        process.setArguments(arguments)
         process.finished.connect(self._done)
         self._process = process
         process.start()

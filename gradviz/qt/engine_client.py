@@ -17,8 +17,11 @@ from ..core.config import Config
 from ..engine import host, protocol as p
 
 READ_BUDGET_S = 0.008     # the longest one look at the pipe may take (the rest waits)
-HANG_SECONDS = 10.0       # busy, yet silent this long: the engine hangs (steps take ms)
-START_SECONDS = 60.0      # ...but loading torch and building the model may take longer
+# The engine beats twice a second from its first moment (engine.heartbeat), also while it
+# imports torch or runs a long step: no beat for this long and it has stopped making
+# progress (frozen, stopped, or dead). Slow but beating is never a failure.
+SILENT_SECONDS = 20.0
+LONG_BUSY_SECONDS = 10.0  # busy this long (still beating): say so, and Reset ends it
 WATCH_MS = 500
 JOIN_SECONDS = 0.5        # quitting: how long the engine may take to stop by itself
 
@@ -35,6 +38,7 @@ class EngineClient(QObject):
     engineReady = Signal(list)        # [(device, description)]: the engine has started
     engineStopped = Signal(str)       # one line: the engine died or hung
     bPinned = Signal(object, object)  # B's Config (None: not comparing), why not (or None)
+    loading = Signal(str)             # one line while the engine starts ("importing torch")
 
     def __init__(self, config: Config, in_process: bool = False, parent=None):
         super().__init__(parent)
@@ -54,7 +58,11 @@ class EngineClient(QObject):
         self.running = False
         self.alive = False
         self._busy = False            # a command is waiting for its answer
-        self._last_heard = time.monotonic()
+        self._last_heard = time.monotonic()   # the last answer (not a heartbeat)
+        self._last_beat = time.monotonic()    # the last sign of life of any kind
+        self._beating = False         # a beat has come from this engine
+        self._said_long = False       # "still working" said for this busy spell
+        self.stage = ""               # what the engine last said it was doing
         self._show_saved = False
         self._track_node_grads = True
         self._delay_ms = 0
@@ -74,7 +82,9 @@ class EngineClient(QObject):
         self.alive = True
         self._busy = True             # the first message is awaited like an answer
         self._starting = True
-        self._last_heard = time.monotonic()
+        self._beating = False
+        self._said_long = False
+        self._last_heard = self._last_beat = self._started_at = time.monotonic()
         self._notifier = QSocketNotifier(self._conn.fileno(), QSocketNotifier.Read, self)
         self._notifier.activated.connect(self._read)
         self._watch.start(WATCH_MS)
@@ -125,11 +135,19 @@ class EngineClient(QObject):
         self._send(p.STEP)
 
     def reset(self) -> None:
+        if self.alive and self.long_busy and not self.in_process:
+            self._stop_worker()   # asked to: a step that has run for long is ended
         if not self.alive:   # the engine died: a fresh one, with the last good settings
             self._stop_worker()
             self.start()
             return
         self._send(p.RESET)
+
+    @property
+    def long_busy(self) -> bool:
+        """Working on one command (or loading) for LONG_BUSY_SECONDS and still beating."""
+        busy = self._busy or self._starting
+        return busy and time.monotonic() - self._last_heard > LONG_BUSY_SECONDS
 
     def setDelay(self, ms: int) -> None:
         self._delay_ms = ms
@@ -224,8 +242,14 @@ class EngineClient(QObject):
         try:
             while conn is not None and conn is self._conn and conn.poll(0):
                 batch = conn.recv()
-                self._last_heard = time.monotonic()
+                self._last_beat = time.monotonic()
+                self._beating = True
+                if len(batch) == 1 and batch[0][0] == p.ALIVE:
+                    self._alive(*batch[0][1:])   # a beat answers no command
+                    continue
+                self._last_heard = self._last_beat
                 self._busy = False
+                self._said_long = False
                 for message in batch:
                     self._dispatch(*message)
                 if time.perf_counter() > deadline:
@@ -280,9 +304,16 @@ class EngineClient(QObject):
             self.step_index = args[0]
             self.stepsDone.emit(args[0])
 
+    def _alive(self, stage: str, seconds: float) -> None:
+        self.stage = stage
+        if self._starting:
+            self.loading.emit(f"Starting the training engine: {stage} "
+                              f"({time.monotonic() - self._started_at:.0f} s)…")
+
     def _check_alive(self) -> None:
         """The engine died without a word (EOF may come first; this catches the rest),
-        or hangs: busy, yet silent for HANG_SECONDS."""
+        or stopped making progress: no beat for SILENT_SECONDS. Slow is not stopped:
+        a start or a step that takes long, beating all the while, is waited for."""
         if not self.alive:
             return
         if self._worker is not None and not self._worker.is_alive():
@@ -290,12 +321,20 @@ class EngineClient(QObject):
             if self.alive:
                 self._died()
             return
-        busy = self._busy or self.running
-        limit = START_SECONDS if self._starting else HANG_SECONDS
-        if busy and time.monotonic() - self._last_heard > limit and not self.in_process:
-            self._worker.kill()   # a step that never ends: end it, keep the window
+        now = time.monotonic()
+        if self._starting and not self._beating:   # the interpreter itself is starting
+            self.loading.emit(f"Starting the training engine: starting Python "
+                              f"({now - self._started_at:.0f} s)…")
+            return
+        if now - self._last_beat > SILENT_SECONDS and not self.in_process:
+            self._worker.kill()   # frozen: end it, keep the window
             self._worker.join(1.0)
             self._died(hung=True)
+        elif self.long_busy and not self._said_long and not self._starting:
+            self._said_long = True
+            self.notice.emit(f"The training engine has worked on this for "
+                             f"{now - self._last_heard:.0f} s and is still going: press "
+                             f"Reset (R) to stop it.")
 
     def _died(self, hung: bool = False) -> None:
         if not self.alive:
@@ -305,7 +344,7 @@ class EngineClient(QObject):
         if worker is not None and hasattr(worker, "exitcode"):
             worker.join(0.5)
             exitcode = worker.exitcode
-        how = ("did not answer for several seconds and was stopped" if hung
+        how = (f"showed no sign of life for {SILENT_SECONDS:.0f} s and was stopped" if hung
                else f"stopped ({host.exit_words(exitcode)})")
         self._stop_worker()
         was_running, self.running = self.running, False

@@ -42,7 +42,7 @@ def time_to_window(timeout_s: float = 120.0) -> dict:
         env = dict(os.environ, GRADVIZ_SETTINGS=os.path.join(tmp, "settings.json"))
         env.setdefault("QT_QPA_PLATFORM", "offscreen")
         start = time.monotonic()
-        out = subprocess.run([sys.executable, "-c", _LAUNCH_PROBE], capture_output=True,
+        out = subprocess.run([sys.executable, "-I", "-c", _LAUNCH_PROBE], capture_output=True,
                              text=True, env=env, timeout=timeout_s)
     seen = {line.split()[0]: line.split()[1:] for line in out.stdout.splitlines()
             if line.startswith(("VISIBLE", "READY"))}
@@ -99,7 +99,7 @@ def run_gui_bench(config, seconds: float = 8.0, busy: bool = False,
 
         def begin() -> None:
             if busy:
-                spinner.append(subprocess.Popen([sys.executable, "-c", _BUSY]))
+                spinner.append(subprocess.Popen([sys.executable, "-I", "-c", _BUSY]))
             start_steps[0] = len(window.history)
             window.sigPlay.emit()
             heartbeat.start(10)

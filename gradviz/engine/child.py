@@ -1,0 +1,99 @@
+"""Starting gradviz's own child processes (the engine, B) isolated, joined to their
+parent by a socket pair. Standard library only: the child imports this before torch.
+
+`python -m` puts the working folder first on sys.path, so a `numpy.py` beside a lesson
+file would run inside the child; `-I` starts it isolated instead: no working folder, no
+PYTHONPATH, no user site. gradviz itself is found where it is installed."""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from multiprocessing.connection import Connection
+
+WINDOWS = os.name == "nt"
+
+
+class ChildProcess:
+    """A started child, asked about as multiprocessing.Process is (exitcode negative for
+    a signal), so the window and the engine treat any child alike."""
+
+    def __init__(self, popen: subprocess.Popen):
+        self._popen = popen
+
+    @property
+    def pid(self) -> int:
+        return self._popen.pid
+
+    @property
+    def exitcode(self) -> int | None:
+        return self._popen.poll()
+
+    def is_alive(self) -> bool:
+        return self._popen.poll() is None
+
+    def join(self, timeout: float | None = None) -> None:
+        try:
+            self._popen.wait(timeout)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def terminate(self) -> None:
+        if self.is_alive():
+            self._popen.terminate()
+
+    def kill(self) -> None:
+        if self.is_alive():
+            self._popen.kill()
+
+    def stop_now(self) -> None:
+        """SIGSTOP, for tests of a process that stops making progress (POSIX only)."""
+        os.kill(self.pid, signal.SIGSTOP)
+
+    def close(self) -> None:
+        """Nothing to free: the Popen is reaped by poll() and wait()."""
+
+
+def child_command(module: str, *args: str) -> list[str]:
+    """The command line of an isolated child running `module` as its main module."""
+    return [sys.executable, "-I", "-m", module, *args]
+
+
+def start_isolated(module: str) -> tuple[ChildProcess, Connection]:
+    """(the child, our end of its socket pair) for `python -I -m module`, started with
+    Ctrl+C ignored: a Ctrl+C in the terminal reaches the whole process group, and the
+    window decides when its children stop (it saves settings first)."""
+    ours, theirs = socket.socketpair()
+    try:
+        popen = _popen_ignoring_ctrl_c(module, theirs)
+    finally:
+        theirs.close()   # else our end never sees EOF when the child dies
+    return ChildProcess(popen), Connection(ours.detach())
+
+
+def _popen_ignoring_ctrl_c(module: str, theirs: socket.socket) -> subprocess.Popen:
+    # an ignored signal stays ignored through exec, and Python at start keeps it so
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main_thread else None
+    try:
+        if WINDOWS:   # no fd passing there: the child gets the socket through stdin
+            popen = subprocess.Popen(child_command(module, "stdin"), stdin=subprocess.PIPE)
+            popen.stdin.write(theirs.share(popen.pid))
+            popen.stdin.close()
+            return popen
+        return subprocess.Popen(child_command(module, str(theirs.fileno())),
+                                pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL)
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGINT, signal.SIG_DFL if previous is None else previous)
+
+
+def parent_connection(argv: list[str]) -> Connection:
+    """The child's end of the socket pair, as start_isolated handed it down."""
+    if argv[1] == "stdin":
+        shared = socket.fromshare(sys.stdin.buffer.read())
+        return Connection(shared.detach())
+    return Connection(int(argv[1]))

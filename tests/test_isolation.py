@@ -1,0 +1,88 @@
+"""No process gradviz starts imports anything from the folder it was started in, nor from
+PYTHONPATH entries it did not choose: a lecturer runs gradviz from the folder a stranger's
+lesson was unpacked into, and a `numpy.py` there must not run. The app (its engine and
+B's process), and the `gradviz compare` the Compare dock starts, run from a folder of
+planted modules that leave a mark when imported; none is found."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gradviz.engine.child import child_command
+
+pytestmark = pytest.mark.skipif(os.name != "posix", reason="B's process needs POSIX")
+
+PLANTED = ("numpy", "torch", "json", "gradviz", "pickle", "socket")
+
+APP = """
+import os, sys, tempfile
+from PySide6.QtWidgets import QApplication
+from gradviz.core.config import Config
+from gradviz.qt.main_window import MainWindow
+from gradviz.qt.settings import AppSettings, Remembered
+app = QApplication([])
+settings = AppSettings(os.path.join(tempfile.mkdtemp(), "s.json"))
+w = MainWindow(Remembered(Config(batch_size=16, heads=2, device="cpu")), settings)
+w.show()
+def until(done):
+    while not done():
+        app.processEvents()
+until(lambda: w.generation >= 0)
+w.compare.pin_settings()          # B in a process of the engine's
+w.toggle_play()
+until(lambda: w.compare.history_b is not None and len(w.compare.history_b) >= 3)
+print("engine", w.worker.pid, "b", len(w.compare.history_b), flush=True)
+w.close()
+"""
+
+
+@pytest.fixture
+def planted(tmp_path):
+    """(a folder of planted modules, the folder their marks go to)."""
+    folder, marks = tmp_path / "lesson-folder", tmp_path / "marks"
+    folder.mkdir()
+    marks.mkdir()
+    for name in PLANTED:
+        (folder / f"{name}.py").write_text(
+            "import os\n"
+            f"open(os.path.join({str(marks)!r}, __name__ + '-' + str(os.getpid())), 'w')"
+            ".close()\n")
+    return folder, marks
+
+
+def _run(command, folder: Path, timeout: float = 600):
+    env = dict(os.environ, PYTHONPATH=str(folder), QT_QPA_PLATFORM="offscreen")
+    return subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_the_app_its_engine_and_bs_process_import_nothing_from_the_folder(planted, tmp_path):
+    folder, marks = planted
+    script = tmp_path / "app.py"       # beside the folder, not in it
+    script.write_text(APP)
+    out = _run([sys.executable, "-I", str(script)], folder)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.startswith("engine"), out.stdout
+    assert sorted(p.name for p in marks.iterdir()) == []
+
+
+def test_the_compare_the_app_starts_imports_nothing_from_the_folder(planted, tmp_path):
+    folder, marks = planted
+    a, b = tmp_path / "A.toml", tmp_path / "B.toml"
+    a.write_text('strategy = "sum"\nheads = 2\nbatch_size = 16\n')
+    b.write_text('strategy = "separate"\nheads = 2\nbatch_size = 16\n')
+    out = _run(child_command("gradviz", "compare", str(a), str(b), "--steps", "2",
+                             "--out", str(tmp_path / "out")), folder)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "same" in out.stdout
+    assert sorted(p.name for p in marks.iterdir()) == []
+
+
+def test_the_planted_modules_would_leave_a_mark(planted):
+    """The checks above could fail: a child started without -I imports the folder's
+    json.py (from the working folder and from PYTHONPATH alike)."""
+    folder, marks = planted
+    _run([sys.executable, "-c", "import json"], folder)
+    assert [p.name.split("-")[0] for p in marks.iterdir()] == ["json"]
