@@ -8,6 +8,7 @@ answering while it should is reported as an Event; reset() then starts a fresh o
 from __future__ import annotations
 
 import collections
+import dataclasses
 import time
 
 from PySide6.QtCore import QObject, QSocketNotifier, QTimer, Signal
@@ -24,6 +25,18 @@ SILENT_SECONDS = 20.0
 LONG_BUSY_SECONDS = 10.0  # busy this long (still beating): say so, and Reset ends it
 WATCH_MS = 500
 JOIN_SECONDS = 0.5        # quitting: how long the engine may take to stop by itself
+
+
+def settings_words(config: Config, most: int = 6) -> str:
+    """The settings that differ from the defaults, in a few words ("batch_size=4096,
+    trunk_width=2048"), or "the defaults"."""
+    default = Config()
+    changed = [f"{f.name}={getattr(config, f.name)}" for f in dataclasses.fields(config)
+               if getattr(config, f.name) != getattr(default, f.name)]
+    if not changed:
+        return "the defaults"
+    more = f" and {len(changed) - most} more" if len(changed) > most else ""
+    return ", ".join(changed[:most]) + more
 
 
 class EngineClient(QObject):
@@ -138,10 +151,21 @@ class EngineClient(QObject):
         if self.alive and self.long_busy and not self.in_process:
             self._stop_worker()   # asked to: a step that has run for long is ended
         if not self.alive:   # the engine died: a fresh one, with the last good settings
+            self.notice.emit(f"Starting a fresh training engine with the settings it had "
+                             f"({settings_words(self.config)}); Shift+R starts one with "
+                             f"the default settings instead.")
             self._stop_worker()
             self.start()
             return
         self._send(p.RESET)
+
+    def restartWithDefaults(self) -> None:
+        """A fresh engine with the default settings: after one that ran out of memory,
+        the same settings would only run out again."""
+        self._stop_worker()
+        self.config = Config()
+        self.notice.emit("Starting a fresh training engine with the default settings.")
+        self.start()
 
     @property
     def long_busy(self) -> bool:
@@ -351,11 +375,17 @@ class EngineClient(QObject):
         if was_running:
             self.runningChanged.emit(False)
         line = f"The training engine {how}."
+        killed = exitcode == -9   # what Linux's out-of-memory killer sends
         self.failed.emit(ev.Event(
             step=self.step_index, phase="engine", call="the training engine",
             type="EngineStopped", message=line, title="The training engine stopped",
             explanation="The process that trains the model ended (a crash inside PyTorch, "
                         "running out of memory, or a kill from outside) or stopped "
-                        "answering. The window and everything it shows are kept.",
-            hint="Press Reset (R) to start a fresh one with the last good settings."))
+                        "answering. The window and everything it shows are kept."
+                        + (" A kill like this one is what the system does to a process "
+                           "that runs out of memory." if killed else ""),
+            hint=f"Press Reset (R) to start a fresh one with the same settings "
+                 f"({settings_words(self.config)}), or Shift+R with the default "
+                 f"settings" + (" (the same settings may run out of memory again)."
+                                if killed else ".")))
         self.engineStopped.emit(line)

@@ -209,6 +209,7 @@ class MainWindow(QMainWindow):
         w.configApplied.connect(self.on_config_applied)
         w.configRejected.connect(self.on_config_rejected)
         w.notice.connect(self.on_notice)
+        w.loading.connect(self.on_notice)
         w.graphReady.connect(self.on_graph)
         w.stepsDone.connect(self.on_steps_done)
         w.engineReady.connect(self.on_engine_ready)
@@ -302,6 +303,14 @@ class MainWindow(QMainWindow):
 
     def toggle_play(self) -> None:
         (self.sigPause if self.running else self.sigPlay).emit()
+
+    def reset_to_defaults(self) -> None:
+        """Shift+R: the default settings, also in a fresh engine after one died (after
+        running out of memory, the settings it had would only run out again)."""
+        if self.worker.alive:
+            self.on_config_changed(Config())
+        else:
+            self.worker.restartWithDefaults()
 
     def toggle_full_screen(self) -> None:
         self.showNormal() if self.isFullScreen() else self.showFullScreen()

@@ -12,6 +12,7 @@ def add_keys(window) -> None:
     keys = ((Qt.Key_Space, window.toggle_play), (Qt.Key_Right, window.sigPhase.emit),
             (QKeySequence(Qt.SHIFT | Qt.Key_Right), window.sigStep.emit),
             (Qt.Key_R, window.sigReset.emit), (Qt.Key_F11, window.toggle_full_screen),
+            (QKeySequence(Qt.SHIFT | Qt.Key_R), window.reset_to_defaults),
             (Qt.Key_P, window.run_bar.phase_play.toggle),
             (QKeySequence.ZoomIn, lambda: window.zoom_by(TEXT_STEP)),
             (QKeySequence("Ctrl+="), lambda: window.zoom_by(TEXT_STEP)),

@@ -192,3 +192,36 @@ def test_a_b_process_started_ahead_and_never_pinned_ends_with_the_engine():
     assert len(_b_processes_of_this_one()) == 1
     loop.handle(p.SHUTDOWN)
     assert _b_processes_of_this_one() == []
+
+
+def test_a_b_that_starts_slowly_never_blocks_as_engine_and_is_waited_for(monkeypatch):
+    """A busy laptop took 13-14 s to import torch in B's process: A's engine goes on
+    answering meanwhile (A ahead of B by at most MAX_AHEAD steps when playing), says
+    what B's process is doing, and compares every step once B is up."""
+    from gradviz.engine import pinned as pinned_module
+    monkeypatch.setenv("GRADVIZ_SLOW_START", "4")
+    monkeypatch.setattr(b_runner, "SILENT_SECONDS", 2.0)   # slow, but beating
+    loop = engine(BASE, BASE.replace(strategy="separate"), True)
+    try:
+        for _ in range(3):
+            loop.handle(p.STEP)           # each answered at once: none waits for B
+        assert loop.pinned.building
+        while loop.pinned.b.stage != "importing torch":   # its first beats
+            assert not loop.pinned.b.ready()
+        loop.handle(p.PLAY)
+        assert loop.due_in() == 0         # A may go on: 3 steps ahead of B
+        loop.train_batch(lambda: False)
+        assert loop.session.step_index == pinned_module.MAX_AHEAD
+        assert loop.pinned.holding_a and loop.due_in() > 0   # now A waits, unblocked
+        loop.say_how_b_starts()
+        notices = [m[1] for m in loop.take_outbox() if m[0] == p.NOTICE]
+        assert notices == ["Compare: B's engine is starting (importing torch); "
+                           "A waits for it."]
+        loop.handle(p.PAUSE)
+        loop.pinned.collect()             # B beats all the while: waited for, not stopped
+        compared = [r for m in loop.take_outbox() if m[0] == p.COMPARED for r in m[1]]
+        # (Pause does one more step, measured, for the paused graph)
+        assert [r.step for r in compared] == list(range(pinned_module.MAX_AHEAD + 1))
+        assert all(r.same and r.error is None for r in compared)
+    finally:
+        loop.handle(p.SHUTDOWN)

@@ -240,3 +240,63 @@ stop = 30
     qtbot.waitUntil(lambda: running == [True, False], timeout=60_000)
     w.refresh()
     assert len(w.history) == 30 and w.worker.step_index == 30
+
+
+def test_a_slow_start_is_waited_out_and_shown_not_declared_dead(qtbot, real_window,
+                                                                 monkeypatch):
+    """A busy laptop took 13-14 s to import torch: an engine that takes longer than the
+    silence limit to start, beating all the while, is waited for, and the window says
+    what it is doing."""
+    monkeypatch.setenv("GRADVIZ_SLOW_START", "4")
+    monkeypatch.setattr(engine_client, "SILENT_SECONDS", 1.0)
+    w = real_window()
+    said, failures = [], []
+    w.worker.loading.connect(said.append)
+    w.worker.failed.connect(failures.append)
+    qtbot.waitUntil(lambda: w.generation >= 0, timeout=120_000)
+    assert failures == [] and w.worker.alive
+    importing = [line for line in said if "importing torch" in line]
+    assert importing, said
+    seconds = [int(line.rsplit("(", 1)[1].split()[0]) for line in importing]
+    assert max(seconds) >= 2   # shown as it went on, past the silence limit
+    _train(qtbot, w, 5)
+
+
+def test_an_engine_stopped_while_starting_is_still_detected(qtbot, real_window,
+                                                             monkeypatch):
+    monkeypatch.setenv("GRADVIZ_SLOW_START", "60")
+    monkeypatch.setattr(engine_client, "SILENT_SECONDS", 1.0)
+    w = real_window()
+    qtbot.waitUntil(lambda: w.worker.stage == "importing torch", timeout=60_000)
+    pid = w.worker.pid
+    os.kill(pid, signal.SIGSTOP)                 # no longer making progress
+    try:
+        qtbot.waitUntil(lambda: not w.worker.alive, timeout=60_000)
+    finally:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    assert "showed no sign of life for 1 s" in w.events_view.text()
+
+
+def test_reset_after_a_kill_says_what_it_restarts_with_and_offers_the_defaults(
+        qtbot, real_window):
+    big = SMALL.replace(trunk_width=48)
+    w = real_window(big)
+    qtbot.waitUntil(lambda: w.generation >= 0, timeout=60_000)
+    os.kill(w.worker.pid, signal.SIGKILL)        # as the out-of-memory killer does
+    qtbot.waitUntil(lambda: not w.worker.alive, timeout=60_000)
+    text = w.events_view.text()
+    assert "the system does to a process that runs out of memory" in text
+    assert "trunk_width=48" in text and "Shift+R with the default settings" in text
+    qtbot.keyClick(w, Qt.Key_R)
+    assert "with the settings it had (" in w.phase_label.text()
+    assert "trunk_width=48" in w.phase_label.text()
+    qtbot.waitUntil(lambda: w.worker.alive and w.generation >= 1, timeout=60_000)
+    assert w.worker.config.trunk_width == 48
+    os.kill(w.worker.pid, signal.SIGKILL)
+    qtbot.waitUntil(lambda: not w.worker.alive, timeout=60_000)
+    qtbot.keyClick(w, Qt.Key_R, Qt.ShiftModifier)   # the defaults this time
+    qtbot.waitUntil(lambda: w.worker.alive and w.generation >= 2, timeout=60_000)
+    assert w.worker.config == Config()
