@@ -3,7 +3,6 @@ as B beside A in one process, B's process killed or hung stops B alone (A goes o
 record says why in words), Reset starts a fresh one, and the engine's end ends it."""
 import os
 import signal
-import time
 from pathlib import Path
 
 import pytest
@@ -102,13 +101,12 @@ def test_a_b_that_stops_answering_is_stopped_and_said_so(monkeypatch):
         loop.handle(p.SHUTDOWN)
 
 
-def test_the_engines_end_ends_bs_process_within_a_second():
+def test_the_engines_end_ends_bs_process():
     loop = engine(BASE, BASE, True)
     steps(loop, 2)
     process = b_process(loop)
-    start = time.monotonic()
     loop.handle(p.SHUTDOWN)
-    assert process.exitcode is not None and time.monotonic() - start < 1.0
+    assert process.exitcode is not None   # gone when SHUTDOWN returns
     assert loop.pinned is None
 
 

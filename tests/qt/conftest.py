@@ -9,6 +9,7 @@ import pytest
 
 from gradviz.core.config import Config
 from gradviz.qt.settings import AppSettings, Remembered
+from waits import WAIT_MS
 
 
 @pytest.fixture
@@ -39,7 +40,7 @@ def make_window(qtbot, settings):
                             engine_in_process=True)
         qtbot.addWidget(window)
         window.show()
-        qtbot.waitUntil(lambda: window.generation >= 0, timeout=10_000)
+        qtbot.waitUntil(lambda: window.generation >= 0, timeout=WAIT_MS)
         made.append(window)
         return window
 

@@ -9,6 +9,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QComboBox, QPushButton
 
 from gradviz.core.config import Config
+from waits import WAIT_MS
 
 SMALL = Config(batch_size=32, device="cpu")
 
@@ -26,7 +27,7 @@ def menu_action(window, name: str) -> QAction:
 def wait_pinned(qtbot, w, generation: int) -> None:
     """B is pinned and A restarted beside it (a fresh model: history from step 0)."""
     qtbot.waitUntil(lambda: w.compare.history_b is not None and w.generation > generation,
-                    timeout=10_000)
+                    timeout=WAIT_MS)
 
 
 def step_compared(qtbot, w, more: int) -> None:
@@ -39,7 +40,7 @@ def step_compared(qtbot, w, more: int) -> None:
         w.refresh()
         return len(w.compare.history_b) >= total and w.compare.view.record is not None \
             and w.compare.view.record.step >= total - 1
-    qtbot.waitUntil(shown, timeout=10_000)
+    qtbot.waitUntil(shown, timeout=WAIT_MS)
 
 
 def test_pin_these_settings_then_a_toggle_compares_live(qtbot, make_window):
@@ -58,7 +59,7 @@ def test_pin_these_settings_then_a_toggle_compares_live(qtbot, make_window):
     strategy = w.findChild(QComboBox, "strategyCombo")
     strategy.setCurrentIndex(strategy.findData("in-loop"))
     qtbot.waitUntil(lambda: "strategy: A in-loop, B sum" in text_of(w.compare.view.pinned),
-                    timeout=10_000)   # the engine said it applied the change
+                    timeout=WAIT_MS)   # the engine said it applied the change
     step_compared(qtbot, w, 2)
     verdict = text_of(w.compare.view.verdict)
     assert verdict.startswith("different: head 0's gradient on the trunk is 0.33× A's, "
@@ -78,7 +79,7 @@ def test_pin_these_settings_then_a_toggle_compares_live(qtbot, make_window):
     assert ghost["total"][1][0] == w.loss_plot.data()["total"][1][0]   # the same step 0
     w.memory_dock.raise_()
     qtbot.waitUntil(lambda: (w.refresh() or True) and "held at step end" in
-                    w.memory.ghost_data(), timeout=5_000)
+                    w.memory.ghost_data(), timeout=WAIT_MS)
     assert len(w.memory.ghost_data()["held at step end"][0]) == 4
     # Stop comparing: A goes on alone
     menu_action(w, "stopCompareAction").trigger()
@@ -99,9 +100,9 @@ def test_play_with_a_saved_file_as_b_says_same(qtbot, make_window, tmp_path):
     def compared_steps():
         w.refresh()
         return len(w.compare.history_b)
-    qtbot.waitUntil(lambda: compared_steps() >= 30, timeout=30_000)
+    qtbot.waitUntil(lambda: compared_steps() >= 30, timeout=WAIT_MS)
     qtbot.mouseClick(w.findChild(QPushButton, "playButton"), Qt.LeftButton)
-    qtbot.waitUntil(lambda: not w.running, timeout=5_000)
+    qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
     verdict = text_of(w.compare.view.verdict)
     assert verdict.startswith("same gradients (largest relative difference")
     assert "float rounding" in verdict or "identical" in verdict
@@ -117,7 +118,7 @@ def test_b_stops_at_its_error_and_a_goes_on(qtbot, make_window, tmp_path):
     wait_pinned(qtbot, w, generation)
     for _ in range(3):
         qtbot.keyClick(w, Qt.Key_Right, Qt.ShiftModifier)
-    qtbot.waitUntil(lambda: (w.refresh() or True) and len(w.history) == 3, timeout=10_000)
+    qtbot.waitUntil(lambda: (w.refresh() or True) and len(w.history) == 3, timeout=WAIT_MS)
     assert w.compare.view.record.error is not None
     assert text_of(w.compare.view.verdict).startswith(
         "B stopped at step 0: Backward through a freed graph")
@@ -133,7 +134,7 @@ def test_a_b_file_of_another_model_is_refused_in_words(qtbot, make_window, tmp_p
     b.write_text("heads = 2\n")
     w.compare.compare_with_file(str(b))
     qtbot.waitUntil(lambda: "Not compared" in text_of(w.compare.view.verdict),
-                    timeout=10_000)
+                    timeout=WAIT_MS)
     assert "heads is 3 in A, 2 in B" in text_of(w.compare.view.verdict)
     assert not w.compare.comparing
 
@@ -143,7 +144,7 @@ def test_compare_with_this_lessons_other_slide(qtbot, make_window):
     w.compare.update_menu()
     assert not w.compare.slides_menu.isEnabled()          # no lesson open
     w.lessons.open_named("backward-twice")                  # slide 1: separate, never
-    qtbot.waitUntil(lambda: w.worker.session.config.retain_graph == "never", timeout=10_000)
+    qtbot.waitUntil(lambda: w.worker.session.config.retain_graph == "never", timeout=WAIT_MS)
     w.compare.update_menu()
     assert w.compare.slides_menu.isEnabled()
     other = w.findChild(QAction, "compareSlide2")

@@ -6,6 +6,7 @@ from PySide6.QtGui import QAction
 
 from gradviz.app import main
 from gradviz.core.config import Config
+from waits import WAIT_MS
 
 
 def test_file_is_the_first_menu_with_quit_on_ctrl_q(qtbot, make_window):
@@ -19,7 +20,7 @@ def test_file_is_the_first_menu_with_quit_on_ctrl_q(qtbot, make_window):
 def test_ctrl_q_quits(qtbot, make_window):
     w = make_window()
     qtbot.keyClick(w, Qt.Key_Q, Qt.ControlModifier)
-    qtbot.waitUntil(lambda: not w.isVisible(), timeout=5_000)
+    qtbot.waitUntil(lambda: not w.isVisible(), timeout=WAIT_MS)
 
 
 def test_saved_settings_open_again_and_run_from_the_command_line(qtbot, make_window,
@@ -32,5 +33,5 @@ def test_saved_settings_open_again_and_run_from_the_command_line(qtbot, make_win
     other = make_window()
     other.file_menu.open_config(str(path))
     qtbot.waitUntil(lambda: other.worker.session.config.strategy == "separate"
-                    and other.worker.session.config.detach == (1,), timeout=10_000)
+                    and other.worker.session.config.detach == (1,), timeout=WAIT_MS)
     assert other.controls.config().lr == 0.01

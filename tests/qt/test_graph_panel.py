@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QApplication, QPushButton, QToolTip
 from gradviz.core.config import Config
 from gradviz.core.graph_data import CUT, LOSS, OP, PARAM
 from gradviz.render import style
+from waits import WAIT_MS
 
 SMALL = Config(batch_size=32)
 
@@ -18,14 +19,14 @@ def step(qtbot, w, n=1, phase=False):
     for _ in range(n):
         qtbot.keyClick(w, Qt.Key_Right, Qt.NoModifier if phase else Qt.ShiftModifier)
     if not phase:
-        qtbot.waitUntil(lambda: w.worker.session.step_index >= before + n, timeout=10_000)
+        qtbot.waitUntil(lambda: w.worker.session.step_index >= before + n, timeout=WAIT_MS)
 
 
 def wait_drawn(qtbot, w, condition=lambda g: True):
     def ready():
         g = w.graph_view.graph
         return g is not None and w.graph_view.idle and condition(g)
-    qtbot.waitUntil(ready, timeout=30_000)
+    qtbot.waitUntil(ready, timeout=WAIT_MS)
     return w.graph_view.graph
 
 
@@ -61,7 +62,7 @@ def test_freed_after_a_plain_backward_not_after_a_retained_one(qtbot, make_windo
     w = make_window(SMALL)
     for _ in range(3):      # zero_grad, forward, the one backward (retain_graph=False)
         step(qtbot, w, phase=True)
-    qtbot.waitUntil(lambda: "backward 1 of 1" in w.phase_label.text(), timeout=10_000)
+    qtbot.waitUntil(lambda: "backward 1 of 1" in w.phase_label.text(), timeout=WAIT_MS)
     graph = wait_drawn(qtbot, w, lambda g: any(n.freed for n in g.nodes))
     items = w.graph_view.canvas.nodes
     freed = [n for n in graph.nodes if n.kind == OP and n.freed]
@@ -72,7 +73,7 @@ def test_freed_after_a_plain_backward_not_after_a_retained_one(qtbot, make_windo
     w2 = make_window(SMALL.replace(retain_graph="always"))
     for _ in range(3):
         step(qtbot, w2, phase=True)
-    qtbot.waitUntil(lambda: "backward 1 of 1" in w2.phase_label.text(), timeout=10_000)
+    qtbot.waitUntil(lambda: "backward 1 of 1" in w2.phase_label.text(), timeout=WAIT_MS)
     graph2 = wait_drawn(qtbot, w2, lambda g: any(n.kind == OP and n.saved_bytes for n in g.nodes))
     assert not any(n.freed for n in graph2.nodes if n.kind == OP)
 
@@ -84,13 +85,13 @@ def test_hover_a_loss_highlights_where_its_gradient_flows(qtbot, make_window):
     canvas = w.graph_view.canvas
     loss1 = next(n for n in graph.nodes if n.kind == LOSS and n.heads_reaching == (1,))
     hover(canvas.viewport(), centre(w, loss1.id))
-    qtbot.waitUntil(lambda: canvas.highlighted == 1, timeout=5_000)
+    qtbot.waitUntil(lambda: canvas.highlighted == 1, timeout=WAIT_MS)
     head0_only = next(n for n in graph.nodes if n.kind == OP and n.heads_reaching == (0,))
     shared = next(n for n in graph.nodes if n.kind == OP and len(n.heads_reaching) == 3)
     assert canvas.nodes[head0_only.id].opacity() < 0.5
     assert canvas.nodes[shared.id].opacity() == 1.0
     hover(canvas.viewport(), QPoint(2, 2))       # off the node: everything back
-    qtbot.waitUntil(lambda: canvas.highlighted is None, timeout=5_000)
+    qtbot.waitUntil(lambda: canvas.highlighted is None, timeout=WAIT_MS)
     assert canvas.nodes[head0_only.id].opacity() == 1.0
 
 
@@ -103,7 +104,7 @@ def test_tooltips_say_kind_shape_dtype_device_gradient_and_state(qtbot, make_win
     pos = centre(w, param.id)
     hover(viewport, pos)
     QApplication.sendEvent(viewport, QHelpEvent(QEvent.ToolTip, pos, viewport.mapToGlobal(pos)))
-    qtbot.waitUntil(lambda: "trunk.0.weight" in QToolTip.text(), timeout=5_000)
+    qtbot.waitUntil(lambda: "trunk.0.weight" in QToolTip.text(), timeout=WAIT_MS)
     tip = QToolTip.text()
     assert "trunk.0.weight" in tip and "parameter" in tip and "(32, 8)" in tip
     assert "float32" in tip and "cpu" in tip
@@ -120,7 +121,7 @@ def test_click_a_parameter_shows_its_gradient_norm_history(qtbot, make_window):
     param = next(n for n in graph.nodes if n.kind == PARAM and n.label == "heads.1.0.weight")
     qtbot.mouseClick(w.graph_view.canvas.viewport(), Qt.LeftButton, pos=centre(w, param.id))
     plot = w.graph_view.history_plot
-    qtbot.waitUntil(plot.isVisible, timeout=5_000)
+    qtbot.waitUntil(plot.isVisible, timeout=WAIT_MS)
     x, y = w.graph_view.history_curve.getData()
     assert list(x) == [0, 1, 2, 3]
     steps_, norms = w.history.param_history("heads.1.0.weight")
@@ -135,16 +136,16 @@ def test_layout_stays_put_between_steps_and_changes_with_structure(qtbot, make_w
     layout = canvas.layout
     positions = {k: (i.box.x, i.box.y) for k, i in canvas.nodes.items()}
     step(qtbot, w, n=2)
-    with qtbot.waitSignal(w.worker.graphReady, timeout=10_000):   # this step's graph
+    with qtbot.waitSignal(w.worker.graphReady, timeout=WAIT_MS):   # this step's graph
         w.sigRequestGraph.emit()
-    qtbot.waitUntil(lambda: w.graph_view.idle, timeout=30_000)
+    qtbot.waitUntil(lambda: w.graph_view.idle, timeout=WAIT_MS)
     assert canvas.layout is layout
     assert {k: (i.box.x, i.box.y) for k, i in canvas.nodes.items()} == positions
     strategy = w.controls.widgets["strategy"]
     strategy.setCurrentIndex(strategy.findData("in-loop"))
-    qtbot.waitUntil(lambda: w.worker.session.config.strategy == "in-loop", timeout=5_000)
+    qtbot.waitUntil(lambda: w.worker.session.config.strategy == "in-loop", timeout=WAIT_MS)
     step(qtbot, w)
-    qtbot.waitUntil(lambda: canvas.layout is not layout and w.graph_view.idle, timeout=30_000)
+    qtbot.waitUntil(lambda: canvas.layout is not layout and w.graph_view.idle, timeout=WAIT_MS)
 
 
 def test_export_svg_png_dot_and_torchviz(qtbot, make_window, tmp_path):
@@ -163,7 +164,7 @@ def test_export_svg_png_dot_and_torchviz(qtbot, make_window, tmp_path):
     dot = (tmp_path / "g.dot").read_text()
     assert dot.startswith("digraph") and all(f'"{n.id}"' in dot for n in graph.nodes)
     view.export("torchviz", str(tmp_path / "tv.dot"))
-    qtbot.waitUntil(lambda: (tmp_path / "tv.dot").exists(), timeout=10_000)
+    qtbot.waitUntil(lambda: (tmp_path / "tv.dot").exists(), timeout=WAIT_MS)
     assert "AddmmBackward0" in (tmp_path / "tv.dot").read_text()
 
 

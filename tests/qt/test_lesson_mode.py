@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QPushButton
 
 from gradviz.app import main
 from gradviz.core.lessons import find_lesson
+from waits import WAIT_MS
 
 
 def engine(window):
@@ -23,17 +24,17 @@ def test_the_lessons_menu_opens_a_lesson_and_names_it(qtbot, make_window):
                                f"{lesson.slides[0].title}")
     assert w.lessons.dock.isVisible()
     qtbot.waitUntil(lambda: engine(w).strategy == "separate"
-                    and engine(w).retain_graph == "never", timeout=10_000)
+                    and engine(w).retain_graph == "never", timeout=WAIT_MS)
     assert w.controls.config().retain_graph == "never"          # the controls show it too
 
 
 def test_page_down_and_up_change_the_slide_and_its_config(qtbot, make_window):
     w = make_window()
     w.lessons.open_named("detach-vs-detach_")
-    qtbot.waitUntil(lambda: engine(w).detach_mode == "detach", timeout=10_000)
+    qtbot.waitUntil(lambda: engine(w).detach_mode == "detach", timeout=WAIT_MS)
     qtbot.keyClick(w, Qt.Key_PageDown)
     assert "slide 2/3" in w.windowTitle()
-    qtbot.waitUntil(lambda: engine(w).detach_mode == "detach_", timeout=10_000)
+    qtbot.waitUntil(lambda: engine(w).detach_mode == "detach_", timeout=WAIT_MS)
     assert w.events_dock.isVisible() and not w.memory_dock.isVisible()
     qtbot.keyClick(w, Qt.Key_PageUp)
     assert "slide 1/3" in w.windowTitle()
@@ -53,10 +54,10 @@ def test_page_down_on_the_last_slide_opens_the_next_lesson(qtbot, make_window):
 def test_a_slide_stops_where_it_says(qtbot, make_window):
     w = make_window()
     w.lessons.open_named("zero-grad")                 # stop = 40
-    qtbot.waitUntil(lambda: w.generation >= 1 and len(w.history) == 0, timeout=10_000)
+    qtbot.waitUntil(lambda: w.generation >= 1 and len(w.history) == 0, timeout=WAIT_MS)
     qtbot.mouseClick(w.findChild(QPushButton, "playButton"), Qt.LeftButton)
-    qtbot.waitUntil(lambda: w.running, timeout=10_000)
-    qtbot.waitUntil(lambda: not w.running, timeout=30_000)
+    qtbot.waitUntil(lambda: w.running, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
     w.refresh()
     assert len(w.history) == 40                       # the engine pauses itself at the stop
 
@@ -65,12 +66,12 @@ def test_esc_leaves_the_lesson_and_keeps_the_settings(qtbot, make_window):
     w = make_window()
     w.lessons.open_named("leaves-and-grad")
     qtbot.keyClick(w, Qt.Key_PageDown)                # retain_grad on
-    qtbot.waitUntil(lambda: engine(w).retain_grad, timeout=10_000)
+    qtbot.waitUntil(lambda: engine(w).retain_grad, timeout=WAIT_MS)
     qtbot.keyClick(w, Qt.Key_Escape)
     assert w.windowTitle().startswith("gradviz — autograd") and not w.lessons.dock.isVisible()
     # the worker's answers to both slides' configs arrive in order: the last one stays
     qtbot.waitUntil(lambda: engine(w).retain_grad and w.controls.config().retain_grad,
-                    timeout=10_000)
+                    timeout=WAIT_MS)
     assert w.memory_dock.isVisible() and w.graph_dock.isVisible()
 
 
@@ -118,7 +119,7 @@ def test_a_slide_shows_its_panels_side_by_side(qtbot, make_window):
     w.findChild(QAction, "lesson_03-leaky-graphs").trigger()
     # laid out, the two given the same width
     qtbot.waitUntil(lambda: w.graph_dock.isVisible() and w.memory_dock.isVisible() and
-                    abs(w.graph_dock.width() - w.memory_dock.width()) < 20, timeout=10_000)
+                    abs(w.graph_dock.width() - w.memory_dock.width()) < 20, timeout=WAIT_MS)
     assert w.memory_dock not in w.tabifiedDockWidgets(w.graph_dock)
     graph, memory = w.graph_dock.geometry(), w.memory_dock.geometry()
     assert memory.left() >= graph.right() and memory.width() > 200
@@ -133,13 +134,13 @@ def test_the_start_page_lists_every_lesson_and_opens_one(qtbot, make_window):
     assert w.lessons.start_dock.isVisible() or w.lessons.start_dock in \
         w.tabifiedDockWidgets(w.controls_dock)               # a tab beside the settings
     w.findChild(QAction, "lessonStartPage").trigger()        # Lessons → All lessons
-    qtbot.waitUntil(lambda: page.isVisible(), timeout=5_000)
+    qtbot.waitUntil(lambda: page.isVisible(), timeout=WAIT_MS)
     row = page.names().index("09-accumulation")
     page.list.setCurrentRow(row)
     qtbot.keyClick(page.list, Qt.Key_Return)
     lesson = find_lesson("accumulation")
     qtbot.waitUntil(lambda: w.windowTitle().startswith(f"gradviz — {lesson.title}"),
-                    timeout=5_000)
+                    timeout=WAIT_MS)
     assert w.lessons.dock.isVisible()
 
 
@@ -159,7 +160,7 @@ def test_in_tabs_the_chart_a_slide_is_about_is_the_one_in_front(qtbot, make_wind
     stack.set_compact(True)
     assert stack.tabs.currentWidget() is w.global_norm
     qtbot.keyClick(w, Qt.Key_Escape)                    # out of the lesson: no preference
-    qtbot.waitUntil(lambda: not w.lessons.dock.isVisible(), timeout=5_000)
+    qtbot.waitUntil(lambda: not w.lessons.dock.isVisible(), timeout=WAIT_MS)
     stack.set_compact(False)
     stack.set_compact(True)
     assert stack.tabs.currentWidget() is w.loss_plot

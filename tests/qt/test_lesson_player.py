@@ -4,6 +4,7 @@ from gradviz.core.lessons import bundled_names, find_lesson
 from gradviz.qt.lesson_player import LessonPlayer
 from gradviz.qt.theme import LIGHT
 from gradviz.qt.widgets.narration_view import NarrationView
+from waits import WAIT_MS
 
 
 def test_pages_through_a_lesson_and_on_to_the_next(qtbot):
@@ -35,7 +36,7 @@ def test_the_last_lesson_stays_on_its_last_slide(qtbot):
 def test_leaving_says_so_once(qtbot):
     player = LessonPlayer()
     player.open_named("zero-grad")
-    with qtbot.waitSignal(player.left, timeout=1000):
+    with qtbot.waitSignal(player.left, timeout=WAIT_MS):
         player.leave()
     assert player.lesson is None
     with qtbot.assertNotEmitted(player.left):

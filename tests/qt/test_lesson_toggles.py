@@ -5,6 +5,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QPushButton
 
 from gradviz.core.config import Config
+from waits import WAIT_MS
 
 SMALL = Config(batch_size=32, device="cpu")
 
@@ -21,8 +22,8 @@ def engine(window):
 
 def play_until_error(qtbot, w):
     qtbot.mouseClick(w.findChild(QPushButton, "playButton"), Qt.LeftButton)
-    qtbot.waitUntil(lambda: w.events_view.event is not None, timeout=10_000)
-    qtbot.waitUntil(lambda: not w.running, timeout=5_000)
+    qtbot.waitUntil(lambda: w.events_view.event is not None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
     return w.events_view.text()
 
 
@@ -34,35 +35,35 @@ def play_until_error(qtbot, w):
 def test_each_lesson_toggle_reaches_the_engine(qtbot, make_window, name, value, key):
     w = make_window(SMALL)
     choose(w, name, value)
-    qtbot.waitUntil(lambda: getattr(engine(w), key) == value, timeout=10_000)
+    qtbot.waitUntil(lambda: getattr(engine(w), key) == value, timeout=WAIT_MS)
     assert getattr(w.controls.config(), key) == value
 
 
 def test_retain_grad_box_reaches_the_engine_and_the_graph_names_z(qtbot, make_window):
     w = make_window(SMALL)
     w.controls.findChild(QCheckBox, "retainGradCheck").click()
-    qtbot.waitUntil(lambda: engine(w).retain_grad, timeout=10_000)
+    qtbot.waitUntil(lambda: engine(w).retain_grad, timeout=WAIT_MS)
     qtbot.keyClick(w, Qt.Key_Right, Qt.ShiftModifier)
     qtbot.waitUntil(lambda: w.worker.session.last_record is not None
-                    and w.worker.session.last_record.z_grad_norm is not None, timeout=10_000)
+                    and w.worker.session.last_record.z_grad_norm is not None, timeout=WAIT_MS)
     qtbot.waitUntil(lambda: w.graph_view.graph is not None
                     and any(n.tensor == "z" and n.has_grad for n in w.graph_view.graph.nodes),
-                    timeout=10_000)
+                    timeout=WAIT_MS)
 
 
 def test_rnn_never_truncated_shows_the_freed_graph_error(qtbot, make_window):
     w = make_window(SMALL)
     choose(w, "modelCombo", "rnn")
-    qtbot.waitUntil(lambda: engine(w).model == "rnn", timeout=10_000)
+    qtbot.waitUntil(lambda: engine(w).model == "rnn", timeout=WAIT_MS)
     truncate = w.controls.findChild(QComboBox, "truncateCombo")
     assert truncate.isEnabled()
     choose(w, "truncateCombo", "never")
-    qtbot.waitUntil(lambda: engine(w).truncate == "never", timeout=10_000)
+    qtbot.waitUntil(lambda: engine(w).truncate == "never", timeout=WAIT_MS)
     text = play_until_error(qtbot, w)
     assert "backward through the graph a second time" in text
     assert "carried" in text and "Truncate" in text
     # the graph as it stood at the error: this step's chain and the freed step before
-    qtbot.waitUntil(lambda: "at the error" in w.graph_view.caption.text(), timeout=15_000)
+    qtbot.waitUntil(lambda: "at the error" in w.graph_view.caption.text(), timeout=WAIT_MS)
     assert any(n.freed for n in w.graph_view.graph.nodes)
 
 
@@ -70,7 +71,7 @@ def test_editing_a_detached_head_in_place_is_explained(qtbot, make_window):
     w = make_window(SMALL)
     w.controls.findChild(QCheckBox, "detachHead1").click()
     choose(w, "editDetachedCombo", 1)
-    qtbot.waitUntil(lambda: engine(w).edit_detached == 1, timeout=10_000)
+    qtbot.waitUntil(lambda: engine(w).edit_detached == 1, timeout=WAIT_MS)
     text = play_until_error(qtbot, w)
     assert "modified by an inplace operation" in text and "shares z" in text
 
@@ -78,7 +79,7 @@ def test_editing_a_detached_head_in_place_is_explained(qtbot, make_window):
 def test_a_misplaced_head_is_explained_with_the_meta_device(qtbot, make_window):
     w = make_window(SMALL)
     choose(w, "misplaceCombo", 2)
-    qtbot.waitUntil(lambda: engine(w).misplace_head == 2, timeout=10_000)
+    qtbot.waitUntil(lambda: engine(w).misplace_head == 2, timeout=WAIT_MS)
     text = play_until_error(qtbot, w)
     assert "Tensor on device meta is not on the expected device cpu" in text
     assert "meta device" in text

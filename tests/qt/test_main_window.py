@@ -7,6 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QCheckBox, QComboBox, QPushButton, QSlider, QSpinBox
 
 from gradviz.core.config import Config
+from waits import WAIT_MS
 
 SMALL = Config(batch_size=32)
 
@@ -28,11 +29,11 @@ def engine_config(window):
 def round_trip(qtbot, window):
     """Ask the engine for a graph and wait for it: the engine answers commands in order,
     so everything it sent before has arrived too."""
-    with qtbot.waitSignal(window.worker.graphReady, timeout=10_000):
+    with qtbot.waitSignal(window.worker.graphReady, timeout=WAIT_MS):
         window.sigRequestGraph.emit()
 
 
-def wait_steps(qtbot, window, n, timeout=5_000):
+def wait_steps(qtbot, window, n, timeout=WAIT_MS):
     """Wait until the window's history holds n steps (refresh drains and repaints)."""
     def enough():
         window.refresh()
@@ -44,11 +45,11 @@ def test_play_trains_and_the_curves_grow_pause_stops_them(qtbot, make_window):
     w = make_window(SMALL)
     play = widget(w, QPushButton, "playButton")
     qtbot.mouseClick(play, Qt.LeftButton)
-    qtbot.waitUntil(lambda: len(w.history) >= 20, timeout=15_000)
+    qtbot.waitUntil(lambda: len(w.history) >= 20, timeout=WAIT_MS)
     assert len(w.loss_plot.data()["total"][1]) >= 20
     assert len(w.loss_plot.data()["head2"][1]) >= 20
     qtbot.mouseClick(play, Qt.LeftButton)
-    qtbot.waitUntil(lambda: not w.running, timeout=5_000)
+    qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
     round_trip(qtbot, w)          # every step the engine made before pausing has arrived
     w.refresh()
     settled = len(w.history)
@@ -64,7 +65,7 @@ def test_right_arrow_advances_exactly_one_phase(qtbot, make_window):
                 "backward 3 of 3", "optimizer step"]
     for i, words in enumerate(expected):
         qtbot.keyClick(w, Qt.Key_Right)
-        qtbot.waitUntil(lambda: words in w.phase_label.text(), timeout=5_000)
+        qtbot.waitUntil(lambda: words in w.phase_label.text(), timeout=WAIT_MS)
         w.refresh()
         assert len(w.history) == (1 if i == len(expected) - 1 else 0)
     assert w.worker.session.step_index == 1
@@ -78,15 +79,15 @@ def test_shift_right_does_one_step_and_r_resets(qtbot, make_window):
     assert [int(s) for s in w.history.column("step")] == [0, 1]
     qtbot.keyClick(w, Qt.Key_R)
     qtbot.waitUntil(lambda: len(w.history) == 0 and w.worker.session.step_index == 0,
-                    timeout=5_000)
+                    timeout=WAIT_MS)
 
 
 def test_space_plays_and_pauses(qtbot, make_window):
     w = make_window(SMALL)
     qtbot.keyClick(w, Qt.Key_Space)
-    qtbot.waitUntil(lambda: w.running and len(w.history) > 3, timeout=10_000)
+    qtbot.waitUntil(lambda: w.running and len(w.history) > 3, timeout=WAIT_MS)
     qtbot.keyClick(w, Qt.Key_Space)
-    qtbot.waitUntil(lambda: not w.running, timeout=5_000)
+    qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
 
 
 TOGGLES = [
@@ -113,14 +114,14 @@ def test_each_toggle_changes_the_engine_config_and_the_code(qtbot, make_window, 
     assert control is not None, name
     before = w.code_view.code()
     act(control)
-    qtbot.waitUntil(lambda: getattr(engine_config(w), key) == value, timeout=5_000)
+    qtbot.waitUntil(lambda: getattr(engine_config(w), key) == value, timeout=WAIT_MS)
     assert getattr(w.controls.config(), key) == value
     if code_words is not None:
         assert code_words in w.code_view.code()
         assert w.code_view.code() != before
     if key == "scale":  # scaling shows only when there are micro-batches
         widget(w, QSpinBox, "accumulateSpin").setValue(2)
-        qtbot.waitUntil(lambda: engine_config(w).accumulate == 2, timeout=5_000)
+        qtbot.waitUntil(lambda: engine_config(w).accumulate == 2, timeout=WAIT_MS)
         assert "/ 2" not in w.code_view.code()
 
 
@@ -130,7 +131,7 @@ def test_model_changes_reset_and_say_so(qtbot, make_window):
     wait_steps(qtbot, w, 1)
     generation = w.generation
     widget(w, QSpinBox, "headsSpin").setValue(2)
-    qtbot.waitUntil(lambda: w.generation > generation, timeout=5_000)
+    qtbot.waitUntil(lambda: w.generation > generation, timeout=WAIT_MS)
     assert engine_config(w).heads == 2
     assert "Fresh model" in w.phase_label.text()
     assert len(w.history) == 0 and w.history.head_names == ["head0", "head1"]
@@ -141,16 +142,16 @@ def test_separate_with_retain_never_shows_pytorchs_error_and_the_app_recovers(qt
     w = make_window(SMALL)
     choose(widget(w, QComboBox, "strategyCombo"), "separate")
     choose(widget(w, QComboBox, "retainCombo"), "never")
-    qtbot.waitUntil(lambda: engine_config(w).retain_graph == "never", timeout=5_000)
+    qtbot.waitUntil(lambda: engine_config(w).retain_graph == "never", timeout=WAIT_MS)
     qtbot.mouseClick(widget(w, QPushButton, "playButton"), Qt.LeftButton)
-    qtbot.waitUntil(lambda: w.events_view.event is not None, timeout=5_000)
+    qtbot.waitUntil(lambda: w.events_view.event is not None, timeout=WAIT_MS)
     text = w.events_view.text()
     assert "backward through the graph a second time" in text
     assert "backward 2 of 3" in text and "What to do" in text
-    qtbot.waitUntil(lambda: not w.running, timeout=5_000)
+    qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
     assert "Paused" in w.phase_label.text()
     choose(widget(w, QComboBox, "retainCombo"), "auto")
-    qtbot.waitUntil(lambda: w.events_view.event is None, timeout=5_000)
+    qtbot.waitUntil(lambda: w.events_view.event is None, timeout=WAIT_MS)
     qtbot.keyClick(w, Qt.Key_Right, Qt.ShiftModifier)
     wait_steps(qtbot, w, 1)
     assert w.worker.session.error is None
@@ -159,7 +160,7 @@ def test_separate_with_retain_never_shows_pytorchs_error_and_the_app_recovers(qt
 def test_divergence_is_caught_like_an_error(qtbot, make_window):
     w = make_window(SMALL.replace(lr=1000.0, optimizer="sgd", loss_weights=(1000.0,) * 3))
     qtbot.mouseClick(widget(w, QPushButton, "playButton"), Qt.LeftButton)
-    qtbot.waitUntil(lambda: w.events_view.event is not None, timeout=15_000)
+    qtbot.waitUntil(lambda: w.events_view.event is not None, timeout=WAIT_MS)
     assert w.events_view.event.type == "Divergence"
     assert "Training diverged" in w.events_view.text()
 
@@ -167,7 +168,7 @@ def test_divergence_is_caught_like_an_error(qtbot, make_window):
 def test_detaching_a_head_drops_its_junction_gradient_to_zero(qtbot, make_window):
     w = make_window(SMALL)
     widget(w, QCheckBox, "detachHead1").click()
-    qtbot.waitUntil(lambda: engine_config(w).detach == (1,), timeout=5_000)
+    qtbot.waitUntil(lambda: engine_config(w).detach == (1,), timeout=WAIT_MS)
     for n in (1, 2, 3):
         qtbot.keyClick(w, Qt.Key_Right, Qt.ShiftModifier)
         wait_steps(qtbot, w, n)
@@ -175,7 +176,7 @@ def test_detaching_a_head_drops_its_junction_gradient_to_zero(qtbot, make_window
     w.gradients_dock.raise_()
     if w.gradients_panel.compact:
         w.gradients_panel.tabs.setCurrentWidget(w.junction)
-    qtbot.waitUntil(lambda: w.junction.isVisible(), timeout=5_000)
+    qtbot.waitUntil(lambda: w.junction.isVisible(), timeout=WAIT_MS)
     w.refresh()
     junction = w.history.column("junction")[-1]
     assert junction[1] == 0.0 and junction[0] > 0 and junction[2] > 0
@@ -196,7 +197,7 @@ def test_theme_zoom_layout_and_settings_are_remembered(qtbot, make_window, setti
     w.zoom_by(1.5)
     widget(w, QComboBox, "strategyCombo").setCurrentIndex(2)   # in-loop
     widget(w, QSlider, "speedSlider").setValue(4)
-    qtbot.waitUntil(lambda: engine_config(w).strategy == "in-loop", timeout=5_000)
+    qtbot.waitUntil(lambda: engine_config(w).strategy == "in-loop", timeout=WAIT_MS)
     w.close()
     remembered = settings.load(Config())
     assert remembered.theme == "dark" and remembered.zoom == pytest.approx(1.5)
@@ -209,7 +210,7 @@ def test_theme_zoom_layout_and_settings_are_remembered(qtbot, make_window, setti
 def test_closing_while_training_stops_cleanly(qtbot, make_window):
     w = make_window(SMALL)
     qtbot.mouseClick(widget(w, QPushButton, "playButton"), Qt.LeftButton)
-    qtbot.waitUntil(lambda: len(w.history) > 3, timeout=10_000)
+    qtbot.waitUntil(lambda: len(w.history) > 3, timeout=WAIT_MS)
     w.close()
     assert w.worker.stopped and w.render_thread.isFinished()
 
@@ -218,7 +219,7 @@ def test_graph_panel_shows_the_step_graph(qtbot, make_window):
     w = make_window(SMALL.replace(detach=(1,)))
     qtbot.keyClick(w, Qt.Key_Right, Qt.ShiftModifier)
     qtbot.waitUntil(lambda: w.graph_view.graph is not None and w.graph_view.idle,
-                    timeout=20_000)
+                    timeout=WAIT_MS)
     assert any(e.kind == "cut" for e in w.graph_view.graph.edges)
     assert w.graph_view.canvas.nodes
 
@@ -243,7 +244,7 @@ def test_values_beyond_a_widgets_range_survive_touching_another_toggle(qtbot, ma
     w = make_window(SMALL.replace(trunk_depth=150, lr=50.0))
     generation = w.generation
     choose(widget(w, QComboBox, "optimizerCombo"), "adam")
-    qtbot.waitUntil(lambda: engine_config(w).optimizer == "adam", timeout=5_000)
+    qtbot.waitUntil(lambda: engine_config(w).optimizer == "adam", timeout=WAIT_MS)
     assert engine_config(w).trunk_depth == 150 and engine_config(w).lr == 50.0
     assert w.generation == generation        # no reset: the model was not touched
 
@@ -251,11 +252,11 @@ def test_values_beyond_a_widgets_range_survive_touching_another_toggle(qtbot, ma
 def test_a_toggle_changed_mid_step_is_shown_and_applies_at_the_step_boundary(qtbot, make_window):
     w = make_window(SMALL)
     qtbot.keyClick(w, Qt.Key_Right)                       # zero_grad: a step is in progress
-    qtbot.waitUntil(lambda: "zero_grad" in w.phase_label.text(), timeout=5_000)
+    qtbot.waitUntil(lambda: "zero_grad" in w.phase_label.text(), timeout=WAIT_MS)
     widget(w, QCheckBox, "keepGraphsCheck").click()
     choose(widget(w, QComboBox, "strategyCombo"), "separate")
     qtbot.waitUntil(lambda: (w.worker.session.pending_config or engine_config(w)).strategy
-                    == "separate", timeout=5_000)
+                    == "separate", timeout=WAIT_MS)
     round_trip(qtbot, w)                                  # the worker's answer has arrived
     assert w.controls.config().keep_graphs and w.controls.config().strategy == "separate"
     assert widget(w, QCheckBox, "keepGraphsCheck").isChecked()
@@ -264,7 +265,7 @@ def test_a_toggle_changed_mid_step_is_shown_and_applies_at_the_step_boundary(qtb
     qtbot.keyClick(w, Qt.Key_Right, Qt.ShiftModifier)     # finish it
     qtbot.keyClick(w, Qt.Key_Right, Qt.ShiftModifier)     # the next step uses the new config
     qtbot.waitUntil(lambda: engine_config(w).strategy == "separate"
-                    and engine_config(w).keep_graphs, timeout=5_000)
+                    and engine_config(w).keep_graphs, timeout=WAIT_MS)
     assert w.controls.config().strategy == "separate"
 
 
@@ -273,7 +274,7 @@ def test_a_model_too_big_to_build_is_refused_and_the_app_keeps_working(qtbot, ma
     w.controls.set_config(w.controls.config())
     too_big = dataclasses.replace(w.controls.config(), trunk_width=4000, trunk_depth=40)
     w.sigSetConfig.emit(too_big)     # as a config from elsewhere would arrive, unchecked
-    qtbot.waitUntil(lambda: "gradviz builds at most" in w.phase_label.text(), timeout=20_000)
+    qtbot.waitUntil(lambda: "gradviz builds at most" in w.phase_label.text(), timeout=WAIT_MS)
     assert engine_config(w).trunk_width == 32
     qtbot.keyClick(w, Qt.Key_Right, Qt.ShiftModifier)
     wait_steps(qtbot, w, 1)

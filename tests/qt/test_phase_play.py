@@ -8,6 +8,7 @@ from gradviz.core.config import Config
 from gradviz.core.graph_data import ALIVE, SAVED
 from gradviz.core.lessons import parse_lesson
 from gradviz.render import style
+from waits import WAIT_MS
 
 SEPARATE = Config(device="cpu", heads=3, strategy="separate", batch_size=32)
 ONE_STEP = ["zero_grad", "forward", "backward 1 of 3", "backward 2 of 3", "backward 3 of 3",
@@ -40,9 +41,9 @@ def test_space_plays_phase_by_phase_and_pauses(qtbot, make_window):
     phases, graphs = [], []
     _record(w, phases, graphs)
     qtbot.keyClick(w, Qt.Key_Space)
-    qtbot.waitUntil(lambda: len(phases) >= 8, timeout=20_000)   # a step and then some
+    qtbot.waitUntil(lambda: len(phases) >= 8, timeout=WAIT_MS)   # a step and then some
     qtbot.keyClick(w, Qt.Key_Space)
-    qtbot.waitUntil(lambda: not w.running, timeout=10_000)
+    qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
     assert not w.worker.running
     # each phase on the status line, in the order the loop runs them
     for text, detail in zip(phases, ONE_STEP + ["zero_grad", "forward"]):
@@ -55,7 +56,7 @@ def test_space_plays_phase_by_phase_and_pauses(qtbot, make_window):
     # paused (the engine said so, after every phase it had sent): no phase comes any more
     count, at = len(phases), (w.worker.session.step_index, w.worker.session.in_step)
     w.sigRequestGraph.emit()                  # a round trip through the engine's loop
-    qtbot.waitUntil(lambda: graphs and graphs[-1][0] == "live", timeout=5_000)
+    qtbot.waitUntil(lambda: graphs and graphs[-1][0] == "live", timeout=WAIT_MS)
     assert len(phases) == count
     assert (w.worker.session.step_index, w.worker.session.in_step) == at
 
@@ -68,8 +69,8 @@ def test_the_graph_changes_as_each_backward_call_frees_buffers(qtbot, make_windo
     phases, graphs = [], []
     _record(w, phases, graphs)
     qtbot.keyClick(w, Qt.Key_Space)
-    qtbot.waitUntil(lambda: w.events_view.event is not None, timeout=20_000)
-    qtbot.waitUntil(lambda: not w.running, timeout=5_000)
+    qtbot.waitUntil(lambda: w.events_view.event is not None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
     received = dict(graphs)
     forward, first = received["after forward"], received["after backward 1 of 3: head0 "
                                                           "(retain_graph=False)"]
@@ -78,7 +79,7 @@ def test_the_graph_changes_as_each_backward_call_frees_buffers(qtbot, make_windo
     assert "Backward through a freed graph" in w.events_view.text()
     # ...and the graph on screen shows it: a freed op is drawn greyed
     qtbot.waitUntil(lambda: w.graph_view.idle and w.graph_view.graph is not None
-                    and bool(_freed(w.graph_view.graph)), timeout=20_000)
+                    and bool(_freed(w.graph_view.graph)), timeout=WAIT_MS)
     canvas = w.graph_view.canvas
     freed = [i for i in canvas.nodes.values() if i.node is not None and i.node.freed]
     assert freed and all(i.brush().color().name().upper() == style.FREED_FILL.upper()
@@ -93,9 +94,9 @@ def test_retained_calls_keep_the_buffers_and_the_last_one_frees_them(qtbot, make
     phases, graphs = [], []
     _record(w, phases, graphs)
     qtbot.keyClick(w, Qt.Key_Space)
-    qtbot.waitUntil(lambda: len(phases) >= 6, timeout=20_000)
+    qtbot.waitUntil(lambda: len(phases) >= 6, timeout=WAIT_MS)
     qtbot.keyClick(w, Qt.Key_Space)
-    qtbot.waitUntil(lambda: not w.running, timeout=10_000)
+    qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
     received = dict(graphs)
     by_call = [received[f"after backward {k} of 3: head{k - 1} (retain_graph="
                         f"{'False' if k == 3 else 'True'})"] for k in (1, 2, 3)]
@@ -122,33 +123,33 @@ stop = {stop}
 def test_a_slide_at_full_speed_stops_at_exactly_its_step(qtbot, make_window):
     w = make_window()
     w.lessons.open(_slide("steps", 0, 30))
-    qtbot.waitUntil(lambda: w.generation >= 1 and w.worker.config.heads == 2, timeout=10_000)
+    qtbot.waitUntil(lambda: w.generation >= 1 and w.worker.config.heads == 2, timeout=WAIT_MS)
     assert w.run_bar.pace.toolTip() == "as fast as it goes"
     assert not w.run_bar.phase_play.isChecked()
     running = []
     w.worker.runningChanged.connect(running.append)
     qtbot.mouseClick(w.findChild(QPushButton, "playButton"), Qt.LeftButton)
-    qtbot.waitUntil(lambda: running == [True, False], timeout=30_000)   # it paused itself
+    qtbot.waitUntil(lambda: running == [True, False], timeout=WAIT_MS)   # it paused itself
     w.refresh()
     assert len(w.history) == 30 and w.history.last.step == 29
     assert w.worker.session.step_index == 30
     # Play again at the stop goes on past it
     qtbot.keyClick(w, Qt.Key_Space)
-    qtbot.waitUntil(lambda: w.worker.session.step_index > 40, timeout=30_000)
+    qtbot.waitUntil(lambda: w.worker.session.step_index > 40, timeout=WAIT_MS)
     qtbot.keyClick(w, Qt.Key_Space)
-    qtbot.waitUntil(lambda: not w.running, timeout=10_000)
+    qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
 
 
 def test_a_phase_slide_plays_phases_and_stops_at_its_step(qtbot, make_window):
     w = make_window()
     w.lessons.open(_slide("phases", 20, 2))
-    qtbot.waitUntil(lambda: w.generation >= 1 and w.worker.config.heads == 2, timeout=10_000)
+    qtbot.waitUntil(lambda: w.generation >= 1 and w.worker.config.heads == 2, timeout=WAIT_MS)
     assert w.run_bar.phase_play.isChecked() and w.run_bar.pace.toolTip() == "≤ 20 phases/s"
     phases = []
     w.worker.phaseDone.connect(lambda phase: phases.append((phase.step, phase.name)))
     qtbot.keyClick(w, Qt.Key_Space)
-    qtbot.waitUntil(lambda: w.running, timeout=10_000)
-    qtbot.waitUntil(lambda: not w.running, timeout=30_000)
+    qtbot.waitUntil(lambda: w.running, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
     w.refresh()
     assert len(w.history) == 2 and w.worker.session.step_index == 2
     one_step = ["zero_grad", "forward", "backward", "optimizer step"]   # strategy sum
@@ -158,9 +159,9 @@ def test_a_phase_slide_plays_phases_and_stops_at_its_step(qtbot, make_window):
 def test_leaving_the_lesson_lifts_its_stop(qtbot, make_window):
     w = make_window()
     w.lessons.open(_slide("steps", 0, 3))
-    qtbot.waitUntil(lambda: w.generation >= 1 and w.worker.config.heads == 2, timeout=10_000)
+    qtbot.waitUntil(lambda: w.generation >= 1 and w.worker.config.heads == 2, timeout=WAIT_MS)
     qtbot.keyClick(w, Qt.Key_Escape)
     qtbot.keyClick(w, Qt.Key_Space)
-    qtbot.waitUntil(lambda: w.worker.session.step_index > 10, timeout=30_000)
+    qtbot.waitUntil(lambda: w.worker.session.step_index > 10, timeout=WAIT_MS)
     qtbot.keyClick(w, Qt.Key_Space)
-    qtbot.waitUntil(lambda: not w.running, timeout=10_000)
+    qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)

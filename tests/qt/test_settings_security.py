@@ -19,6 +19,7 @@ from gradviz.core.config import Config, validate
 from gradviz.qt import launch
 from gradviz.qt.run_bar import DELAYS_MS
 from gradviz.qt.settings import AppSettings, Remembered, ZOOM_RANGE
+from waits import WAIT_MS
 
 KEYS = ("config", "theme", "zoom", "speed", "geometry", "window_state")
 
@@ -98,7 +99,7 @@ def test_the_crafted_ini_line_is_a_live_exploit_for_qsettings(tmp_path):
     write_poisoned_ini(ini, marker)
     code = ("from PySide6.QtCore import QSettings; import sys; "
             "QSettings(sys.argv[1], QSettings.IniFormat).value('geometry')")
-    subprocess.run([sys.executable, "-c", code, str(ini)], timeout=60, capture_output=True)
+    subprocess.run([sys.executable, "-c", code, str(ini)], timeout=300, capture_output=True)
     if not marker.exists():   # seen with PySide6 6.12 on Python 3.12: not (or no longer) live
         import PySide6
         pytest.skip(f"PySide6 {PySide6.__version__} does not unpickle this value")
@@ -285,7 +286,7 @@ def test_zoom_theme_speed_and_config_survive_a_relaunch(qtbot, tmp_path, monkeyp
     w.zoom_by(1.3)
     w.run_bar.speed.setValue(5)
     w.findChild(QCheckBox, "zeroGradCheck").click()
-    qtbot.waitUntil(lambda: not w.worker.config.zero_grad, timeout=5_000)
+    qtbot.waitUntil(lambda: not w.worker.config.zero_grad, timeout=WAIT_MS)
     w.close()
     saved = json.loads(path.read_text())
     assert saved["version"] == 2 and saved["theme"] == "dark" and saved["speed"] == 5

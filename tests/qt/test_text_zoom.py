@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QPushButton
 
 from gradviz.core.config import Config
 from gradviz.core.graph_data import PARAM
+from waits import WAIT_MS
 
 ZOOM = 1.15 ** 3          # Ctrl+= three times
 
@@ -27,7 +28,7 @@ def _drawn(qtbot, w):
     qtbot.waitUntil(lambda: w.graph_view.graph is not None and w.graph_view.idle
                     and w.worker.session.step_index == 1
                     and "after the optimizer step" in w.graph_view.caption.text()
-                    and not w._fit_timer.isActive(), timeout=30_000)
+                    and not w._fit_timer.isActive(), timeout=WAIT_MS)
     return w.graph_view.canvas
 
 
@@ -61,7 +62,7 @@ def test_ctrl_plus_scales_the_graphs_labels_on_screen(qtbot, make_window):
 def test_ctrl_plus_scales_the_graph_legend_narration_and_cosine_matrix(qtbot, make_window):
     w = make_window(SMALL)
     w.lessons.open_named("losses-disagree")                    # cosine and junction
-    qtbot.waitUntil(lambda: w.generation >= 1, timeout=10_000)
+    qtbot.waitUntil(lambda: w.generation >= 1, timeout=WAIT_MS)
     narration = QFontInfo(w.lessons.narration.text.font()).pointSizeF()
     legend_row, legend_width = w.graph_view.legend.row, w.graph_view.legend.minimumWidth()
     axis = w.cosine.plot.getAxis("left").style["tickFont"].pointSizeF()
@@ -113,9 +114,9 @@ def test_the_run_bar_keeps_its_symbols_where_its_words_do_not_fit(qtbot):
     full, compact = bar.measure()
     assert compact < full
     bar.resize(full + 10, bar.height())
-    qtbot.waitUntil(lambda: not bar.compact and bar.play.text() == "▶  Play", timeout=2_000)
+    qtbot.waitUntil(lambda: not bar.compact and bar.play.text() == "▶  Play", timeout=WAIT_MS)
     bar.resize((full + compact) // 2, bar.height())
-    qtbot.waitUntil(lambda: bar.compact and bar.play.text() == "▶", timeout=2_000)
+    qtbot.waitUntil(lambda: bar.compact and bar.play.text() == "▶", timeout=WAIT_MS)
     assert bar.phase.toolTip().endswith("(→)") and bar.minimumSizeHint().width() == compact
     assert bar.phase_play.text() == "phases" and bar.pace.text() == "fastest"
     # every widget of the bar inside it, none over the next
@@ -131,8 +132,8 @@ def test_the_text_grows_only_as_far_as_the_screen_has_room(qtbot, make_window):
     w = make_window(SMALL)
     for _ in range(8):   # 1.15 ** 8 = 3.06: more than any panel layout fits on this screen
         qtbot.keyClick(w, Qt.Key_Equal, Qt.ControlModifier)
-        qtbot.waitUntil(lambda: not w._fit_timer.isActive(), timeout=5_000)
-    qtbot.waitUntil(lambda: not too_big(w) and not w._fit_timer.isActive(), timeout=10_000)
+        qtbot.waitUntil(lambda: not w._fit_timer.isActive(), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not too_big(w) and not w._fit_timer.isActive(), timeout=WAIT_MS)
     largest = w.theme.zoom
     room = available(w)
     assert 1.0 < largest < 1.15 ** 8
