@@ -24,11 +24,11 @@ from ..core import events as ev
 from ..core.compare import flat_grads
 from ..core.config import Config, ConfigError
 from ..core.session import Session
-from .child import ChildProcess, start_isolated
+from .child import ChildProcess, last_sign_of_life, start_isolated
 from .heartbeat import Heartbeat, SharedConnection
 from .host import exit_words
 
-SILENT_SECONDS = 20.0    # no heartbeat for this long: B's process stopped making progress
+SILENT_SECONDS = 20.0    # no beat nor CPU time for this long: B stopped making progress
 BEAT_LOOK_SECONDS = 0.1  # waiting for a reply: how often to look at B's liveness
 STOP_SECONDS = 0.5       # quitting: how long B's process may take to stop by itself
 
@@ -192,6 +192,8 @@ class ProcessB:
             return self._ended()
         if not self._process.is_alive():
             return self._ended()
+        if time.monotonic() - self._last_beat > SILENT_SECONDS:
+            self._last_beat = last_sign_of_life(self._process, self._last_beat)
         if time.monotonic() - self._last_beat > SILENT_SECONDS:
             return self._gone(f"showed no sign of life for {SILENT_SECONDS:g} s and was "
                               f"stopped")

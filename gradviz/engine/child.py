@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from multiprocessing.connection import Connection
 
 WINDOWS = os.name == "nt"
@@ -23,6 +24,20 @@ class ChildProcess:
 
     def __init__(self, popen: subprocess.Popen):
         self._popen = popen
+        self._cpu = -1.0
+        self._cpu_grew_at = time.monotonic()
+
+    def cpu_grew_at(self) -> float | None:
+        """When its CPU time was last seen growing (time.monotonic()), or None where the
+        system does not say (only Linux's /proc is read). A child's heartbeat thread can
+        be kept from running while a C extension holds the interpreter lock (torch's
+        start does, for seconds on a busy laptop): CPU time still growing is progress."""
+        cpu = _cpu_seconds(self.pid)
+        if cpu is None:
+            return None
+        if cpu > self._cpu:
+            self._cpu, self._cpu_grew_at = cpu, time.monotonic()
+        return self._cpu_grew_at
 
     @property
     def pid(self) -> int:
@@ -55,6 +70,23 @@ class ChildProcess:
 
     def close(self) -> None:
         """Nothing to free: the Popen is reaped by poll() and wait()."""
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """User plus system CPU seconds of a process, from /proc (None elsewhere)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def last_sign_of_life(process: ChildProcess, last_beat: float) -> float:
+    """When the child last showed it was making progress: its last heartbeat, or later
+    CPU time where the system says."""
+    grew = process.cpu_grew_at()
+    return last_beat if grew is None else max(last_beat, grew)
 
 
 def child_command(module: str, *args: str) -> list[str]:

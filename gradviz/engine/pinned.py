@@ -141,8 +141,9 @@ class PinnedB:
 
     def after_step(self, ra: StepRecord) -> None:
         """A has just completed step ra.step: B does the same step. The steps B has
-        finished meanwhile are compared; A waits for B only when it is MAX_AHEAD steps
-        ahead. Nothing here may stop A: a failure of ours stops B alone."""
+        finished meanwhile are compared; nothing here waits for B (the engine's loop
+        holds A while it is MAX_AHEAD steps ahead: holding_a). Nothing here may stop A:
+        a failure of ours stops B alone."""
         self.collect(wait=False)
         if self.error is not None:
             return
@@ -162,7 +163,6 @@ class PinnedB:
         except Exception as exc:  # a bug of ours must not take A (or the lecture) down
             self._started.clear()
             self._stop(ev.from_exception(exc, ra.step, "internal", "gradviz itself (B)"))
-            return
 
     @property
     def in_flight(self) -> bool:

@@ -16,11 +16,13 @@ from PySide6.QtCore import QObject, QSocketNotifier, QTimer, Signal
 from ..core import events as ev
 from ..core.config import Config
 from ..engine import host, protocol as p
+from ..engine.child import last_sign_of_life
 
 READ_BUDGET_S = 0.008     # the longest one look at the pipe may take (the rest waits)
 # The engine beats twice a second from its first moment (engine.heartbeat), also while it
-# imports torch or runs a long step: no beat for this long and it has stopped making
-# progress (frozen, stopped, or dead). Slow but beating is never a failure.
+# imports torch or runs a long step: no beat (nor, where the system says, CPU time) for
+# this long and it has stopped making progress (frozen, stopped, or dead). Slow but
+# beating is never a failure.
 SILENT_SECONDS = 20.0
 LONG_BUSY_SECONDS = 10.0  # busy this long (still beating): say so, and Reset ends it
 WATCH_MS = 500
@@ -350,6 +352,8 @@ class EngineClient(QObject):
             self.loading.emit(f"Starting the training engine: starting Python "
                               f"({now - self._started_at:.0f} s)…")
             return
+        if now - self._last_beat > SILENT_SECONDS and not self.in_process:
+            self._last_beat = last_sign_of_life(self._worker, self._last_beat)
         if now - self._last_beat > SILENT_SECONDS and not self.in_process:
             self._worker.kill()   # frozen: end it, keep the window
             self._worker.join(1.0)
