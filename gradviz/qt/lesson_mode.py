@@ -157,6 +157,8 @@ class LessonMode(QObject):
 
     def _show_slide(self, lesson: Lesson, index: int) -> None:
         w, slide = self.window, lesson.slides[index]
+        if w.blank_screen.blank:   # PageDown on a blank screen: the next slide, seen
+            w.blank_screen.toggle()
         if self.layout_before is None:   # the first slide: the user's layout, kept
             self.layout_before = w.saveState()
         count = len(lesson.slides)

@@ -19,6 +19,7 @@ from .compare_mode import CompareMode
 from .file_menu import FileMenu
 from .lesson_mode import LessonMode
 from .panel_painter import PanelPainter
+from .blank_screen import BlankScreen
 from .view_menu import add_keys, add_view_menu
 from .window_layout import BOTTOM_SHARE, restore_layout
 from .screen_fit import available, fit_to_screen, set_least_sizes
@@ -179,6 +180,7 @@ class MainWindow(QMainWindow):
 
     def _build_actions(self) -> None:
         add_keys(self)
+        self.blank_screen = BlankScreen(self)   # B or '.', as a clicker's blank button
         add_view_menu(self)
         rb = self.run_bar
         rb.playClicked.connect(self.toggle_play)

@@ -39,6 +39,7 @@ def add_view_menu(window) -> None:
                          ("Normal text size\tCtrl+0", None)):
         view.addAction(text, lambda _checked=False, f=factor: window.zoom_by(f))
     view.addAction("Full screen\tF11", window.toggle_full_screen)
+    view.addAction("Blank the screen\tB", window.blank_screen.toggle)
     view.addSeparator()
     for dock in (window.controls_dock, window.gradients_dock, window.graph_dock,
                  window.code_dock, window.memory_dock, window.events_dock):

@@ -1,0 +1,45 @@
+"""B or '.' blanks the screen, as presentation software does (a clicker's "blank" button
+sends B): a black cover over the whole window, so the hall looks at the lecturer. B or '.'
+again, or a change of slide, brings the window back."""
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QColor, QKeySequence, QPalette, QShortcut
+from PySide6.QtWidgets import QWidget
+
+
+class BlankScreen(QWidget):
+    def __init__(self, window: QWidget):
+        super().__init__(window)
+        self.setObjectName("blankScreen")
+        self.setAutoFillBackground(True)
+        palette = self.palette()
+        palette.setColor(QPalette.Window, QColor("black"))
+        self.setPalette(palette)
+        self.setCursor(Qt.BlankCursor)
+        self.hide()
+        self._window = window
+        window.installEventFilter(self)
+        self.shortcuts = []
+        for key in (Qt.Key_B, Qt.Key_Period):
+            shortcut = QShortcut(QKeySequence(key), window)
+            shortcut.setContext(Qt.WindowShortcut)
+            shortcut.activated.connect(self.toggle)
+            self.shortcuts.append(shortcut)
+
+    @property
+    def blank(self) -> bool:
+        return self.isVisible()
+
+    def toggle(self) -> None:
+        if self.isVisible():
+            self.hide()
+        else:
+            self.setGeometry(self._window.rect())
+            self.raise_()
+            self.show()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self._window and event.type() == QEvent.Resize:
+            self.setGeometry(self._window.rect())   # full screen (F5) stays blank whole
+        return False
