@@ -1,0 +1,137 @@
+"""A run's files in its --out folder are replaced together or not at all: written into a
+hidden staging folder inside it, then moved in at once, with a manifest of what the run
+owns, so the folder never holds files of two runs and never loses a file gradviz did not write.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Iterable
+
+from .atomic_write import keep_mode, remove_stale_parts, write_text
+
+STAGING = ".gradviz-run-"      # being written: .gradviz-run-<pid>-XXXX
+COMMITTING = ".gradviz-done-"  # complete, being moved in (finished by the next run if killed)
+MANIFEST = ".gradviz-run.json"  # in the folder: the files the last run put there
+
+
+def read_manifest(folder: Path, owned: frozenset[str]) -> list[str]:
+    """The names the last run left in folder, only those gradviz writes (a hand-edited or
+    hostile manifest cannot make it delete anything else); [] when there is none."""
+    try:
+        with open(folder / MANIFEST, "rb") as f:
+            document = json.loads(f.read(64 * 1024).decode("utf-8"))
+    except (OSError, ValueError):
+        return []
+    files = document.get("files") if isinstance(document, dict) else None
+    if not isinstance(files, list):
+        return []
+    return [name for name in files if isinstance(name, str) and name in owned]
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    if sys.platform == "win32":
+        # os.kill(pid, 0) would send Ctrl+C there: a staging folder of a run still going
+        # in another process is then removed, and that run says it could not move its files
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:        # EPERM: someone else's live process
+        return True
+    return True
+
+
+def _staging_pid(name: str) -> int | None:
+    pid = name[len(STAGING):].split("-", 1)[0]
+    return int(pid) if pid.isdigit() else None
+
+
+def recover(folder: Path, owned: frozenset[str]) -> None:
+    """Finish a commit a kill interrupted; remove what killed runs left half-written
+    (their staging folders, and the .NAME.*.part files of older gradviz versions)."""
+    with os.scandir(folder) as scan:
+        entries = sorted((e for e in scan if e.is_dir(follow_symlinks=False)),
+                         key=lambda e: e.name)
+    for entry in entries:
+        if entry.name.startswith(COMMITTING):
+            with contextlib.suppress(OSError):   # another run finishing it at once
+                _move_in(Path(entry.path), folder, owned)
+        elif entry.name.startswith(STAGING):
+            pid = _staging_pid(entry.name)
+            if pid is None or not _alive(pid):
+                shutil.rmtree(entry.path, ignore_errors=True)
+    remove_stale_parts(folder, owned)
+
+
+def _move_in(done: Path, folder: Path, owned: frozenset[str]) -> None:
+    """Replace the last run's files by done's. Each step can be repeated, so a run killed
+    half-way through is finished by the next one's recover()."""
+    if not (done / MANIFEST).exists():   # moved in already: only the empty folder is left
+        shutil.rmtree(done, ignore_errors=True)
+        return
+    for name in set(read_manifest(folder, owned)) - set(read_manifest(done, owned)):
+        target = folder / name
+        if target.is_file() and not target.is_symlink():
+            with contextlib.suppress(FileNotFoundError):
+                target.unlink()
+    for name in _complete_files(done):   # a --script beside the report is moved, never deleted
+        keep_mode(done / name, folder / name)
+        os.replace(done / name, folder / name)
+    os.replace(done / MANIFEST, folder / MANIFEST)   # the last step: the new run is whole
+    shutil.rmtree(done, ignore_errors=True)
+
+
+def _complete_files(folder: Path) -> list[str]:
+    """The files written whole in a staging folder: hidden ones are .part or the manifest."""
+    return sorted(entry.name for entry in os.scandir(folder)
+                  if not entry.name.startswith(".") and entry.is_file(follow_symlinks=False))
+
+
+class RunFolder:
+    """Use as a context manager: files go to `path(name)`; commit() moves every file
+    written into the folder; leaving without commit() (an error, Ctrl+C) discards them.
+    owned: the names a later run may remove when it does not write them again."""
+
+    def __init__(self, folder: Path, owned: Iterable[str]):
+        self.folder, self.owned = folder, frozenset(owned)
+        self.staging: Path | None = None
+
+    def __enter__(self) -> "RunFolder":
+        recover(self.folder, self.owned)
+        self.staging = Path(tempfile.mkdtemp(prefix=f"{STAGING}{os.getpid()}-",
+                                             dir=self.folder))
+        os.chmod(self.staging, 0o700)
+        return self
+
+    def path(self, name: str) -> Path:
+        return self.staging / name
+
+    def written(self) -> list[str]:
+        """The files staged so far, complete ones only."""
+        return _complete_files(self.staging)
+
+    def commit(self) -> list[str]:
+        """Move the staged files in, in place of the last run's; returns their names."""
+        names = self.written()
+        owned = [name for name in names if name in self.owned]
+        write_text(self.staging / MANIFEST,
+                   json.dumps({"gradviz_run_files": 1, "files": owned}) + "\n")
+        done = self.staging.with_name(COMMITTING + self.staging.name[len(STAGING):])
+        os.replace(self.staging, done)   # from here on, a kill is finished by the next run
+        self.staging = None
+        _move_in(done, self.folder, self.owned)
+        return names
+
+    def __exit__(self, *exc_info) -> None:
+        if self.staging is not None:
+            shutil.rmtree(self.staging, ignore_errors=True)
+            self.staging = None
