@@ -26,7 +26,7 @@ def read_manifest(folder: Path, owned: frozenset[str]) -> list[str]:
     try:
         with open(folder / MANIFEST, "rb") as f:
             document = json.loads(f.read(64 * 1024).decode("utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return []
     files = document.get("files") if isinstance(document, dict) else None
     if not isinstance(files, list):
