@@ -5,17 +5,20 @@ owns, so the folder never holds files of two runs and never loses a file gradviz
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import shutil
+import socket
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Iterable
 
 from .atomic_write import keep_mode, remove_stale_parts, write_text
 
-STAGING = ".gradviz-run-"      # being written: .gradviz-run-<pid>-XXXX
+STAGING = ".gradviz-run-"      # being written: .gradviz-run-<pid>-<host>-XXXX
 COMMITTING = ".gradviz-done-"  # complete, being moved in (finished by the next run if killed)
 MANIFEST = ".gradviz-run.json"  # in the folder: the files the last run put there
 
@@ -34,13 +37,35 @@ def read_manifest(folder: Path, owned: frozenset[str]) -> list[str]:
     return [name for name in files if isinstance(name, str) and name in owned]
 
 
+STALE_SECONDS = 24 * 3600   # a staging folder whose owner cannot be asked is this old: dead
+
+
+def staging_prefix(pid: int) -> str:
+    """.gradviz-run-PID-HOST-: the process and the machine writing into it (a shared
+    folder on a network drive may have runs of other machines in it)."""
+    return f"{STAGING}{pid}-{_host()}-"
+
+
+def _host() -> str:
+    return hashlib.sha1(socket.gethostname().encode("utf-8", "replace")).hexdigest()[:8]
+
+
+def _stale(entry: os.DirEntry) -> bool:
+    """Whether the run that made this staging folder has ended (killed: it never will)."""
+    pid, host, _ = (entry.name[len(STAGING):].split("-", 2) + ["", ""])[:3]
+    # os.kill(pid, 0) on Windows would send Ctrl+C: there, as for another machine's
+    # runs, only age tells
+    if pid.isdigit() and host == _host() and sys.platform != "win32":
+        return not _alive(int(pid))
+    try:
+        return time.time() - entry.stat(follow_symlinks=False).st_mtime > STALE_SECONDS
+    except OSError:
+        return False
+
+
 def _alive(pid: int) -> bool:
     if pid == os.getpid():
         return True
-    if sys.platform == "win32":
-        # os.kill(pid, 0) would send Ctrl+C there: a staging folder of a run still going
-        # in another process is then removed, and that run says it could not move its files
-        return False
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -48,11 +73,6 @@ def _alive(pid: int) -> bool:
     except OSError:        # EPERM: someone else's live process
         return True
     return True
-
-
-def _staging_pid(name: str) -> int | None:
-    pid = name[len(STAGING):].split("-", 1)[0]
-    return int(pid) if pid.isdigit() else None
 
 
 def recover(folder: Path, owned: frozenset[str]) -> None:
@@ -65,10 +85,8 @@ def recover(folder: Path, owned: frozenset[str]) -> None:
         if entry.name.startswith(COMMITTING):
             with contextlib.suppress(OSError):   # another run finishing it at once
                 _move_in(Path(entry.path), folder, owned)
-        elif entry.name.startswith(STAGING):
-            pid = _staging_pid(entry.name)
-            if pid is None or not _alive(pid):
-                shutil.rmtree(entry.path, ignore_errors=True)
+        elif entry.name.startswith(STAGING) and _stale(entry):
+            shutil.rmtree(entry.path, ignore_errors=True)
     remove_stale_parts(folder, owned)
 
 
@@ -107,7 +125,7 @@ class RunFolder:
 
     def __enter__(self) -> "RunFolder":
         recover(self.folder, self.owned)
-        self.staging = Path(tempfile.mkdtemp(prefix=f"{STAGING}{os.getpid()}-",
+        self.staging = Path(tempfile.mkdtemp(prefix=staging_prefix(os.getpid()),
                                              dir=self.folder))
         os.chmod(self.staging, 0o700)
         return self

@@ -7,7 +7,7 @@ so a crafted settings file could run any command when the app starts. The file m
 still be anything (corrupt, huge, hand-edited, hostile), so every value is checked on
 load: a bad one is replaced by its default with one warning line and the rest are kept.
 Saving is atomic (a temporary file, fsync, rename), so a crash or a full disk never
-leaves half a file.
+leaves half a file, and never writes over a file that is not gradviz's (settings_file).
 """
 from __future__ import annotations
 
@@ -151,7 +151,7 @@ class AppSettings:
         self.path = Path(path) if path else default_path()
         self.target: Path | None = self.path   # where save() writes; None: nowhere
         self._refused = ""                       # why self.path is not ours
-        self._loaded: dict | None = None         # the document load() read (None: no load)
+        self._loaded: dict | None = None         # what load() read; None: never loaded
 
     def _named(self, path: Path | None = None) -> str:
         return shown(str(path or self.path), SHOWN_PATH_CHARS)
@@ -213,7 +213,7 @@ class AppSettings:
             _write_atomically(self.target, text)
         except (OSError, ValueError, RecursionError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-            warn(f"cannot save to {self._named(self.target)} ({shown(reason)}); "
+            warn(f"cannot save to {self._named(self.target)} ({reason}); "
                  "this session's settings are not remembered")
             return False
         self._loaded = json.loads(text)

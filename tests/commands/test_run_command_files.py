@@ -8,6 +8,7 @@ import os
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -143,16 +144,22 @@ def _dead_pid() -> int:
 
 
 def test_what_killed_runs_left_is_cleaned_by_the_next(first_run):
-    stale = first_run / f"{run_folder.STAGING}{_dead_pid()}-abcd1234"
-    stale.mkdir()
-    (stale / "report.json").write_text("half a report")
+    def staging(name: str) -> Path:
+        folder = first_run / name
+        folder.mkdir()
+        (folder / "report.json").write_text("half a report")
+        return folder
+    killed = staging(run_folder.staging_prefix(_dead_pid()) + "abcd1234")
     old_part = first_run / ".metrics.csv.1234abcd.part"   # an older version's temp file
     old_part.write_text("half a csv")
-    live = first_run / f"{run_folder.STAGING}{os.getpid()}-live0000"   # a run still going
-    live.mkdir()
+    live = staging(run_folder.staging_prefix(os.getpid()) + "live0000")   # a run going on
+    elsewhere = staging(f"{run_folder.STAGING}123-0another-zz")   # another machine's run
+    abandoned = staging(f"{run_folder.STAGING}456-0another-yy")   # ...two days old
+    two_days_ago = time.time() - 2 * 24 * 3600
+    os.utime(abandoned, (two_days_ago, two_days_ago))
     assert run("--out", str(first_run)) == 0
-    assert not stale.exists() and not old_part.exists()
-    assert live.is_dir()
+    assert not killed.exists() and not old_part.exists() and not abandoned.exists()
+    assert live.is_dir() and elsewhere.is_dir()
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX permission bits")

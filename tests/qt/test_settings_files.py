@@ -50,6 +50,25 @@ def test_a_file_that_is_not_ours_is_left_byte_for_byte(tmp_path, capsys, content
     assert path.read_bytes() == content
 
 
+def test_quitting_the_window_leaves_a_newer_versions_file_as_it_was(qtbot, tmp_path,
+                                                                    monkeypatch, capsys):
+    from gradviz.qt.main_window import MainWindow
+    path = tmp_path / "settings.json"
+    path.write_bytes(FOREIGN["a newer version"])
+    monkeypatch.setenv(launch.SETTINGS_ENV, str(path))
+    settings, remembered = launch.load_settings()
+    window = MainWindow(remembered, settings, engine_in_process=True)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitUntil(lambda: window.generation >= 0, timeout=60_000)
+    window.zoom_by(1.3)
+    window.close()
+    lines = warnings(capsys.readouterr().err)
+    assert len(lines) == 2 and "version 3" in lines[0] and "version 3" in lines[1], lines
+    assert path.read_bytes() == FOREIGN["a newer version"]
+    assert json.loads(beside(path).read_text())["zoom"] == pytest.approx(1.3)
+
+
 def test_when_the_file_beside_is_not_ours_either_nothing_is_saved(tmp_path, capsys):
     path = tmp_path / "settings.json"
     path.write_bytes(FOREIGN["a newer version"])
