@@ -14,7 +14,7 @@ from ..core.atomic_write import check_writable, write_text
 from ..core.config import SHOWN_PATH_CHARS, ConfigError, shown
 from ..core.events import first_line
 from ..core.report import ReportWriter
-from ..core.run_folder import RunFolder
+from ..core.run_folder import MoveUnfinished, RunFolder
 from ..core.script import script_text
 from ..core.session import Session
 from ..core.threads import leave_a_core_free
@@ -210,6 +210,9 @@ def _train_and_write(out: Path | None, config, session: Session, quiet: bool,
                 write_text(run.path(script.name), script_text(config, script.name))
             problem = _export(run, session)
             written = sorted(run.commit(), key=_in_write_order)
+    except MoveUnfinished as exc:
+        fail(f"gradviz: could not move every file of this run into {where}: "
+             f"{exc.strerror or exc}; the next run into it finishes the move")
     except OSError as exc:
         name = f" ({shown(exc.filename, SHOWN_PATH_CHARS)})" if exc.filename else ""
         fail(f"gradviz: could not write the run to {where}{name}: {exc.strerror or exc}; "
@@ -267,7 +270,8 @@ def main(args: argparse.Namespace) -> int:
     try:
         trained = _train_and_write(out, config, session, args.quiet, staged)
     except _out_of_memory() as exc:
-        kept = f"the files in {shown(str(out), SHOWN_PATH_CHARS)} are as they were; " if out else ""
+        kept = f"the files in {shown(str(out), SHOWN_PATH_CHARS)} are as they were; " \
+            if out else ""
         fail(f"gradviz: out of memory at step {session.step_index} ({first_line(exc)}); "
              f"{kept}try a smaller --batch-size or --trunk-width")
     if session.error is not None:

@@ -37,6 +37,11 @@ def read_manifest(folder: Path, owned: frozenset[str]) -> list[str]:
     return [name for name in files if isinstance(name, str) and name in owned]
 
 
+class MoveUnfinished(OSError):
+    """Some of a complete run's files are in place, some not yet: recover() (the next
+    run) finishes the move."""
+
+
 STALE_SECONDS = 24 * 3600   # a staging folder whose owner cannot be asked is this old: dead
 
 
@@ -146,7 +151,10 @@ class RunFolder:
         done = self.staging.with_name(COMMITTING + self.staging.name[len(STAGING):])
         os.replace(self.staging, done)   # from here on, a kill is finished by the next run
         self.staging = None
-        _move_in(done, self.folder, self.owned)
+        try:
+            _move_in(done, self.folder, self.owned)
+        except OSError as exc:
+            raise MoveUnfinished(exc.errno, exc.strerror or str(exc), exc.filename) from exc
         return names
 
     def __exit__(self, *exc_info) -> None:

@@ -137,6 +137,24 @@ def test_a_commit_killed_half_way_is_finished_by_the_next_run(first_run, monkeyp
     assert len(steps) == 2
 
 
+def test_a_move_that_fails_half_way_says_so_and_the_next_run_finishes_it(first_run,
+                                                                        monkeypatch, capsys):
+    real_keep_mode, calls = run_folder.keep_mode, []
+
+    def refused_on_the_third_file(new, old):
+        calls.append(old)
+        if len(calls) == 3:
+            raise PermissionError(errno.EACCES, "Permission denied")
+        real_keep_mode(new, old)
+    monkeypatch.setattr(run_folder, "keep_mode", refused_on_the_third_file)
+    assert run("--out", str(first_run), "--seed", "1") == 2
+    err = one_line(capsys)
+    assert "could not move every file" in err and "the next run into it finishes" in err
+    monkeypatch.setattr(run_folder, "keep_mode", real_keep_mode)
+    assert run("--out", str(first_run), "--seed", "2") == 0
+    assert seed_of(first_run) == 2 and hidden(first_run) == [MANIFEST]
+
+
 def _dead_pid() -> int:
     child = subprocess.Popen([sys.executable, "-c", "pass"])
     child.wait()
