@@ -10,7 +10,7 @@ import os
 import sys
 from pathlib import Path
 
-from ..core.atomic_write import check_writable, write_text
+from ..core.atomic_write import check_writable, remove_stale_parts, write_text
 from ..core.config import SHOWN_PATH_CHARS, ConfigError, shown
 from ..core.events import first_line
 from ..core.report import ReportWriter
@@ -242,8 +242,10 @@ def _write_script(name: str, config) -> None:
         fail("gradviz: --script needs a file name, e.g. --script loop.py")
     if Path(name).is_dir():
         fail(f"gradviz: cannot write --script {named}: it is a folder")
+    path = Path(name)
     try:
-        write_text(name, script_text(config, Path(name).name))
+        remove_stale_parts(path.parent, [path.name])   # what a killed earlier write left
+        write_text(path, script_text(config, path.name))
     except OSError as exc:
         fail(f"gradviz: cannot write --script {named}: {exc.strerror or exc}")
 

@@ -210,6 +210,14 @@ def test_a_replaced_file_keeps_its_mode(first_run, inside_out):
     assert stat.S_IMODE((first_run / "report.json").stat().st_mode) == 0o644
 
 
+def test_a_script_write_cleans_what_a_killed_one_left(tmp_path):
+    script = tmp_path / "loop.py"
+    stale = tmp_path / ".loop.py.0badf00d.part"
+    stale.write_text("half a script")
+    assert run("--script", str(script)) == 0
+    assert not stale.exists() and "torch" in script.read_text()
+
+
 def test_a_script_inside_out_is_written_with_the_run_and_kept_by_the_next(tmp_path, capsys):
     out = tmp_path / "out"
     assert run("--out", str(out), "--script", str(out / "loop.py")) == 0
