@@ -1,18 +1,20 @@
 """`gradviz run`: train headless, print a summary, write a report.
 
-Exit status: 0 done, 2 bad arguments/config/device, 3 the run hit the autograd error
-(or divergence) it demonstrates; the report is written in every case but 2.
+Exit status: 0 done, 2 bad arguments/config/device, out of memory or a file that could
+not be written, 3 the run hit the autograd error (or divergence) it demonstrates.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
-from ..core.atomic_write import check_writable, write_text
+from ..core.atomic_write import check_writable, remove_stale_parts, write_text
 from ..core.config import SHOWN_PATH_CHARS, ConfigError, shown
 from ..core.events import first_line
 from ..core.report import ReportWriter
+from ..core.run_folder import MoveUnfinished, RunFolder
 from ..core.script import script_text
 from ..core.session import Session
 from ..core.threads import leave_a_core_free
@@ -20,18 +22,49 @@ from .options import EXIT_AUTOGRAD_ERROR, EXIT_OK, add_training_options, config_
 
 
 def add_parser(subparsers) -> None:
-    p = subparsers.add_parser("run", help="train headless and write a report",
-                              description="Train headless and write a report.")
+    p = subparsers.add_parser(
+        "run", help="train headless and write a report",
+        description="Train headless and write a report.",
+        epilog="Exit status: 0 done (also when stdout closes early, as in `gradviz run | "
+               "head`: the files are still written), 2 bad input, out of memory or a file "
+               "that could not be written (one line says which), 3 the run hit the autograd "
+               "error it demonstrates (the report is still written). --out replaces the "
+               "last run's files there all at once, or leaves them as they were.")
     add_training_options(p)
     p.add_argument("--out", metavar="DIR",
-                   help="write report.json, metrics.csv, graph.dot, graph.svg, graph.png here")
+                   help="write report.json, metrics.csv, graph.dot, graph.svg, graph.png here "
+                        "(in place of the last run's, together)")
     p.add_argument("--quiet", action="store_true", help="print only the summary")
     # SUPPRESS: an absent --script leaves no attribute for the config to mistake for a key
     p.add_argument("--script", metavar="FILE", default=argparse.SUPPRESS,
                    help="also write these settings as a plain PyTorch program (python FILE "
                         "prints each step's losses, total and, with --grad-norms, gradient "
-                        "norms), before training")
+                        "norms), before training; in the --out folder, with the report")
     p.set_defaults(func=main)
+
+
+def _say(line: str) -> None:
+    """A line on stdout. A reader that has gone (`gradviz run | head`) is not an error:
+    as the Python docs advise, stdout is pointed at devnull and the run goes on, quietly,
+    to write its files and exit 0."""
+    try:
+        print(line, flush=True)
+    except BrokenPipeError:
+        _stdout_to_devnull()
+
+
+def _stdout_to_devnull() -> None:
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):   # a stdout that is no file (captured, replaced)
+        sys.stdout = open(os.devnull, "w")
+    finally:
+        os.close(devnull)
+
+
+def _warn(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
 
 
 def _progress_every(steps: int) -> int:
@@ -61,7 +94,7 @@ def train(session: Session, steps: int, quiet: bool, report: ReportWriter | None
         if report is not None:
             report.add(record)
         if not quiet and (record.step % every == 0 or trained.count == steps):
-            print(f"step {record.step:>6}  total {record.total:.5g}", flush=True)
+            _say(f"step {record.step:>6}  total {record.total:.5g}")
     return trained
 
 
@@ -94,22 +127,32 @@ def timed_run(config, steps: int) -> float:
 PNG_DPI = 96
 PNG_MAX_PIXELS = 40e6   # a 1,000-node graph at full size is ~750 Mpx and 20 s of rasterising
 
+GRAPH_FILES = ("graph.dot", "graph_torchviz.dot", "graph.svg", "graph.png")   # in write order
+# the files --out writes; a folder already there under one of these names is refused
+OUT_FILES = ("report.json", "metrics.csv") + GRAPH_FILES
 
-def _export(out: Path, session: Session) -> None:
+
+def _export(run: RunFolder, session: Session) -> str | None:
+    """The graph files, staged with the report. No Graphviz is a warning (the report is
+    still the run's); a failed write comes back as words naming what was not written."""
     from ..render.engine import RenderError
     from ..render.export import export_graph
     graph = session.graph()
-    roots = session.root_tensors()
     try:
-        export_graph(graph, out, roots=roots,
-                     params=dict(zip(session.param_names, session.params)))
-    except RenderError as exc:
-        print(f"gradviz: graph.svg and graph.png not written: {exc}", file=sys.stderr)
-        return
-    try:
-        _write_png(graph, out / "graph.png")
-    except RenderError as exc:
-        print(f"gradviz: graph.png not written: {exc}", file=sys.stderr)
+        try:
+            export_graph(graph, run.staging, roots=session.root_tensors(),
+                         params=dict(zip(session.param_names, session.params)))
+        except RenderError as exc:
+            _warn(f"gradviz: graph.svg and graph.png not written: {exc}")
+            return None
+        try:
+            _write_png(graph, run.path("graph.png"))
+        except RenderError as exc:
+            _warn(f"gradviz: graph.png not written: {exc}")
+    except OSError as exc:
+        missing = [name for name in GRAPH_FILES if name not in run.written()]
+        return f"could not write {_listed(missing)}: {exc.strerror or exc}"
+    return None
 
 
 def _write_png(graph, path: Path) -> None:
@@ -122,9 +165,12 @@ def _write_png(graph, path: Path) -> None:
     write_png(graph, path, dpi=max(10, int(dpi)))
 
 
-# the files --out writes; a folder already there under one of these names is refused
-OUT_FILES = ("report.json", "metrics.csv", "graph.dot", "graph.svg", "graph.png",
-             "graph_torchviz.dot")
+def _in_write_order(name: str) -> tuple[int, str]:
+    return (OUT_FILES.index(name) if name in OUT_FILES else len(OUT_FILES), name)
+
+
+def _listed(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _prepare_out(name: str) -> Path:
@@ -146,21 +192,47 @@ def _prepare_out(name: str) -> Path:
     return out
 
 
-def _train_and_write(out: Path | None, config, session: Session, quiet: bool) -> Trained:
-    """Train, streaming the report; every file whole or not at all, and a failed write
-    is exit 2 with one line."""
+def _train_and_write(out: Path | None, config, session: Session, quiet: bool,
+                     script: Path | None = None) -> Trained:
+    """Train, streaming the report into a staging folder; then every file of the run
+    (the script too, given one inside out) replaces the last run's at once. A failed
+    write is exit 2 with one line saying exactly what was and was not written."""
     if out is None:
         return train(session, config.steps, quiet, None)
+    where = shown(str(out), SHOWN_PATH_CHARS)
     try:
-        with ReportWriter(out, config, str(session.device), session.param_names) as report:
-            trained = train(session, config.steps, quiet, report)
-            report.finish(session.events)
-        _export(out, session)
+        with RunFolder(out, OUT_FILES) as run:
+            with ReportWriter(run.staging, config, str(session.device),
+                              session.param_names) as report:
+                trained = train(session, config.steps, quiet, report)
+                report.finish(session.events)
+            if script is not None:
+                write_text(run.path(script.name), script_text(config, script.name))
+            problem = _export(run, session)
+            written = sorted(run.commit(), key=_in_write_order)
+    except MoveUnfinished as exc:
+        fail(f"gradviz: could not move every file of this run into {where}: "
+             f"{exc.strerror or exc}; the next run into it finishes the move")
     except OSError as exc:
-        where = f" ({shown(exc.filename, SHOWN_PATH_CHARS)})" if exc.filename else ""
-        fail(f"gradviz: could not write the report to {shown(str(out), SHOWN_PATH_CHARS)}{where}: "
-             f"{exc.strerror or exc}")
+        name = f" ({shown(exc.filename, SHOWN_PATH_CHARS)})" if exc.filename else ""
+        fail(f"gradviz: could not write the run to {where}{name}: {exc.strerror or exc}; "
+             "the files there are as they were")
+    if problem is not None:
+        fail(f"gradviz: wrote {_listed(written)} to {where}; {problem}")
     return trained
+
+
+def _script_target(name: str, out: Path | None) -> Path | None:
+    """The script's path when it goes into the --out folder with the run's files."""
+    path = Path(name)
+    if out is None or path.parent.resolve() != out.resolve():
+        return None
+    if path.is_dir():
+        fail(f"gradviz: cannot write --script {shown(name, SHOWN_PATH_CHARS)}: it is a folder")
+    if path.name in OUT_FILES:
+        fail(f"gradviz: --script cannot be {path.name} in the --out folder: "
+             "the report's files have that name")
+    return path
 
 
 def _write_script(name: str, config) -> None:
@@ -170,17 +242,25 @@ def _write_script(name: str, config) -> None:
         fail("gradviz: --script needs a file name, e.g. --script loop.py")
     if Path(name).is_dir():
         fail(f"gradviz: cannot write --script {named}: it is a folder")
+    path = Path(name)
     try:
-        write_text(name, script_text(config, Path(name).name))
+        remove_stale_parts(path.parent, [path.name])   # what a killed earlier write left
+        write_text(path, script_text(config, path.name))
     except OSError as exc:
         fail(f"gradviz: cannot write --script {named}: {exc.strerror or exc}")
+
+
+def _out_of_memory() -> tuple[type[BaseException], ...]:
+    import torch
+    return (torch.OutOfMemoryError, MemoryError)
 
 
 def main(args: argparse.Namespace) -> int:
     script = vars(args).pop("script", None)
     config = config_from_args(args)
     out = _prepare_out(args.out) if args.out is not None else None
-    if script is not None:
+    staged = _script_target(script, out) if script is not None and script.strip() else None
+    if script is not None and staged is None:
         _write_script(script, config)
     try:
         session = Session(config)
@@ -189,7 +269,13 @@ def main(args: argparse.Namespace) -> int:
     except (RuntimeError, MemoryError) as exc:   # e.g. a model too big to allocate
         fail(f"gradviz: cannot build that model: {first_line(exc)}")
     leave_a_core_free()
-    trained = _train_and_write(out, config, session, args.quiet)
+    try:
+        trained = _train_and_write(out, config, session, args.quiet, staged)
+    except _out_of_memory() as exc:
+        kept = f"the files in {shown(str(out), SHOWN_PATH_CHARS)} are as they were; " \
+            if out else ""
+        fail(f"gradviz: out of memory at step {session.step_index} ({first_line(exc)}); "
+             f"{kept}try a smaller --batch-size or --trunk-width")
     if session.error is not None:
         e = session.error
         print(f"gradviz: {e.one_line()}", file=sys.stderr)
@@ -197,9 +283,9 @@ def main(args: argparse.Namespace) -> int:
         print(f"  what to do: {e.hint}", file=sys.stderr)
         return EXIT_AUTOGRAD_ERROR
     if not trained.count:
-        print(f"trained 0 steps on {session.device}")
+        _say(f"trained 0 steps on {session.device}")
     else:
-        print(f"trained {trained.count} steps on {session.device}: total loss "
-              f"{trained.first.total:.5g} -> {trained.last.total:.5g}"
-              + (f"; report in {out}" if out else ""))
+        _say(f"trained {trained.count} steps on {session.device}: total loss "
+             f"{trained.first.total:.5g} -> {trained.last.total:.5g}"
+             + (f"; report in {out}" if out else ""))
     return EXIT_OK

@@ -1,14 +1,18 @@
 """Files the user keeps are written whole or not at all: to a temporary name in the same
 folder, flushed to disk, then renamed into place (a rename within a folder is atomic), so
 a full disk, an error or a kill -9 mid-write never leaves a truncated file that looks done.
+A new file's mode follows the umask, as open() would give it; a replaced file keeps its own.
 """
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
+import secrets
+import stat
 import tempfile
 from pathlib import Path
-from typing import IO, Iterator
+from typing import IO, Iterable, Iterator
 
 
 @contextlib.contextmanager
@@ -20,10 +24,11 @@ def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8
     """
     path = Path(path)
     binary = "b" in mode
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    fd, tmp = _create_temp(path)
     try:
         with os.fdopen(fd, "wb" if binary else "w", encoding=None if binary else encoding,
                        newline=newline) as f:
+            keep_mode(tmp, path)
             yield f
             f.flush()
             os.fsync(f.fileno())
@@ -33,6 +38,46 @@ def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8
             os.unlink(tmp)
         raise
     _sync_folder(path.parent)
+
+
+def temp_name(path: Path) -> Path:
+    """A hidden name beside path that says whose it is: .NAME.XXXXXXXX.part"""
+    return path.with_name(f".{path.name}.{secrets.token_hex(4)}.part")
+
+
+def _create_temp(path: Path) -> tuple[int, Path]:
+    # not mkstemp: it makes 0600 files, and the kernel applies the umask to 0666 for us
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    for _ in range(100):
+        tmp = temp_name(path)
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name beside {path}")
+
+
+def keep_mode(new: str | Path, old: str | Path) -> None:
+    """Give new the permission bits of the file old (a 0755 script stays executable);
+    nothing when old is not there yet or is not a regular file."""
+    try:
+        info = os.stat(old)
+    except OSError:
+        return
+    if stat.S_ISREG(info.st_mode):
+        with contextlib.suppress(OSError):   # e.g. a file system without modes
+            os.chmod(new, stat.S_IMODE(info.st_mode))
+
+
+def remove_stale_parts(folder: Path, names: Iterable[str]) -> list[str]:
+    """Remove .NAME.*.part files an earlier, killed write of NAME left in folder."""
+    removed = []
+    for name in names:
+        for part in folder.glob(f".{glob.escape(name)}.*.part"):
+            with contextlib.suppress(OSError):
+                part.unlink()
+                removed.append(part.name)
+    return removed
 
 
 def _sync_folder(folder: Path) -> None:

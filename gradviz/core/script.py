@@ -10,7 +10,7 @@ from .loop_code import loop_code
 
 LOOP_MARK = "# ---- the training loop (gradviz's Code panel shows from here on) ----"
 
-_DOC = '''"""The training loop gradviz shows for these settings, as a plain PyTorch program.
+_DOC = '''The training loop gradviz shows for these settings, as a plain PyTorch program.
 
 Run: python {name} [--grad-norms]
 Each optimizer step prints one line: the step, each head's loss (the mean over its
@@ -21,7 +21,6 @@ optimizer.step(). Numbers are written in full precision; on the CPU they match
 the program stops with that error.
 
 {settings}
-"""
 '''
 
 _IMPORTS = '''import functools
@@ -212,9 +211,25 @@ def _constants(cfg: Config) -> str:
     return "".join(f"{name} = {value!r}\n" for name, value in rows)
 
 
+def docstring_literal(text: str) -> str:
+    """text as a triple-quoted Python literal that evaluates to exactly text, whatever it
+    holds: a file name is outside input, and one with \"\"\" or \\N{x} in it must
+    neither end the docstring early (and run what follows) nor stop it compiling."""
+    out = []
+    for ch in text:
+        if ch in '\\"':
+            out.append("\\" + ch)
+        elif ch == "\n" or ch.isprintable():
+            out.append(ch)
+        else:   # \r, NUL, a lone surrogate, U+2028...: its escape, never the raw char
+            out.append(repr(ch)[1:-1])
+    return '"""' + "".join(out) + '"""\n'
+
+
 def script_text(cfg: Config, name: str = "gradviz_loop.py") -> str:
     """The whole program for cfg; its last part is loop_code(cfg), unchanged."""
-    parts = [_DOC.format(name=name, settings=_settings(cfg)), _IMPORTS, _constants(cfg),
+    doc = docstring_literal(_DOC.format(name=name, settings=_settings(cfg)))
+    parts = [doc, _IMPORTS, _constants(cfg),
              _HEAD, _RNN if cfg.model == "rnn" else _MLP]
     if cfg.misplace_head is not None:
         parts.append(_OTHER_DEVICE)

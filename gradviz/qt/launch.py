@@ -17,27 +17,41 @@ CTRL_C_POLL_MS = 200
 
 
 class CtrlC:
-    """Ctrl+C in the terminal quits the way closing the window does (settings saved),
-    with exit status 130 and no traceback. Python runs a signal handler only between
-    bytecodes, and Qt's event loop is C++: a timer lets the handler run, and acts on the
-    flag it sets from the GUI thread (the handler itself may interrupt any code, so it
-    touches nothing of Qt's). A second Ctrl+C ends the process at once."""
+    """Ctrl+C in the terminal, a `kill` (SIGTERM) and a closed terminal or a logout
+    (SIGHUP) quit the way closing the window does (settings saved), with exit status
+    128 + the signal's number (130 for Ctrl+C) and no traceback. Python runs a signal
+    handler only between bytecodes, and Qt's event loop is C++: a timer lets the handler
+    run, and acts on the flag it sets from the GUI thread (the handler itself may
+    interrupt any code, so it touches nothing of Qt's). The same signal a second time
+    ends the process at once."""
+
+    # SIGHUP is POSIX only: Windows has no such signal
+    SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+                    if hasattr(signal, name))
 
     def __init__(self):
         self.pressed = False
-        self._previous = None
+        self.signum = signal.SIGINT
+        self._previous: dict = {}
         self._timer = None
-        try:
-            self._previous = signal.signal(signal.SIGINT, self._handle)
-        except ValueError:   # not the main thread (an embedding): leave Ctrl+C alone
-            pass
+        for signum in self.SIGNALS:
+            if signum != signal.SIGINT and signal.getsignal(signum) is signal.SIG_IGN:
+                continue   # `nohup gradviz` asked to outlive the terminal
+            try:
+                self._previous[signum] = signal.signal(signum, self._handle)
+            except (ValueError, OSError):   # not the main thread (an embedding): leave it
+                pass
 
     def _handle(self, signum, frame) -> None:
-        self.pressed = True
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        self.pressed, self.signum = True, signum
+        signal.signal(signum, signal.SIG_DFL)
+
+    @property
+    def exit_status(self) -> int:
+        return 128 + int(self.signum)   # what shells report for a command ended by it
 
     def watch(self, close) -> None:
-        """Call close() on the GUI thread within CTRL_C_POLL_MS of a Ctrl+C."""
+        """Call close() on the GUI thread within CTRL_C_POLL_MS of one of the signals."""
         from PySide6.QtCore import QTimer
 
         def poll() -> None:
@@ -51,8 +65,9 @@ class CtrlC:
     def restore(self) -> None:
         if self._timer is not None:
             self._timer.stop()
-        if self._previous is not None:
-            signal.signal(signal.SIGINT, self._previous)
+        for signum, previous in self._previous.items():
+            if previous is not None:
+                signal.signal(signum, previous)
 
 
 def _check_display() -> None:
@@ -131,7 +146,7 @@ def _open(args, ctrl_c: CtrlC) -> int:
     if args.config or given:
         remembered.config = config_from_args(args, base=Config() if args.config else remembered.config)
     if ctrl_c.pressed:
-        return EXIT_INTERRUPTED
+        return ctrl_c.exit_status
     if args.screenshot is not None:
         from .screenshot import take_screenshot
         return take_screenshot(app, remembered, settings, remembered.config.steps,
@@ -144,4 +159,4 @@ def _open(args, ctrl_c: CtrlC) -> int:
     ctrl_c.watch(window.close)
     app.exec()
     window.dispose()   # now, not at interpreter exit (see MainWindow.dispose)
-    return EXIT_INTERRUPTED if ctrl_c.pressed else EXIT_OK
+    return ctrl_c.exit_status if ctrl_c.pressed else EXIT_OK

@@ -7,16 +7,15 @@ so a crafted settings file could run any command when the app starts. The file m
 still be anything (corrupt, huge, hand-edited, hostile), so every value is checked on
 load: a bad one is replaced by its default with one warning line and the rest are kept.
 Saving is atomic (a temporary file, fsync, rename), so a crash or a full disk never
-leaves half a file.
+leaves half a file, and never writes over a file that is not gradviz's (settings_file).
 """
 from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import json
 import math
-import os
-import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,14 +24,14 @@ from typing import Any
 from PySide6.QtCore import QByteArray, QStandardPaths
 
 from ..core.atomic_write import write_text
-from ..core.config import Config, ConfigError, from_mapping, shown
-from ..core.events import first_line
+from ..core.config import SHOWN_PATH_CHARS, Config, ConfigError, from_mapping, shown
 from .run_bar import DELAYS_MS
+from .settings_file import MAX_BYTES, VERSION, beside, merge, read_document
 from .theme import THEMES
 
-VERSION = 2
+__all__ = ["AppSettings", "Remembered", "MAX_BYTES", "VERSION", "ZOOM_RANGE"]
+
 FILE_NAME = "settings.json"
-MAX_BYTES = 1024 * 1024          # a settings file is a few KB; more is not one of ours
 MAX_LAYOUT_CHARS = 256 * 1024    # base64 of a saved geometry/state (a few hundred bytes)
 ZOOM_RANGE = (0.6, 3.0)          # what Theme.zoomed allows
 SPEED_RANGE = (0, len(DELAYS_MS) - 1)   # the run bar's pace slider
@@ -41,7 +40,10 @@ DEFAULT_THEME = "light"
 
 def warn(message: str) -> None:
     """One line on stderr: settings problems never stop the app."""
-    print(f"gradviz: settings: {message}", file=sys.stderr, flush=True)
+    try:
+        print(f"gradviz: settings: {message}", file=sys.stderr, flush=True)
+    except (OSError, ValueError):   # a terminal closed under us (SIGHUP): save all the same
+        pass
 
 
 @dataclass
@@ -60,50 +62,23 @@ def default_path() -> Path:
 
 
 # ---- reading -------------------------------------------------------------------------
-def _read_document(path: Path) -> dict | None:
-    """The file's JSON object, or None (after one warning) when there is no usable one."""
-    name = shown(str(path))
-    try:
-        info = os.stat(path)
-        if not stat.S_ISREG(info.st_mode):   # a FIFO or /dev/zero would block or never end
-            warn(f"{name} is not a regular file; using defaults")
-            return None
-        with open(path, "rb") as f:
-            data = f.read(MAX_BYTES + 1)
-    except FileNotFoundError:
-        return None                          # a first launch
-    except OSError as exc:
-        warn(f"cannot read {name} ({exc.strerror or exc}); using defaults")
-        return None
-    if len(data) > MAX_BYTES:
-        warn(f"{name} is over {MAX_BYTES // 1024} KB, too big to be gradviz settings; "
-             "using defaults")
-        return None
-    try:
-        document = json.loads(data.decode("utf-8-sig"))
-    except UnicodeDecodeError:
-        warn(f"{name} is not UTF-8 text; using defaults")
-        return None
-    except RecursionError:                   # json recurses once per nesting level
-        warn(f"{name} nests values too deeply to be gradviz settings; using defaults")
-        return None
-    except ValueError as exc:                # JSONDecodeError, or an int of 5000 digits
-        warn(f"{name} is not valid JSON ({shown(first_line(exc))}); using defaults")
-        return None
-    if not isinstance(document, dict):
-        warn(f"{name} holds {type(document).__name__}, not a JSON object; using defaults")
-        return None
-    return document
-
-
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+_CONFIG_KEYS = frozenset(f.name for f in dataclasses.fields(Config)) | {"no_scale",
+                                                                        "no_zero_grad"}
 
 
 def _config(value: Any, fallback: Config) -> Config:
     if not isinstance(value, dict):
         warn(f"config {shown(value)} is not a JSON object; using the default config")
         return fallback
+    unknown = [key for key in value if str(key).replace("-", "_") not in _CONFIG_KEYS]
+    if unknown:   # a newer version's keys: not used here, and kept in the file on save
+        warn(f"config has keys this version does not know ({shown(', '.join(unknown))}); "
+             "they are kept in the file but not used")
+        value = {k: v for k, v in value.items() if k not in unknown}
     try:
         return from_mapping(value, Config())
     except ConfigError as exc:
@@ -166,21 +141,47 @@ def _layout(key: str, value: Any) -> QByteArray | None:
 
 
 class AppSettings:
+    """The settings file. A file at the path that is not ours (not JSON, not an object,
+    no or another version) is never written over: ours go beside it (beside()), and if
+    that one is not ours either, nothing is saved. A save writes only the keys this
+    instance changed since it loaded, into what is on disk then, so another instance's
+    changes to other keys, and keys a newer version added, survive."""
+
     def __init__(self, path: str | Path | None = None):
         self.path = Path(path) if path else default_path()
+        self.target: Path | None = self.path   # where save() writes; None: nowhere
+        self._refused = ""                       # why self.path is not ours
+        self._loaded: dict | None = None         # what load() read; None: never loaded
+
+    def _named(self, path: Path | None = None) -> str:
+        return shown(str(path or self.path), SHOWN_PATH_CHARS)
+
+    def _choose_target(self) -> dict | None:
+        """Our document at the path, or beside it when the path holds someone else's
+        file (then self.target and self._refused say so); None where there is none."""
+        document, problem = read_document(self.path)
+        self.target, self._refused = self.path, ""
+        if problem is None:
+            return document
+        self._refused = f"{self._named()} {problem}"
+        other = beside(self.path)
+        document, other_problem = read_document(other)
+        self.target = None if other_problem is not None else other
+        return document
 
     def load(self, fallback: Config) -> Remembered:
         """What was saved; fallback and defaults where nothing (or something unusable) was,
         with one warning line per unusable value."""
         remembered = Remembered(fallback)
-        document = _read_document(self.path)
+        document = self._choose_target()
+        self._loaded = document or {}
+        if self._refused:
+            warn(f"{self._refused}; it is left as it is, "
+                 + (f"and this session's settings are read from and saved to "
+                    f"{self._named(self.target)}" if self.target else
+                    f"and so is {self._named(beside(self.path))}: settings are not saved")
+                 + ("" if document else "; using defaults"))
         if document is None:
-            return remembered
-        version = document.get("version")
-        if isinstance(version, bool) or version != VERSION:
-            what = "has no version" if "version" not in document else \
-                f"is version {shown(version)}, not {VERSION}"
-            warn(f"{shown(str(self.path))} {what}; using defaults")
             return remembered
         if "config" in document:
             remembered.config = _config(document["config"], fallback)
@@ -197,23 +198,43 @@ class AppSettings:
 
     # ---- writing -----------------------------------------------------------------------
     def save(self, r: Remembered) -> bool:
-        """Write r atomically; on failure warn once and keep the old file. True if saved."""
-        document: dict[str, Any] = {
-            "version": VERSION, "config": r.config.to_dict(), "theme": r.theme,
-            "zoom": float(r.zoom), "speed": int(r.speed)}
-        for key in ("geometry", "window_state"):
-            data = getattr(r, key)
-            if data is not None and not data.isEmpty():
-                document[key] = base64.b64encode(bytes(data.data())).decode("ascii")
+        """Merge r's changed keys into the file and write it atomically; on failure warn
+        once and keep the old file. True if saved."""
+        old_target = self.target
+        disk = self._choose_target() or {}
+        if self.target is None:
+            warn(f"not saved: {self._refused}, and so is {self._named(beside(self.path))}; "
+                 "both are left as they are")
+            return False
+        base = self._loaded if self.target == old_target else {}
         try:
-            text = json.dumps(document, indent=2, allow_nan=False) + "\n"
-            _write_atomically(self.path, text)
-        except (OSError, ValueError) as exc:
+            merged, clashes = merge(disk, base, _document(r))
+            text = json.dumps(merged, indent=2) + "\n"
+            _write_atomically(self.target, text)
+        except (OSError, ValueError, RecursionError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-            warn(f"cannot save to {shown(str(self.path))} ({reason}); "
+            warn(f"cannot save to {self._named(self.target)} ({reason}); "
                  "this session's settings are not remembered")
             return False
+        self._loaded = json.loads(text)
+        if self._refused:
+            warn(f"saved to {self._named(self.target)}: {self._refused} and is left as it is")
+        if clashes:
+            warn(f"another gradviz changed {', '.join(clashes)} in {self._named(self.target)} "
+                 "since this one started; saved this one's")
         return True
+
+
+def _document(r: Remembered) -> dict[str, Any]:
+    """r as the file holds it (plain JSON values: what merge() compares)."""
+    document: dict[str, Any] = {
+        "version": VERSION, "config": r.config.to_dict(), "theme": r.theme,
+        "zoom": float(r.zoom), "speed": int(r.speed)}
+    for key in ("geometry", "window_state"):
+        data = getattr(r, key)
+        if data is not None and not data.isEmpty():
+            document[key] = base64.b64encode(bytes(data.data())).decode("ascii")
+    return json.loads(json.dumps(document, allow_nan=False))
 
 
 def _write_atomically(path: Path, text: str) -> None:

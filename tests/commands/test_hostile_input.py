@@ -248,8 +248,11 @@ def test_kill_9_mid_run_never_leaves_a_broken_report(tmp_path):
     old = (out_dir / "report.json").read_text()
     proc = _gradviz("run", "--steps", "1000000", "--out", str(out_dir))
     assert proc.stdout.readline().startswith("step")        # it is writing steps now
-    assert any(n.endswith(".part") for n in _leftovers(out_dir))
+    staging = [n for n in _leftovers(out_dir) if n.startswith(".gradviz-run-")]
+    assert staging                                          # the new run's files, hidden
     proc.kill()
     proc.communicate(timeout=300)
     assert (out_dir / "report.json").read_text() == old
     json.loads(old)
+    assert run("--out", str(out_dir), "--steps", "2") == 0   # the next run cleans up
+    assert not set(staging) & set(_leftovers(out_dir))

@@ -1,0 +1,96 @@
+"""The settings file on disk: telling ours (a JSON object of our version) from anyone
+else's, where ours goes when the path holds someone else's file, and merging a save into
+what another gradviz may have written there meanwhile."""
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+from ..core.config import shown
+from ..core.events import first_line
+
+VERSION = 2
+MAX_BYTES = 1024 * 1024          # a settings file is a few KB; more is not one of ours
+
+
+def beside(path: Path) -> Path:
+    """Where our settings go when path holds a file that is not ours (or a newer
+    version's): settings.json -> settings.gradviz-v2.json, in the same folder."""
+    return path.with_name(f"{path.stem}.gradviz-v{VERSION}{path.suffix}")
+
+
+def read_document(path: Path) -> tuple[dict | None, str | None]:
+    """(our settings document, None); (None, None) when there is no file; (None, why
+    not) for a file that is not gradviz settings of this version, which must be left be."""
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):   # a FIFO or /dev/zero would block or never end
+            return None, "is not a regular file"
+        with open(path, "rb") as f:
+            data = f.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        return None, None                    # a first launch
+    except OSError as exc:
+        return None, f"cannot be read ({exc.strerror or exc})"
+    if len(data) > MAX_BYTES:
+        return None, f"is over {MAX_BYTES // 1024} KB, too big to be gradviz settings"
+    try:
+        document = json.loads(data.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        return None, "is not UTF-8 text"
+    except RecursionError:                   # json recurses once per nesting level
+        return None, "nests values too deeply to be gradviz settings"
+    except ValueError as exc:                # JSONDecodeError, or an int of 5000 digits
+        return None, f"is not valid JSON ({shown(first_line(exc))})"
+    if not isinstance(document, dict):
+        return None, f"holds {type(document).__name__}, not a JSON object"
+    version = document.get("version")
+    if isinstance(version, bool) or version != VERSION:
+        return None, ("has no version" if "version" not in document else
+                      f"is version {shown(version)}, not {VERSION}")
+    return document, None
+
+
+_MISSING = object()
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal as JSON text (1 and 1.0, true and 1 differ; so does a value and its absence)."""
+    if a is _MISSING or b is _MISSING:
+        return a is b
+    try:
+        return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+    except (ValueError, TypeError, RecursionError):
+        return False
+
+
+def _on_keys_of(value: Any, other: Any) -> Any:
+    """other cut to value's keys, where value is an object (a config): keys a newer
+    version added to other do not make it differ."""
+    if not isinstance(value, dict) or not isinstance(other, dict):
+        return other
+    return {k: other[k] for k in value if k in other}
+
+
+def merge(disk: dict, base: dict | None, ours: dict) -> tuple[dict, list[str]]:
+    """disk with the keys ours changed since base (what this instance loaded; None: it
+    loaded nothing, so every key is ours); keys nobody here changed keep disk's value,
+    another instance's. Also the keys that both changed, differently. The config is one
+    key: its settings depend on each other (loss weights on heads), so two half-configs
+    never mix; keys a newer version added to it are kept."""
+    merged, clashes = dict(disk), []
+    for key, value in ours.items():
+        was = _MISSING if base is None else _on_keys_of(value, base.get(key, _MISSING))
+        now = disk.get(key, _MISSING)
+        if base is not None and _same(value, was):
+            continue                         # not changed here: disk's may be another's
+        if base is not None and not _same(_on_keys_of(value, now), was) \
+                and not _same(_on_keys_of(value, now), value):
+            clashes.append(key)
+        if isinstance(value, dict) and isinstance(now, dict):
+            value = {**{k: v for k, v in now.items() if k not in value}, **value}
+        merged[key] = value
+    return merged, clashes

@@ -1,0 +1,249 @@
+"""The settings file is the user's: one gradviz cannot read as its own (someone else's,
+a newer version's, corrupt) is never written over, keys a newer version added survive a
+save, two instances sharing a file keep each other's changes, and a kill (SIGTERM) or a
+closed terminal (SIGHUP) saves as closing the window does."""
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+
+from gradviz.core.config import Config
+from gradviz.qt import launch
+from gradviz.qt.settings import AppSettings, Remembered
+from gradviz.qt.settings_file import beside, read_document
+
+
+def warnings(captured: str) -> list[str]:
+    return [line for line in captured.splitlines() if line.startswith("gradviz: settings:")]
+
+
+FOREIGN = {
+    "not JSON": b"[section]\nkey = value\n",
+    "a JSON list": b"[1, 2, 3]\n",
+    "no version": b'{"editor.fontSize": 14, "theme": "dark"}\n',
+    "a newer version": b'{"version": 3, "theme": "dark", "zoom": 2.0, "panels": {"x": 1}}\n',
+    "version as text": b'{"version": "2", "theme": "dark"}',
+    "not UTF-8": b"\xff\xfe\x00settings",
+}
+
+
+@pytest.mark.parametrize("content", FOREIGN.values(), ids=FOREIGN.keys())
+def test_a_file_that_is_not_ours_is_left_byte_for_byte(tmp_path, capsys, content):
+    path = tmp_path / "settings.json"
+    path.write_bytes(content)
+    settings = AppSettings(path)
+    remembered = settings.load(Config())
+    start = warnings(capsys.readouterr().err)
+    assert len(start) == 1 and "left as it is" in start[0]
+    assert "settings.gradviz-v2.json" in start[0]
+    remembered.zoom, remembered.theme = 1.7, "dark"
+    assert settings.save(remembered)
+    quit_ = warnings(capsys.readouterr().err)
+    assert len(quit_) == 1 and "saved to" in quit_[0] and "settings.gradviz-v2.json" in quit_[0]
+    assert path.read_bytes() == content                     # untouched
+    again = AppSettings(path).load(Config())               # the next launch finds ours
+    assert again.zoom == 1.7 and again.theme == "dark"
+    assert path.read_bytes() == content
+
+
+def test_quitting_the_window_leaves_a_newer_versions_file_as_it_was(qtbot, tmp_path,
+                                                                    monkeypatch, capsys):
+    from gradviz.qt.main_window import MainWindow
+    path = tmp_path / "settings.json"
+    path.write_bytes(FOREIGN["a newer version"])
+    monkeypatch.setenv(launch.SETTINGS_ENV, str(path))
+    settings, remembered = launch.load_settings()
+    window = MainWindow(remembered, settings, engine_in_process=True)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitUntil(lambda: window.generation >= 0, timeout=60_000)
+    window.zoom_by(1.3)
+    window.close()
+    lines = warnings(capsys.readouterr().err)
+    assert len(lines) == 2 and "version 3" in lines[0] and "version 3" in lines[1], lines
+    assert path.read_bytes() == FOREIGN["a newer version"]
+    assert json.loads(beside(path).read_text())["zoom"] == pytest.approx(1.3)
+
+
+def test_when_the_file_beside_is_not_ours_either_nothing_is_saved(tmp_path, capsys):
+    path = tmp_path / "settings.json"
+    path.write_bytes(FOREIGN["a newer version"])
+    beside(path).write_bytes(b"someone's notes")
+    settings = AppSettings(path)
+    r = settings.load(Config())
+    assert len(warnings(capsys.readouterr().err)) == 1
+    r.zoom = 2.0
+    assert not settings.save(r)
+    quit_ = warnings(capsys.readouterr().err)
+    assert len(quit_) == 1 and quit_[0].startswith("gradviz: settings: not saved")
+    assert path.read_bytes() == FOREIGN["a newer version"]
+    assert beside(path).read_bytes() == b"someone's notes"
+
+
+def test_a_file_replaced_by_someone_else_while_running_is_not_overwritten(tmp_path, capsys):
+    path = tmp_path / "settings.json"
+    AppSettings(path).save(Remembered(Config(), theme="dark"))
+    settings = AppSettings(path)
+    r = settings.load(Config())
+    path.write_bytes(b"# another program's file now\n")
+    assert settings.save(r)
+    assert path.read_bytes() == b"# another program's file now\n"
+    assert json.loads(beside(path).read_text())["theme"] == "dark"
+
+
+def test_keys_of_a_newer_version_survive_a_save(tmp_path, capsys):
+    path = tmp_path / "settings.json"
+    newer = {"version": 2, "theme": "dark", "zoom": 1.5, "speed": 2,
+             "panel_fonts": {"loss": 18, "graph": [14, 16]}, "recent_files": ["a.toml"],
+             "config": {**Config(heads=2).to_dict(), "grad_clip": 1.0}}
+    path.write_text(json.dumps(newer))
+    settings = AppSettings(path)
+    r = settings.load(Config())
+    lines = warnings(capsys.readouterr().err)
+    assert len(lines) == 1 and "grad_clip" in lines[0] and "kept" in lines[0]
+    assert r.config.heads == 2 and r.theme == "dark"        # the rest still used
+    r.zoom, r.config = 2.0, r.config.replace(lr=0.01)
+    assert settings.save(r)
+    saved = json.loads(path.read_text())
+    assert saved["panel_fonts"] == newer["panel_fonts"]
+    assert saved["recent_files"] == ["a.toml"]
+    assert saved["config"]["grad_clip"] == 1.0
+    assert saved["zoom"] == 2.0 and saved["config"]["lr"] == 0.01
+    assert saved["config"]["heads"] == 2
+
+
+def test_two_instances_keep_each_others_changes(tmp_path, capsys):
+    path = tmp_path / "settings.json"
+    AppSettings(path).save(Remembered(Config(), theme="light", zoom=1.0, speed=0))
+    a, b = AppSettings(path), AppSettings(path)
+    ra, rb = a.load(Config()), b.load(Config())
+    ra.zoom, ra.speed = 1.6, 4
+    rb.theme, rb.config = "dark", rb.config.replace(lr=0.2)
+    assert a.save(ra) and b.save(rb)                      # b quits last
+    saved = json.loads(path.read_text())
+    assert saved["zoom"] == 1.6 and saved["speed"] == 4 and saved["theme"] == "dark"
+    assert saved["config"]["lr"] == 0.2
+    assert warnings(capsys.readouterr().err) == []         # nothing clashed
+
+
+def test_both_changing_one_key_the_later_wins_and_says_so(tmp_path, capsys):
+    path = tmp_path / "settings.json"
+    AppSettings(path).save(Remembered(Config(), speed=0))
+    a, b = AppSettings(path), AppSettings(path)
+    ra, rb = a.load(Config()), b.load(Config())
+    ra.speed, rb.speed = 3, 5
+    # a config is one setting: two half-configs (heads from one, loss weights from the
+    # other) could make one neither instance had
+    ra.config = ra.config.replace(heads=2, loss_weights=(1.0, 2.0))
+    rb.config = rb.config.replace(lr=0.5)
+    assert a.save(ra)
+    assert warnings(capsys.readouterr().err) == []
+    assert b.save(rb)
+    lines = warnings(capsys.readouterr().err)
+    assert len(lines) == 1 and "another gradviz changed config, speed" in lines[0], lines
+    saved = json.loads(path.read_text())
+    assert saved["speed"] == 5 and saved["config"] == Config(lr=0.5).to_dict()
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False)
+    | st.text(max_size=10),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
+                                                                 max_size=4),
+    max_leaves=20)
+OURS = {"version", "config", "theme", "zoom", "speed", "geometry", "window_state"}
+
+
+@hsettings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.function_scoped_fixture])
+@given(document=st.one_of(JSON, st.dictionaries(st.text(max_size=8), JSON, max_size=5)
+                          .map(lambda d: {**d, "version": 2})))
+def test_any_file_is_kept_or_kept_with_its_unknown_keys(tmp_path_factory, document):
+    path = tmp_path_factory.mktemp("s") / "settings.json"
+    original = json.dumps(document).encode()
+    path.write_bytes(original)
+    ours, problem = read_document(path)
+    settings = AppSettings(path)
+    r = settings.load(Config())
+    r.zoom = 2.5
+    settings.save(r)
+    if problem is not None:
+        assert path.read_bytes() == original
+        assert json.loads(beside(path).read_text())["zoom"] == 2.5
+    else:
+        saved = json.loads(path.read_text())
+        assert saved["zoom"] == 2.5
+        for key in set(document) - OURS:
+            assert saved[key] == document[key]
+
+
+# ---- signals: a kill or a closed terminal saves as closing the window does -------------
+DRIVER = """
+import sys
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+
+app = QApplication(sys.argv[:1])
+
+def ready():
+    window = next(w for w in app.topLevelWidgets() if w.objectName() == "mainWindow")
+    window.zoom_by(1.3)     # something the quit must save
+    print("READY", flush=True)
+
+QTimer.singleShot(0, ready)   # runs once the app's event loop runs, the window shown
+from gradviz.app import main
+raise SystemExit(main([]))
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGTERM and SIGHUP are POSIX signals")
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
+def test_a_kill_or_a_closed_terminal_saves_the_settings(tmp_path, name):
+    settings = tmp_path / "settings.json"
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", GRADVIZ_SETTINGS=str(settings))
+    proc = subprocess.Popen([sys.executable, "-c", DRIVER], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert proc.stdout.readline().strip() == "READY"   # the window is up
+        signum = getattr(signal, name)
+        proc.send_signal(signum)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 128 + signum, stderr
+    assert "Traceback" not in stderr, stderr
+    saved = json.loads(settings.read_text())
+    assert saved["version"] == 2 and saved["zoom"] == pytest.approx(1.3)
+
+
+def test_the_quit_signals_are_handled_and_given_back():
+    handler = launch.CtrlC()
+    try:
+        for signum in handler.SIGNALS:
+            assert signal.getsignal(signum) == handler._handle
+        if hasattr(signal, "SIGHUP"):
+            assert set(handler.SIGNALS) == {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+        else:   # Windows
+            assert set(handler.SIGNALS) == {signal.SIGINT, signal.SIGTERM}
+    finally:
+        handler.restore()
+    assert all(signal.getsignal(s) != handler._handle for s in handler.SIGNALS)
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGHUP"), reason="SIGHUP is POSIX")
+def test_nohup_is_respected(monkeypatch):
+    """`nohup gradviz` ignores SIGHUP so that the app outlives the terminal: leave it so."""
+    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        handler = launch.CtrlC()
+        assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+        handler.restore()
+        assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGHUP, previous)
