@@ -1,0 +1,92 @@
+"""Markdown from a file turned into a Qt text document that can never reach the disk or
+the network: raw HTML off, every image replaced by its alt text before anything lays the
+document out (Qt's image handler opens an image's path itself when no resource is given),
+and a document whose loadResource answers nothing."""
+from __future__ import annotations
+
+from PySide6.QtGui import QTextCharFormat, QTextCursor, QTextDocument, QTextFormat
+
+from ..core.narration_limits import MAX_NESTING, MAX_TABLE_CELLS, narration_problem
+
+# GitHub's dialect (tables, strikethrough, task lists, autolinks) with raw HTML off
+FEATURES = QTextDocument.MarkdownDialectGitHub | QTextDocument.MarkdownNoHTML
+
+
+class InertDocument(QTextDocument):
+    """A text document whose resources are never loaded: no file, no URL, no image."""
+
+    def loadResource(self, kind: int, url) -> None:   # noqa: N802 (Qt's name)
+        return None
+
+
+def _images(document: QTextDocument) -> list[tuple[int, int, str]]:
+    """(position, length, alt text) of every image fragment, last first."""
+    found = []
+    block = document.begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            fragment = it.fragment()
+            if fragment.charFormat().isImageFormat():
+                alt = fragment.charFormat().property(QTextFormat.ImageAltText)
+                found.append((fragment.position(), fragment.length(),
+                              alt if isinstance(alt, str) else ""))
+            it += 1
+        block = block.next()
+    return found[::-1]
+
+
+def _drop_images(document: QTextDocument) -> None:
+    """Each image becomes its alt text in the surrounding text's format (a link keeps
+    its target), so the layout never asks for a picture."""
+    for position, length, alt in _images(document):
+        cursor = QTextCursor(document)
+        cursor.setPosition(position)
+        cursor.setPosition(position + length, QTextCursor.KeepAnchor)
+        text_format = QTextCharFormat(cursor.charFormat())
+        text_format.setObjectType(QTextFormat.NoObject)
+        for key in (QTextFormat.ImageName, QTextFormat.ImageWidth, QTextFormat.ImageHeight,
+                    QTextFormat.ImageTitle, QTextFormat.ImageAltText):
+            text_format.clearProperty(key)
+        cursor.insertText(alt, QTextCharFormat(text_format))
+
+
+def _structure_problem(document: QTextDocument) -> str | None:
+    """What the parsed document nests or tabulates beyond the limits (a second guard
+    behind narration_problem, which reads the text)."""
+    depth, cells, frames = 0, 0, set()
+    block = document.begin()
+    while block.isValid():
+        listed = block.textList()
+        quoted = block.blockFormat().intProperty(QTextFormat.BlockQuoteLevel)
+        indent = listed.format().indent() if listed is not None else 0
+        depth = max(depth, indent + quoted)
+        table = QTextCursor(block).currentTable()
+        if table is not None and table.firstPosition() not in frames:
+            frames.add(table.firstPosition())
+            cells += table.rows() * table.columns()
+        block = block.next()
+    if depth > MAX_NESTING:
+        return (f"it nests lists or quotes {depth} levels deep; a narration may nest "
+                f"them at most {MAX_NESTING} deep")
+    if cells > MAX_TABLE_CELLS:
+        return f"its tables have {cells:,} cells; a narration may have at most {MAX_TABLE_CELLS}"
+    return None
+
+
+def markdown_document(text: str, parent=None) -> tuple[QTextDocument, str | None]:
+    """(document, None) for Markdown within the limits, images as alt text; or
+    (an empty document, why the text was refused)."""
+    document = InertDocument(parent)
+    problem = narration_problem(text)
+    if problem is None:
+        document.setMarkdown(text, FEATURES)
+        _drop_images(document)
+        problem = _structure_problem(document)
+        if problem is not None:
+            document.clear()
+    return document, problem
+
+
+def has_images(document: QTextDocument) -> bool:
+    return bool(_images(document))
