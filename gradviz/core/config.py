@@ -50,7 +50,7 @@ SHOWN_CHARS = 60                    # how much of a bad value an error message e
 SHOWN_PATH_CHARS = 160              # ...and of a file name
 # A device name in the form torch takes one (a type, then an optional index), or auto.
 # Whether this machine has that device is only known where torch is (core.devices).
-DEVICE_NAME = re.compile(r"auto|(cpu|cuda|mps|meta|xpu|hpu|npu)(:[0-9]{1,4})?")
+DEVICE_NAME = re.compile(r"auto|(cpu|cuda|mps|meta|xpu|hpu)(:(0|[1-9][0-9]{0,3}))?")
 
 # Changing one of these needs a fresh model (or fresh data); the others apply at the
 # next step boundary on the running session.
@@ -200,8 +200,8 @@ def validate(cfg: Config) -> Config:
 
 def _device(value: Any) -> None:
     if not isinstance(value, str) or not DEVICE_NAME.fullmatch(value):
-        raise ConfigError("device must be auto, cpu, cuda, cuda:N, mps, meta, xpu, hpu "
-                          f"or npu (got {shown(value)})")
+        raise ConfigError("device must be auto, cpu, cuda, cuda:N, mps, meta, xpu or hpu "
+                          f"(got {shown(value)})")
 
 
 def _head_index(name: str, value: Any, heads: int) -> None:

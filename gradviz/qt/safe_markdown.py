@@ -74,10 +74,13 @@ def _structure_problem(document: QTextDocument) -> str | None:
     return None
 
 
-def markdown_document(text: str, parent=None) -> tuple[QTextDocument, str | None]:
+def markdown_document(text: str, parent=None, font=None) -> tuple[QTextDocument, str | None]:
     """(document, None) for Markdown within the limits, images as alt text; or
-    (an empty document, why the text was refused)."""
+    (an empty document, why the text was refused). The font is set before the Markdown
+    is read: Qt sizes code spans and paragraph margins by it."""
     document = InertDocument(parent)
+    if font is not None:
+        document.setDefaultFont(font)
     problem = narration_problem(text)
     if problem is None:
         document.setMarkdown(text, FEATURES)

@@ -84,12 +84,13 @@ class NarrationView(QWidget):
         self._font_pt = 11.0
         self.problem: str | None = None      # why the slide's narration is not shown
         self.open_url = QDesktopServices.openUrl   # a seam: tests open nothing for real
+        self._set_document(InertDocument(self.text))   # not the browser's own: it reads files
 
     def show_slide(self, lesson_title: str, slide, index: int, count: int) -> None:
         self.heading.setText(f"<span style='font-size:90%'>{html.escape(lesson_title)} · "
                              f"slide {index + 1} of {count}</span><br>"
                              f"<b style='font-size:130%'>{title_html(slide.title)}</b>")
-        document, problem = markdown_document(slide.narration, self.text)
+        document, problem = markdown_document(slide.narration, self.text, self.text.font())
         self.problem = None if problem is None else refusal(slide, index, count, problem)
         if self.problem is not None:
             document.setPlainText(self.problem)
