@@ -39,8 +39,9 @@ def refusal(slide, index: int, count: int, problem: str) -> str:
 
 
 def shown_target(url: QUrl) -> str:
-    """A link's target as one line of text, cut to a length a status line can show."""
-    target = " ".join(url.toString().split())
+    """A link's target as one line of text, cut to a length a status line can show;
+    encoded, so that spaces or right-to-left marks cannot disguise where it leads."""
+    target = " ".join(url.toString(QUrl.FullyEncoded).split())
     return target if len(target) <= SHOWN_TARGET_CHARS else \
         target[:SHOWN_TARGET_CHARS - 1] + "…"
 
