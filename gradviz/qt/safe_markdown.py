@@ -1,7 +1,7 @@
 """Markdown from a file turned into a Qt text document that can never reach the disk or
 the network: raw HTML off, every image replaced by its alt text before anything lays the
 document out (Qt's image handler opens an image's path itself when no resource is given),
-and a document whose loadResource answers nothing."""
+no tooltips, and a document whose loadResource answers nothing."""
 from __future__ import annotations
 
 from PySide6.QtGui import QTextCharFormat, QTextCursor, QTextDocument, QTextFormat
@@ -19,36 +19,55 @@ class InertDocument(QTextDocument):
         return None
 
 
-def _images(document: QTextDocument) -> list[tuple[int, int, str]]:
-    """(position, length, alt text) of every image fragment, last first."""
+def _fragments(document: QTextDocument) -> list:
+    """Every text fragment of the document, last first (edits keep earlier positions)."""
     found = []
     block = document.begin()
     while block.isValid():
         it = block.begin()
         while not it.atEnd():
-            fragment = it.fragment()
-            if fragment.charFormat().isImageFormat():
-                alt = fragment.charFormat().property(QTextFormat.ImageAltText)
-                found.append((fragment.position(), fragment.length(),
-                              alt if isinstance(alt, str) else ""))
+            found.append(it.fragment())
             it += 1
         block = block.next()
     return found[::-1]
 
 
-def _drop_images(document: QTextDocument) -> None:
-    """Each image becomes its alt text in the surrounding text's format (a link keeps
-    its target), so the layout never asks for a picture."""
-    for position, length, alt in _images(document):
-        cursor = QTextCursor(document)
-        cursor.setPosition(position)
-        cursor.setPosition(position + length, QTextCursor.KeepAnchor)
-        text_format = QTextCharFormat(cursor.charFormat())
-        text_format.setObjectType(QTextFormat.NoObject)
-        for key in (QTextFormat.ImageName, QTextFormat.ImageWidth, QTextFormat.ImageHeight,
-                    QTextFormat.ImageTitle, QTextFormat.ImageAltText):
-            text_format.clearProperty(key)
-        cursor.insertText(alt, QTextCharFormat(text_format))
+def _images(document: QTextDocument) -> list:
+    return [f for f in _fragments(document) if f.charFormat().isImageFormat()]
+
+
+def _select(document: QTextDocument, fragment) -> QTextCursor:
+    cursor = QTextCursor(document)
+    cursor.setPosition(fragment.position())
+    cursor.setPosition(fragment.position() + fragment.length(), QTextCursor.KeepAnchor)
+    return cursor
+
+
+def _as_text(image_format: QTextCharFormat) -> QTextCharFormat:
+    """An image's format as the surrounding text's (a link keeps its target)."""
+    text_format = QTextCharFormat(image_format)
+    text_format.setObjectType(QTextFormat.NoObject)
+    for key in (QTextFormat.ImageName, QTextFormat.ImageWidth, QTextFormat.ImageHeight,
+                QTextFormat.ImageTitle, QTextFormat.ImageAltText):
+        text_format.clearProperty(key)
+    return text_format
+
+
+def _make_inert(document: QTextDocument) -> None:
+    """Each image becomes its alt text, so the layout never asks for a picture; and a
+    link's title loses its tooltip (Qt renders a tooltip that looks like HTML as HTML,
+    images and all)."""
+    for fragment in _fragments(document):
+        char_format = fragment.charFormat()
+        if char_format.isImageFormat():
+            alt = char_format.property(QTextFormat.ImageAltText)
+            text_format = _as_text(char_format)
+            text_format.clearProperty(QTextFormat.TextToolTip)
+            _select(document, fragment).insertText(alt if isinstance(alt, str) else "",
+                                                   text_format)
+        elif char_format.hasProperty(QTextFormat.TextToolTip):
+            char_format.clearProperty(QTextFormat.TextToolTip)
+            _select(document, fragment).setCharFormat(char_format)
 
 
 def _structure_problem(document: QTextDocument) -> str | None:
@@ -84,7 +103,7 @@ def markdown_document(text: str, parent=None, font=None) -> tuple[QTextDocument,
     problem = narration_problem(text)
     if problem is None:
         document.setMarkdown(text, FEATURES)
-        _drop_images(document)
+        _make_inert(document)
         problem = _structure_problem(document)
         if problem is not None:
             document.clear()
@@ -93,3 +112,9 @@ def markdown_document(text: str, parent=None, font=None) -> tuple[QTextDocument,
 
 def has_images(document: QTextDocument) -> bool:
     return bool(_images(document))
+
+
+def tooltips(document: QTextDocument) -> list[str]:
+    """The tooltips the document's text carries (none, once made inert)."""
+    return [f.charFormat().toolTip() for f in _fragments(document)
+            if f.charFormat().toolTip()]

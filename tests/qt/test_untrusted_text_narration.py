@@ -7,14 +7,15 @@ import threading
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
-from PySide6.QtCore import QPoint, Qt, QUrl
-from PySide6.QtGui import QColor, QImage, QTextCursor, QTextDocument
+from PySide6.QtCore import QEvent, QPoint, Qt, QUrl
+from PySide6.QtGui import QColor, QHelpEvent, QImage, QTextCursor, QTextDocument
+from PySide6.QtWidgets import QApplication, QTextBrowser, QToolTip
 
 from gradviz.core.config import Config
 from gradviz.core.lessons import Slide, bundled_names, find_lesson
 from gradviz.core.narration_limits import MAX_NESTING
 from gradviz.qt import safe_markdown
-from gradviz.qt.safe_markdown import InertDocument, has_images
+from gradviz.qt.safe_markdown import InertDocument, has_images, tooltips
 from gradviz.qt.theme import LIGHT
 from gradviz.qt.widgets.narration_view import NarrationBrowser, NarrationView
 
@@ -202,6 +203,40 @@ def test_a_clicked_local_link_shows_its_target_and_keeps_the_narration(
     assert opened == []
 
 
+def hover(browser, point: QPoint) -> str:
+    """The tooltip a pause of the mouse at point shows ('' for none)."""
+    QToolTip.hideText()
+    event = QHelpEvent(QEvent.ToolTip, point, browser.viewport().mapToGlobal(point))
+    QApplication.sendEvent(browser.viewport(), event)
+    return QToolTip.text() if QToolTip.isVisible() else ""
+
+
+TITLED = '**Notice:** [the titled link]({url} "<img src={png} width=400 height=300>") here.'
+
+
+def test_a_link_title_is_no_tooltip(qtbot, view, red_png, requests):
+    show(view, TITLED.format(url="https://example.org", png=red_png))
+    assert tooltips(view.text.document()) == []
+    assert hover(view.text, link_point(view, "the titled link")) == ""
+    assert requests == []
+
+
+def test_the_hover_check_sees_a_tooltip_qt_shows(qtbot, view, red_png):
+    """The check above can fail: an ordinary browser shows the title, as HTML."""
+    browser = QTextBrowser()
+    qtbot.addWidget(browser)
+    browser.resize(700, 300)
+    browser.show()
+    qtbot.waitExposed(browser)
+    browser.setMarkdown(TITLED.format(url="https://example.org", png=red_png))
+    document = browser.document()
+    cursor = QTextCursor(document)
+    cursor.setPosition(document.find("the titled link").selectionStart() + 2)
+    rect = browser.cursorRect(cursor)
+    assert "<img src=" in hover(browser, QPoint(rect.x() - 3, rect.center().y()))
+    QToolTip.hideText()
+
+
 def refusal_line(index, count, title, problem):
     return f"Slide {index + 1} of {count} ({title}): its narration is not shown: {problem}."
 
@@ -286,7 +321,7 @@ def test_the_title_and_lesson_name_show_literally(view, red_png):
 MARKDOWNISH = st.lists(st.sampled_from(
     list("ab *_`#>-|[]()!<>:/\\.\n\t=\"'") +
     ["![", "](", "file:///etc/hostname", "/dev/zero", "x.png", "<img src=x.png>",
-     "http://example.org", "<table>", "background-image:url(x.png)", "- ", "> ", "1. ",
+     "http://example.org", "<table>", '"<b>t</b>")', "[l](u 't')", "background-image:url(x.png)", "- ", "> ", "1. ",
      "| a |", "|---|", "```", "&lt;", "\u202e", "\x00"]), max_size=120).map("".join)
 
 
@@ -296,5 +331,28 @@ MARKDOWNISH = st.lists(st.sampled_from(
 def test_any_narration_renders_without_raising_or_loading(view, requests, text):
     show(view, text)
     assert requests == []
-    assert not has_images(view.text.document())
+    assert not has_images(view.text.document()) and tooltips(view.text.document()) == []
     assert view.problem is None or "\n" not in view.problem
+
+
+def test_a_lesson_file_with_a_huge_table_shows_the_refusal_in_the_window(
+        qtbot, make_window, tmp_path, monkeypatch):
+    from gradviz.qt import lesson_mode
+    row = "| " + " | ".join("cell" for _ in range(8)) + " |\n"
+    table = row * (62_000 // len(row))
+    path = tmp_path / "hostile.toml"
+    path.write_text('title = "Hostile"\n[[slides]]\ntitle = "Calm"\nnarration = "**Fine.**"\n'
+                    f'[[slides]]\ntitle = "Frozen"\nnarration = """\n{table}"""\n')
+    w = make_window()
+    monkeypatch.setattr(lesson_mode.QFileDialog, "getOpenFileName",
+                        lambda *args, **kwargs: (str(path), ""))
+    w.lessons._open_file()
+    narration = w.lessons.narration
+    assert narration.problem is None and narration.text.toPlainText() == "Fine."
+    qtbot.keyClick(w, Qt.Key_PageDown)
+    assert "slide 2/2" in w.windowTitle()
+    chars = len(table.strip())               # the lesson keeps its text stripped
+    assert narration.problem == refusal_line(
+        1, 2, "Frozen", f"it is {chars:,} characters long; a slide's narration may have "
+        "at most 4,000")
+    assert narration.text.toPlainText() == narration.problem
