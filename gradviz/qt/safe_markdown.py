@@ -111,6 +111,7 @@ def markdown_document(text: str, parent=None, font=None) -> tuple[QTextDocument,
 
 
 def has_images(document: QTextDocument) -> bool:
+    """Whether any image is left for a layout to load (none, once made inert)."""
     return bool(_images(document))
 
 

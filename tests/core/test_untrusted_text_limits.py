@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from gradviz.core.lessons import bundled_names, find_lesson
-from gradviz.core.narration_limits import (MAX_NARRATION_CHARS, MAX_NESTING,
-                                           MAX_TABLE_CELLS, line_depth, narration_problem)
+from gradviz.core.narration_limits import (MAX_NARRATION_CHARS, MAX_NESTING, line_depth,
+                                           narration_problem)
 
 
 def nested_list(depth: int) -> str:

@@ -321,7 +321,8 @@ def test_the_title_and_lesson_name_show_literally(view, red_png):
 MARKDOWNISH = st.lists(st.sampled_from(
     list("ab *_`#>-|[]()!<>:/\\.\n\t=\"'") +
     ["![", "](", "file:///etc/hostname", "/dev/zero", "x.png", "<img src=x.png>",
-     "http://example.org", "<table>", '"<b>t</b>")', "[l](u 't')", "background-image:url(x.png)", "- ", "> ", "1. ",
+     "http://example.org", "<table>", '"<b>t</b>")', "[l](u 't')",
+     "background-image:url(x.png)", "- ", "> ", "1. ",
      "| a |", "|---|", "```", "&lt;", "\u202e", "\x00"]), max_size=120).map("".join)
 
 

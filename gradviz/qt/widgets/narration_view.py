@@ -1,6 +1,7 @@
 """A lesson's narration on screen: the lesson, which slide of how many, the slide's title
 and its short Markdown text (what we do, what to predict, what to notice), sized for the
-back row and scaled with the presentation zoom."""
+back row and scaled with the presentation zoom. Lesson files are untrusted: nothing they
+name is loaded, no link is followed in place, and a web link opens only when asked."""
 from __future__ import annotations
 
 import html
