@@ -7,7 +7,7 @@ from __future__ import annotations
 import html
 
 import shiboken6
-from PySide6.QtCore import Qt, QUrl, Signal
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QLabel, QMessageBox, QTextBrowser, QVBoxLayout, QWidget
 
@@ -60,8 +60,6 @@ class NarrationBrowser(QTextBrowser):
 
 
 class NarrationView(QWidget):
-    linkOpened = Signal(QUrl)      # a web link the user agreed to open in the browser
-
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setObjectName("narrationView")
@@ -125,7 +123,6 @@ class NarrationView(QWidget):
         self.link_note.show()
         if web and self._confirm(target):
             self.open_url(url)
-            self.linkOpened.emit(url)
 
     def _confirm(self, target: str) -> bool:
         box = QMessageBox(QMessageBox.Question, "Open this link?",
