@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +48,9 @@ MAX_LOSS_WEIGHT = 1000.0
 MAX_CONFIG_BYTES = 64 * 1024        # a config is a few hundred bytes; more is not one
 SHOWN_CHARS = 60                    # how much of a bad value an error message echoes
 SHOWN_PATH_CHARS = 160              # ...and of a file name
+# A device name in the form torch takes one (a type, then an optional index), or auto.
+# Whether this machine has that device is only known where torch is (core.devices).
+DEVICE_NAME = re.compile(r"auto|(cpu|cuda|mps|meta|xpu|hpu)(:(0|[1-9][0-9]{0,3}))?")
 
 # Changing one of these needs a fresh model (or fresh data); the others apply at the
 # next step boundary on the running session.
@@ -189,10 +193,15 @@ def validate(cfg: Config) -> Config:
     for name in ("scale", "zero_grad", "keep_graphs", "retain_grad"):
         if not isinstance(getattr(cfg, name), bool):
             raise ConfigError(f"{name.replace('_', '-')} must be true or false")
-    if not isinstance(cfg.device, str) or not cfg.device:
-        raise ConfigError("device must be a name such as auto, cpu, cuda, cuda:0 or mps")
+    _device(cfg.device)
     _validate_lessons(cfg)
     return cfg
+
+
+def _device(value: Any) -> None:
+    if not isinstance(value, str) or not DEVICE_NAME.fullmatch(value):
+        raise ConfigError("device must be auto, cpu, cuda, cuda:N, mps, meta, xpu or hpu "
+                          f"(got {shown(value)})")
 
 
 def _head_index(name: str, value: Any, heads: int) -> None:

@@ -1,13 +1,9 @@
 """Which torch devices exist here, and turning a device name into a torch.device."""
 from __future__ import annotations
 
-import re
-
 import torch
 
-from .config import ConfigError, shown
-
-_NAME = re.compile(r"^(auto|cpu|mps|cuda(:\d+)?)$")
+from .config import DEVICE_NAME, ConfigError, shown
 
 
 def _mps_available() -> bool:
@@ -28,7 +24,7 @@ def available_devices() -> list[tuple[str, str]]:
 
 def resolve_device(name: str) -> torch.device:
     """The torch.device for a name; ConfigError if the name is malformed or absent here."""
-    if not isinstance(name, str) or not _NAME.fullmatch(name):
+    if not isinstance(name, str) or not DEVICE_NAME.fullmatch(name):
         raise ConfigError(f"device must be auto, cpu, cuda, cuda:N or mps (got {shown(name)})")
     names = [n for n, _ in available_devices()]
     if name == "auto":

@@ -192,6 +192,7 @@ class ControlsPanel(QWidget):
         self.weight_labels: list[QLabel] = []
         self.problem = QLabel("")
         self.problem.setObjectName("controlsProblem")
+        self.problem.setTextFormat(Qt.PlainText)   # it quotes the refused value
         self.problem.setWordWrap(True)
         self.problem.setStyleSheet("color: #C00000; font-weight: bold")
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtWidgets import QFileDialog
 
 from ..core.atomic_write import write_text
 from ..core.config import ConfigError, from_mapping, load_toml, to_toml
+from .plain_dialogs import warn
 
 TOML_FILTER = "gradviz configs (*.toml)"
 
@@ -40,7 +41,7 @@ class FileMenu(QObject):
         self.menu = menu
 
     def _tell(self, title: str, text: str) -> None:
-        QMessageBox.warning(self.window, title, text)
+        warn(self.window, title, text)
 
     def open_config(self, path: str | None = None) -> None:
         path = path or QFileDialog.getOpenFileName(self.window, "Open settings", "",

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtWidgets import QFileDialog
 
 from ..core.lessons import Lesson, LessonError, bundled_names, find_lesson, load_lesson
 from .lesson_player import LessonPlayer
+from .plain_dialogs import warn
 from .run_bar import DELAYS_MS
 from .screen_fit import fit_to_screen
 from .widgets.lesson_list import LessonList
@@ -142,7 +143,7 @@ class LessonMode(QObject):
             try:
                 self.open(load_lesson(path))
             except LessonError as exc:
-                QMessageBox.warning(self.window, "Not a lesson", str(exc))
+                warn(self.window, "Not a lesson", str(exc))
 
     # ---- opening and showing --------------------------------------------------------------
     def open_named(self, name: str) -> None:

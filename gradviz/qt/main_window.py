@@ -117,6 +117,7 @@ class MainWindow(QMainWindow):
             plot.set_model(config.head_names(), [])
         self.phase_label = QLabel("Starting the training engine (loading PyTorch)…")
         self.phase_label.setObjectName("phaseLabel")
+        self.phase_label.setTextFormat(Qt.PlainText)   # it quotes files and errors
         self.statusBar().addWidget(self.phase_label, 1)
         self.rate_label = QLabel("")
         self.rate_label.setObjectName("rateLabel")

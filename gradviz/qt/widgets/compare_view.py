@@ -33,6 +33,7 @@ class CompareView(QtWidgets.QWidget):
         self.setObjectName("compareView")
         self.pinned = QtWidgets.QLabel("")
         self.pinned.setObjectName("comparePinned")
+        self.pinned.setTextFormat(Qt.RichText)   # our markup; names and files escaped
         self.pinned.setWordWrap(True)
         self.verdict = QtWidgets.QLabel("The Compare menu trains a second configuration B "
                                         "beside these settings A.")
@@ -53,6 +54,7 @@ class CompareView(QtWidgets.QWidget):
             plot.addLegend(offset=(-10, 10))
         self.details = QtWidgets.QLabel("")
         self.details.setObjectName("compareDetails")
+        self.details.setTextFormat(Qt.RichText)
         self.details.setWordWrap(True)
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
@@ -172,7 +174,8 @@ class CompareView(QtWidgets.QWidget):
         error = data.get("error")
         self.details.setText(
             f"Peak saved memory: A {_bytes_or_not(peaks['a'])}, B {_bytes_or_not(peaks['b'])}."
-            + (f" <b>{error['which']} stopped</b> at step {error['step']}: "
+            + (f" <b>{html.escape(str(error['which']))} stopped</b> at step "
+               f"{html.escape(str(error['step']))}: "
                f"{html.escape(error['message'])}" if error else ""))
 
     def _fill_table(self, steps: list[dict]) -> None:

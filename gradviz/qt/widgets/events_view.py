@@ -25,6 +25,7 @@ class EventsView(QWidget):
         self.setObjectName("eventsView")
         self.current = QLabel(CALM)
         self.current.setObjectName("eventText")
+        self.current.setTextFormat(Qt.RichText)   # our markup; the event's text escaped
         self.current.setWordWrap(True)
         self.current.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.log = QListWidget()

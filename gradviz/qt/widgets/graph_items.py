@@ -47,23 +47,30 @@ def stroke_pen(stroke: style.Stroke, width: float | None = None) -> QPen:
                 DASHES[stroke.dash])
 
 
+def e(value) -> str:
+    """Any value as text that rich text shows literally."""
+    return html.escape(str(value))
+
+
 def tooltip(node, head_names: dict[int, str]) -> str:
+    """The node's facts as rich text (a tooltip renders anything that looks like HTML);
+    every name PyTorch or the model gave is escaped."""
     size = style.format_bytes(node.saved_bytes)
     reached = (", ".join(head_names.get(k, f"head{k}") for k in node.heads_reaching)
                or "no loss (dead)")
-    rows = [f"<b>{node.label}</b> — {style.KIND_NAMES.get(node.kind, node.kind)}",
+    rows = [f"<b>{e(node.label)}</b> — {e(style.KIND_NAMES.get(node.kind, node.kind))}",
             f"shape: {tuple(node.shape) if node.shape is not None else 'unknown (freed)'}",
-            f"dtype: {node.dtype or '—'} · device: {node.device or '—'}",
+            f"dtype: {e(node.dtype or '—')} · device: {e(node.device or '—')}",
             "gradient norm (last backward): "
             + ("not measured" if node.grad_norm is None else f"{node.grad_norm:.4g}"),
             (f"holds {size} saved for backward (each storage counted once, "
              "at the first op that saved it; parameters not counted)" if node.kind == OP
              else f"size: {size}" if node.kind in (SAVED, INPUT) else ""),
-            f"state: {node.state}" if node.kind in (OP, SAVED, INPUT) else "",
-            f"gradient from: {reached}",
-            (f"{node.tensor or 'its output'}: " if node.kind == OP else "")
-            + html.escape(tensor_text(node)) if tensor_text(node) else "",
-            f"<i>PyTorch: {html.escape(node.grad_note)}</i>" if node.grad_note else ""]
+            f"state: {e(node.state)}" if node.kind in (OP, SAVED, INPUT) else "",
+            f"gradient from: {e(reached)}",
+            (f"{e(node.tensor or 'its output')}: " if node.kind == OP else "")
+            + e(tensor_text(node)) if tensor_text(node) else "",
+            f"<i>PyTorch: {e(node.grad_note)}</i>" if node.grad_note else ""]
     return "<br>".join(r for r in rows if r)
 
 

@@ -4,6 +4,7 @@ thread; the newest graph waiting replaces older ones, and a graph of a new struc
 cancels a layout still running for an old one."""
 from __future__ import annotations
 
+import html
 import os
 import tempfile
 import threading
@@ -38,6 +39,7 @@ class GraphView(QWidget):
         self.setObjectName("graphView")
         self.caption = QLabel("The autograd graph appears after the first forward pass.")
         self.caption.setObjectName("graphCaption")
+        self.caption.setTextFormat(Qt.PlainText)   # "Graph not drawn: <reason>"
         self.caption.setWordWrap(True)
         self.show_saved = QCheckBox("saved tensors")
         self.show_saved.setObjectName("showSavedCheck")
@@ -243,7 +245,7 @@ class GraphView(QWidget):
         self.history_param = name
         finite = np.isfinite(norms)
         self.history_curve.setData(np.asarray(steps)[finite], np.asarray(norms)[finite])
-        self.history_plot.setTitle(f"‖grad‖ of {name}")
+        self.history_plot.setTitle(f"‖grad‖ of {html.escape(name)}")   # pyqtgraph: HTML
         self.history_plot.setVisible(True)
         self._key_placed = None   # the key's part of the panel now holds the plot too
         self._place_key()

@@ -1,13 +1,21 @@
 """A lesson's narration on screen: the lesson, which slide of how many, the slide's title
 and its short Markdown text (what we do, what to predict, what to notice), sized for the
-back row and scaled with the presentation zoom."""
+back row and scaled with the presentation zoom. Lesson files are untrusted: nothing they
+name is loaded, no link is followed in place, and a web link opens only when asked."""
 from __future__ import annotations
 
 import html
 
-from PySide6.QtWidgets import QLabel, QTextBrowser, QVBoxLayout, QWidget
+import shiboken6
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import QLabel, QMessageBox, QTextBrowser, QVBoxLayout, QWidget
+
+from ..safe_markdown import InertDocument, markdown_document
 
 IDLE = "No lesson open. Lessons → pick one, or start gradviz with --lesson NAME."
+WEB_SCHEMES = ("http", "https")    # the only links opened, in the browser, after asking
+SHOWN_TARGET_CHARS = 200
 
 
 def title_html(title: str) -> str:
@@ -25,34 +33,105 @@ def title_text(title: str) -> str:
     return title.replace("`", "") if title.count("`") % 2 == 0 else title
 
 
+def refusal(slide, index: int, count: int, problem: str) -> str:
+    """The one line shown in place of a narration that is over the limits."""
+    return (f"Slide {index + 1} of {count} ({title_text(slide.title)}): its narration is "
+            f"not shown: {problem}.")
+
+
+def shown_target(url: QUrl) -> str:
+    """A link's target as one line of text, cut to a length a status line can show;
+    encoded, so that spaces or right-to-left marks cannot disguise where it leads."""
+    target = " ".join(url.toString(QUrl.FullyEncoded).split())
+    return target if len(target) <= SHOWN_TARGET_CHARS else \
+        target[:SHOWN_TARGET_CHARS - 1] + "…"
+
+
+class NarrationBrowser(QTextBrowser):
+    """A text browser that neither follows links nor loads anything a document names."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setOpenLinks(False)
+        self.setOpenExternalLinks(False)
+
+    def loadResource(self, kind: int, url) -> None:   # noqa: N802 (Qt's name)
+        return None
+
+
 class NarrationView(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setObjectName("narrationView")
         self.heading = QLabel(IDLE)
         self.heading.setObjectName("narrationHeading")
+        self.heading.setTextFormat(Qt.RichText)   # our markup; the file's text escaped
         self.heading.setWordWrap(True)
-        self.text = QTextBrowser()
+        self.text = NarrationBrowser()
         self.text.setObjectName("narrationText")
-        self.text.setOpenExternalLinks(False)
+        self.text.anchorClicked.connect(self._on_link)
+        self.link_note = QLabel("")
+        self.link_note.setObjectName("narrationLink")
+        self.link_note.setTextFormat(Qt.PlainText)
+        self.link_note.setWordWrap(True)
+        self.link_note.setMinimumWidth(1)   # a long target never widens the dock
+        self.link_note.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 6, 8, 6)
         layout.addWidget(self.heading)
         layout.addWidget(self.text, 1)
+        layout.addWidget(self.link_note)
         self._font_pt = 11.0
+        self.problem: str | None = None      # why the slide's narration is not shown
+        self.open_url = QDesktopServices.openUrl   # a seam: tests open nothing for real
+        self._set_document(InertDocument(self.text))   # not the browser's own: it reads files
 
     def show_slide(self, lesson_title: str, slide, index: int, count: int) -> None:
         self.heading.setText(f"<span style='font-size:90%'>{html.escape(lesson_title)} · "
                              f"slide {index + 1} of {count}</span><br>"
                              f"<b style='font-size:130%'>{title_html(slide.title)}</b>")
-        self.text.setMarkdown(slide.narration)
+        document, problem = markdown_document(slide.narration, self.text, self.text.font())
+        self.problem = None if problem is None else refusal(slide, index, count, problem)
+        if self.problem is not None:
+            document.setPlainText(self.problem)
+        self._set_document(document)
+
+    def _set_document(self, document) -> None:
+        old = self.text.document()
+        ours = old.parent() is self.text    # the browser keeps the one it made itself
+        document.setDefaultFont(self.text.font())
+        self.text.setDocument(document)
+        if ours and shiboken6.isValid(old):
+            old.deleteLater()
+        self.link_note.hide()
 
     def clear(self) -> None:
         self.heading.setText(IDLE)
-        self.text.clear()
+        self.problem = None
+        self._set_document(InertDocument(self.text))
 
     def markdown(self) -> str:
         return self.text.toMarkdown()
+
+    def _on_link(self, url: QUrl) -> None:
+        """A link is never followed in place: its target is shown as text, and a web
+        link opens in the system browser once the user says so."""
+        target = shown_target(url)
+        web = url.scheme().lower() in WEB_SCHEMES
+        self.link_note.setText(f"Link: {target}" + (
+            "" if web else " (not opened: gradviz opens only http and https links)"))
+        self.link_note.show()
+        if web and self._confirm(target):
+            self.open_url(url)
+
+    def _confirm(self, target: str) -> bool:
+        box = QMessageBox(QMessageBox.Question, "Open this link?",
+                          f"Open this link from the lesson in your web browser?\n\n{target}",
+                          QMessageBox.Open | QMessageBox.Cancel, self)
+        box.setObjectName("openLinkQuestion")
+        box.setTextFormat(Qt.PlainText)
+        box.setDefaultButton(QMessageBox.Cancel)
+        return box.exec() == QMessageBox.Open
 
     def needed_height(self) -> int:
         """The height that shows the whole slide, heading and text, at today's width
