@@ -15,15 +15,13 @@ import numpy as np
 import torch
 from torch._utils import _flatten_dense_tensors
 
-from .config import RESET_KEYS, Config, ConfigError
+from .config import Config, ConfigError
 from .events import Event
 from .records import GroupDiff, StepDiff, StepRecord
+from .same_model import model_difference
 from .session import Session
 
 DEFAULT_RTOL = 1e-5
-# keys that build the model: A and B must agree on them to start from the same weights
-# (misplacing a head moves it, which is a lesson to compare, not another model)
-SAME_MODEL_KEYS = tuple(sorted(RESET_KEYS - {"misplace_head"}))
 
 
 def group_of(param_name: str) -> str:
@@ -105,11 +103,9 @@ def _difference(first: StepDiff, rtol: float, measured: StepDiff | None) -> str:
 
 def check_same_model(a: Config, b: Config) -> None:
     """ConfigError unless A and B build the same model from the same seed."""
-    for key in SAME_MODEL_KEYS:
-        va, vb = getattr(a, key), getattr(b, key)
-        if va != vb:
-            raise ConfigError(f"A and B must build the same model to compare: "
-                              f"{key.replace('_', '-')} is {va} in A, {vb} in B")
+    difference = model_difference(a, b)
+    if difference is not None:
+        raise ConfigError(f"A and B must build the same model to compare: {difference}")
 
 
 def _grads_or_zeros(params: list[torch.Tensor]) -> list[torch.Tensor]:
