@@ -23,7 +23,9 @@ class LessonError(ValueError):
 
 def did_you_mean(word: str, options: Iterable[str]) -> str:
     """' (did you mean 'stop'?)' when word is close to one of options, else ''."""
-    close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
+    # one letter wrong in a short key ('iz' for 'is') scores only 0.5
+    close = difflib.get_close_matches(word, list(options), n=1,
+                                      cutoff=0.5 if len(word) <= 3 else 0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
