@@ -3,7 +3,10 @@ when every promise holds, 1 when one broke, 2 (one line naming the file, the sli
 the key) when the lesson is bad; never a traceback."""
 import contextlib
 import io
+import os
 import re
+import subprocess
+import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -311,3 +314,22 @@ def test_a_missing_lesson_file_is_a_lesson_file_not_found(tmp_path):
     code, out, err = check(tmp_path / "nope.toml")
     assert (code, out) == (2, "")
     assert err == f"gradviz: lesson file '{tmp_path / 'nope.toml'}' not found\n"
+
+
+@pytest.mark.parametrize("text, words", [
+    (None, "lesson file '{p}' not found"),
+    (SLIDE + "stpo = 3\n", "lesson file '{p}', slide 1: unknown key 'stpo' (did you mean "
+                           "'stop'?)"),
+])
+def test_the_app_refuses_a_bad_lesson_with_the_checks_own_line(tmp_path, text, words):
+    path = tmp_path / "mine.toml"
+    if text is not None:
+        path = write(tmp_path, text)
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen",
+           "GRADVIZ_SETTINGS": str(tmp_path / "settings.json")}
+    done = subprocess.run([sys.executable, "-I", "-m", "gradviz", "--lesson", str(path),
+                           "--screenshot", str(tmp_path / "shot.png")],
+                          capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert done.returncode == 2 and not (tmp_path / "shot.png").exists()
+    assert done.stderr.splitlines() == check(path)[2].splitlines()
+    assert done.stderr.startswith(f"gradviz: {words.format(p=path)}")
