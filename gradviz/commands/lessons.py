@@ -12,17 +12,18 @@ EXIT_BROKEN_PROMISE = 1
 EXIT_BAD_LESSON = EXIT_USAGE
 
 CHECK_HELP = f"""\
---check reads the whole lesson first (every key at every level, each value's type, metric
-names, slide references) and runs nothing unless it is all usable. Exit status: 0 every
-promise holds; 1 a promise broke; 2 the lesson is bad (one line naming the file, the
-slide and the key), or no such lesson. What reading shows is "bad" (2): an unknown or
-misspelt key, a metric the slide's model has not (cosine.9.9) or never measures
-(z_grad_norm without retain-grad, anything but the losses with probes = "none"), a
-slide number out of range, a slide compared with itself, same_gradients_as a slide with
-another model. What only a run shows breaks the promise (1): a metric not measured at
-some step, a ratio or "about" against a slide whose value is 0, a promise about a slide
-that stopped before its first step finished, and stop = "error" on a slide that has not
-raised after its config's steps (at most {MAX_ERROR_STEPS})."""
+--check reads the whole lesson first (every key at every level, each value's type,
+metric names, slide references) and runs nothing unless it is all usable.
+Exit status: 0 every promise holds; 1 a promise broke; 2 the lesson is bad (one line
+naming the file, the slide and the key), or no such lesson.
+What reading shows is "bad" (2): an unknown or misspelt key, a device this machine has
+not, a metric the slide's model has not (cosine.9.9) or never measures (z_grad_norm
+without retain-grad, anything but the losses with probes = "none"), a slide number out
+of range, a slide compared with itself, same_gradients_as a slide with another model.
+What only a run shows breaks the promise (1): a metric not measured at some step, a
+ratio or "about" against a slide whose value is 0, a promise about a slide that stopped
+before its first step finished, and stop = "error" on a slide that has not raised after
+its config's steps (at most {MAX_ERROR_STEPS})."""
 
 
 def add_parser(subparsers) -> None:
@@ -51,7 +52,12 @@ def main(args: argparse.Namespace) -> int:
             print(f"{lesson.name}  {lesson.title}")
         return EXIT_OK
     lessons = _lessons(args.check)
-    from ..core.lesson_check import check_lesson   # trains: torch only when asked
+    from ..core.lesson_check import check_devices, check_lesson   # torch only when asked
+    try:
+        for lesson in lessons:
+            check_devices(lesson)
+    except LessonError as exc:
+        fail(f"gradviz: {exc}")
     broken = 0
     for lesson in lessons:
         problems = check_lesson(lesson)

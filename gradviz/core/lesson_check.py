@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from .compare import compare
 from .config import ConfigError, shown
-from .lessons import Lesson, Slide
+from .devices import resolve_device
+from .lessons import Lesson, LessonError, Slide
 from .records import StepRecord
 from .session import Session
 
@@ -163,6 +164,16 @@ def _check(promise: dict, run: SlideRun, lesson: Lesson, runs: list[SlideRun],
         _same_gradients(value, lesson, slide)
     else:
         _check_values(kind, value, run)
+
+
+def check_devices(lesson: Lesson) -> None:
+    """LessonError (one line, naming the slide) if a slide's device is not one this
+    machine has: the lesson cannot be checked here, which no run should find out."""
+    for i, slide in enumerate(lesson.slides):
+        try:
+            resolve_device(slide.config.device)
+        except ConfigError as exc:
+            raise LessonError(f"{lesson.source or lesson.name}, slide {i + 1}, config: {exc}")
 
 
 def check_lesson(lesson: Lesson) -> list[str]:

@@ -58,6 +58,7 @@ class Lesson:
     name: str                          # what `--lesson` takes: the file's stem
     title: str
     slides: tuple[Slide, ...] = field(default_factory=tuple)
+    source: str = ""                   # what messages call it: "lesson file 'x.toml'"
 
 
 def _text(where: str, data: dict, key: str, default: str | None = None) -> str:
@@ -154,7 +155,7 @@ def parse_lesson(name: str, text: str, source: str | None = None) -> Lesson:
     return Lesson(name, title, tuple(
         Slide(**f, expect=tuple(check_promise(f"{where}, slide {i + 1}", e, i, configs)
                                 for e in slides[i].get("expect", [])))
-        for i, f in enumerate(fields)))
+        for i, f in enumerate(fields)), where)
 
 
 def read_lesson_text(path: Path) -> str:

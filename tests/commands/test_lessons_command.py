@@ -129,7 +129,7 @@ def bad_lessons(draw) -> dict:
     s, n = slides[i], len(slides)
     how = draw(st.sampled_from(["top key", "slide key", "config key", "inner key",
                                 "wrong type", "metric", "string number", "self", "range",
-                                "other model", "rename"]))
+                                "other model", "rename", "device"]))
     if how == "top key":
         lesson[draw(unknown_key(LESSON_KEYS))] = "x"
     elif how == "slide key":
@@ -163,6 +163,8 @@ def bad_lessons(draw) -> dict:
     elif how == "other model":
         s["config"][draw(st.sampled_from(["heads", "seed", "trunk-width"]))] = 3
         s["expect"].append({"same_gradients_as": 1 + (i == 0)})
+    elif how == "device":
+        s["config"]["device"] = draw(st.sampled_from(["bogus", "cuda:99", "meta", ""]))
     else:
         key = draw(st.sampled_from(["expect", "stop", "panels", "narration", "title"]))
         s[draw(unknown_key(SLIDE_KEYS) if key != "expect" else st.just("expects"))] = \
@@ -284,6 +286,19 @@ def test_each_reported_runtime_problem_is_exit_1_in_one_line(tmp_path, text, wor
     code, out, err = check(write(tmp_path, text))
     assert (code, out) == (1, "mine: 1 broken\n")
     assert err.count("\n") == 1 and err.startswith("  ") and words in err
+
+
+@pytest.mark.parametrize("device, words", [
+    ("bogus", "device must be auto, cpu, cuda, cuda:N or mps (got 'bogus')"),
+    ("cuda:99", "device cuda:99 is not available here (available: "),
+])
+def test_a_device_this_machine_has_not_is_a_bad_lesson_before_anything_runs(
+        tmp_path, device, words):
+    path = write(tmp_path, SLIDE + 'expect = [{ decreases = "total" }]\n' + SLIDE +
+                 f'config = {{ device = "{device}" }}\n')
+    code, out, err = check(path)
+    assert (code, out) == (2, "") and err.count("\n") == 1
+    assert err.startswith(f"gradviz: lesson file '{path}', slide 2, config: {words}")
 
 
 def test_a_never_erroring_stop_error_ends_and_is_broken(tmp_path):

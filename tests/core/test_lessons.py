@@ -50,7 +50,7 @@ expect = [{ zero = "junction.head1" }, { error = "second time" }]
     ('title = "t"\n[[slides]]\ntitle = "s"\nnarration = "n"\nstop = -1\n', "stop must be"),
     ('title = "t"\n[[slides]]\ntitle = "s"\nnarration = "n"\npace = 1e9\n', "pace must be"),
     ('title = "t"\n[[slides]]\ntitle = "s"\nnarration = "n"\nplay = "frames"\n',
-     'play must be "steps" or "phases"'),
+     "play must be one of 'steps', 'phases' (got 'frames')"),
     ('title = "t"\n[[slides]]\ntitle = "s"\nnarration = "n"\nplay = "phases"\npace = 0\n',
      "pace must be phases per second, above 0 up to 20"),
     ('title = "t"\n[[slides]]\ntitle = "s"\nnarration = "n"\nplay = "phases"\npace = 50\n',
