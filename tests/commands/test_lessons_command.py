@@ -129,7 +129,7 @@ def bad_lessons(draw) -> dict:
     s, n = slides[i], len(slides)
     how = draw(st.sampled_from(["top key", "slide key", "config key", "inner key",
                                 "wrong type", "metric", "string number", "self", "range",
-                                "other model", "rename", "device"]))
+                                "other model", "rename", "device", "promise kind"]))
     if how == "top key":
         lesson[draw(unknown_key(LESSON_KEYS))] = "x"
     elif how == "slide key":
@@ -163,6 +163,8 @@ def bad_lessons(draw) -> dict:
     elif how == "other model":
         s["config"][draw(st.sampled_from(["heads", "seed", "trunk-width"]))] = 3
         s["expect"].append({"same_gradients_as": 1 + (i == 0)})
+    elif how == "promise kind":
+        s["expect"].append({draw(unknown_key(PROMISES)): "total"})
     elif how == "device":
         s["config"]["device"] = draw(st.sampled_from(["bogus", "cuda:99", "meta", ""]))
     else:
