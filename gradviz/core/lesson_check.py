@@ -1,12 +1,6 @@
-"""Run a lesson's slides headless and check what their narration promises: the error it
-names is raised, the curve it says grows grows, the gradient it says is zero is zero.
-
-The lesson was validated when it was read (metric names, slide references); what only a
-run can show (a metric not measured at some step, a ratio to a zero, a slide that stopped
-before its first step) breaks the promise, in one line.
-Metric names: total, loss.headK, junction.headK, cosine.I.J, global_grad_norm,
-grad_norm.<param>, saved_bytes, saved_bytes_peak, graph_nodes, z_grad_norm.
-"""
+"""Run a lesson's slides headless and check what their narration promises (the error it
+names is raised, the curve it says grows grows). The lesson was validated on reading;
+what only a run shows (a metric not measured, a ratio to a zero) breaks a promise."""
 from __future__ import annotations
 
 import math
