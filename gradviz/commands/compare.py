@@ -9,6 +9,7 @@ import argparse
 import csv
 import io
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -47,9 +48,14 @@ def _configs(args: argparse.Namespace) -> tuple[Config, Config]:
         fail(f"gradviz compare: --rtol must be between 0 and 1 (got {shown(args.rtol)})")
     shared = config_from_args(args)                 # the flags, on the defaults
     try:
-        return tuple(_with_file(path, shared) for path in (args.a, args.b))
+        a, b = (_with_file(path, shared) for path in (args.a, args.b))
     except ConfigError as exc:
         fail(f"gradviz: {exc}")
+    idle = " and ".join(name for name, cfg in (("A", a), ("B", b)) if cfg.steps < 1)
+    if idle:
+        fail(f"gradviz compare: {idle} would train 0 steps, which compares nothing: "
+             "give --steps 1 or more")
+    return a, b
 
 
 def _with_file(path: str, shared: Config) -> Config:
@@ -111,8 +117,19 @@ def to_csv(result: Comparison) -> str:
     return out.getvalue()
 
 
+def _finite_or_null(value):
+    """JSON has no NaN or infinity: a difference that is not finite is written null."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite_or_null(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite_or_null(v) for v in value]
+    return value
+
+
 def _write(out: Path, result: Comparison) -> None:
-    data = json.dumps(to_json(result), indent=1).replace("Infinity", "null")
+    data = json.dumps(_finite_or_null(to_json(result)), indent=1, allow_nan=False)
     try:
         write_text(out / "compare.json", data)
         write_text(out / "compare.csv", to_csv(result))

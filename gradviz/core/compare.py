@@ -15,15 +15,13 @@ import numpy as np
 import torch
 from torch._utils import _flatten_dense_tensors
 
-from .config import RESET_KEYS, Config, ConfigError
+from .config import Config, ConfigError
 from .events import Event
 from .records import GroupDiff, StepDiff, StepRecord
+from .same_model import model_difference
 from .session import Session
 
 DEFAULT_RTOL = 1e-5
-# keys that build the model: A and B must agree on them to start from the same weights
-# (misplacing a head moves it, which is a lesson to compare, not another model)
-SAME_MODEL_KEYS = tuple(sorted(RESET_KEYS - {"misplace_head"}))
 
 
 def group_of(param_name: str) -> str:
@@ -64,7 +62,8 @@ class Comparison:
 
 def steps_same(steps: list[StepDiff], rtol: float) -> bool:
     """Every group of every step within rtol (and at least one step compared)."""
-    return bool(steps) and all(d.max_rel <= rtol for s in steps for d in s.groups.values())
+    return bool(steps) and all(s.diverged is None and
+                               all(d.max_rel <= rtol for d in s.groups.values()) for s in steps)
 
 
 def stopped_words(which: str, event: Event) -> str:
@@ -83,11 +82,16 @@ def verdict(steps: list[StepDiff], rtol: float, measured: StepDiff | None = None
     if steps_same(steps, rtol):
         why = "identical" if largest == 0 else "float rounding"
         return f"same gradients (largest relative difference {largest:.1e}, {why})"
-    first = next(s for s in steps if any(d.max_rel > rtol for d in s.groups.values()))
+    # "not <=": a NaN difference (a gradient not finite) differs too
+    first = next(s for s in steps if any(not d.max_rel <= rtol for d in s.groups.values()))
     return "different: " + _difference(first, rtol, measured)
 
 
 def _difference(first: StepDiff, rtol: float, measured: StepDiff | None) -> str:
+    if first.diverged is not None:
+        who = first.diverged
+        other = {"A": "; B's are finite", "B": "; A's are finite"}.get(who, "")
+        return f"{who}'s gradients are not finite at step {first.step} ({who} diverged{other})"
     told_by = first if first.junction_ratio or measured is None else measured
     ratios = told_by.junction_ratio or []
     told = [f"head {k}'s {r:.2f}×" for k, r in enumerate(ratios)
@@ -95,21 +99,27 @@ def _difference(first: StepDiff, rtol: float, measured: StepDiff | None) -> str:
     if told:
         told[0] = told[0].replace("'s ", "'s gradient on the trunk is ", 1) + " A's"
         return ", ".join(told) + f" (step {told_by.step})"
-    differ = [g for g, d in first.groups.items() if d.max_rel > rtol]
+    differ = [g for g, d in first.groups.items() if not d.max_rel <= rtol]
     same = [g for g in first.groups if g not in differ]
-    worst = max(first.groups[g].max_rel for g in differ)
-    text = (f"{', '.join(differ)} gradients differ (by up to {worst:.2g} of their size "
-            f"at step {first.step})")
-    return text + (f"; {', '.join(same)} the same" if same else "")
+    # a relative difference is infinite where A's gradient is all zero and B's is not
+    zero_in_a = [g for g in differ if math.isinf(first.groups[g].max_rel)]
+    sized = [g for g in differ if g not in zero_in_a]
+    parts = []
+    if sized:
+        worst = max(first.groups[g].max_rel for g in sized)
+        parts.append(f"{', '.join(sized)} gradients differ (by up to {worst:.2g} of their "
+                     f"size at step {first.step})")
+    if zero_in_a:
+        parts.append(f"{', '.join(zero_in_a)} gradients are all zero in A and not in B "
+                     f"(step {first.step})")
+    return "; ".join(parts) + (f"; {', '.join(same)} the same" if same else "")
 
 
 def check_same_model(a: Config, b: Config) -> None:
     """ConfigError unless A and B build the same model from the same seed."""
-    for key in SAME_MODEL_KEYS:
-        va, vb = getattr(a, key), getattr(b, key)
-        if va != vb:
-            raise ConfigError(f"A and B must build the same model to compare: "
-                              f"{key.replace('_', '-')} is {va} in A, {vb} in B")
+    difference = model_difference(a, b)
+    if difference is not None:
+        raise ConfigError(f"A and B must build the same model to compare: {difference}")
 
 
 def _grads_or_zeros(params: list[torch.Tensor]) -> list[torch.Tensor]:
@@ -168,7 +178,15 @@ def grads_diff(ga: np.ndarray, gb: np.ndarray, names: tuple[str, ...],
     """step_diff on gradients already flattened (as flat_grads does), of a model whose
     parameters have these names and sizes."""
     starts, groups = _layout(names, sizes)
-    max_diff = np.maximum.reduceat(np.abs(ga - gb), starts).tolist()
+    # an overflow or inf - inf is found below and told in words, not warned about (2 µs)
+    with np.errstate(over="ignore", invalid="ignore"):
+        max_diff = np.maximum.reduceat(np.abs(ga - gb), starts).tolist()
+    diverged = None
+    if not math.isfinite(sum(max_diff)):   # rare: a side not finite, or float32 overflow
+        diverged = _not_finite(ga, gb)
+        if diverged is None:   # two huge finite gradients: their difference in float64
+            max_diff = np.maximum.reduceat(np.abs(ga.astype(np.float64) - gb),
+                                           starts).tolist()
     max_a = np.maximum.reduceat(np.abs(ga), starts).tolist()
     largest: dict[str, list[float]] = {}
     for group, d, a in zip(groups, max_diff, max_a):
@@ -179,7 +197,13 @@ def grads_diff(ga: np.ndarray, gb: np.ndarray, names: tuple[str, ...],
         rel = max_abs / largest_a if largest_a > 0 else (0.0 if max_abs == 0 else math.inf)
         out[group] = GroupDiff(max_abs, rel)
     return StepDiff(ra.step, out, ra.total, rb.total, ra.saved_bytes_peak,
-                    rb.saved_bytes_peak, _junction_ratio(ra, rb))
+                    rb.saved_bytes_peak, _junction_ratio(ra, rb), diverged)
+
+
+def _not_finite(ga: np.ndarray, gb: np.ndarray) -> str | None:
+    """Whose gradients hold an infinity or a NaN: "A", "B", "A and B", or None."""
+    bad = [name for name, g in (("A", ga), ("B", gb)) if not np.isfinite(g).all()]
+    return " and ".join(bad) or None
 
 
 def _junction_ratio(ra: StepRecord, rb: StepRecord) -> list[float | None] | None:

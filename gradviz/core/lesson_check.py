@@ -1,18 +1,29 @@
-"""Run a lesson's slides headless and check what their narration promises: the error it
-names is raised, the curve it says grows grows, the gradient it says is zero is zero.
-
-Metric names: total, loss.headK, junction.headK, cosine.I.J, global_grad_norm,
-grad_norm.<param>, saved_bytes, saved_bytes_peak, graph_nodes, z_grad_norm.
-"""
+"""Run a lesson's slides headless and check what their narration promises (the error it
+names is raised, the curve it says grows grows). The lesson was validated on reading;
+what only a run shows (a metric not measured, a ratio to a zero) breaks a promise."""
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 
 from .compare import compare
-from .lessons import Lesson, Slide
+from .config import ConfigError, shown
+from .devices import resolve_device
+from .lessons import Lesson, LessonError, Slide
 from .records import StepRecord
 from .session import Session
+
+# how a broken promise of each kind reads: "total does not decrease (2.1 … 2.3)"
+BROKEN = {"grows": "does not grow", "flat": "is not flat", "zero": "is not zero",
+          "positive": "is not always positive", "negative": "is not always negative",
+          "small": "is not small (below 0.1 in size)", "decreases": "does not decrease",
+          "not_decreasing": "decreases", "ends_positive": "does not end positive",
+          "ends_negative": "does not end negative"}
+SAME_GRADIENT_STEPS = 5
+
+
+class Broken(Exception):
+    """A promise that a run cannot hold to; str() is the one line that says why."""
 
 
 @dataclass
@@ -33,19 +44,27 @@ def run_slide(slide: Slide) -> SlideRun:
 
 
 def metric(record: StepRecord, name: str) -> float | None:
-    head, _, rest = name.partition(".")
+    """The metric's value at this step; None where it was not measured."""
+    family, _, rest = name.partition(".")
     table = {"loss": record.losses, "junction": record.junction_grad_norms,
              "grad_norm": record.grad_norms}
-    if head in table:
-        return (table[head] or {}).get(rest)
-    if head == "cosine":
+    if family in table:
+        return (table[family] or {}).get(rest)
+    if family == "cosine":
         i, j = (int(v) for v in rest.split("."))
         return record.cosine[i][j] if record.cosine else None
     return getattr(record, name)
 
 
-def _series(run: SlideRun, name: str) -> list[float | None]:
-    return [metric(r, name) for r in run.records]
+def _series(run: SlideRun, name: str, whose: str = "") -> list[float]:
+    """Every step's value; Broken if no step finished or one was not measured."""
+    if not run.records:
+        why = f": {run.error.title}" if run.error is not None else ""
+        raise Broken(f"{whose}{name}: no step finished (stopped at step 0{why})")
+    values = [metric(r, name) for r in run.records]
+    if None in values:
+        raise Broken(f"{whose}{name} was not measured at step {values.index(None)}")
+    return values
 
 
 def _quarter_means(values: list[float]) -> tuple[float, float]:
@@ -53,13 +72,12 @@ def _quarter_means(values: list[float]) -> tuple[float, float]:
     return sum(values[:q]) / q, sum(values[-q:]) / q
 
 
-def _check_values(kind: str, name: str, values: list) -> str | None:
-    if not values:
-        return f"{kind} {name}: no step finished"
+def _check_values(kind: str, name: str, run: SlideRun) -> None:
     if kind == "absent":
-        return None if all(v is None for v in values) else f"{name} was measured"
-    if any(v is None for v in values):
-        return f"{name} was not measured"
+        if any(metric(r, name) is not None for r in run.records):
+            raise Broken(f"{name} was measured")
+        return
+    values = _series(run, name)
     first, last = _quarter_means(values)
     ok = {"grows": last > 1.5 * first,
           "ends_negative": values[-1] < 0,
@@ -71,38 +89,85 @@ def _check_values(kind: str, name: str, values: list) -> str | None:
           "negative": all(v < 0 for v in values),
           "decreases": last < first,
           "not_decreasing": last >= first}[kind]
-    return None if ok else f"{name} does not {kind.replace('_', ' ')} ({values[0]:.4g} … {values[-1]:.4g})"
+    if not ok:
+        raise Broken(f"{name} {BROKEN[kind]} ({values[0]:.4g} … {values[-1]:.4g})")
+
+
+def _ratio(value: dict, run: SlideRun, runs: list[SlideRun]) -> None:
+    """{ of = metric, slide = N, is = 3.0 }: at step 0, against slide N's."""
+    name, n = value["of"], value["slide"]
+    mine = _series(run, name)[0]
+    theirs = _series(runs[n - 1], name, f"slide {n}'s ")[0]
+    if theirs == 0:
+        raise Broken(f"slide {n}'s {name} is 0 at step 0, so no ratio to it is "
+                     f"{value['is']:g} (this slide's is {mine:.4g})")
+    got = mine / theirs
+    if not math.isclose(got, value["is"], rel_tol=1e-3):
+        raise Broken(f"{name} is {got:.4g}× slide {n}'s, not {value['is']:g}×")
+
+
+def _below_or_about(kind: str, value: dict, run: SlideRun, runs: list[SlideRun]) -> None:
+    """{ metric, slide = N }: this slide's peak below slide N's; (about) times theirs."""
+    name, n = value["metric"], value["slide"]
+    mine = max(_series(run, name))
+    theirs = max(_series(runs[n - 1], name, f"slide {n}'s "))
+    if kind == "below":
+        if not mine < theirs:
+            raise Broken(f"{name} {mine:.4g} is not below slide {n}'s {theirs:.4g}")
+        return
+    if theirs == 0:
+        raise Broken(f"slide {n}'s {name} is 0, so no multiple of it is "
+                     f"{value['times']:g}× (this slide's is {mine:.4g})")
+    times = mine / theirs
+    if abs(times - value["times"]) > 0.2 * value["times"]:
+        raise Broken(f"{name} is {times:.2f}× slide {n}'s, not {value['times']:g}×")
+
+
+def _same_gradients(n: int, lesson: Lesson, slide: Slide) -> None:
+    try:
+        result = compare(lesson.slides[n - 1].config, slide.config,
+                         min(SAME_GRADIENT_STEPS, slide.steps))
+    except ConfigError as exc:   # validated on reading: a guard, not a path
+        raise Broken(f"cannot compare with slide {n}: {exc}")
+    if not result.same:
+        verdict = (result.verdict().strip().splitlines() or [""])[0]
+        raise Broken(f"gradients differ from slide {n}'s: {verdict}")
+
+
+def _said(event) -> str:
+    """What PyTorch said, on one line: its messages can run to several."""
+    lines = event.message.strip().splitlines() if event is not None else []
+    return lines[0][:200] if lines else "none"
 
 
 def _check(promise: dict, run: SlideRun, lesson: Lesson, runs: list[SlideRun],
-           slide: Slide) -> str | None:
+           slide: Slide) -> None:
     (kind, value), = promise.items()
     if kind == "error":
         message = "" if run.error is None else run.error.message
-        return None if value.lower() in message.lower() else \
-            f"expected the error '{value}', got {message or 'none'}"
-    if kind == "no_error":
-        return None if run.error is None else f"unexpected error: {run.error.message}"
-    if kind == "ratio":    # { of = metric, slide = N, is = 3.0 }: at step 0, vs slide N's
-        mine = metric(run.records[0], value["of"])
-        theirs = metric(runs[value["slide"] - 1].records[0], value["of"])
-        got = mine / theirs
-        return None if math.isclose(got, value["is"], rel_tol=1e-3) else \
-            f"{value['of']} is {got:.4g}× slide {value['slide']}'s, not {value['is']}×"
-    if kind in ("below", "about"):   # { metric, slide (1-based), times (about) }
-        other = runs[value["slide"] - 1]
-        mine = max(_series(run, value["metric"]))
-        theirs = max(_series(other, value["metric"]))
-        if kind == "below":
-            return None if mine < theirs else f"{value['metric']} {mine} is not below {theirs}"
-        times = mine / theirs
-        return None if abs(times - value["times"]) <= 0.2 * value["times"] else \
-            f"{value['metric']} is {times:.2f}× slide {value['slide']}'s, not {value['times']}×"
-    if kind == "same_gradients_as":
-        other = lesson.slides[value - 1].config
-        result = compare(other, slide.config, min(5, slide.steps))
-        return None if result.same else f"gradients differ from slide {value}: {result.verdict()}"
-    return _check_values(kind, value, _series(run, value))
+        if value.lower() not in message.lower():
+            raise Broken(f"expected the error {shown(value)}, got {_said(run.error)}")
+    elif kind == "no_error":
+        if run.error is not None:
+            raise Broken(f"unexpected error at step {run.error.step}: {_said(run.error)}")
+    elif kind == "ratio":
+        _ratio(value, run, runs)
+    elif kind in ("below", "about"):
+        _below_or_about(kind, value, run, runs)
+    elif kind == "same_gradients_as":
+        _same_gradients(value, lesson, slide)
+    else:
+        _check_values(kind, value, run)
+
+
+def check_devices(lesson: Lesson) -> None:
+    """LessonError (one line, naming the slide) if a slide's device is not one this
+    machine has: the lesson cannot be checked here, which no run should find out."""
+    for i, slide in enumerate(lesson.slides):
+        try:
+            resolve_device(slide.config.device)
+        except ConfigError as exc:
+            raise LessonError(f"{lesson.source or lesson.name}, slide {i + 1}, config: {exc}")
 
 
 def check_lesson(lesson: Lesson) -> list[str]:
@@ -110,10 +175,14 @@ def check_lesson(lesson: Lesson) -> list[str]:
     runs = [run_slide(s) for s in lesson.slides]
     problems = []
     for i, (slide, run) in enumerate(zip(lesson.slides, runs)):
+        broken = []
         for promise in slide.expect:
-            problem = _check(promise, run, lesson, runs, slide)
-            if problem:
-                problems.append(f"slide {i + 1} ({slide.title}): {problem}")
+            try:
+                _check(promise, run, lesson, runs, slide)
+            except Broken as exc:
+                broken.append(str(exc))
         if slide.stop == "error" and run.error is None:
-            problems.append(f"slide {i + 1} ({slide.title}): stops at the error, but none came")
+            broken.append(f"stop = \"error\", but no error came in {slide.steps} steps")
+        title = " ".join(slide.title.split())   # a title may span lines; a problem may not
+        problems += [f"slide {i + 1} ({title}): {b}" for b in broken]
     return problems

@@ -13,7 +13,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .config import Config, ConfigError, from_mapping, parse_toml, read_config_text, shown
+from .config import (SHOWN_PATH_CHARS, Config, ConfigError, from_mapping, parse_toml,
+                     shown)
+from .lesson_format import (LESSON_KEYS, SLIDE_KEYS, LessonError, did_you_mean, is_count,
+                            is_number, refuse_unknown, refuse_unknown_settings)
+from .lesson_promises import check_promise
 
 PANELS = ("loss", "grad_norms", "global_norm", "junction", "cosine", "memory", "graph",
           "code", "events")
@@ -23,14 +27,10 @@ MAX_PACE = 1000                        # steps per second
 MAX_PHASE_PACE = 20                    # phases per second (each one's graph is drawn)
 MAX_SLIDES = 30
 MAX_STOP = 10_000
-# the promises a narration can make: key -> what its value names
-PROMISES = ("error", "no_error", "grows", "flat", "zero", "positive", "negative", "absent",
-            "ends_negative", "ends_positive", "small",
-            "decreases", "not_decreasing", "ratio", "below", "about", "same_gradients_as")
-
-
-class LessonError(ValueError):
-    """A lesson file that cannot be used; str() is one line for the user."""
+# stop = "error" runs until PyTorch raises, or config.steps (up to 10**9): a check
+# gives up after this many steps, and the promise that it errors is then broken
+MAX_ERROR_STEPS = 1000
+MAX_LESSON_BYTES = 256 * 1024          # 30 slides of narration fit many times over
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,10 @@ class Slide:
 
     @property
     def steps(self) -> int:
-        return self.stop if isinstance(self.stop, int) else self.config.steps
+        """How many steps the slide runs: its stop, or for "error" its config's steps, at
+        most MAX_ERROR_STEPS (where a check gives up waiting for the error)."""
+        return self.stop if isinstance(self.stop, int) else \
+            min(self.config.steps, MAX_ERROR_STEPS)
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,7 @@ class Lesson:
     name: str                          # what `--lesson` takes: the file's stem
     title: str
     slides: tuple[Slide, ...] = field(default_factory=tuple)
+    source: str = ""                   # what messages call it: "lesson file 'x.toml'"
 
 
 def _text(where: str, data: dict, key: str, default: str | None = None) -> str:
@@ -64,87 +68,122 @@ def _text(where: str, data: dict, key: str, default: str | None = None) -> str:
     return value.strip()
 
 
-_CROSS_SLIDE = {"ratio": ("of", "slide", "is"), "below": ("metric", "slide"),
-                "about": ("metric", "slide", "times")}
-
-
-def _promise(where: str, item: Any, slides: int) -> dict:
-    if not isinstance(item, dict) or len(item) != 1 or next(iter(item)) not in PROMISES:
-        raise LessonError(f"{where}: each expect entry is one of {', '.join(PROMISES)} "
-                          f"(got {shown(item)})")
-    (kind, value), = item.items()
-    if kind in _CROSS_SLIDE:
-        keys = _CROSS_SLIDE[kind]
-        ok = isinstance(value, dict) and set(value) == set(keys) and \
-            isinstance(value["slide"], int) and 1 <= value["slide"] <= slides
-    elif kind == "same_gradients_as":
-        ok = isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= slides
-    elif kind == "no_error":
-        ok = value is True
-    else:
-        ok = isinstance(value, str) and bool(value)
-    if not ok:
-        raise LessonError(f"{where}: the expect entry {shown(item)} is malformed")
-    return dict(item)
-
-
-def _slide(where: str, data: Any, base: Config, slides: int) -> Slide:
-    if not isinstance(data, dict):
-        raise LessonError(f"{where} must be a table")
+def _config(where: str, data: dict, base: Config) -> Config:
+    table = data.get("config", {})
+    if not isinstance(table, dict):
+        raise LessonError(f"{where}: config must be a table of settings, such as "
+                          f"{{ heads = 3 }} (got {shown(table)})")
+    refuse_unknown_settings(f"{where}, config", table)
     try:
-        config = from_mapping(data.get("config", {}), base)
-    except (ConfigError, AttributeError) as exc:
-        raise LessonError(f"{where}: {exc}")
+        return from_mapping(table, base)
+    except (ConfigError, AttributeError, TypeError) as exc:
+        raise LessonError(f"{where}, config: {exc}")
+
+
+def _panels(where: str, data: dict) -> tuple[str, ...]:
     panels = data.get("panels", ["loss", "graph"])
-    if not isinstance(panels, list) or not panels or any(p not in PANELS for p in panels):
-        raise LessonError(f"{where}: panels must be a list of {', '.join(PANELS)}")
-    layout = data.get("layout", "side-by-side")
-    if layout not in LAYOUTS:
-        raise LessonError(f"{where}: layout must be one of {', '.join(LAYOUTS)}")
-    play = data.get("play", "steps")
-    if play not in PLAYS:
-        raise LessonError(f"{where}: play must be \"steps\" or \"phases\" (got {shown(play)})")
+    if not isinstance(panels, list) or not panels:
+        raise LessonError(f"{where}: panels must be a list of {', '.join(PANELS)} "
+                          f"(got {shown(panels)})")
+    for panel in panels:
+        if panel not in PANELS:
+            hint = did_you_mean(panel, PANELS) if isinstance(panel, str) else ""
+            raise LessonError(f"{where}: panels must be a list of {', '.join(PANELS)} "
+                              f"(got {shown(panel)}{hint})")
+    if len(set(panels)) != len(panels):
+        raise LessonError(f"{where}: panels names a panel twice ({', '.join(panels)})")
+    return tuple(panels)
+
+
+def _pace(where: str, data: dict, play: str) -> float:
     pace = data.get("pace", 20 if play == "steps" else 1)
-    number = not isinstance(pace, bool) and isinstance(pace, (int, float)) and math.isfinite(pace)
+    number = is_number(pace) and math.isfinite(pace)
     if play == "phases" and not (number and 0 < pace <= MAX_PHASE_PACE):
         raise LessonError(f"{where}: with play = \"phases\", pace must be phases per second, "
                           f"above 0 up to {MAX_PHASE_PACE} (got {shown(pace)})")
     if not (number and 0 <= pace <= MAX_PACE):
         raise LessonError(f"{where}: pace must be steps per second, 0 to {MAX_PACE} "
                           f"(0: as fast as it goes; got {shown(pace)})")
+    return float(pace)
+
+
+def _choice(where: str, data: dict, key: str, options: tuple[str, ...]) -> str:
+    value = data.get(key, options[0])
+    if value not in options:
+        hint = did_you_mean(value, options) if isinstance(value, str) else ""
+        raise LessonError(f"{where}: {key} must be one of "
+                          f"{', '.join(f'{o!r}' for o in options)} (got {shown(value)}{hint})")
+    return value
+
+
+def _slide_fields(where: str, data: Any, base: Config) -> dict:
+    """Everything of a slide but its promises, which need every slide's config."""
+    if not isinstance(data, dict):
+        raise LessonError(f"{where} must be a table (got {shown(data)})")
+    refuse_unknown(where, data, SLIDE_KEYS)
+    play = _choice(where, data, "play", PLAYS)
     stop = data.get("stop", 30)
-    if stop != "error" and (isinstance(stop, bool) or not isinstance(stop, int)
-                            or not 1 <= stop <= MAX_STOP):
-        raise LessonError(f"{where}: stop must be a step count (1-{MAX_STOP}) or \"error\"")
-    expect = data.get("expect", [])
-    if not isinstance(expect, list):
-        raise LessonError(f"{where}: expect must be a list of promises")
-    return Slide(_text(where, data, "title"), config, _text(where, data, "narration"),
-                 tuple(panels), layout, float(pace), play, stop,
-                 tuple(_promise(where, e, slides) for e in expect))
+    if stop != "error" and not (is_count(stop) and 1 <= stop <= MAX_STOP):
+        raise LessonError(f"{where}: stop must be a step count (1-{MAX_STOP}) or \"error\" "
+                          f"(got {shown(stop)})")
+    if not isinstance(data.get("expect", []), list):
+        raise LessonError(f"{where}: expect must be a list of promises, such as "
+                          f"[{{ no_error = true }}] (got {shown(data['expect'])})")
+    return dict(title=_text(where, data, "title"), config=_config(where, data, base),
+                narration=_text(where, data, "narration"), panels=_panels(where, data),
+                layout=_choice(where, data, "layout", LAYOUTS),
+                pace=_pace(where, data, play), play=play, stop=stop)
 
 
-def parse_lesson(name: str, text: str) -> Lesson:
-    data = parse_toml(text, f"lesson {name}")
+def parse_lesson(name: str, text: str, source: str | None = None) -> Lesson:
+    """A lesson from its TOML text, validated whole before anything runs; LessonError (one
+    line, naming the source, the slide and the key) if any part is not usable. source:
+    what messages call the lesson (default: lesson NAME)."""
+    where = source or f"lesson {name}"
+    try:
+        data = parse_toml(text, where)
+    except ConfigError as exc:
+        raise LessonError(str(exc))
+    refuse_unknown(where, data, LESSON_KEYS)
     slides = data.get("slides")
     if not isinstance(slides, list) or not 1 <= len(slides) <= MAX_SLIDES:
-        raise LessonError(f"lesson {name}: give 1 to {MAX_SLIDES} [[slides]]")
-    base = Config()
+        raise LessonError(f"{where}: give 1 to {MAX_SLIDES} [[slides]] (got {shown(slides)})")
+    title = _text(where, data, "title")
+    base = _config(where, data, Config())   # shared by every slide
+    fields = [_slide_fields(f"{where}, slide {i + 1}", s, base) for i, s in enumerate(slides)]
+    configs = [f["config"] for f in fields]
+    return Lesson(name, title, tuple(
+        Slide(**f, expect=tuple(check_promise(f"{where}, slide {i + 1}", e, i, configs)
+                                for e in slides[i].get("expect", [])))
+        for i, f in enumerate(fields)), where)
+
+
+def read_lesson_text(path: Path) -> str:
+    """A lesson file's text: a regular file of at most MAX_LESSON_BYTES of UTF-8 (a FIFO
+    would block for ever, /dev/zero never ends)."""
+    label = f"lesson file {shown(str(path), SHOWN_PATH_CHARS)}"
     try:
-        base = from_mapping(data.get("config", {}), base)   # shared by every slide
-    except (ConfigError, AttributeError) as exc:
-        raise LessonError(f"lesson {name}: {exc}")
-    return Lesson(name, _text(f"lesson {name}", data, "title"),
-                  tuple(_slide(f"lesson {name}, slide {i + 1}", s, base, len(slides))
-                        for i, s in enumerate(slides)))
+        if not path.exists():
+            raise LessonError(f"{label} not found")
+        if not path.is_file():
+            raise LessonError(f"{label} is not a regular file")
+        with path.open("rb") as f:
+            data = f.read(MAX_LESSON_BYTES + 1)
+    except OSError as exc:
+        raise LessonError(f"cannot read {label}: {exc.strerror or exc}")
+    if len(data) > MAX_LESSON_BYTES:
+        raise LessonError(f"{label} is over {MAX_LESSON_BYTES // 1024} KB, more than any "
+                          "lesson needs")
+    try:
+        return data.decode("utf-8-sig")   # Notepad saves UTF-8 with a byte-order mark
+    except UnicodeDecodeError:
+        raise LessonError(f"{label} is not UTF-8 text")
 
 
 def load_lesson(path: str | Path) -> Lesson:
     path = Path(path)
-    try:
-        return parse_lesson(path.stem, read_config_text(path))
-    except ConfigError as exc:
-        raise LessonError(str(exc))
+    return parse_lesson(path.stem, read_lesson_text(path),
+                        f"lesson file {shown(str(path), SHOWN_PATH_CHARS)}")
 
 
 def bundled_names() -> list[str]:

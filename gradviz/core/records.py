@@ -57,6 +57,7 @@ class StepDiff:
     peak_b: int | None = None
     # head k's gradient at the junction z in B over A's (None where A's is zero)
     junction_ratio: list[float | None] | None = None
+    diverged: str | None = None        # whose gradients are not finite: "A", "B", "A and B"
 
 
 @dataclass

@@ -3,6 +3,7 @@ import csv
 import json
 
 import pytest
+import torch
 
 from gradviz.app import main
 
@@ -78,3 +79,38 @@ def test_bad_input_is_exit_2_with_one_line(tmp_path, capsys, files, extra, words
 def test_a_missing_file_is_exit_2(tmp_path, capsys):
     assert run(str(tmp_path / "nope.toml"), str(tmp_path / "nope.toml")) == 2
     assert "config file not found" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("flags, text_a, who", [
+    (["--steps", "0"], "", "A and B"),
+    (["--steps", "2"], "steps = 0\n", "A"),
+])
+def test_zero_steps_is_a_bad_argument_not_different(tmp_path, capsys, flags, text_a, who):
+    a = toml(tmp_path, "a.toml", text_a)
+    b = toml(tmp_path, "b.toml", "")
+    assert run(a, b, *flags) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (f"gradviz compare: {who} would train 0 steps, which compares "
+                            "nothing: give --steps 1 or more\n")
+
+
+def test_a_weight_of_zero_has_no_gradient_in_plain_pytorch():
+    w = torch.randn(3, requires_grad=True)
+    (0.0 * (w ** 2).sum()).backward()
+    assert torch.count_nonzero(w.grad) == 0
+
+
+def test_a_loop_whose_gradients_are_all_zero_is_told_so_not_inf(tmp_path, capsys):
+    a = toml(tmp_path, "a.toml", "loss-weights = [0.0, 0.0, 0.0]\n")
+    b = toml(tmp_path, "b.toml", "")
+    assert run(a, b, "--steps", "2", "--out", str(tmp_path / "o")) == 1
+    out = capsys.readouterr().out
+    assert ("verdict: different: trunk, head0, head1, head2 gradients are all zero in A and "
+            "not in B (step 0)") in out
+    assert "by up to inf" not in out
+
+    def refuse(constant):
+        raise ValueError(f"not JSON: {constant}")
+    data = json.loads((tmp_path / "o" / "compare.json").read_text(), parse_constant=refuse)
+    assert data["steps"][0]["groups"]["trunk"]["max_rel"] is None   # infinite: null

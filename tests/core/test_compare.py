@@ -1,5 +1,6 @@
 """gradviz compare's truths, each against plain PyTorch written here: which loops compute
 the same gradients, by how much the others differ, and what each holds in memory."""
+import numpy as np
 import pytest
 import torch
 
@@ -106,3 +107,47 @@ def test_an_autograd_error_in_b_is_named():
 def test_different_models_cannot_be_compared():
     with pytest.raises(ConfigError, match="heads is 3 in A, 2 in B"):
         compare(BASE, BASE.replace(heads=2), steps=1)
+
+
+NAMES, SIZES = ("trunk.0.weight", "heads.0.0.weight"), (3, 2)
+
+
+def _diff(ga, gb):
+    from gradviz.core.compare import grads_diff
+    from gradviz.core.records import StepRecord
+    record = StepRecord(4, {"head0": 1.0}, 1.0)
+    return grads_diff(np.array(ga, dtype=np.float32), np.array(gb, dtype=np.float32),
+                      NAMES, SIZES, record, record)
+
+
+@pytest.mark.parametrize("ga, gb, who, tail", [
+    ([1, 2, 3, 4, 5], [1, 2, 3, np.inf, 5], "B", "; A's are finite"),
+    ([1, np.nan, 3, 4, 5], [1, 2, 3, 4, 5], "A", "; B's are finite"),
+    ([np.inf, 2, 3, 4, 5], [1, 2, 3, 4, -np.inf], "A and B", ""),
+])
+def test_a_side_whose_gradients_are_not_finite_is_said_to_have_diverged(ga, gb, who, tail):
+    from gradviz.core.compare import steps_same, verdict
+    diff = _diff(ga, gb)
+    assert diff.diverged == who and not steps_same([diff], 1e-5)
+    assert verdict([diff], 1e-5) == (f"different: {who}'s gradients are not finite at step 4 "
+                                     f"({who} diverged{tail})")
+
+
+def test_two_huge_finite_gradients_do_not_overflow_their_difference():
+    from gradviz.core.compare import verdict
+    ga, gb = [3e38, 1, 1, 1, 1], [-3e38, 1, 1, 1, 1]
+    diff = _diff(ga, gb)
+    expected = abs(float(np.float32(3e38)) - float(np.float32(-3e38)))   # in float64
+    assert diff.diverged is None
+    assert diff.groups["trunk"].max_abs == pytest.approx(expected, rel=1e-12)
+    assert diff.groups["trunk"].max_rel == pytest.approx(2.0, rel=1e-6)
+    assert verdict([diff], 1e-5) == ("different: trunk gradients differ (by up to 2 of their "
+                                     "size at step 4); head0 the same")
+
+
+def test_a_group_all_zero_in_a_is_said_so():
+    from gradviz.core.compare import verdict
+    diff = _diff([0, 0, 0, 1, 1], [1, 0, 0, 1, 1.5])
+    assert verdict([diff], 1e-5) == ("different: head0 gradients differ (by up to 0.5 of "
+                                     "their size at step 4); trunk gradients are all zero "
+                                     "in A and not in B (step 4)")

@@ -36,7 +36,7 @@ expect = [{ zero = "junction.head1" }, { error = "second time" }]
 ''')
     problems = check_lesson(lesson)
     assert len(problems) == 2
-    assert "junction.head1 does not zero" in problems[0]
+    assert "junction.head1 is not zero" in problems[0]
     assert "expected the error 'second time', got none" in problems[1]
 
 
@@ -50,17 +50,17 @@ expect = [{ zero = "junction.head1" }, { error = "second time" }]
     ('title = "t"\n[[slides]]\ntitle = "s"\nnarration = "n"\nstop = -1\n', "stop must be"),
     ('title = "t"\n[[slides]]\ntitle = "s"\nnarration = "n"\npace = 1e9\n', "pace must be"),
     ('title = "t"\n[[slides]]\ntitle = "s"\nnarration = "n"\nplay = "frames"\n',
-     'play must be "steps" or "phases"'),
+     "play must be one of 'steps', 'phases' (got 'frames')"),
     ('title = "t"\n[[slides]]\ntitle = "s"\nnarration = "n"\nplay = "phases"\npace = 0\n',
      "pace must be phases per second, above 0 up to 20"),
     ('title = "t"\n[[slides]]\ntitle = "s"\nnarration = "n"\nplay = "phases"\npace = 50\n',
      "pace must be phases per second"),
     ('title = "t"\n[[slides]]\ntitle = "s"\nnarration = "n"\nexpect = [{ magic = 1 }]\n',
-     "each expect entry is one of"),
+     "unknown promise 'magic'"),
     ('title = "t"\n[[slides]]\ntitle = "s"\nnarration = "n"\nexpect = [{ zero = 5 }]\n',
-     "is malformed"),
+     "a metric is a name such as"),
     ('title = "t"\n[[slides]]\ntitle = "s"\nnarration = "n"\n'
-     'expect = [{ same_gradients_as = 4 }]\n', "is malformed"),
+     'expect = [{ same_gradients_as = 4 }]\n', "must be a slide number, 1 to 1"),
 ])
 def test_bad_lessons_are_one_line_errors(text, words):
     with pytest.raises(LessonError, match=None) as raised:

@@ -1,0 +1,62 @@
+"""The metric names a lesson's promises use, checked against a slide's config without
+torch: which names exist for its model, and which of them a check of it measures."""
+from __future__ import annotations
+
+from typing import Any
+
+from .config import Config, shown
+from .lesson_format import did_you_mean
+
+PLAIN = ("total", "global_grad_norm", "saved_bytes", "saved_bytes_peak", "graph_nodes",
+         "z_grad_norm")
+FORMS = ("total", "loss.headK", "junction.headK", "cosine.I.J", "global_grad_norm",
+         "grad_norm.PARAM", "saved_bytes", "saved_bytes_peak", "graph_nodes", "z_grad_norm")
+ALWAYS_MEASURED = ("total", "loss")   # every step has its losses, whatever the probes
+
+
+def parameter_names(cfg: Config) -> list[str]:
+    """The model's parameter names in model order, as named_parameters() gives them."""
+    if cfg.model == "rnn":
+        trunk = [f"trunk.{layer}" for layer in ("ih", "hh", "readout")]
+    else:   # Linear layers at even places: a Tanh sits between two of them
+        trunk = [f"trunk.{2 * i}" for i in range(cfg.trunk_depth)]
+    heads = [f"heads.{k}.{layer}" for k in range(cfg.heads) for layer in (0, 2)]
+    return [f"{m}.{p}" for m in trunk + heads for p in ("weight", "bias")]
+
+
+def metric_names(cfg: Config) -> list[str]:
+    """Every metric name this config's model has."""
+    heads = cfg.head_names()
+    return [*PLAIN, *(f"loss.{h}" for h in heads), *(f"junction.{h}" for h in heads),
+            *(f"cosine.{i}.{j}" for i in range(cfg.heads) for j in range(cfg.heads)),
+            *(f"grad_norm.{p}" for p in parameter_names(cfg))]
+
+
+def metric_problem(name: Any, cfg: Config) -> str | None:
+    """None if name is a metric of cfg's model, else what is wrong with it, in words."""
+    if not isinstance(name, str) or not name:
+        return f"a metric is a name such as \"total\" (got {shown(name)})"
+    if name in metric_names(cfg):
+        return None
+    family = name.partition(".")[0]
+    last = cfg.heads - 1
+    if family in ("loss", "junction"):
+        return f"{shown(name)} names no head of this slide's (head0..head{last})"
+    if family == "cosine":
+        return f"{shown(name)} is not cosine.I.J with I and J heads 0..{last}"
+    if family == "grad_norm":
+        hint = did_you_mean(name, [f"grad_norm.{p}" for p in parameter_names(cfg)])
+        return f"{shown(name)} names no parameter of this slide's model{hint}"
+    return (f"unknown metric {shown(name)}{did_you_mean(name, metric_names(cfg))}; "
+            f"metrics are {', '.join(FORMS)}")
+
+
+def unmeasured(name: str, cfg: Config) -> str | None:
+    """Why a check of a slide with cfg never measures this (valid) metric, or None."""
+    if name.partition(".")[0] in ALWAYS_MEASURED:
+        return None
+    if cfg.probes == "none":
+        return f"{name} is not measured with probes = \"none\" (only the losses are)"
+    if name == "z_grad_norm" and not cfg.retain_grad:
+        return "z_grad_norm is measured only with retain-grad = true"
+    return None
