@@ -11,16 +11,6 @@ from .options import EXIT_OK, fail
 EXIT_BROKEN_PROMISE = 1
 
 
-def add_parser(subparsers) -> None:
-    p = subparsers.add_parser("lessons", help="list the lessons (--check: test them)",
-                              description="List the bundled lessons: the name --lesson "
-                                          "takes, then the title.")
-    p.add_argument("--check", nargs="?", const="", metavar="NAME_OR_FILE",
-                   help="run every slide (of one lesson, or of all) headless and check "
-                        "what its narration promises")
-    p.set_defaults(func=main)
-
-
 def main(args: argparse.Namespace) -> int:
     if args.check is None:
         for name in bundled_names():

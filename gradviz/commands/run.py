@@ -19,21 +19,6 @@ from ..core.threads import leave_a_core_free
 from .options import EXIT_AUTOGRAD_ERROR, EXIT_OK, add_training_options, config_from_args, fail
 
 
-def add_parser(subparsers) -> None:
-    p = subparsers.add_parser("run", help="train headless and write a report",
-                              description="Train headless and write a report.")
-    add_training_options(p)
-    p.add_argument("--out", metavar="DIR",
-                   help="write report.json, metrics.csv, graph.dot, graph.svg, graph.png here")
-    p.add_argument("--quiet", action="store_true", help="print only the summary")
-    # SUPPRESS: an absent --script leaves no attribute for the config to mistake for a key
-    p.add_argument("--script", metavar="FILE", default=argparse.SUPPRESS,
-                   help="also write these settings as a plain PyTorch program (python FILE "
-                        "prints each step's losses, total and, with --grad-norms, gradient "
-                        "norms), before training")
-    p.set_defaults(func=main)
-
-
 def _progress_every(steps: int) -> int:
     return max(1, steps // 10)
 
