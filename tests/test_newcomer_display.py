@@ -9,7 +9,7 @@ import sys
 import threading
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import example, given, strategies as st
 
 from gradviz.qt.display import (QT_LIBRARIES, XCB_LIBRARIES, can_load, display_problem,
                                 invisible_notice, missing_libraries, qt_platform)
@@ -129,3 +129,17 @@ def test_an_offscreen_app_says_it_is_invisible_and_ctrl_c_quits(tmp_path):
             proc.kill()
             proc.wait()
     assert seen == [notice], seen             # the notice, and only it, before the quit
+
+
+ENV_TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\0"),
+                   max_size=40)
+
+
+@example({"QT_QPA_PLATFORM": "a\nb"}, {"libEGL.so.1"}, None)
+@given(st.dictionaries(st.sampled_from(["QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY",
+                                        "XDG_SESSION_TYPE"]), ENV_TEXT),
+       st.sets(st.sampled_from(EVERY_LIBRARY)), st.none() | ENV_TEXT)
+def test_any_environment_gives_one_line_or_nothing(environ, missing, screenshot):
+    for line in (display_problem(environ, "linux", loader(missing)),
+                 invisible_notice(environ, screenshot)):
+        assert line is None or (line.startswith("gradviz: ") and "\n" not in line)

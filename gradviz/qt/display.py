@@ -65,7 +65,8 @@ def missing_message(missing: list[tuple[str, str]], platform: str) -> str:
     packages = " ".join(dict.fromkeys(package for _, package in missing))
     libraries = ", ".join(soname for soname, _ in missing)
     way_around = f"; or, without a window, {OFFSCREEN_HINT}" if platform == "xcb" else ""
-    return (f"gradviz: Qt's {platform} platform needs libraries this system lacks "
+    named = platform if platform.isidentifier() else repr(platform)   # it is the user's text
+    return (f"gradviz: Qt's {named} platform needs libraries this system lacks "
             f"({libraries}); on Debian/Ubuntu: sudo apt-get install {packages}{way_around}")
 
 
