@@ -1,5 +1,5 @@
-"""Composition root: the `gradviz` command. No arguments opens the desktop app;
-`gradviz run` trains headless; `gradviz bench` measures speed. Nothing imports this.
+"""Composition root: the `gradviz` command. No command opens the desktop app;
+`gradviz run`, `compare`, `lessons`, `bench` work headless. Nothing imports this.
 
 Everything heavy (torch, Qt) is imported inside main(), under its Ctrl+C handler, so an
 interrupt at any moment of start-up ends with one line rather than a traceback.
@@ -26,43 +26,36 @@ def _stop_if_interrupted() -> None:
         raise KeyboardInterrupt
 
 
-COMMANDS = ("run", "compare", "lessons", "bench")
-
-
-def build_parser(argv: list[str] | None = None):
-    """The whole parser; given argv that names no command (and asks for no help), one
-    whose commands are bare names: their modules import torch (seconds), which the
-    window's process must never do, and no word of argv could reach them anyway."""
+def build_parser():
+    """The whole command line. Building it imports no torch (each command's module is
+    imported only when that command runs), so --help answers at once."""
     from . import __version__
     from .commands.options import OneLineParser, add_training_options
+    from .commands.parsers import add_commands
 
     parser = OneLineParser(
         prog="gradviz",
         description="See what autograd does when a network has several losses. "
-                    "With no command, opens the desktop app.")
+                    "With no command, opens the desktop app with these settings; "
+                    "`gradviz COMMAND --help` tells each command's options.")
     parser.add_argument("--version", action="version", version=f"gradviz {__version__}")
     add_training_options(parser)
-    parser.add_argument("--lesson", metavar="NAME",
+    parser.add_argument("--lesson", metavar="NAME|FILE",
                         help="open a lesson (gradviz lessons lists them) or a lesson file")
     parser.add_argument("--screenshot", metavar="PNG",
-                        help="train --steps steps, save a screenshot of the window, exit")
+                        help="train --steps steps, save a 1920x1080 picture of the window "
+                             "as PNG and exit (works offscreen)")
     sub = parser.add_subparsers(dest="command", parser_class=OneLineParser,
-                                metavar="{run,compare,lessons,bench}")
-    if argv is not None and not set(argv) & {*COMMANDS, "-h", "--help"}:
-        for name in COMMANDS:
-            sub.add_parser(name)
-        return parser
-    from .commands import bench, compare, lessons, run
-    run.add_parser(sub)
-    compare.add_parser(sub)
-    lessons.add_parser(sub)
-    bench.add_parser(sub)
+                                metavar="{run,compare,lessons,bench}",
+                                help="a headless command (gradviz COMMAND --help says more); "
+                                     "with none, the app opens")
+    add_commands(sub)
     return parser
 
 
 def _main(argv: list[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    args = build_parser(argv).parse_args(argv)   # with a command, imports torch: seconds
+    args = build_parser().parse_args(argv)
     _stop_if_interrupted()
     if args.command is None:
         from .qt.launch import launch  # Qt is imported only when the app opens

@@ -39,3 +39,66 @@ def test_nothing_points_at_a_design_document_users_never_have():
              if p.suffix in (".py", ".toml", ".md")] + [root / "pyproject.toml"]
     word = "DESIGN" + ".md"    # split, so that this test does not find itself
     assert [str(p.relative_to(root)) for p in files if word in p.read_text(errors="replace")] == []
+
+
+# ---- what a newcomer copies from the README runs as written ------------------------------
+def _readme() -> str:
+    return (ROOT / "README.md").read_text()
+
+
+def _sh_lines() -> list[str]:
+    return [line for b in re.findall(r"```sh\n(.*?)```", _readme(), re.S)
+            for line in b.splitlines()]
+
+
+def test_the_cpu_only_torch_line_asks_for_the_torch_gradviz_requires():
+    """Installed first, it must satisfy gradviz's own requirement, or the next pip
+    install would replace it with PyPI's CUDA build."""
+    import tomllib
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    required = next(d for d in pyproject["project"]["dependencies"] if d.startswith("torch"))
+    line = next(c for c in _commands() if "--index-url" in c)
+    assert f'install "{required}" --index-url https://download.pytorch.org/whl/cpu' in line
+    assert not line.endswith(("-m pytest", ".venv/bin/gradviz"))   # not one of the two
+
+
+def test_the_apt_line_installs_every_library_the_app_checks_for():
+    from gradviz.qt.display import QT_LIBRARIES, XCB_LIBRARIES
+    line = next(c for c in _sh_lines() if c.startswith("sudo apt-get install"))
+    assert sorted(line.split()[3:]) == sorted({p for _, p in QT_LIBRARIES + XCB_LIBRARIES})
+
+
+def test_the_lesson_example_is_a_lesson():
+    from gradviz.core.lessons import parse_lesson
+    block = next(b for b in re.findall(r"```toml\n(.*?)```", _readme(), re.S)
+                 if "[[slides]]" in b)
+    lesson = parse_lesson("example", block)
+    for number, slide in enumerate(lesson.slides, start=1):
+        for promise in slide.expect:
+            if "same_gradients_as" in promise:      # an earlier slide, never itself
+                assert promise["same_gradients_as"] < number
+
+
+def test_every_preset_and_lesson_the_readme_names_exists():
+    from gradviz.core.lessons import find_lesson
+    from gradviz.core.presets import preset_names
+    text = _readme()
+    presets = set(re.findall(r"--config ([a-z][a-z0-9-]*)\b(?!\.toml)", text))
+    assert presets and presets <= set(preset_names()), presets - set(preset_names())
+    for name in set(re.findall(r"--lesson ([a-z0-9][a-z0-9_-]*)", text)):
+        find_lesson(name)
+    assert "--config resources/" not in text      # works only from a clone
+
+
+def test_the_compare_example_runs_as_written(tmp_path):
+    import subprocess
+    import sys
+    i = next(i for i, line in enumerate(_sh_lines()) if "gradviz compare" in line)
+    block = _sh_lines()[i - 2:i + 1]
+    assert [line.split()[0] for line in block] == ["printf", "printf", ".venv/bin/gradviz"]
+    script = "\n".join(block).replace(".venv/bin/gradviz", f"'{sys.executable}' -m gradviz")
+    proc = subprocess.run(["sh", "-c", script], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 1, proc.stderr           # 1: different, as the README says
+    assert "verdict: different" in proc.stdout
+    assert (tmp_path / "cmp" / "compare.json").exists()

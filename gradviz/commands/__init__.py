@@ -1,1 +1,2 @@
-"""The command-line faces of gradviz: `gradviz run`, `gradviz bench` and their options."""
+"""The command-line faces of gradviz: `gradviz run`, `compare`, `lessons`, `bench`, the
+options they share, and their parsers (`parsers`, which imports no torch)."""

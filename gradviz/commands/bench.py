@@ -12,20 +12,6 @@ from .options import EXIT_OK, add_training_options, config_from_args, fail
 from .run import timed_run
 
 
-def add_parser(subparsers) -> None:
-    p = subparsers.add_parser(
-        "bench", help="steps/s of bare PyTorch vs the engine at each probe level",
-        description="Steps per second of a bare PyTorch loop and of the engine with "
-                    "probes none, default and everything, on the default model "
-                    "(or the one the options describe).")
-    add_training_options(p)
-    p.add_argument("--repeats", type=int, default=3, help="runs of each; the median counts")
-    p.add_argument("--gui", action="store_true",
-                   help="also train in the app's window (offscreen) and time its response, "
-                        "quiet and with another process keeping a core busy")
-    p.set_defaults(func=main)
-
-
 def main(args: argparse.Namespace) -> int:
     repeats = args.repeats
     steps_given = hasattr(args, "steps")

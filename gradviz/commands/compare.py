@@ -24,23 +24,6 @@ from .run import _prepare_out
 EXIT_DIFFERENT = 1
 
 
-def add_parser(subparsers) -> None:
-    p = subparsers.add_parser(
-        "compare", help="train two configs side by side: the same gradients?",
-        description="Train A and B in lockstep (same seed, data and initial weights) and "
-                    "compare their gradients before every optimizer step. Flags apply "
-                    "to both; each file may override them. Exit 0 same, 1 different, "
-                    "2 bad input, 3 an autograd error.")
-    p.add_argument("a", metavar="A.toml", help="the first configuration")
-    p.add_argument("b", metavar="B.toml", help="the second configuration")
-    add_training_options(p)
-    p.add_argument("--rtol", type=float, default=DEFAULT_RTOL,
-                   help="largest relative difference still called the same, relative to "
-                        f"the largest gradient in each group (default {DEFAULT_RTOL:g})")
-    p.add_argument("--out", metavar="DIR", help="write compare.json and compare.csv here")
-    p.set_defaults(func=main)
-
-
 def _configs(args: argparse.Namespace) -> tuple[Config, Config]:
     if args.config:
         fail("gradviz compare: give the two configs as A.toml B.toml, not --config")

@@ -5,18 +5,42 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
 from typing import Any, NoReturn
 
 from ..core.config import (ACCUMULATE_MODES, DETACH_MODES, MODELS, OPTIMIZERS, PROBE_LEVELS,
                            RETAIN_MODES, STRATEGIES, TRUNCATE_MODES, Config, ConfigError,
-                           from_mapping, load_toml)
+                           from_mapping)
+from ..core.presets import load_config_file, preset_names
 
 EXIT_OK, EXIT_USAGE, EXIT_AUTOGRAD_ERROR = 0, 2, 3
 MAX_MESSAGE = 200   # characters of a usage error
 
 
+class HelpFormatter(argparse.HelpFormatter):
+    """Adds "(default: X)" to each option's help where it has a real default; the
+    training options, whose parser default is SUPPRESS, say theirs in their text."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        default = action.default
+        if "%(default)" in text or "default:" in text or not action.option_strings \
+                or any(default is nothing for nothing in (None, False, True, argparse.SUPPRESS)):
+            return text
+        return f"{text} (default: %(default)s)"
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        # names such as accumulate-sum-first stay whole on one line
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
+
 class OneLineParser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line (no usage dump) and exit status 2."""
+    """argparse, but a usage error is one line (no usage dump) and exit status 2, and
+    --help shows each option's default."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         # argparse quotes the bad value whole: a megabyte argument must not fill the screen
@@ -31,49 +55,105 @@ def fail(message: str) -> NoReturn:
     raise SystemExit(EXIT_USAGE)
 
 
+_DEFAULTS = Config()
+
+
+def _d(key: str) -> str:
+    """' (default: X)' for a config key, X as the flag would be typed."""
+    value = getattr(_DEFAULTS, key)
+    if isinstance(value, tuple):
+        value = ",".join(map(str, value)) or "none"
+    return f" (default: {value})"
+
+
 def add_training_options(p: argparse.ArgumentParser) -> None:
-    """Every config key as a flag; defaults are SUPPRESS so only given flags override."""
-    S = argparse.SUPPRESS
-    p.add_argument("--config", metavar="FILE", help="TOML file with any of these keys")
-    p.add_argument("--device", default=S, help="auto, cpu, cuda, cuda:N or mps")
-    p.add_argument("--heads", type=int, default=S, help="number of task heads (1-8)")
-    p.add_argument("--trunk-width", type=int, default=S)
-    p.add_argument("--trunk-depth", type=int, default=S)
-    p.add_argument("--strategy", choices=STRATEGIES, default=S)
-    p.add_argument("--retain-graph", choices=RETAIN_MODES, default=S)
-    p.add_argument("--loss-weights", default=S, metavar="W0,W1,...")
-    p.add_argument("--detach", type=int, action="append", default=S, metavar="K",
-                   help="head K reads a detached trunk output (repeatable)")
-    p.add_argument("--detach-mode", choices=DETACH_MODES, default=S)
-    p.add_argument("--accumulate", type=int, default=S, metavar="N")
-    p.add_argument("--no-scale", dest="scale", action="store_false", default=S,
-                   help="do not scale accumulated losses by 1/N")
-    p.add_argument("--no-zero-grad", dest="zero_grad", action="store_false", default=S)
-    p.add_argument("--keep-graphs", action="store_true", default=S,
-                   help="hold every step's loss tensor alive (the classic leak)")
-    p.add_argument("--accumulate-mode", choices=ACCUMULATE_MODES, default=S,
-                   help="backward once per micro-batch, or sum the micro-batch losses "
-                        "and call backward once (N graphs alive together)")
-    p.add_argument("--model", choices=MODELS, default=S,
+    """Every config key as a flag, in groups as --help shows them; defaults are SUPPRESS
+    so that only the flags given override a config file."""
+    p.add_argument("--config", metavar="FILE|PRESET",
+                   help="a TOML file with any of these keys (flags win over it), or a "
+                        f"bundled preset: {', '.join(preset_names())}".replace("%", "%%"))
+    _model_options(p.add_argument_group("the model"))
+    _backward_options(p.add_argument_group("how backward is called"))
+    _mistake_options(p.add_argument_group("mistakes to see, and z.retain_grad()"))
+    _training_options(p.add_argument_group("training and measuring"))
+
+
+S = argparse.SUPPRESS
+
+
+def _model_options(g) -> None:
+    g.add_argument("--device", default=S,
+                   help="where to train: auto, cpu, cuda, cuda:N or mps" + _d("device"))
+    g.add_argument("--heads", type=int, default=S, metavar="K",
+                   help="number of task heads, 1-8" + _d("heads"))
+    g.add_argument("--trunk-width", type=int, default=S, metavar="N",
+                   help="units per trunk layer" + _d("trunk_width"))
+    g.add_argument("--trunk-depth", type=int, default=S, metavar="N",
+                   help="trunk layers (mlp)" + _d("trunk_depth"))
+    g.add_argument("--model", choices=MODELS, default=S,
                    help="mlp, or rnn: a recurrent trunk whose hidden state is carried "
-                        "from step to step")
-    p.add_argument("--truncate", choices=TRUNCATE_MODES, default=S,
+                        "from step to step" + _d("model"))
+    g.add_argument("--truncate", choices=TRUNCATE_MODES, default=S,
                    help="rnn: detach the carried state at every step (truncated "
-                        "backprop through time), or never")
-    p.add_argument("--misplace-head", type=int, default=S, metavar="K",
+                        "backprop through time), or never (default: every-step)")
+
+
+def _backward_options(g) -> None:
+    g.add_argument("--strategy", choices=STRATEGIES, default=S,
+                   help="sum: total.backward() once; separate: L_k.backward() for each "
+                        "head; in-loop: total += L_k; total.backward() inside the loop"
+                        + _d("strategy"))
+    g.add_argument("--retain-graph", choices=RETAIN_MODES, default=S,
+                   help="auto retains only where a later backward needs it"
+                        + _d("retain_graph"))
+    g.add_argument("--loss-weights", default=S, metavar="W0,W1,...",
+                   help="total = sum of w_k * L_k (default: 1 for every head)")
+    g.add_argument("--detach", type=int, action="append", default=S, metavar="K",
+                   help="head K reads a detached trunk output (repeatable)" + _d("detach"))
+    g.add_argument("--detach-mode", choices=DETACH_MODES, default=S,
+                   help="detach: head K reads z.detach(); detach_: z.detach_() in place"
+                        + _d("detach_mode"))
+    g.add_argument("--accumulate", type=int, default=S, metavar="N",
+                   help="micro-batches per optimizer step" + _d("accumulate"))
+    g.add_argument("--accumulate-mode", choices=ACCUMULATE_MODES, default=S,
+                   help="backward once per micro-batch, or sum the micro-batch losses "
+                        "and call backward once (N graphs alive together)"
+                        + _d("accumulate_mode"))
+    g.add_argument("--no-scale", dest="scale", action="store_false", default=S,
+                   help="do not scale accumulated losses by 1/N")
+
+
+def _mistake_options(g) -> None:
+    g.add_argument("--no-zero-grad", dest="zero_grad", action="store_false", default=S,
+                   help="never call zero_grad: gradients add up from step to step")
+    g.add_argument("--keep-graphs", action="store_true", default=S,
+                   help="hold every step's loss tensor alive (the classic leak)")
+    g.add_argument("--misplace-head", type=int, default=S, metavar="K",
                    help="put head K's parameters on another device than the trunk")
-    p.add_argument("--edit-detached", type=int, default=S, metavar="K",
+    g.add_argument("--edit-detached", type=int, default=S, metavar="K",
                    help="change head K's z.detach() in place (needs --detach K)")
-    p.add_argument("--retain-grad", action="store_true", default=S,
+    g.add_argument("--retain-grad", action="store_true", default=S,
                    help="z.retain_grad(): keep the junction's .grad and report its norm")
-    p.add_argument("--optimizer", choices=OPTIMIZERS, default=S)
-    p.add_argument("--lr", type=float, default=S)
-    p.add_argument("--batch-size", type=int, default=S, help="examples per optimizer step")
-    p.add_argument("--steps", type=int, default=S)
-    p.add_argument("--seed", type=int, default=S)
-    p.add_argument("--probes", choices=PROBE_LEVELS, default=S)
-    p.add_argument("--sample-every", type=int, default=S, metavar="N",
-                   help="junction gradients, cosines and memory every N steps")
+
+
+def _training_options(g) -> None:
+    g.add_argument("--optimizer", choices=OPTIMIZERS, default=S,
+                   help="sgd (p -= lr * p.grad) or adam" + _d("optimizer"))
+    g.add_argument("--lr", type=float, default=S, help="learning rate" + _d("lr"))
+    g.add_argument("--batch-size", type=int, default=S, metavar="N",
+                   help="examples per optimizer step" + _d("batch_size"))
+    g.add_argument("--steps", type=int, default=S, metavar="N",
+                   help="optimizer steps to train" + _d("steps"))
+    g.add_argument("--seed", type=int, default=S,
+                   help="seeds the data, the initial weights and the batch order" + _d("seed"))
+    g.add_argument("--probes", choices=PROBE_LEVELS, default=S,
+                   help="none: the losses only; default: also the gradient norms, and "
+                        "every --sample-every steps the junction gradients, cosines and "
+                        "memory; all: all of it every step, each graph node's gradient too"
+                        + _d("probes"))
+    g.add_argument("--sample-every", type=int, default=S, metavar="N",
+                   help="junction gradients, cosines and memory every N steps"
+                        + _d("sample_every"))
 
 
 _NOT_CONFIG = {"config", "command", "out", "screenshot", "func", "quiet", "repeats", "gui",
@@ -83,7 +163,7 @@ _NOT_CONFIG = {"config", "command", "out", "screenshot", "func", "quiet", "repea
 def config_from_args(args: argparse.Namespace, base: Config | None = None) -> Config:
     """File values, then flags on top; exits 2 with one line on any bad value."""
     try:
-        values: dict[str, Any] = load_toml(args.config) if args.config else {}
+        values: dict[str, Any] = load_config_file(args.config) if args.config else {}
         flags = {k: v for k, v in vars(args).items() if k not in _NOT_CONFIG}
         if "detach" in flags:
             flags["detach"] = list(flags["detach"])

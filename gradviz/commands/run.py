@@ -21,28 +21,6 @@ from ..core.threads import leave_a_core_free
 from .options import EXIT_AUTOGRAD_ERROR, EXIT_OK, add_training_options, config_from_args, fail
 
 
-def add_parser(subparsers) -> None:
-    p = subparsers.add_parser(
-        "run", help="train headless and write a report",
-        description="Train headless and write a report.",
-        epilog="Exit status: 0 done (also when stdout closes early, as in `gradviz run | "
-               "head`: the files are still written), 2 bad input, out of memory or a file "
-               "that could not be written (one line says which), 3 the run hit the autograd "
-               "error it demonstrates (the report is still written). --out replaces the "
-               "last run's files there all at once, or leaves them as they were.")
-    add_training_options(p)
-    p.add_argument("--out", metavar="DIR",
-                   help="write report.json, metrics.csv, graph.dot, graph.svg, graph.png here "
-                        "(in place of the last run's, together)")
-    p.add_argument("--quiet", action="store_true", help="print only the summary")
-    # SUPPRESS: an absent --script leaves no attribute for the config to mistake for a key
-    p.add_argument("--script", metavar="FILE", default=argparse.SUPPRESS,
-                   help="also write these settings as a plain PyTorch program (python FILE "
-                        "prints each step's losses, total and, with --grad-norms, gradient "
-                        "norms), before training; in the --out folder, with the report")
-    p.set_defaults(func=main)
-
-
 def _say(line: str) -> None:
     """A line on stdout. A reader that has gone (`gradviz run | head`) is not an error:
     as the Python docs advise, stdout is pointed at devnull and the run goes on, quietly,

@@ -2,7 +2,6 @@
 --screenshot mode (train N steps, save a PNG of the window, exit)."""
 from __future__ import annotations
 
-import ctypes.util
 import gc
 import os
 import signal
@@ -10,6 +9,7 @@ import sys
 
 from ..commands.options import EXIT_OK, config_from_args, fail
 from ..core.config import Config
+from .display import display_problem, invisible_notice
 
 SETTINGS_ENV = "GRADVIZ_SETTINGS"  # a JSON file's path; tests and kiosks point it elsewhere
 EXIT_INTERRUPTED = 130             # what shells report for a command ended by Ctrl+C
@@ -72,16 +72,16 @@ class CtrlC:
 
 def _check_display() -> None:
     """Say in one line what is missing, before Qt aborts the process over it."""
-    platform = os.environ.get("QT_QPA_PLATFORM", "")
-    if sys.platform != "linux" or platform in ("offscreen", "minimal", "vnc"):
-        return
-    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
-        fail("gradviz: no display found (DISPLAY is not set); run it on a desktop, or set "
-             "QT_QPA_PLATFORM=offscreen with --screenshot")
-    if os.environ.get("DISPLAY") and not ctypes.util.find_library("xcb-cursor"):
-        fail("gradviz: Qt needs libxcb-cursor0 for an X window: "
-             "sudo apt-get install libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 "
-             "(see README)")
+    problem = display_problem(os.environ, sys.platform)
+    if problem is not None:
+        fail(problem)
+
+
+def _say_if_invisible(args) -> None:
+    """An offscreen window is never seen: say so, else the app seems to hang."""
+    notice = invisible_notice(os.environ, args.screenshot)
+    if notice is not None:
+        print(notice, file=sys.stderr, flush=True)
 
 
 def quiet_offscreen_warnings() -> None:
@@ -152,6 +152,7 @@ def _open(args, ctrl_c: CtrlC) -> int:
         return take_screenshot(app, remembered, settings, remembered.config.steps,
                                args.screenshot, interrupted=lambda: ctrl_c.pressed,
                                lesson=lesson)
+    _say_if_invisible(args)
     window = MainWindow(remembered, settings)
     window.show()
     if lesson is not None:

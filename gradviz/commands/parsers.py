@@ -1,0 +1,111 @@
+"""Every command's flags and help text, built without importing torch: `gradviz --help`
+and `gradviz run --help` answer at once, and a command's module (which loads torch, for
+seconds) is imported only when that command runs.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+
+from .options import add_training_options
+
+# core.compare.DEFAULT_RTOL, which this module cannot import without torch; a test keeps
+# the two equal
+DEFAULT_RTOL = 1e-5
+
+
+def _later(command: str):
+    """The command's main(args), its module imported only when it is called."""
+    def main(args: argparse.Namespace) -> int:
+        return importlib.import_module(f"gradviz.commands.{command}").main(args)
+    main.__name__ = f"{command}_main"
+    return main
+
+
+def add_run(subparsers) -> None:
+    p = subparsers.add_parser(
+        "run", help="train headless and write a report",
+        description="Train headless and write a report.",
+        epilog="Exit status: 0 done (also when stdout closes early, as in `gradviz run | "
+               "head`: the files are still written), 2 bad input, out of memory or a file "
+               "that could not be written (one line says which), 3 the run hit the autograd "
+               "error it demonstrates (the report is still written). --out replaces the "
+               "last run's files there all at once, or leaves them as they were.")
+    add_training_options(p)
+    p.add_argument("--out", metavar="DIR",
+                   help="write report.json, metrics.csv, graph.dot, graph.svg, graph.png "
+                        "here, in place of the last run's, together (default: no files, "
+                        "only the summary)")
+    p.add_argument("--quiet", action="store_true",
+                   help="print only the summary, not a line every tenth of the run")
+    # SUPPRESS: an absent --script leaves no attribute for the config to mistake for a key
+    p.add_argument("--script", metavar="FILE", default=argparse.SUPPRESS,
+                   help="also write these settings as a plain PyTorch program (python FILE "
+                        "prints each step's losses, total and, with --grad-norms, gradient "
+                        "norms), before training; in the --out folder, with the report")
+    p.set_defaults(func=_later("run"))
+
+
+def add_compare(subparsers) -> None:
+    p = subparsers.add_parser(
+        "compare", help="train two configs side by side: the same gradients?",
+        description="Train A and B in lockstep (same seed, data and initial weights) and "
+                    "compare their gradients before every optimizer step. Flags apply "
+                    "to both; each file may override them. Exit 0 same, 1 different, "
+                    "2 bad input, 3 an autograd error.")
+    p.add_argument("a", metavar="A.toml", help="the first configuration (a TOML file)")
+    p.add_argument("b", metavar="B.toml", help="the second configuration (a TOML file)")
+    add_training_options(p)
+    p.add_argument("--rtol", type=float, default=DEFAULT_RTOL,
+                   help="largest relative difference still called the same, relative to "
+                        "the largest gradient in each group")
+    p.add_argument("--out", metavar="DIR",
+                   help="write compare.json and compare.csv here (default: print only)")
+    p.set_defaults(func=_later("compare"))
+
+
+CHECK_HELP = """\
+--check reads the whole lesson first (every key at every level, each value's type,
+metric names, slide references) and runs nothing unless it is all usable.
+Exit status: 0 every promise holds; 1 a promise broke; 2 the lesson is bad (one line
+naming the file, the slide and the key), or no such lesson.
+What reading shows is "bad" (2): an unknown or misspelt key, a device this machine has
+not, a metric the slide's model has not (cosine.9.9) or never measures (z_grad_norm
+without retain-grad, anything but the losses with probes = "none"), a slide number out
+of range, a slide compared with itself, same_gradients_as a slide with another model.
+What only a run shows breaks the promise (1): a metric not measured at some step, a
+ratio or "about" against a slide whose value is 0, a promise about a slide that stopped
+before its first step finished, and stop = "error" on a slide that has not raised after
+its config's steps (at most {max_error_steps})."""
+
+
+def add_lessons(subparsers) -> None:
+    from ..core.lessons import MAX_ERROR_STEPS   # plain data: no torch
+    p = subparsers.add_parser("lessons", help="list the lessons (--check: test them)",
+                              description="List the bundled lessons: the name --lesson "
+                                          "takes, then the title.",
+                              epilog=CHECK_HELP.format(max_error_steps=MAX_ERROR_STEPS),
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--check", nargs="?", const="", metavar="NAME_OR_FILE",
+                   help="run every slide (of one lesson, or of all) headless and check "
+                        "what its narration promises")
+    p.set_defaults(func=_later("lessons"))
+
+
+def add_bench(subparsers) -> None:
+    p = subparsers.add_parser(
+        "bench", help="steps/s of bare PyTorch vs the engine at each probe level",
+        description="Steps per second of a bare PyTorch loop and of the engine with "
+                    "probes none, default and everything, on the default model "
+                    "(or the one the options describe; --steps defaults to 500 here).")
+    add_training_options(p)
+    p.add_argument("--repeats", type=int, default=3, help="runs of each; the median counts")
+    p.add_argument("--gui", action="store_true",
+                   help="also train in the app's window (offscreen) and time its response, "
+                        "quiet and with another process keeping a core busy")
+    p.set_defaults(func=_later("bench"))
+
+
+def add_commands(subparsers) -> None:
+    for add in (add_run, add_compare, add_lessons, add_bench):
+        add(subparsers)
