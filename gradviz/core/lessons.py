@@ -18,6 +18,7 @@ from .config import (SHOWN_PATH_CHARS, Config, ConfigError, from_mapping, parse_
 from .lesson_format import (LESSON_KEYS, SLIDE_KEYS, LessonError, did_you_mean, is_count,
                             is_number, refuse_unknown, refuse_unknown_settings)
 from .lesson_promises import check_promise
+from .narration_limits import narration_problem
 
 PANELS = ("loss", "grad_norms", "global_norm", "junction", "cosine", "memory", "graph",
           "code", "events")
@@ -129,8 +130,12 @@ def _slide_fields(where: str, data: Any, base: Config) -> dict:
     if not isinstance(data.get("expect", []), list):
         raise LessonError(f"{where}: expect must be a list of promises, such as "
                           f"[{{ no_error = true }}] (got {shown(data['expect'])})")
+    narration = _text(where, data, "narration")
+    problem = narration_problem(narration)   # the window would refuse to show it
+    if problem:
+        raise LessonError(f"{where}: the narration cannot be shown: {problem}")
     return dict(title=_text(where, data, "title"), config=_config(where, data, base),
-                narration=_text(where, data, "narration"), panels=_panels(where, data),
+                narration=narration, panels=_panels(where, data),
                 layout=_choice(where, data, "layout", LAYOUTS),
                 pace=_pace(where, data, play), play=play, stop=stop)
 

@@ -263,6 +263,10 @@ SLIDE = '[[slides]]\ntitle = "s"\nnarration = "n"\nstop = 2\n'
     (SLIDE + SLIDE + "config = { heads = 3 }\nexpect = [{ same_gradients_as = 1 }]\n",
      "slide 2, expect same_gradients_as: slide 1 builds another model (heads is 2 in "
      "slide 1, 3 in this slide)"),
+    (SLIDE.replace('"n"', '"""\n' + "> " * 7 + 'deep\n"""'),
+     "slide 1: the narration cannot be shown: it nests lists or quotes 7 levels deep"),
+    (SLIDE.replace('"n"', '"""\n' + "| a | b |\n|---|---|\n" + "| 1 | 2 |\n" * 2000
+                   + '"""'), "slide 1: the narration cannot be shown: it is "),
 ])
 def test_each_reported_bad_lesson_is_exit_2_in_one_line(tmp_path, text, words):
     path = write(tmp_path, text)
