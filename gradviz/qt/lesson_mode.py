@@ -64,6 +64,9 @@ class LessonMode(QObject):
         # the docks as the user had them before the lesson (saveState's bytes, made by
         # this window): put back on leaving, and what quitting mid-lesson remembers
         self.layout_before = None
+        # ... and their settings and pace: quitting mid-lesson remembers these, so the
+        # next launch is the user's free mode, not a slide's (detach_ on, 1 s a step)
+        self.settings_before: tuple | None = None
         self._build_menu()
         self._build_keys()
 
@@ -162,6 +165,7 @@ class LessonMode(QObject):
             w.blank_screen.toggle()
         if self.layout_before is None:   # the first slide: the user's layout, kept
             self.layout_before = w.saveState()
+            self.settings_before = (w.controls.config(), w.run_bar.speed.value())
         count = len(lesson.slides)
         w.setWindowTitle(f"gradviz — {title_text(lesson.title)} — slide {index + 1}/{count}: "
                          f"{title_text(slide.title)}")
@@ -290,6 +294,7 @@ class LessonMode(QObject):
             # moved some (a chart under the narration, two docks side by side)
             self.window.restoreState(self.layout_before)
             self.layout_before = None
+        self.settings_before = None
 
 
 def _pace_position(per_second: float) -> int:

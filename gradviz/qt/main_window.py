@@ -399,8 +399,11 @@ class MainWindow(QMainWindow):
     def remembered(self) -> Remembered:
         # mid-lesson, the docks as they were before it: the next launch is not a slide's
         layout = self.lessons.layout_before or self.saveState()
-        return Remembered(self.controls.config(), self.theme.name, self.theme.zoom,
-                          self.run_bar.speed.value(), self.saveGeometry(), layout)
+        # ... and the settings and pace from before it
+        config, speed = self.lessons.settings_before or (self.controls.config(),
+                                                         self.run_bar.speed.value())
+        return Remembered(config, self.theme.name, self.theme.zoom, speed,
+                          self.saveGeometry(), layout)
 
     def closeEvent(self, event) -> None:
         self.settings.save(self.remembered())

@@ -1,15 +1,31 @@
 """A main window per test, with its settings in a temp dir and its engine stopped after.
 The engine runs on a thread of the test's process (tests look inside its session);
 tests/qt/test_engine_process.py drives the real two-process app."""
+import functools
 import os
 import subprocess
 import sys
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 from gradviz.core.config import Config
 from gradviz.qt.settings import AppSettings, Remembered
 from waits import WAIT_MS
+
+
+def _generous(wait):
+    """pytest-qt's wait with WAIT_MS where the test names no timeout (its own default, 5 s,
+    failed tests on a busy 2-core machine)."""
+    @functools.wraps(wait)
+    def generous(self, *args, timeout: int = WAIT_MS, **kwargs):
+        return wait(self, *args, timeout=timeout, **kwargs)
+    return generous
+
+
+for _name in ("waitUntil", "waitSignal", "waitSignals", "waitCallback", "waitExposed",
+              "waitActive"):
+    setattr(QtBot, _name, _generous(getattr(QtBot, _name)))
 
 
 @pytest.fixture

@@ -205,6 +205,25 @@ def test_quitting_mid_lesson_remembers_the_layout_from_before_it(qtbot, make_win
     assert w.remembered().window_state == before
 
 
+def test_quitting_mid_lesson_remembers_the_settings_and_pace_from_before_it(qtbot,
+                                                                            make_window):
+    """The next launch is the user's free mode, not the slide's (detach_ on head 1, a
+    step a second: its first Space raised the slide's error with no lesson around)."""
+    from gradviz.core.config import Config
+    mine = Config(heads=2, batch_size=16, lr=0.05)
+    w = make_window(mine)
+    w.run_bar.speed.setValue(0)
+    w.lessons.open_named("detach-vs-detach_")
+    qtbot.keyClick(w, Qt.Key_PageDown)
+    qtbot.keyClick(w, Qt.Key_PageDown)
+    qtbot.waitUntil(lambda: w.controls.config().detach_mode == "detach_")
+    assert w.run_bar.speed.value() != 0          # the slide's pace
+    remembered = w.remembered()
+    assert remembered.config == mine and remembered.speed == 0
+    qtbot.keyClick(w, Qt.Key_Escape)             # left: what is on screen is remembered
+    assert w.remembered().config == w.controls.config()
+
+
 def test_a_slide_lays_out_the_same_after_one_that_gave_the_docks_below_the_room(
         qtbot, make_window):
     # slide 1 and slide 3 of detach-vs-detach_ show the same panels (the push on the
