@@ -48,6 +48,7 @@ MAX_LOSS_WEIGHT = 1000.0
 MAX_CONFIG_BYTES = 64 * 1024        # a config is a few hundred bytes; more is not one
 SHOWN_CHARS = 60                    # how much of a bad value an error message echoes
 SHOWN_PATH_CHARS = 160              # ...and of a file name
+DEVICE_WORDS = "device must be auto, cpu, cuda, cuda:N, mps, meta, xpu or hpu"
 # A device name in the form torch takes one (a type, then an optional index), or auto.
 # Whether this machine has that device is only known where torch is (core.devices).
 DEVICE_NAME = re.compile(r"auto|(cpu|cuda|mps|meta|xpu|hpu)(:(0|[1-9][0-9]{0,3}))?")
@@ -200,8 +201,7 @@ def validate(cfg: Config) -> Config:
 
 def _device(value: Any) -> None:
     if not isinstance(value, str) or not DEVICE_NAME.fullmatch(value):
-        raise ConfigError("device must be auto, cpu, cuda, cuda:N, mps, meta, xpu or hpu "
-                          f"(got {shown(value)})")
+        raise ConfigError(f"{DEVICE_WORDS} (got {shown(value)})")
 
 
 def _head_index(name: str, value: Any, heads: int) -> None:

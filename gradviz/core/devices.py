@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import torch
 
-from .config import DEVICE_NAME, ConfigError, shown
+from .config import DEVICE_NAME, DEVICE_WORDS, ConfigError, shown
 
 
 def _mps_available() -> bool:
@@ -25,7 +25,7 @@ def available_devices() -> list[tuple[str, str]]:
 def resolve_device(name: str) -> torch.device:
     """The torch.device for a name; ConfigError if the name is malformed or absent here."""
     if not isinstance(name, str) or not DEVICE_NAME.fullmatch(name):
-        raise ConfigError(f"device must be auto, cpu, cuda, cuda:N or mps (got {shown(name)})")
+        raise ConfigError(f"{DEVICE_WORDS} (got {shown(name)})")
     names = [n for n, _ in available_devices()]
     if name == "auto":
         return torch.device(names[1] if len(names) > 1 else "cpu")

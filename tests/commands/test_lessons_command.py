@@ -295,7 +295,8 @@ def test_each_reported_runtime_problem_is_exit_1_in_one_line(tmp_path, text, wor
 
 
 @pytest.mark.parametrize("device, words", [
-    ("bogus", "device must be auto, cpu, cuda, cuda:N or mps (got 'bogus')"),
+    ("bogus", "device must be auto, cpu, cuda, cuda:N, mps, meta, xpu or hpu "
+              "(got 'bogus')"),
     ("cuda:99", "device cuda:99 is not available here (available: "),
 ])
 def test_a_device_this_machine_has_not_is_a_bad_lesson_before_anything_runs(
