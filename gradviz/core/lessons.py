@@ -45,6 +45,8 @@ class Slide:
     play: str = "steps"                # "phases": Play animates forward, each backward…
     stop: int | str = 30               # steps, or "error": until PyTorch raises
     expect: tuple[dict, ...] = ()
+    # PageDown plays the slide it enters (a clicker sends no Space); false: it waits
+    autoplay: bool = True
 
     @property
     def steps(self) -> int:
@@ -137,7 +139,15 @@ def _slide_fields(where: str, data: Any, base: Config) -> dict:
     return dict(title=_text(where, data, "title"), config=_config(where, data, base),
                 narration=narration, panels=_panels(where, data),
                 layout=_choice(where, data, "layout", LAYOUTS),
-                pace=_pace(where, data, play), play=play, stop=stop)
+                pace=_pace(where, data, play), play=play, stop=stop,
+                autoplay=_flag(where, data, "autoplay", True))
+
+
+def _flag(where: str, data: dict, key: str, default: bool) -> bool:
+    value = data.get(key, default)
+    if not isinstance(value, bool):
+        raise LessonError(f"{where}: {key} must be true or false (got {shown(value)})")
+    return value
 
 
 def parse_lesson(name: str, text: str, source: str | None = None) -> Lesson:

@@ -187,6 +187,8 @@ class LessonMode(QObject):
         # here every few ms would come steps too late
         w.sigStopAt.emit(slide.stop if isinstance(slide.stop, int) else None)
         self._show_panels(slide)
+        if slide.autoplay:   # a clicker sends no Space: entering a slide plays it
+            w.sigPlay.emit()
 
     def _show_panels(self, slide) -> None:
         w = self.window

@@ -6,7 +6,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QPushButton
 
 from gradviz.app import main
-from gradviz.core.lessons import find_lesson
+from gradviz.core.lessons import find_lesson, load_lesson
 from waits import WAIT_MS
 
 
@@ -51,15 +51,42 @@ def test_page_down_on_the_last_slide_opens_the_next_lesson(qtbot, make_window):
     assert find_lesson("08-rnn-truncation").title in w.windowTitle()
 
 
-def test_a_slide_stops_where_it_says(qtbot, make_window):
+def test_entering_a_slide_plays_it_to_where_it_stops(qtbot, make_window):
+    """A clicker sends PageDown and PageUp, never Space: the slide entered plays by
+    itself, the engine pauses it at its stop, and PageUp replays the one before."""
     w = make_window()
     w.lessons.open_named("zero-grad")                 # stop = 40
-    qtbot.waitUntil(lambda: w.generation >= 1 and len(w.history) == 0, timeout=WAIT_MS)
-    qtbot.mouseClick(w.findChild(QPushButton, "playButton"), Qt.LeftButton)
-    qtbot.waitUntil(lambda: w.running, timeout=WAIT_MS)
-    qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.generation >= 1 and w.running)
+    qtbot.waitUntil(lambda: not w.running)
     w.refresh()
     assert len(w.history) == 40                       # the engine pauses itself at the stop
+    generation = w.generation
+    qtbot.keyClick(w, Qt.Key_PageDown)
+    qtbot.waitUntil(lambda: w.generation > generation and w.running)
+    qtbot.waitUntil(lambda: not w.running)
+    generation = w.generation
+    qtbot.keyClick(w, Qt.Key_PageUp)                  # back, and played again from step 0
+    qtbot.waitUntil(lambda: w.generation > generation and w.running)
+    qtbot.waitUntil(lambda: not w.running)
+    w.refresh()
+    assert len(w.history) == 40
+
+
+def test_a_slide_that_opts_out_of_autoplay_waits_for_play(qtbot, make_window, tmp_path):
+    path = tmp_path / "still.toml"
+    path.write_text('title = "Still"\nconfig = { heads = 2, batch-size = 16 }\n'
+                    '[[slides]]\ntitle = "Look first"\nnarration = "n"\nstop = 5\n'
+                    'autoplay = false\n')
+    w = make_window()
+    w.lessons.open(load_lesson(path))
+    qtbot.waitUntil(lambda: w.generation >= 1 and w.controls.config().heads == 2)
+    w.refresh()
+    assert not w.running and len(w.history) == 0
+    qtbot.keyClick(w, Qt.Key_Space)
+    qtbot.waitUntil(lambda: w.running)
+    qtbot.waitUntil(lambda: not w.running)
+    w.refresh()
+    assert len(w.history) == 5
 
 
 def test_esc_leaves_the_lesson_and_keeps_the_settings(qtbot, make_window):

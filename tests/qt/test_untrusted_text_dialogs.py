@@ -120,7 +120,7 @@ def test_a_bad_lesson_file_is_reported_as_plain_text(qtbot, make_window, tmp_pat
     w.lessons._open_file()
     (name, text_format, text), = answer.seen
     assert name == "plainWarning" and text_format == Qt.PlainText
-    assert ATTACK in text and text.startswith("lesson hostile, slide 1: device must be")
+    assert ATTACK in text and text.startswith("lesson file ") and "slide 1, config: device must be" in text
 
 
 def test_a_settings_file_with_a_hostile_device_is_refused_as_plain_text(qtbot, make_window,
@@ -136,4 +136,7 @@ def test_a_settings_file_with_a_hostile_device_is_refused_as_plain_text(qtbot, m
     assert text == ("device must be auto, cpu, cuda, cuda:N, mps, meta, xpu or hpu "
                     f"(got '{ATTACK}')")
     assert w.controls.config().heads == Config().heads     # nothing of the file applied
-    assert w.size() == size
+    # not grown by the 9999-px image (a layout pass may still bring an offscreen window
+    # up to its own least size, a few pixels more than the 800 px screen)
+    assert w.width() <= max(size.width(), w.minimumSizeHint().width()) + 10
+    assert w.height() <= max(size.height(), w.minimumSizeHint().height()) + 10

@@ -336,8 +336,10 @@ def test_any_narration_renders_without_raising_or_loading(view, requests, text):
     assert view.problem is None or "\n" not in view.problem
 
 
-def test_a_lesson_file_with_a_huge_table_shows_the_refusal_in_the_window(
+def test_a_lesson_file_with_a_huge_table_is_refused_in_one_line_naming_the_slide(
         qtbot, make_window, tmp_path, monkeypatch):
+    """Lesson loading checks the narration limits the view enforces, so the lecturer
+    hears of it when opening the file, not from a blank slide mid-lecture."""
     from gradviz.qt import lesson_mode
     row = "| " + " | ".join("cell" for _ in range(8)) + " |\n"
     table = row * (62_000 // len(row))
@@ -347,13 +349,11 @@ def test_a_lesson_file_with_a_huge_table_shows_the_refusal_in_the_window(
     w = make_window()
     monkeypatch.setattr(lesson_mode.QFileDialog, "getOpenFileName",
                         lambda *args, **kwargs: (str(path), ""))
+    warned = []
+    monkeypatch.setattr(lesson_mode, "warn", lambda parent, title, text: warned.append(text))
     w.lessons._open_file()
-    narration = w.lessons.narration
-    assert narration.problem is None and narration.text.toPlainText() == "Fine."
-    qtbot.keyClick(w, Qt.Key_PageDown)
-    assert "slide 2/2" in w.windowTitle()
     chars = len(table.strip())               # the lesson keeps its text stripped
-    assert narration.problem == refusal_line(
-        1, 2, "Frozen", f"it is {chars:,} characters long; a slide's narration may have "
-        "at most 4,000")
-    assert narration.text.toPlainText() == narration.problem
+    assert warned == [f"lesson file '{path}', slide 2: the narration cannot be shown: it is "
+                      f"{chars:,} characters long; a slide's narration may have at most "
+                      f"4,000"]
+    assert w.lessons.player.lesson is None   # nothing of it shown
