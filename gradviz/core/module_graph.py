@@ -47,7 +47,7 @@ def module_graph(graph: GraphData, expanded: frozenset | set = frozenset()) -> G
             continue
         made.add(box)
         if box in by_id:   # a node drawn as itself, with what folded into it (a loss's ops)
-            out.nodes.append(replace(by_id[box], members=tuple(boxes.members[box])))
+            out.nodes.append(_as_itself(by_id[box], boxes.members[box]))
         else:
             out.nodes.append(_box_node(box, [by_id[m] for m in boxes.members[box]],
                                        calls, boxes))
@@ -56,6 +56,13 @@ def module_graph(graph: GraphData, expanded: frozenset | set = frozenset()) -> G
         out.nodes.append(_junction_node(z, calls))
     out.edges = _box_edges(graph, boxes, z.id if z is not None else None)
     return out
+
+
+def _as_itself(node: GraphNode, members: list[str]) -> GraphNode:
+    # an input is one line among boxes: its shape is in its tooltip's module box
+    if node.kind == INPUT:
+        return replace(node, state=ALIVE, members=tuple(members))
+    return replace(node, members=tuple(members))
 
 
 def _assign_modules(boxes: _Boxes, calls: dict[str, ModuleCall]) -> None:
@@ -186,3 +193,57 @@ def _box_edges(graph: GraphData, boxes: _Boxes, z_op: str | None) -> list[GraphE
         elif e.grad_norm is not None:
             known.grad_norm = max(known.grad_norm or 0.0, e.grad_norm)
     return list(found.values())
+
+
+FOCUS_NAMES = ("cut", "junction", "trunk", "head K", "freed", "changed", "state")
+
+
+def focus_ids(graph: GraphData, name: str) -> set[str]:
+    """The ids of the boxes a slide's focus names, with what links them where that is the
+    point (a cut's two ends, the junction's neighbours). "" is no focus: an empty set.
+    Raises ValueError (a one-line message) for a name not in FOCUS_NAMES."""
+    name = " ".join(name.lower().split())
+    if not name:
+        return set()
+    picks = {"cut": _cut_focus, "junction": _junction_focus, "trunk": _trunk_focus,
+             "freed": lambda g: {n.id for n in g.nodes if n.state == FREED},
+             "changed": lambda g: {n.id for n in g.nodes if n.state in (STALE, DETACHED)},
+             "state": _state_focus}
+    if name in picks:
+        return picks[name](graph)
+    head = name.removeprefix("head").strip()
+    if head.isdigit():
+        k = int(head)
+        return {n.id for n in graph.nodes if n.heads_reaching == (k,)}
+    raise ValueError(f"unknown graph focus {name!r}: use one of {', '.join(FOCUS_NAMES)}")
+
+
+def _ends(graph: GraphData, kinds: tuple[str, ...], ids: set[str]) -> set[str]:
+    """ids and the nodes one edge of kinds away from them."""
+    out = set(ids)
+    for e in graph.edges:
+        if e.kind in kinds and (e.src in ids or e.dst in ids):
+            out |= {e.src, e.dst}
+    return out
+
+
+def _cut_focus(graph: GraphData) -> set[str]:
+    return {end for e in graph.edges if e.kind == CUT for end in (e.src, e.dst)}
+
+
+def _junction_focus(graph: GraphData) -> set[str]:
+    z = {n.id for n in graph.nodes if n.kind == JUNCTION or (n.tensor and n.kind == OP)}
+    return _ends(graph, (GRAD, CUT), z)
+
+
+def _trunk_focus(graph: GraphData) -> set[str]:
+    calls = {c.id: c.path for c in graph.modules}
+    return {n.id for n in graph.nodes
+            if calls.get(n.module, "").split(".")[0] == "trunk" or n.kind == JUNCTION}
+
+
+def _state_focus(graph: GraphData) -> set[str]:
+    """The steps before and the carried state's way into this one (its edge, or cut)."""
+    return _ends(graph, (GRAD, CUT, SAVED_EDGE),
+                 {n.id for n in graph.nodes if n.kind == EARLIER or
+                  (n.kind == INPUT and n.label.startswith("h"))})

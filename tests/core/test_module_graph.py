@@ -10,7 +10,7 @@ from gradviz.core.config import Config
 from gradviz.core.graph_data import (CUT, DETACHED, EARLIER, FREED, GRAD, JUNCTION, LOSS, MODULE, OP,
                                      PARAM, STALE, GraphData, GraphEdge, GraphNode,
                                      ModuleCall)
-from gradviz.core.module_graph import JUNCTION_ID, module_graph
+from gradviz.core.module_graph import JUNCTION_ID, focus_ids, module_graph
 from gradviz.core.session import Session
 
 from core_reference import RefNet, batch, loss_k, norm, ref_net, snapshot, weighted_sum, weights
@@ -274,3 +274,27 @@ def test_any_graph_gets_a_consistent_module_view(case):
     assert all(e.src in ids and e.dst in ids and e.src != e.dst for e in view.edges)
     seen = [m for box in view.nodes for m in box.members]
     assert len(seen) == len(set(seen))          # no op drawn twice
+
+
+# ---- what a slide can focus on --------------------------------------------------------
+def test_focus_names_pick_the_boxes_a_slide_is_about():
+    s, g = _graph(BASE.replace(strategy="separate", detach=(1,)))
+    view = module_graph(g)
+    ids = {n.label: n.id for n in view.nodes}
+    assert focus_ids(view, "cut") == {JUNCTION_ID, ids["heads.1.0"]}
+    assert focus_ids(view, " Head 2 ") == {ids[p] for p in
+                                           ("heads.2.0", "heads.2.1", "heads.2.2", "head2")}
+    assert focus_ids(view, "junction") >= {JUNCTION_ID, ids["trunk.2"], ids["heads.0.0"]}
+    assert {view.node(i).label for i in focus_ids(view, "trunk")} == {
+        "trunk.0", "trunk.1", "trunk.2", "z"}
+    changed = {n.id for n in view.by_kind(MODULE) if n.state == STALE}
+    assert changed and focus_ids(view, "changed") == changed
+    assert focus_ids(view, "") == set()
+    with pytest.raises(ValueError) as err:
+        focus_ids(view, "the moon")
+    assert "\n" not in str(err.value) and "cut" in str(err.value)
+
+    _, g = _graph(BASE.replace(model="rnn"), steps=2)
+    rnn = module_graph(g)
+    (before,) = rnn.by_kind(EARLIER)
+    assert {before.id, _box(rnn, "trunk.hh · t=0").id} <= focus_ids(rnn, "state")
