@@ -68,7 +68,8 @@ class GraphView(QWidget):
         self.module_key = QShortcut(QKeySequence(Qt.Key_M), self)
         self.module_key.setContext(Qt.WindowShortcut)
         self.module_key.activated.connect(self.module_toggle.toggle)
-        self.show_saved.setEnabled(not self.module_toggle.isChecked())
+        # saved tensors fold into their box: the check box only where they can be drawn
+        self.show_saved.setVisible(not self.module_toggle.isChecked())
         self._expanded: set[str] = set()   # module calls opened in place
         self._focus = ""                    # what the slide is about (set_focus)
         self._op_graph = None               # the graph as captured, and its caption
@@ -134,6 +135,7 @@ class GraphView(QWidget):
         self._top = TitleRow(layout, self.caption,
                              [self.module_toggle, self.show_saved, self.fit_button,
                               self.export_button])
+        self._top.buttons = self._title_buttons()
         layout.addWidget(self.split, 1)
         self._busy = False
         self._waiting: tuple | None = None
@@ -151,8 +153,15 @@ class GraphView(QWidget):
         self.module_toggle.setChecked(on)
 
     def _module_view_changed(self, on: bool) -> None:
-        self.show_saved.setEnabled(not on)   # saved tensors fold into their box
+        self.show_saved.setVisible(not on)   # saved tensors fold into their box
+        self._top.buttons = self._title_buttons()
+        self._fit_caption()
         self._redraw()
+
+    def _title_buttons(self) -> list:
+        """The buttons beside the caption, as shown (a hidden one takes no room)."""
+        return [b for b in (self.module_toggle, self.show_saved, self.fit_button,
+                            self.export_button) if not b.isHidden()]
 
     def _redraw(self) -> None:
         if self._op_graph is not None:
