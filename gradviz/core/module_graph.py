@@ -17,6 +17,14 @@ def box_id(call_id: str) -> str:
     return f"m:{call_id}"
 
 
+def box_of(call: ModuleCall) -> str:
+    """The call whose box holds call: itself, or for a call inside an rnn's time step,
+    that step's box ("trunk@2": ih, hh and tanh(ih + hh) of step 2 together)."""
+    if call.step is None:
+        return call.id
+    return f"{call.path.split('.')[0]}@{call.step}"
+
+
 @dataclass
 class _Boxes:
     """Which box each op-view node is drawn in (its own id where it stays itself)."""
@@ -71,13 +79,14 @@ def _assign_modules(boxes: _Boxes, calls: dict[str, ModuleCall]) -> None:
         if node.kind == PARAM:
             path = node.label.rpartition(".")[0]
             # a leaf folds into its module's box: by its name, as PyTorch prefixes it
-            if node.module and node.module not in boxes.expanded and path in paths:
-                boxes.put(node.id, box_id(node.module))
+            group = box_of(calls[node.module]) if node.module in calls else ""
+            if group and group not in boxes.expanded and path in paths:
+                boxes.put(node.id, box_id(group))
             else:
                 boxes.put(node.id, node.id)
         elif node.kind == OP and node.module in calls:
-            expanded = node.module in boxes.expanded
-            boxes.put(node.id, node.id if expanded else box_id(node.module))
+            group = box_of(calls[node.module])
+            boxes.put(node.id, node.id if group in boxes.expanded else box_id(group))
         elif node.kind == INPUT:
             boxes.put(node.id, node.id)
 
@@ -140,11 +149,11 @@ def _box_node(box: str, nodes: list[GraphNode], calls: dict[str, ModuleCall],
               boxes: _Boxes) -> GraphNode:
     ops = [n for n in nodes if n.kind == OP]
     if box.startswith("e:"):
-        label = "the step before" if len(ops) > 1 or not ops else ops[0].label
-        return GraphNode(box, EARLIER, label, detail=f"{len(ops)} ops", state=_state(nodes),
+        detail = ops[0].label if len(ops) == 1 else f"{len(ops)} autograd ops"
+        return GraphNode(box, EARLIER, "the step before", detail=detail, state=_state(nodes),
                          heads_reaching=_union(nodes), members=tuple(n.id for n in nodes),
                          saved_bytes=sum(n.saved_bytes for n in ops))
-    call = calls[box[2:]]
+    call = calls.get(box[2:]) or _step_call(box[2:], nodes, calls)
     # the call's output: the one op of the box that no other op of the box consumes
     inside = {n.id for n in nodes}
     consumed = {e.src for e in boxes.graph.edges if e.dst in inside and e.kind == GRAD}
@@ -155,6 +164,13 @@ def _box_node(box: str, nodes: list[GraphNode], calls: dict[str, ModuleCall],
                      grad_norm=out.grad_norm, heads_reaching=out.heads_reaching,
                      dtype=out.dtype, device=out.device, module=call.id,
                      members=tuple(n.id for n in nodes))
+
+
+def _step_call(group: str, nodes: list[GraphNode], calls: dict[str, ModuleCall]) -> ModuleCall:
+    """A time step's box without a cell call of its own: named after its first call."""
+    first = calls[next(n.module for n in nodes if n.module in calls)]
+    root, _, step = group.rpartition("@")
+    return ModuleCall(group, root, "step", first.detail, first.out_shape, int(step))
 
 
 def _union(nodes: list[GraphNode]) -> tuple[int, ...]:

@@ -17,7 +17,7 @@ import pyqtgraph as pg
 
 from ...core.atomic_write import write_text
 from ...core.graph_data import EARLIER, JUNCTION, MODULE
-from ...core.module_graph import focus_ids, module_graph
+from ...core.module_graph import box_of, focus_ids, module_graph
 from ...render.dot import to_dot
 from . import plot_style as ps
 from .graph_canvas import GraphCanvas, heat_range
@@ -173,9 +173,10 @@ class GraphView(QWidget):
         if not self.module_view or self.graph is None:
             return
         node = next((n for n in self.graph.nodes if n.id == node_id), None)
-        if node is None or not node.module:
+        call = next((c for c in self.graph.modules if node and c.id == node.module), None)
+        if call is None:
             return
-        self._expanded.symmetric_difference_update({node.module})
+        self._expanded.symmetric_difference_update({box_of(call)})
         self._redraw()
 
     def set_focus(self, name: str | None) -> str | None:
