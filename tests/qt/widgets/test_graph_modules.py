@@ -43,11 +43,14 @@ def _view(qtbot, size, graph) -> GraphView:
     return view
 
 
-def _label_px(view, item) -> float:
-    """The pixel size of a node's label font on screen: the font's own pixels, times its
+def _text_px(view, text) -> float:
+    """The pixel size of a text item's font on screen: the font's own pixels, times its
     scale in the scene, times the scene->view scale of the fitted canvas."""
-    text = item.text
     return QFontInfo(text.font()).pixelSize() * text.scale() * view.canvas.transform().m11()
+
+
+def _label_px(view, item) -> float:
+    return _text_px(view, item.text)
 
 
 def _drawn(view, kinds):
@@ -102,7 +105,8 @@ def test_states_are_drawn_at_box_size(qtbot):
     assert cut.bar.isVisible() and cut.bar.pen().widthF() >= style.CUT_BAR_WIDTH
     assert cut.bar.pen().color() == QColor(style.CUT_COLOUR)
     assert cut.label.text() == "detach()" and cut.label.isVisible()
-    assert _label_px(view, type("T", (), {"text": cut.label})) >= 14.0
+    assert _text_px(view, cut.label) >= 14.0
+    assert _text_px(view, _box(view, "trunk.0").badge_text) >= 14.0
     assert view.canvas.nodes[cut.edge_path.dst].node.label == "heads.1.0"
     # separate: the last backward (head 2's) freed the trunk; the step changed in place
     # the weights heads 0 and 1 still hold
