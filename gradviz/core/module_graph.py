@@ -67,7 +67,7 @@ def module_graph(graph: GraphData, expanded: frozenset | set = frozenset()) -> G
 
 
 def _as_itself(node: GraphNode, members: list[str]) -> GraphNode:
-    # an input is one line among boxes: its shape is in its tooltip's module box
+    # an input's state is its consumer box's: said once, there
     if node.kind == INPUT:
         return replace(node, state=ALIVE, members=tuple(members))
     return replace(node, members=tuple(members))
@@ -87,8 +87,21 @@ def _assign_modules(boxes: _Boxes, calls: dict[str, ModuleCall]) -> None:
         elif node.kind == OP and node.module in calls:
             group = box_of(calls[node.module])
             boxes.put(node.id, node.id if group in boxes.expanded else box_id(group))
-        elif node.kind == INPUT:
-            boxes.put(node.id, node.id)
+    _assign_inputs(boxes)
+
+
+def _assign_inputs(boxes: _Boxes) -> None:
+    """An input read by one rnn time step only (x[:, t], the state coming in) is part of
+    that step's box; any other input is a box of its own."""
+    readers: dict[str, set[str]] = {}
+    for e in boxes.graph.edges:
+        if e.kind == SAVED_EDGE:
+            readers.setdefault(e.src, set()).add(boxes.owner.get(e.dst, ""))
+    for node in boxes.graph.nodes:
+        if node.kind == INPUT:
+            (box, *more) = sorted(readers.get(node.id, {""}))
+            stepped = not more and box.startswith("m:") and "@" in box
+            boxes.put(node.id, box if stepped else node.id)
 
 
 def _below(graph: GraphData) -> dict[str, list[str]]:
