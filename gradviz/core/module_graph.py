@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from .graph_data import (ALIVE, CUT, DETACHED, EARLIER, FREED, GRAD, INPUT, JUNCTION, LOSS,
-                         MODULE, OP, PARAM, SAVED, SAVED_EDGE, STALE, TOTAL, GraphData,
+                         MODULE, OP, PARAM, SAVED_EDGE, STALE, TOTAL, GraphData,
                          GraphEdge, GraphNode, ModuleCall)
 
 JUNCTION_ID = "z"

@@ -7,9 +7,9 @@ from hypothesis import given, settings, strategies as st
 from torch import nn
 
 from gradviz.core.config import Config
-from gradviz.core.graph_data import (CUT, DETACHED, EARLIER, FREED, GRAD, JUNCTION, LOSS, MODULE, OP,
-                                     PARAM, STALE, GraphData, GraphEdge, GraphNode,
-                                     ModuleCall)
+from gradviz.core.graph_data import (CUT, DETACHED, EARLIER, FREED, GRAD, JUNCTION, LOSS,
+                                     MODULE, OP, PARAM, STALE, GraphData, GraphEdge,
+                                     GraphNode, ModuleCall)
 from gradviz.core.module_graph import JUNCTION_ID, focus_ids, module_graph
 from gradviz.core.session import Session
 

@@ -12,6 +12,7 @@ from gradviz.qt.graph_renderer import GraphRenderer
 from gradviz.qt.widgets.graph_canvas import FOCUS_DIM
 from gradviz.qt.widgets.graph_view import GraphView
 from gradviz.render import style
+from waits import WAIT_MS
 
 BASE = Config(device="cpu", batch_size=16)
 LECTURE_SIZES = [(1024, 768), (1280, 720)]
@@ -39,7 +40,7 @@ def _view(qtbot, size, graph) -> GraphView:
     view.show()
     qtbot.waitExposed(view)
     view.show_graph(graph, "after one step")
-    qtbot.waitUntil(lambda: view.idle and view.graph is not None)
+    qtbot.waitUntil(lambda: view.idle and view.graph is not None, timeout=WAIT_MS)
     return view
 
 
@@ -73,11 +74,11 @@ def test_the_module_view_opens_and_m_switches_to_every_op_and_back(qtbot):
     with qtbot.waitActive(view):
         view.activateWindow()
     qtbot.keyClick(view.canvas, Qt.Key_M)
-    qtbot.waitUntil(lambda: view.idle and bool(_drawn(view, (OP,))))
+    qtbot.waitUntil(lambda: view.idle and bool(_drawn(view, (OP,))), timeout=WAIT_MS)
     assert not toggle.isChecked() and not _drawn(view, (MODULE,))
     assert view.show_saved.isVisible()
     qtbot.mouseClick(toggle, Qt.LeftButton)
-    qtbot.waitUntil(lambda: view.idle and bool(_drawn(view, (MODULE,))))
+    qtbot.waitUntil(lambda: view.idle and bool(_drawn(view, (MODULE,))), timeout=WAIT_MS)
     assert not _drawn(view, (OP,))
 
 
@@ -135,13 +136,14 @@ def test_a_double_click_opens_a_box_in_place_and_closes_it(qtbot):
 
     double_click(_box(view, "trunk.0"))
     qtbot.waitUntil(lambda: view.idle and any(
-        i.node.kind == OP and i.node.module == "trunk.0" for i in canvas.nodes.values()))
+        i.node.kind == OP and i.node.module == "trunk.0" for i in canvas.nodes.values()),
+        timeout=WAIT_MS)
     labels = {i.node.label for i in canvas.nodes.values()}
     assert "trunk.0" not in labels and {"trunk.0.weight", "trunk.0.bias", "trunk.1"} <= labels
     op = next(i for i in canvas.nodes.values() if i.node.label == "AddmmBackward0")
     double_click(op)
     qtbot.waitUntil(lambda: view.idle and "trunk.0" in {
-        i.node.label for i in canvas.nodes.values()})
+        i.node.label for i in canvas.nodes.values()}, timeout=WAIT_MS)
 
 
 def test_a_focus_frames_what_the_slide_is_about_and_dims_the_rest(qtbot):
@@ -166,3 +168,27 @@ def test_a_focus_frames_what_the_slide_is_about_and_dims_the_rest(qtbot):
     assert reason is not None and "\n" not in reason and "cut" in reason
     assert view.set_focus(None) is None
     assert all(i.opacity() == 1.0 for i in canvas.nodes.values())
+
+
+def test_in_the_window_the_module_view_opens_m_switches_and_exports(qtbot, make_window,
+                                                                     tmp_path):
+    w = make_window(Config(batch_size=32, detach=(1,)))
+    before = w.worker.session.step_index
+    qtbot.keyClick(w, Qt.Key_Right, Qt.ShiftModifier)           # one optimizer step
+    qtbot.waitUntil(lambda: w.worker.session.step_index > before, timeout=WAIT_MS)
+    view = w.graph_view
+
+    def drawn(kind):
+        return view.idle and view.graph is not None and any(
+            n.kind == kind for n in view.graph.nodes)
+
+    qtbot.waitUntil(lambda: drawn(MODULE) and any(
+        e.kind == "cut" for e in view.graph.edges), timeout=WAIT_MS)
+    for kind in ("dot", "svg"):
+        assert view.export(kind, str(tmp_path / f"g.{kind}")) is None
+    assert "heads.1.0" in (tmp_path / "g.svg").read_text(encoding="utf-8")
+    qtbot.keyClick(w, Qt.Key_M)
+    qtbot.waitUntil(lambda: drawn(OP), timeout=WAIT_MS)
+    assert not view.module_toggle.isChecked()
+    qtbot.keyClick(w, Qt.Key_M)
+    qtbot.waitUntil(lambda: drawn(MODULE), timeout=WAIT_MS)
