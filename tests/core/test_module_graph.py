@@ -10,7 +10,8 @@ from gradviz.core.config import Config
 from gradviz.core.graph_data import (CUT, DETACHED, EARLIER, FREED, GRAD, JUNCTION, LOSS,
                                      MODULE, OP, PARAM, STALE, GraphData, GraphEdge,
                                      GraphNode, ModuleCall)
-from gradviz.core.module_graph import JUNCTION_ID, focus_ids, module_graph
+from gradviz.core.graph_focus import focus_ids
+from gradviz.core.module_graph import JUNCTION_ID, module_graph
 from gradviz.core.session import Session
 
 from core_reference import RefNet, batch, loss_k, norm, ref_net, snapshot, weighted_sum, weights

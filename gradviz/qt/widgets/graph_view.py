@@ -16,8 +16,9 @@ from PySide6.QtWidgets import (QCheckBox, QFileDialog, QLabel, QMenu, QPushButto
 import pyqtgraph as pg
 
 from ...core.atomic_write import write_text
-from ...core.graph_data import EARLIER, JUNCTION, MODULE
-from ...core.module_graph import box_of, focus_ids, module_graph
+from ...core.graph_data import EARLIER, JUNCTION, MODULE, GraphData
+from ...core.graph_focus import focus_ids
+from ...core.module_graph import box_of, module_graph
 from ...render.dot import to_dot
 from . import plot_style as ps
 from .graph_canvas import GraphCanvas, heat_range
@@ -184,7 +185,8 @@ class GraphView(QWidget):
         "head K", "freed", "changed", "state" (the rnn's carried state); None or "" for
         the whole graph. Returns None, or a one-line reason the name is not known."""
         try:
-            ids = focus_ids(self.graph, name or "") if self.graph is not None else set()
+            # checked without a graph too: a slide may name it before the first one comes
+            ids = focus_ids(self.graph or GraphData(), name or "")
         except ValueError as exc:
             return str(exc)
         self._focus = name or ""
