@@ -456,14 +456,16 @@ if __name__ == "__main__":  # one real step's graph, laid out here, alone in a w
 
     from gradviz.core.config import Config
     from gradviz.core.session import Session
-    from gradviz.render.layout import layout_graph
+    from gradviz.qt.graph_renderer import GraphRenderer
 
     app = QApplication(sys.argv)
     session = Session(Config(detach=(1,), probes="all"))
     session.step()
-    graph = session.graph(show_saved=False)
     view = GraphView()
-    view.resize(1400, 700)
+    renderer = GraphRenderer()   # on this thread: a demo waits for its one layout
+    view.requestLayout.connect(renderer.render)
+    renderer.layoutReady.connect(view.on_layout)
+    view.resize(1024, 768)
     view.show()
-    view.on_layout(graph, layout_graph(graph, rankdir="LR"), "after one step")
+    view.show_graph(session.graph(show_saved=False), "after one step")
     raise SystemExit(app.exec())
