@@ -151,8 +151,9 @@ class NodeItem(QGraphicsPathItem):
         scale = min(2.2, (r.width() - 22) / max(t.width(), 1),
                     (r.height() - 6) / max(t.height(), 1))
         self.text.setScale(scale)
-        freed = node.state == "freed" and node.kind in style.BOX_KINDS
-        self.text.setBrush(QBrush(QColor(style.FREED_TEXT if freed else "#111111")))
+        # dark whatever the state: the fill and the badge say "freed", the name must
+        # still read from the back row
+        self.text.setBrush(QBrush(QColor("#111111")))
         self.text.setPos(r.center().x() - t.width() * scale / 2 + 5,
                          r.center().y() - t.height() * scale / 2)
         self._style_badge(r, scale, box_badge(node) if node.kind in style.BOX_KINDS else None)
