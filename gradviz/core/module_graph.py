@@ -32,6 +32,16 @@ class _Boxes:
     expanded: frozenset
     owner: dict[str, str] = field(default_factory=dict)      # node id -> box id
     members: dict[str, list[str]] = field(default_factory=dict)
+    _consumed: set[str] | None = None
+
+    def consumed_inside(self) -> set[str]:
+        """Nodes another node of their own box consumes (so not the box's output)."""
+        if self._consumed is None:
+            own = self.owner.get
+            self._consumed = {e.src for e in self.graph.edges
+                              if e.kind == GRAD and own(e.src) is not None
+                              and own(e.src) == own(e.dst)}
+        return self._consumed
 
     def put(self, node_id: str, box: str) -> None:
         self.owner[node_id] = box
@@ -168,8 +178,7 @@ def _box_node(box: str, nodes: list[GraphNode], calls: dict[str, ModuleCall],
                          saved_bytes=sum(n.saved_bytes for n in ops))
     call = calls.get(box[2:]) or _step_call(box[2:], nodes, calls)
     # the call's output: the one op of the box that no other op of the box consumes
-    inside = {n.id for n in nodes}
-    consumed = {e.src for e in boxes.graph.edges if e.dst in inside and e.kind == GRAD}
+    consumed = boxes.consumed_inside()
     out = next((n for n in ops if n.id not in consumed), ops[0] if ops else nodes[0])
     label = call.path if call.step is None else f"{call.path} · t={call.step}"
     return GraphNode(box, MODULE, label, shape=call.out_shape, detail=call.detail,
