@@ -51,10 +51,7 @@ def tooltip(node, head_names: dict[int, str]) -> str:
     size = style.format_bytes(node.saved_bytes)
     reached = (", ".join(head_names.get(k, f"head{k}") for k in node.heads_reaching)
                or "no loss (dead)")
-    rows = [f"<b>{html.escape(node.label)}</b> — {style.KIND_NAMES.get(node.kind, node.kind)}",
-            html.escape(node.detail) if node.detail else "",
-            f"{len(node.members)} autograd nodes folded in (double-click: open in place)"
-            if node.kind in style.BOX_KINDS and node.members else "",
+    rows = [f"<b>{node.label}</b> — {style.KIND_NAMES.get(node.kind, node.kind)}",
             f"shape: {tuple(node.shape) if node.shape is not None else 'unknown (freed)'}",
             f"dtype: {node.dtype or '—'} · device: {node.device or '—'}",
             "gradient norm (last backward): "
@@ -62,8 +59,7 @@ def tooltip(node, head_names: dict[int, str]) -> str:
             (f"holds {size} saved for backward (each storage counted once, "
              "at the first op that saved it; parameters not counted)" if node.kind == OP
              else f"size: {size}" if node.kind in (SAVED, INPUT) else ""),
-            f"state: {node.state}" if node.kind in (OP, SAVED, INPUT) + style.BOX_KINDS
-            else "",
+            f"state: {node.state}" if node.kind in (OP, SAVED, INPUT) else "",
             f"gradient from: {reached}",
             (f"{node.tensor or 'its output'}: " if node.kind == OP else "")
             + html.escape(tensor_text(node)) if tensor_text(node) else "",
@@ -118,7 +114,8 @@ class NodeItem(QGraphicsPathItem):
             self._style_text(node, r)
             self.badge.setVisible(False)
         self._style_heat(node, r, heat)
-        self.setToolTip(tooltip(node, head_names))
+        self.setToolTip(box_tooltip(node, head_names) if node.kind in style.BOX_KINDS
+                        else tooltip(node, head_names))
 
     def _style_text(self, node, r: QRectF) -> None:
         font = QFont()
@@ -304,3 +301,14 @@ class EdgeItem(QGraphicsPathItem):
         self.arrow.setBrush(QBrush(colour))
         self.arrow.setPen(QPen(Qt.NoPen))
         self.arrow.setVisible(True)
+
+
+def box_tooltip(node, head_names: dict[int, str]) -> str:
+    """A module-view box's tooltip: a node's, with its kind, what folded into it and its
+    state after the first line."""
+    extra = [html.escape(node.detail),
+             f"{len(node.members)} autograd nodes folded in (double-click: open in place)"
+             if node.members else "",
+             f"state: {html.escape(node.state)}"]
+    first, _, rest = tooltip(node, head_names).partition("<br>")
+    return "<br>".join([first, *(r for r in extra if r), rest])
