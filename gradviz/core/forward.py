@@ -10,6 +10,7 @@ from .autograd_walk import saved_tensors, storage_key
 from .config import Config
 from .graph import Cut, InputUse, Root
 from .model import MultiHeadNet, head_loss, time_steps
+from .module_calls import CallRecord, ModuleCalls
 from .strategies import BackwardCall
 
 INPUT_NAME = "x (input)"
@@ -34,11 +35,13 @@ class LiveGraph:
     terms: list[torch.Tensor] = field(default_factory=list)        # weighted losses
     backward_calls: list[BackwardCall] = field(default_factory=list)
     nodes: list[object] | None = None    # the graph's nodes, once walked (backward adds none)
+    calls: list[CallRecord] = field(default_factory=list)   # module calls, for the module view
 
     def merged(self, other: "LiveGraph") -> "LiveGraph":
         """Two micro-batches' graphs held together (sum-first accumulation)."""
         return LiveGraph(self.z_node, self.z, self.inputs + other.inputs,
-                         self.roots + other.roots, self.cuts + other.cuts)
+                         self.roots + other.roots, self.cuts + other.cuts,
+                         calls=self.calls + other.calls)
 
     def grad_fns(self) -> list[object]:
         # Not z_node: after z.detach_() nothing but this object would keep the trunk's
@@ -82,28 +85,32 @@ def _input_use(x: torch.Tensor, consumer: object, name: str = INPUT_NAME) -> lis
     return []
 
 
-def _mlp_trunk(trunk, x: torch.Tensor) -> tuple[torch.Tensor, list[InputUse]]:
+def _mlp_trunk(trunk, x: torch.Tensor, calls: ModuleCalls):
     h, first_trunk_node = x, None
     for layer in trunk:
-        h = layer(h)
+        h = calls.run(layer, h)
         first_trunk_node = first_trunk_node or h.grad_fn
     return h, _input_use(x, first_trunk_node)
 
 
-def _rnn_trunk(trunk, x: torch.Tensor, carried: Carried):
+def _rnn_trunk(trunk, x: torch.Tensor, carried: Carried, calls: ModuleCalls):
     """The unrolled recurrent trunk: z, h_T, the batch and state as input nodes, and
     the cut where the carried state was detached from the step before's chain."""
     uses, cuts, h0 = [], [], carried.h
     h = h0
     for t, x_t in enumerate(time_steps(x)):
+        h_before = h
         from_input, from_state, h = trunk.cell(x_t, h)
+        calls.add(trunk.ih, (x_t,), from_input, t)
+        calls.add(trunk.hh, (h_before,), from_state, t)
+        calls.add(trunk, (from_input, from_state), h, t, "cell", "tanh(ih + hh)")
         uses += _input_use(x, from_input.grad_fn, f"x[:, {t}] (input)")
         if t == 0 and h0.grad_fn is None:   # else it is the previous step's graph itself
             uses += _input_use(h0, from_state.grad_fn, carried.name)
             if carried.source is not None:
                 cuts.append(Cut(-1, "detach", carried.source, from_state.grad_fn,
                                 source_label="h of the step before"))
-    return trunk.readout(h), h, uses, cuts
+    return calls.run(trunk.readout, h), h, uses, cuts
 
 
 def forward(model: MultiHeadNet, head_rest: list[tuple], cfg: Config, x: torch.Tensor,
@@ -112,13 +119,14 @@ def forward(model: MultiHeadNet, head_rest: list[tuple], cfg: Config, x: torch.T
 
     carried: the rnn's hidden state from the step before (its h_T is stored back)."""
     cuts: list[Cut] = []
+    calls = ModuleCalls(model)
     if model.kind == "rnn":
-        z, carried.h, uses, cuts = _rnn_trunk(model.trunk, x, carried)
+        z, carried.h, uses, cuts = _rnn_trunk(model.trunk, x, carried, calls)
     else:
-        z, uses = _mlp_trunk(model.trunk, x)
+        z, uses = _mlp_trunk(model.trunk, x, calls)
     if cfg.retain_grad:
         z.retain_grad()
-    live = LiveGraph(z_node=z.grad_fn, z=z, inputs=uses, cuts=cuts)
+    live = LiveGraph(z_node=z.grad_fn, z=z, inputs=uses, cuts=cuts, calls=calls.records)
     firsts, outputs = [], []
     for k, head in enumerate(model.heads):
         zk = z
@@ -131,10 +139,10 @@ def forward(model: MultiHeadNet, head_rest: list[tuple], cfg: Config, x: torch.T
                 cut.z_storage = storage_key(z)
                 z.detach_()
             live.cuts.append(cut)
-        first = head[0](zk)
+        first = calls.run(head[0], zk)
         out = first
         for layer in head_rest[k]:
-            out = layer(out)
+            out = calls.run(layer, out)
         if k in cfg.detach:
             live.cuts[-1].target = first.grad_fn
         if k == cfg.edit_detached:

@@ -8,7 +8,7 @@ traversal order, so two steps with the same structure get the same ids and the s
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable, Protocol
 
 import torch
@@ -207,6 +207,27 @@ class _Builder:
         for key, value in tensor_facts(z).items():
             setattr(node, key, value)
 
+    def mark_modules(self, calls: Iterable) -> None:
+        """Give each node a module call made (its parameters' leaves too) the call's id;
+        nodes reached through the call's inputs were made before it, not by it."""
+        times: dict[str, int] = {}
+        for record in calls:
+            call = record.call
+            times[call.id] = times.get(call.id, 0) + 1
+            if times[call.id] > 1:   # a second micro-batch's graph held with the first
+                call = replace(call, id=f"{call.id}#{times[call.id]}")
+            self.graph.modules.append(call)
+            stop = {id(fn) for fn in record.input_fns}
+            stack, seen = [record.output_fn], set()
+            while stack:
+                fn = stack.pop()
+                if fn is None or id(fn) in stop or id(fn) in seen or id(fn) not in self.ids:
+                    continue
+                seen.add(id(fn))
+                node = self._node_of(fn)
+                node.module = node.module or call.id
+                stack.extend(next_nodes(fn))
+
     def mark_reach(self, roots: list[Root]) -> None:
         above: dict[str, list[str]] = {n: [] for n in self.below}
         for dst, srcs in self.below.items():
@@ -239,11 +260,14 @@ def _closure(start: str, links: dict[str, list[str]]) -> set[str]:
 def capture(roots: list[Root], params: Iterable[tuple[str, torch.Tensor]],
             inputs: list[InputUse] = (), cuts: list[Cut] = (),
             show_saved: bool = True, grads: GradNorms | None = None,
-            junction: tuple[object, torch.Tensor] | None = None) -> GraphData:
+            junction: tuple[object, torch.Tensor] | None = None,
+            calls: Iterable = ()) -> GraphData:
     """The graph below roots as plain data (plus the trunk behind any detach cut).
 
     grads, if given, fills grad_norm on op, param and root nodes and on grad edges;
     saved/input nodes and their edges, and cut edges, stay None (no gradient flows there).
+    calls (core.module_calls.CallRecord, in forward order) name the module call that made
+    each op, for the module view.
     """
     params = list(params)
     builder = _Builder({id(p): name for name, p in params}, list(inputs), list(cuts),
@@ -256,6 +280,7 @@ def capture(roots: list[Root], params: Iterable[tuple[str, torch.Tensor]],
         builder.add_cut(cut)
     if junction is not None and junction[1] is not None:
         builder.mark_junction(*junction)
+    builder.mark_modules(calls)
     builder.mark_reach(roots)
     # saved-tensor and input nodes are reached by whoever reaches their op
     by_id = {n.id: n for n in builder.graph.nodes}

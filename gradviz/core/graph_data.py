@@ -8,6 +8,9 @@ from dataclasses import dataclass, field
 ALIVE, FREED, DETACHED, STALE = "alive", "freed", "detached in place", "changed in place"
 
 PARAM, INPUT, OP, SAVED, LOSS, TOTAL = "param", "input", "op", "saved", "loss", "total"
+# the module view's boxes (core.module_graph): a module call, the junction z, the ops
+# of the steps before that a carried rnn state reaches back into
+MODULE, JUNCTION, EARLIER = "module", "junction", "earlier"
 GRAD, SAVED_EDGE, CUT = "grad", "saved", "cut"
 
 
@@ -29,6 +32,9 @@ class GraphNode:
     is_leaf: bool | None = None
     has_grad: bool | None = None    # holds a .grad after backward
     grad_note: str = ""             # why not: PyTorch's own warning for a non-leaf's .grad
+    module: str = ""                # op/param: the module call (ModuleCall.id) it belongs to
+    detail: str = ""                # a module box: its kind and sizes, "Linear 8→32"
+    members: tuple[str, ...] = ()   # a module box: the op-view node ids folded into it
 
     @property
     def freed(self) -> bool:
@@ -45,9 +51,21 @@ class GraphEdge:
 
 
 @dataclass
+class ModuleCall:
+    """One call of a module in the forward pass, as the module view names it."""
+    id: str                         # unique per call: "trunk.0", "trunk.hh@2" (time step 2)
+    path: str                       # the module's name, as its parameters are prefixed
+    kind: str                       # its class: "Linear", "Tanh"
+    detail: str = ""                # "Linear 8→32"
+    out_shape: tuple[int, ...] | None = None
+    step: int | None = None         # the rnn's time step of this call
+
+
+@dataclass
 class GraphData:
     nodes: list[GraphNode] = field(default_factory=list)
     edges: list[GraphEdge] = field(default_factory=list)
+    modules: list[ModuleCall] = field(default_factory=list)   # in forward order
 
     def node(self, node_id: str) -> GraphNode:
         return next(n for n in self.nodes if n.id == node_id)
@@ -64,4 +82,5 @@ class GraphData:
 
     def to_dict(self) -> dict:
         return {"nodes": [dict(vars(n), freed=n.freed) for n in self.nodes],
-                "edges": [vars(e) for e in self.edges]}
+                "edges": [vars(e) for e in self.edges],
+                "modules": [vars(m) for m in self.modules]}

@@ -197,7 +197,7 @@ class Session:
         live = self._live
         grads = self._node_grads.norms() if self._node_grads.handle_count else None
         return capture(live.roots, zip(self.param_names, self.params), live.inputs,
-                       live.cuts, show_saved, grads, (live.z_node, live.z))
+                       live.cuts, show_saved, grads, (live.z_node, live.z), live.calls)
 
     def _abandon_step(self) -> None:
         """Drop the step in progress, gradients put back as they were before it."""

@@ -3,8 +3,8 @@ losses at the bottom (like torchviz), each head in its own colour, and a legend.
 """
 from __future__ import annotations
 
-from gradviz.core.graph_data import (CUT, GRAD, INPUT, LOSS, OP, PARAM, SAVED, TOTAL, GraphData,
-                                GraphEdge, GraphNode)
+from gradviz.core.graph_data import (CUT, EARLIER, GRAD, INPUT, JUNCTION, LOSS, MODULE, OP,
+                                     PARAM, SAVED, TOTAL, GraphData, GraphEdge, GraphNode)
 
 from . import style
 
@@ -40,8 +40,29 @@ def _shape_text(shape: tuple[int, ...]) -> str:
     return "(" + ", ".join(str(s) for s in shape) + ")"   # as torchviz writes it
 
 
+def box_lines(node: GraphNode) -> list[str]:
+    """A module-view box's two lines: its name, and its kind and sizes (the junction: what
+    z is). Its state is a badge on its border (box_badge), so the box keeps its size."""
+    if node.kind == JUNCTION:
+        return [node.label, "now a leaf" if node.is_leaf else "junction"]
+    return [node.label, node.detail] if node.detail else [node.label]
+
+
+def box_badge(node: GraphNode) -> tuple[str, str] | None:
+    """(text, colour) of the badge on a module-view box's lower border: its state, or the
+    junction's kept .grad; None for none."""
+    if node.kind == JUNCTION:
+        return ("z.grad kept", style.KEPT_COLOUR) if node.has_grad and not node.is_leaf \
+            else None
+    if node.state == "alive":
+        return None
+    return node.state, style.FREED_TEXT if node.state == "freed" else style.CUT_COLOUR
+
+
 def node_label(node: GraphNode) -> str:
     """The text drawn in node's box (lines joined by newlines), for DOT and the Qt view."""
+    if node.kind in (MODULE, JUNCTION, EARLIER):
+        return "\n".join(box_lines(node))
     lines = [f"{node.label} loss" if node.kind == LOSS else node.label]
     if node.kind in (PARAM, INPUT, SAVED) and node.shape is not None:
         lines.append(_shape_text(node.shape))
@@ -72,9 +93,10 @@ def tensor_text(node: GraphNode) -> str:
 
 def node_font(node: GraphNode) -> tuple[str, int]:
     """(font family list, size in points) of node's label: losses bold, saved tensors small."""
-    if node.kind in (LOSS, TOTAL):
+    if node.kind in (LOSS, TOTAL, MODULE, JUNCTION, EARLIER):
         return BOLD, FONT_SIZE
     return FONT, SMALL_FONT_SIZE if node.kind == SAVED else FONT_SIZE
+
 
 
 def edge_label(edge: GraphEdge) -> str:
@@ -91,9 +113,11 @@ def _number(x: float) -> object:
     return int(x) if float(x).is_integer() else x     # penwidth=3, as it always read
 
 
-def _node_stmt(node: GraphNode) -> str:
+def _node_stmt(node: GraphNode, boxes: bool = False) -> str:
+    """boxes: node is drawn among a module view's boxes (and as large as they are)."""
     shapes = {PARAM: "box", INPUT: "box", OP: "box", SAVED: "note", LOSS: "box", TOTAL: "box"}
-    styles = ["filled"] + (["rounded"] if node.kind in (OP, LOSS, TOTAL) else [])
+    styles = ["filled"] + (["rounded"] if node.kind in (OP, LOSS, TOTAL, MODULE, JUNCTION,
+                                                        EARLIER) else [])
     font, size = node_font(node)
     border = style.node_border(node.kind, node.heads_reaching)
     attrs: dict[str, object] = dict(label=node_label(node), shape=shapes.get(node.kind, "box"),
@@ -107,6 +131,10 @@ def _node_stmt(node: GraphNode) -> str:
         styles.append("bold")
     if node.kind == SAVED:
         attrs.update(margin="0.08,0.03")
+    if boxes:
+        # wide margins: a module graph is narrow, width costs nothing, and the box text
+        # is then drawn as large as the box is tall, whatever the screen's font
+        attrs.update(margin="0.4,0.05")
     if node.freed:  # released by backward (or detached in place): greyed out
         attrs.update(fontcolor=style.FREED_TEXT)
         if node.state != "freed":
@@ -184,18 +212,21 @@ def _head_indices(graph: GraphData) -> list[int]:
 
 def to_dot(graph: GraphData, title: str = "", legend: bool = True, rankdir: str = "TB") -> str:
     """DOT text for graph; node names are the GraphData node ids. rankdir "LR" lays the
-    forward pass left to right, which fits a wide panel better than torchviz's top-down."""
+    forward pass left to right, which fits a wide panel better than torchviz's top-down.
+    A module view's boxes sit closer: the room reads the boxes, the gaps carry nothing."""
     heads_by_node = style.heads_by_node(graph)
+    boxes = any(n.kind in style.BOX_KINDS for n in graph.nodes)
     graph_attrs = _attrs(rankdir=rankdir, label=title, labelloc="t", fontname=FONT,
-                         fontsize=TITLE_FONT_SIZE, nodesep=0.3, ranksep=0.5, pad=0.3,
-                         bgcolor="white", newrank="true")
+                         fontsize=TITLE_FONT_SIZE, nodesep=0.45 if boxes else 0.3,
+                         ranksep=0.45 if boxes else 0.5, pad=0.3, bgcolor="white",
+                         newrank="true")
     lines = ["digraph gradviz {", f"  graph {graph_attrs};",
              f"  node {_attrs(fontname=FONT, fontsize=FONT_SIZE, margin='0.15,0.06')};",
              f"  edge {_attrs(fontname=FONT, fontsize=FONT_SIZE, arrowsize=1.2)};"]
     if not graph.nodes:
         empty = _attrs(shape="plaintext", label="no autograd graph yet: run a forward pass")
         lines.append(f"  empty {empty};")
-    lines += [_node_stmt(n) for n in graph.nodes]
+    lines += [_node_stmt(n, boxes) for n in graph.nodes]
     lines += [_edge_stmt(e, heads_by_node) for e in graph.edges]
     if legend and graph.nodes:
         lines += _legend(graph)

@@ -7,8 +7,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from gradviz.core.graph_data import (CUT, GRAD, INPUT, LOSS, OP, PARAM, SAVED, SAVED_EDGE, TOTAL,
-                                     GraphData)
+from gradviz.core.graph_data import (CUT, EARLIER, GRAD, INPUT, JUNCTION, LOSS, MODULE, OP,
+                                     PARAM, SAVED, SAVED_EDGE, TOTAL, GraphData)
 
 # Okabe-Ito (less black, which marks shared nodes) plus Tol's wine: told apart with the
 # common colour-vision deficiencies. The faint yellow comes 7th, so 2-6 heads never use it.
@@ -21,9 +21,14 @@ SAVED_EDGE_COLOUR = "#B07020"
 FREED_FILL = "#F2F2F2"
 FREED_TEXT = "#666666"   # still readable on a washed-out projector
 KIND_FILL = {PARAM: "#ADD8E6", INPUT: "#A8E0A0", OP: "#DCDCDC", SAVED: "#FFD9A8",
-             LOSS: "#FFF0A0", TOTAL: "#FFD966"}
+             LOSS: "#FFF0A0", TOTAL: "#FFD966", MODULE: "#D6E6F5", JUNCTION: "#FFFFFF",
+             EARLIER: "#E8E0F0"}
 KIND_NAMES = {PARAM: "parameter", INPUT: "input", OP: "backward op", SAVED: "saved tensor",
-              LOSS: "loss", TOTAL: "total (backward target)"}
+              LOSS: "loss", TOTAL: "total (backward target)",
+              MODULE: "module call", JUNCTION: "junction z",
+              EARLIER: "the step before"}
+KEPT_COLOUR = "#007A3D"       # z.grad kept: a badge on the junction
+BOX_KINDS = (MODULE, JUNCTION, EARLIER)   # the module view's boxes
 
 
 def head_colour(head: int) -> str:
@@ -58,6 +63,8 @@ SHARED_WIDTH = 6.0      # a node shared by several losses: thick black
 DEAD_WIDTH = 3.0        # a node no loss reaches: dotted grey
 LOSS_MIN_WIDTH = 5.0    # losses and the total stand out whatever reaches them
 CUT_WIDTH = 4.0         # a detach() cut: dashed red
+CUT_BAR_WIDTH = 10.0    # ... and in the module view, a thick bar across it
+STATE_WIDTH = 7.0       # a module box whose saved tensors were changed or detached in place
 SAVED_EDGE_WIDTH = 2.0  # a saved tensor hanging off its op
 DEAD_EDGE_WIDTH = 2.0   # a grad edge no loss's gradient runs along
 
@@ -84,9 +91,19 @@ def node_border(kind: str, heads_reaching: tuple[int, ...]) -> Stroke:
         stroke = Stroke(SHARED_COLOUR, SHARED_WIDTH)
     else:                   # reached by no loss: dead
         stroke = Stroke(DEAD_COLOUR, DEAD_WIDTH, DOTTED)
-    if kind in (LOSS, TOTAL):
+    if kind in (LOSS, TOTAL, JUNCTION):
         stroke = replace(stroke, width=max(stroke.width, LOSS_MIN_WIDTH))
     return stroke
+
+
+def state_border(state: str) -> Stroke | None:
+    """A module box's border where its state must be seen from the back row: red for
+    changed in place, red dashed for detached in place (None: by its heads)."""
+    if state == "changed in place":
+        return Stroke(CUT_COLOUR, STATE_WIDTH)
+    if state == "detached in place":
+        return Stroke(CUT_COLOUR, STATE_WIDTH, DASHED)
+    return None
 
 
 def node_fill(kind: str, freed: bool) -> str:

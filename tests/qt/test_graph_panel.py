@@ -2,6 +2,7 @@
 import xml.etree.ElementTree as ET
 
 import numpy as np
+import pytest
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtGui import QColor, QHelpEvent, QMouseEvent
 from PySide6.QtWidgets import QApplication, QPushButton, QToolTip
@@ -12,6 +13,17 @@ from gradviz.render import style
 from waits import WAIT_MS
 
 SMALL = Config(batch_size=32)
+
+
+@pytest.fixture
+def make_window(make_window):
+    """The window with its graph panel in the op view (M): these tests are about the
+    autograd ops; tests/qt/widgets/test_graph_modules.py drives the module view."""
+    def make(*args, **kwargs):
+        w = make_window(*args, **kwargs)
+        w.graph_view.set_module_view(False)
+        return w
+    return make
 
 
 def step(qtbot, w, n=1, phase=False):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsView
 
@@ -16,6 +16,8 @@ from ...render.layout import GraphLayout
 from .graph_items import EdgeItem, NodeItem
 
 DIM = 0.12          # opacity of what a hovered loss's gradient does not flow through
+FOCUS_DIM = 0.3     # ... and of what a slide's focus leaves out (still there, for context)
+CUT_LABEL_SCALE = 1.6   # a cut's label among module boxes, as large as theirs
 ZOOM_STEP = 1.15
 
 
@@ -40,6 +42,7 @@ def heat_fraction(value: float | None, rng: tuple[float, float] | None) -> float
 class GraphCanvas(QGraphicsView):
     paramClicked = Signal(str)          # a parameter's name
     nodeHovered = Signal(str, bool)     # node id, entering
+    nodeDoubleClicked = Signal(str)     # node id (a module box opens in place)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -57,6 +60,7 @@ class GraphCanvas(QGraphicsView):
         self.highlighted: int | None = None
         self._heads_by_node: dict[str, tuple[int, ...]] = {}
         self.text_zoom = 1.0   # the theme's zoom: the fitted picture is drawn this much larger
+        self.focus_ids: frozenset[str] = frozenset()   # what the slide is about: framed
 
     # ---- content ----------------------------------------------------------------------
     def show_graph(self, graph, layout: GraphLayout) -> None:
@@ -67,12 +71,14 @@ class GraphCanvas(QGraphicsView):
         self._heads_by_node = style.heads_by_node(graph)
         self.heat = heat_range(graph)
         names = style.head_names(graph)
+        boxes = any(n.kind in style.BOX_KINDS for n in graph.nodes)
         for node in graph.nodes:
             item = self.nodes.get(node.id)
             if item is not None:
-                item.restyle(node, heat_fraction(node.grad_norm, self.heat), names)
+                item.restyle(node, heat_fraction(node.grad_norm, self.heat), names, boxes)
         paths = {(e.src, e.dst, e.kind): e for e in graph.edges}
         for item in self.edges:
+            item.label_scale = CUT_LABEL_SCALE if boxes else 1.0
             p = item.edge_path
             edge = paths.get((p.src, p.dst, p.kind))
             if edge is not None:
@@ -97,6 +103,7 @@ class GraphCanvas(QGraphicsView):
             item = NodeItem(node_id, box)
             item.on_hover = self._hovered
             item.on_click = self._clicked
+            item.on_double_click = self._double_clicked
             scene.addItem(item)
             self.nodes[node_id] = item
         self.edges = [EdgeItem(p) for p in layout.edges if len(p.points) >= 4]
@@ -106,16 +113,39 @@ class GraphCanvas(QGraphicsView):
 
     # ---- interaction --------------------------------------------------------------------
     def highlight_head(self, head: int | None) -> None:
-        """Dim everything that head's gradient does not flow through (None: undim)."""
+        """Dim everything that head's gradient does not flow through (None: undim; then
+        what is out of the focus stays dimmed)."""
         self.highlighted = head
+        focus = self.focus_ids & set(self.nodes)
         for node_id, item in self.nodes.items():
-            on = head is None or head in self._heads_by_node.get(node_id, ())
-            item.setOpacity(1.0 if on else DIM)
+            if head is not None:
+                on = head in self._heads_by_node.get(node_id, ())
+            else:
+                on = not focus or node_id in focus
+            item.setOpacity(1.0 if on else DIM if head is not None else FOCUS_DIM)
         for item in self.edges:
             p = item.edge_path
-            on = head is None or head in style.heads_along_edge(p.src, p.dst,
-                                                                 self._heads_by_node)
-            item.setOpacity(1.0 if on else DIM)
+            if head is not None:
+                on = head in style.heads_along_edge(p.src, p.dst, self._heads_by_node)
+            else:
+                on = not focus or (p.src in focus and p.dst in focus)
+            item.setOpacity(1.0 if on else DIM if head is not None else FOCUS_DIM)
+
+    def set_focus(self, node_ids) -> None:
+        """Frame these nodes, the rest dimmed (empty: the whole graph, nothing dimmed)."""
+        self.focus_ids = frozenset(node_ids)
+        self.highlight_head(self.highlighted)
+        self.fit()
+
+    def focus_rect(self) -> QRectF | None:
+        """The scene rectangle of the focus's nodes, with a margin (None: no focus)."""
+        rect = None
+        for node_id in self.focus_ids:
+            item = self.nodes.get(node_id)
+            if item is not None:
+                r = item.mapRectToScene(item.boundingRect())
+                rect = r if rect is None else rect.united(r)
+        return None if rect is None else rect.adjusted(-40, -40, 40, 40)
 
     def _hovered(self, node_id: str, entering: bool) -> None:
         item = self.nodes.get(node_id)
@@ -123,6 +153,11 @@ class GraphCanvas(QGraphicsView):
         if node is not None and node.kind == LOSS and node.heads_reaching:
             self.highlight_head(node.heads_reaching[0] if entering else None)
         self.nodeHovered.emit(node_id, entering)
+
+    def _double_clicked(self, node_id: str) -> None:
+        # after the event: opening a box rebuilds the scene, and the item whose event
+        # this is must not be deleted inside it
+        QTimer.singleShot(0, lambda: self.nodeDoubleClicked.emit(node_id))
 
     def _clicked(self, node_id: str) -> None:
         node = self.nodes[node_id].node
@@ -133,7 +168,7 @@ class GraphCanvas(QGraphicsView):
         """The whole graph in view at text zoom 1; at a larger text zoom, its middle that
         much larger (labels grow with every other text; drag pans, the wheel zooms out)."""
         if self.layout is not None:
-            self.fitInView(self.scene().sceneRect(), Qt.KeepAspectRatio)
+            self.fitInView(self.focus_rect() or self.scene().sceneRect(), Qt.KeepAspectRatio)
             if self.text_zoom != 1.0:
                 self._scale_about_centre(self.text_zoom)
 

@@ -12,9 +12,9 @@ from PySide6.QtWidgets import (QGraphicsPathItem, QGraphicsPolygonItem,
                                QGraphicsSimpleTextItem)
 import pyqtgraph as pg
 
-from ...core.graph_data import GRAD, INPUT, LOSS, OP, SAVED, TOTAL
+from ...core.graph_data import CUT, GRAD, INPUT, LOSS, OP, SAVED, TOTAL
 from ...render import style
-from ...render.dot import node_label, tensor_text
+from ...render.dot import box_badge, node_label, tensor_text
 from ...render.layout import EdgePath, NodeBox
 
 FONT_PT = 13.0
@@ -87,29 +87,42 @@ class NodeItem(QGraphicsPathItem):
         self.setZValue(2)
         self.text = QGraphicsSimpleTextItem(self)
         self.heat = QGraphicsPathItem(self)
+        self.badge = QGraphicsPathItem(self)          # "z.grad kept" on the junction
+        self.badge_text = QGraphicsSimpleTextItem(self.badge)
+        self.badge.setVisible(False)
         self.on_hover = None     # callback(node_id, entering) set by the canvas
         self.on_click = None
+        self.on_double_click = None
 
     def rect(self) -> QRectF:
         b = self.box
         return QRectF(b.x - b.width / 2, b.y - b.height / 2, b.width, b.height)
 
-    def restyle(self, node, heat: float | None, head_names: dict[int, str]) -> None:
+    def restyle(self, node, heat: float | None, head_names: dict[int, str],
+                boxes: bool = False) -> None:
+        """boxes: node is one of a module view's (losses and inputs there too): its text
+        as large as its box allows, its state a badge."""
         self.node = node
         r = self.rect()
         path = QPainterPath()
         if node.kind == SAVED:
             path.addEllipse(r)
-        elif node.kind in (OP, LOSS, TOTAL):
+        elif node.kind in (OP, LOSS, TOTAL) + style.BOX_KINDS:
             path.addRoundedRect(r, 10, 10)
         else:
             path.addRect(r)
         self.setPath(path)
         self.setBrush(QBrush(QColor(style.node_fill(node.kind, node.freed))))
-        self.setPen(stroke_pen(style.node_border(node.kind, node.heads_reaching)))
-        self._style_text(node, r)
+        border = style.state_border(node.state) if node.kind in style.BOX_KINDS else None
+        self.setPen(stroke_pen(border or style.node_border(node.kind, node.heads_reaching)))
+        if boxes:
+            self._style_box_text(node, r)
+        else:
+            self._style_text(node, r)
+            self.badge.setVisible(False)
         self._style_heat(node, r, heat)
-        self.setToolTip(tooltip(node, head_names))
+        self.setToolTip(box_tooltip(node, head_names) if node.kind in style.BOX_KINDS
+                        else tooltip(node, head_names))
 
     def _style_text(self, node, r: QRectF) -> None:
         font = QFont()
@@ -130,6 +143,46 @@ class NodeItem(QGraphicsPathItem):
         self.text.setScale(scale)
         self.text.setPos(r.center().x() - t.width() * scale / 2 + 4,
                          r.center().y() - t.height() * scale / 2)
+
+    def _style_box_text(self, node, r: QRectF) -> None:
+        """A module box's name and kind, as large as the box allows; its state a badge."""
+        font = QFont()
+        font.setPointSizeF(FONT_PT)
+        font.setBold(True)
+        self.text.setFont(font)
+        self.text.setText(node_label(node))
+        t = self.text.boundingRect()
+        scale = min(2.2, (r.width() - 22) / max(t.width(), 1),
+                    (r.height() - 6) / max(t.height(), 1))
+        self.text.setScale(scale)
+        # dark whatever the state: the fill and the badge say "freed", the name must
+        # still read from the back row
+        self.text.setBrush(QBrush(QColor("#111111")))
+        self.text.setPos(r.center().x() - t.width() * scale / 2 + 5,
+                         r.center().y() - t.height() * scale / 2)
+        self._style_badge(r, scale, box_badge(node) if node.kind in style.BOX_KINDS else None)
+
+    def _style_badge(self, r: QRectF, scale: float, badge: tuple[str, str] | None) -> None:
+        """The state on the box's lower border, white on its colour, as large as the box's
+        own text: "freed", "changed in place", the junction's "z.grad kept"."""
+        self.badge.setVisible(badge is not None)
+        if badge is None:
+            return
+        text, colour = badge
+        self.badge_text.setFont(self.text.font())
+        self.badge_text.setText(text)
+        self.badge_text.setBrush(QBrush(QColor("#FFFFFF")))
+        self.badge_text.setScale(scale)
+        t = self.badge_text.boundingRect()
+        w, h = t.width() * scale + 14, t.height() * scale + 2
+        # hung below the box, over the edge leaving it: the box's own lines stay clear
+        pill = QRectF(r.center().x() - w / 2, r.bottom() - 3, w, h)
+        path = QPainterPath()
+        path.addRoundedRect(pill, h / 2, h / 2)
+        self.badge.setPath(path)
+        self.badge.setBrush(QBrush(QColor(colour)))
+        self.badge.setPen(QPen(Qt.NoPen))
+        self.badge_text.setPos(pill.left() + 7, pill.top() + 1)
 
     def _style_heat(self, node, r: QRectF, heat: float | None) -> None:
         """A strip on the left edge: the gradient magnitude, on the colour bar's scale."""
@@ -155,6 +208,13 @@ class NodeItem(QGraphicsPathItem):
             self.on_hover(self.node_id, False)
         super().hoverLeaveEvent(event)
 
+    def mouseDoubleClickEvent(self, event) -> None:
+        if self.on_double_click and event.button() == Qt.LeftButton:
+            self.on_double_click(self.node_id)
+            event.accept()
+            return
+        super().mouseDoubleClickEvent(event)
+
     def mousePressEvent(self, event) -> None:
         if self.on_click and event.button() == Qt.LeftButton:
             self.on_click(self.node_id)
@@ -177,7 +237,10 @@ class EdgeItem(QGraphicsPathItem):
         self.setPath(p)
         self.setZValue(1)
         self.arrow = QGraphicsPolygonItem(self)
+        self.bar = QGraphicsPathItem(self)            # a cut: a thick bar across the edge
+        self.bar.setVisible(False)
         self.label = QGraphicsSimpleTextItem(self)
+        self.label_scale = 1.0     # larger in the module view, as its box text is
 
     def restyle(self, edge, heads_along: tuple[int, ...],
                 heat_width: float | None = None) -> None:
@@ -199,9 +262,35 @@ class EdgeItem(QGraphicsPathItem):
             self.label.setFont(font)
             self.label.setText(edge.label)
             self.label.setBrush(QBrush(colour))
+            self.label.setScale(self.label_scale)
             at = self.edge_path.label_pos or self.path().pointAtPercent(0.5).toTuple()
             t = self.label.boundingRect()
-            self.label.setPos(at[0] - t.width() / 2, at[1] - t.height() / 2)
+            k = self.label_scale
+            self.label.setPos(at[0] - t.width() * k / 2, at[1] - t.height() * k / 2)
+        self._bar(colour, edge.kind == CUT)
+        if edge.kind == CUT and edge.label:   # the label beside the bar, clear of it
+            ends = (self.bar.path().pointAtPercent(0.0), self.bar.path().pointAtPercent(1.0))
+            end = max(ends, key=lambda p: p.x())   # the bar's right end
+            h = self.label.boundingRect().height() * self.label_scale
+            self.label.setPos(end.x() + 8, end.y() - h / 2)
+
+    def _bar(self, colour: QColor, show: bool) -> None:
+        """Across the middle of a cut, a bar as wide as a box's text is tall."""
+        self.bar.setVisible(show)
+        if not show:
+            return
+        path = self.path()
+        mid, angle = path.pointAtPercent(0.5), path.angleAtPercent(0.5)
+        half = 28.0 * self.label_scale
+        rad = math.radians(angle)
+        # normal to the curve there (Qt's angles run counter-clockwise, y down)
+        nx, ny = math.sin(rad), math.cos(rad)
+        bar = QPainterPath(QPointF(mid.x() - nx * half, mid.y() - ny * half))
+        bar.lineTo(QPointF(mid.x() + nx * half, mid.y() + ny * half))
+        self.bar.setPath(bar)
+        pen = QPen(colour, style.CUT_BAR_WIDTH * self.label_scale)
+        pen.setCapStyle(Qt.FlatCap)
+        self.bar.setPen(pen)
 
     def _arrow(self, colour: QColor, width: float, show: bool) -> None:
         tip = self.edge_path.arrow_end
@@ -219,3 +308,14 @@ class EdgeItem(QGraphicsPathItem):
         self.arrow.setBrush(QBrush(colour))
         self.arrow.setPen(QPen(Qt.NoPen))
         self.arrow.setVisible(True)
+
+
+def box_tooltip(node, head_names: dict[int, str]) -> str:
+    """A module-view box's tooltip: a node's, with its kind, what folded into it and its
+    state after the first line."""
+    extra = [html.escape(node.detail),
+             f"{len(node.members)} autograd nodes folded in (double-click: open in place)"
+             if node.members else "",
+             f"state: {html.escape(node.state)}"]
+    first, _, rest = tooltip(node, head_names).partition("<br>")
+    return "<br>".join([first, *(r for r in extra if r), rest])

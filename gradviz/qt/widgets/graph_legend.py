@@ -15,7 +15,8 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QLinearGradient, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from ...core.graph_data import CUT, INPUT, LOSS, OP, PARAM, SAVED, TOTAL, GraphData
+from ...core.graph_data import (CUT, EARLIER, INPUT, JUNCTION, LOSS, MODULE, OP, PARAM, SAVED,
+                               TOTAL, GraphData)
 from ...render import style
 from .graph_items import heat_colour, stroke_pen
 
@@ -24,7 +25,7 @@ SWATCH = 34         # a swatch's width, before its label
 GAP = 8             # between a swatch and its label
 SPACING = 18        # between one entry and the next on a row
 MARGIN = 8
-KINDS = (PARAM, INPUT, OP, SAVED, LOSS, TOTAL)
+KINDS = (MODULE, JUNCTION, EARLIER, PARAM, INPUT, OP, SAVED, LOSS, TOTAL)
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,8 @@ class GraphLegend(QWidget):
             present.add("cut")
         if any(n.freed for n in graph.nodes):
             present.add("freed")
+        present |= {n.state for n in graph.nodes if n.kind in style.BOX_KINDS
+                    and style.state_border(n.state) is not None}
         self._present = present
         self.head_names, self.heat = style.head_names(graph), heat
         self._fit_text()
@@ -78,7 +81,8 @@ class GraphLegend(QWidget):
     def _entries(self) -> list[KeyEntry]:
         grey = QPen(QColor("#555555"), 1.5)
         out = [KeyEntry(style.KIND_NAMES[kind], self._box(
-                   QColor(style.KIND_FILL[kind]), grey, rounded=kind in (OP, LOSS, TOTAL),
+                   QColor(style.KIND_FILL[kind]), grey,
+                   rounded=kind in (OP, LOSS, TOTAL) + style.BOX_KINDS,
                    ellipse=kind == SAVED))
                for kind in KINDS if kind in self._present]
         # a border in a head's colour: only that head's gradient runs through the node
@@ -94,6 +98,10 @@ class GraphLegend(QWidget):
         if "freed" in self._present:
             out.append(KeyEntry("freed by backward", self._box(
                 QColor(style.FREED_FILL), QPen(QColor("#999999"), 1.5))))
+        for state in ("changed in place", "detached in place"):
+            if state in self._present:   # a saved tensor backward would refuse
+                out.append(KeyEntry(state, self._box(
+                    QColor(style.KIND_FILL[MODULE]), stroke_pen(style.state_border(state)))))
         if "cut" in self._present:
             out.append(KeyEntry("detach cut", self._cut_line))
         return out

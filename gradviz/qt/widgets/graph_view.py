@@ -11,12 +11,15 @@ import threading
 
 import numpy as np
 from PySide6.QtCore import QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QImage, QPainter
+from PySide6.QtGui import QGuiApplication, QImage, QKeySequence, QPainter, QShortcut
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import (QCheckBox, QFileDialog, QLabel, QMenu, QPushButton, QScrollArea, QSplitter, QToolButton, QVBoxLayout, QWidget)
 import pyqtgraph as pg
 
 from ...core.atomic_write import write_text
+from ...core.graph_data import EARLIER, JUNCTION, MODULE, GraphData
+from ...core.graph_focus import focus_ids
+from ...core.module_graph import box_of, module_graph
 from ...render.dot import to_dot
 from . import plot_style as ps
 from .graph_canvas import GraphCanvas, heat_range
@@ -27,6 +30,18 @@ KEY_BELOW_SHARE = 0.4      # the most of the panel's height the key takes below 
 KEY_BESIDE_SHARE = 0.35    # ... and of its width beside it
 BELOW_CANVAS_LEAST = 60    # px: the graph's least height with the key below it
 HINT = "hover a loss to see where its gradient flows"
+MODULE_HINT = "double-click a box to open it in place"
+# a projector's screen: there the module view is what opens (a room reads boxes, not ops)
+LECTURE_SCREEN = (1366, 800)
+
+
+def module_view_default() -> bool:
+    """The module view on screens up to 1366x800 (projectors, small laptops)."""
+    screen = QGuiApplication.primaryScreen()
+    if screen is None:
+        return True
+    size = screen.size()
+    return size.width() <= LECTURE_SCREEN[0] and size.height() <= LECTURE_SCREEN[1]
 
 
 class GraphView(QWidget):
@@ -45,6 +60,23 @@ class GraphView(QWidget):
         self.show_saved.setObjectName("showSavedCheck")
         self.show_saved.setToolTip("Draw each tensor that backward needs, beside its op")
         self.show_saved.toggled.connect(self.showSavedChanged.emit)
+        self.module_toggle = QPushButton("Modules")
+        self.module_toggle.setObjectName("graphModuleViewToggle")
+        self.module_toggle.setCheckable(True)
+        self.module_toggle.setChecked(module_view_default())
+        self.module_toggle.setToolTip("Module view (M): one box per module call, named as "
+                                      f"its parameters are; off: every autograd op. "
+                                      f"{MODULE_HINT.capitalize()}")
+        self.module_toggle.toggled.connect(self._module_view_changed)
+        self.module_key = QShortcut(QKeySequence(Qt.Key_M), self)
+        self.module_key.setContext(Qt.WindowShortcut)
+        self.module_key.activated.connect(self.module_toggle.toggle)
+        # saved tensors fold into their box: the check box only where they can be drawn
+        self.show_saved.setVisible(not self.module_toggle.isChecked())
+        self._expanded: set[str] = set()   # module calls opened in place
+        self._focus = ""                    # what the slide is about (set_focus)
+        self._op_graph = None               # the graph as captured, and its caption
+        self._op_caption = ""
         self.fit_button = QPushButton("Fit")
         self.fit_button.setObjectName("fitGraphButton")
         self.fit_button.setToolTip("Fit the graph in view, at the text size (Ctrl+0 for the "
@@ -60,6 +92,7 @@ class GraphView(QWidget):
         self.export_button.setMenu(menu)
         self.canvas = GraphCanvas()
         self.canvas.paramClicked.connect(self.show_param_history)
+        self.canvas.nodeDoubleClicked.connect(self._toggle_open)
         self.fit_button.clicked.connect(lambda _checked=False: self.canvas.fit())
         self.legend = GraphLegend()
         self.history_plot = pg.PlotWidget()
@@ -97,11 +130,15 @@ class GraphView(QWidget):
         side.setMaximumWidth(420)
         self.side = side
         self._key_placed: tuple | None = None   # (beside?, rows) the splitter was sized for
+        self._drawing: tuple[float, float] | None = None   # the layout's size, in points
+        self._drawing_boxes = False
         self._caption_text, self._caption_hint = self.caption.text(), ""
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         self._top = TitleRow(layout, self.caption,
-                             [self.show_saved, self.fit_button, self.export_button])
+                             [self.module_toggle, self.show_saved, self.fit_button,
+                              self.export_button])
+        self._top.buttons = self._title_buttons()
         layout.addWidget(self.split, 1)
         self._busy = False
         self._waiting: tuple | None = None
@@ -111,8 +148,62 @@ class GraphView(QWidget):
         self.graph = None
 
     # ---- graphs in, layouts back ---------------------------------------------------------
+    @property
+    def module_view(self) -> bool:
+        return self.module_toggle.isChecked()
+
+    def set_module_view(self, on: bool) -> None:
+        self.module_toggle.setChecked(on)
+
+    def _module_view_changed(self, on: bool) -> None:
+        self.show_saved.setVisible(not on)   # saved tensors fold into their box
+        self._top.buttons = self._title_buttons()
+        self._fit_caption()
+        self._redraw()
+
+    def _title_buttons(self) -> list:
+        """The buttons beside the caption, as shown (a hidden one takes no room)."""
+        return [b for b in (self.module_toggle, self.show_saved, self.fit_button,
+                            self.export_button) if not b.isHidden()]
+
+    def _redraw(self) -> None:
+        if self._op_graph is not None:
+            self.show_graph(self._op_graph, self._op_caption)
+
+    def _toggle_open(self, node_id: str) -> None:
+        """Double-click: a module box opens in place into its ops; an op of an opened
+        call closes it again."""
+        if not self.module_view or self.graph is None:
+            return
+        node = next((n for n in self.graph.nodes if n.id == node_id), None)
+        call = next((c for c in self.graph.modules if node and c.id == node.module), None)
+        if call is None:
+            return
+        self._expanded.symmetric_difference_update({box_of(call)})
+        self._redraw()
+
+    def set_focus(self, name: str | None) -> str | None:
+        """Frame what a slide is about, the rest dimmed: "cut", "junction", "trunk",
+        "head K", "freed", "changed", "state" (the rnn's carried state); None or "" for
+        the whole graph. Returns None, or a one-line reason the name is not known."""
+        try:
+            # checked without a graph too: a slide may name it before the first one comes
+            ids = focus_ids(self.graph or GraphData(), name or "")
+        except ValueError as exc:
+            return str(exc)
+        self._focus = name or ""
+        self.canvas.set_focus(ids)
+        return None
+
     def show_graph(self, graph, caption: str) -> None:
-        rankdir = "LR" if self.canvas.width() > 1.6 * self.canvas.height() else "TB"
+        self._op_graph, self._op_caption = graph, caption
+        wide = 1.6
+        if self.module_view:
+            graph = module_graph(graph, self._expanded)
+            # module graphs are deep and narrow (a few heads side by side): top-down fits
+            # them larger unless the panel is very wide
+            wide = 2.5
+        rankdir = "LR" if self.canvas.width() > wide * self.canvas.height() else "TB"
         key = (graph.structure_key(), rankdir)
         if self.canvas.layout is not None and key == self._drawn_key:
             self._draw(graph, self.canvas.layout, caption)   # same shape: restyle only
@@ -120,7 +211,7 @@ class GraphView(QWidget):
         if self._busy:
             if key != self._asked_key:
                 self._cancel.set()        # a toggle changed the structure: stop the old one
-            self._waiting = (graph, caption)
+            self._waiting = (self._op_graph, caption)
             return
         self._busy, self._asked_key = True, key
         self._cancel = threading.Event()
@@ -136,10 +227,21 @@ class GraphView(QWidget):
         # the key first: its new lines can widen it, and the graph is fitted to the
         # room the key leaves (fitted first, its right end went out of view)
         self.legend.set_graph(graph, heat_range(graph))
+        # a module graph's size decides where its key goes (beside a tall one)
+        self._drawing_boxes = any(n.kind in (MODULE, JUNCTION, EARLIER) for n in graph.nodes)
+        self._drawing = (layout.width + 40, layout.height + 40) if self._drawing_boxes \
+            else None
         self._place_key()
+        try:
+            self.canvas.focus_ids = frozenset(focus_ids(graph, self._focus))
+        except ValueError:
+            self.canvas.focus_ids = frozenset()
         self.canvas.show_graph(graph, layout)
         # the dock's title already says "Autograd graph"
-        self._set_caption(f"Graph {caption} · {len(graph.nodes)} nodes", HINT)
+        if self._drawing_boxes:
+            self._set_caption(f"Graph {caption} · {len(graph.nodes)} boxes", HINT)
+        else:
+            self._set_caption(f"Graph {caption} · {len(graph.nodes)} nodes", HINT)
         if self.history_param:
             self.show_param_history(self.history_param)
 
@@ -196,7 +298,7 @@ class GraphView(QWidget):
         width, height = max(1, self.split.width()), max(1, self.split.height())
         # beside only where the graph keeps a canvas at least as wide as high: in a
         # square dock the key beside left the graph under 40% of the width
-        beside = width - self.side_scroll.minimumWidth() >= height
+        beside = self._key_goes_beside(width, height)
         # beside: the key's width; below: its rows
         size = self._key_width_beside(width, height) if beside else self.legend.rows(width)
         if (beside, size) == self._key_placed:
@@ -220,6 +322,18 @@ class GraphView(QWidget):
             want = want if want > 0 else self.legend.heightForWidth(width)
             key = min(want + 2, int(KEY_BELOW_SHARE * height))
             self.split.setSizes([height - key, key])
+
+    def _key_goes_beside(self, width: int, height: int) -> bool:
+        """Beside where the graph on screen is drawn larger so (a tall module graph in a
+        squarish dock); without one, where the canvas stays at least as wide as high."""
+        if self._drawing is None or min(self._drawing) <= 40:
+            return width - self.side_scroll.minimumWidth() >= height
+        w, h = self._drawing
+        key_w = self._key_width_beside(width, height)
+        key_h = min(self.legend.heightForWidth(width) + 2, int(KEY_BELOW_SHARE * height))
+        beside = min((width - key_w) / w, height / h)
+        below = min(width / w, max(1, height - key_h) / h)
+        return beside >= below
 
     def _key_width_beside(self, width: int, height: int) -> int:
         """The narrowest key beside the graph that shows every line without scrolling
@@ -344,14 +458,16 @@ if __name__ == "__main__":  # one real step's graph, laid out here, alone in a w
 
     from gradviz.core.config import Config
     from gradviz.core.session import Session
-    from gradviz.render.layout import layout_graph
+    from gradviz.qt.graph_renderer import GraphRenderer
 
     app = QApplication(sys.argv)
     session = Session(Config(detach=(1,), probes="all"))
     session.step()
-    graph = session.graph(show_saved=False)
     view = GraphView()
-    view.resize(1400, 700)
+    renderer = GraphRenderer()   # on this thread: a demo waits for its one layout
+    view.requestLayout.connect(renderer.render)
+    renderer.layoutReady.connect(view.on_layout)
+    view.resize(1024, 768)
     view.show()
-    view.on_layout(graph, layout_graph(graph, rankdir="LR"), "after one step")
+    view.show_graph(session.graph(show_saved=False), "after one step")
     raise SystemExit(app.exec())

@@ -102,7 +102,7 @@ def test_a_divider_the_user_dragged_stays_when_the_next_graph_comes(qtbot):
 def test_the_hover_hint_moves_to_the_tooltip_where_the_caption_has_no_room(qtbot):
     graph = _graph(Config(batch_size=16))
     wide = _view(qtbot, 1400, 500, graph)
-    narrow = _view(qtbot, 520, 500, graph)
+    narrow = _view(qtbot, 420, 500, graph)   # the caption on a line of its own, too short
     hint = "hover a loss to see where its gradient flows"
     assert hint in wide.caption.text()
     assert hint not in narrow.caption.text() and hint in narrow.caption.toolTip()

@@ -1,0 +1,60 @@
+"""What a slide's graph focus names ("cut", "head 1", "state", ...): the ids of the
+boxes (or ops) to frame, the rest of the graph dimmed. Plain data in, ids out."""
+from __future__ import annotations
+
+from .graph_data import (CUT, DETACHED, EARLIER, FREED, GRAD, INPUT, JUNCTION, OP,
+                         SAVED_EDGE, STALE, GraphData)
+
+
+FOCUS_NAMES = ("cut", "junction", "trunk", "head K", "freed", "changed", "state")
+
+
+def focus_ids(graph: GraphData, name: str) -> set[str]:
+    """The ids of the boxes a slide's focus names, with what links them where that is the
+    point (a cut's two ends, the junction's neighbours). "" is no focus: an empty set.
+    Raises ValueError (a one-line message) for a name not in FOCUS_NAMES."""
+    name = " ".join(name.lower().split())
+    if not name:
+        return set()
+    picks = {"cut": _cut_focus, "junction": _junction_focus, "trunk": _trunk_focus,
+             "freed": lambda g: {n.id for n in g.nodes if n.state == FREED},
+             "changed": lambda g: {n.id for n in g.nodes if n.state in (STALE, DETACHED)},
+             "state": _state_focus}
+    if name in picks:
+        return picks[name](graph)
+    head = name.removeprefix("head").strip()
+    if head.isdigit():
+        k = int(head)
+        return {n.id for n in graph.nodes if n.heads_reaching == (k,)}
+    raise ValueError(f"unknown graph focus {name!r}: use one of {', '.join(FOCUS_NAMES)}")
+
+
+def _ends(graph: GraphData, kinds: tuple[str, ...], ids: set[str]) -> set[str]:
+    """ids and the nodes one edge of kinds away from them."""
+    out = set(ids)
+    for e in graph.edges:
+        if e.kind in kinds and (e.src in ids or e.dst in ids):
+            out |= {e.src, e.dst}
+    return out
+
+
+def _cut_focus(graph: GraphData) -> set[str]:
+    return {end for e in graph.edges if e.kind == CUT for end in (e.src, e.dst)}
+
+
+def _junction_focus(graph: GraphData) -> set[str]:
+    z = {n.id for n in graph.nodes if n.kind == JUNCTION or (n.tensor and n.kind == OP)}
+    return _ends(graph, (GRAD, CUT), z)
+
+
+def _trunk_focus(graph: GraphData) -> set[str]:
+    calls = {c.id: c.path for c in graph.modules}
+    return {n.id for n in graph.nodes
+            if calls.get(n.module, "").split(".")[0] == "trunk" or n.kind == JUNCTION}
+
+
+def _state_focus(graph: GraphData) -> set[str]:
+    """The steps before and the carried state's way into this one (its edge, or cut)."""
+    return _ends(graph, (GRAD, CUT, SAVED_EDGE),
+                 {n.id for n in graph.nodes if n.kind == EARLIER or
+                  (n.kind == INPUT and n.label.startswith("h"))})

@@ -1,0 +1,234 @@
+"""The module view of a captured graph: one box per module call (its ops and its
+parameters' leaves folded in), the junction z, the losses and the total, and the steps
+before that a carried rnn state reaches back into. Plain data in, plain data out."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from .graph_data import (ALIVE, DETACHED, EARLIER, FREED, GRAD, INPUT, JUNCTION, LOSS,
+                         MODULE, OP, PARAM, SAVED_EDGE, STALE, TOTAL, GraphData,
+                         GraphEdge, GraphNode, ModuleCall)
+
+JUNCTION_ID = "z"
+_STATE_PRIORITY = (DETACHED, STALE, FREED)   # a box shows its most telling op's state
+
+
+def box_id(call_id: str) -> str:
+    return f"m:{call_id}"
+
+
+def box_of(call: ModuleCall) -> str:
+    """The call whose box holds call: itself, or for a call inside an rnn's time step,
+    that step's box ("trunk@2": ih, hh and tanh(ih + hh) of step 2 together)."""
+    if call.step is None:
+        return call.id
+    return f"{call.path.split('.')[0]}@{call.step}"
+
+
+@dataclass
+class _Boxes:
+    """Which box each op-view node is drawn in (its own id where it stays itself)."""
+    graph: GraphData
+    expanded: frozenset
+    owner: dict[str, str] = field(default_factory=dict)      # node id -> box id
+    members: dict[str, list[str]] = field(default_factory=dict)
+    _consumed: set[str] | None = None
+
+    def consumed_inside(self) -> set[str]:
+        """Nodes another node of their own box consumes (so not the box's output)."""
+        if self._consumed is None:
+            own = self.owner.get
+            self._consumed = {e.src for e in self.graph.edges
+                              if e.kind == GRAD and own(e.src) is not None
+                              and own(e.src) == own(e.dst)}
+        return self._consumed
+
+    def put(self, node_id: str, box: str) -> None:
+        self.owner[node_id] = box
+        self.members.setdefault(box, []).append(node_id)
+
+
+def module_graph(graph: GraphData, expanded: frozenset | set = frozenset()) -> GraphData:
+    """graph (the op view) drawn as module boxes. expanded: ids of module calls shown as
+    their ops instead (a box opened in place)."""
+    boxes = _Boxes(graph, frozenset(expanded))
+    calls = {c.id: c for c in graph.modules}
+    _assign_modules(boxes, calls)
+    _assign_roots(boxes)
+    _assign_earlier(boxes)
+    out = GraphData(modules=list(graph.modules))
+    by_id = {n.id: n for n in graph.nodes}
+    made: set[str] = set()
+    for node in graph.nodes:   # boxes in the order of their first member: a stable order
+        box = boxes.owner.get(node.id)
+        if box is None or box in made:
+            continue
+        made.add(box)
+        if box in by_id:   # a node drawn as itself, with what folded into it (a loss's ops)
+            out.nodes.append(_as_itself(by_id[box], boxes.members[box]))
+        else:
+            out.nodes.append(_box_node(box, [by_id[m] for m in boxes.members[box]],
+                                       calls, boxes))
+    z = next((n for n in graph.nodes if n.tensor and n.kind == OP), None)
+    if z is not None and z.id in boxes.owner:
+        out.nodes.append(_junction_node(z, calls))
+    out.edges = _box_edges(graph, boxes, z.id if z is not None else None)
+    return out
+
+
+def _as_itself(node: GraphNode, members: list[str]) -> GraphNode:
+    # an input's state is its consumer box's: said once, there
+    if node.kind == INPUT:
+        return replace(node, state=ALIVE, members=tuple(members))
+    return replace(node, members=tuple(members))
+
+
+def _assign_modules(boxes: _Boxes, calls: dict[str, ModuleCall]) -> None:
+    paths = {c.path for c in calls.values()}
+    for node in boxes.graph.nodes:
+        if node.kind == PARAM:
+            path = node.label.rpartition(".")[0]
+            # a leaf folds into its module's box: by its name, as PyTorch prefixes it
+            group = box_of(calls[node.module]) if node.module in calls else ""
+            if group and group not in boxes.expanded and path in paths:
+                boxes.put(node.id, box_id(group))
+            else:
+                boxes.put(node.id, node.id)
+        elif node.kind == OP and node.module in calls:
+            group = box_of(calls[node.module])
+            boxes.put(node.id, node.id if group in boxes.expanded else box_id(group))
+    _assign_inputs(boxes)
+
+
+def _assign_inputs(boxes: _Boxes) -> None:
+    """An input read by one rnn time step only (x[:, t], the state coming in) is part of
+    that step's box; any other input is a box of its own."""
+    readers: dict[str, set[str]] = {}
+    for e in boxes.graph.edges:
+        if e.kind == SAVED_EDGE:
+            readers.setdefault(e.src, set()).add(boxes.owner.get(e.dst, ""))
+    for node in boxes.graph.nodes:
+        if node.kind == INPUT:
+            (box, *more) = sorted(readers.get(node.id, {""}))
+            stepped = not more and box.startswith("m:") and "@" in box
+            boxes.put(node.id, box if stepped else node.id)
+
+
+def _below(graph: GraphData) -> dict[str, list[str]]:
+    """Node id -> the ids its grad edges come from (what it consumes)."""
+    below: dict[str, list[str]] = {n.id: [] for n in graph.nodes}
+    for e in graph.edges:
+        if e.kind == GRAD:
+            below[e.dst].append(e.src)
+    return below
+
+
+def _assign_roots(boxes: _Boxes) -> None:
+    """A loss's box holds the ops between it and the modules (MseLossBackward0, ...);
+    a total's, the adds and weight multiplies that lead to it from the losses."""
+    below = _below(boxes.graph)
+    kinds = {n.id: n.kind for n in boxes.graph.nodes}
+    roots = [n for n in boxes.graph.nodes if n.kind in (LOSS, TOTAL)]
+    for root in roots:
+        boxes.put(root.id, root.id)
+    for root in sorted(roots, key=lambda n: n.kind != LOSS):   # losses claim first
+        stack = list(below[root.id])
+        while stack:
+            node_id = stack.pop()
+            if node_id in boxes.owner or kinds[node_id] != OP:
+                continue
+            boxes.put(node_id, root.id)
+            stack.extend(below[node_id])
+
+
+def _assign_earlier(boxes: _Boxes) -> None:
+    """Ops no call of this step made: the graph of the steps before, which a carried rnn
+    state reaches back into. Each connected part of them is one box."""
+    graph = boxes.graph
+    links: dict[str, list[str]] = {n.id: [] for n in graph.nodes}
+    for e in graph.edges:
+        links[e.src].append(e.dst)
+        links[e.dst].append(e.src)
+    kinds = {n.id: n.kind for n in graph.nodes}
+    for node in graph.nodes:
+        if node.id in boxes.owner or node.kind not in (OP, PARAM):
+            continue
+        box = f"e:{node.id}"
+        stack = [node.id]
+        while stack:
+            node_id = stack.pop()
+            if node_id in boxes.owner or kinds[node_id] not in (OP, PARAM):
+                continue
+            boxes.put(node_id, box)
+            stack.extend(links[node_id])
+
+
+def _state(nodes: list[GraphNode]) -> str:
+    states = {n.state for n in nodes if n.kind == OP}
+    return next((s for s in _STATE_PRIORITY if s in states), ALIVE)
+
+
+def _box_node(box: str, nodes: list[GraphNode], calls: dict[str, ModuleCall],
+              boxes: _Boxes) -> GraphNode:
+    ops = [n for n in nodes if n.kind == OP]
+    if box.startswith("e:"):
+        detail = ops[0].label if len(ops) == 1 else f"{len(ops)} autograd ops"
+        return GraphNode(box, EARLIER, "the step before", detail=detail, state=_state(nodes),
+                         heads_reaching=_union(nodes), members=tuple(n.id for n in nodes),
+                         saved_bytes=sum(n.saved_bytes for n in ops))
+    call = calls.get(box[2:]) or _step_call(box[2:], nodes, calls)
+    # the call's output: the one op of the box that no other op of the box consumes
+    consumed = boxes.consumed_inside()
+    out = next((n for n in ops if n.id not in consumed), ops[0] if ops else nodes[0])
+    label = call.path if call.step is None else f"{call.path} · t={call.step}"
+    return GraphNode(box, MODULE, label, shape=call.out_shape, detail=call.detail,
+                     state=_state(nodes), saved_bytes=sum(n.saved_bytes for n in ops),
+                     grad_norm=out.grad_norm, heads_reaching=out.heads_reaching,
+                     dtype=out.dtype, device=out.device, module=call.id,
+                     members=tuple(n.id for n in nodes))
+
+
+def _step_call(group: str, nodes: list[GraphNode], calls: dict[str, ModuleCall]) -> ModuleCall:
+    """A time step's box without a cell call of its own: named after its first call."""
+    first = calls[next(n.module for n in nodes if n.module in calls)]
+    root, _, step = group.rpartition("@")
+    return ModuleCall(group, root, "step", first.detail, first.out_shape, int(step))
+
+
+def _union(nodes: list[GraphNode]) -> tuple[int, ...]:
+    return tuple(sorted({k for n in nodes for k in n.heads_reaching}))
+
+
+def _junction_node(z: GraphNode, calls: dict[str, ModuleCall]) -> GraphNode:
+    call = calls.get(z.module)
+    return GraphNode(JUNCTION_ID, JUNCTION, "z", shape=call.out_shape if call else None,
+                     heads_reaching=z.heads_reaching, grad_norm=z.grad_norm, tensor="z",
+                     requires_grad=z.requires_grad, is_leaf=z.is_leaf, has_grad=z.has_grad,
+                     grad_note=z.grad_note, detail="the junction")
+
+
+def _box_edges(graph: GraphData, boxes: _Boxes, z_op: str | None) -> list[GraphEdge]:
+    """The op edges between boxes, one per (from, to, kind); edges leaving the op that
+    made z leave from z's own box, which the op's box feeds."""
+    found: dict[tuple[str, str, str], GraphEdge] = {}
+    folded = {n.id for n in graph.nodes if n.kind == PARAM and boxes.owner.get(n.id) != n.id}
+    if z_op is not None and z_op in boxes.owner:
+        found[(boxes.owner[z_op], JUNCTION_ID, GRAD)] = GraphEdge(
+            boxes.owner[z_op], JUNCTION_ID, GRAD,
+            grad_norm=next((n.grad_norm for n in graph.nodes if n.id == z_op), None))
+    for e in graph.edges:
+        src, dst = boxes.owner.get(e.src), boxes.owner.get(e.dst)
+        # a folded leaf is shown in its module's box: its links out go with it (the rnn's
+        # later calls and the step before use the same weights)
+        if src is None or dst is None or src == dst or src != e.src and e.src in folded:
+            continue
+        if e.src == z_op:
+            src = JUNCTION_ID
+        key = (src, dst, e.kind)
+        known = found.get(key)
+        if known is None:
+            found[key] = GraphEdge(src, dst, e.kind, e.label, e.grad_norm)
+        elif e.grad_norm is not None:
+            known.grad_norm = max(known.grad_norm or 0.0, e.grad_norm)
+    return list(found.values())
+

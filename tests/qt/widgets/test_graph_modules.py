@@ -1,0 +1,194 @@
+"""The module view of the graph panel at lecture sizes, driven as a user does: it is
+what opens, M switches to every op and back, a double-click opens a box in place, its
+labels are >= 14 px at 1024x768, states are drawn at box size, a focus frames a part."""
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFontInfo
+
+from gradviz.core.config import Config
+from gradviz.core.graph_data import JUNCTION, LOSS, MODULE, OP, TOTAL
+from gradviz.core.session import Session
+from gradviz.qt.graph_renderer import GraphRenderer
+from gradviz.qt.widgets.graph_canvas import FOCUS_DIM
+from gradviz.qt.widgets.graph_view import GraphView
+from gradviz.render import style
+from waits import WAIT_MS
+
+BASE = Config(device="cpu", batch_size=16)
+LECTURE_SIZES = [(1024, 768), (1280, 720)]
+CASES = {"default": BASE, "separate, head 1 detached": BASE.replace(strategy="separate",
+                                                                     detach=(1,)),
+         "detach_ error": BASE.replace(detach=(1,), detach_mode="detach_")}
+
+
+def _graph(config: Config, steps: int = 1):
+    s = Session(config)
+    for _ in range(steps):
+        s.step()
+    return s.graph(show_saved=False)
+
+
+def _view(qtbot, size, graph) -> GraphView:
+    """A graph panel of size laid out by the app's own renderer (here, on this thread)."""
+    view = GraphView()
+    qtbot.addWidget(view)
+    renderer = GraphRenderer()
+    view.renderer = renderer   # kept alive with the view
+    view.requestLayout.connect(renderer.render)
+    renderer.layoutReady.connect(view.on_layout)
+    view.resize(*size)
+    view.show()
+    qtbot.waitExposed(view)
+    view.show_graph(graph, "after one step")
+    qtbot.waitUntil(lambda: view.idle and view.graph is not None, timeout=WAIT_MS)
+    return view
+
+
+def _text_px(view, text) -> float:
+    """The pixel size of a text item's font on screen: the font's own pixels, times its
+    scale in the scene, times the scene->view scale of the fitted canvas."""
+    return QFontInfo(text.font()).pixelSize() * text.scale() * view.canvas.transform().m11()
+
+
+def _label_px(view, item) -> float:
+    return _text_px(view, item.text)
+
+
+def _drawn(view, kinds):
+    return [i for i in view.canvas.nodes.values() if i.node.kind in kinds]
+
+
+def _box(view, label):
+    return next(i for i in view.canvas.nodes.values() if i.node.label == label)
+
+
+def test_the_module_view_opens_and_m_switches_to_every_op_and_back(qtbot):
+    view = _view(qtbot, (1024, 768), _graph(BASE))
+    toggle = view.findChild(type(view.module_toggle), "graphModuleViewToggle")
+    assert toggle is view.module_toggle and toggle.isChecked()
+    labels = {i.node.label for i in _drawn(view, (MODULE,))}
+    assert {"trunk.0", "trunk.1", "trunk.2", "heads.1.0"} <= labels
+    assert not _drawn(view, (OP,))
+    assert not view.show_saved.isVisible()     # saved tensors fold into their box
+
+    with qtbot.waitActive(view):
+        view.activateWindow()
+    qtbot.keyClick(view.canvas, Qt.Key_M)
+    qtbot.waitUntil(lambda: view.idle and bool(_drawn(view, (OP,))), timeout=WAIT_MS)
+    assert not toggle.isChecked() and not _drawn(view, (MODULE,))
+    assert view.show_saved.isVisible()
+    qtbot.mouseClick(toggle, Qt.LeftButton)
+    qtbot.waitUntil(lambda: view.idle and bool(_drawn(view, (MODULE,))), timeout=WAIT_MS)
+    assert not _drawn(view, (OP,))
+
+
+@pytest.mark.parametrize("size", LECTURE_SIZES)
+@pytest.mark.parametrize("case", list(CASES))
+def test_labels_are_at_least_14_px_at_lecture_sizes_and_grow_with_the_text(qtbot, size, case):
+    view = _view(qtbot, size, _graph(CASES[case]))
+    items = _drawn(view, (MODULE, JUNCTION, LOSS, TOTAL))
+    assert len(items) >= 12
+    sizes = {i.node.label: _label_px(view, i) for i in items}
+    assert min(sizes.values()) >= 14.0, sorted(sizes.items(), key=lambda kv: kv[1])[:3]
+    # the whole graph in view at normal text size
+    seen = view.canvas.mapToScene(view.canvas.viewport().rect()).boundingRect()
+    for item in items:
+        assert seen.contains(item.mapRectToScene(item.boundingRect()))
+    view.canvas.set_text_zoom(1.3)             # Ctrl+= as the theme applies it
+    grown = {i.node.label: _label_px(view, i) for i in items}
+    assert all(grown[k] == pytest.approx(1.3 * v, rel=0.02) for k, v in sizes.items())
+
+
+def test_states_are_drawn_at_box_size(qtbot):
+    view = _view(qtbot, (1024, 768), _graph(CASES["separate, head 1 detached"]))
+    # the cut: a thick red bar across the edge from z into heads.1.0, labelled
+    (cut,) = [e for e in view.canvas.edges if e.edge_path.kind == "cut"]
+    assert cut.bar.isVisible() and cut.bar.pen().widthF() >= style.CUT_BAR_WIDTH
+    assert cut.bar.pen().color() == QColor(style.CUT_COLOUR)
+    assert cut.label.text() == "detach()" and cut.label.isVisible()
+    assert _text_px(view, cut.label) >= 14.0
+    assert _text_px(view, _box(view, "trunk.0").badge_text) >= 14.0
+    assert view.canvas.nodes[cut.edge_path.dst].node.label == "heads.1.0"
+    # separate: the last backward (head 2's) freed the trunk; the step changed in place
+    # the weights heads 0 and 1 still hold
+    trunk = _box(view, "trunk.0")
+    assert trunk.brush().color() == QColor(style.FREED_FILL)
+    assert trunk.badge.isVisible() and trunk.badge_text.text() == "freed"
+    stale = _box(view, "heads.0.0")
+    assert stale.pen().color() == QColor(style.CUT_COLOUR)
+    assert stale.pen().widthF() == style.STATE_WIDTH
+    assert stale.badge_text.text() == "changed in place"
+    assert not _box(view, "heads.1.1").badge.isVisible()   # Tanh saved no weight
+
+    kept = _view(qtbot, (1024, 768), _graph(BASE.replace(retain_grad=True)))
+    z = next(i for i in kept.canvas.nodes.values() if i.node.kind == JUNCTION)
+    assert z.badge.isVisible() and z.badge_text.text() == "z.grad kept"
+    assert z.badge.brush().color() == QColor(style.KEPT_COLOUR)
+
+
+def test_a_double_click_opens_a_box_in_place_and_closes_it(qtbot):
+    view = _view(qtbot, (1024, 768), _graph(BASE))
+    canvas = view.canvas
+
+    def double_click(item):
+        pos = canvas.mapFromScene(item.rect().center())
+        qtbot.mouseDClick(canvas.viewport(), Qt.LeftButton, pos=pos)
+
+    double_click(_box(view, "trunk.0"))
+    qtbot.waitUntil(lambda: view.idle and any(
+        i.node.kind == OP and i.node.module == "trunk.0" for i in canvas.nodes.values()),
+        timeout=WAIT_MS)
+    labels = {i.node.label for i in canvas.nodes.values()}
+    assert "trunk.0" not in labels and {"trunk.0.weight", "trunk.0.bias", "trunk.1"} <= labels
+    op = next(i for i in canvas.nodes.values() if i.node.label == "AddmmBackward0")
+    double_click(op)
+    qtbot.waitUntil(lambda: view.idle and "trunk.0" in {
+        i.node.label for i in canvas.nodes.values()}, timeout=WAIT_MS)
+
+
+def test_a_focus_frames_what_the_slide_is_about_and_dims_the_rest(qtbot):
+    view = _view(qtbot, (1024, 768), _graph(CASES["separate, head 1 detached"]))
+    canvas = view.canvas
+    whole = canvas.mapToScene(canvas.viewport().rect()).boundingRect()
+    assert view.set_focus("cut") is None
+    on = {i.node.label for i in canvas.nodes.values() if i.opacity() == 1.0}
+    assert on == {"z", "heads.1.0"}
+    assert all(i.opacity() == FOCUS_DIM for i in canvas.nodes.values()
+               if i.node.label not in on)
+    framed = canvas.mapToScene(canvas.viewport().rect()).boundingRect()
+    assert framed.width() < 0.7 * whole.width()            # zoomed onto the cut
+    for label in on:
+        item = _box(view, label)
+        assert framed.contains(item.mapRectToScene(item.boundingRect()))
+
+    assert view.set_focus("head 2") is None
+    assert {i.node.label for i in canvas.nodes.values() if i.opacity() == 1.0} >= {
+        "heads.2.0", "heads.2.1", "heads.2.2", "head2"}
+    reason = view.set_focus("the moon")
+    assert reason is not None and "\n" not in reason and "cut" in reason
+    assert view.set_focus(None) is None
+    assert all(i.opacity() == 1.0 for i in canvas.nodes.values())
+
+
+def test_in_the_window_the_module_view_opens_m_switches_and_exports(qtbot, make_window,
+                                                                     tmp_path):
+    w = make_window(Config(batch_size=32, detach=(1,)))
+    before = w.worker.session.step_index
+    qtbot.keyClick(w, Qt.Key_Right, Qt.ShiftModifier)           # one optimizer step
+    qtbot.waitUntil(lambda: w.worker.session.step_index > before, timeout=WAIT_MS)
+    view = w.graph_view
+
+    def drawn(kind):
+        return view.idle and view.graph is not None and any(
+            n.kind == kind for n in view.graph.nodes)
+
+    qtbot.waitUntil(lambda: drawn(MODULE) and any(
+        e.kind == "cut" for e in view.graph.edges), timeout=WAIT_MS)
+    for kind in ("dot", "svg"):
+        assert view.export(kind, str(tmp_path / f"g.{kind}")) is None
+    assert "heads.1.0" in (tmp_path / "g.svg").read_text(encoding="utf-8")
+    qtbot.keyClick(w, Qt.Key_M)
+    qtbot.waitUntil(lambda: drawn(OP), timeout=WAIT_MS)
+    assert not view.module_toggle.isChecked()
+    qtbot.keyClick(w, Qt.Key_M)
+    qtbot.waitUntil(lambda: drawn(MODULE), timeout=WAIT_MS)
