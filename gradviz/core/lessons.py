@@ -18,6 +18,8 @@ from .config import (SHOWN_PATH_CHARS, Config, ConfigError, from_mapping, parse_
 from .lesson_format import (LESSON_KEYS, SLIDE_KEYS, LessonError, did_you_mean, is_count,
                             is_number, refuse_unknown, refuse_unknown_settings)
 from .lesson_promises import check_promise
+from .graph_data import GraphData
+from .graph_focus import focus_ids
 from .narration_limits import narration_problem
 
 PANELS = ("loss", "grad_norms", "global_norm", "junction", "cosine", "memory", "graph",
@@ -47,6 +49,8 @@ class Slide:
     expect: tuple[dict, ...] = ()
     # PageDown plays the slide it enters (a clicker sends no Space); false: it waits
     autoplay: bool = True
+    # what the graph frames, the rest dimmed (core.graph_focus): "cut", "head 1", ...
+    focus: str = ""
 
     @property
     def steps(self) -> int:
@@ -140,7 +144,18 @@ def _slide_fields(where: str, data: Any, base: Config) -> dict:
                 narration=narration, panels=_panels(where, data),
                 layout=_choice(where, data, "layout", LAYOUTS),
                 pace=_pace(where, data, play), play=play, stop=stop,
-                autoplay=_flag(where, data, "autoplay", True))
+                autoplay=_flag(where, data, "autoplay", True), focus=_focus(where, data))
+
+
+def _focus(where: str, data: dict) -> str:
+    value = data.get("focus", "")
+    try:
+        if not isinstance(value, str):
+            raise ValueError(f"focus must be a name such as \"cut\" (got {shown(value)})")
+        focus_ids(GraphData(), value)   # the name is known, whatever the graph
+    except ValueError as exc:
+        raise LessonError(f"{where}: {exc}") from None
+    return value
 
 
 def _flag(where: str, data: dict, key: str, default: bool) -> bool:

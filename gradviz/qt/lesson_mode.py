@@ -187,6 +187,9 @@ class LessonMode(QObject):
         # here every few ms would come steps too late
         w.sigStopAt.emit(slide.stop if isinstance(slide.stop, int) else None)
         self._show_panels(slide)
+        # a room reads one box per module call, framed on what the slide is about
+        w.graph_view.set_module_view(True)
+        w.graph_view.set_focus(slide.focus or None)
         if slide.autoplay:   # a clicker sends no Space: entering a slide plays it
             w.sigPlay.emit()
 

@@ -271,3 +271,26 @@ def test_a_slide_lays_out_the_same_after_one_that_gave_the_docks_below_the_room(
     qtbot.keyClick(w, Qt.Key_PageDown)
     qtbot.waitUntil(lambda: w.junction.isVisible() and not w.events_dock.isVisible())
     qtbot.waitUntil(lambda: abs(w.graph_dock.height() - first) < 30)
+
+
+def test_a_slide_shows_the_module_view_framed_on_its_focus(qtbot, make_window):
+    w = make_window()
+    w.graph_view.set_module_view(False)          # the user's op view, in free mode
+    w.lessons.open_named("detach-vs-detach_")    # focus = "cut"
+    assert w.graph_view.module_view and w.graph_view._focus == "cut"
+    canvas = w.graph_view.canvas
+
+    def framed() -> bool:   # the slide's graph drawn: the cut's ends bright, the rest dim
+        cut = canvas.focus_ids & set(canvas.nodes)
+        return bool(cut) and all((canvas.nodes[i].opacity() == 1) == (i in cut)
+                                 for i in canvas.nodes)
+    qtbot.waitUntil(framed)
+
+
+def test_a_slide_naming_an_unknown_focus_is_a_bad_lesson(tmp_path):
+    from gradviz.core.lessons import LessonError
+    path = tmp_path / "f.toml"
+    path.write_text('title = "t"\n[[slides]]\ntitle = "s"\nnarration = "n"\n'
+                    'focus = "the cut"\n')
+    with pytest.raises(LessonError, match="slide 1: unknown graph focus 'the cut'"):
+        load_lesson(path)

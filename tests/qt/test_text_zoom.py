@@ -38,6 +38,7 @@ def _param(canvas) -> str:
 
 def test_ctrl_plus_scales_the_graphs_labels_on_screen(qtbot, make_window):
     w = make_window(SMALL)
+    w.graph_view.set_module_view(False)   # the op view: its parameter leaves are boxes
     canvas = _drawn(qtbot, w)
     node = _param(canvas)
     cut = next(e for e in canvas.edges if e.label.isVisible())      # "detach()"
