@@ -158,14 +158,10 @@ def test_a_killed_engine_leaves_the_window_and_reset_starts_a_fresh_one(qtbot, r
     assert "same gradients" in w.compare.view.record.verdict
 
 
-def test_an_engine_that_stops_answering_is_ended_and_reported(qtbot, real_window,
-                                                               monkeypatch):
-    monkeypatch.setattr(engine_client, "SILENT_SECONDS", 1.0)
-    w = real_window()
-    qtbot.waitUntil(lambda: w.generation >= 0, timeout=60_000)
-    _train(qtbot, w, 5)
+def _stop_and_wait_for_the_window_to_notice(qtbot, w) -> None:
+    """SIGSTOP the engine (it stops making progress) until the window has ended it."""
     pid = w.worker.pid
-    os.kill(pid, signal.SIGSTOP)                          # a step that never ends
+    os.kill(pid, signal.SIGSTOP)
     try:
         qtbot.waitUntil(lambda: not w.worker.alive, timeout=WAIT_MS)
     finally:
@@ -173,6 +169,15 @@ def test_an_engine_that_stops_answering_is_ended_and_reported(qtbot, real_window
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+
+def test_an_engine_that_stops_answering_is_ended_and_reported(qtbot, real_window,
+                                                               monkeypatch):
+    monkeypatch.setattr(engine_client, "SILENT_SECONDS", 1.0)
+    w = real_window()
+    qtbot.waitUntil(lambda: w.generation >= 0, timeout=60_000)
+    _train(qtbot, w, 5)
+    _stop_and_wait_for_the_window_to_notice(qtbot, w)   # a step that never ends
     assert "showed no sign of life for 1 s" in w.events_view.text()
     assert w.isVisible()
 
@@ -266,15 +271,7 @@ def test_an_engine_stopped_while_starting_is_still_detected(qtbot, real_window,
     monkeypatch.setattr(engine_client, "SILENT_SECONDS", 1.0)
     w = real_window()
     qtbot.waitUntil(lambda: w.worker.stage == "importing torch", timeout=60_000)
-    pid = w.worker.pid
-    os.kill(pid, signal.SIGSTOP)                 # no longer making progress
-    try:
-        qtbot.waitUntil(lambda: not w.worker.alive, timeout=60_000)
-    finally:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+    _stop_and_wait_for_the_window_to_notice(qtbot, w)   # no longer making progress
     assert "showed no sign of life for 1 s" in w.events_view.text()
 
 
