@@ -72,8 +72,8 @@ def stopped_words(which: str, event: Event) -> str:
 
 def verdict(steps: list[StepDiff], rtol: float, measured: StepDiff | None = None) -> str:
     """The verdict on these steps in words: 'same gradients (largest relative difference
-    3.7e-07, float rounding)' or 'different: head 0's gradient on the trunk is 3.00× A's,
-    head 1's 2.00× (step 0)', told by the first step that differs. `measured`: the latest
+    3.7e-07, float rounding)' or 'different: B's gradient on the trunk, head 0: 3.00× A's,
+    head 1: 2.00× (step 0)', told by the first step that differs. `measured`: the latest
     step whose junction gradients were measured, for the heads' shares where the step
     told has none (the app samples them)."""
     if not steps:
@@ -94,10 +94,10 @@ def _difference(first: StepDiff, rtol: float, measured: StepDiff | None) -> str:
         return f"{who}'s gradients are not finite at step {first.step} ({who} diverged{other})"
     told_by = first if first.junction_ratio or measured is None else measured
     ratios = told_by.junction_ratio or []
-    told = [f"head {k}'s {r:.2f}×" for k, r in enumerate(ratios)
+    told = [f"head {k}: {r:.2f}×" for k, r in enumerate(ratios)
             if r is not None and abs(r - 1) > 1e-3]
-    if told:
-        told[0] = told[0].replace("'s ", "'s gradient on the trunk is ", 1) + " A's"
+    if told:   # both sides named: "0.33×" alone read backwards when B was the pinned one
+        told[0] = "B's gradient on the trunk, " + told[0] + " A's"
         return ", ".join(told) + f" (step {told_by.step})"
     differ = [g for g, d in first.groups.items() if not d.max_rel <= rtol]
     same = [g for g in first.groups if g not in differ]

@@ -40,7 +40,7 @@ def test_different_is_exit_1_and_says_how(tmp_path, capsys):
     a = toml(tmp_path, "a.toml", "")
     b = toml(tmp_path, "b.toml", 'strategy = "in-loop"\n')
     assert run(a, b, "--steps", "2") == 1
-    assert "verdict: different: head 0's gradient on the trunk is 3.00× A's" in \
+    assert "verdict: different: B's gradient on the trunk, head 0: 3.00× A's" in \
         capsys.readouterr().out
 
 

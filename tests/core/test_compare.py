@@ -43,7 +43,7 @@ def test_in_loop_counts_head_k_k_minus_k_times_on_the_trunk():
     g_in_loop = trunk_grads(net, totals)
     expected = (g_in_loop - g_sum).abs().max().item()
     assert result.steps[0].groups["trunk"].max_abs == pytest.approx(expected, rel=1e-4)
-    assert "head 0's gradient on the trunk is 3.00× A's, head 1's 2.00×" in result.verdict()
+    assert "B's gradient on the trunk, head 0: 3.00× A's, head 1: 2.00×" in result.verdict()
 
 
 def test_accumulation_gives_the_full_batch_gradient_with_less_memory():

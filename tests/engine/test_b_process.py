@@ -60,7 +60,7 @@ def test_b_in_its_own_process_compares_as_b_in_this_one_does():
         assert theirs.diff.groups == mine.diff.groups          # bit for bit
         assert theirs.b.losses == mine.b.losses and theirs.verdict == mine.verdict
     assert remote[-1].step_verdict == local[-1].step_verdict
-    assert remote[-1].verdict.startswith("different: head 0's gradient on the trunk is 3.00×")
+    assert remote[-1].verdict.startswith("different: B's gradient on the trunk, head 0: 3.00×")
 
 
 def test_killing_bs_process_stops_b_alone_and_reset_starts_a_fresh_one():

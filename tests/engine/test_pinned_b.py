@@ -107,7 +107,7 @@ def test_in_loop_beside_sum_counts_head_k_k_minus_k_times():
     assert record.diff.junction_ratio == pytest.approx(plain, rel=1e-5)
     assert not record.same and not record.step_same
     assert record.verdict == record.step_verdict == (
-        "different: head 0's gradient on the trunk is 3.00× A's, head 1's 2.00× (step 0)")
+        "different: B's gradient on the trunk, head 0: 3.00× A's, head 1: 2.00× (step 0)")
     expected = (_trunk_grad(BASE, "in-loop") - _trunk_grad(BASE, "sum")).abs().max().item()
     assert record.diff.groups["trunk"].max_abs == pytest.approx(expected, rel=1e-4)
     assert record.worst["trunk"].max_abs == record.diff.groups["trunk"].max_abs
@@ -170,7 +170,7 @@ def test_b_is_sampled_like_a():
     loop.take_outbox()
     _, compared = steps(loop, 3)
     assert [r.diff.junction_ratio is not None for r in compared] == [True, False, False]
-    assert all("head 0's gradient on the trunk is 3.00× A's" in r.step_verdict and
+    assert all("B's gradient on the trunk, head 0: 3.00× A's" in r.step_verdict and
                r.step_verdict.endswith("(step 0)") for r in compared)
     # since pinned: told by the first step that differed, whatever the weights did since
     assert {r.verdict for r in compared} == {compared[0].step_verdict}
@@ -185,8 +185,8 @@ def test_pinning_these_settings_then_a_toggle_tells_the_first_step_that_differs(
     _, compared = steps(loop, 4)
     assert not any(r.same or r.step_same for r in compared)
     # the weights were still the same at step 3: B (sum) pushes 1/3 and 1/2 of A's
-    assert compared[-1].verdict == ("different: head 0's gradient on the trunk is 0.33× "
-                                    "A's, head 1's 0.50× (step 3)")
+    assert compared[-1].verdict == ("different: B's gradient on the trunk, head 0: 0.33× "
+                                    "A's, head 1: 0.50× (step 3)")
 
 
 def test_phase_by_phase_b_steps_when_a_completes_its_step():

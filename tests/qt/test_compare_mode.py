@@ -62,9 +62,9 @@ def test_pin_these_settings_then_a_toggle_compares_live(qtbot, make_window):
                     timeout=WAIT_MS)   # the engine said it applied the change
     step_compared(qtbot, w, 2)
     verdict = text_of(w.compare.view.verdict)
-    assert verdict.startswith("different: head 0's gradient on the trunk is 0.33× A's, "
-                              "head 1's 0.50× (step 2)")
-    assert "This step (3): different: head 0's gradient on the trunk is 0.3" in verdict
+    assert verdict.startswith("different: B's gradient on the trunk, head 0: 0.33× A's, "
+                              "head 1: 0.50× (step 2)")
+    assert "This step (3): different: B's gradient on the trunk, head 0: 0.3" in verdict
     rows = w.compare.view.table_rows()
     assert [r[0] for r in rows] == ["trunk", "head0", "head1", "head2"]
     assert float(rows[0][2]) > 0.1                        # the trunk's relative difference

@@ -19,7 +19,7 @@ def test_a_comparison_runs_apart_and_is_shown(qtbot, tmp_path):
     with qtbot.waitSignal(runner.finished, timeout=120_000):
         runner.start(Config(batch_size=32), str(b), steps=4)
     verdict = html.unescape(re.sub("<[^>]+>", "", view.findChild(QLabel, "compareVerdict").text()))
-    assert "different: head 0's gradient on the trunk is 3.00× A's, head 1's 2.00×" in verdict
+    assert "different: B's gradient on the trunk, head 0: 3.00× A's, head 1: 2.00×" in verdict
     table = view.findChild(QTableWidget, "compareTable")
     assert [table.item(r, 0).text() for r in range(table.rowCount())] == \
         ["trunk", "head0", "head1", "head2"]
