@@ -235,6 +235,7 @@ narration = "n"
 config = { device = "cpu", heads = 2, batch-size = 16 }
 pace = 0
 stop = 30
+autoplay = false
 '''))
     qtbot.waitUntil(lambda: w.generation > generation, timeout=60_000)
     running = []

@@ -108,6 +108,7 @@ def test_retained_calls_keep_the_buffers_and_the_last_one_frees_them(qtbot, make
 
 
 def _slide(play: str, pace: float, stop: int):
+    """A slide that waits for Play (autoplay = false): these tests press it themselves."""
     return parse_lesson("pace", f'''title = "t"
 [[slides]]
 title = "s"
@@ -117,6 +118,7 @@ panels = ["loss"]
 play = "{play}"
 pace = {pace}
 stop = {stop}
+autoplay = false
 ''')
 
 

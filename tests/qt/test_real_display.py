@@ -3,7 +3,6 @@
 tab bar), after Ctrl+= three times, after clicking a parameter and after Ctrl+= as
 often as the text can grow; PageDown changes the slide; Ctrl+Q quits within a second. Skipped where Xvfb
 or Qt's X libraries are missing (the README says which Debian packages they are)."""
-import ctypes.util
 import json
 import os
 import select
@@ -15,10 +14,11 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).resolve().parent
+from gradviz.qt.display import missing_libraries
+
 needs_x = pytest.mark.skipif(
-    sys.platform != "linux" or not shutil.which("Xvfb")
-    or not ctypes.util.find_library("xcb-cursor"),
-    reason="needs Xvfb and Qt's X libraries (apt-get install xvfb libxcb-cursor0 ...)")
+    sys.platform != "linux" or not shutil.which("Xvfb") or bool(missing_libraries("xcb")),
+    reason="needs Xvfb and Qt's X libraries (the README's apt-get line)")
 
 
 def _start_xvfb(size: str) -> tuple[subprocess.Popen, int]:
@@ -30,7 +30,7 @@ def _start_xvfb(size: str) -> tuple[subprocess.Popen, int]:
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     os.close(write_end)
     with os.fdopen(read_end) as ready:
-        ready_in_time, _, _ = select.select([ready], [], [], 20)
+        ready_in_time, _, _ = select.select([ready], [], [], 120)   # a busy machine
         number = ready.readline().strip() if ready_in_time else ""
     if not number.isdigit():
         xvfb.kill()
