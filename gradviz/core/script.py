@@ -212,16 +212,22 @@ def _constants(cfg: Config) -> str:
 
 
 def docstring_literal(text: str) -> str:
-    """text as a triple-quoted Python literal that evaluates to exactly text, whatever it
-    holds: a file name is outside input, and one with \"\"\" or \\N{x} in it must
-    neither end the docstring early (and run what follows) nor stop it compiling."""
+    """text as a triple-quoted Python literal that evaluates to text (a lone surrogate
+    as its escape, `\\udcff`), whatever it holds: a file name is outside input, and one
+    with \"\"\" or \\N{x} in it must neither end the docstring early (and run what
+    follows) nor stop it compiling."""
     out = []
     for ch in text:
         if ch in '\\"':
             out.append("\\" + ch)
+        elif "\ud800" <= ch <= "\udfff":
+            # a lone surrogate (a non-UTF-8 name on the command line) cannot be in a
+            # docstring: Python 3.13 encodes docstrings at compile time. Shown as its
+            # escape, as text, the one place the name is not kept exactly
+            out.append("\\\\" + repr(ch)[2:-1])
         elif ch == "\n" or ch.isprintable():
             out.append(ch)
-        else:   # \r, NUL, a lone surrogate, U+2028...: its escape, never the raw char
+        else:   # \r, NUL, U+2028...: its escape, never the raw char
             out.append(repr(ch)[1:-1])
     return '"""' + "".join(out) + '"""\n'
 
