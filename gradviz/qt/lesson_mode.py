@@ -31,6 +31,7 @@ BELOW_SHARE = 0.62
 # where the middle plot is only a filler, the chart is then the slide's main picture
 UNDER_NARRATION = (0.45, 0.62)
 UNDER_NARRATION_LEAST = 0.36    # the chart's least share, the narration scrolling beyond
+REFIT_TRIES = 50   # turns of the event loop a slide's docks may take to be shown
 
 
 class LessonMode(QObject):
@@ -60,6 +61,7 @@ class LessonMode(QObject):
         self._charts = False      # the slide shows a gradient chart
         self._side_by_side: list = []   # the slide's docks shown side by side
         self._below: list = []          # the slide's docks below the middle plots
+        self._refit_tries = 0           # refits put off until the slide's docks are shown
         self._names_plots = True        # the slide names a middle plot (loss, global norm)
         # the docks as the user had them before the lesson (saveState's bytes, made by
         # this window): put back on leaving, and what quitting mid-lesson remembers
@@ -241,6 +243,7 @@ class LessonMode(QObject):
         w.gradients_panel.put_in_front(wanted)   # also where the screen puts them in tabs
         w.gradients_panel.set_compact(len(wanted) == 1)
         self._charts = bool(wanted)
+        self._refit_tries = 0
         QTimer.singleShot(0, lambda: self.refit(share=True))   # too many: tabs then
 
     def refit(self, share: bool = False) -> None:
@@ -271,6 +274,13 @@ class LessonMode(QObject):
         if self.player.lesson is not None and len(side) > 1 and share:
             width = sum(d.width() for d in side) // len(side)
             w.resizeDocks(side, [width] * len(side), Qt.Horizontal)
+        elif self.player.lesson is not None and share and self._side_by_side and \
+                self._refit_tries < REFIT_TRIES:
+            # on a busy machine the docks may not be shown yet: again after Qt has
+            # shown them (each try waits for the events before it, not for a time)
+            self._refit_tries += 1
+            QTimer.singleShot(0, lambda: self.refit(share=share))
+            return
         panel = w.gradients_panel
         beside = w.dockWidgetArea(w.gradients_dock) in (Qt.LeftDockWidgetArea,
                                                         Qt.RightDockWidgetArea)

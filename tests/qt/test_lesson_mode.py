@@ -82,9 +82,10 @@ def test_a_slide_that_opts_out_of_autoplay_waits_for_play(qtbot, make_window, tm
     qtbot.waitUntil(lambda: w.generation >= 1 and w.controls.config().heads == 2)
     w.refresh()
     assert not w.running and len(w.history) == 0
+    running = []   # both messages can come in one batch: the signal, not the flag
+    w.worker.runningChanged.connect(running.append)
     qtbot.keyClick(w, Qt.Key_Space)
-    qtbot.waitUntil(lambda: w.running)
-    qtbot.waitUntil(lambda: not w.running)
+    qtbot.waitUntil(lambda: running[-2:] == [True, False])   # after any late Pause
     w.refresh()
     assert len(w.history) == 5
 
