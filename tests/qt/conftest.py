@@ -42,6 +42,23 @@ def run_script(tmp_path):
 
 
 @pytest.fixture
+def narration_view(qtbot):
+    """A lesson's narration view alone, shown; the system browser replaced by a list of
+    the addresses it was asked to open (`opened`)."""
+    from gradviz.qt.theme import LIGHT
+    from gradviz.qt.widgets.narration_view import NarrationView
+    v = NarrationView()
+    qtbot.addWidget(v)
+    v.apply_theme(LIGHT)
+    v.resize(700, 450)
+    v.show()
+    qtbot.waitExposed(v)
+    v.opened = []
+    v.open_url = v.opened.append
+    return v
+
+
+@pytest.fixture
 def settings(tmp_path):
     return AppSettings(tmp_path / "settings.json")
 

@@ -8,8 +8,6 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from gradviz.core.config import Config
 from gradviz.core.lessons import Slide
 from gradviz.qt import lesson_mode
-from gradviz.qt.theme import LIGHT
-from gradviz.qt.widgets.narration_view import NarrationView
 
 ATTACK = "<img src=secret.png width=400 height=300>"
 
@@ -34,17 +32,8 @@ class ModalAnswer:
 
 
 @pytest.fixture
-def view(qtbot):
-    v = NarrationView()
-    qtbot.addWidget(v)
-    v.apply_theme(LIGHT)
-    v.resize(700, 450)
-    v.show()
-    qtbot.waitExposed(v)
-    opened = []
-    v.open_url = opened.append         # the system browser, for the test
-    v.opened = opened
-    return v
+def view(narration_view):
+    return narration_view
 
 
 def click_words(qtbot, view, words: str) -> None:

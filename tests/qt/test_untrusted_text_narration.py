@@ -16,8 +16,7 @@ from gradviz.core.lessons import Slide, bundled_names, find_lesson
 from gradviz.core.narration_limits import MAX_NESTING
 from gradviz.qt import safe_markdown
 from gradviz.qt.safe_markdown import InertDocument, has_images, tooltips
-from gradviz.qt.theme import LIGHT
-from gradviz.qt.widgets.narration_view import NarrationBrowser, NarrationView
+from gradviz.qt.widgets.narration_view import NarrationBrowser
 
 RED = (255, 0, 0)
 
@@ -42,14 +41,8 @@ def requests(monkeypatch):
 
 
 @pytest.fixture
-def view(qtbot):
-    v = NarrationView()
-    qtbot.addWidget(v)
-    v.apply_theme(LIGHT)
-    v.resize(700, 450)
-    v.show()
-    qtbot.waitExposed(v)
-    return v
+def view(narration_view):
+    return narration_view
 
 
 def show(view, narration: str, index: int = 1, count: int = 3, title: str = "Attack"):
