@@ -151,6 +151,8 @@ class CompareMode(QObject):
         w = self.window
         self.dock.show()
         self.dock.raise_()
+        if w.lessons.staging:   # the slide's stage holds its panels: they stay there
+            return
         w.memory_dock.show()
         w.memory_dock.raise_()
         w.gradients_panel.set_compact(True)

@@ -8,7 +8,7 @@ lesson code of its own; where a slide stops is the engine's to keep (exact at an
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import QFileDialog
 
@@ -17,21 +17,15 @@ from .lesson_player import LessonPlayer
 from .plain_dialogs import warn
 from .run_bar import DELAYS_MS
 from .screen_fit import fit_to_screen
+from .stage import Stage
 from .widgets.lesson_list import LessonList
 from .widgets.narration_view import NarrationView, title_text
-from .window_layout import BOTTOM_SHARE
 
 BASE_TITLE = "gradviz — autograd with several losses"
-CHART_SHARE = 0.38      # of the window's width, for a slide's gradient chart beside the plots
-# of the window's height, for the docks below where a slide's panels are all there (the
-# loss curves, shown only so the middle is not empty, took half a 768 px screen)
-BELOW_SHARE = 0.62
-# of the left column's height, for a slide's gradient charts under the narration (where
-# the screen is too narrow for a column of their own): beside a plot the slide names, and
-# where the middle plot is only a filler, the chart is then the slide's main picture
-UNDER_NARRATION = (0.45, 0.62)
-UNDER_NARRATION_LEAST = 0.36    # the chart's least share, the narration scrolling beyond
-REFIT_TRIES = 50   # turns of the event loop a slide's docks may take to be shown
+# what each panel a slide can name is called on the stage, where it has no title of its
+# own (the charts have theirs)
+STAGE_TITLES = {"graph": "Autograd graph", "memory": "Memory", "code": "Code",
+                "events": "What happened"}
 
 
 class LessonMode(QObject):
@@ -42,12 +36,10 @@ class LessonMode(QObject):
         self.player.slideChanged.connect(self._show_slide)
         self.player.left.connect(self._leave)
         self.narration = NarrationView()
-        # a tab over the settings: a slide sets the controls itself, and the plots keep
-        # their room
-        self.dock = window.add_dock("Lesson", "lessonDock", self.narration,
-                                    Qt.LeftDockWidgetArea)
-        window.tabifyDockWidget(window.controls_dock, self.dock)
-        self.dock.hide()
+        # a slide's narration and panels, in the window's middle in place of the docks
+        # (see core.stage_layout): shown only while a lesson is open
+        self.stage = Stage(self.narration)
+        window.set_stage(self.stage)
         # the start page: every lesson, a tab beside the settings (which stay in front:
         # a student exploring alone starts there)
         self.start_page = LessonList(self._bundled())
@@ -58,11 +50,6 @@ class LessonMode(QObject):
         window.controls_dock.raise_()
         self.presenting = False
         self._start_was_shown = True
-        self._charts = False      # the slide shows a gradient chart
-        self._side_by_side: list = []   # the slide's docks shown side by side
-        self._below: list = []          # the slide's docks below the middle plots
-        self._refit_tries = 0           # refits put off until the slide's docks are shown
-        self._names_plots = True        # the slide names a middle plot (loss, global norm)
         # the docks as the user had them before the lesson (saveState's bytes, made by
         # this window): put back on leaving, and what quitting mid-lesson remembers
         self.layout_before = None
@@ -117,19 +104,17 @@ class LessonMode(QObject):
             shortcut.activated.connect(slot)
 
     def toggle_presenting(self) -> None:
-        """F5, as in a slide deck: full screen, the settings and menus out of the way, the
-        narration (when a lesson is open) beside the slide's panels. F5 or Esc leaves."""
+        """F5, as in a slide deck: full screen, the menus out of the way (and, outside a
+        lesson, the settings; a lesson's stage shows none). F5 or Esc leaves."""
         w = self.window
         self.presenting = not self.presenting
-        w.controls_dock.setVisible(not self.presenting)
         w.menuBar().setVisible(not self.presenting)
+        if not self.staging:
+            w.controls_dock.setVisible(not self.presenting)
+            if self.presenting:
+                self._start_was_shown = self.start_dock.isVisible()
+            self.start_dock.setVisible(not self.presenting and self._start_was_shown)
         if self.presenting:
-            self._start_was_shown = self.start_dock.isVisible()
-        self.start_dock.setVisible(not self.presenting and self._start_was_shown)
-        if self.presenting:
-            if self.player.lesson is not None:
-                self.dock.show()
-                self.dock.raise_()
             w.showFullScreen()
         else:
             w.showNormal()
@@ -161,6 +146,11 @@ class LessonMode(QObject):
     def slide(self):
         return self.player.slide
 
+    @property
+    def staging(self) -> bool:
+        """A lesson is open: its slides are on the stage, the docks put away."""
+        return self.player.lesson is not None and self.layout_before is not None
+
     def _show_slide(self, lesson: Lesson, index: int) -> None:
         w, slide = self.window, lesson.slides[index]
         if w.blank_screen.blank:   # PageDown on a blank screen: the next slide, seen
@@ -168,17 +158,12 @@ class LessonMode(QObject):
         if self.layout_before is None:   # the first slide: the user's layout, kept
             self.layout_before = w.saveState()
             self.settings_before = (w.controls.config(), w.run_bar.speed.value())
+            self._enter_stage()
         count = len(lesson.slides)
         w.setWindowTitle(f"gradviz — {title_text(lesson.title)} — slide {index + 1}/{count}: "
                          f"{title_text(slide.title)}")
         self.narration.apply_theme(w.theme)
         self.narration.show_slide(lesson.title, slide, index, count)
-        self.dock.show()
-        self.dock.raise_()
-        # the narration's column the window's full height: under the panels of the
-        # middle and right only, the bottom docks left it a third of a 720 px screen, and
-        # the "Notice:" of most slides was scrolled out of sight
-        w.setCorner(Qt.BottomLeftCorner, Qt.LeftDockWidgetArea)
         w.sigPause.emit()
         w.controls.set_config(slide.config)
         w.on_config_changed(slide.config)   # as if the user had set every control
@@ -195,121 +180,61 @@ class LessonMode(QObject):
         if slide.autoplay:   # a clicker sends no Space: entering a slide plays it
             w.sigPlay.emit()
 
+    def _enter_stage(self) -> None:
+        """The docks put away (their layout is kept in layout_before) and the stage in
+        the window's middle: nothing a slide does not name stays on screen."""
+        w = self.window
+        for dock in w.panel_docks():
+            dock.hide()
+        w.show_stage(True)
+
+    def _panels(self) -> dict:
+        w = self.window
+        return {"graph": w.graph_view, "memory": w.memory, "code": w.code_view,
+                "events": w.events_view, "grad_norms": w.grad_bars, "junction": w.junction,
+                "cosine": w.cosine, "loss": w.loss_plot, "global_norm": w.global_norm}
+
     def _show_panels(self, slide) -> None:
-        w = self.window
-        docks = {"graph": w.graph_dock, "memory": w.memory_dock, "code": w.code_dock,
-                 "events": w.events_dock, "grad_norms": w.gradients_dock,
-                 "junction": w.gradients_dock, "cosine": w.gradients_dock}
-        wanted = [docks[p] for p in slide.panels if p in docks]
-        bottom = [w.graph_dock, w.memory_dock, w.code_dock, w.events_dock]
-        shown = [d for d in bottom if d in wanted]
-        for dock in bottom:
-            dock.setVisible(dock in wanted)
-        w.gradients_dock.setVisible(w.gradients_dock in wanted)
-        self._side_by_side = []
-        if slide.layout == "side-by-side" and len(shown) > 1:
-            # each out of its tab group first: Qt adds a dock split off a tabbed one as one
-            # more tab, and the graph starts in a group with Memory, Code and What happened
-            for dock in shown:
-                w.removeDockWidget(dock)
-            w.addDockWidget(Qt.BottomDockWidgetArea, shown[0])
-            for left, right in zip(shown, shown[1:]):
-                w.splitDockWidget(left, right, Qt.Horizontal)
-            for dock in shown:
-                dock.show()
-            self._side_by_side = shown   # given equal widths once laid out (refit)
-        elif len(shown) > 1:
-            for dock in shown[1:]:
-                w.tabifyDockWidget(shown[0], dock)
-        if shown:
-            shown[0].raise_()
-        # the middle plots too: only the slide's, or the loss curves where it names
-        # neither (an empty middle would squeeze the docks beside it to their least)
-        plots = {"loss": w.loss_plot, "global_norm": w.global_norm}
-        self._names_plots = any(p in plots for p in slide.panels)
-        self._below = shown
-        w.plot_stack.show_only([plots[p] for p in slide.panels if p in plots]
-                               or [w.loss_plot])
-        # in tabs, the one the slide names first in front ("the gradient norm climbs")
-        w.plot_stack.put_in_front([plots[p] for p in slide.panels if p in plots])
-        self._show_charts(slide)
+        w, panels = self.window, self._panels()
+        shown = [(name, panels[name], STAGE_TITLES.get(name)) for name in slide.panels
+                 if name in panels]
+        self.stage.show_slide(shown, slide.layout, w.theme.zoom,
+                              self.narration.height_for_width)
+        # per-node gradients cost hooks: measured only while the graph is on screen
+        w.on_graph_visibility("graph" in slide.panels)
 
-    def _show_charts(self, slide) -> None:
-        """A slide about one gradient chart shows that chart alone, at the dock's full size
-        (the others stay a tab away); a slide about several shows them together."""
-        w = self.window
-        charts = {"grad_norms": w.grad_bars, "junction": w.junction, "cosine": w.cosine}
-        wanted = [charts[p] for p in slide.panels if p in charts]
-        w.gradients_panel.put_in_front(wanted)   # also where the screen puts them in tabs
-        w.gradients_panel.set_compact(len(wanted) == 1)
-        self._charts = bool(wanted)
-        self._refit_tries = 0
-        QTimer.singleShot(0, lambda: self.refit(share=True))   # too many: tabs then
+    def on_text_size(self) -> None:
+        """After Ctrl+= or Ctrl+-: the narration's height and every least size changed."""
+        if self.staging:
+            self.stage.set_zoom(self.window.theme.zoom)
 
-    def refit(self, share: bool = False) -> None:
+    def staged_panels(self) -> list:
+        """The panels the stage has borrowed: their least sizes are the stage's to keep."""
+        return list(self.stage.panels.values())
+
+    def refit(self) -> None:
         """The window on its screen (after a slide, a new text size: the window's own
-        screen fitting calls this); a slide's chart beside the plots gets a fair share of
-        the width (share), or at least more than its least, where its title would take
-        all its room."""
-        w = self.window
-        fit_to_screen(w)
-        if self.player.lesson is not None and self._charts and \
-                w.gradients_dock in w.tabifiedDockWidgets(self.dock):
-            # a narrow screen put the slide's charts in the narration's tabs, behind it:
-            # below it instead, so that both are seen (out of the tabs first: Qt adds a
-            # dock split off a tabbed one as one more tab)
-            w.removeDockWidget(w.gradients_dock)
-            w.addDockWidget(Qt.LeftDockWidgetArea, w.gradients_dock, Qt.Vertical)
-            w.gradients_dock.show()
-            share = UNDER_NARRATION[0 if self._names_plots else 1]
-            column = self.dock.height() + w.gradients_dock.height()
-            # ... but the narration whole where the chart keeps its least share: its
-            # Notice, the point of the slide, was scrolled out of sight at 1024x768
-            narration = self.narration.needed_height() + self.dock.height() - \
-                self.narration.height()
-            share = min(share, max(UNDER_NARRATION_LEAST, 1 - narration / max(1, column)))
-            w.resizeDocks([self.dock, w.gradients_dock],
-                          [int(column * (1 - share)), int(column * share)], Qt.Vertical)
-        side = [d for d in self._side_by_side if d.isVisible()]
-        if self.player.lesson is not None and len(side) > 1 and share:
-            width = sum(d.width() for d in side) // len(side)
-            w.resizeDocks(side, [width] * len(side), Qt.Horizontal)
-        elif self.player.lesson is not None and share and self._side_by_side and \
-                self._refit_tries < REFIT_TRIES:
-            # on a busy machine the docks may not be shown yet: again after Qt has
-            # shown them (each try waits for the events before it, not for a time)
-            self._refit_tries += 1
-            QTimer.singleShot(0, lambda: self.refit(share=share))
-            return
-        panel = w.gradients_panel
-        beside = w.dockWidgetArea(w.gradients_dock) in (Qt.LeftDockWidgetArea,
-                                                        Qt.RightDockWidgetArea)
-        crushed = panel.width() < panel.minimumSizeHint().width() + 12
-        if self.player.lesson is not None and self._charts and beside and (share or crushed):
-            w.resizeDocks([w.gradients_dock], [int(w.width() * CHART_SHARE)], Qt.Horizontal)
-        below = [d for d in self._below if d.isVisible()]
-        if self.player.lesson is not None and share and below:
-            # all the slide's panels below: theirs the room; else the usual share (a
-            # slide after one that gave them the room kept it, its chart squeezed)
-            alone = not self._names_plots and not self._charts
-            w.resizeDocks(below[:1], [int(w.height() * (BELOW_SHARE if alone
-                                                         else BOTTOM_SHARE))], Qt.Vertical)
+        screen fitting calls this), and the stage laid out again for its room."""
+        fit_to_screen(self.window)
+        if self.staging:
+            self.stage.arrange()
 
     def _leave(self) -> None:
-        self.window.setCorner(Qt.BottomLeftCorner, Qt.BottomDockWidgetArea)
-        self.window.sigStopAt.emit(None)
-        self.dock.hide()
+        w = self.window
+        w.sigStopAt.emit(None)
         self.narration.clear()
-        self.window.setWindowTitle(BASE_TITLE)
-        self.window.plot_stack.show_only([])   # all of them again
-        self.window.plot_stack.put_in_front([])
-        self.window.gradients_panel.put_in_front([])
+        w.setWindowTitle(BASE_TITLE)
+        w.show_stage(False)
+        w.take_panels_home(self.stage.release())
+        w.plot_stack.show_only([])   # all of them again
+        w.plot_stack.put_in_front([])
+        w.gradients_panel.put_in_front([])
         if self.layout_before is not None:
-            # every dock where, and as shown or closed as, the user had it: the slides
-            # moved some (a chart under the narration, two docks side by side)
-            self.window.restoreState(self.layout_before)
+            # every dock where, and as shown or closed as, the user had it
+            w.restoreState(self.layout_before)
             self.layout_before = None
         self.settings_before = None
+        w.on_graph_visibility(w.graph_dock.isVisible())
 
 
 def _pace_position(per_second: float) -> int:

@@ -139,6 +139,7 @@ class MainWindow(QMainWindow):
         grid.addWidget(self.run_bar, 0, 0)
         grid.addWidget(self.plot_stack, 1, 0)
         grid.setRowStretch(1, 1)
+        self._grid = grid
         central.setObjectName("centralArea")
         self.setCentralWidget(central)
         scroll = QScrollArea()
@@ -159,6 +160,31 @@ class MainWindow(QMainWindow):
         for dock in (self.code_dock, self.memory_dock, self.events_dock):
             self.tabifyDockWidget(self.graph_dock, dock)
         self.graph_dock.raise_()
+
+    def set_stage(self, stage: QWidget) -> None:
+        """A lesson's stage, in the middle where the plots are (shown by show_stage)."""
+        self.stage = stage
+        self._grid.addWidget(stage, 1, 0)
+        stage.hide()
+
+    def show_stage(self, shown: bool) -> None:
+        self.plot_stack.setVisible(not shown)
+        self.stage.setVisible(shown)
+
+    def panel_docks(self) -> list[QDockWidget]:
+        """Every dock, which a lesson's stage puts away while it is shown."""
+        return self.findChildren(QDockWidget)
+
+    def take_panels_home(self, panels: dict[str, QWidget]) -> None:
+        """The panels a lesson's stage borrowed, back in their docks and panels."""
+        homes = {self.graph_view: self.graph_dock, self.memory: self.memory_dock,
+                 self.code_view: self.code_dock, self.events_view: self.events_dock}
+        for widget in panels.values():
+            if widget in homes:
+                homes[widget].setWidget(widget)
+        self.gradients_panel.take_back()
+        self.plot_stack.take_back()
+        set_least_sizes(self, self.theme.zoom)
 
     def first_layout(self) -> None:
         """Dock sizes for a first launch on a 1920x1080 projector (later launches restore
@@ -339,6 +365,7 @@ class MainWindow(QMainWindow):
                                    self.lessons.start_page]:
             panel.apply_theme(theme)
         set_least_sizes(self, theme.zoom)   # no plot squashed below what its text needs
+        self.lessons.on_text_size()
         self.run_bar.phase_play.setStyleSheet(checkbox_css(theme))
         self._fit_controls()
         QTimer.singleShot(0, self._fit_controls)  # again once the new font has reached them
@@ -391,7 +418,7 @@ class MainWindow(QMainWindow):
             now = time.monotonic()
             # phase by phase, the engine sends the graph after every phase itself
             if now - self._last_graph_request > LIVE_GRAPH_SECONDS \
-                    and self.graph_dock.isVisible() and not by_phases:
+                    and self.graph_view.isVisible() and not by_phases:
                 self._last_graph_request = now
                 self.sigRequestGraph.emit()
 

@@ -23,11 +23,15 @@ LOSS_PLOT_LEAST = 70
 def set_least_sizes(window, zoom: float) -> None:
     """Every panel's least size, grown with the text: where they no longer fit the
     screen, fit_to_screen moves panels into tabs rather than crush them."""
+    staged = window.lessons.staged_panels()   # a lesson's stage keeps theirs itself
+
+    def least(panel, size: int) -> int:
+        return 0 if panel in staged else int(size * zoom)
     for panel in (window.grad_bars, window.junction, window.cosine):
-        panel.setMinimumSize(int(CHART_MIN_SIZE[0] * zoom), int(CHART_MIN_SIZE[1] * zoom))
-    window.loss_plot.setMinimumHeight(int(LOSS_MIN_HEIGHT * zoom))
-    window.global_norm.setMinimumHeight(int(NORM_MIN_HEIGHT * zoom))
-    window.graph_view.canvas.setMinimumHeight(int(GRAPH_MIN_HEIGHT * zoom))
+        panel.setMinimumSize(least(panel, CHART_MIN_SIZE[0]), least(panel, CHART_MIN_SIZE[1]))
+    window.loss_plot.setMinimumHeight(least(window.loss_plot, LOSS_MIN_HEIGHT))
+    window.global_norm.setMinimumHeight(least(window.global_norm, NORM_MIN_HEIGHT))
+    window.graph_view.canvas.setMinimumHeight(least(window.graph_view, GRAPH_MIN_HEIGHT))
 
 
 def available(window):
@@ -66,10 +70,10 @@ def fit_to_screen(window) -> None:
     # (what it frees: w(idth), h(eight)), the move
     gradients_left = ("w", lambda: window.tabifyDockWidget(window.controls_dock,
                                                            window.gradients_dock))
-    left = (window.controls_dock, window.lessons.dock, window.lessons.start_dock)
+    left = (window.controls_dock, window.lessons.start_dock)
     left_down = ("w", lambda: _into_tabs_of(window, bottom, left + (window.gradients_dock,)))
     moves = [
-        # the gradient charts join the settings (and the lesson) on the left: one column less
+        # the gradient charts join the settings on the left: one column less
         gradients_left,
         # the three gradient charts go into tabs of their own: half the height
         ("wh", lambda: window.gradients_panel.set_compact(True)),
@@ -78,12 +82,10 @@ def fit_to_screen(window) -> None:
         # the left column joins the graph's tabs at the bottom: the loss curves get the width
         left_down,
     ]
-    if window.lessons.player.lesson is not None:
-        # in a lesson the slide's panels come first: the settings and the narration leave
-        # the left column before a gradient chart the slide shows is tabbed away there
-        moves.remove(gradients_left)
-        moves[moves.index(left_down)] = ("w", lambda: _into_tabs_of(window, bottom, left))
-        moves.append(gradients_left)   # the settings are below now: so is the chart then
+    if window.lessons.staging:
+        # a lesson's stage places its panels itself (core.stage_layout), none in tabs;
+        # the docks are put away, and the panels' tabs are not the stage's to change
+        moves = []
     for dims, move in moves:
         wide, tall = overflow(window)
         if not (wide or tall):
@@ -92,8 +94,9 @@ def fit_to_screen(window) -> None:
             move()
             window.graph_dock.raise_()   # the graph stays the tab in front of its group
             window.layout().activate()
-    _tabs_for_cramped_charts(window)
-    _tabs_for_cramped_plots(window)
+    if not window.lessons.staging:
+        _tabs_for_cramped_charts(window)
+        _tabs_for_cramped_plots(window)
     if too_big(window) and window.theme.zoom > 1.0:
         # even with its panels in tabs, the window needs more than the screen at this text
         # size (Ctrl+= a few times at 1280x720): one step smaller, whose layout comes back

@@ -47,7 +47,9 @@ def _projector(width: int, height: int) -> bool:
 def restore_state(window, state) -> bool:
     """restoreState, but only for bytes gradviz's own check accepts: Qt trusts them,
     and a crafted layout crashed it."""
-    docks = {dock.objectName() for dock in window.findChildren(QDockWidget)}
+    # "lessonDock" held the narration before lessons had a stage of their own: layouts
+    # saved then are still the user's (Qt keeps a place for a name it no longer has)
+    docks = {dock.objectName() for dock in window.findChildren(QDockWidget)} | {"lessonDock"}
     try:
         check_window_state(bytes(state.data()), docks)
     except BadLayout:

@@ -22,7 +22,7 @@ def test_the_lessons_menu_opens_a_lesson_and_names_it(qtbot, make_window):
     lesson = find_lesson("backward-twice")
     assert w.windowTitle() == (f"gradviz — {lesson.title} — slide 1/2: "
                                f"{lesson.slides[0].title}")
-    assert w.lessons.dock.isVisible()
+    assert w.lessons.stage.isVisible()
     qtbot.waitUntil(lambda: engine(w).strategy == "separate"
                     and engine(w).retain_graph == "never", timeout=WAIT_MS)
     assert w.controls.config().retain_graph == "never"          # the controls show it too
@@ -35,7 +35,7 @@ def test_page_down_and_up_change_the_slide_and_its_config(qtbot, make_window):
     qtbot.keyClick(w, Qt.Key_PageDown)
     assert "slide 2/3" in w.windowTitle()
     qtbot.waitUntil(lambda: engine(w).detach_mode == "detach_", timeout=WAIT_MS)
-    assert w.events_dock.isVisible() and not w.memory_dock.isVisible()
+    assert on_stage(w) == ["graph", "events"]    # the slide's panels, and only those
     qtbot.keyClick(w, Qt.Key_PageUp)
     assert "slide 1/3" in w.windowTitle()
     qtbot.keyClick(w, Qt.Key_PageDown)
@@ -96,7 +96,7 @@ def test_esc_leaves_the_lesson_and_keeps_the_settings(qtbot, make_window):
     qtbot.keyClick(w, Qt.Key_PageDown)                # retain_grad on
     qtbot.waitUntil(lambda: engine(w).retain_grad, timeout=WAIT_MS)
     qtbot.keyClick(w, Qt.Key_Escape)
-    assert w.windowTitle().startswith("gradviz — autograd") and not w.lessons.dock.isVisible()
+    assert w.windowTitle().startswith("gradviz — autograd") and not w.lessons.stage.isVisible()
     # the worker's answers to both slides' configs arrive in order: the last one stays
     qtbot.waitUntil(lambda: engine(w).retain_grad and w.controls.config().retain_grad,
                     timeout=WAIT_MS)
@@ -117,13 +117,14 @@ def test_f5_presents_and_esc_comes_back_before_leaving_the_lesson(qtbot, make_wi
     qtbot.keyClick(w, Qt.Key_F5)
     assert w.lessons.presenting and w.isFullScreen()
     assert not w.controls_dock.isVisible() and not w.menuBar().isVisible()
-    assert w.lessons.dock.isVisible()
+    assert w.lessons.stage.isVisible()
     qtbot.keyClick(w, Qt.Key_Escape)                  # leaves the presentation only
     assert not w.lessons.presenting and not w.isFullScreen()
-    assert w.controls_dock.isVisible() and w.menuBar().isVisible()
+    assert w.menuBar().isVisible() and w.lessons.stage.isVisible()
     assert w.lessons.player.lesson is not None
     qtbot.keyClick(w, Qt.Key_Escape)                  # now the lesson
     assert w.lessons.player.lesson is None
+    assert w.controls_dock.isVisible()                # the settings, as before it
 
 
 def test_every_head_is_in_the_legends_before_the_engine_answers(qtbot, settings):
@@ -140,18 +141,47 @@ def test_every_head_is_in_the_legends_before_the_engine_answers(qtbot, settings)
         w.close()
 
 
-def test_a_slide_shows_its_panels_side_by_side(qtbot, make_window):
-    """The leak on the graph and the memory chart at once: Qt would have added the
-    memory chart as one more tab of the graph's group."""
+def on_stage(w) -> list[str]:
+    """The panels the stage shows, by name, in the slide's order."""
+    return [name for name in w.lessons.stage.shown
+            if w.lessons.stage.slots[name].isVisible()]
+
+
+def rects(w) -> dict:
+    """Each shown part of the stage (the narration too) as (x, y, width, height)."""
+    stage = w.lessons.stage
+    parts = {name: stage.slots[name] for name in on_stage(w)}
+    parts["narration"] = stage.narration
+    return {name: widget.geometry().getRect() for name, widget in parts.items()}
+
+
+def overlap(a, b) -> bool:
+    ax, ay, aw, ah = a
+    bx, by, bw, bh = b
+    return ax < bx + bw and bx < ax + aw and ay < by + bh and by < ay + ah
+
+
+def test_a_slide_shows_its_panels_side_by_side_and_nothing_else(qtbot, make_window):
+    """The leak on the memory chart and the graph at once, both whole: not one a tab
+    behind the other, and no loss chart the slide does not name."""
     w = make_window()
+    w.drawn_off_screen = True   # laid out as on a 1280x720 screen, not the offscreen one
+    w.resize(1280, 720)
     w.findChild(QAction, "lesson_03-leaky-graphs").trigger()
-    # laid out, the two given the same width
-    qtbot.waitUntil(lambda: w.graph_dock.isVisible() and w.memory_dock.isVisible() and
-                    abs(w.graph_dock.width() - w.memory_dock.width()) < 20, timeout=WAIT_MS)
-    assert w.memory_dock not in w.tabifiedDockWidgets(w.graph_dock)
-    graph, memory = w.graph_dock.geometry(), w.memory_dock.geometry()
-    assert memory.left() >= graph.right() and memory.width() > 200
-    assert abs(memory.top() - graph.top()) < 5
+    qtbot.waitUntil(lambda: w.lessons.stage.isVisible(), timeout=WAIT_MS)
+    assert on_stage(w) == ["memory", "graph"]
+    assert w.memory.isVisible() and w.graph_view.isVisible()
+    assert not w.loss_plot.isVisible() and not w.junction.isVisible()
+    assert not any(d.isVisible() for d in w.panel_docks())    # the docks put away
+    parts = rects(w)
+    memory, graph = parts["memory"], parts["graph"]
+    assert abs(memory[1] - graph[1]) < 5 and graph[0] >= memory[0] + memory[2]
+    assert memory[2] > graph[2] > 300                 # the first panel named is the main one
+    names = list(parts)
+    assert not any(overlap(parts[a], parts[b]) for a in names for b in names if a < b)
+    stage = w.lessons.stage.rect().getRect()
+    assert all(x >= 0 and y >= 0 and x + cw <= stage[2] and y + ch <= stage[3]
+               for x, y, cw, ch in parts.values())
 
 
 def test_the_start_page_lists_every_lesson_and_opens_one(qtbot, make_window):
@@ -169,29 +199,32 @@ def test_the_start_page_lists_every_lesson_and_opens_one(qtbot, make_window):
     lesson = find_lesson("accumulation")
     qtbot.waitUntil(lambda: w.windowTitle().startswith(f"gradviz — {lesson.title}"),
                     timeout=WAIT_MS)
-    assert w.lessons.dock.isVisible()
+    assert w.lessons.stage.isVisible()
 
 
-def test_in_tabs_the_chart_a_slide_is_about_is_the_one_in_front(qtbot, make_window):
-    """Where the screen puts the charts in tabs, the tab in front was the first one,
-    "per parameter", on a slide about the cosine matrix (seen at 1280x720)."""
+def test_the_chart_a_slide_is_about_is_its_main_panel_never_a_tab(qtbot, make_window):
+    """Where the screen put the charts in tabs, the tab in front was "per parameter", on
+    a slide about the cosine matrix (seen at 1280x720): on the stage each chart the slide
+    names is shown whole, the first it names the largest."""
     w = make_window()
+    w.drawn_off_screen = True
+    w.resize(1280, 720)
     w.lessons.open_named("losses-disagree")            # panels: cosine, then junction
-    panel = w.gradients_panel
-    panel.set_compact(False)
-    panel.set_compact(True)                             # as fit_to_screen does
-    assert panel.tabs.currentWidget() is w.cosine
+    assert on_stage(w) == ["cosine", "junction"]
+    parts = rects(w)
+    assert parts["cosine"][2] * parts["cosine"][3] > parts["junction"][2] * parts["junction"][3]
     w.lessons.open_named("zero-grad")                   # panels: global_norm, then loss
     qtbot.keyClick(w, Qt.Key_PageDown)                  # "the gradient norm climbs"
+    assert on_stage(w) == ["global_norm", "loss"]
+    assert w.global_norm.isVisible() and w.loss_plot.isVisible()
+    qtbot.keyClick(w, Qt.Key_Escape)                    # out of the lesson: no preference
+    qtbot.waitUntil(lambda: not w.lessons.stage.isVisible(), timeout=WAIT_MS)
     stack = w.plot_stack
     stack.set_compact(False)
     stack.set_compact(True)
-    assert stack.tabs.currentWidget() is w.global_norm
-    qtbot.keyClick(w, Qt.Key_Escape)                    # out of the lesson: no preference
-    qtbot.waitUntil(lambda: not w.lessons.dock.isVisible(), timeout=WAIT_MS)
-    stack.set_compact(False)
-    stack.set_compact(True)
     assert stack.tabs.currentWidget() is w.loss_plot
+    assert {stack.tabs.widget(i) for i in range(stack.tabs.count())} == \
+        {w.loss_plot, w.global_norm}                    # both home again
 
 
 def _docks(w):
@@ -210,13 +243,15 @@ def test_leaving_a_lesson_puts_every_dock_back_as_the_user_had_it(qtbot, make_wi
     before = _docks(w)
     w.lessons.open_named("detach-vs-detach_")  # the graph and What happened side by side
     qtbot.keyClick(w, Qt.Key_PageDown)
-    qtbot.waitUntil(lambda: w.events_dock.isVisible() and w.graph_dock.isVisible()
-                    and w.events_dock not in w.tabifiedDockWidgets(w.graph_dock))
+    assert on_stage(w) == ["graph", "events"]
     w.lessons.open_named("leaky-graphs")       # the memory chart shown by a slide
-    qtbot.waitUntil(lambda: w.memory_dock.isVisible())
+    assert on_stage(w) == ["memory", "graph"]
     qtbot.keyClick(w, Qt.Key_Escape)
-    qtbot.waitUntil(lambda: not w.lessons.dock.isVisible())
+    qtbot.waitUntil(lambda: not w.lessons.stage.isVisible())
     assert _docks(w) == before
+    # every panel back in its dock, none left on the stage
+    assert w.graph_dock.widget() is w.graph_view and w.events_dock.widget() is w.events_view
+    assert w.memory_dock.widget() is w.memory and w.lessons.stage.panels == {}
     assert not w.memory_dock.isVisible()       # still closed, as the user left it
     w.memory_dock.show()                       # View > Memory: back in its tab group
     qtbot.waitUntil(lambda: w.memory_dock.isVisible())
@@ -228,8 +263,7 @@ def test_quitting_mid_lesson_remembers_the_layout_from_before_it(qtbot, make_win
     before = w.saveState()
     w.lessons.open_named("detach-vs-detach_")
     qtbot.keyClick(w, Qt.Key_PageDown)
-    qtbot.waitUntil(lambda: w.events_dock not in w.tabifiedDockWidgets(w.graph_dock))
-    assert w.saveState() != before             # the slide moved docks
+    assert w.saveState() != before             # the slide put the docks away
     assert w.remembered().window_state == before
 
 
@@ -252,26 +286,36 @@ def test_quitting_mid_lesson_remembers_the_settings_and_pace_from_before_it(qtbo
     assert w.remembered().config == w.controls.config()
 
 
-def test_a_slide_lays_out_the_same_after_one_that_gave_the_docks_below_the_room(
-        qtbot, make_window):
+def test_a_slide_lays_out_the_same_after_one_that_laid_out_otherwise(qtbot, make_window):
     # slide 1 and slide 3 of detach-vs-detach_ show the same panels (the push on the
-    # trunk and the graph); slide 2 (the graph and What happened) gives the docks
-    # below most of the height, and slide 3 kept that: at 1280x720 its chart, beside
-    # the plots above, was 60 px high
+    # trunk and the graph); slide 2 (the graph and What happened) another pair. With
+    # docks, slide 3 kept slide 2's shares: at 1280x720 its chart was 60 px high
     w = make_window()
     w.drawn_off_screen = True   # laid out as on a 1280x720 screen, not the offscreen one
     w.resize(1280, 720)
     w.lessons.open_named("detach-vs-detach_")
-    from gradviz.qt.window_layout import BOTTOM_SHARE
-    qtbot.waitUntil(lambda: w.junction.isVisible() and w.graph_dock.isVisible() and
-                    abs(w.graph_dock.height() - BOTTOM_SHARE * w.height()) < 30)
-    first = w.graph_dock.height()
+    first = rects(w)
+    assert list(first) == ["junction", "graph", "narration"]
     qtbot.keyClick(w, Qt.Key_PageDown)
-    qtbot.waitUntil(lambda: w.events_dock.isVisible())
-    qtbot.waitUntil(lambda: w.graph_dock.height() > first + 40)   # the room below
+    assert list(rects(w)) == ["graph", "events", "narration"]
     qtbot.keyClick(w, Qt.Key_PageDown)
-    qtbot.waitUntil(lambda: w.junction.isVisible() and not w.events_dock.isVisible())
-    qtbot.waitUntil(lambda: abs(w.graph_dock.height() - first) < 30)
+    third = rects(w)
+    assert {k: v for k, v in third.items() if k != "narration"} == \
+        {k: v for k, v in first.items() if k != "narration"} or \
+        third["narration"] != first["narration"]     # the same, unless its text is longer
+    assert third["junction"][3] > 250                 # the chart whole, not a strip
+
+
+def test_the_stage_lays_out_again_for_a_new_window_size(qtbot, make_window):
+    w = make_window()
+    w.drawn_off_screen = True
+    w.resize(1280, 720)
+    w.lessons.open_named("leaky-graphs")
+    wide = rects(w)
+    w.resize(1024, 768)
+    qtbot.waitUntil(lambda: rects(w) != wide)
+    stage = w.lessons.stage.rect().getRect()
+    assert all(x + cw <= stage[2] and y + ch <= stage[3] for x, y, cw, ch in rects(w).values())
 
 
 def test_a_slide_shows_the_module_view_framed_on_its_focus(qtbot, make_window):

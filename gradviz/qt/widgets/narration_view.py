@@ -141,6 +141,22 @@ class NarrationView(QWidget):
         chrome = self.height() - self.text.viewport().height()   # heading, margins, frame
         return chrome + int(document.size().height()) + 4
 
+    def height_for_width(self, width: int) -> int:
+        """The height that shows the whole slide, heading and text, at this width (the
+        stage tries several: the text reflows). Measured on the document itself, at that
+        width and then back, so nothing it names is ever laid out afresh."""
+        margins = self.layout().contentsMargins()
+        inner = max(1, width - margins.left() - margins.right())
+        frame = 2 * self.text.frameWidth()
+        document = self.text.document()
+        before = document.textWidth()
+        document.setTextWidth(max(1, inner - frame))
+        text = int(document.size().height())
+        document.setTextWidth(before)
+        heading = self.heading.heightForWidth(inner)
+        return (margins.top() + margins.bottom() + heading + self.layout().spacing()
+                + text + frame + 4)
+
     def apply_theme(self, theme) -> None:
         """Narration is read from the back of the room: larger than the panels' text."""
         self._font_pt = theme.font_pt * 1.35

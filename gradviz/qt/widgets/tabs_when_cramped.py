@@ -41,6 +41,10 @@ class TabsWhenCramped(QWidget):
         self.compact = compact
         self._arrange()
 
+    def take_back(self) -> None:
+        """Its charts laid out here again, after a lesson's stage borrowed some."""
+        self._arrange()
+
     def _arrange(self) -> None:
         self.tabs.clear()
         if self.compact:

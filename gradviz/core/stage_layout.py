@@ -1,0 +1,180 @@
+"""Where a lesson slide's narration and panels go on the stage: one pure function of the
+room, the text size and the slide, so that "why is this panel here?" has one answer, and
+the answer is the same however busy the machine is and in whatever order the window's
+layout passes come (the dock layout it replaces applied its shares once and lost them).
+
+The slide's first panel is its main one and gets most of the room, its second and third
+share the rest; the narration is a strip across the top, as high as its text needs, or
+a column beside the panels where a strip would take too much of the height. Every panel
+keeps its least size (which grows with the text) where any arrangement allows it: when
+the room runs out, a secondary panel moves below the main one, never behind a tab.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+# the least size (px at text size 1) of each panel: below it its title, axes and legend
+# take the plot's room, or the cosine matrix's numbers overlap (seen at 1024x768)
+LEAST: dict[str, tuple[int, int]] = {
+    "loss": (300, 170), "global_norm": (300, 150), "grad_norms": (300, 190),
+    "junction": (300, 190), "cosine": (240, 230), "memory": (320, 200),
+    "graph": (340, 230), "code": (360, 200), "events": (320, 170),
+}
+GAP = 6                 # px between the stage's parts
+STRIP_AT_MOST = 0.40    # of the stage's height, for the narration as a strip on top
+COLUMN_SHARES = (0.30, 0.36, 0.42, 0.50)   # of the width, tried for a narration column
+MAIN_SHARES = (0.62, 0.55, 0.50)   # of the room, for the main panel beside or above the others
+
+
+@dataclass(frozen=True)
+class Rect:
+    x: int
+    y: int
+    w: int
+    h: int
+
+    @property
+    def right(self) -> int:
+        return self.x + self.w
+
+    @property
+    def bottom(self) -> int:
+        return self.y + self.h
+
+
+@dataclass(frozen=True)
+class Placement:
+    narration: Rect
+    narration_whole: bool           # False: the text is taller than its rect and scrolls
+    panels: dict[str, Rect]         # the slide's panels in its order, the main one first
+    arrangement: str                # "alone", "row", "column", "main-left", "main-top"
+    fits: float                     # the most-squeezed panel's size over its least (>= 1: all fit)
+
+
+def least_size(panel: str, zoom: float) -> tuple[int, int]:
+    w, h = LEAST.get(panel, (300, 180))
+    return int(w * zoom), int(h * zoom)
+
+
+def place(width: int, height: int, panels: tuple[str, ...] | list[str], zoom: float = 1.0,
+          layout: str = "side-by-side",
+          narration_height: Callable[[int], int] = lambda width: 0) -> Placement:
+    """The stage's parts in a width x height room. narration_height(w): the height the
+    narration needs to be read whole at width w (text reflows, so it is a function).
+    layout: "stacked" prefers the panels one above another, anything else beside."""
+    width, height = max(1, width), max(1, height)
+    names = list(panels)
+    options = []
+    for narration, whole, room in _narration_options(width, height, narration_height):
+        arrangement, rects, fits = _arrange(room, names, zoom, layout)
+        inside = [_within(r, width, height) for r in rects]
+        options.append(Placement(_within(narration, width, height), whole,
+                                 dict(zip(names, inside)), arrangement, fits))
+    whole = [p for p in options if p.narration_whole and p.fits >= 1]
+    if whole:
+        # everything fits: the largest main panel, less the room a column of narration
+        # leaves empty below its text (a third of the width, half of it blank, was the
+        # dock layout's way at 1024x768); the earliest of equals
+        def score(p: Placement) -> int:
+            text = p.narration
+            empty = text.w * max(0, text.h - narration_height(text.w)) if text.w else 0
+            return _main_area(p) - empty
+        return max(whole, key=score)
+    # nothing fits whole: the narration read whole first, then the least squeezed panels
+    return max(options, key=lambda p: (p.narration_whole, round(p.fits, 3)))
+
+
+def _main_area(p: Placement) -> int:
+    main = next(iter(p.panels.values()), None)
+    return 0 if main is None else main.w * main.h
+
+
+def _narration_options(width: int, height: int, needed: Callable[[int], int]):
+    """(narration rect, whether its text is whole there, the room left for the panels),
+    the most preferred first: a strip on top of at most STRIP_AT_MOST of the height, then
+    ever wider columns on the left, then a strip as high as its text (after Ctrl+= the
+    text of a 1024x768 slide needs half the height, and its panels still fit below)."""
+    strip = needed(width)
+    if strip <= 0:
+        yield Rect(0, 0, width, 0), True, Rect(0, 0, width, height)
+        return
+    if strip <= height * STRIP_AT_MOST:
+        yield _strip(width, height, strip, True)
+    for share in COLUMN_SHARES:
+        column = int(width * share)
+        yield (Rect(0, 0, column, height), needed(column) <= height,
+               _room(column + GAP, 0, width - column - GAP, height))
+    if height * STRIP_AT_MOST < strip < height:
+        yield _strip(width, height, strip, True)
+    # the strip no higher than it may be, its text scrolling: where nothing else fits
+    yield _strip(width, height, min(strip, int(height * STRIP_AT_MOST)),
+                 strip <= height * STRIP_AT_MOST)
+
+
+def _within(r: Rect, width: int, height: int) -> Rect:
+    """r cut to the room (a room smaller than its gaps leaves parts of no size)."""
+    x, y = min(r.x, width), min(r.y, height)
+    return Rect(x, y, max(0, min(r.w, width - x)), max(0, min(r.h, height - y)))
+
+
+def _strip(width: int, height: int, high: int, whole: bool):
+    return Rect(0, 0, width, high), whole, _room(0, high + GAP, width, height - high - GAP)
+
+
+def _room(x: int, y: int, w: int, h: int) -> Rect:
+    return Rect(x, y, max(0, w), max(0, h))
+
+
+def _arrange(room: Rect, names: list[str], zoom: float, layout: str):
+    """The first candidate arrangement in which every panel keeps its least size, else
+    the one that squeezes its most-squeezed panel least."""
+    best = None
+    for arrangement, rects in _candidates(room, len(names), layout):
+        fits = min((_fit(r, least_size(n, zoom)) for n, r in zip(names, rects)),
+                   default=1.0)
+        if fits >= 1:
+            return arrangement, rects, fits
+        if best is None or fits > best[2]:
+            best = (arrangement, rects, fits)
+    return best if best is not None else ("alone", [], 1.0)
+
+
+def _fit(rect: Rect, least: tuple[int, int]) -> float:
+    return min(rect.w / max(1, least[0]), rect.h / max(1, least[1]))
+
+
+def _candidates(room: Rect, count: int, layout: str):
+    stacked = layout == "stacked"
+    if count <= 1:
+        yield "alone", [room] * count
+        return
+    if count == 2:
+        order = ("column", "row") if stacked else ("row", "column")
+        for share in MAIN_SHARES:
+            for kind in order:
+                yield kind, _split(room, [share, 1 - share], kind == "row")
+        return
+    rest = count - 1
+    order = ("main-top", "main-left") if stacked else ("main-left", "main-top")
+    for share in MAIN_SHARES:
+        for kind in order:
+            beside = kind == "main-left"
+            main, others = _split(room, [share, 1 - share], beside)
+            yield kind, [main] + _split(others, [1 / rest] * rest, not beside)
+    yield "column", _split(room, [1 / count] * count, False)
+
+
+def _split(room: Rect, shares: list[float], across: bool) -> list[Rect]:
+    """room cut into len(shares) parts with GAP between them, side by side (across) or
+    one above another, each its share of what the gaps leave."""
+    total = (room.w if across else room.h) - GAP * (len(shares) - 1)
+    out, at = [], room.x if across else room.y
+    for i, share in enumerate(shares):
+        size = int(total * share) if i < len(shares) - 1 else \
+            (room.right if across else room.bottom) - at
+        size = max(0, min(size, (room.right if across else room.bottom) - at))
+        out.append(Rect(at, room.y, size, room.h) if across else
+                   Rect(room.x, at, room.w, size))
+        at += size + GAP
+    return out

@@ -1,0 +1,97 @@
+"""The lesson stage: a slide's narration and its panels, each put where
+`core.stage_layout.place` says, again on every resize and text size. The stage owns no
+panel: it borrows the window's for a slide and gives every one back (`release`), so
+the window puts them home in their docks when the lesson ends."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
+
+from ..core.stage_layout import Placement, place
+
+
+class StageSlot(QFrame):
+    """One panel on the stage, under its name where the panel has no title of its own."""
+
+    def __init__(self, name: str, parent=None):
+        super().__init__(parent)
+        self.setObjectName(f"stage_{name}")
+        self.title = QLabel("")
+        self.title.setObjectName(f"stageTitle_{name}")
+        self.title.setTextFormat(Qt.PlainText)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(self.title)
+        self.panel: QWidget | None = None
+
+    def hold(self, panel: QWidget, title: str | None) -> None:
+        self.title.setText(title or "")
+        self.title.setVisible(bool(title))
+        if panel is not self.panel:
+            self.layout().addWidget(panel, 1)
+            self.panel = panel
+        panel.show()
+
+
+class Stage(QWidget):
+    def __init__(self, narration: QWidget, parent=None):
+        super().__init__(parent)
+        self.setObjectName("lessonStage")
+        self.narration = narration
+        narration.setParent(self)
+        self.slots: dict[str, StageSlot] = {}
+        self.panels: dict[str, QWidget] = {}   # every panel borrowed, home or not
+        self.shown: list[str] = []
+        self.layout_name = "side-by-side"
+        self.zoom = 1.0
+        self.placement: Placement | None = None
+        self.narration_height = lambda width: 0
+
+    def show_slide(self, panels: list[tuple[str, QWidget, str | None]], layout: str,
+                   zoom: float, narration_height) -> None:
+        """panels: (name, widget, title or None), the main one first."""
+        self.shown = [name for name, _, _ in panels]
+        self.layout_name, self.zoom, self.narration_height = layout, zoom, narration_height
+        for name, widget, title in panels:
+            slot = self.slots.get(name)
+            if slot is None:
+                slot = self.slots[name] = StageSlot(name, self)
+            widget.setMinimumSize(0, 0)   # the stage keeps each one's least size itself
+            slot.hold(widget, title)
+            self.panels[name] = widget
+        for name, slot in self.slots.items():
+            slot.setVisible(name in self.shown)
+        self.arrange()
+
+    def set_zoom(self, zoom: float) -> None:
+        self.zoom = zoom
+        for name in self.shown:   # the window sets its panels' least sizes at each zoom
+            self.panels[name].setMinimumSize(0, 0)
+        self.arrange()
+
+    def arrange(self) -> None:
+        placement = place(self.width(), self.height(), self.shown, self.zoom,
+                          self.layout_name, self.narration_height)
+        self.placement = placement
+        r = placement.narration
+        self.narration.setGeometry(r.x, r.y, r.w, r.h)
+        for name in self.shown:
+            r = placement.panels[name]
+            self.slots[name].setGeometry(r.x, r.y, r.w, r.h)
+
+    def resizeEvent(self, event) -> None:   # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self.arrange()
+
+    def release(self) -> dict[str, QWidget]:
+        """Every panel borrowed, by name, taken off the stage (for the window to put
+        home); the stage is empty after."""
+        panels, self.panels, self.shown = self.panels, {}, []
+        for widget in panels.values():
+            widget.setParent(None)
+        for slot in self.slots.values():
+            slot.panel = None
+            slot.hide()
+        self.placement = None
+        return panels

@@ -1,0 +1,116 @@
+"""The lesson stage's placement, without a window: the screens a lecturer meets, text
+sizes up to Ctrl+= twice, and any room, narration and panel list (hypothesis)."""
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gradviz.core.lessons import PANELS
+from gradviz.core.stage_layout import GAP, STRIP_AT_MOST, least_size, place
+
+# the stage's room on a 1024x768 and a 1280x720 screen: the window less its title bar,
+# menu bar, run bar and status bar (about 110 px)
+ROOMS = [(1024, 658), (1280, 610)]
+ZOOMS = [1.0, 1.15, 1.3225]   # normal text, and Ctrl+= once and twice
+PAIRS = [("memory", "graph"), ("junction", "graph"), ("graph", "events"),
+         ("cosine", "junction"), ("global_norm", "loss")]
+
+
+def lines(text_chars: int, px_per_char: float = 9.0, line_px: int = 26, chrome: int = 60):
+    """A narration's height at a width: its text wrapped into lines of that width."""
+    def height(width: int) -> int:
+        per_line = max(1, int((width - 20) / px_per_char))
+        return chrome + line_px * -(-text_chars // per_line)
+    return height
+
+
+def overlaps(a, b) -> bool:
+    return a.x < b.right and b.x < a.right and a.y < b.bottom and b.y < a.bottom
+
+
+def inside(r, width, height) -> bool:
+    return r.x >= 0 and r.y >= 0 and r.right <= width and r.bottom <= height
+
+
+def test_one_panel_takes_all_the_room_below_a_strip_sized_to_the_text():
+    needed = lines(300)
+    p = place(1280, 610, ["graph"], narration_height=needed)
+    assert p.narration.h == needed(1280) and p.narration.w == 1280   # a strip, its height
+    (graph,) = p.panels.values()
+    assert graph.y == p.narration.bottom + GAP and graph.h == 610 - graph.y
+    assert graph.w == 1280 and p.narration_whole and p.fits >= 1
+
+
+@pytest.mark.parametrize("room", ROOMS)
+@pytest.mark.parametrize("zoom", ZOOMS)
+@pytest.mark.parametrize("pair", PAIRS)
+def test_every_slide_pair_fits_whole_on_a_projector_at_every_text_size(room, zoom, pair):
+    width, height = room
+    # a bundled slide's narration: about 450 characters, in a font that grows with zoom
+    needed = lines(450, px_per_char=9 * zoom, line_px=int(26 * zoom), chrome=int(60 * zoom))
+    p = place(width, height, pair, zoom, narration_height=needed)
+    assert p.narration_whole
+    assert needed(p.narration.w) <= p.narration.h            # its text has the room
+    main, second = (p.panels[name] for name in pair)
+    for name, r in p.panels.items():
+        least_w, least_h = least_size(name, zoom)
+        assert r.w >= least_w and r.h >= least_h, (name, r)
+    assert main.w * main.h >= second.w * second.h             # the main one the largest
+
+
+def test_a_secondary_panel_moves_below_when_beside_it_would_be_too_narrow():
+    pair = ("junction", "graph")
+    beside = place(1280, 610, pair, 1.0, narration_height=lines(200))
+    assert beside.arrangement == "row"
+    least_w = least_size("junction", 1.3225)[0] + least_size("graph", 1.3225)[0]
+    narrow = place(least_w + 40, 900, pair, 1.3225, narration_height=lines(200))
+    assert narrow.arrangement == "column"                     # below, never behind a tab
+    first, second = narrow.panels.values()
+    assert second.y >= first.bottom and narrow.fits >= 1
+
+
+def test_a_narration_too_tall_for_a_strip_becomes_a_column_beside_the_panels():
+    needed = lines(1000)                      # a long slide
+    assert needed(1024) > STRIP_AT_MOST * 658
+    p = place(1024, 658, ["graph"], 1.0, narration_height=needed)
+    assert p.narration.h == 658 and p.narration.w < 1024 / 2 + 1
+    assert p.narration_whole and needed(p.narration.w) <= 658
+    (graph,) = p.panels.values()
+    assert graph.x == p.narration.right + GAP
+
+
+def test_stacked_prefers_the_panels_one_above_another():
+    p = place(1280, 610, ["memory", "loss"], layout="stacked", narration_height=lines(100))
+    first, second = p.panels.values()
+    assert p.arrangement == "column" and second.y > first.y
+
+
+def test_three_panels_the_main_one_beside_two_that_share_the_rest():
+    p = place(1280, 610, ["junction", "loss", "code"], narration_height=lines(200))
+    main, a, b = p.panels.values()
+    assert p.arrangement == "main-left"
+    assert a.x == b.x >= main.right and b.y >= a.bottom and main.h >= a.h + b.h
+
+
+@settings(max_examples=300, deadline=None)
+@given(width=st.integers(1, 3000), height=st.integers(1, 2000),
+       panels=st.lists(st.sampled_from(PANELS), min_size=0, max_size=3, unique=True),
+       zoom=st.floats(0.5, 3.0), chars=st.integers(0, 5000),
+       layout=st.sampled_from(["side-by-side", "stacked", "tabs"]))
+def test_any_room_gets_parts_inside_it_that_never_overlap(width, height, panels, zoom,
+                                                          chars, layout):
+    p = place(width, height, panels, zoom, layout, narration_height=lines(chars))
+    parts = list(p.panels.values()) + [p.narration]
+    assert list(p.panels) == list(panels)
+    for r in parts:
+        assert r.w >= 0 and r.h >= 0 and inside(r, width, height), r
+    for i, a in enumerate(parts):
+        for b in parts[i + 1:]:
+            assert not (a.w and a.h and b.w and b.h and overlaps(a, b)), (a, b)
+
+
+def test_a_short_narration_is_a_strip_not_a_half_empty_column():
+    for width, height in ROOMS:
+        p = place(width, height, ["graph"], narration_height=lines(300))
+        assert p.narration.w == width, (width, height)
+        p = place(width, height, ["loss", "junction", "code"], narration_height=lines(300))
+        assert p.narration.w == width and p.fits >= 1, (width, height, p)
