@@ -7,10 +7,10 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QPainter
+from PySide6.QtGui import QColor, QFontInfo, QPainter
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsView
 
-from ...core.graph_data import GRAD, LOSS, PARAM
+from ...core.graph_data import GRAD, JUNCTION, LOSS, PARAM
 from ...render import style
 from ...render.layout import GraphLayout
 from .graph_items import EdgeItem, NodeItem
@@ -19,6 +19,10 @@ DIM = 0.12          # opacity of what a hovered loss's gradient does not flow th
 FOCUS_DIM = 0.3     # ... and of what a slide's focus leaves out (still there, for context)
 CUT_LABEL_SCALE = 1.6   # a cut's label among module boxes, as large as theirs
 ZOOM_STEP = 1.15
+# the least height (view px, at normal text size) of a box's line of text in the module
+# view: read from the back of a hall on a 1024x768 projector. A whole graph fitted into
+# a slide's panel drew them at 6-8 px; framed larger instead, the rest a drag away
+LEAST_LABEL_PX = 14.0
 
 
 def heat_range(graph) -> tuple[float, float] | None:
@@ -50,6 +54,10 @@ class GraphCanvas(QGraphicsView):
         self.setScene(QGraphicsScene(self))
         self.setRenderHints(QPainter.Antialiasing | QPainter.TextAntialiasing)
         self.setDragMode(QGraphicsView.ScrollHandDrag)
+        # a drag pans and the wheel zooms; scroll bars only took room from the picture,
+        # and coming and going as it was framed, they left a fitted graph cut off
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.setTransformationAnchor(QGraphicsView.AnchorUnderMouse)
         self.setBackgroundBrush(QColor("white"))  # Graphviz-style card in both themes
         self.nodes: dict[str, NodeItem] = {}
@@ -61,6 +69,10 @@ class GraphCanvas(QGraphicsView):
         self._heads_by_node: dict[str, tuple[int, ...]] = {}
         self.text_zoom = 1.0   # the theme's zoom: the fitted picture is drawn this much larger
         self.focus_ids: frozenset[str] = frozenset()   # what the slide is about: framed
+        self.least_label_px = 0.0   # > 0: fit() never draws a box's text smaller than this
+        # the user zoomed or panned since the last fit: a resize then keeps their view
+        # (else it fits again: a panel that grew or shrank cut the graph off on the right)
+        self.user_framed = False
 
     # ---- content ----------------------------------------------------------------------
     def show_graph(self, graph, layout: GraphLayout) -> None:
@@ -165,12 +177,36 @@ class GraphCanvas(QGraphicsView):
             self.paramClicked.emit(node.label)
 
     def fit(self) -> None:
-        """The whole graph in view at text zoom 1; at a larger text zoom, its middle that
-        much larger (labels grow with every other text; drag pans, the wheel zooms out)."""
-        if self.layout is not None:
-            self.fitInView(self.focus_rect() or self.scene().sceneRect(), Qt.KeepAspectRatio)
-            if self.text_zoom != 1.0:
-                self._scale_about_centre(self.text_zoom)
+        """The whole graph (or the slide's focus) in view at text zoom 1, but never its
+        boxes' text below least_label_px: then its middle (the focus, else the junction
+        z where the heads meet) that large; at a larger text zoom, that much larger still
+        (labels grow with every other text; drag pans, the wheel zooms out)."""
+        if self.layout is None:
+            return
+        self.user_framed = False
+        framed = self.focus_rect() or self.scene().sceneRect()
+        self.fitInView(framed, Qt.KeepAspectRatio)
+        line = self.label_line_px()
+        if self.least_label_px and 0 < line < self.least_label_px:
+            self.scale(self.least_label_px / line, self.least_label_px / line)
+            self.centerOn(self._middle(framed))
+        if self.text_zoom != 1.0:
+            self._scale_about_centre(self.text_zoom)
+
+    def _middle(self, framed: QRectF):
+        if not self.focus_ids:
+            junction = next((item for item in self.nodes.values()
+                             if item.node is not None and item.node.kind == JUNCTION), None)
+            if junction is not None:
+                return junction.mapRectToScene(junction.boundingRect()).center()
+        return framed.center()
+
+    def label_line_px(self) -> float:
+        """The smallest text of a box on screen, as its font's pixel size (0: no boxes)."""
+        scale = self.transform().m11()
+        sizes = [QFontInfo(item.text.font()).pixelSize() * item.text.scale() * scale
+                 for item in self.nodes.values() if item.text.text()]
+        return min(sizes, default=0.0)
 
     def set_text_zoom(self, zoom: float) -> None:
         """Ctrl+= / Ctrl+-: the picture, labels and all, scales as the text does, about
@@ -192,9 +228,20 @@ class GraphCanvas(QGraphicsView):
 
     def zoom(self, factor: float) -> None:
         self.scale(factor, factor)
+        self.user_framed = True
 
-    def wheelEvent(self, event) -> None:
+    def wheelEvent(self, event) -> None:   # noqa: N802 (Qt's name)
         steps = event.angleDelta().y() / 120
         if steps:
             self.zoom(ZOOM_STEP ** steps)
         event.accept()
+
+    def mouseMoveEvent(self, event) -> None:   # noqa: N802 (Qt's name)
+        if event.buttons():   # a drag pans the picture
+            self.user_framed = True
+        super().mouseMoveEvent(event)
+
+    def resizeEvent(self, event) -> None:   # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        if not self.user_framed:
+            self.fit()

@@ -22,7 +22,7 @@ from ...core.graph_focus import focus_ids
 from ...core.module_graph import box_of, module_graph
 from ...render.dot import to_dot
 from . import plot_style as ps
-from .graph_canvas import GraphCanvas, heat_range
+from .graph_canvas import LEAST_LABEL_PX, GraphCanvas, heat_range
 from .graph_legend import GraphLegend
 from .title_row import TitleRow
 
@@ -91,6 +91,7 @@ class GraphView(QWidget):
             menu.addAction(text, lambda _checked=False, k=kind: self._export_dialog(k))
         self.export_button.setMenu(menu)
         self.canvas = GraphCanvas()
+        self.canvas.least_label_px = LEAST_LABEL_PX if self.module_view else 0.0
         self.canvas.paramClicked.connect(self.show_param_history)
         self.canvas.nodeDoubleClicked.connect(self._toggle_open)
         self.fit_button.clicked.connect(lambda _checked=False: self.canvas.fit())
@@ -157,6 +158,9 @@ class GraphView(QWidget):
 
     def _module_view_changed(self, on: bool) -> None:
         self.show_saved.setVisible(not on)   # saved tensors fold into their box
+        # a box per module call is the view for a room: never fitted below legible; the
+        # op view's point is the whole picture, however small
+        self.canvas.least_label_px = LEAST_LABEL_PX if on else 0.0
         self._top.buttons = self._title_buttons()
         self._fit_caption()
         self._redraw()

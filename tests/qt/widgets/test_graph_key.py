@@ -127,6 +127,7 @@ def test_the_graph_is_fitted_to_the_room_the_key_leaves(qtbot):
     # a wide, short dock: the key takes two columns beside the graph, and the graph
     # drawn first (at one column's width) would have run out of the canvas on the right
     view = _view(qtbot, 920, 290, _graph(Config(batch_size=16)))
+    view.set_module_view(False)   # the op view, whose point is the whole picture
     width = view.side_scroll.width()
     # then a graph with more to explain: a cut, and the colour bar of measured gradients
     graph = _graph(Config(batch_size=16, detach=(1,), probes="all"))

@@ -99,6 +99,23 @@ def test_labels_are_at_least_14_px_at_lecture_sizes_and_grow_with_the_text(qtbot
     assert all(grown[k] == pytest.approx(1.3 * v, rel=0.02) for k, v in sizes.items())
 
 
+def test_in_a_slides_small_panel_the_labels_stay_legible_framed_on_the_junction(qtbot):
+    """A slide's second panel at 1024x768 is about 380x300: the whole graph fitted there
+    drew its labels at 6-8 px. Framed larger instead, with the junction z in view."""
+    view = _view(qtbot, (380, 300), _graph(BASE))
+    items = _drawn(view, (MODULE, JUNCTION, LOSS, TOTAL))
+    assert min(_label_px(view, i) for i in items) >= 14.0
+    seen = view.canvas.mapToScene(view.canvas.viewport().rect()).boundingRect()
+    (z,) = _drawn(view, (JUNCTION,))
+    assert seen.contains(z.mapRectToScene(z.boundingRect()).center())
+    assert not all(seen.contains(i.mapRectToScene(i.boundingRect())) for i in items)
+    view.set_module_view(False)                # the op view: the whole picture, however small
+    qtbot.waitUntil(lambda: view.idle and not _drawn(view, (MODULE,)), timeout=WAIT_MS)
+    seen = view.canvas.mapToScene(view.canvas.viewport().rect()).boundingRect()
+    assert all(seen.adjusted(-2, -2, 2, 2).contains(i.mapRectToScene(i.boundingRect()))
+               for i in view.canvas.nodes.values())
+
+
 def test_states_are_drawn_at_box_size(qtbot):
     view = _view(qtbot, (1024, 768), _graph(CASES["separate, head 1 detached"]))
     # the cut: a thick red bar across the edge from z into heads.1.0, labelled
