@@ -202,6 +202,9 @@ class LessonMode(QObject):
                               self.narration.height_for_width)
         # per-node gradients cost hooks: measured only while the graph is on screen
         w.on_graph_visibility("graph" in slide.panels)
+        # the graph's key where the graph is the slide's main panel; beside a chart it
+        # took half of a small panel
+        w.graph_view.set_key_shown(slide.panels[0] == "graph")
 
     def on_text_size(self) -> None:
         """After Ctrl+= or Ctrl+-: the narration's height and every least size changed."""
@@ -234,6 +237,7 @@ class LessonMode(QObject):
             w.restoreState(self.layout_before)
             self.layout_before = None
         self.settings_before = None
+        w.graph_view.set_key_shown(True)
         w.on_graph_visibility(w.graph_dock.isVisible())
 
 

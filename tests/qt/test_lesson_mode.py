@@ -339,3 +339,15 @@ def test_a_slide_naming_an_unknown_focus_is_a_bad_lesson(tmp_path):
                     'focus = "the cut"\n')
     with pytest.raises(LessonError, match="slide 1: unknown graph focus 'the cut'"):
         load_lesson(path)
+
+
+def test_the_graphs_key_is_shown_where_the_graph_is_the_slides_main_panel(qtbot, make_window):
+    w = make_window()
+    w.lessons.open_named("leaky-graphs")          # memory, then graph: the key away
+    assert w.graph_view.isVisible() and not w.graph_view.side_scroll.isVisible()
+    w.lessons.open_named("backward-twice")        # graph, then What happened
+    assert w.graph_view.side_scroll.isVisible()
+    w.lessons.open_named("leaky-graphs")
+    qtbot.keyClick(w, Qt.Key_Escape)              # free mode: the key, as before
+    qtbot.waitUntil(lambda: w.graph_view.isVisible(), timeout=WAIT_MS)
+    assert w.graph_view.side_scroll.isVisible()

@@ -291,6 +291,13 @@ class GraphView(QWidget):
         """Whether the caption is on a line of its own, above the buttons."""
         return self._top.above
 
+    def set_key_shown(self, shown: bool) -> None:
+        """The key beside or below the graph, or none (a slide's graph beside its main
+        chart: there the key took half the panel, and the narration says what is drawn)."""
+        self.side_scroll.setVisible(shown)
+        self._key_placed = None   # placed afresh when it comes back
+        self._place_key()
+
     def key_beside(self) -> bool:
         """Whether the key is beside the graph (a wide panel) rather than below it."""
         return self.split.orientation() == Qt.Horizontal
