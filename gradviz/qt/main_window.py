@@ -271,6 +271,7 @@ class MainWindow(QMainWindow):
         self.events_view.clear_current()
         if did_reset:
             self.generation = generation
+            self.rate_label.setText("")   # a fresh model has no speed yet (not the last one's)
             self.history = History(config.head_names(), param_names)
             for plot in self.plots:
                 plot.set_model(config.head_names(), param_names)

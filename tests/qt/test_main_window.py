@@ -90,6 +90,20 @@ def test_space_plays_and_pauses(qtbot, make_window):
     qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
 
 
+def test_a_fresh_model_shows_no_speed_left_from_the_run_before(qtbot, make_window):
+    """The status bar said "19 steps/s" on the next lesson slide, paused at step 0."""
+    w = make_window(SMALL)
+    qtbot.keyClick(w, Qt.Key_Space)
+    qtbot.waitUntil(lambda: "steps/s" in w.rate_label.text(), timeout=WAIT_MS)
+    qtbot.keyClick(w, Qt.Key_Space)
+    qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
+    assert "steps/s" in w.rate_label.text()      # paused: the speed it ran at, still
+    generation = w.generation
+    qtbot.keyClick(w, Qt.Key_R)
+    qtbot.waitUntil(lambda: w.generation > generation, timeout=WAIT_MS)
+    assert w.rate_label.text() == ""
+
+
 TOGGLES = [
     ("strategyCombo", lambda c: choose(c, "separate"), "strategy", "separate", "one backward per loss"),
     ("retainCombo", lambda c: choose(c, "always"), "retain_graph", "always", "retain_graph=True"),
