@@ -126,6 +126,7 @@ class CompareView(QtWidgets.QWidget):
         self.plots.setVisible(not live)
         self.pinned.setVisible(live)
         self.table.setHorizontalHeaderLabels(LIVE_COLUMNS if live else COLUMNS)
+        self._fit_table()
 
     def _rows(self, rows: list[tuple]) -> None:
         self.table.setRowCount(len(rows))
@@ -141,8 +142,16 @@ class CompareView(QtWidgets.QWidget):
         self._fit_table()
 
     def _fit_table(self) -> None:
-        """As tall as its rows, no taller: the room below goes to the charts."""
+        """As tall as its rows, no taller: the room below goes to the charts; each column
+        at least as wide as its header's longest line (stretched, "since pinned" was cut
+        to "since pinnec" in a 1024-pixel window), the table scrolling sideways beyond."""
         table = self.table
+        header = table.horizontalHeader()
+        metrics = header.fontMetrics()
+        labels = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
+        widest = max(metrics.horizontalAdvance(line) for label in labels
+                     for line in label.split("\n"))
+        header.setMinimumSectionSize(widest + 2 * metrics.averageCharWidth() + 8)
         table.resizeRowsToContents()
         height = table.horizontalHeader().height() + 2 * table.frameWidth() + sum(
             table.rowHeight(r) for r in range(table.rowCount()))
