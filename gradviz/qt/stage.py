@@ -35,7 +35,8 @@ class StageSlot(QFrame):
 
 
 class Stage(QWidget):
-    def __init__(self, narration: QWidget, parent=None):
+    def __init__(self, narration, parent=None):
+        """narration: a widget with height_for_width(w) and set_whole(bool)."""
         super().__init__(parent)
         self.setObjectName("lessonStage")
         self.narration = narration
@@ -75,6 +76,7 @@ class Stage(QWidget):
                           self.layout_name, self.narration_height)
         self.placement = placement
         r = placement.narration
+        self.narration.set_whole(placement.narration_whole)
         self.narration.setGeometry(r.x, r.y, r.w, r.h)
         for name in self.shown:
             r = placement.panels[name]

@@ -8,7 +8,7 @@ import html
 
 import shiboken6
 from PySide6.QtCore import Qt, QUrl
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtGui import QDesktopServices, QTextCursor, QTextDocumentFragment
 from PySide6.QtWidgets import QLabel, QMessageBox, QTextBrowser, QVBoxLayout, QWidget
 
 from ..safe_markdown import InertDocument, markdown_document
@@ -143,19 +143,28 @@ class NarrationView(QWidget):
 
     def height_for_width(self, width: int) -> int:
         """The height that shows the whole slide, heading and text, at this width (the
-        stage tries several: the text reflows). Measured on the document itself, at that
-        width and then back, so nothing it names is ever laid out afresh."""
+        stage tries several: the text reflows). Measured on a copy of the document (the
+        browser lays out its own lazily, and measured there it gave the height of an
+        earlier width); the copy is inert too."""
         margins = self.layout().contentsMargins()
         inner = max(1, width - margins.left() - margins.right())
         frame = 2 * self.text.frameWidth()
-        document = self.text.document()
-        before = document.textWidth()
-        document.setTextWidth(max(1, inner - frame))
-        text = int(document.size().height())
-        document.setTextWidth(before)
+        measure = InertDocument()
+        measure.setDefaultFont(self.text.font())
+        measure.setDocumentMargin(self.text.document().documentMargin())
+        QTextCursor(measure).insertFragment(QTextDocumentFragment(self.text.document()))
+        measure.setTextWidth(max(1, inner - frame))
+        text = int(measure.size().height())
         heading = self.heading.heightForWidth(inner)
         return (margins.top() + margins.bottom() + heading + self.layout().spacing()
                 + text + frame + 4)
+
+    def set_whole(self, whole: bool) -> None:
+        """Shown whole (the stage gave it the height its text needs): no scroll bar, whose
+        coming, as the text was first laid out narrower, took the width the last line
+        needed and pushed it out of sight."""
+        self.text.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff if whole
+                                             else Qt.ScrollBarAsNeeded)
 
     def apply_theme(self, theme) -> None:
         """Narration is read from the back of the room: larger than the panels' text."""
