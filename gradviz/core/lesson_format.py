@@ -10,7 +10,7 @@ from .config import Config, shown
 
 LESSON_KEYS = ("title", "config", "slides")
 SLIDE_KEYS = ("title", "narration", "config", "panels", "layout", "pace", "play", "stop",
-              "autoplay", "focus", "expect")
+              "autoplay", "focus", "keep", "expect")
 # what a config table may hold: every Config field, in the flags' spelling or with
 # underscores, and the two negated flags
 CONFIG_KEYS = tuple(f.name.replace("_", "-") for f in dataclasses.fields(Config)) + \

@@ -26,6 +26,9 @@ PANELS = ("loss", "grad_norms", "global_norm", "junction", "cosine", "memory", "
           "code", "events")
 LAYOUTS = ("side-by-side", "stacked", "tabs")
 PLAYS = ("steps", "phases")            # what Play advances by: whole steps, or phases
+# what a slide keeps of the slide before it: nothing, or its lines, dashed, on the same
+# axes (32 KiB beside 8 KiB; 3x, 2x, 1x beside the sum), so the room compares by eye
+KEEPS = ("nothing", "ghost")
 MAX_PACE = 1000                        # steps per second
 MAX_PHASE_PACE = 20                    # phases per second (each one's graph is drawn)
 MAX_SLIDES = 30
@@ -51,6 +54,7 @@ class Slide:
     autoplay: bool = True
     # what the graph frames, the rest dimmed (core.graph_focus): "cut", "head 1", ...
     focus: str = ""
+    keep: str = "nothing"              # "ghost": the slide before's lines stay, dashed
 
     @property
     def steps(self) -> int:
@@ -144,7 +148,8 @@ def _slide_fields(where: str, data: Any, base: Config) -> dict:
                 narration=narration, panels=_panels(where, data),
                 layout=_choice(where, data, "layout", LAYOUTS),
                 pace=_pace(where, data, play), play=play, stop=stop,
-                autoplay=_flag(where, data, "autoplay", True), focus=_focus(where, data))
+                autoplay=_flag(where, data, "autoplay", True), focus=_focus(where, data),
+                keep=_choice(where, data, "keep", KEEPS))
 
 
 def _focus(where: str, data: dict) -> str:
@@ -182,6 +187,9 @@ def parse_lesson(name: str, text: str, source: str | None = None) -> Lesson:
     base = _config(where, data, Config())   # shared by every slide
     fields = [_slide_fields(f"{where}, slide {i + 1}", s, base) for i, s in enumerate(slides)]
     configs = [f["config"] for f in fields]
+    if fields[0]["keep"] == "ghost":
+        raise LessonError(f"{where}, slide 1: keep = \"ghost\" keeps the slide before's "
+                          "lines, and slide 1 has none before it")
     return Lesson(name, title, tuple(
         Slide(**f, expect=tuple(check_promise(f"{where}, slide {i + 1}", e, i, configs)
                                 for e in slides[i].get("expect", [])))

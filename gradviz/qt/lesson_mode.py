@@ -19,6 +19,7 @@ from .run_bar import DELAYS_MS
 from .screen_fit import fit_to_screen
 from .stage import Stage
 from .widgets.lesson_list import LessonList
+from .widgets.line_panel import SLIDE_GHOST_LABEL
 from .widgets.narration_view import NarrationView, title_text
 
 BASE_TITLE = "gradviz — autograd with several losses"
@@ -56,6 +57,11 @@ class LessonMode(QObject):
         # ... and their settings and pace: quitting mid-lesson remembers these, so the
         # next launch is the user's free mode, not a slide's (detach_ on, 1 s a step)
         self.settings_before: tuple | None = None
+        # each slide's run as it was left ((lesson, slide index) -> History): a slide that
+        # keeps the one before as a ghost draws that run, dashed, on its own axes
+        self.runs: dict[tuple[str, int], object] = {}
+        self._on_screen: tuple[str, int] | None = None   # the slide shown, by the same key
+        self._ghosted = False    # the line panels draw a slide's ghost (not Compare's B)
         self._build_menu()
         self._build_keys()
 
@@ -159,6 +165,9 @@ class LessonMode(QObject):
             self.layout_before = w.saveState()
             self.settings_before = (w.controls.config(), w.run_bar.speed.value())
             self._enter_stage()
+        if self._on_screen is not None:   # the run the slide left, kept for a ghost
+            self.runs[self._on_screen] = w.history
+        self._on_screen = (lesson.name, index)
         count = len(lesson.slides)
         w.setWindowTitle(f"gradviz — {title_text(lesson.title)} — slide {index + 1}/{count}: "
                          f"{title_text(slide.title)}")
@@ -174,6 +183,7 @@ class LessonMode(QObject):
         # here every few ms would come steps too late
         w.sigStopAt.emit(slide.stop if isinstance(slide.stop, int) else None)
         self._show_panels(slide)
+        self._show_ghost(lesson, index)
         # a room reads one box per module call, framed on what the slide is about
         w.graph_view.set_module_view(True)
         w.graph_view.set_focus(slide.focus or None)
@@ -206,6 +216,29 @@ class LessonMode(QObject):
         # took half of a small panel
         w.graph_view.set_key_shown(slide.panels[0] == "graph")
 
+    def _ghost_panels(self) -> list:
+        w = self.window
+        return [w.loss_plot, w.global_norm, w.junction, w.memory]
+
+    def _show_ghost(self, lesson: Lesson, index: int) -> None:
+        """keep = "ghost": the slide before's run (as it was left), dashed, beside this
+        one's, on the same axes; else no ghost. Compare's B, while pinned, comes first."""
+        if self.window.compare.comparing:
+            return
+        before = self.runs.get((lesson.name, index - 1))
+        if lesson.slides[index].keep == "ghost" and before is not None:
+            for panel in self._ghost_panels():
+                panel.set_ghost(before, SLIDE_GHOST_LABEL)
+            self._ghosted = True
+        else:
+            self._clear_ghost()
+
+    def _clear_ghost(self) -> None:
+        if self._ghosted and not self.window.compare.comparing:
+            for panel in self._ghost_panels():
+                panel.set_ghost(None)
+        self._ghosted = False
+
     def on_text_size(self) -> None:
         """After Ctrl+= or Ctrl+-: the narration's height and every least size changed."""
         if self.staging:
@@ -229,6 +262,8 @@ class LessonMode(QObject):
         w.setWindowTitle(BASE_TITLE)
         w.show_stage(False)
         w.take_panels_home(self.stage.release())
+        self._clear_ghost()
+        self.runs, self._on_screen = {}, None
         w.plot_stack.show_only([])   # all of them again
         w.plot_stack.put_in_front([])
         w.gradients_panel.put_in_front([])

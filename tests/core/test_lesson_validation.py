@@ -152,12 +152,23 @@ def test_what_a_slide_never_measures_may_be_promised_absent_and_losses_always_me
     ('expect = [{ error = "" }]', "give some words of the error"),
     ('config = "sum"', "config must be a table of settings"),
     ('config = { heads = "3" }', "heads must be a whole number (got '3')"),
+    ('keep = "ghosts"', "keep must be one of 'nothing', 'ghost' (got 'ghosts'"),
+    ('keep = true', "keep must be one of"),
 ])
 def test_a_value_of_the_wrong_type_is_refused(line, words):
     lines = {"title": 'title = "s"', "narration": 'narration = "n"'}
     lines[line.split(" = ")[0]] = line
     message = refused('title = "t"\n[[slides]]\n' + "\n".join(lines.values()) + "\n")
     assert message.startswith("lesson x, slide 1") and words in message
+
+
+def test_a_slide_keeps_the_slide_befores_lines_only_where_there_is_one():
+    assert [s.keep for s in parse_lesson("x", TWO + 'keep = "ghost"\n').slides] == \
+        ["nothing", "ghost"]
+    message = refused('title = "t"\n[[slides]]\ntitle = "s"\nnarration = "n"\n'
+                      'keep = "ghost"\n')
+    assert message == ("lesson x, slide 1: keep = \"ghost\" keeps the slide before's lines, "
+                       "and slide 1 has none before it")
 
 
 def test_a_lesson_file_is_named_in_its_errors(tmp_path):

@@ -351,3 +351,56 @@ def test_the_graphs_key_is_shown_where_the_graph_is_the_slides_main_panel(qtbot,
     qtbot.keyClick(w, Qt.Key_Escape)              # free mode: the key, as before
     qtbot.waitUntil(lambda: w.graph_view.isVisible(), timeout=WAIT_MS)
     assert w.graph_view.side_scroll.isVisible()
+
+
+def test_a_slide_that_keeps_a_ghost_draws_the_slide_befores_run_on_its_axes(qtbot, make_window):
+    """Lesson 09: the full batch's saved memory, then four micro-batches'. The memory
+    axis followed each slide alone, so 32 KiB and 8 KiB were the same full-height box."""
+    import numpy as np
+    w = make_window()
+    w.lessons.open_named("accumulation")
+    stop = w.lessons.slide.stop
+    qtbot.waitUntil(lambda: w.generation >= 1 and not w.running and len(w.history) == stop,
+                    timeout=WAIT_MS)
+    first = w.history
+    w.refresh()
+    full_batch = w.memory.data()                       # slide 1's lines as drawn
+    assert w.memory.ghost is None
+    qtbot.keyClick(w, Qt.Key_PageDown)                 # keep = "ghost"
+    assert w.lessons.slide.keep == "ghost" and w.memory.ghost is first
+    qtbot.waitUntil(lambda: w.history is not first and len(w.history) > 2 and not w.running,
+                    timeout=WAIT_MS)
+    w.refresh()
+    ghost = w.memory.ghost_data()
+    for name, (x, y) in ghost.items():
+        if name in full_batch:
+            assert np.array_equal(x, full_batch[name][0])
+            assert np.allclose(y, full_batch[name][1], equal_nan=True), name
+    top = w.memory.plot.getViewBox().viewRange()[1][1]
+    assert top >= np.nanmax(full_batch["peak within step"][1])   # one axis for both
+    assert np.nanmax(w.memory.data()["peak within step"][1]) < \
+        np.nanmax(full_batch["peak within step"][1])             # micro-batches hold less
+    assert any("slide before" in label.text for _, label in w.memory.legend.items)
+    qtbot.keyClick(w, Qt.Key_Escape)                    # out of the lesson: no ghost
+    assert w.memory.ghost is None and w.junction.ghost is None
+
+
+def test_lesson_01s_last_slide_shows_3x_2x_1x_against_the_slide_befores_ghost(qtbot,
+                                                                              make_window):
+    """total += L_k; total.backward() in the loop: at step 0 (the same model as the
+    slide before) head 0's push on the trunk is 3x one backward per loss, head 1's 2x,
+    head 2's 1x, and both are on screen at once."""
+    import numpy as np
+    lesson = find_lesson("01-add-or-separate")
+    w = make_window()
+    w.lessons.open(lesson, 1)                          # one backward per loss
+    qtbot.waitUntil(lambda: w.generation >= 1 and len(w.history) >= 3, timeout=WAIT_MS)
+    before = w.history
+    qtbot.keyClick(w, Qt.Key_PageDown)                 # in the loop; keep = "ghost"
+    qtbot.waitUntil(lambda: w.history is not before and len(w.history) >= 1, timeout=WAIT_MS)
+    w.refresh()
+    assert w.junction.ghost is before
+    ghost = w.junction.ghost_data()
+    now = w.junction.data()
+    ratios = [now[f"head{k}"][1][0] / ghost[f"head{k}"][1][0] for k in range(3)]
+    assert np.allclose(ratios, [3.0, 2.0, 1.0], rtol=1e-4), ratios

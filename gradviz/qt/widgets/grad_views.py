@@ -12,7 +12,7 @@ from gradviz.core.history import History
 from ..theme import LIGHT, Theme
 from . import plot_style as ps
 from .cosine_heatmap import CosineHeatmap
-from .line_panel import (LinePanel, ghost_pen, head_colour, new_ghost, set_curve_data,
+from .line_panel import (GHOST_LABEL, LinePanel, ghost_pen, head_colour, new_ghost, set_curve_data,
                          total_colour)
 from .param_axis import Group, ParamAxis
 from .series import join_samples
@@ -186,8 +186,8 @@ class GlobalNormPlot(LinePanel):
                                                 self.ghost.column("global_grad_norm"))
                 set_curve_data(self._ghost_curve, *self._ghost_data)
 
-    def set_ghost(self, history) -> None:
-        super().set_ghost(history)
+    def set_ghost(self, history, label: str = GHOST_LABEL) -> None:
+        super().set_ghost(history, label)
         self._ghost_curve.setVisible(history is not None)
         if history is None:
             self._ghost_curve.setData([], [])
@@ -200,7 +200,8 @@ class GlobalNormPlot(LinePanel):
         # one line, or A's and B's: the title says which is which (a legend row would
         # take height this chart is short of)
         self.legend.setVisible(False)
-        self._title.setText("Global gradient norm" + ("  (B dashed)" if self.ghost else ""))
+        whose = self.ghost_label.replace(" (dashed)", " dashed")
+        self._title.setText("Global gradient norm" + (f"  ({whose})" if self.ghost else ""))
 
     def _restyle(self) -> None:
         super()._restyle()
@@ -226,10 +227,52 @@ class JunctionPlot(LinePanel):
         self.set_model(["head0"], [])
 
     def set_model(self, head_names: list[str], param_names: list[str]) -> None:
+        for curve in getattr(self, "_ghosts", {}).values():
+            self.plot.removeItem(curve)
+        # each head's push in the run drawn beside this one (a lesson's slide before),
+        # made when there is one
+        self._ghosts: dict[str, pg.PlotDataItem] = {}
+        self._ghost_data: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._set_series([(h, head_colour(k), ps.LINE_WIDTH) for k, h in enumerate(head_names)]
                          + [(Z_GRAD, total_colour, ps.LINE_WIDTH)])
         self._z_in_legend = True
         self._z_legend(False)   # named only once there is a z.grad to draw
+        self._restyle()
+
+    def set_ghost(self, history, label: str = GHOST_LABEL) -> None:
+        super().set_ghost(history, label)
+        for curve in self._ghosts.values():
+            curve.setVisible(history is not None)
+            if history is None:
+                curve.setData([], [])
+        if history is None:
+            self._ghost_data = {}
+
+    def ghost_data(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """The dashed run's push per head as drawn, {} without one."""
+        return {k: (x.copy(), y.copy()) for k, (x, y) in self._ghost_data.items()}
+
+    def _draws_ghost(self) -> bool:
+        return True
+
+    def _draw_ghost(self) -> None:
+        ghost = self.ghost
+        if ghost is None or not len(ghost):
+            return
+        steps, junction = ghost.column("step"), ghost.column("junction")
+        for k, name in enumerate(ghost.head_names):
+            if name in self._curves and name != Z_GRAD:
+                if name not in self._ghosts:
+                    self._ghosts[name] = new_ghost(self.plot)
+                    self._restyle()
+                self._ghost_data[name] = join_samples(steps, junction[:, k])
+                set_curve_data(self._ghosts[name], *self._ghost_data[name])
+
+    def _restyle(self) -> None:
+        super()._restyle()
+        for name, curve in getattr(self, "_ghosts", {}).items():
+            colour, width = self._style[name]
+            curve.setPen(ghost_pen(colour(self.theme), self.theme, width - 0.5))
 
     def _z_legend(self, shown: bool) -> None:
         if shown != self._z_in_legend:
@@ -250,6 +293,7 @@ class JunctionPlot(LinePanel):
         kept = bool(np.isfinite(z).any())
         self._show(Z_GRAD, *(join_samples(steps, z) if kept else (np.zeros(0), np.zeros(0))))
         self._z_legend(kept)
+        self._draw_ghost()
 
 
 if __name__ == "__main__":

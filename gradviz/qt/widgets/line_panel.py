@@ -23,6 +23,7 @@ Colour = Callable[[Theme], str]  # a series' colour, looked up again on every th
 SMOOTH_EDGES_UP_TO = 500
 GHOST_SHARE = 0.6   # a ghost line (B beside A): its series' colour, this much over the panel
 GHOST_LABEL = "B (dashed)"
+SLIDE_GHOST_LABEL = "slide before (dashed)"   # a lesson slide's keep = "ghost"
 
 # Samples per pixel of a thick curve: peak downsampling draws each bin as its min and max,
 # so 0.34 is a min and a max every three pixel columns, the width of a 3-px stroke (finer
@@ -130,6 +131,7 @@ class LinePanel(QtWidgets.QWidget):
         self._seen: tuple | None = None   # (id, length) of the histories last drawn
         # B's run beside A's (a pinned comparison), for panels that draw it; None: none
         self.ghost = None
+        self.ghost_label = GHOST_LABEL           # whose run the dashed lines are
         self._ghost_sample = pg.PlotDataItem()   # its legend entry, while there is one
         self._floored = False   # y range set by _floor_at_zero (autorange off until data)
         self._x_held = False    # x range set for a lone step (autorange off until two)
@@ -144,8 +146,12 @@ class LinePanel(QtWidgets.QWidget):
         """The (x, y) last handed to each thick curve, in data units (not log10)."""
         return {k: (x.copy(), y.copy()) for k, (x, y) in self._data.items()}
 
-    def set_ghost(self, history) -> None:
-        """Draw B's run (a History) beside A's from the next update; None: no more."""
+    def set_ghost(self, history, label: str = GHOST_LABEL) -> None:
+        """Draw B's run (a History) beside A's from the next update; None: no more.
+        label: what the legend calls it (B, or a lesson's slide before)."""
+        if label != self.ghost_label:   # the legend's entry renamed: made again
+            self.ghost, self.ghost_label = None, label
+            self._ghost_legend()
         self.ghost = history
         self._seen = None
         self._ghost_legend()
@@ -188,7 +194,7 @@ class LinePanel(QtWidgets.QWidget):
         shown = any(getattr(sample, "item", None) is self._ghost_sample
                     for sample, _ in self.legend.items)
         if self.ghost is not None and not shown and self._draws_ghost():
-            self.legend.addItem(self._ghost_sample, GHOST_LABEL)
+            self.legend.addItem(self._ghost_sample, self.ghost_label)
         elif self.ghost is None and shown:
             self.legend.removeItem(self._ghost_sample)
         self._restyle()

@@ -9,7 +9,7 @@ import pyqtgraph as pg
 from gradviz.core.history import History
 
 from . import plot_style as ps
-from .line_panel import (LinePanel, ghost_pen, head_colour, new_curve, new_ghost,
+from .line_panel import (GHOST_LABEL, LinePanel, ghost_pen, head_colour, new_curve, new_ghost,
                          set_curve_data, total_colour)
 from .series import ema
 
@@ -72,9 +72,9 @@ class LossPlot(LinePanel):
                 self._show(name, x, y)
         self._draw_ghost()
 
-    def set_ghost(self, history) -> None:
+    def set_ghost(self, history, label: str = GHOST_LABEL) -> None:
         self._ghost_smoothed = {}
-        super().set_ghost(history)
+        super().set_ghost(history, label)
         self._show_ghosts(self._ghosts_on)
         if history is None:
             for curve in self._ghosts.values():

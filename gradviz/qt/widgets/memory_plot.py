@@ -16,7 +16,8 @@ from gradviz.render.style import byte_unit
 
 from ..theme import Theme
 from . import plot_style as ps
-from .line_panel import LinePanel, ghost_pen, new_curve, new_ghost, set_curve_data, total_colour
+from .line_panel import (GHOST_LABEL, LinePanel, ghost_pen, new_curve, new_ghost,
+                         set_curve_data, total_colour)
 from .series import join_samples
 
 HELD, PEAK, NODES = "held at step end", "peak within step", "graph nodes"
@@ -86,8 +87,8 @@ class MemoryPlot(LinePanel):
                 self._ghost_data[name] = (x, y)
                 set_curve_data(self._ghosts[name], x, y)
 
-    def set_ghost(self, history) -> None:
-        super().set_ghost(history)
+    def set_ghost(self, history, label: str = GHOST_LABEL) -> None:
+        super().set_ghost(history, label)
         self._show_ghosts(history is not None)
         if history is None:
             self._clear_ghosts()
