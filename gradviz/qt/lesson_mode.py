@@ -25,6 +25,7 @@ from .widgets.narration_view import NarrationView, title_text
 BASE_TITLE = "gradviz — autograd with several losses"
 # what each panel a slide can name is called on the stage, where it has no title of its
 # own (the charts have theirs)
+KEY_LEAST_WIDTH = 560   # px at text size 1: a graph panel narrower shows no key
 STAGE_TITLES = {"graph": "Autograd graph", "memory": "Memory", "code": "Code",
                 "events": "What happened"}
 
@@ -40,6 +41,7 @@ class LessonMode(QObject):
         # a slide's narration and panels, in the window's middle in place of the docks
         # (see core.stage_layout): shown only while a lesson is open
         self.stage = Stage(self.narration)
+        self.stage.arranged.connect(self._place_graph_key)
         window.set_stage(self.stage)
         # the start page: every lesson, a tab beside the settings (which stay in front:
         # a student exploring alone starts there)
@@ -212,9 +214,6 @@ class LessonMode(QObject):
                               self.narration.height_for_width)
         # per-node gradients cost hooks: measured only while the graph is on screen
         w.on_graph_visibility("graph" in slide.panels)
-        # the graph's key where the graph is the slide's main panel; beside a chart it
-        # took half of a small panel
-        w.graph_view.set_key_shown(slide.panels[0] == "graph")
 
     def _ghost_panels(self) -> list:
         w = self.window
@@ -238,6 +237,17 @@ class LessonMode(QObject):
             for panel in self._ghost_panels():
                 panel.set_ghost(None)
         self._ghosted = False
+
+    def _place_graph_key(self) -> None:
+        """The graph's key where the graph is the slide's main panel and wide enough for
+        it; beside a chart, or in a column narrowed by large text, it took half the
+        panel (the narration says what is drawn)."""
+        stage, view = self.stage, self.window.graph_view
+        placed = stage.placement.panels.get("graph") if stage.placement else None
+        wide = placed is not None and placed.w >= KEY_LEAST_WIDTH * stage.zoom
+        shown = bool(stage.shown) and stage.shown[0] == "graph" and wide
+        if shown != view.key_shown:
+            view.set_key_shown(shown)
 
     def on_text_size(self) -> None:
         """After Ctrl+= or Ctrl+-: the narration's height and every least size changed."""

@@ -4,7 +4,7 @@ panel: it borrows the window's for a slide and gives every one back (`release`),
 the window puts them home in their docks when the lesson ends."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
 
 from ..core.stage_layout import Placement, place
@@ -35,6 +35,8 @@ class StageSlot(QFrame):
 
 
 class Stage(QWidget):
+    arranged = Signal()   # the parts were placed again (a slide, a resize, a text size)
+
     def __init__(self, narration, parent=None):
         """narration: a widget with height_for_width(w) and set_whole(bool)."""
         super().__init__(parent)
@@ -81,6 +83,7 @@ class Stage(QWidget):
         for name in self.shown:
             r = placement.panels[name]
             self.slots[name].setGeometry(r.x, r.y, r.w, r.h)
+        self.arranged.emit()
 
     def resizeEvent(self, event) -> None:   # noqa: N802 (Qt's name)
         super().resizeEvent(event)

@@ -343,10 +343,16 @@ def test_a_slide_naming_an_unknown_focus_is_a_bad_lesson(tmp_path):
 
 def test_the_graphs_key_is_shown_where_the_graph_is_the_slides_main_panel(qtbot, make_window):
     w = make_window()
+    w.drawn_off_screen = True   # laid out as on a 1280x720 screen, not the offscreen one
+    w.resize(1280, 720)
     w.lessons.open_named("leaky-graphs")          # memory, then graph: the key away
     assert w.graph_view.isVisible() and not w.graph_view.side_scroll.isVisible()
     w.lessons.open_named("backward-twice")        # graph, then What happened
     assert w.graph_view.side_scroll.isVisible()
+    w.resize(700, 720)                            # a graph panel too narrow for a key
+    qtbot.waitUntil(lambda: not w.graph_view.side_scroll.isVisible(), timeout=WAIT_MS)
+    w.resize(1280, 720)
+    qtbot.waitUntil(lambda: w.graph_view.side_scroll.isVisible(), timeout=WAIT_MS)
     w.lessons.open_named("leaky-graphs")
     qtbot.keyClick(w, Qt.Key_Escape)              # free mode: the key, as before
     qtbot.waitUntil(lambda: w.graph_view.isVisible(), timeout=WAIT_MS)

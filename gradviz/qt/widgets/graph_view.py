@@ -130,6 +130,7 @@ class GraphView(QWidget):
         self.split.setSizes([1000, 280])
         side.setMaximumWidth(420)
         self.side = side
+        self.key_shown = True   # set_key_shown(False): a lesson's small graph panel
         self._key_placed: tuple | None = None   # (beside?, rows) the splitter was sized for
         self._drawing: tuple[float, float] | None = None   # the layout's size, in points
         self._drawing_boxes = False
@@ -294,6 +295,7 @@ class GraphView(QWidget):
     def set_key_shown(self, shown: bool) -> None:
         """The key beside or below the graph, or none (a slide's graph beside its main
         chart: there the key took half the panel, and the narration says what is drawn)."""
+        self.key_shown = shown
         self.side_scroll.setVisible(shown)
         self._key_placed = None   # placed afresh when it comes back
         self._place_key()
