@@ -287,4 +287,7 @@ def capture(roots: list[Root], params: Iterable[tuple[str, torch.Tensor]],
     for e in builder.graph.edges:
         if e.kind == SAVED_EDGE:
             by_id[e.src].heads_reaching = by_id[e.dst].heads_reaching
+    ids = builder.ids
+    builder.graph.sweeps = [[ids[id(fn)] for fn in sweep if id(fn) in ids]
+                            for sweep in getattr(grads, "sweeps", [])]
     return builder.graph

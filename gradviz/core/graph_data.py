@@ -66,6 +66,9 @@ class GraphData:
     nodes: list[GraphNode] = field(default_factory=list)
     edges: list[GraphEdge] = field(default_factory=list)
     modules: list[ModuleCall] = field(default_factory=list)   # in forward order
+    # node ids in the order the autograd engine computed their gradients, one list per
+    # backward call of the step so far (a node fires once its gradient is computed)
+    sweeps: list[list[str]] = field(default_factory=list)
 
     def node(self, node_id: str) -> GraphNode:
         return next(n for n in self.nodes if n.id == node_id)
@@ -83,4 +86,5 @@ class GraphData:
     def to_dict(self) -> dict:
         return {"nodes": [dict(vars(n), freed=n.freed) for n in self.nodes],
                 "edges": [vars(e) for e in self.edges],
-                "modules": [vars(m) for m in self.modules]}
+                "modules": [vars(m) for m in self.modules],
+                "sweeps": [list(sweep) for sweep in self.sweeps]}

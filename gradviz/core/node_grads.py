@@ -33,6 +33,9 @@ class NodeGradProbe:
         # slot -> (grad_outputs, grad_inputs), detached; only what the hooks write, so a
         # hook never references a node (a node -> hook -> node cycle through C++ leaks)
         self._fired: dict[int, tuple[tuple, tuple]] = {}
+        # the slots in the order the autograd engine ran them, one list per backward call
+        # of this graph (the animation's order: what ran, as it ran, never a layout guess)
+        self._sweeps: list[list[int]] = []
 
     @property
     def handle_count(self) -> int:
@@ -49,14 +52,16 @@ class NodeGradProbe:
             slot = len(self._nodes)
             self._nodes.append(fn)
             self._slots[id(fn)] = slot
-            self._handles.append(fn.register_hook(_recorder(self._fired, slot)))
+            self._handles.append(fn.register_hook(_recorder(self._fired, self._sweeps, slot)))
             for i, (nxt, _) in enumerate(fn.next_functions):
                 if nxt is not None and is_accumulate_grad(nxt):
                     self._params.setdefault(id(nxt), (nxt, []))[1].append((slot, i))
 
     def begin_backward(self) -> None:
-        """Forget what earlier backward calls sent: what is kept is the last one."""
+        """Forget what earlier backward calls sent: what is kept is the last one (but
+        the order of every call of this graph, for the animation)."""
         self._fired.clear()
+        self._sweeps.append([])
 
     def release(self) -> None:
         """Remove every hook and drop every reference (the graph can then be freed)."""
@@ -65,6 +70,7 @@ class NodeGradProbe:
         self._handles.clear()
         self._nodes, self._slots, self._params = [], {}, {}
         self._fired.clear()
+        self._sweeps.clear()
 
     def norms(self) -> NodeGradNorms:
         """Norms of everything recorded, computed on the device, moved in one transfer."""
@@ -86,14 +92,17 @@ class NodeGradProbe:
         for (kind, slot, _), v in values.items():
             if kind == "out":
                 through[slot] = math.hypot(through.get(slot, 0.0), v)
+        sweeps = [[self._nodes[slot] for slot in sweep] for sweep in self._sweeps]
         return NodeGradNorms(self._nodes, self._slots, set(self._fired), set(self._params),
-                             values, through)
+                             values, through, sweeps)
 
 
-def _recorder(fired: dict, slot: int) -> Callable:
+def _recorder(fired: dict, sweeps: list, slot: int) -> Callable:
     def hook(grad_inputs, grad_outputs):
         fired[slot] = (tuple(None if g is None else g.detach() for g in grad_outputs),
                        tuple(None if g is None else g.detach() for g in grad_inputs))
+        if sweeps:
+            sweeps[-1].append(slot)
     return hook
 
 
@@ -115,8 +124,10 @@ class NodeGradNorms:
     """Plain floats for graph.capture(): what flowed in the last backward (module rule)."""
 
     def __init__(self, nodes: list[object], slots: dict[int, int], fired: set[int],
-                 params: set[int], values: dict[tuple, float], through: dict[int, float]):
+                 params: set[int], values: dict[tuple, float], through: dict[int, float],
+                 sweeps: list[list[object]] | None = None):
         self._nodes = nodes   # pins the ids in slots and params while capture runs
+        self.sweeps = sweeps or []   # the nodes in the order each backward call ran them
         self._slots, self._fired, self._params = slots, fired, params
         self._values, self._through = values, through
 

@@ -23,7 +23,7 @@ from .blank_screen import BlankScreen
 from .view_menu import add_keys, add_view_menu
 from .window_layout import BOTTOM_SHARE, restore_layout
 from .screen_fit import available, fit_to_screen, set_least_sizes
-from .run_bar import RunBar
+from .run_bar import DELAYS_MS, RunBar
 from .settings import AppSettings, Remembered
 from .theme import TEXT_STEP, THEMES, Theme
 from .widgets.code_view import CodeView
@@ -38,6 +38,9 @@ from .widgets.plot_style import checkbox_css
 from . import appearance
 
 LIVE_GRAPH_SECONDS = 1.5   # while running, refresh the graph this often
+# a backward call's sweep over the graph: within the pace's time for a phase, but long
+# enough to follow and never longer than a lecturer waits (a phase stepped by hand: ALONE)
+SWEEP_LEAST_MS, SWEEP_MOST_MS, SWEEP_ALONE_MS = 400, 4000, 1500
 THREAD_WAIT_MS = 30_000    # closing waits at most this long for a thread to stop
 
 
@@ -291,6 +294,14 @@ class MainWindow(QMainWindow):
     @Slot(object)
     def on_phase(self, phase) -> None:
         self._phase_step = phase.step
+        if phase.name == "backward" and phase.event is None and \
+                (self.run_bar.phase_play.isChecked() or not self.running):
+            # phase by phase (played, or one at a time): the graph that follows shows
+            # this call's sweep, within the pace's time for the phase
+            delay = DELAYS_MS[self.run_bar.speed.value()]
+            self.graph_view.animate_next_backward(
+                min(SWEEP_MOST_MS, max(SWEEP_LEAST_MS, int(0.8 * delay) if delay
+                                       else SWEEP_ALONE_MS)))
         if phase.event is None:
             playing = "Playing phase by phase · " if self.running else ""
             self.phase_label.setText(f"{playing}Step {phase.step} · just done: {phase.name} "

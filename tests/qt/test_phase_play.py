@@ -167,3 +167,22 @@ def test_leaving_the_lesson_lifts_its_stop(qtbot, make_window):
     qtbot.waitUntil(lambda: w.worker.session.step_index > 10, timeout=WAIT_MS)
     qtbot.keyClick(w, Qt.Key_Space)
     qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
+
+
+def test_each_backward_call_sweeps_the_graph_at_the_pace(qtbot, make_window):
+    """Phase by phase (→, as a lecturer steps): after each backward call the graph's
+    boxes light up in the order that call ran, the head's loss first, the trunk last."""
+    w = make_window(SEPARATE)
+    w.graph_view.set_module_view(True)
+    qtbot.waitUntil(lambda: w.generation >= 0, timeout=WAIT_MS)   # the model is built
+    swept, phases = [], []
+    w.graph_view.sweep.finished.connect(lambda: swept.append(list(w.graph_view.sweep.lit)))
+    w.worker.phaseDone.connect(lambda phase: phases.append(phase.name))
+    for done in range(1, 6):        # zero_grad, forward, backward 1, 2 and 3 of 3
+        qtbot.keyClick(w, Qt.Key_Right)
+        qtbot.waitUntil(lambda: len(phases) == done, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: len(swept) == max(0, done - 2), timeout=WAIT_MS)
+    boxes = {n.id: n for n in w.graph_view.graph.nodes}
+    for k, lit in enumerate(swept):                          # call k: head k's loss first
+        assert boxes[lit[0]].heads_reaching == (k,) and "z" in lit
+        assert boxes[lit[-1]].label.startswith("trunk.0")

@@ -22,6 +22,7 @@ from ...core.graph_focus import focus_ids
 from ...core.module_graph import box_of, module_graph
 from ...render.dot import to_dot
 from . import plot_style as ps
+from .backward_sweep import BackwardSweep
 from .graph_canvas import LEAST_LABEL_PX, GraphCanvas, heat_range
 from .graph_legend import GraphLegend
 from .title_row import TitleRow
@@ -91,6 +92,8 @@ class GraphView(QWidget):
             menu.addAction(text, lambda _checked=False, k=kind: self._export_dialog(k))
         self.export_button.setMenu(menu)
         self.canvas = GraphCanvas()
+        self.sweep = BackwardSweep(self.canvas, self)   # the backward pass, animated
+        self._sweep_due_ms: int | None = None   # the next graph's last sweep: animate it
         self.canvas.least_label_px = LEAST_LABEL_PX if self.module_view else 0.0
         self.canvas.paramClicked.connect(self.show_param_history)
         self.canvas.nodeDoubleClicked.connect(self._toggle_open)
@@ -241,7 +244,13 @@ class GraphView(QWidget):
             self.canvas.focus_ids = frozenset(focus_ids(graph, self._focus))
         except ValueError:
             self.canvas.focus_ids = frozenset()
+        self.sweep.stop()   # a new graph: the old sweep's boxes as this one draws them
         self.canvas.show_graph(graph, layout)
+        # the first graph with a sweep after the backward call: a graph drawn before it
+        # (the forward's, laid out late when the clicks come fast) has none
+        if self._sweep_due_ms is not None and graph.sweeps:
+            self.sweep.start(graph.sweeps[-1], self._sweep_due_ms)
+            self._sweep_due_ms = None
         # the dock's title already says "Autograd graph"
         if self._drawing_boxes:
             self._set_caption(f"Graph {caption} · {len(graph.nodes)} boxes", HINT)
@@ -291,6 +300,11 @@ class GraphView(QWidget):
     def caption_above(self) -> bool:
         """Whether the caption is on a line of its own, above the buttons."""
         return self._top.above
+
+    def animate_next_backward(self, total_ms: int) -> None:
+        """The graph that comes after a backward call: light its boxes in the order that
+        call computed their gradients, over about total_ms (the pace's)."""
+        self._sweep_due_ms = total_ms
 
     def set_key_shown(self, shown: bool) -> None:
         """The key beside or below the graph, or none (a slide's graph beside its main
