@@ -157,7 +157,13 @@ class GraphCanvas(QGraphicsView):
             if item is not None:
                 r = item.mapRectToScene(item.boundingRect())
                 rect = r if rect is None else rect.united(r)
-        return None if rect is None else rect.adjusted(-40, -40, 40, 40)
+        if rect is None:
+            return None
+        for item in self.edges:   # a cut's "detach()" between two framed boxes, whole
+            p = item.edge_path
+            if p.src in self.focus_ids and p.dst in self.focus_ids and item.label.isVisible():
+                rect = rect.united(item.label.mapRectToScene(item.label.boundingRect()))
+        return rect.adjusted(-40, -40, 40, 40)
 
     def _hovered(self, node_id: str, entering: bool) -> None:
         item = self.nodes.get(node_id)

@@ -177,6 +177,14 @@ def test_a_focus_frames_what_the_slide_is_about_and_dims_the_rest(qtbot):
     for label in on:
         item = _box(view, label)
         assert framed.contains(item.mapRectToScene(item.boundingRect()))
+    (cut,) = [e for e in canvas.edges if e.label.isVisible() and "detach" in e.label.text()]
+    assert framed.contains(cut.label.mapRectToScene(cut.label.boundingRect()))   # whole
+    # ... and in a slide's small panel too (the label ran off its right edge)
+    view.resize(380, 420)
+    qtbot.waitUntil(lambda: canvas.viewport().width() < 380)
+    framed = canvas.mapToScene(canvas.viewport().rect()).boundingRect()
+    assert framed.contains(cut.label.mapRectToScene(cut.label.boundingRect()))
+    view.resize(1024, 768)
 
     assert view.set_focus("head 2") is None
     assert {i.node.label for i in canvas.nodes.values() if i.opacity() == 1.0} >= {
