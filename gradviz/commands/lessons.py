@@ -26,7 +26,7 @@ def main(args: argparse.Namespace) -> int:
             print(f"{lesson.name}  {lesson.title}")
         return EXIT_OK
     lessons = _lessons(args.check)
-    from ..core.lesson_check import check_devices, check_lesson   # torch only when asked
+    from ..core.lesson_check import check_devices, check_lesson  # torch only when asked
     try:
         for lesson in lessons:
             check_devices(lesson)

@@ -7,7 +7,7 @@ hooks are active PyTorch no longer raises the `detach_()` error the app must sho
 """
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 import torch
 

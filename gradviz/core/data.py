@@ -39,7 +39,7 @@ class MultiTaskData:
             self._order, self._epoch = torch.randperm(DATASET_SIZE, generator=g), epoch
         return self._order[slot * batch_size:(slot + 1) * batch_size]
 
-    def to(self, device: torch.device) -> "MultiTaskData":
+    def to(self, device: torch.device) -> MultiTaskData:
         return MultiTaskData(self.x.to(device), [t.to(device) for t in self.targets], self.seed)
 
 

@@ -37,7 +37,7 @@ class LiveGraph:
     nodes: list[object] | None = None    # the graph's nodes, once walked (backward adds none)
     calls: list[CallRecord] = field(default_factory=list)   # module calls, for the module view
 
-    def merged(self, other: "LiveGraph") -> "LiveGraph":
+    def merged(self, other: LiveGraph) -> LiveGraph:
         """Two micro-batches' graphs held together (sum-first accumulation)."""
         return LiveGraph(self.z_node, self.z, self.inputs + other.inputs,
                          self.roots + other.roots, self.cuts + other.cuts,

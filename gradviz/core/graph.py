@@ -8,15 +8,30 @@ traversal order, so two steps with the same structure get the same ids and the s
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Iterable, Protocol
+from typing import Protocol
 
 import torch
 
-from .autograd_walk import (is_accumulate_grad, next_nodes, saved_tensors, storage_bytes,
-                            storage_key)
-from .graph_data import (ALIVE, CUT, DETACHED, FREED, GRAD, INPUT, LOSS, OP, PARAM, SAVED,
-                         SAVED_EDGE, STALE, GraphData, GraphEdge, GraphNode)
+from .autograd_walk import is_accumulate_grad, next_nodes, saved_tensors, storage_bytes, storage_key
+from .graph_data import (
+    ALIVE,
+    CUT,
+    DETACHED,
+    FREED,
+    GRAD,
+    INPUT,
+    LOSS,
+    OP,
+    PARAM,
+    SAVED,
+    SAVED_EDGE,
+    STALE,
+    GraphData,
+    GraphEdge,
+    GraphNode,
+)
 
 # an op shows the most telling state among its saved tensors
 _STATE_PRIORITY = (DETACHED, STALE, FREED)

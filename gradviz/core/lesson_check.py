@@ -128,7 +128,7 @@ def _same_gradients(n: int, lesson: Lesson, slide: Slide) -> None:
         result = compare(lesson.slides[n - 1].config, slide.config,
                          min(SAME_GRADIENT_STEPS, slide.steps))
     except ConfigError as exc:   # validated on reading: a guard, not a path
-        raise Broken(f"cannot compare with slide {n}: {exc}")
+        raise Broken(f"cannot compare with slide {n}: {exc}") from exc
     if not result.same:
         verdict = (result.verdict().strip().splitlines() or [""])[0]
         raise Broken(f"gradients differ from slide {n}'s: {verdict}")
@@ -167,7 +167,8 @@ def check_devices(lesson: Lesson) -> None:
         try:
             resolve_device(slide.config.device)
         except ConfigError as exc:
-            raise LessonError(f"{lesson.source or lesson.name}, slide {i + 1}, config: {exc}")
+            where = lesson.source or lesson.name
+            raise LessonError(f"{where}, slide {i + 1}, config: {exc}") from exc
 
 
 def check_lesson(lesson: Lesson) -> list[str]:

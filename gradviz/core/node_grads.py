@@ -13,7 +13,7 @@ Rule for what a captured graph shows (see NodeGradNorms):
 from __future__ import annotations
 
 import math
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 import torch
 

@@ -9,7 +9,7 @@ slowed a tiny model from ~3,800 to ~9 steps/s within seconds).
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 

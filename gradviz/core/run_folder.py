@@ -13,8 +13,8 @@ import socket
 import sys
 import tempfile
 import time
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from .atomic_write import keep_mode, remove_stale_parts, write_text
 
@@ -128,7 +128,7 @@ class RunFolder:
         self.folder, self.owned = folder, frozenset(owned)
         self.staging: Path | None = None
 
-    def __enter__(self) -> "RunFolder":
+    def __enter__(self) -> RunFolder:
         recover(self.folder, self.owned)
         self.staging = Path(tempfile.mkdtemp(prefix=staging_prefix(os.getpid()),
                                              dir=self.folder))

@@ -7,14 +7,13 @@ PyTorch errors and divergence never escape: they become Events, the step is aban
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator
 
 import torch
 
 from . import events as ev
-from .autograd_walk import (held_saved_bytes, is_accumulate_grad, reachable_nodes,
-                            storage_key)
+from .autograd_walk import held_saved_bytes, is_accumulate_grad, reachable_nodes, storage_key
 from .config import Config, validate
 from .data import make_data
 from .devices import other_device, resolve_device
@@ -28,8 +27,8 @@ from .probes import JunctionProbe
 from .records import BackwardRecord, PhaseRecord, StepRecord
 from .sgd import PlainSGD
 from .step_numbers import measure_step
-from .walk_cache import CHAINED, DETACHED, FRESH, WalkCache
 from .strategies import backward_calls
+from .walk_cache import CHAINED, DETACHED, FRESH, WalkCache
 
 
 def _leaf_count(nodes: list[object]) -> int:
@@ -255,7 +254,7 @@ class Session:
                 yield from self._micro_batch(plan, micro, idx, last=micro == len(micro_idx) - 1)
         yield from self._finish_step(plan, probing)
 
-    def _micro_batch(self, plan: "_StepPlan", micro: int, idx: torch.Tensor,
+    def _micro_batch(self, plan: _StepPlan, micro: int, idx: torch.Tensor,
                      last: bool) -> Iterator[PhaseRecord]:
         """Forward one micro-batch, then its backward calls (backward-each)."""
         cfg = plan.cfg
@@ -266,7 +265,7 @@ class Session:
             # replaced by the next micro-batch
             self._kept.bank(*self._measure(plan, ("banked", micro)))
 
-    def _sum_first(self, plan: "_StepPlan", micro_idx) -> Iterator[PhaseRecord]:
+    def _sum_first(self, plan: _StepPlan, micro_idx) -> Iterator[PhaseRecord]:
         """Forward every micro-batch, add their losses, backward once: N graphs alive."""
         last = len(micro_idx) - 1
         for micro, idx in enumerate(micro_idx):
@@ -275,7 +274,7 @@ class Session:
         yield from self._backward_phases(plan, len(micro_idx) - 1)
         self._kept.keep_if_asked(plan.cfg, self._live)
 
-    def _forward_phase(self, plan: "_StepPlan", micro: int, idx: torch.Tensor,
+    def _forward_phase(self, plan: _StepPlan, micro: int, idx: torch.Tensor,
                        add_to_held: bool = False, plan_backward: bool = True) -> PhaseRecord:
         """Forward one micro-batch and plan the backward calls that follow it; with
         add_to_held, its graph joins the ones already held and its loss terms are added
@@ -299,7 +298,7 @@ class Session:
             plan.peak = max(plan.peak, self._measure(plan, ("forward", micro))[1])
         return PhaseRecord(plan.step, "forward", self._forward_detail(cfg, micro), micro)
 
-    def _backward_phases(self, plan: "_StepPlan", micro: int) -> Iterator[PhaseRecord]:
+    def _backward_phases(self, plan: _StepPlan, micro: int) -> Iterator[PhaseRecord]:
         calls = self._live.backward_calls
         for i, call in enumerate(calls):
             label = f"backward {i + 1} of {len(calls)}: {call.loss}"
@@ -307,12 +306,12 @@ class Session:
             try:
                 call.target.backward(retain_graph=call.retain)
             except RuntimeError as exc:
-                raise _StepFailed(self._event(exc, plan.step, "backward", label))
+                raise _StepFailed(self._event(exc, plan.step, "backward", label)) from exc
             plan.record.backward_calls.append(BackwardRecord(micro, call.loss, call.retain))
             yield PhaseRecord(plan.step, "backward",
                               f"{label} (retain_graph={call.retain})", micro)
 
-    def _finish_step(self, plan: "_StepPlan", probing: bool) -> Iterator[PhaseRecord]:
+    def _finish_step(self, plan: _StepPlan, probing: bool) -> Iterator[PhaseRecord]:
         """Measure, check for divergence, optimizer.step(), bank what keep graphs holds."""
         cfg, step, record = plan.cfg, plan.step, plan.record
         norms = probing and (self.grad_norm_steps == "all" or
@@ -325,7 +324,7 @@ class Session:
         try:
             self.optimizer.step()
         except RuntimeError as exc:   # e.g. an update too large for float32
-            raise _StepFailed(self._event(exc, step, "optimizer step", "optimizer.step()"))
+            raise _StepFailed(self._event(exc, step, "optimizer step", "optimizer.step()")) from exc
         if plan.walk:
             nodes, now, leaves = self._measure(plan, ("end",))
             kept = self._kept
@@ -353,7 +352,7 @@ class Session:
             result = forward(self.model, self._head_rest, cfg, x, targets, carried)
         except RuntimeError as exc:
             raise _StepFailed(self._event(exc, step, "forward",
-                                          self._forward_detail(cfg, micro)))
+                                          self._forward_detail(cfg, micro))) from exc
         live, z, firsts, losses = result.live, result.z, result.head_firsts, result.losses
         if junction is not None:
             junction.watch(live.z_node, tuple(z.shape), firsts)
@@ -404,7 +403,7 @@ class Session:
             return "forward"
         return f"forward of micro-batch {micro + 1} of {cfg.accumulate}"
 
-    def _measure(self, plan: "_StepPlan", where: tuple) -> tuple[int, int, int]:
+    def _measure(self, plan: _StepPlan, where: tuple) -> tuple[int, int, int]:
         """(graph nodes alive, saved bytes held, AccumulateGrad nodes among them) for the
         live graph; where: the point in the step ("forward", micro), ("banked", micro)
         or ("end",). A walk of the same structure is reused (see core.walk_cache)."""

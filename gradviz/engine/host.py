@@ -36,7 +36,7 @@ def serve(conn, config, own_process: bool = True, holder: dict | None = None,
     if beat is not None:
         beat.stage = "importing torch"
         slow_start()
-    from .engine_main import run   # torch: only ever on the engine's side
+    from .engine_main import run  # torch: only ever on the engine's side
     run(conn, config, own_process, holder, beat)
 
 

@@ -10,8 +10,8 @@ from ..core import events as ev
 from ..core.config import Config, ConfigError
 from ..core.session import Session
 from ..core.threads import leave_a_core_free
-from .b_runner import BPlace, ProcessB
 from . import protocol as p
+from .b_runner import BPlace, ProcessB
 
 BATCH_SECONDS = 0.02    # at full speed, train this long between looks at the pipe
 FAST_SAMPLE_EVERY = 20  # at full speed, the costly probes run every this many steps

@@ -3,8 +3,8 @@ graph catch up, save a picture of the main window, exit. Works offscreen."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from PySide6.QtCore import QEventLoop, QTimer
 
@@ -70,5 +70,6 @@ def _shoot(app, window: MainWindow, steps: int, target: Path,
     if not ok:
         print(f"gradviz: cannot save the screenshot to {target}", file=sys.stderr)
         return EXIT_USAGE
-    print(f"saved {target} after {window.history.last.step + 1 if window.history.last else 0} steps")
+    steps = window.history.last.step + 1 if window.history.last else 0
+    print(f"saved {target} after {steps} steps")
     return EXIT_OK

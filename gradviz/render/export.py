@@ -3,8 +3,8 @@ and a PNG on request (slow for big graphs: Graphviz rasterises the whole canvas)
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Iterable, Mapping
 
 import torch
 
@@ -39,7 +39,7 @@ def export_graph(graph: GraphData, out_dir: str | Path, roots: Iterable[object] 
     dot_text = to_dot(graph, title)
     written = [write_text(out / f"{basename}.dot", dot_text)]
     if roots is not None:
-        from .torchviz_adapter import make_dot_text   # torchviz only when it is asked for
+        from .torchviz_adapter import make_dot_text  # torchviz only when it is asked for
         tv_text = make_dot_text(list(roots), params or {})
         written.append(write_text(out / f"{basename}_torchviz.dot", tv_text))
     try:

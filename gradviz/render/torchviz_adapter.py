@@ -8,8 +8,8 @@ import sys
 import types
 import warnings
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Iterable, Mapping
 
 import torch
 
@@ -25,7 +25,7 @@ class _LooseVersion:
         numbers = re.match(r"[\d.]*", str(text)).group(0)
         self.parts = tuple(int(p) for p in numbers.split(".") if p)
 
-    def __lt__(self, other: "_LooseVersion") -> bool:
+    def __lt__(self, other: _LooseVersion) -> bool:
         return self.parts < other.parts
 
 

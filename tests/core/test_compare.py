@@ -4,10 +4,11 @@ import numpy as np
 import pytest
 import torch
 
-from core_reference import batch, forward, micro_batches, ref_net, snapshot
 from gradviz.core.compare import compare
 from gradviz.core.config import Config, ConfigError
 from gradviz.core.session import Session
+
+from core_reference import batch, forward, micro_batches, ref_net, snapshot
 
 BASE = Config(device="cpu", heads=3, trunk_width=16, batch_size=32, steps=4)
 

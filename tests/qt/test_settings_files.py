@@ -9,7 +9,9 @@ import subprocess
 import sys
 
 import pytest
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from gradviz.core.config import Config
 from gradviz.qt import launch
