@@ -72,8 +72,8 @@ def _print_comparing(config, repeats: int, bare: float | None) -> None:
             "compare": lambda: compare_rate(config, config, config.steps)}
     rates: dict[str, list[float]] = {name: [] for name in runs}
     for _ in range(repeats):
-        for name, rate in runs.items():
-            rates[name].append(rate())
+        for name, run in runs.items():
+            rates[name].append(run())
     med = {name: statistics.median(r) for name, r in rates.items()}
     lines = [("app alone", med["alone"], "the engine's loop as Play runs it at full speed"),
              ("app, B", med["pinned"],

@@ -62,7 +62,8 @@ def table(result: Comparison, names: tuple[str, str]) -> str:
             lines.append(f"{group:8} {_fmt(first.max_abs):>16} {_fmt(first.max_rel):>9}"
                          f" {_fmt(worst.max_abs):>14} {_fmt(worst.max_rel):>9}")
         for label, losses in (("A", result.losses_a), ("B", result.losses_b)):
-            text = "  ".join(f"{k} {v:.6g}" for k, v in losses.items())
+            # set with every step compared, as result.steps has one here
+            text = "  ".join(f"{k} {v:.6g}" for k, v in (losses or {}).items())
             lines.append(f"last step losses {label}: {text}")
         lines.append(f"peak saved memory: A {_bytes_or_not(result.peak_a)}, "
                      f"B {_bytes_or_not(result.peak_b)}")

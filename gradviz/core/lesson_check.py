@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from .compare import compare
 from .config import ConfigError, shown
 from .devices import resolve_device
+from .events import Event
 from .lessons import Lesson, LessonError, Slide
 from .records import StepRecord
 from .session import Session
@@ -29,7 +30,7 @@ class Broken(Exception):
 @dataclass
 class SlideRun:
     records: list[StepRecord]
-    error: object | None            # the Event that stopped it, if any
+    error: Event | None             # the Event that stopped it, if any
 
 
 def run_slide(slide: Slide) -> SlideRun:
@@ -62,9 +63,10 @@ def _series(run: SlideRun, name: str, whose: str = "") -> list[float]:
         why = f": {run.error.title}" if run.error is not None else ""
         raise Broken(f"{whose}{name}: no step finished (stopped at step 0{why})")
     values = [metric(r, name) for r in run.records]
-    if None in values:
+    measured = [v for v in values if v is not None]
+    if len(measured) < len(values):
         raise Broken(f"{whose}{name} was not measured at step {values.index(None)}")
-    return values
+    return measured
 
 
 def _quarter_means(values: list[float]) -> tuple[float, float]:

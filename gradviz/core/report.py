@@ -170,5 +170,5 @@ class ReportWriter:
         self._json.write('\n], "events": '
                          + json.dumps([e.to_dict() for e in events], allow_nan=False) + "}\n")
 
-    def __exit__(self, *exc_info) -> bool:
+    def __exit__(self, *exc_info) -> bool | None:
         return self._files.__exit__(*exc_info)

@@ -7,10 +7,12 @@ PyTorch errors and divergence never escape: they become Events, the step is aban
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import cast
 
 import torch
+from torch import nn
 
 from . import events as ev
 from .autograd_walk import held_saved_bytes, is_accumulate_grad, reachable_nodes, storage_key
@@ -31,7 +33,7 @@ from .strategies import backward_calls
 from .walk_cache import CHAINED, DETACHED, FRESH, WalkCache
 
 
-def _leaf_count(nodes: list[object]) -> int:
+def _leaf_count(nodes: Iterable[object]) -> int:
     """AccumulateGrad nodes: they belong to the parameters, not to one step's graph."""
     return sum(1 for fn in nodes if is_accumulate_grad(fn))
 
@@ -92,12 +94,14 @@ class Session:
         self.param_sizes = tuple(p.numel() for p in self.params)
         self._param_storages = {storage_key(p) for p in self.params}
         # each head's layers after its first (slicing a Sequential builds a new module)
-        self._head_rest = [tuple(head)[1:] for head in self.model.heads]
+        # (model._head builds every head as an nn.Sequential)
+        self._head_rest: list[tuple[nn.Module, ...]] = [
+            tuple(cast(nn.Sequential, head))[1:] for head in self.model.heads]
         self.optimizer = self._make_optimizer()
         self.step_index = 0
         self.error: ev.Event | None = None
         self.last_record: StepRecord | None = None
-        self._phases: Iterator[PhaseRecord] | None = None
+        self._phases: Generator[PhaseRecord, None, None] | None = None
         self._pending: Config | None = None
         self._grads_before: list | None = None
         self._live = LiveGraph()
@@ -206,7 +210,7 @@ class Session:
         self._phases = None
 
     # ---- one step, as phases ---------------------------------------------------
-    def _step_phases(self) -> Iterator[PhaseRecord]:
+    def _step_phases(self) -> Generator[PhaseRecord, None, None]:
         cfg, step = self.config, self.step_index
         # zero_grad off: .grad carries over, and backward adds into it in place, so a
         # failed step must be able to put back a copy
@@ -282,7 +286,7 @@ class Session:
         cfg, held = plan.cfg, self._live
         plan.micro_losses.append(self._forward(cfg, plan.step, micro, idx, plan.junction))
         plan.carried.append(self._carried_kind)
-        if cfg.retain_grad:
+        if cfg.retain_grad and self._live.z is not None:   # forward() always sets z
             plan.z_tensors.append(self._live.z)
         if add_to_held:
             fresh = self._live
@@ -407,7 +411,8 @@ class Session:
         """(graph nodes alive, saved bytes held, AccumulateGrad nodes among them) for the
         live graph; where: the point in the step ("forward", micro), ("banked", micro)
         or ("end",). A walk of the same structure is reused (see core.walk_cache)."""
-        key = table = None
+        table = None
+        key: tuple = ()
         if self.cache_walks and CHAINED not in plan.carried:
             table = self._walks.table(plan.cfg)
             key = (where, plan.micro_sizes, tuple(plan.carried))

@@ -53,6 +53,8 @@ class BSide:
     def step(self, sample_floor: int, probes: str, sample_every: int) -> tuple:
         """One step, probed as A is now (the same sampling, so about the same cost)."""
         b = self.session
+        if b is None:   # a refused reset stops B (engine.pinned), so this is only a guard
+            return ("refused", "RuntimeError", "B was not built: its reset was refused")
         try:
             b.sample_floor = sample_floor
             if (b.config.probes, b.config.sample_every) != (probes, sample_every):
@@ -190,10 +192,11 @@ class ProcessB:
                     self._replies.append(message)
         except (EOFError, BrokenPipeError, ConnectionResetError, OSError):
             return self._ended()
-        if not self._process.is_alive():
+        process = self._process
+        if process is None or not process.is_alive():
             return self._ended()
         if time.monotonic() - self._last_beat > SILENT_SECONDS:
-            self._last_beat = last_sign_of_life(self._process, self._last_beat)
+            self._last_beat = last_sign_of_life(process, self._last_beat)
         if time.monotonic() - self._last_beat > SILENT_SECONDS:
             return self._gone(f"showed no sign of life for {SILENT_SECONDS:g} s and was "
                               f"stopped")

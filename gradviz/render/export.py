@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
 
@@ -13,6 +14,9 @@ from gradviz.core.graph_data import GraphData
 
 from .dot import to_dot
 from .engine import RenderError, layout
+
+if TYPE_CHECKING:
+    from gradviz.core.graph import Root
 
 
 class ExportError(RenderError):
@@ -23,7 +27,8 @@ class ExportError(RenderError):
         self.written = written
 
 
-def export_graph(graph: GraphData, out_dir: str | Path, roots: Iterable[object] | None = None,
+def export_graph(graph: GraphData, out_dir: str | Path,
+                 roots: Iterable[Root | torch.Tensor] | None = None,
                  params: Mapping[str, torch.Tensor] | Iterable[tuple[str, torch.Tensor]]
                  | None = None, basename: str = "graph", title: str = "") -> list[Path]:
     """Write <basename>.dot, <basename>.svg and, given roots, <basename>_torchviz.dot.
