@@ -8,7 +8,8 @@ from ..core.bench import PROBE_LEVELS, run_bench
 from ..core.config import ConfigError
 from ..core.devices import resolve_device
 from ..core.threads import leave_a_core_free
-from .options import EXIT_OK, config_from_args, fail
+from ..exit_codes import EXIT_OK
+from .options import config_from_args, fail
 from .run import timed_run
 
 

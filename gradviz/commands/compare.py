@@ -17,8 +17,9 @@ from ..core.atomic_write import write_text
 from ..core.compare import Comparison, compare
 from ..core.config import SHOWN_PATH_CHARS, Config, ConfigError, from_mapping, load_toml, shown
 from ..core.threads import leave_a_core_free
+from ..exit_codes import EXIT_AUTOGRAD_ERROR, EXIT_OK
 from ..render.style import format_bytes
-from .options import EXIT_AUTOGRAD_ERROR, EXIT_OK, config_from_args, fail
+from .options import config_from_args, fail
 from .run import _prepare_out
 
 EXIT_DIFFERENT = 1

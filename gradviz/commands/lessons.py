@@ -6,7 +6,8 @@ import argparse
 import sys
 
 from ..core.lessons import LessonError, bundled_names, find_lesson
-from .options import EXIT_OK, EXIT_USAGE, fail
+from ..exit_codes import EXIT_OK, EXIT_USAGE
+from .options import fail
 
 EXIT_BROKEN_PROMISE = 1
 EXIT_BAD_LESSON = EXIT_USAGE

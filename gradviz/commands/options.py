@@ -22,8 +22,8 @@ from ..core.config import (
     from_mapping,
 )
 from ..core.presets import load_config_file, preset_names
+from ..exit_codes import EXIT_USAGE
 
-EXIT_OK, EXIT_USAGE, EXIT_AUTOGRAD_ERROR = 0, 2, 3
 MAX_MESSAGE = 200   # characters of a usage error
 
 

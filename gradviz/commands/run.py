@@ -18,7 +18,8 @@ from ..core.run_folder import MoveUnfinished, RunFolder
 from ..core.script import script_text
 from ..core.session import Session
 from ..core.threads import leave_a_core_free
-from .options import EXIT_AUTOGRAD_ERROR, EXIT_OK, config_from_args, fail
+from ..exit_codes import EXIT_AUTOGRAD_ERROR, EXIT_OK
+from .options import config_from_args, fail
 
 
 def _say(line: str) -> None:

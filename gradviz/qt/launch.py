@@ -7,12 +7,12 @@ import os
 import signal
 import sys
 
-from ..commands.options import EXIT_OK, config_from_args, fail
+from ..commands.options import config_from_args, fail
 from ..core.config import Config
+from ..exit_codes import EXIT_OK
 from .display import display_problem, invisible_notice
 
 SETTINGS_ENV = "GRADVIZ_SETTINGS"  # a JSON file's path; tests and kiosks point it elsewhere
-EXIT_INTERRUPTED = 130             # what shells report for a command ended by Ctrl+C
 CTRL_C_POLL_MS = 200
 
 

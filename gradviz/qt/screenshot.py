@@ -8,8 +8,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QEventLoop, QTimer
 
-from ..commands.options import EXIT_OK, EXIT_USAGE
-from .launch import EXIT_INTERRUPTED
+from ..exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from .main_window import MainWindow
 
 SIZE = (1920, 1080)          # a projector's resolution
