@@ -93,8 +93,8 @@ class Session:
         self.params = [p for _, p in self.model.named_parameters()]
         self.param_sizes = tuple(p.numel() for p in self.params)
         self._param_storages = {storage_key(p) for p in self.params}
-        # each head's layers after its first (slicing a Sequential builds a new module)
-        # (model._head builds every head as an nn.Sequential)
+        # each head's layers after its first (slicing a Sequential builds a new module;
+        # model._head builds every head as one)
         self._head_rest: list[tuple[nn.Module, ...]] = [
             tuple(cast(nn.Sequential, head))[1:] for head in self.model.heads]
         self.optimizer = self._make_optimizer()
