@@ -9,7 +9,8 @@ from __future__ import annotations
 import signal
 import sys
 
-EXIT_INTERRUPTED = 130
+from .exit_codes import EXIT_INTERRUPTED
+
 _interrupted = False
 
 

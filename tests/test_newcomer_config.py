@@ -10,7 +10,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gradviz.app import main
 from gradviz.core.config import ConfigError

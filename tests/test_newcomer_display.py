@@ -9,10 +9,18 @@ import sys
 import threading
 
 import pytest
-from hypothesis import example, given, strategies as st
+from hypothesis import example, given
+from hypothesis import strategies as st
 
-from gradviz.qt.display import (QT_LIBRARIES, XCB_LIBRARIES, can_load, display_problem,
-                                invisible_notice, missing_libraries, qt_platform)
+from gradviz.qt.display import (
+    QT_LIBRARIES,
+    XCB_LIBRARIES,
+    can_load,
+    display_problem,
+    invisible_notice,
+    missing_libraries,
+    qt_platform,
+)
 
 X_DESKTOP = {"DISPLAY": ":0"}
 EVERY_LIBRARY = [soname for soname, _ in QT_LIBRARIES + XCB_LIBRARIES]

@@ -8,7 +8,8 @@ from ..core.bench import PROBE_LEVELS, run_bench
 from ..core.config import ConfigError
 from ..core.devices import resolve_device
 from ..core.threads import leave_a_core_free
-from .options import EXIT_OK, add_training_options, config_from_args, fail
+from ..exit_codes import EXIT_OK
+from .options import config_from_args, fail
 from .run import timed_run
 
 
@@ -72,15 +73,17 @@ def _print_comparing(config, repeats: int, bare: float | None) -> None:
             "compare": lambda: compare_rate(config, config, config.steps)}
     rates: dict[str, list[float]] = {name: [] for name in runs}
     for _ in range(repeats):
-        for name, rate in runs.items():
-            rates[name].append(rate())
+        for name, run in runs.items():
+            rates[name].append(run())
     med = {name: statistics.median(r) for name, r in rates.items()}
     lines = [("app alone", med["alone"], "the engine's loop as Play runs it at full speed"),
-             ("app, B", med["pinned"], f"the same with B pinned, in its own process (B = A's settings): "
+             ("app, B", med["pinned"],
+              f"the same with B pinned, in its own process (B = A's settings): "
               f"{med['alone'] / med['pinned']:.2f}x the time of A alone"),
              ("app, B", med["pinned, in-loop"], f"the same with B = in-loop: "
               f"{med['alone'] / med['pinned, in-loop']:.2f}x"),
-             ("compare", med["compare"], f"`gradviz compare A A`: {med['run'] / med['compare']:.2f}x "
+             ("compare", med["compare"],
+              f"`gradviz compare A A`: {med['run'] / med['compare']:.2f}x "
               f"the time of `gradviz run` (the run line)")]
     for name, rate, what in lines:
         ratio = f"{rate / bare:>9.0%}" if bare else f"{'':>9}"

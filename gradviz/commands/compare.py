@@ -14,11 +14,12 @@ import sys
 from pathlib import Path
 
 from ..core.atomic_write import write_text
-from ..core.compare import DEFAULT_RTOL, Comparison, compare
+from ..core.compare import Comparison, compare
 from ..core.config import SHOWN_PATH_CHARS, Config, ConfigError, from_mapping, load_toml, shown
 from ..core.threads import leave_a_core_free
+from ..exit_codes import EXIT_AUTOGRAD_ERROR, EXIT_OK
 from ..render.style import format_bytes
-from .options import EXIT_AUTOGRAD_ERROR, EXIT_OK, add_training_options, config_from_args, fail
+from .options import config_from_args, fail
 from .run import _prepare_out
 
 EXIT_DIFFERENT = 1
@@ -62,7 +63,8 @@ def table(result: Comparison, names: tuple[str, str]) -> str:
             lines.append(f"{group:8} {_fmt(first.max_abs):>16} {_fmt(first.max_rel):>9}"
                          f" {_fmt(worst.max_abs):>14} {_fmt(worst.max_rel):>9}")
         for label, losses in (("A", result.losses_a), ("B", result.losses_b)):
-            text = "  ".join(f"{k} {v:.6g}" for k, v in losses.items())
+            # set with every step compared, as result.steps has one here
+            text = "  ".join(f"{k} {v:.6g}" for k, v in (losses or {}).items())
             lines.append(f"last step losses {label}: {text}")
         lines.append(f"peak saved memory: A {_bytes_or_not(result.peak_a)}, "
                      f"B {_bytes_or_not(result.peak_b)}")

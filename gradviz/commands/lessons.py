@@ -6,7 +6,8 @@ import argparse
 import sys
 
 from ..core.lessons import LessonError, bundled_names, find_lesson
-from .options import EXIT_OK, EXIT_USAGE, fail
+from ..exit_codes import EXIT_OK, EXIT_USAGE
+from .options import fail
 
 EXIT_BROKEN_PROMISE = 1
 EXIT_BAD_LESSON = EXIT_USAGE
@@ -26,7 +27,7 @@ def main(args: argparse.Namespace) -> int:
             print(f"{lesson.name}  {lesson.title}")
         return EXIT_OK
     lessons = _lessons(args.check)
-    from ..core.lesson_check import check_devices, check_lesson   # torch only when asked
+    from ..core.lesson_check import check_devices, check_lesson  # torch only when asked
     try:
         for lesson in lessons:
             check_devices(lesson)

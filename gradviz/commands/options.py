@@ -8,12 +8,22 @@ import sys
 import textwrap
 from typing import Any, NoReturn
 
-from ..core.config import (ACCUMULATE_MODES, DETACH_MODES, MODELS, OPTIMIZERS, PROBE_LEVELS,
-                           RETAIN_MODES, STRATEGIES, TRUNCATE_MODES, Config, ConfigError,
-                           from_mapping)
+from ..core.config import (
+    ACCUMULATE_MODES,
+    DETACH_MODES,
+    MODELS,
+    OPTIMIZERS,
+    PROBE_LEVELS,
+    RETAIN_MODES,
+    STRATEGIES,
+    TRUNCATE_MODES,
+    Config,
+    ConfigError,
+    from_mapping,
+)
 from ..core.presets import load_config_file, preset_names
+from ..exit_codes import EXIT_USAGE
 
-EXIT_OK, EXIT_USAGE, EXIT_AUTOGRAD_ERROR = 0, 2, 3
 MAX_MESSAGE = 200   # characters of a usage error
 
 

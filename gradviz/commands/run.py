@@ -13,12 +13,14 @@ from pathlib import Path
 from ..core.atomic_write import check_writable, remove_stale_parts, write_text
 from ..core.config import SHOWN_PATH_CHARS, ConfigError, shown
 from ..core.events import first_line
+from ..core.records import StepRecord
 from ..core.report import ReportWriter
 from ..core.run_folder import MoveUnfinished, RunFolder
 from ..core.script import script_text
 from ..core.session import Session
 from ..core.threads import leave_a_core_free
-from .options import EXIT_AUTOGRAD_ERROR, EXIT_OK, add_training_options, config_from_args, fail
+from ..exit_codes import EXIT_AUTOGRAD_ERROR, EXIT_OK
+from .options import config_from_args, fail
 
 
 def _say(line: str) -> None:
@@ -53,7 +55,9 @@ class Trained:
     """What the summary line needs of a finished run (the steps themselves are streamed)."""
 
     def __init__(self):
-        self.count, self.first, self.last = 0, None, None
+        self.count = 0
+        self.first: StepRecord | None = None
+        self.last: StepRecord | None = None
 
     def add(self, record) -> None:
         self.count += 1
@@ -260,7 +264,7 @@ def main(args: argparse.Namespace) -> int:
         print(f"  why: {e.explanation}", file=sys.stderr)
         print(f"  what to do: {e.hint}", file=sys.stderr)
         return EXIT_AUTOGRAD_ERROR
-    if not trained.count:
+    if trained.first is None or trained.last is None:   # no step finished
         _say(f"trained 0 steps on {session.device}")
     else:
         _say(f"trained {trained.count} steps on {session.device}: total loss "

@@ -11,8 +11,9 @@ import os
 import secrets
 import stat
 import tempfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO, Iterable, Iterator
+from typing import IO
 
 
 @contextlib.contextmanager

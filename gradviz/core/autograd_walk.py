@@ -7,9 +7,11 @@ hooks are active PyTorch no longer raises the `detach_()` error the app must sho
 """
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from typing import Protocol, TypeGuard
 
 import torch
+from torch.autograd.graph import Node
 
 from .graph_data import ALIVE, DETACHED, FREED, STALE  # noqa: F401  (the states, re-exported)
 
@@ -87,22 +89,27 @@ def held_saved_data(fn: object) -> Iterator[torch.Tensor]:
         yield from _raw_data(getattr(fn, "_raw" + attr))
 
 
-def is_accumulate_grad(fn: object) -> bool:
+class AccumulateGradNode(Protocol):
+    """What gradviz reads of an AccumulateGrad node: the parameter it accumulates into."""
+    variable: torch.Tensor
+
+
+def is_accumulate_grad(fn: object) -> TypeGuard[AccumulateGradNode]:
     """A parameter's AccumulateGrad node: it lives as long as the parameter, not the step
     (hooks on it would pile up), and it stands for the parameter in a drawn graph."""
     return hasattr(fn, "variable")
 
 
-def next_nodes(fn: object) -> Iterator[object]:
+def next_nodes(fn: object) -> Iterator[Node]:
     for nxt, _ in getattr(fn, "next_functions", ()):
         if nxt is not None:
             yield nxt
 
 
-def reachable_nodes(roots: Iterable[object]) -> list[object]:
+def reachable_nodes(roots: Iterable[Node | None]) -> list[Node]:
     """Every autograd node reachable from roots, each once, in depth-first order."""
     seen: set[int] = set()
-    order: list[object] = []
+    order: list[Node] = []
     stack = [r for r in roots if r is not None][::-1]
     while stack:
         fn = stack.pop()

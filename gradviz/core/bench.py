@@ -5,10 +5,13 @@ data and optimizer, so the ratio shows what the engine and its probes cost.
 """
 from __future__ import annotations
 
+import functools
+import operator
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any
 
 import torch
 
@@ -19,7 +22,7 @@ from .model import MultiHeadNet, head_loss
 from .session import Session
 
 # name -> config changes; "default" is what the app runs with
-PROBE_LEVELS = {
+PROBE_LEVELS: dict[str, dict[str, Any]] = {
     "none": {"probes": "none"},
     "default": {"probes": "default", "sample_every": 20},
     "everything": {"probes": "all", "sample_every": 1},
@@ -50,8 +53,10 @@ def bare_loop(config: Config, steps: int) -> float:
         idx = data.batch_indices(step, config.batch_size).to(device)
         opt.zero_grad(set_to_none=True)
         outputs = model(data.x.index_select(0, idx))
-        total = sum(head_loss(k, out, data.targets[k].index_select(0, idx))
-                    for k, out in enumerate(outputs))
+        # added as the session adds them (core.strategies), without sum()'s leading int 0
+        total = functools.reduce(operator.add, [
+            head_loss(k, out, data.targets[k].index_select(0, idx))
+            for k, out in enumerate(outputs)])
         total.backward()
         opt.step()
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -122,11 +123,8 @@ def check_same_model(a: Config, b: Config) -> None:
         raise ConfigError(f"A and B must build the same model to compare: {difference}")
 
 
-def _grads_or_zeros(params: list[torch.Tensor]) -> list[torch.Tensor]:
-    grads = [p.grad for p in params]
-    if any(g is None for g in grads):
-        grads = [torch.zeros_like(p) if p.grad is None else p.grad for p in params]
-    return grads
+def _grads_or_zeros(params: Sequence[torch.Tensor]) -> list[torch.Tensor]:
+    return [torch.zeros_like(p) if p.grad is None else p.grad for p in params]
 
 
 def flat_grads(session: Session) -> np.ndarray:
@@ -149,7 +147,9 @@ def _layout(names: tuple[str, ...], sizes: tuple[int, ...]) -> tuple[np.ndarray,
     """Where each run of parameters of one group (the trunk, each head) begins in the
     flat vector, and the group of each run. Parameters come in model order, so each
     group is one run; a model whose groups interleave would only give more runs."""
-    starts, groups, at = [], [], 0
+    starts: list[int] = []
+    groups: list[str] = []
+    at = 0
     for name, size in zip(names, sizes):
         group = group_of(name)
         if not groups or groups[-1] != group:
@@ -230,7 +230,9 @@ def compare(a: Config, b: Config, steps: int, rtol: float = DEFAULT_RTOL) -> Com
     for _ in range(steps):
         ra, rb = sa.step(), sb.step()
         if ra is None or rb is None:
-            result.error = ("A", sa.error) if ra is None else ("B", sb.error)
+            which, stopped = ("A", sa) if ra is None else ("B", sb)
+            if stopped.error is not None:   # always, when step() gave None
+                result.error = (which, stopped.error)
             break
         result.steps.append(step_diff(sa, sb, ra, rb))
         result.losses_a, result.losses_b = ra.losses, rb.losses

@@ -105,10 +105,10 @@ class Config:
     def head_names(self) -> list[str]:
         return [f"head{k}" for k in range(self.heads)]
 
-    def replace(self, **changes: Any) -> "Config":
+    def replace(self, **changes: Any) -> Config:
         return validate(dataclasses.replace(self, **changes))
 
-    def needs_reset(self, other: "Config") -> bool:
+    def needs_reset(self, other: Config) -> bool:
         """Whether going from self to other needs a fresh model."""
         return any(getattr(self, k) != getattr(other, k) for k in RESET_KEYS)
 
@@ -239,8 +239,8 @@ def _coerce(name: str, value: Any) -> Any:
     """Turn a TOML/flag value into the field's type (lists into tuples, ints into floats)."""
     try:
         return _coerce_value(name, value)
-    except OverflowError:   # an int too big for a float, e.g. 10**400
-        raise ConfigError(f"{name.replace('_', '-')} is too large (got {shown(value)})")
+    except OverflowError as exc:   # an int too big for a float, e.g. 10**400
+        raise ConfigError(f"{name.replace('_', '-')} is too large (got {shown(value)})") from exc
 
 
 def _coerce_value(name: str, value: Any) -> Any:
@@ -251,9 +251,9 @@ def _coerce_value(name: str, value: Any) -> Any:
                                   "e.g. 1,0.5,2")
             try:
                 return tuple(float(v) for v in value.split(","))
-            except ValueError:
+            except ValueError as exc:
                 raise ConfigError(f"loss-weights must be numbers separated by commas "
-                                  f"(got {shown(value)})")
+                                  f"(got {shown(value)})") from exc
         if not isinstance(value, list):
             raise ConfigError("loss-weights must be a list of numbers")
         return tuple(float(v) if isinstance(v, int) and not isinstance(v, bool) else v
@@ -317,18 +317,21 @@ def read_config_text(path: str | Path) -> str:
         if not p.exists():
             raise ConfigError(f"config file not found: {shown(str(p), SHOWN_PATH_CHARS)}")
         if not p.is_file():
-            raise ConfigError(f"config file {shown(str(p), SHOWN_PATH_CHARS)} is not a regular file")
+            raise ConfigError(f"config file {shown(str(p), SHOWN_PATH_CHARS)} "
+                              "is not a regular file")
         with p.open("rb") as f:
             data = f.read(MAX_CONFIG_BYTES + 1)
     except OSError as exc:
-        raise ConfigError(f"cannot read config file {shown(str(p), SHOWN_PATH_CHARS)}: {exc.strerror or exc}")
+        raise ConfigError(f"cannot read config file {shown(str(p), SHOWN_PATH_CHARS)}: "
+                          f"{exc.strerror or exc}") from exc
     if len(data) > MAX_CONFIG_BYTES:
-        raise ConfigError(f"config file {shown(str(p), SHOWN_PATH_CHARS)} is over {MAX_CONFIG_BYTES // 1024} KB; "
-                          "a gradviz config is a few lines of TOML")
+        raise ConfigError(f"config file {shown(str(p), SHOWN_PATH_CHARS)} is over "
+                          f"{MAX_CONFIG_BYTES // 1024} KB; a gradviz config is a few lines of TOML")
     try:
         return data.decode("utf-8-sig")   # Notepad saves UTF-8 with a byte-order mark
-    except UnicodeDecodeError:
-        raise ConfigError(f"config file {shown(str(p), SHOWN_PATH_CHARS)} is not UTF-8 text")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"config file {shown(str(p), SHOWN_PATH_CHARS)} "
+                          "is not UTF-8 text") from exc
 
 
 def parse_toml(text: str, name: str = "config") -> dict[str, Any]:
@@ -336,9 +339,9 @@ def parse_toml(text: str, name: str = "config") -> dict[str, Any]:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{name} is not valid TOML: {first_line(exc, 120)}")
-    except RecursionError:
-        raise ConfigError(f"{name} nests values too deeply to be a gradviz config")
+        raise ConfigError(f"{name} is not valid TOML: {first_line(exc, 120)}") from exc
+    except RecursionError as exc:
+        raise ConfigError(f"{name} nests values too deeply to be a gradviz config") from exc
     return data.get("gradviz", data) if isinstance(data.get("gradviz"), dict) else data
 
 

@@ -34,12 +34,14 @@ class MultiTaskData:
         """The examples of optimizer step `step`: consecutive slices of a per-epoch shuffle."""
         per_epoch = max(1, DATASET_SIZE // batch_size)
         epoch, slot = divmod(step, per_epoch)
-        if self._epoch != epoch:  # one shuffle per epoch, not per step
+        order = self._order
+        if order is None or self._epoch != epoch:  # one shuffle per epoch, not per step
             g = torch.Generator().manual_seed(self.seed * 7919 + epoch)
-            self._order, self._epoch = torch.randperm(DATASET_SIZE, generator=g), epoch
-        return self._order[slot * batch_size:(slot + 1) * batch_size]
+            order = torch.randperm(DATASET_SIZE, generator=g)
+            self._order, self._epoch = order, epoch
+        return order[slot * batch_size:(slot + 1) * batch_size]
 
-    def to(self, device: torch.device) -> "MultiTaskData":
+    def to(self, device: torch.device) -> MultiTaskData:
         return MultiTaskData(self.x.to(device), [t.to(device) for t in self.targets], self.seed)
 
 

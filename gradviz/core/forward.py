@@ -3,8 +3,11 @@ what the graph view and the probes need to know about it kept on the side."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import cast
 
 import torch
+from torch import nn
+from torch.autograd.graph import Node
 
 from .autograd_walk import saved_tensors, storage_key
 from .config import Config
@@ -21,34 +24,34 @@ class Carried:
     """The rnn's hidden state, carried from one micro-batch (and step) to the next."""
     h: torch.Tensor
     name: str = "h₀ = zeros"   # how the graph labels it where it enters a step
-    source: object = None      # the node that made h before it was detached (the cut)
+    source: Node | None = None   # the node that made h before it was detached (the cut)
 
 
 @dataclass
 class LiveGraph:
     """The autograd state of the micro-batch in progress (held for inspection)."""
-    z_node: object = None
+    z_node: Node | None = None
     z: torch.Tensor | None = None        # the junction itself: leaf?, .grad (retain_grad)
     inputs: list[InputUse] = field(default_factory=list)
     roots: list[Root] = field(default_factory=list)
     cuts: list[Cut] = field(default_factory=list)
     terms: list[torch.Tensor] = field(default_factory=list)        # weighted losses
     backward_calls: list[BackwardCall] = field(default_factory=list)
-    nodes: list[object] | None = None    # the graph's nodes, once walked (backward adds none)
+    nodes: list[Node] | None = None    # the graph's nodes, once walked (backward adds none)
     calls: list[CallRecord] = field(default_factory=list)   # module calls, for the module view
 
-    def merged(self, other: "LiveGraph") -> "LiveGraph":
+    def merged(self, other: LiveGraph) -> LiveGraph:
         """Two micro-batches' graphs held together (sum-first accumulation)."""
         return LiveGraph(self.z_node, self.z, self.inputs + other.inputs,
                          self.roots + other.roots, self.cuts + other.cuts,
                          calls=self.calls + other.calls)
 
-    def grad_fns(self) -> list[object]:
+    def grad_fns(self) -> list[Node | None]:
         # Not z_node: after z.detach_() nothing but this object would keep the trunk's
         # graph alive, and a training loop would already have freed it.
         return [r.tensor.grad_fn for r in self.roots]
 
-    def drawn_fns(self) -> list[object]:
+    def drawn_fns(self) -> list[Node | None]:
         """The nodes a captured graph starts from: the roots' and the trunk behind any cut
         (which a detach_ leaves reachable only from here)."""
         return self.grad_fns() + [cut.source for cut in self.cuts]
@@ -121,14 +124,18 @@ def forward(model: MultiHeadNet, head_rest: list[tuple], cfg: Config, x: torch.T
     cuts: list[Cut] = []
     calls = ModuleCalls(model)
     if model.kind == "rnn":
+        if carried is None:
+            raise ValueError("the rnn's forward needs the hidden state carried in")
         z, carried.h, uses, cuts = _rnn_trunk(model.trunk, x, carried, calls)
     else:
         z, uses = _mlp_trunk(model.trunk, x, calls)
     if cfg.retain_grad:
         z.retain_grad()
     live = LiveGraph(z_node=z.grad_fn, z=z, inputs=uses, cuts=cuts, calls=calls.records)
-    firsts, outputs = [], []
-    for k, head in enumerate(model.heads):
+    firsts: list[torch.Tensor] = []
+    outputs: list[torch.Tensor] = []
+    for k, module in enumerate(model.heads):
+        head = cast(nn.Sequential, module)   # model._head builds every head as one
         zk = z
         if k in cfg.detach:
             cut = Cut(k, cfg.detach_mode, live.z_node, None)

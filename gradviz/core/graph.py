@@ -8,15 +8,31 @@ traversal order, so two steps with the same structure get the same ids and the s
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Iterable, Protocol
+from typing import Any, Protocol
 
 import torch
+from torch.autograd.graph import Node
 
-from .autograd_walk import (is_accumulate_grad, next_nodes, saved_tensors, storage_bytes,
-                            storage_key)
-from .graph_data import (ALIVE, CUT, DETACHED, FREED, GRAD, INPUT, LOSS, OP, PARAM, SAVED,
-                         SAVED_EDGE, STALE, GraphData, GraphEdge, GraphNode)
+from .autograd_walk import is_accumulate_grad, next_nodes, saved_tensors, storage_bytes, storage_key
+from .graph_data import (
+    ALIVE,
+    CUT,
+    DETACHED,
+    FREED,
+    GRAD,
+    INPUT,
+    LOSS,
+    OP,
+    PARAM,
+    SAVED,
+    SAVED_EDGE,
+    STALE,
+    GraphData,
+    GraphEdge,
+    GraphNode,
+)
 
 # an op shows the most telling state among its saved tensors
 _STATE_PRIORITY = (DETACHED, STALE, FREED)
@@ -34,8 +50,8 @@ class Root:
 class Cut:
     head: int                       # the head cut off; -1 for the rnn's carried state
     mode: str                       # "detach" or "detach_"
-    source: object                  # the trunk's autograd node that produced z
-    target: object | None           # head's first autograd node (None if it has none)
+    source: Node | None             # the trunk's autograd node that produced z
+    target: Node | None             # head's first autograd node (None if it has none)
     # detach_ only: nodes that saved z before it was detached in place. PyTorch's own
     # check fires only inside backward, so the graph is told which saved tensors broke.
     stale_users: tuple = ()
@@ -67,7 +83,7 @@ def _shape(t: torch.Tensor) -> tuple[int, ...]:
 def tensor_facts(t: torch.Tensor) -> dict:
     """requires_grad, leaf, whether it holds a .grad, and PyTorch's warning where a
     non-leaf's .grad is read (it keeps none unless retain_grad() was called)."""
-    facts = dict(requires_grad=t.requires_grad, is_leaf=t.is_leaf)
+    facts: dict[str, Any] = dict(requires_grad=t.requires_grad, is_leaf=t.is_leaf)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         facts["has_grad"] = t.grad is not None
@@ -154,8 +170,10 @@ class _Builder:
         states = {s for _, _, s in saved}
         nbytes = 0
         for _, tensor, _ in saved:
-            key = None if tensor is None else storage_key(tensor)
-            if key is not None and key not in self.counted:
+            if tensor is None:
+                continue
+            key = storage_key(tensor)
+            if key not in self.counted:
                 self.counted.add(key)
                 nbytes += storage_bytes(tensor)
         state = next((s for s in _STATE_PRIORITY if s in states), ALIVE)
@@ -235,7 +253,7 @@ class _Builder:
                 above[src].append(dst)
         reach: dict[str, set[int]] = {n: set() for n in self.below}
         for root in roots:
-            if root.kind != LOSS:
+            if root.kind != LOSS or root.head is None:   # a LOSS root has its head
                 continue
             # below the loss node, and above its grad_fn: the adds and weight multiplies
             # that lead to a total hang off the loss's grad_fn, not off the loss node
@@ -258,9 +276,9 @@ def _closure(start: str, links: dict[str, list[str]]) -> set[str]:
 
 
 def capture(roots: list[Root], params: Iterable[tuple[str, torch.Tensor]],
-            inputs: list[InputUse] = (), cuts: list[Cut] = (),
+            inputs: Sequence[InputUse] = (), cuts: Sequence[Cut] = (),
             show_saved: bool = True, grads: GradNorms | None = None,
-            junction: tuple[object, torch.Tensor] | None = None,
+            junction: tuple[Node | None, torch.Tensor | None] | None = None,
             calls: Iterable = ()) -> GraphData:
     """The graph below roots as plain data (plus the trunk behind any detach cut).
 
@@ -278,8 +296,10 @@ def capture(roots: list[Root], params: Iterable[tuple[str, torch.Tensor]],
             builder.add_root(root)
     for cut in cuts:
         builder.add_cut(cut)
-    if junction is not None and junction[1] is not None:
-        builder.mark_junction(*junction)
+    if junction is not None:
+        z_node, z = junction
+        if z is not None:
+            builder.mark_junction(z_node, z)
     builder.mark_modules(calls)
     builder.mark_reach(roots)
     # saved-tensor and input nodes are reached by whoever reaches their op

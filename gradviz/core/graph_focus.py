@@ -2,9 +2,19 @@
 boxes (or ops) to frame, the rest of the graph dimmed. Plain data in, ids out."""
 from __future__ import annotations
 
-from .graph_data import (CUT, DETACHED, EARLIER, FREED, GRAD, INPUT, JUNCTION, OP,
-                         SAVED_EDGE, STALE, GraphData)
-
+from .graph_data import (
+    CUT,
+    DETACHED,
+    EARLIER,
+    FREED,
+    GRAD,
+    INPUT,
+    JUNCTION,
+    OP,
+    SAVED_EDGE,
+    STALE,
+    GraphData,
+)
 
 FOCUS_NAMES = ("cut", "junction", "trunk", "head K", "freed", "changed", "state")
 

@@ -24,7 +24,8 @@ class History:
             "losses": (K,), "junction": (K,),
             "grad_norms": (P,),
         }
-        self._data = {name: np.full((capacity, *shape), np.nan) for name, shape in self._cols.items()}
+        self._data = {name: np.full((capacity, *shape), np.nan)
+                      for name, shape in self._cols.items()}
         self.last: StepRecord | None = None          # newest record (grad bars, cosine)
         self.last_cosine: np.ndarray | None = None   # newest sampled K x K cosine matrix
         self.last_grad_norms: dict[str, float] = {}

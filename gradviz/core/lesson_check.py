@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from .compare import compare
 from .config import ConfigError, shown
 from .devices import resolve_device
+from .events import Event
 from .lessons import Lesson, LessonError, Slide
 from .records import StepRecord
 from .session import Session
@@ -29,7 +30,7 @@ class Broken(Exception):
 @dataclass
 class SlideRun:
     records: list[StepRecord]
-    error: object | None            # the Event that stopped it, if any
+    error: Event | None             # the Event that stopped it, if any
 
 
 def run_slide(slide: Slide) -> SlideRun:
@@ -62,9 +63,10 @@ def _series(run: SlideRun, name: str, whose: str = "") -> list[float]:
         why = f": {run.error.title}" if run.error is not None else ""
         raise Broken(f"{whose}{name}: no step finished (stopped at step 0{why})")
     values = [metric(r, name) for r in run.records]
-    if None in values:
+    measured = [v for v in values if v is not None]
+    if len(measured) < len(values):
         raise Broken(f"{whose}{name} was not measured at step {values.index(None)}")
-    return values
+    return measured
 
 
 def _quarter_means(values: list[float]) -> tuple[float, float]:
@@ -128,7 +130,7 @@ def _same_gradients(n: int, lesson: Lesson, slide: Slide) -> None:
         result = compare(lesson.slides[n - 1].config, slide.config,
                          min(SAME_GRADIENT_STEPS, slide.steps))
     except ConfigError as exc:   # validated on reading: a guard, not a path
-        raise Broken(f"cannot compare with slide {n}: {exc}")
+        raise Broken(f"cannot compare with slide {n}: {exc}") from exc
     if not result.same:
         verdict = (result.verdict().strip().splitlines() or [""])[0]
         raise Broken(f"gradients differ from slide {n}'s: {verdict}")
@@ -167,7 +169,8 @@ def check_devices(lesson: Lesson) -> None:
         try:
             resolve_device(slide.config.device)
         except ConfigError as exc:
-            raise LessonError(f"{lesson.source or lesson.name}, slide {i + 1}, config: {exc}")
+            where = lesson.source or lesson.name
+            raise LessonError(f"{where}, slide {i + 1}, config: {exc}") from exc
 
 
 def check_lesson(lesson: Lesson) -> list[str]:

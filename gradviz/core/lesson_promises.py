@@ -83,5 +83,5 @@ def _cross_slide(where: str, kind: str, value: Any, index: int, configs: list[Co
     if number is not None and not (is_number(number) and math.isfinite(number)):
         raise LessonError(f"{where}: {'is' if kind == 'ratio' else 'times'} must be a "
                           f"number (got {shown(number)})")
-    if kind == "about" and not number > 0:
+    if kind == "about" and (number is None or not number > 0):
         raise LessonError(f"{where}: times must be above 0 (got {shown(number)})")

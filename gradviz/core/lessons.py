@@ -13,13 +13,20 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .config import (SHOWN_PATH_CHARS, Config, ConfigError, from_mapping, parse_toml,
-                     shown)
-from .lesson_format import (LESSON_KEYS, SLIDE_KEYS, LessonError, did_you_mean, is_count,
-                            is_number, refuse_unknown, refuse_unknown_settings)
-from .lesson_promises import check_promise
+from .config import SHOWN_PATH_CHARS, Config, ConfigError, from_mapping, parse_toml, shown
 from .graph_data import GraphData
 from .graph_focus import focus_ids
+from .lesson_format import (
+    LESSON_KEYS,
+    SLIDE_KEYS,
+    LessonError,
+    did_you_mean,
+    is_count,
+    is_number,
+    refuse_unknown,
+    refuse_unknown_settings,
+)
+from .lesson_promises import check_promise
 from .narration_limits import narration_problem
 
 PANELS = ("loss", "grad_norms", "global_norm", "junction", "cosine", "memory", "graph",
@@ -88,7 +95,7 @@ def _config(where: str, data: dict, base: Config) -> Config:
     try:
         return from_mapping(table, base)
     except (ConfigError, AttributeError, TypeError) as exc:
-        raise LessonError(f"{where}, config: {exc}")
+        raise LessonError(f"{where}, config: {exc}") from exc
 
 
 def _panels(where: str, data: dict) -> tuple[str, ...]:
@@ -178,7 +185,7 @@ def parse_lesson(name: str, text: str, source: str | None = None) -> Lesson:
     try:
         data = parse_toml(text, where)
     except ConfigError as exc:
-        raise LessonError(str(exc))
+        raise LessonError(str(exc)) from exc
     refuse_unknown(where, data, LESSON_KEYS)
     slides = data.get("slides")
     if not isinstance(slides, list) or not 1 <= len(slides) <= MAX_SLIDES:
@@ -208,14 +215,14 @@ def read_lesson_text(path: Path) -> str:
         with path.open("rb") as f:
             data = f.read(MAX_LESSON_BYTES + 1)
     except OSError as exc:
-        raise LessonError(f"cannot read {label}: {exc.strerror or exc}")
+        raise LessonError(f"cannot read {label}: {exc.strerror or exc}") from exc
     if len(data) > MAX_LESSON_BYTES:
         raise LessonError(f"{label} is over {MAX_LESSON_BYTES // 1024} KB, more than any "
                           "lesson needs")
     try:
         return data.decode("utf-8-sig")   # Notepad saves UTF-8 with a byte-order mark
-    except UnicodeDecodeError:
-        raise LessonError(f"{label} is not UTF-8 text")
+    except UnicodeDecodeError as exc:
+        raise LessonError(f"{label} is not UTF-8 text") from exc
 
 
 def load_lesson(path: str | Path) -> Lesson:

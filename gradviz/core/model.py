@@ -73,10 +73,10 @@ class MultiHeadNet(nn.Module):
     def forward(self, x: torch.Tensor) -> list[torch.Tensor]:
         """Every head's output, the rnn starting from a zero state (the session runs the
         trunk and heads itself, to carry the state and to detach)."""
-        if self.kind == "mlp":
-            z = self.trunk(x)
-        else:
+        if isinstance(self.trunk, RecurrentTrunk):
             z, _ = self.trunk(x, x.new_zeros(x.shape[0], self.trunk.width))
+        else:
+            z = self.trunk(x)
         return [head(z) for head in self.heads]
 
 

@@ -11,7 +11,7 @@ from torch import nn
 from .graph_data import ModuleCall
 
 # model -> {id(module): its name}; named_modules() walked once per model, not per step
-_PATHS: "weakref.WeakKeyDictionary[nn.Module, dict[int, str]]" = weakref.WeakKeyDictionary()
+_PATHS: weakref.WeakKeyDictionary[nn.Module, dict[int, str]] = weakref.WeakKeyDictionary()
 
 
 @dataclass

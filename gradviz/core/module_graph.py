@@ -5,9 +5,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from .graph_data import (ALIVE, DETACHED, EARLIER, FREED, GRAD, INPUT, JUNCTION, LOSS,
-                         MODULE, OP, PARAM, SAVED_EDGE, STALE, TOTAL, GraphData,
-                         GraphEdge, GraphNode, ModuleCall)
+from .graph_data import (
+    ALIVE,
+    DETACHED,
+    EARLIER,
+    FREED,
+    GRAD,
+    INPUT,
+    JUNCTION,
+    LOSS,
+    MODULE,
+    OP,
+    PARAM,
+    SAVED_EDGE,
+    STALE,
+    TOTAL,
+    GraphData,
+    GraphEdge,
+    GraphNode,
+    ModuleCall,
+)
 
 JUNCTION_ID = "z"
 _STATE_PRIORITY = (DETACHED, STALE, FREED)   # a box shows its most telling op's state

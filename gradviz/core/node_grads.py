@@ -13,9 +13,10 @@ Rule for what a captured graph shows (see NodeGradNorms):
 from __future__ import annotations
 
 import math
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 import torch
+from torch.autograd.graph import Node
 
 from .autograd_walk import is_accumulate_grad, reachable_nodes
 
@@ -42,7 +43,7 @@ class NodeGradProbe:
         """Hooks currently registered (one per hooked node; constant step after step)."""
         return len(self._handles)
 
-    def watch(self, roots: Iterable[object]) -> None:
+    def watch(self, roots: Iterable[Node | None]) -> None:
         """Hook every non-persistent node reachable from roots (the previous micro-batch's
         hooks are removed first: its graph is no longer the one shown)."""
         self.release()
@@ -88,7 +89,8 @@ class NodeGradProbe:
                 keys.append(("param", pid, 0))
                 tensors.append(sent[0] if len(sent) == 1 else torch.stack(sent).sum(0))
         values = dict(zip(keys, _stacked_norms(tensors)))
-        through = {}   # slot -> norm over all its outputs (one output for nearly every op)
+        # slot -> norm over all its outputs (one output for nearly every op)
+        through: dict[int, float] = {}
         for (kind, slot, _), v in values.items():
             if kind == "out":
                 through[slot] = math.hypot(through.get(slot, 0.0), v)

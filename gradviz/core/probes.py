@@ -9,18 +9,18 @@ slowed a tiny model from ~3,800 to ~9 steps/s within seconds).
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable, Sequence
 
 import torch
 
 
-def grad_norms(params: list[torch.Tensor]) -> list[torch.Tensor]:
+def grad_norms(params: Sequence[torch.Tensor]) -> list[torch.Tensor]:
     """Per-parameter gradient norms as 0-dim device tensors (0 where .grad is None)."""
     grads = [p.grad for p in params]
-    if all(g is not None for g in grads):  # the usual case: one fused kernel
-        return list(torch._foreach_norm(grads))
-    zero = torch.zeros((), device=params[0].device)
     present = [g for g in grads if g is not None]
+    if len(present) == len(grads):  # the usual case: one fused kernel
+        return list(torch._foreach_norm(present))
+    zero = torch.zeros((), device=params[0].device)
     norms = iter(torch._foreach_norm(present) if present else ())
     return [next(norms) if g is not None else zero for g in grads]
 
@@ -49,7 +49,9 @@ class JunctionProbe:
         self._shapes.append(z_shape)
         for k, out in enumerate(head_first_outputs):
             node = out.grad_fn
-            slot = _input_slot(node, z_node) if node is not None else None
+            if node is None:
+                continue
+            slot = _input_slot(node, z_node)
             if slot is not None:
                 node.register_hook(self._collector(slots, k, slot))
 
@@ -65,11 +67,12 @@ class JunctionProbe:
         """(heads, examples * width): each head's junction gradient over the whole batch."""
         if not self._micro:
             return None
-        if len(self._micro) == 1 and all(g is not None for g in self._micro[0]):
-            return torch.stack(self._micro[0]).reshape(self.heads, -1)   # the usual case
+        arrived = [g for g in self._micro[0] if g is not None]
+        if len(self._micro) == 1 and len(arrived) == self.heads:
+            return torch.stack(arrived).reshape(self.heads, -1)   # the usual case
         rows = []
         for k in range(self.heads):
-            parts = [slots[k] if slots[k] is not None else torch.zeros(shape, device=device)
+            parts = [torch.zeros(shape, device=device) if (g := slots[k]) is None else g
                      for slots, shape in zip(self._micro, self._shapes)]
             rows.append(torch.cat([p.reshape(-1) for p in parts]))
         return torch.stack(rows)

@@ -126,7 +126,7 @@ class ReportWriter:
         self._pending: list[StepRecord] = []   # added, not yet formatted
         self._fast = _FastRows(config.head_names(), param_names)
 
-    def __enter__(self) -> "ReportWriter":
+    def __enter__(self) -> ReportWriter:
         with contextlib.ExitStack() as opening:   # a failed open closes what was opened
             self._json = opening.enter_context(atomic_open(self.out / "report.json"))
             self._csv_file = opening.enter_context(
@@ -170,5 +170,5 @@ class ReportWriter:
         self._json.write('\n], "events": '
                          + json.dumps([e.to_dict() for e in events], allow_nan=False) + "}\n")
 
-    def __exit__(self, *exc_info) -> bool:
+    def __exit__(self, *exc_info) -> bool | None:
         return self._files.__exit__(*exc_info)

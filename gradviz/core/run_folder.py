@@ -13,8 +13,8 @@ import socket
 import sys
 import tempfile
 import time
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from .atomic_write import keep_mode, remove_stale_parts, write_text
 
@@ -126,13 +126,21 @@ class RunFolder:
 
     def __init__(self, folder: Path, owned: Iterable[str]):
         self.folder, self.owned = folder, frozenset(owned)
-        self.staging: Path | None = None
+        self._staging: Path | None = None
 
-    def __enter__(self) -> "RunFolder":
+    @property
+    def staging(self) -> Path:
+        """The folder files are written to, from entering until commit() or leaving."""
+        if self._staging is None:
+            raise RuntimeError("a RunFolder stages files only inside its with block, "
+                               "before commit()")
+        return self._staging
+
+    def __enter__(self) -> RunFolder:
         recover(self.folder, self.owned)
-        self.staging = Path(tempfile.mkdtemp(prefix=staging_prefix(os.getpid()),
-                                             dir=self.folder))
-        os.chmod(self.staging, 0o700)
+        self._staging = Path(tempfile.mkdtemp(prefix=staging_prefix(os.getpid()),
+                                              dir=self.folder))
+        os.chmod(self._staging, 0o700)
         return self
 
     def path(self, name: str) -> Path:
@@ -148,9 +156,10 @@ class RunFolder:
         owned = [name for name in names if name in self.owned]
         write_text(self.staging / MANIFEST,
                    json.dumps({"gradviz_run_files": 1, "files": owned}) + "\n")
-        done = self.staging.with_name(COMMITTING + self.staging.name[len(STAGING):])
-        os.replace(self.staging, done)   # from here on, a kill is finished by the next run
-        self.staging = None
+        staging = self.staging
+        done = staging.with_name(COMMITTING + staging.name[len(STAGING):])
+        os.replace(staging, done)   # from here on, a kill is finished by the next run
+        self._staging = None
         try:
             _move_in(done, self.folder, self.owned)
         except OSError as exc:
@@ -158,6 +167,6 @@ class RunFolder:
         return names
 
     def __exit__(self, *exc_info) -> None:
-        if self.staging is not None:
-            shutil.rmtree(self.staging, ignore_errors=True)
-            self.staging = None
+        if self._staging is not None:
+            shutil.rmtree(self._staging, ignore_errors=True)
+            self._staging = None

@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import dataclasses
 
-from .config import (DATASET_SIZE, HEAD_HIDDEN, INPUT_DIM, LATENT_DIM, NUM_CLASSES, SEQ_LEN,
-                     STEP_FEATURES, Config)
+from .config import (
+    DATASET_SIZE,
+    HEAD_HIDDEN,
+    INPUT_DIM,
+    LATENT_DIM,
+    NUM_CLASSES,
+    SEQ_LEN,
+    STEP_FEATURES,
+    Config,
+)
 from .loop_code import loop_code
 
 LOOP_MARK = "# ---- the training loop (gradviz's Code panel shows from here on) ----"

@@ -7,14 +7,15 @@ PyTorch errors and divergence never escape: they become Events, the step is aban
 from __future__ import annotations
 
 import math
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import cast
 
 import torch
+from torch import nn
 
 from . import events as ev
-from .autograd_walk import (held_saved_bytes, is_accumulate_grad, reachable_nodes,
-                            storage_key)
+from .autograd_walk import held_saved_bytes, is_accumulate_grad, reachable_nodes, storage_key
 from .config import Config, validate
 from .data import make_data
 from .devices import other_device, resolve_device
@@ -28,11 +29,11 @@ from .probes import JunctionProbe
 from .records import BackwardRecord, PhaseRecord, StepRecord
 from .sgd import PlainSGD
 from .step_numbers import measure_step
-from .walk_cache import CHAINED, DETACHED, FRESH, WalkCache
 from .strategies import backward_calls
+from .walk_cache import CHAINED, DETACHED, FRESH, WalkCache
 
 
-def _leaf_count(nodes: list[object]) -> int:
+def _leaf_count(nodes: Iterable[object]) -> int:
     """AccumulateGrad nodes: they belong to the parameters, not to one step's graph."""
     return sum(1 for fn in nodes if is_accumulate_grad(fn))
 
@@ -92,13 +93,15 @@ class Session:
         self.params = [p for _, p in self.model.named_parameters()]
         self.param_sizes = tuple(p.numel() for p in self.params)
         self._param_storages = {storage_key(p) for p in self.params}
-        # each head's layers after its first (slicing a Sequential builds a new module)
-        self._head_rest = [tuple(head)[1:] for head in self.model.heads]
+        # each head's layers after its first (slicing a Sequential builds a new module;
+        # model._head builds every head as one)
+        self._head_rest: list[tuple[nn.Module, ...]] = [
+            tuple(cast(nn.Sequential, head))[1:] for head in self.model.heads]
         self.optimizer = self._make_optimizer()
         self.step_index = 0
         self.error: ev.Event | None = None
         self.last_record: StepRecord | None = None
-        self._phases: Iterator[PhaseRecord] | None = None
+        self._phases: Generator[PhaseRecord, None, None] | None = None
         self._pending: Config | None = None
         self._grads_before: list | None = None
         self._live = LiveGraph()
@@ -207,7 +210,7 @@ class Session:
         self._phases = None
 
     # ---- one step, as phases ---------------------------------------------------
-    def _step_phases(self) -> Iterator[PhaseRecord]:
+    def _step_phases(self) -> Generator[PhaseRecord, None, None]:
         cfg, step = self.config, self.step_index
         # zero_grad off: .grad carries over, and backward adds into it in place, so a
         # failed step must be able to put back a copy
@@ -255,7 +258,7 @@ class Session:
                 yield from self._micro_batch(plan, micro, idx, last=micro == len(micro_idx) - 1)
         yield from self._finish_step(plan, probing)
 
-    def _micro_batch(self, plan: "_StepPlan", micro: int, idx: torch.Tensor,
+    def _micro_batch(self, plan: _StepPlan, micro: int, idx: torch.Tensor,
                      last: bool) -> Iterator[PhaseRecord]:
         """Forward one micro-batch, then its backward calls (backward-each)."""
         cfg = plan.cfg
@@ -266,7 +269,7 @@ class Session:
             # replaced by the next micro-batch
             self._kept.bank(*self._measure(plan, ("banked", micro)))
 
-    def _sum_first(self, plan: "_StepPlan", micro_idx) -> Iterator[PhaseRecord]:
+    def _sum_first(self, plan: _StepPlan, micro_idx) -> Iterator[PhaseRecord]:
         """Forward every micro-batch, add their losses, backward once: N graphs alive."""
         last = len(micro_idx) - 1
         for micro, idx in enumerate(micro_idx):
@@ -275,7 +278,7 @@ class Session:
         yield from self._backward_phases(plan, len(micro_idx) - 1)
         self._kept.keep_if_asked(plan.cfg, self._live)
 
-    def _forward_phase(self, plan: "_StepPlan", micro: int, idx: torch.Tensor,
+    def _forward_phase(self, plan: _StepPlan, micro: int, idx: torch.Tensor,
                        add_to_held: bool = False, plan_backward: bool = True) -> PhaseRecord:
         """Forward one micro-batch and plan the backward calls that follow it; with
         add_to_held, its graph joins the ones already held and its loss terms are added
@@ -283,7 +286,7 @@ class Session:
         cfg, held = plan.cfg, self._live
         plan.micro_losses.append(self._forward(cfg, plan.step, micro, idx, plan.junction))
         plan.carried.append(self._carried_kind)
-        if cfg.retain_grad:
+        if cfg.retain_grad and self._live.z is not None:   # forward() always sets z
             plan.z_tensors.append(self._live.z)
         if add_to_held:
             fresh = self._live
@@ -299,7 +302,7 @@ class Session:
             plan.peak = max(plan.peak, self._measure(plan, ("forward", micro))[1])
         return PhaseRecord(plan.step, "forward", self._forward_detail(cfg, micro), micro)
 
-    def _backward_phases(self, plan: "_StepPlan", micro: int) -> Iterator[PhaseRecord]:
+    def _backward_phases(self, plan: _StepPlan, micro: int) -> Iterator[PhaseRecord]:
         calls = self._live.backward_calls
         for i, call in enumerate(calls):
             label = f"backward {i + 1} of {len(calls)}: {call.loss}"
@@ -307,12 +310,12 @@ class Session:
             try:
                 call.target.backward(retain_graph=call.retain)
             except RuntimeError as exc:
-                raise _StepFailed(self._event(exc, plan.step, "backward", label))
+                raise _StepFailed(self._event(exc, plan.step, "backward", label)) from exc
             plan.record.backward_calls.append(BackwardRecord(micro, call.loss, call.retain))
             yield PhaseRecord(plan.step, "backward",
                               f"{label} (retain_graph={call.retain})", micro)
 
-    def _finish_step(self, plan: "_StepPlan", probing: bool) -> Iterator[PhaseRecord]:
+    def _finish_step(self, plan: _StepPlan, probing: bool) -> Iterator[PhaseRecord]:
         """Measure, check for divergence, optimizer.step(), bank what keep graphs holds."""
         cfg, step, record = plan.cfg, plan.step, plan.record
         norms = probing and (self.grad_norm_steps == "all" or
@@ -325,7 +328,7 @@ class Session:
         try:
             self.optimizer.step()
         except RuntimeError as exc:   # e.g. an update too large for float32
-            raise _StepFailed(self._event(exc, step, "optimizer step", "optimizer.step()"))
+            raise _StepFailed(self._event(exc, step, "optimizer step", "optimizer.step()")) from exc
         if plan.walk:
             nodes, now, leaves = self._measure(plan, ("end",))
             kept = self._kept
@@ -353,7 +356,7 @@ class Session:
             result = forward(self.model, self._head_rest, cfg, x, targets, carried)
         except RuntimeError as exc:
             raise _StepFailed(self._event(exc, step, "forward",
-                                          self._forward_detail(cfg, micro)))
+                                          self._forward_detail(cfg, micro))) from exc
         live, z, firsts, losses = result.live, result.z, result.head_firsts, result.losses
         if junction is not None:
             junction.watch(live.z_node, tuple(z.shape), firsts)
@@ -404,11 +407,12 @@ class Session:
             return "forward"
         return f"forward of micro-batch {micro + 1} of {cfg.accumulate}"
 
-    def _measure(self, plan: "_StepPlan", where: tuple) -> tuple[int, int, int]:
+    def _measure(self, plan: _StepPlan, where: tuple) -> tuple[int, int, int]:
         """(graph nodes alive, saved bytes held, AccumulateGrad nodes among them) for the
         live graph; where: the point in the step ("forward", micro), ("banked", micro)
         or ("end",). A walk of the same structure is reused (see core.walk_cache)."""
-        key = table = None
+        table = None
+        key: tuple = ()
         if self.cache_walks and CHAINED not in plan.carried:
             table = self._walks.table(plan.cfg)
             key = (where, plan.micro_sizes, tuple(plan.carried))

@@ -10,6 +10,9 @@ training speed, measured. Adam, whose update is not one line, stays torch.optim'
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 import torch
 
 
@@ -17,9 +20,9 @@ class PlainSGD:
     """The part of torch.optim.SGD's interface the session uses: step(), zero_grad()
     and param_groups (whose "lr" a new config changes in place)."""
 
-    def __init__(self, params: list[torch.Tensor], lr: float):
+    def __init__(self, params: Iterable[torch.Tensor], lr: float):
         self.params = list(params)
-        self.param_groups = [{"params": self.params, "lr": lr}]
+        self.param_groups: list[dict[str, Any]] = [{"params": self.params, "lr": lr}]
         # parameters per device: one update call covers the tensors of one device (the
         # device-mismatch lesson puts a head on another)
         by_device: dict[torch.device, list[torch.Tensor]] = {}
@@ -33,7 +36,8 @@ class PlainSGD:
         for params in self._groups:
             with_grad = [p for p in params if p.grad is not None]
             if with_grad:
-                torch._foreach_add_(with_grad, [p.grad for p in with_grad], alpha=-lr)
+                grads = [p.grad for p in with_grad if p.grad is not None]   # all of them
+                torch._foreach_add_(with_grad, grads, alpha=-lr)
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         for p in self.params:

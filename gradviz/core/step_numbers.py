@@ -4,6 +4,7 @@ retain_grad, and each head's junction gradient norm and their cosines."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import torch
 
@@ -14,7 +15,7 @@ from .records import StepRecord
 
 def measure_step(cfg: Config, record: StepRecord, micro_losses: list[list[torch.Tensor]],
                  junction: JunctionProbe | None, norms: bool,
-                 z_tensors: list[torch.Tensor], params: list[torch.Tensor],
+                 z_tensors: list[torch.Tensor], params: Sequence[torch.Tensor],
                  param_names: list[str], device: torch.device) -> None:
     """Everything numeric about this step, gathered in one device-to-host transfer."""
     if len(micro_losses) == 1:
@@ -31,20 +32,20 @@ def measure_step(cfg: Config, record: StepRecord, micro_losses: list[list[torch.
     g = junction.stacked(device) if junction is not None else None
     if g is not None:
         values = torch.cat([values, junction_gram(g)])
-    values = values.tolist()
+    numbers: list[float] = values.tolist()
     names, K = cfg.head_names(), cfg.heads
-    record.losses = dict(zip(names, values[:K]))
-    record.total = sum(w * v for w, v in zip(cfg.weights(), values[:K]))
+    record.losses = dict(zip(names, numbers[:K]))
+    record.total = sum(w * v for w, v in zip(cfg.weights(), numbers[:K]))
     pos = K
     if norms:
-        norms = values[pos:pos + len(params)]
+        param_norms = numbers[pos:pos + len(params)]
         pos += len(params)
-        record.grad_norms = dict(zip(param_names, norms))
-        record.global_grad_norm = math.sqrt(sum(n * n for n in norms))
+        record.grad_norms = dict(zip(param_names, param_norms))
+        record.global_grad_norm = math.sqrt(sum(n * n for n in param_norms))
     if z_grads:
-        record.z_grad_norm = values[pos]
+        record.z_grad_norm = numbers[pos]
         pos += 1
     if g is not None:
-        norms, record.cosine = norms_and_cosines(values[pos:pos + K * K], K)
-        record.junction_grad_norms = dict(zip(names, norms))
+        junction_norms, record.cosine = norms_and_cosines(numbers[pos:pos + K * K], K)
+        record.junction_grad_norms = dict(zip(names, junction_norms))
 

@@ -36,10 +36,11 @@ def backward_calls(strategy: str, retain_mode: str, terms: list[torch.Tensor],
     if strategy == "in-loop":
         # total += L_k; total.backward() inside the loop: each call runs through every
         # head added so far, so head k is counted K - k times.
-        calls, total = [], None
+        calls: list[BackwardCall] = []
+        running: torch.Tensor | None = None
         for k, (t, name) in enumerate(zip(terms, names)):
-            total = t if total is None else total + t
-            calls.append(BackwardCall(total, f"total after {name}",
+            running = t if running is None else running + t
+            calls.append(BackwardCall(running, f"total after {name}",
                                       _retain(retain_mode, k, len(terms))))
         return calls
     raise ValueError(f"unknown strategy {strategy!r}")

@@ -16,7 +16,7 @@ def main(argv: list[str]) -> None:
     beat = Heartbeat(conn, lambda stage, seconds: ("alive", stage, seconds),
                      "importing torch").start()
     slow_start()
-    from .b_runner import serve   # torch
+    from .b_runner import serve  # torch
     serve(conn, beat)
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import collections
 import os
 import time
+from multiprocessing.connection import Connection
 
 from ..core import events as ev
 from ..core.compare import flat_grads
@@ -53,6 +54,8 @@ class BSide:
     def step(self, sample_floor: int, probes: str, sample_every: int) -> tuple:
         """One step, probed as A is now (the same sampling, so about the same cost)."""
         b = self.session
+        if b is None:   # a refused reset stops B (engine.pinned), so this is only a guard
+            return ("refused", "RuntimeError", "B was not built: its reset was refused")
         try:
             b.sample_floor = sample_floor
             if (b.config.probes, b.config.sample_every) != (probes, sample_every):
@@ -135,7 +138,7 @@ class ProcessB:
 
     def __init__(self):
         self._process: ChildProcess | None = None
-        self._conn = None
+        self._conn: Connection | None = None
         self._replies: collections.deque[tuple] = collections.deque()
         self._in_flight = 0   # replies asked for (resets and steps) not yet read
         self._discard = 0     # replies still to come for a B since reset: dropped
@@ -157,11 +160,12 @@ class ProcessB:
             except OSError:
                 self.close()
 
-    def _start(self) -> None:
+    def _start(self) -> Connection:
         self._process, self._conn = start_isolated("gradviz.engine.b_process")
         self._discard = 0
         self._last_beat = time.monotonic()
         self.stage = "starting Python"
+        return self._conn
 
     def _gone(self, how: str) -> tuple:
         self.close()
@@ -177,10 +181,13 @@ class ProcessB:
     def _pump(self, wait: float = 0.0) -> tuple | None:
         """Read what has come (waiting up to `wait` for it): beats are noted, replies
         kept in order. A ("gone", ...) reply when the process ended or fell silent."""
+        conn = self._conn
+        if conn is None:   # closed: nothing more comes
+            return ("gone", "was stopped")
         try:
-            while self._conn.poll(wait):
+            while conn.poll(wait):
                 wait = 0.0
-                message = self._conn.recv()
+                message = conn.recv()
                 self._last_beat = time.monotonic()
                 if message[0] == "alive":
                     self.stage = message[1]
@@ -190,10 +197,11 @@ class ProcessB:
                     self._replies.append(message)
         except (EOFError, BrokenPipeError, ConnectionResetError, OSError):
             return self._ended()
-        if not self._process.is_alive():
+        process = self._process
+        if process is None or not process.is_alive():
             return self._ended()
         if time.monotonic() - self._last_beat > SILENT_SECONDS:
-            self._last_beat = last_sign_of_life(self._process, self._last_beat)
+            self._last_beat = last_sign_of_life(process, self._last_beat)
         if time.monotonic() - self._last_beat > SILENT_SECONDS:
             return self._gone(f"showed no sign of life for {SILENT_SECONDS:g} s and was "
                               f"stopped")
@@ -204,15 +212,16 @@ class ProcessB:
         self._discard += max(0, self._in_flight - len(self._replies))
         self._replies.clear()
         self._in_flight = 0
-        if self._process is None or not self._process.is_alive():
+        conn = self._conn
+        if conn is None or self._process is None or not self._process.is_alive():
             self.close()
             try:
-                self._start()
+                conn = self._start()
             except OSError as exc:   # no interpreter to run, no process left to make
                 return ("gone", f"could not be started ({ev.first_line(exc)})")
         self.step_index = 0
         try:
-            self._conn.send(("reset", config))
+            conn.send(("reset", config))
         except (BrokenPipeError, ConnectionResetError, OSError):
             return self._ended()
         self._in_flight = 1
@@ -221,6 +230,8 @@ class ProcessB:
     def start_step(self, sample_floor: int, probes: str, sample_every: int) -> None:
         self.step_index += 1
         self._in_flight += 1
+        if self._conn is None:   # closed: reply() says so
+            return
         try:
             self._conn.send(("step", sample_floor, probes, sample_every))
         except (BrokenPipeError, ConnectionResetError, OSError):

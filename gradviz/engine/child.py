@@ -15,8 +15,6 @@ import threading
 import time
 from multiprocessing.connection import Connection
 
-WINDOWS = os.name == "nt"
-
 
 class ChildProcess:
     """A started child, asked about as multiprocessing.Process is (exitcode negative for
@@ -111,10 +109,13 @@ def _popen_ignoring_ctrl_c(module: str, theirs: socket.socket) -> subprocess.Pop
     main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main_thread else None
     try:
-        if WINDOWS:   # no fd passing there: the child gets the socket through stdin
+        # spelled as sys.platform, which type checkers know: socket.share is Windows' own
+        if sys.platform == "win32":   # no fd passing there: the child reads it from stdin
             popen = subprocess.Popen(child_command(module, "stdin"), stdin=subprocess.PIPE)
-            popen.stdin.write(theirs.share(popen.pid))
-            popen.stdin.close()
+            pipe = popen.stdin
+            assert pipe is not None   # stdin=PIPE
+            pipe.write(theirs.share(popen.pid))
+            pipe.close()
             return popen
         return subprocess.Popen(child_command(module, str(theirs.fileno())),
                                 pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL)
@@ -125,7 +126,7 @@ def _popen_ignoring_ctrl_c(module: str, theirs: socket.socket) -> subprocess.Pop
 
 def parent_connection(argv: list[str]) -> Connection:
     """The child's end of the socket pair, as start_isolated handed it down."""
-    if argv[1] == "stdin":
+    if sys.platform == "win32" and argv[1] == "stdin":   # see _popen_ignoring_ctrl_c
         shared = socket.fromshare(sys.stdin.buffer.read())
         return Connection(shared.detach())
     return Connection(int(argv[1]))

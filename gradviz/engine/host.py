@@ -36,7 +36,7 @@ def serve(conn, config, own_process: bool = True, holder: dict | None = None,
     if beat is not None:
         beat.stage = "importing torch"
         slow_start()
-    from .engine_main import run   # torch: only ever on the engine's side
+    from .engine_main import run  # torch: only ever on the engine's side
     run(conn, config, own_process, holder, beat)
 
 
@@ -51,6 +51,14 @@ def start_process(config):
     return process, ours
 
 
+class EngineThread(threading.Thread):
+    """An engine on a thread; `engine` is {"loop": the EngineLoop} once it is built."""
+
+    def __init__(self, main, holder: dict):
+        super().__init__(target=main, name="gradviz engine", daemon=True)
+        self.engine = holder
+
+
 def start_thread(config):
     """(thread, the window's end of the pipe) of an engine on a thread of this process:
     what tests use to look inside the session."""
@@ -62,7 +70,6 @@ def start_thread(config):
             serve(theirs, config, own_process=False, holder=holder)
         finally:
             theirs.close()
-    thread = threading.Thread(target=main, name="gradviz engine", daemon=True)
-    thread.engine = holder   # {"loop": the EngineLoop}, once it is built
+    thread = EngineThread(main, holder)
     thread.start()
     return thread, ours

@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import gc
 import time
+from typing import TYPE_CHECKING
 
 from ..core import events as ev
 from ..core.config import Config, ConfigError
 from ..core.session import Session
 from ..core.threads import leave_a_core_free
-from .b_runner import BPlace, ProcessB
 from . import protocol as p
+from .b_runner import BPlace, ProcessB
+
+if TYPE_CHECKING:   # imported when B is first pinned (see _cmd_pin_b)
+    from .pinned import PinnedB
 
 BATCH_SECONDS = 0.02    # at full speed, train this long between looks at the pipe
 FAST_SAMPLE_EVERY = 20  # at full speed, the costly probes run every this many steps
@@ -41,7 +45,7 @@ class EngineLoop:
         self._last_phase = ""         # what the last phase did ("backward 1 of 3: head0 …")
         self.stopped = False
         self.graph_wanted = False   # send the graph after the next step with its gradients
-        self.pinned = None        # B, trained in lockstep beside the session (pin_b)
+        self.pinned: PinnedB | None = None   # B, trained in lockstep beside the session (pin_b)
         self._b_words: str | None = None   # what B's starting process was last said doing
         problem = None
         try:
@@ -289,8 +293,10 @@ class EngineLoop:
     def say_how_b_starts(self) -> None:
         """While A waits for B's process to start, the status line says what it is
         doing ("importing torch"), once per stage: a slow start is shown, not hidden."""
-        words = None if self.pinned is None else self.pinned.starting_words
-        if words is not None and words != self._b_words and self.pinned.holding_a:
+        pinned = self.pinned
+        words = None if pinned is None else pinned.starting_words
+        if pinned is not None and words is not None and words != self._b_words \
+                and pinned.holding_a:
             self.send(p.NOTICE, f"Compare: B's engine is starting ({words}); A waits "
                                 f"for it.")
         self._b_words = words

@@ -17,13 +17,18 @@ import collections
 from dataclasses import replace
 
 from ..core import events as ev
-from ..core.compare import (DEFAULT_RTOL, check_same_model, flat_grads, grads_diff,
-                            stopped_words, verdict)
+from ..core.compare import (
+    DEFAULT_RTOL,
+    check_same_model,
+    flat_grads,
+    grads_diff,
+    stopped_words,
+    verdict,
+)
 from ..core.config import Config, ConfigError, validate
 from ..core.records import CompareRecord, GroupDiff, StepDiff, StepRecord
 from ..core.session import Session
 from .b_runner import LocalB
-
 
 # B's steps asked for and not yet compared, at most: B's process works through them
 # while A trains on, so neither waits for the other at each step; the window's

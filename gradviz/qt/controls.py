@@ -10,13 +10,35 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox,
-                               QHBoxLayout, QLabel, QSlider, QSpinBox, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QSlider,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
 
-from ..core.config import (DETACH_MODES, MAX_ACCUMULATE, MAX_BATCH_SIZE,
-                           MAX_HEADS, MAX_LR, MAX_SEED, MAX_TRUNK_DEPTH, MAX_TRUNK_WIDTH,
-                           OPTIMIZERS, RETAIN_MODES, STRATEGIES, Config,
-                           ConfigError)
+from ..core.config import (
+    DETACH_MODES,
+    MAX_ACCUMULATE,
+    MAX_BATCH_SIZE,
+    MAX_HEADS,
+    MAX_LR,
+    MAX_SEED,
+    MAX_TRUNK_DEPTH,
+    MAX_TRUNK_WIDTH,
+    OPTIMIZERS,
+    RETAIN_MODES,
+    STRATEGIES,
+    Config,
+    ConfigError,
+)
 
 WEIGHT_STEPS = 100  # slider units per 1.0 of loss weight
 MIN_LR = 0.00001

@@ -5,7 +5,7 @@ Plain functions of the environment and a library loader, so tests can fake both.
 from __future__ import annotations
 
 import ctypes
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 # What PySide6's Qt loads on Linux besides libc and libstdc++ (the NEEDED entries of
 # libQt6Core/Gui/DBus for every platform, of libqxcb.so and libQt6XcbQpa.so for an X

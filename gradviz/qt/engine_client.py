@@ -15,7 +15,8 @@ from PySide6.QtCore import QObject, QSocketNotifier, QTimer, Signal
 
 from ..core import events as ev
 from ..core.config import Config
-from ..engine import host, protocol as p
+from ..engine import host
+from ..engine import protocol as p
 from ..engine.child import last_sign_of_life
 
 READ_BUDGET_S = 0.008     # the longest one look at the pipe may take (the rest waits)

@@ -64,9 +64,9 @@ def run_gui_bench(config, seconds: float = 8.0, busy: bool = False,
     a core busy; with launch, also time a fresh launch (time_to_window); with pin_b,
     while B (these same settings) trains beside A in its own process, compared live."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    import pyqtgraph  # noqa: F401  (after PySide6: it binds to the first Qt)
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
-    import pyqtgraph  # noqa: F401  (after PySide6: it binds to the first Qt)
 
     from .launch import quiet_offscreen_warnings
     from .main_window import MainWindow

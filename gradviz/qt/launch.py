@@ -7,12 +7,12 @@ import os
 import signal
 import sys
 
-from ..commands.options import EXIT_OK, config_from_args, fail
+from ..commands.options import config_from_args, fail
 from ..core.config import Config
+from ..exit_codes import EXIT_OK
 from .display import display_problem, invisible_notice
 
 SETTINGS_ENV = "GRADVIZ_SETTINGS"  # a JSON file's path; tests and kiosks point it elsewhere
-EXIT_INTERRUPTED = 130             # what shells report for a command ended by Ctrl+C
 CTRL_C_POLL_MS = 200
 
 
@@ -132,7 +132,10 @@ def _lesson(args):
 
 def _open(args, ctrl_c: CtrlC) -> int:
     quiet_offscreen_warnings()
-    from PySide6.QtWidgets import QApplication  # PySide6 before pyqtgraph: it binds to the first Qt
+    # PySide6 before pyqtgraph: it binds to the first Qt imported, so the sort keeps this order
+    from PySide6.QtWidgets import QApplication
+
+    # isort: split
     import pyqtgraph  # noqa: F401
 
     from .main_window import MainWindow
@@ -144,7 +147,8 @@ def _open(args, ctrl_c: CtrlC) -> int:
     lesson = _lesson(args)
     given = [k for k in vars(args) if k not in ("command", "screenshot", "config", "lesson")]
     if args.config or given:
-        remembered.config = config_from_args(args, base=Config() if args.config else remembered.config)
+        remembered.config = config_from_args(
+            args, base=Config() if args.config else remembered.config)
     if ctrl_c.pressed:
         return ctrl_c.exit_status
     if args.screenshot is not None:

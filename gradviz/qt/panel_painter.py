@@ -5,7 +5,7 @@ window from answering for 60 ms and more)."""
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QTimer
 

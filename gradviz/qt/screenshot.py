@@ -3,13 +3,12 @@ graph catch up, save a picture of the main window, exit. Works offscreen."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from PySide6.QtCore import QEventLoop, QTimer
 
-from ..commands.options import EXIT_OK, EXIT_USAGE
-from .launch import EXIT_INTERRUPTED
+from ..exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from .main_window import MainWindow
 
 SIZE = (1920, 1080)          # a projector's resolution
@@ -70,5 +69,6 @@ def _shoot(app, window: MainWindow, steps: int, target: Path,
     if not ok:
         print(f"gradviz: cannot save the screenshot to {target}", file=sys.stderr)
         return EXIT_USAGE
-    print(f"saved {target} after {window.history.last.step + 1 if window.history.last else 0} steps")
+    steps = window.history.last.step + 1 if window.history.last else 0
+    print(f"saved {target} after {steps} steps")
     return EXIT_OK

@@ -30,7 +30,7 @@ class Theme:
     def head_colour(self, k: int) -> str:
         return style.head_colour(k)
 
-    def zoomed(self, zoom: float) -> "Theme":
+    def zoomed(self, zoom: float) -> Theme:
         return replace(self, zoom=max(0.6, min(3.0, zoom)))
 
 

@@ -3,8 +3,22 @@ losses at the bottom (like torchviz), each head in its own colour, and a legend.
 """
 from __future__ import annotations
 
-from gradviz.core.graph_data import (CUT, EARLIER, GRAD, INPUT, JUNCTION, LOSS, MODULE, OP,
-                                     PARAM, SAVED, TOTAL, GraphData, GraphEdge, GraphNode)
+from gradviz.core.graph_data import (
+    CUT,
+    EARLIER,
+    GRAD,
+    INPUT,
+    JUNCTION,
+    LOSS,
+    MODULE,
+    OP,
+    PARAM,
+    SAVED,
+    TOTAL,
+    GraphData,
+    GraphEdge,
+    GraphNode,
+)
 
 from . import style
 

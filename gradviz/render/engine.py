@@ -11,9 +11,9 @@ import sysconfig
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 FORMATS = ("svg", "png", "json", "json0", "plain", "dot")
 DEFAULT_TIMEOUT_S = 30.0

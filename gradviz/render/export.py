@@ -3,8 +3,9 @@ and a PNG on request (slow for big graphs: Graphviz rasterises the whole canvas)
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 import torch
 
@@ -13,6 +14,9 @@ from gradviz.core.graph_data import GraphData
 
 from .dot import to_dot
 from .engine import RenderError, layout
+
+if TYPE_CHECKING:
+    from gradviz.core.graph import Root
 
 
 class ExportError(RenderError):
@@ -23,7 +27,8 @@ class ExportError(RenderError):
         self.written = written
 
 
-def export_graph(graph: GraphData, out_dir: str | Path, roots: Iterable[object] | None = None,
+def export_graph(graph: GraphData, out_dir: str | Path,
+                 roots: Iterable[Root | torch.Tensor] | None = None,
                  params: Mapping[str, torch.Tensor] | Iterable[tuple[str, torch.Tensor]]
                  | None = None, basename: str = "graph", title: str = "") -> list[Path]:
     """Write <basename>.dot, <basename>.svg and, given roots, <basename>_torchviz.dot.
@@ -39,7 +44,7 @@ def export_graph(graph: GraphData, out_dir: str | Path, roots: Iterable[object] 
     dot_text = to_dot(graph, title)
     written = [write_text(out / f"{basename}.dot", dot_text)]
     if roots is not None:
-        from .torchviz_adapter import make_dot_text   # torchviz only when it is asked for
+        from .torchviz_adapter import make_dot_text  # torchviz only when it is asked for
         tv_text = make_dot_text(list(roots), params or {})
         written.append(write_text(out / f"{basename}_torchviz.dot", tv_text))
     try:

@@ -7,8 +7,21 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from gradviz.core.graph_data import (CUT, EARLIER, GRAD, INPUT, JUNCTION, LOSS, MODULE, OP,
-                                     PARAM, SAVED, SAVED_EDGE, TOTAL, GraphData)
+from gradviz.core.graph_data import (
+    CUT,
+    EARLIER,
+    GRAD,
+    INPUT,
+    JUNCTION,
+    LOSS,
+    MODULE,
+    OP,
+    PARAM,
+    SAVED,
+    SAVED_EDGE,
+    TOTAL,
+    GraphData,
+)
 
 # Okabe-Ito (less black, which marks shared nodes) plus Tol's wine: told apart with the
 # common colour-vision deficiencies. The faint yellow comes 7th, so 2-6 heads never use it.

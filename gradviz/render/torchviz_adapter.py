@@ -8,12 +8,13 @@ import sys
 import types
 import warnings
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Iterable, Mapping
 
 import torch
 
 from gradviz.core.events import first_line
+from gradviz.core.graph import Root
 
 from .engine import RenderError
 
@@ -22,10 +23,11 @@ class _LooseVersion:
     """Enough of distutils' LooseVersion for torchviz's one check (torch >= 1.9)."""
 
     def __init__(self, text: str):
-        numbers = re.match(r"[\d.]*", str(text)).group(0)
+        match = re.match(r"[\d.]*", str(text))   # matches always, if only ""
+        numbers = match.group(0) if match else ""
         self.parts = tuple(int(p) for p in numbers.split(".") if p)
 
-    def __lt__(self, other: "_LooseVersion") -> bool:
+    def __lt__(self, other: _LooseVersion) -> bool:
         return self.parts < other.parts
 
 
@@ -41,8 +43,9 @@ def _import_torchviz() -> types.ModuleType:
     package = types.ModuleType("distutils")
     package.__path__ = []   # a package, so `distutils.version` can be imported from it
     version = types.ModuleType("distutils.version")
-    version.LooseVersion = _LooseVersion
-    package.version = version
+    # through __dict__: a module made here has no declared attributes to assign to
+    version.__dict__["LooseVersion"] = _LooseVersion
+    package.__dict__["version"] = version
     sys.modules.update({"distutils": package, "distutils.version": version})
     try:
         with warnings.catch_warnings():
@@ -59,11 +62,11 @@ def _import_torchviz() -> types.ModuleType:
     return torchviz
 
 
-def _tensor(root: object) -> torch.Tensor:
-    return root.tensor if hasattr(root, "tensor") else root   # a core Root or a tensor
+def _tensor(root: Root | torch.Tensor) -> torch.Tensor:
+    return root.tensor if isinstance(root, Root) else root
 
 
-def make_dot_text(roots: Iterable[object], params: Mapping[str, torch.Tensor]
+def make_dot_text(roots: Iterable[Root | torch.Tensor], params: Mapping[str, torch.Tensor]
                   | Iterable[tuple[str, torch.Tensor]]) -> str:
     """torchviz's DOT for the graph below roots (tensors or core Roots), params named.
 

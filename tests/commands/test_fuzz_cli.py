@@ -6,12 +6,13 @@ Values are drawn from a mix of hostile extremes (huge, negative, non-finite, wro
 control characters, deep nesting) and small valid ones, so that inputs that pass
 validation build a model that trains a step in milliseconds.
 """
+import contextlib
 import io
 import math
-import contextlib
 from pathlib import Path
 
-from hypothesis import HealthCheck, event, given, settings, strategies as st
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
 
 from gradviz.app import main
 from gradviz.core.config import Config
@@ -36,11 +37,13 @@ SCALARS = st.one_of(SMALL_INTS, HOSTILE_INTS, FLOATS, NAMES, TEXT, st.booleans()
 # values each flag accepts, so that many fuzzed lines get past validation and train
 VALID = {
     "--heads": st.integers(1, 8), "--trunk-width": st.sampled_from([1, 4, 32]),
-    "--trunk-depth": st.integers(1, 4), "--strategy": st.sampled_from(["sum", "separate", "in-loop"]),
+    "--trunk-depth": st.integers(1, 4),
+    "--strategy": st.sampled_from(["sum", "separate", "in-loop"]),
     "--retain-graph": st.sampled_from(["auto", "always", "never"]),
     "--detach": st.integers(0, 2), "--detach-mode": st.sampled_from(["detach", "detach_"]),
     "--accumulate": st.sampled_from([1, 2, 4]), "--optimizer": st.sampled_from(["sgd", "adam"]),
-    "--lr": st.sampled_from([0.001, 0.05, 5.0, 1000.0]), "--batch-size": st.sampled_from([4, 8, 64]),
+    "--lr": st.sampled_from([0.001, 0.05, 5.0, 1000.0]),
+    "--batch-size": st.sampled_from([4, 8, 64]),
     "--seed": st.integers(0, 2**31 - 1), "--sample-every": st.integers(1, 3),
     "--loss-weights": st.lists(st.sampled_from([0, 0.5, 1, 2]), min_size=3, max_size=3).map(
         lambda ws: ",".join(map(str, ws))),

@@ -9,7 +9,8 @@ import subprocess
 import sys
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from gradviz.app import main
 from gradviz.core.lesson_format import CONFIG_KEYS, LESSON_KEYS, SLIDE_KEYS

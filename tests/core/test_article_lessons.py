@@ -9,12 +9,25 @@ import pytest
 import torch
 from torch import nn
 
-from core_reference import (TIGHT, RefNet, SavedTracker, assert_grads, batch, forward, loss_k,
-                            micro_batches, norm, ref_net, scalar_bytes, snapshot,
-                            weighted_sum)
 from gradviz.core import devices
 from gradviz.core.config import Config
 from gradviz.core.session import Session
+
+from core_reference import (
+    TIGHT,
+    RefNet,
+    SavedTracker,
+    assert_grads,
+    batch,
+    forward,
+    loss_k,
+    micro_batches,
+    norm,
+    ref_net,
+    scalar_bytes,
+    snapshot,
+    weighted_sum,
+)
 
 BASE = Config(device="cpu", heads=3, trunk_width=16, trunk_depth=2, batch_size=32,
               probes="all", lr=0.05)
@@ -149,7 +162,7 @@ def ref_rnn_step(net, opt, x, targets, h, truncate: bool, retain: bool):
     weighted_sum((1.0,) * 3, losses).backward(retain_graph=retain)
     grads = {n: p.grad.clone() for n, p in net.named_parameters()}
     opt.step()
-    return [l.item() for l in losses], grads, h_new
+    return [loss.item() for loss in losses], grads, h_new
 
 
 def test_rnn_truncated_every_step_matches_plain_pytorch_for_three_steps():

@@ -4,10 +4,20 @@ import numpy as np
 import pytest
 import torch
 
-from core_reference import batch, forward, micro_batches, ref_net, snapshot
 from gradviz.core.compare import compare
 from gradviz.core.config import Config, ConfigError
 from gradviz.core.session import Session
+
+from core_reference import (
+    batch,
+    forward,
+    grads_of,
+    micro_batches,
+    ref_net,
+    snapshot,
+    weighted_sum,
+    weights,
+)
 
 BASE = Config(device="cpu", heads=3, trunk_width=16, batch_size=32, steps=4)
 
@@ -107,6 +117,80 @@ def test_an_autograd_error_in_b_is_named():
 def test_different_models_cannot_be_compared():
     with pytest.raises(ConfigError, match="heads is 3 in A, 2 in B"):
         compare(BASE, BASE.replace(heads=2), steps=1)
+
+
+@pytest.mark.parametrize("change, words", [
+    ({"seed": 1}, "seed is 0 in A, 1 in B"),
+    ({"trunk_width": 24}, "trunk-width is 16 in A, 24 in B"),
+    ({"trunk_depth": 3}, "trunk-depth is 2 in A, 3 in B"),
+    ({"model": "rnn"}, "model is mlp in A, rnn in B"),
+])
+def test_a_b_that_starts_from_other_weights_is_refused_not_compared(change, words):
+    """Another seed is another set of initial weights (the same layout): the gradients
+    would differ from the first step for that alone, so no verdict is given."""
+    b = BASE.replace(**change)
+    if "seed" in change:   # plain PyTorch: the two seeds' first layers are not the same
+        torch.manual_seed(BASE.seed)
+        first_a = torch.nn.Linear(8, BASE.trunk_width).weight
+        torch.manual_seed(b.seed)
+        assert not torch.equal(first_a, torch.nn.Linear(8, b.trunk_width).weight)
+    with pytest.raises(ConfigError, match=f"A and B must build the same model to compare: "
+                                          f"{words}$"):
+        compare(BASE, b, steps=1)
+
+
+def _largest_per_group(cfg, grads: dict[str, torch.Tensor]) -> dict[str, float]:
+    """The largest |gradient| in the trunk and in each head, from plain PyTorch."""
+    groups = {"trunk": [g for n, g in grads.items() if n.startswith("trunk.")]}
+    for k in range(cfg.heads):
+        groups[f"head{k}"] = [g for n, g in grads.items() if n.startswith(f"heads.{k}.")]
+    return {name: max(g.abs().max().item() for g in gs) for name, gs in groups.items()}
+
+
+def _step0_grads(cfg):
+    session = Session(cfg)
+    net = ref_net(cfg, snapshot(session))
+    x, targets = batch(session, 0, cfg.batch_size)
+    return grads_of(net, weighted_sum(weights(cfg), forward(net, x, targets)[1]))
+
+
+def test_all_zero_gradients_in_a_against_real_ones_in_b_are_different():
+    """Loss weights 0 leave A with no gradient at all: its relative difference to B is
+    infinite, never 0, whatever tolerance is asked for."""
+    zero = BASE.replace(loss_weights=(0.0, 0.0, 0.0))
+    result = compare(zero, BASE, steps=2, rtol=0.5)
+    assert not result.same
+    largest_b = _largest_per_group(BASE, _step0_grads(BASE))
+    assert all(v > 0 for v in largest_b.values())
+    first = result.steps[0]
+    for group, expected in largest_b.items():   # |A - B| is all of B's gradient
+        assert first.groups[group].max_abs == pytest.approx(expected, rel=1e-5), group
+        assert first.groups[group].max_rel == float("inf"), group
+    assert result.verdict() == ("different: trunk, head0, head1, head2 gradients are all "
+                                "zero in A and not in B (step 0)")
+
+
+def test_real_gradients_in_a_against_all_zero_ones_in_b_are_different():
+    """The other way round, the difference is all of A's gradient (1 of its size), and
+    the verdict names B's junction gradient as none of A's."""
+    result = compare(BASE, BASE.replace(loss_weights=(0.0, 0.0, 0.0)), steps=1)
+    assert not result.same
+    largest_a = _largest_per_group(BASE, _step0_grads(BASE))
+    for group, expected in largest_a.items():
+        assert result.steps[0].groups[group].max_abs == pytest.approx(expected, rel=1e-5)
+        assert result.steps[0].groups[group].max_rel == pytest.approx(1.0, rel=1e-6)
+    assert result.steps[0].junction_ratio == [0.0, 0.0, 0.0]
+    assert result.verdict() == ("different: B's gradient on the trunk, head 0: 0.00× A's, "
+                                "head 1: 0.00×, head 2: 0.00× (step 0)")
+
+
+def test_both_all_zero_is_the_same():
+    """Nothing against nothing: identical, not infinitely different."""
+    zero = BASE.replace(loss_weights=(0.0, 0.0, 0.0))
+    result = compare(zero, zero.replace(strategy="separate"), steps=1)
+    assert result.same
+    assert all(d.max_abs == 0 and d.max_rel == 0 for d in result.steps[0].groups.values())
+    assert result.verdict() == "same gradients (largest relative difference 0.0e+00, identical)"
 
 
 NAMES, SIZES = ("trunk.0.weight", "heads.0.0.weight"), (3, 2)

@@ -1,6 +1,7 @@
 """A config written as TOML reads back equal (what "save settings" and "compare with"
 hand to `gradviz run --config` and `gradviz compare`)."""
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gradviz.core.config import Config, ConfigError, from_mapping, parse_toml, to_toml
 

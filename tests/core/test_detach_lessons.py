@@ -8,9 +8,20 @@ import torch
 from gradviz.core.config import Config
 from gradviz.core.session import Session
 
-from core_reference import (assert_grads, batch, cosines, forward, grads_of,
-                            junction_grads, norm, ref_net, session_grads, snapshot,
-                            weighted_sum, weights)
+from core_reference import (
+    assert_grads,
+    batch,
+    cosines,
+    forward,
+    grads_of,
+    junction_grads,
+    norm,
+    ref_net,
+    session_grads,
+    snapshot,
+    weighted_sum,
+    weights,
+)
 
 BASE = Config(device="cpu", heads=3, batch_size=64, probes="default", sample_every=1)
 DETACHED_IN_PLACE = "detached in-place"

@@ -3,7 +3,8 @@ settings), so a hostile string never travels on to be shown or used; torch itsel
 judge of what a well-formed name is."""
 import pytest
 import torch
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gradviz.core.config import Config, ConfigError, from_mapping
 

@@ -2,13 +2,15 @@
 did-you-mean), wrong types, metric names, slide references, each a one-line error that
 names the file, the slide and the key."""
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from core_reference import RefNet
 from gradviz.core.config import Config
 from gradviz.core.lesson_metrics import metric_names, parameter_names
 from gradviz.core.lessons import LessonError, load_lesson, parse_lesson
 from gradviz.core.session import Session
+
+from core_reference import RefNet
 
 ONE = 'title = "t"\n[[slides]]\ntitle = "s"\nnarration = "n"\n'
 TWO = ONE + '[[slides]]\ntitle = "s2"\nnarration = "n2"\n'

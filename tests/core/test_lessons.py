@@ -1,7 +1,8 @@
 """Lessons: every bundled slide's narration holds when the slide runs; the lesson format
 is validated with one-line errors; `gradviz lessons` lists them."""
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gradviz.app import main
 from gradviz.core.config import ConfigError

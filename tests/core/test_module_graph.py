@@ -3,13 +3,28 @@ nodes each module call made (told apart by their creation order, _sequence_nr, b
 markers a forward pre-hook and hook place), the module paths, the cut, the states."""
 import pytest
 import torch
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from torch import nn
 
 from gradviz.core.config import Config
-from gradviz.core.graph_data import (CUT, DETACHED, EARLIER, FREED, GRAD, JUNCTION, LOSS,
-                                     MODULE, OP, PARAM, STALE, GraphData, GraphEdge,
-                                     GraphNode, ModuleCall)
+from gradviz.core.graph_data import (
+    CUT,
+    DETACHED,
+    EARLIER,
+    FREED,
+    GRAD,
+    JUNCTION,
+    LOSS,
+    MODULE,
+    OP,
+    PARAM,
+    STALE,
+    GraphData,
+    GraphEdge,
+    GraphNode,
+    ModuleCall,
+)
 from gradviz.core.graph_focus import focus_ids
 from gradviz.core.module_graph import JUNCTION_ID, module_graph
 from gradviz.core.session import Session

@@ -8,8 +8,16 @@ from gradviz.core.config import Config
 from gradviz.core.node_grads import NodeGradProbe
 from gradviz.core.session import Session
 
-from core_reference import (batch, loss_k, micro_batches, norm, ref_net, snapshot,
-                            weighted_sum, weights)
+from core_reference import (
+    batch,
+    loss_k,
+    micro_batches,
+    norm,
+    ref_net,
+    snapshot,
+    weighted_sum,
+    weights,
+)
 
 BASE = Config(device="cpu", heads=3, batch_size=32, probes="default", sample_every=1)
 REL = 1e-5

@@ -53,8 +53,8 @@ def test_session_records_format_as_json_and_csv_do(changes):
 def _odd_records():
     nan, inf = float("nan"), float("inf")
     losses = {"head0": 1.5, "head1": nan, "head2": -inf}
-    event = Event(step=3, phase="backward", call="x", type="RuntimeError", title="t \"q\" é", message="m\nn",
-                  explanation="e", hint="h")
+    event = Event(step=3, phase="backward", call="x", type="RuntimeError", title="t \"q\" é",
+                  message="m\nn", explanation="e", hint="h")
     yield StepRecord(3, losses, inf, {"a.weight": 0.0, "a.bias": 1e-300},
                      global_grad_norm=nan, junction_grad_norms={"head0": 1.0, "head1": 2.0,
                                                                 "head2": inf},

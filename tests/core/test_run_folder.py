@@ -5,7 +5,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gradviz.core.run_folder import MANIFEST, RunFolder, read_manifest
 

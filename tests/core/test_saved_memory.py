@@ -9,8 +9,17 @@ import torch
 from gradviz.core.config import Config
 from gradviz.core.session import Session
 
-from core_reference import (SavedTracker, batch, forward, micro_batches, reachable_nodes,
-                            ref_net, scalar_bytes, snapshot, weights)
+from core_reference import (
+    SavedTracker,
+    batch,
+    forward,
+    micro_batches,
+    reachable_nodes,
+    ref_net,
+    scalar_bytes,
+    snapshot,
+    weights,
+)
 
 BASE = Config(device="cpu", heads=3, batch_size=64, probes="default", sample_every=1)
 

@@ -3,7 +3,8 @@ backslashes, newlines, NUL, surrogates from a non-UTF-8 command line), the progr
 compiles, names the file exactly in its docstring, and runs no code the name brought."""
 import ast
 
-from hypothesis import example, given, settings, strategies as st
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from gradviz.core.config import Config
 from gradviz.core.script import docstring_literal, script_text

@@ -6,9 +6,21 @@ import torch
 from gradviz.core.config import Config
 from gradviz.core.session import Session
 
-from core_reference import (TIGHT, assert_grads, batch, forward, global_norm, grads_of,
-                            junction_grads, norm, ref_net, session_grads, snapshot,
-                            weighted_sum, weights)
+from core_reference import (
+    TIGHT,
+    assert_grads,
+    batch,
+    forward,
+    global_norm,
+    grads_of,
+    junction_grads,
+    norm,
+    ref_net,
+    session_grads,
+    snapshot,
+    weighted_sum,
+    weights,
+)
 
 BASE = Config(device="cpu", heads=3, batch_size=64, probes="default", sample_every=1)
 SECOND_BACKWARD = "backward through the graph a second time"

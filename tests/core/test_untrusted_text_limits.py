@@ -2,11 +2,16 @@
 They refuse the attacks (a huge table, nesting 20-30 deep) with one line and pass every
 bundled lesson."""
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gradviz.core.lessons import bundled_names, find_lesson
-from gradviz.core.narration_limits import (MAX_NARRATION_CHARS, MAX_NESTING, line_depth,
-                                           narration_problem)
+from gradviz.core.narration_limits import (
+    MAX_NARRATION_CHARS,
+    MAX_NESTING,
+    line_depth,
+    narration_problem,
+)
 
 
 def nested_list(depth: int) -> str:

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from gradviz.core.config import Config
-from gradviz.engine import b_runner, child, protocol as p
+from gradviz.engine import b_runner, child
+from gradviz.engine import protocol as p
 from gradviz.engine.loop import EngineLoop
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="B's process needs POSIX")

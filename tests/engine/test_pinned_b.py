@@ -8,12 +8,12 @@ import pytest
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
-from core_reference import batch, forward, ref_net, snapshot  # noqa: E402
-
 from gradviz.core.config import Config  # noqa: E402
 from gradviz.core.session import Session  # noqa: E402
 from gradviz.engine import protocol as p  # noqa: E402
 from gradviz.engine.loop import EngineLoop  # noqa: E402
+
+from core_reference import batch, forward, ref_net, snapshot  # noqa: E402
 
 BASE = Config(device="cpu", heads=3, trunk_width=16, batch_size=32)
 

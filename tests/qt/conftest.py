@@ -11,6 +11,7 @@ from pytestqt.qtbot import QtBot
 
 from gradviz.core.config import Config
 from gradviz.qt.settings import AppSettings, Remembered
+
 from waits import WAIT_MS
 
 

@@ -13,7 +13,9 @@ import pytest
 from PySide6.QtCore import Qt
 
 from gradviz.core.config import Config
+
 from waits import WAIT_MS
+
 
 def _close_timed(window) -> float:
     start = time.perf_counter()

@@ -9,6 +9,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QComboBox, QPushButton
 
 from gradviz.core.config import Config
+
 from waits import WAIT_MS
 
 SMALL = Config(batch_size=32, device="cpu")

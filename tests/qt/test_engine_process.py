@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt
 from gradviz.core.config import Config
 from gradviz.qt import engine_client
 from gradviz.qt.settings import Remembered
+
 from waits import WAIT_MS
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")

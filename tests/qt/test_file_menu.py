@@ -6,6 +6,7 @@ from PySide6.QtGui import QAction
 
 from gradviz.app import main
 from gradviz.core.config import Config
+
 from waits import WAIT_MS
 
 

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QApplication, QPushButton, QToolTip
 from gradviz.core.config import Config
 from gradviz.core.graph_data import CUT, LOSS, OP, PARAM
 from gradviz.render import style
+
 from waits import WAIT_MS
 
 SMALL = Config(batch_size=32)

@@ -8,8 +8,20 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
-from gradviz.core.graph_data import (CUT, GRAD, LOSS, OP, PARAM, SAVED, SAVED_EDGE, TOTAL,
-                                     FREED, GraphData, GraphEdge, GraphNode)
+from gradviz.core.graph_data import (
+    CUT,
+    FREED,
+    GRAD,
+    LOSS,
+    OP,
+    PARAM,
+    SAVED,
+    SAVED_EDGE,
+    TOTAL,
+    GraphData,
+    GraphEdge,
+    GraphNode,
+)
 from gradviz.qt.widgets.graph_canvas import GraphCanvas
 from gradviz.render import style
 from gradviz.render.dot import to_dot

@@ -4,6 +4,7 @@ from gradviz.core.lessons import bundled_names, find_lesson
 from gradviz.qt.lesson_player import LessonPlayer
 from gradviz.qt.theme import LIGHT
 from gradviz.qt.widgets.narration_view import NarrationView
+
 from waits import WAIT_MS
 
 

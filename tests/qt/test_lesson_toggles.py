@@ -5,6 +5,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QPushButton
 
 from gradviz.core.config import Config
+
 from waits import WAIT_MS
 
 SMALL = Config(batch_size=32, device="cpu")

@@ -7,6 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QCheckBox, QComboBox, QPushButton, QSlider, QSpinBox
 
 from gradviz.core.config import Config
+
 from waits import WAIT_MS
 
 SMALL = Config(batch_size=32)
@@ -65,7 +66,7 @@ def test_right_arrow_advances_exactly_one_phase(qtbot, make_window):
                 "backward 3 of 3", "optimizer step"]
     for i, words in enumerate(expected):
         qtbot.keyClick(w, Qt.Key_Right)
-        qtbot.waitUntil(lambda: words in w.phase_label.text(), timeout=WAIT_MS)
+        qtbot.waitUntil(lambda words=words: words in w.phase_label.text(), timeout=WAIT_MS)
         w.refresh()
         assert len(w.history) == (1 if i == len(expected) - 1 else 0)
     assert w.worker.session.step_index == 1
@@ -105,7 +106,8 @@ def test_a_fresh_model_shows_no_speed_left_from_the_run_before(qtbot, make_windo
 
 
 TOGGLES = [
-    ("strategyCombo", lambda c: choose(c, "separate"), "strategy", "separate", "one backward per loss"),
+    ("strategyCombo", lambda c: choose(c, "separate"), "strategy", "separate",
+     "one backward per loss"),
     ("retainCombo", lambda c: choose(c, "always"), "retain_graph", "always", "retain_graph=True"),
     ("detachModeCombo", lambda c: choose(c, "detach_"), "detach_mode", "detach_", None),
     ("optimizerCombo", lambda c: choose(c, "adam"), "optimizer", "adam", "torch.optim.Adam"),
@@ -115,7 +117,8 @@ TOGGLES = [
     ("zeroGradCheck", lambda b: b.click(), "zero_grad", False, "# optimizer.zero_grad()"),
     ("keepGraphsCheck", lambda b: b.click(), "keep_graphs", True, "running_loss += total "),
     ("detachHead1", lambda b: b.click(), "detach", (1,), "z.detach() if k in (1,)"),
-    ("weightSlider2", lambda s: s.setValue(250), "loss_weights", (1.0, 1.0, 2.5), "weights = [1.0, 1.0, 2.5]"),
+    ("weightSlider2", lambda s: s.setValue(250), "loss_weights", (1.0, 1.0, 2.5),
+     "weights = [1.0, 1.0, 2.5]"),
     ("lrSpin", lambda s: s.setValue(0.2), "lr", 0.2, "lr=0.2"),
 ]
 

@@ -8,6 +8,7 @@ from gradviz.core.config import Config
 from gradviz.core.graph_data import ALIVE, SAVED
 from gradviz.core.lessons import parse_lesson
 from gradviz.render import style
+
 from waits import WAIT_MS
 
 SEPARATE = Config(device="cpu", heads=3, strategy="separate", batch_size=32)

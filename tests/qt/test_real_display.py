@@ -1,8 +1,9 @@
 """On a real X server (Xvfb), as a lecturer's laptop would run it: at 1280x720 and
 1024x768 the window fits at launch, legibly (no chart crushed under its title, no stray
 tab bar), after Ctrl+= three times, after clicking a parameter and after Ctrl+= as
-often as the text can grow; PageDown changes the slide; Ctrl+Q quits within a second. Skipped where Xvfb
-or Qt's X libraries are missing (the README says which Debian packages they are)."""
+often as the text can grow; PageDown changes the slide; Ctrl+Q quits within a second.
+Skipped where Xvfb or Qt's X libraries are missing (the README says which Debian packages
+they are)."""
 import json
 import os
 import select
@@ -13,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-HERE = Path(__file__).resolve().parent
 from gradviz.qt.display import missing_libraries
+
+HERE = Path(__file__).resolve().parent
 
 needs_x = pytest.mark.skipif(
     sys.platform != "linux" or not shutil.which("Xvfb") or bool(missing_libraries("xcb")),

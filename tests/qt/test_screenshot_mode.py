@@ -36,7 +36,8 @@ def test_screenshot_mode_bad_input_is_one_line(tmp_path, qapp):
     assert proc.returncode == 2 and "does not exist" in proc.stderr
     proc = _gradviz("--steps", "1", "--screenshot", "", tmp_path=tmp_path)
     assert proc.returncode == 2
-    assert proc.stderr.strip() == "gradviz: --screenshot needs a file name, e.g. --screenshot shot.png"
+    assert proc.stderr.strip() == ("gradviz: --screenshot needs a file name, "
+                                   "e.g. --screenshot shot.png")
 
 
 def test_screenshot_mode_exits_cleanly_every_time(tmp_path, qapp):

@@ -12,13 +12,16 @@ import subprocess
 import sys
 
 import pytest
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 from PySide6.QtCore import QByteArray
 
 from gradviz.core.config import Config, validate
 from gradviz.qt import launch
 from gradviz.qt.run_bar import DELAYS_MS
-from gradviz.qt.settings import AppSettings, Remembered, ZOOM_RANGE
+from gradviz.qt.settings import ZOOM_RANGE, AppSettings, Remembered
+
 from waits import WAIT_MS
 
 KEYS = ("config", "theme", "zoom", "speed", "geometry", "window_state")
@@ -55,7 +58,7 @@ def qsettings_ini_line(key: str, raw_pickle: bytes) -> str:
     stream = (b"\0\0\0\x7f" + len(name).to_bytes(4, "big") + name
               + len(raw_pickle).to_bytes(4, "big") + raw_pickle)
     # every byte escaped: \0 for a zero (Qt misreads \x00), \xNN for the others
-    escaped = "".join("\\0" if b == 0 else "\\x%02x" % b for b in stream)
+    escaped = "".join("\\0" if b == 0 else f"\\x{b:02x}" for b in stream)
     return f"{key}=@Variant({escaped})"
 
 
@@ -269,6 +272,7 @@ def test_a_layout_qt_refuses_gives_the_first_launch_layout(make_window, capsys, 
 # ---- (c) what is saved comes back ------------------------------------------------------
 def test_zoom_theme_speed_and_config_survive_a_relaunch(qtbot, tmp_path, monkeypatch, capsys):
     from PySide6.QtWidgets import QCheckBox
+
     from gradviz.qt.main_window import MainWindow
     path = tmp_path / "settings.json"
     monkeypatch.setenv(launch.SETTINGS_ENV, str(path))

@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QPushButton
 
 from gradviz.core.config import Config
 from gradviz.core.graph_data import PARAM
+
 from waits import WAIT_MS
 
 ZOOM = 1.15 ** 3          # Ctrl+= three times

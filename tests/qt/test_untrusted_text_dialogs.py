@@ -109,7 +109,8 @@ def test_a_bad_lesson_file_is_reported_as_plain_text(qtbot, make_window, tmp_pat
     w.lessons._open_file()
     (name, text_format, text), = answer.seen
     assert name == "plainWarning" and text_format == Qt.PlainText
-    assert ATTACK in text and text.startswith("lesson file ") and "slide 1, config: device must be" in text
+    assert ATTACK in text and text.startswith("lesson file ")
+    assert "slide 1, config: device must be" in text
 
 
 def test_a_settings_file_with_a_hostile_device_is_refused_as_plain_text(qtbot, make_window,

@@ -6,7 +6,8 @@ import threading
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from PySide6.QtCore import QEvent, QPoint, Qt, QUrl
 from PySide6.QtGui import QColor, QHelpEvent, QImage, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QApplication, QTextBrowser, QToolTip

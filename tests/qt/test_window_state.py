@@ -8,13 +8,15 @@ import subprocess
 import sys
 
 import pytest
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 from PySide6.QtCore import QByteArray
 from PySide6.QtWidgets import QDockWidget
 
 from gradviz.qt import launch
-from gradviz.qt.window_state import BadLayout, check_window_state
 from gradviz.qt.window_layout import restore_state
+from gradviz.qt.window_state import BadLayout, check_window_state
 
 AREA_INDEX_AT = 13   # version marker, version, dock marker, area count: then the first index
 
@@ -89,7 +91,8 @@ def test_a_crafted_layout_in_the_settings_file_gives_the_first_launch_layout(
     window.show()
     qtbot.waitUntil(lambda: window.generation >= 0, timeout=60_000)  # torch loads first
     window.close()
-    lines = [l for l in capsys.readouterr().err.splitlines() if l.startswith("gradviz: settings")]
+    lines = [line for line in capsys.readouterr().err.splitlines()
+             if line.startswith("gradviz: settings")]
     assert lines == ["gradviz: settings: window_state is not a window layout Qt accepts; "
                      "using the first-launch layout"]
 

@@ -7,7 +7,7 @@ import time
 
 
 def main() -> None:
-    from PySide6.QtCore import QTimer, Qt
+    from PySide6.QtCore import Qt, QTimer
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
 
@@ -32,6 +32,7 @@ def main() -> None:
         dock's charts), the loss curves' data area is at least LOSS_PLOT_LEAST high, and
         the gradient charts, cramped together, are tabs."""
         from PySide6.QtWidgets import QDockWidget, QTabBar
+
         from gradviz.qt.screen_fit import LOSS_PLOT_LEAST
         app.processEvents()
         open_docks = {d.windowTitle() for d in window.findChildren(QDockWidget)
@@ -58,7 +59,9 @@ def main() -> None:
     def on_slide():
         """The first slide (the push on the trunk, and the graph) laid out: its chart and
         its narration both on screen, neither a tab behind the other."""
-        seen = lambda widget: not widget.visibleRegion().isEmpty()
+        def seen(widget) -> bool:
+            return not widget.visibleRegion().isEmpty()
+
         out["slide_seen"] = {"narration": seen(window.lessons.narration.text),
                              "chart": seen(window.junction), "graph": seen(window.graph_view)}
         text = window.lessons.narration.text   # whole: no Notice scrolled out of sight

@@ -14,14 +14,28 @@ from pathlib import Path
 import pytest
 
 from gradviz.core.config import Config
-from gradviz.core.graph_data import (CUT, GRAD, LOSS, PARAM, SAVED, TOTAL, GraphData, GraphEdge,
-                                     GraphNode)
+from gradviz.core.graph_data import (
+    CUT,
+    GRAD,
+    LOSS,
+    PARAM,
+    SAVED,
+    TOTAL,
+    GraphData,
+    GraphEdge,
+    GraphNode,
+)
 from gradviz.core.session import Session
 from gradviz.render import engine
 from gradviz.render.dot import node_label, to_dot
 from gradviz.render.engine import Engine, RenderError, find_engine
-from gradviz.render.layout import (GraphLayout, LayoutCancelled, bench_layout, layout_dot,
-                                   layout_graph)
+from gradviz.render.layout import (
+    GraphLayout,
+    LayoutCancelled,
+    bench_layout,
+    layout_dot,
+    layout_graph,
+)
 
 from render_helpers import drawn_text, laid_out
 
@@ -47,8 +61,8 @@ def _overlapping(boxes, tol: float = 0.5) -> list[tuple]:
     spans = sorted(((b.y - b.height / 2, b.y + b.height / 2, b.x - b.width / 2,
                      b.x + b.width / 2, name) for name, b in boxes.items()))
     hits = []
-    for i, (top, bottom, left, right, name) in enumerate(spans):
-        for top2, bottom2, left2, right2, name2 in spans[i + 1:]:
+    for i, (_top, bottom, left, right, name) in enumerate(spans):
+        for top2, _bottom2, left2, right2, name2 in spans[i + 1:]:
             if top2 > bottom - tol:
                 break
             if min(right, right2) - max(left, left2) > tol:

@@ -1,1 +1,2 @@
-"""The app's panels; each one opens alone with made-up data (`python -m gradviz.qt.widgets.NAME`)."""
+"""The app's panels; each one opens alone with made-up data
+(`python -m gradviz.qt.widgets.NAME`)."""

@@ -9,9 +9,9 @@ from __future__ import annotations
 import html
 import math
 
+import pyqtgraph as pg
 from PySide6 import QtWidgets  # before pyqtgraph: it binds to the first Qt
 from PySide6.QtCore import Qt
-import pyqtgraph as pg
 
 from ...render import style
 from . import plot_style as ps

@@ -6,8 +6,8 @@ agree, white where they are unrelated; grey with "–" where a gradient is zero.
 from __future__ import annotations
 
 import numpy as np
-from PySide6 import QtGui, QtWidgets  # before pyqtgraph: it binds to the first Qt
 import pyqtgraph as pg
+from PySide6 import QtGui, QtWidgets  # before pyqtgraph: it binds to the first Qt
 
 from gradviz.core.history import History
 

@@ -46,7 +46,8 @@ def demo_records(heads: int = 3, steps: int = 1500, sample_every: int = 5,
         yield StepRecord(
             step=t, losses=dict(zip(names, losses.tolist())), total=float(losses.sum()),
             grad_norms=norms, global_grad_norm=float(np.sqrt(sum(v * v for v in norms.values()))),
-            junction_grad_norms=dict(zip(names, (0.07 * decay * noise).tolist())) if sampled else None,
+            junction_grad_norms=(dict(zip(names, (0.07 * decay * noise).tolist()))
+                                 if sampled else None),
             cosine=_jitter(cos, rng).tolist() if sampled else None,
             # a retained, kept graph holds every step's saved tensors
             saved_bytes=(kept * 9_000 if leaking else 0) if sampled or leaking else None,
@@ -81,6 +82,7 @@ def show_alone(*panel_types, heads: int = 3, steps: int = 3000) -> int:
     """Open panels (side by side) on a run that grows live, as in the app: records are
     appended as they come, a 25 Hz timer repaints. `--dark` for the dark theme."""
     from PySide6 import QtCore, QtWidgets
+
     from gradviz.qt.theme import DARK, LIGHT
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv)

@@ -6,11 +6,10 @@ from __future__ import annotations
 import html
 import math
 
-from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import (QBrush, QColor, QFont, QPainterPath, QPen, QPolygonF)
-from PySide6.QtWidgets import (QGraphicsPathItem, QGraphicsPolygonItem,
-                               QGraphicsSimpleTextItem)
 import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QPainterPath, QPen, QPolygonF
+from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsPolygonItem, QGraphicsSimpleTextItem
 
 from ...core.graph_data import CUT, GRAD, INPUT, LOSS, OP, SAVED, TOTAL
 from ...render import style
@@ -139,7 +138,8 @@ class NodeItem(QGraphicsPathItem):
         t = self.text.boundingRect()
         # as large as the box Graphviz sized allows (it measured a bigger font), never
         # spilling out of it when a state line such as "(freed)" is added later
-        scale = min(1.7, (r.width() - 18) / max(t.width(), 1), (r.height() - 6) / max(t.height(), 1))
+        scale = min(1.7, (r.width() - 18) / max(t.width(), 1),
+                    (r.height() - 6) / max(t.height(), 1))
         self.text.setScale(scale)
         self.text.setPos(r.center().x() - t.width() * scale / 2 + 4,
                          r.center().y() - t.height() * scale / 2)

@@ -8,15 +8,26 @@ fixed column of every line took more of the graph's dock than the graph did.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QLinearGradient, QPainter, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from ...core.graph_data import (CUT, EARLIER, INPUT, JUNCTION, LOSS, MODULE, OP, PARAM, SAVED,
-                               TOTAL, GraphData)
+from ...core.graph_data import (
+    CUT,
+    EARLIER,
+    INPUT,
+    JUNCTION,
+    LOSS,
+    MODULE,
+    OP,
+    PARAM,
+    SAVED,
+    TOTAL,
+    GraphData,
+)
 from ...render import style
 from .graph_items import heat_colour, stroke_pen
 

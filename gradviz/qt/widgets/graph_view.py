@@ -10,11 +10,22 @@ import tempfile
 import threading
 
 import numpy as np
+import pyqtgraph as pg
 from PySide6.QtCore import QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QGuiApplication, QImage, QKeySequence, QPainter, QShortcut
 from PySide6.QtSvg import QSvgGenerator
-from PySide6.QtWidgets import (QCheckBox, QFileDialog, QLabel, QMenu, QPushButton, QScrollArea, QSplitter, QToolButton, QVBoxLayout, QWidget)
-import pyqtgraph as pg
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QFileDialog,
+    QLabel,
+    QMenu,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ...core.atomic_write import write_text
 from ...core.graph_data import EARLIER, JUNCTION, MODULE, GraphData
@@ -395,8 +406,8 @@ class GraphView(QWidget):
     def _export_dialog(self, kind: str) -> None:
         filters = {"svg": "SVG (*.svg)", "png": "PNG (*.png)", "dot": "DOT (*.dot)",
                    "torchviz": "DOT (*.dot)"}
-        path, _ = QFileDialog.getSaveFileName(self, "Export the graph", f"graph.{'dot' if kind == 'torchviz' else kind}",
-                                              filters[kind])
+        suggested = f"graph.{'dot' if kind == 'torchviz' else kind}"
+        path, _ = QFileDialog.getSaveFileName(self, "Export the graph", suggested, filters[kind])
         if path:
             self.export(kind, path)
 

@@ -3,11 +3,11 @@ memory panels. Curves are made once per model and only fed new data afterwards.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
-from PySide6 import QtGui, QtWidgets  # before pyqtgraph: it binds to the first Qt
 import pyqtgraph as pg
+from PySide6 import QtGui, QtWidgets  # before pyqtgraph: it binds to the first Qt
 
 from ..theme import LIGHT, Theme
 from . import plot_style as ps

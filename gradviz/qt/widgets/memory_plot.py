@@ -8,8 +8,8 @@ While a configuration B is pinned beside A, B's lines are drawn dashed on the sa
 from __future__ import annotations
 
 import numpy as np
-from PySide6 import QtWidgets  # before pyqtgraph: it binds to the first Qt
 import pyqtgraph as pg
+from PySide6 import QtWidgets  # before pyqtgraph: it binds to the first Qt
 
 from gradviz.core.history import History
 from gradviz.render.style import byte_unit

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6 import QtCore, QtGui  # before pyqtgraph: it binds to the first Qt
 import pyqtgraph as pg
+from PySide6 import QtCore, QtGui  # before pyqtgraph: it binds to the first Qt
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,9 @@ lines at least LINE_WIDTH px so they survive a washed-out beamer.
 """
 from __future__ import annotations
 
-from PySide6 import QtCore, QtGui, QtWidgets  # before pyqtgraph: it binds to the first Qt
 import numpy as np
 import pyqtgraph as pg
+from PySide6 import QtCore, QtGui, QtWidgets  # before pyqtgraph: it binds to the first Qt
 
 from ..theme import Theme
 

@@ -12,6 +12,7 @@ from gradviz.qt.graph_renderer import GraphRenderer
 from gradviz.qt.widgets.graph_canvas import FOCUS_DIM
 from gradviz.qt.widgets.graph_view import GraphView
 from gradviz.render import style
+
 from waits import WAIT_MS
 
 BASE = Config(device="cpu", batch_size=16)

@@ -1,11 +1,17 @@
 """Gradient panels: per-parameter bars, global norm, junction norms, cosine heat map."""
 import numpy as np
 import pytest
-from panel_data import head_names, make_history, make_records, param_names
 
 from gradviz.qt.theme import DARK, LIGHT
-from gradviz.qt.widgets.grad_views import (CosineHeatmap, GlobalNormPlot, GradNormBars,
-                                           JunctionPlot, split_name)
+from gradviz.qt.widgets.grad_views import (
+    CosineHeatmap,
+    GlobalNormPlot,
+    GradNormBars,
+    JunctionPlot,
+    split_name,
+)
+
+from panel_data import head_names, make_history, make_records, param_names
 
 
 def is_reddish(c):
@@ -255,6 +261,7 @@ def test_one_step_is_a_dot_on_an_axis_of_steps_from_zero(show):
 
 def test_z_grad_is_drawn_and_named_only_where_retain_grad_kept_it(show):
     import dataclasses
+
     from gradviz.qt.widgets.grad_views import Z_GRAD
     panel = show(JunctionPlot)
     records = make_records(steps=12, sample_every=1)

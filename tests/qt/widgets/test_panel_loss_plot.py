@@ -3,10 +3,11 @@ import time
 
 import numpy as np
 from PySide6 import QtCore
-from panel_data import head_names, make_history, make_records
 
 from gradviz.qt.theme import DARK, LIGHT
 from gradviz.qt.widgets.loss_plot import SMOOTHING_ALPHA, LossPlot
+
+from panel_data import head_names, make_history, make_records
 
 
 def drawn(panel, name):
@@ -152,7 +153,8 @@ def test_fifty_thousand_steps_update_and_paint(show):
         history.append(make_records(steps=1, first_step=len(history))[0])
         panel.update_from(history)
         panel.grab()
-    print(f"an update of a 50,000-step history took {(time.perf_counter() - start) / 5 * 1000:.0f} ms")
+    each_ms = (time.perf_counter() - start) / 5 * 1000
+    print(f"an update of a 50,000-step history took {each_ms:.0f} ms")
     assert len(panel.data()["total"][0]) == 50_005
 
 

@@ -2,11 +2,12 @@
 import numpy as np
 import pytest
 from PySide6.QtCore import QRectF
-from panel_data import make_history, make_records
 
 from gradviz.core.history import History
 from gradviz.core.records import StepRecord
 from gradviz.qt.widgets.memory_plot import HELD, NODES, PEAK, MemoryPlot
+
+from panel_data import make_history, make_records
 
 
 def test_bytes_in_kib_and_nodes_on_their_own_plot(show):

@@ -1,13 +1,14 @@
 """Every panel: its names, both themes, the zoom, 1 to 8 heads, and a grab at 700 x 450."""
 import pytest
 from PySide6 import QtWidgets
-from panel_data import head_names, make_history, make_records, param_names
 
 from gradviz.qt.theme import DARK, LIGHT
 from gradviz.qt.widgets.demo import demo_history
 from gradviz.qt.widgets.grad_views import CosineHeatmap, GlobalNormPlot, GradNormBars, JunctionPlot
 from gradviz.qt.widgets.loss_plot import LossPlot
 from gradviz.qt.widgets.memory_plot import MemoryPlot
+
+from panel_data import head_names, make_history, make_records, param_names
 
 PANELS = {LossPlot: "lossPlot", GradNormBars: "gradNormBars", GlobalNormPlot: "globalNormPlot",
           JunctionPlot: "junctionPlot", CosineHeatmap: "cosineHeatmap", MemoryPlot: "memoryPlot"}
@@ -35,7 +36,8 @@ def test_dark_theme_changes_the_background(show, panel_type):
     images = {}
     for theme in (LIGHT, DARK):
         panel.apply_theme(theme)
-        assert panel.plot_widget.backgroundBrush().color().name().lower() == theme.background.lower()
+        background = panel.plot_widget.backgroundBrush().color().name()
+        assert background.lower() == theme.background.lower()
         assert panel.palette().window().color().name().lower() == theme.background.lower()
         image = panel.grab().toImage()
         assert (image.width(), image.height()) == (700, 450)
@@ -51,7 +53,8 @@ def test_zoomed_theme_scales_the_tick_fonts(show, panel_type):
     panel = show(panel_type)
     zoomed = LIGHT.zoomed(2.0)
     panel.apply_theme(zoomed)
-    assert panel.plot.getAxis("left").style["tickFont"].pointSizeF() == pytest.approx(zoomed.font_pt)
+    tick_font = panel.plot.getAxis("left").style["tickFont"]
+    assert tick_font.pointSizeF() == pytest.approx(zoomed.font_pt)
     assert colours_in(panel.grab().toImage()) > 3
 
 
@@ -83,6 +86,7 @@ def test_panels_open_alone_on_a_growing_run(qapp, panel_types, monkeypatch):
     runs as a local event loop here: once the application's own exec() has returned, Qt
     considers the application closing, and the windows of later tests never came up."""
     from PySide6 import QtCore
+
     from gradviz.qt.widgets.demo import show_alone
     seen = []
     loop = QtCore.QEventLoop()

@@ -1,0 +1,8 @@
+"""The exit statuses the `gradviz` command shares between its parts: the app (gradviz.qt)
+and the headless commands both end with these, so each is defined once, here, free of Qt
+and torch. A command's own status (compare's 1 for "different") stays with the command."""
+
+EXIT_OK = 0
+EXIT_USAGE = 2             # bad arguments or input, or a file not written: one line says which
+EXIT_AUTOGRAD_ERROR = 3    # training stopped on PyTorch's error (or divergence)
+EXIT_INTERRUPTED = 130     # what shells report for a command ended by Ctrl+C (128 + SIGINT)
