@@ -95,12 +95,12 @@ def module_graph(graph: GraphData, expanded: frozenset | set = frozenset()) -> G
     return out
 
 
-def _box_sweep(sweep: list[str], boxes: "_Boxes", z_op: str | None) -> list[str]:
+def _box_sweep(sweep: list[str], boxes: _Boxes, z_op: str | None) -> list[str]:
     """An op-view sweep as the boxes its ops fold into, each at its first op's turn (a
     box lights up as soon as backward reaches it); the junction z at the op that made z."""
     out: list[str] = []
     for node_id in sweep:
-        reached = [JUNCTION_ID] if node_id == z_op else []
+        reached: list[str | None] = [JUNCTION_ID] if node_id == z_op else []
         reached.append(boxes.owner.get(node_id))
         out.extend(box for box in reached if box is not None and box not in out)
     return out

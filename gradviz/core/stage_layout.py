@@ -11,8 +11,8 @@ the room runs out, a secondary panel moves below the main one, never behind a ta
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 # the least size (px at text size 1) of each panel: below it its title, axes and legend
 # take the plot's room, or the cosine matrix's numbers overlap (seen at 1024x768)

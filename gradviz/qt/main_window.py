@@ -6,36 +6,43 @@ import sys
 import time
 
 import shiboken6
-from PySide6.QtCore import QEvent, QThread, QTimer, Qt, Signal, Slot
-from PySide6.QtWidgets import (QApplication, QDockWidget, QGridLayout, QLabel, QMainWindow,
-                               QScrollArea, QWidget)
+from PySide6.QtCore import QEvent, Qt, QThread, QTimer, Signal, Slot
+from PySide6.QtWidgets import (
+    QApplication,
+    QDockWidget,
+    QGridLayout,
+    QLabel,
+    QMainWindow,
+    QScrollArea,
+    QWidget,
+)
 
 from ..core.config import Config
 from ..core.history import History
+from . import appearance
+from .blank_screen import BlankScreen
+from .compare_mode import CompareMode
 from .controls import ControlsPanel
+from .file_menu import FileMenu
 from .gc_guard import GuiThreadGC
 from .graph_renderer import GraphRenderer
-from .compare_mode import CompareMode
-from .file_menu import FileMenu
 from .lesson_mode import LessonMode
 from .panel_painter import PanelPainter
-from .blank_screen import BlankScreen
-from .view_menu import add_keys, add_view_menu
-from .window_layout import BOTTOM_SHARE, restore_layout
-from .screen_fit import available, fit_to_screen, set_least_sizes
 from .run_bar import DELAYS_MS, RunBar
+from .screen_fit import available, fit_to_screen, set_least_sizes
 from .settings import AppSettings, Remembered
 from .theme import TEXT_STEP, THEMES, Theme
+from .view_menu import add_keys, add_view_menu
 from .widgets.code_view import CodeView
 from .widgets.events_view import EventsView
-from .widgets.graph_view import GraphView
-from .widgets.gradients_panel import GradientsPanel
 from .widgets.grad_views import CosineHeatmap, GlobalNormPlot, GradNormBars, JunctionPlot
+from .widgets.gradients_panel import GradientsPanel
+from .widgets.graph_view import GraphView
 from .widgets.loss_plot import LossPlot
 from .widgets.memory_plot import MemoryPlot
 from .widgets.plot_stack import PlotStack
 from .widgets.plot_style import checkbox_css
-from . import appearance
+from .window_layout import BOTTOM_SHARE, restore_layout
 
 LIVE_GRAPH_SECONDS = 1.5   # while running, refresh the graph this often
 # a backward call's sweep over the graph: within the pace's time for a phase, but long
@@ -150,14 +157,16 @@ class MainWindow(QMainWindow):
         scroll.setWidget(self.controls)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.controls_scroll = scroll
-        self.controls_dock = self.add_dock("Settings", "controlsDock", scroll, Qt.LeftDockWidgetArea)
+        self.controls_dock = self.add_dock("Settings", "controlsDock", scroll,
+                                           Qt.LeftDockWidgetArea)
         self.gradients_panel = GradientsPanel(self.grad_bars, self.junction, self.cosine)
         self.gradients_dock = self.add_dock("Gradients", "gradientsDock", self.gradients_panel,
                                          Qt.RightDockWidgetArea)
         self.graph_dock = self.add_dock("Autograd graph", "graphDock", self.graph_view,
                                      Qt.BottomDockWidgetArea)
         self.code_dock = self.add_dock("Code", "codeDock", self.code_view, Qt.BottomDockWidgetArea)
-        self.memory_dock = self.add_dock("Memory", "memoryDock", self.memory, Qt.BottomDockWidgetArea)
+        self.memory_dock = self.add_dock("Memory", "memoryDock", self.memory,
+                                         Qt.BottomDockWidgetArea)
         self.events_dock = self.add_dock("What happened", "eventsDock", self.events_view,
                                       Qt.BottomDockWidgetArea)
         for dock in (self.code_dock, self.memory_dock, self.events_dock):

@@ -3,10 +3,10 @@ Esc, each slide's config, panels and stop applied."""
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QPushButton
 
 from gradviz.app import main
 from gradviz.core.lessons import find_lesson, load_lesson
+
 from waits import WAIT_MS
 
 

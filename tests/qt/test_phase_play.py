@@ -181,8 +181,8 @@ def test_each_backward_call_sweeps_the_graph_at_the_pace(qtbot, make_window):
     w.worker.phaseDone.connect(lambda phase: phases.append(phase.name))
     for done in range(1, 6):        # zero_grad, forward, backward 1, 2 and 3 of 3
         qtbot.keyClick(w, Qt.Key_Right)
-        qtbot.waitUntil(lambda: len(phases) == done, timeout=WAIT_MS)
-        qtbot.waitUntil(lambda: len(swept) == max(0, done - 2), timeout=WAIT_MS)
+        qtbot.waitUntil(lambda done=done: len(phases) == done, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda done=done: len(swept) == max(0, done - 2), timeout=WAIT_MS)
     boxes = {n.id: n for n in w.graph_view.graph.nodes}
     for k, lit in enumerate(swept):                          # call k: head k's loss first
         assert boxes[lit[0]].heads_reaching == (k,) and "z" in lit

@@ -4,16 +4,23 @@ how hard each loss pushes the trunk (junction norms), and whether the losses agr
 from __future__ import annotations
 
 import numpy as np
-from PySide6 import QtWidgets  # before pyqtgraph: it binds to the first Qt
 import pyqtgraph as pg
+from PySide6 import QtWidgets  # before pyqtgraph: it binds to the first Qt
 
 from gradviz.core.history import History
 
 from ..theme import LIGHT, Theme
 from . import plot_style as ps
 from .cosine_heatmap import CosineHeatmap
-from .line_panel import (GHOST_LABEL, LinePanel, ghost_pen, head_colour, new_ghost, set_curve_data,
-                         total_colour)
+from .line_panel import (
+    GHOST_LABEL,
+    LinePanel,
+    ghost_pen,
+    head_colour,
+    new_ghost,
+    set_curve_data,
+    total_colour,
+)
 from .param_axis import Group, ParamAxis
 from .series import join_samples
 

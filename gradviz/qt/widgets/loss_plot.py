@@ -3,14 +3,22 @@ while a configuration B is pinned beside A, B's losses as dashed ghost lines."""
 from __future__ import annotations
 
 import numpy as np
-from PySide6 import QtWidgets  # before pyqtgraph: it binds to the first Qt
 import pyqtgraph as pg
+from PySide6 import QtWidgets  # before pyqtgraph: it binds to the first Qt
 
 from gradviz.core.history import History
 
 from . import plot_style as ps
-from .line_panel import (GHOST_LABEL, LinePanel, ghost_pen, head_colour, new_curve, new_ghost,
-                         set_curve_data, total_colour)
+from .line_panel import (
+    GHOST_LABEL,
+    LinePanel,
+    ghost_pen,
+    head_colour,
+    new_curve,
+    new_ghost,
+    set_curve_data,
+    total_colour,
+)
 from .series import ema
 
 SMOOTHING_ALPHA = 0.05   # about a 20-step memory: calms minibatch noise, keeps trends

@@ -16,8 +16,15 @@ from gradviz.render.style import byte_unit
 
 from ..theme import Theme
 from . import plot_style as ps
-from .line_panel import (GHOST_LABEL, LinePanel, ghost_pen, new_curve, new_ghost,
-                         set_curve_data, total_colour)
+from .line_panel import (
+    GHOST_LABEL,
+    LinePanel,
+    ghost_pen,
+    new_curve,
+    new_ghost,
+    set_curve_data,
+    total_colour,
+)
 from .series import join_samples
 
 HELD, PEAK, NODES = "held at step end", "peak within step", "graph nodes"

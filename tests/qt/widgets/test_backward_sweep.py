@@ -1,7 +1,6 @@
 """The backward pass animated in the order the autograd engine ran it: recorded here by
 the test's own hooks on the graph's nodes, independently of gradviz's probe."""
 import torch
-from PySide6.QtCore import Qt
 
 from gradviz.core.config import Config
 from gradviz.core.graph_data import JUNCTION, LOSS, MODULE
@@ -10,6 +9,7 @@ from gradviz.core.session import Session
 from gradviz.qt.graph_renderer import GraphRenderer
 from gradviz.qt.widgets.backward_sweep import WAITING
 from gradviz.qt.widgets.graph_view import GraphView
+
 from waits import WAIT_MS
 
 SEPARATE = Config(device="cpu", batch_size=16, strategy="separate", probes="all")
