@@ -8,7 +8,7 @@ lesson code of its own; where a slide stops is the engine's to keep (exact at an
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import QFileDialog
 
@@ -42,6 +42,7 @@ class LessonMode(QObject):
         # (see core.stage_layout): shown only while a lesson is open
         self.stage = Stage(self.narration)
         self.stage.arranged.connect(self._place_graph_key)
+        self.stage.arranged.connect(self._check_room)
         window.set_stage(self.stage)
         # the start page: every lesson, a tab beside the settings (which stay in front:
         # a student exploring alone starts there)
@@ -248,6 +249,22 @@ class LessonMode(QObject):
         shown = bool(stage.shown) and stage.shown[0] == "graph" and wide
         if shown != view.key_shown:
             view.set_key_shown(shown)
+
+    def _check_room(self) -> None:
+        """Text too large for the stage (a panel below its least size, or the narration
+        scrolling): one step smaller, as the docks' screen fitting does, so Ctrl+= stops
+        where the slide no longer fits, not at a size that crushes its charts."""
+        placement, w = self.stage.placement, self.window
+        if placement is None or w.theme.zoom <= 1.0 or w.drawn_off_screen:
+            return
+        if placement.fits < 1 or not placement.narration_whole:
+            QTimer.singleShot(0, self._shrink_if_still_cramped)
+
+    def _shrink_if_still_cramped(self) -> None:
+        placement, w = self.stage.placement, self.window
+        if self.staging and placement is not None and w.theme.zoom > 1.0 and \
+                (placement.fits < 1 or not placement.narration_whole):
+            w.text_too_large()
 
     def on_text_size(self) -> None:
         """After Ctrl+= or Ctrl+-: the narration's height and every least size changed."""

@@ -4,6 +4,7 @@ panels are moved into tabs rather than crushed, and the window is never sized pa
 screen's edge. Each move is made only for the direction it frees room in."""
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 # the least size (px at text size 1, scaled with the zoom) of a panel: below it the
@@ -59,6 +60,14 @@ def _into_tabs_of(window, anchor, docks) -> None:
         dock.setHidden(hidden)
 
 
+def _beside_the_graph(window, dock) -> None:
+    """dock at the bottom, to the right of the graph's tab group (added to the area, not
+    split off the graph: Qt adds a dock split off a tabbed one as one more tab)."""
+    hidden = dock.isHidden()
+    window.addDockWidget(Qt.BottomDockWidgetArea, dock, Qt.Horizontal)
+    dock.setHidden(hidden)
+
+
 def fit_to_screen(window) -> None:
     """Tab panels in until the window's minimum fits, then keep its size within reach.
 
@@ -68,13 +77,14 @@ def fit_to_screen(window) -> None:
         return
     bottom = window.graph_dock
     # (what it frees: w(idth), h(eight)), the move
-    gradients_left = ("w", lambda: window.tabifyDockWidget(window.controls_dock,
-                                                           window.gradients_dock))
+    # the gradient charts below, beside the graph: one column less, and the settings stay
+    # in view beside them (tabbed with the settings, a student could not flip a toggle and
+    # watch its effect at 1024x768)
+    gradients_below = ("w", lambda: _beside_the_graph(window, window.gradients_dock))
     left = (window.controls_dock, window.lessons.start_dock)
     left_down = ("w", lambda: _into_tabs_of(window, bottom, left + (window.gradients_dock,)))
     moves = [
-        # the gradient charts join the settings on the left: one column less
-        gradients_left,
+        gradients_below,
         # the three gradient charts go into tabs of their own: half the height
         ("wh", lambda: window.gradients_panel.set_compact(True)),
         # the loss curves and the gradient norm go into tabs: neither is crushed

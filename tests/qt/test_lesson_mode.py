@@ -410,3 +410,25 @@ def test_lesson_01s_last_slide_shows_3x_2x_1x_against_the_slide_befores_ghost(qt
     now = w.junction.data()
     ratios = [now[f"head{k}"][1][0] / ghost[f"head{k}"][1][0] for k in range(3)]
     assert np.allclose(ratios, [3.0, 2.0, 1.0], rtol=1e-4), ratios
+
+
+def test_larger_text_stops_where_the_slide_no_longer_fits(qtbot, make_window):
+    """Ctrl+= for the back row grows the text as far as the slide's panels keep their
+    least sizes and its narration stays whole on this 1024x768 window; the status line
+    says why it stopped."""
+    from gradviz.core.stage_layout import least_size
+    w = make_window()
+    w.resize(1024, 768)
+    w.lessons.open_named("edit-detached")               # a long narration, two panels
+    for _ in range(6):
+        qtbot.keyClick(w, Qt.Key_Equal, Qt.ControlModifier)
+
+    def settled() -> bool:   # each larger size that does not fit is taken back a step
+        p = w.lessons.stage.placement
+        return 1.0 < w.theme.zoom < 1.15 ** 6 and p.fits >= 1 and p.narration_whole
+    qtbot.waitUntil(settled, timeout=WAIT_MS)
+    zoom = w.theme.zoom
+    for name, (x, y, width, height) in rects(w).items():
+        if name != "narration":
+            assert (width, height) >= least_size(name, zoom) or \
+                (width >= least_size(name, zoom)[0] and height >= least_size(name, zoom)[1])
