@@ -428,7 +428,7 @@ def test_larger_text_stops_where_the_slide_no_longer_fits(qtbot, make_window):
         return 1.0 < w.theme.zoom < 1.15 ** 6 and p.fits >= 1 and p.narration_whole
     qtbot.waitUntil(settled, timeout=WAIT_MS)
     zoom = w.theme.zoom
-    for name, (x, y, width, height) in rects(w).items():
+    for name, (_, _, width, height) in rects(w).items():
         if name != "narration":
-            assert (width, height) >= least_size(name, zoom) or \
-                (width >= least_size(name, zoom)[0] and height >= least_size(name, zoom)[1])
+            least_w, least_h = least_size(name, zoom)
+            assert width >= least_w and height >= least_h, (name, width, height)

@@ -46,8 +46,8 @@ def main() -> None:
                                    LOSS_PLOT_LEAST * window.theme.zoom]
         out["charts_in_tabs"] = bool(window.gradients_panel.compact)
         # the settings and the charts a toggle changes, both in view (not tabs of one dock)
-        seen = lambda widget: not widget.visibleRegion().isEmpty()
-        out["settings_beside_charts"] = [seen(window.controls), seen(window.gradients_panel)]
+        out["settings_beside_charts"] = [not w.visibleRegion().isEmpty()
+                                         for w in (window.controls, window.gradients_panel)]
 
     def steps():
         # keys reach a window's shortcuts only while it is the active one (with no window
