@@ -23,6 +23,7 @@ from . import appearance
 from .blank_screen import BlankScreen
 from .compare_mode import CompareMode
 from .controls import ControlsPanel
+from .field_keys import FieldKeys
 from .file_menu import FileMenu
 from .gc_guard import GuiThreadGC
 from .graph_renderer import GraphRenderer
@@ -219,6 +220,9 @@ class MainWindow(QMainWindow):
 
     def _build_actions(self) -> None:
         add_keys(self)
+        # Space, R, M... after typing in a number field of the settings: the window's
+        self.field_keys = FieldKeys(self)
+        self.field_keys.install(self.controls)
         self.blank_screen = BlankScreen(self)   # B or '.', as a clicker's blank button
         add_view_menu(self)
         rb = self.run_bar

@@ -91,6 +91,23 @@ def test_space_plays_and_pauses(qtbot, make_window):
     qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
 
 
+def test_space_after_typing_a_number_applies_it_and_plays(qtbot, make_window):
+    """Space after typing in a spin box went into the box, and Play never started."""
+    from PySide6.QtWidgets import QDoubleSpinBox
+    w = make_window(SMALL)
+    qtbot.waitUntil(lambda: w.generation >= 0, timeout=WAIT_MS)
+    lr = w.findChild(QDoubleSpinBox, "lrSpin")
+    lr.setFocus()
+    lr.selectAll()
+    qtbot.keyClicks(lr, "0.03")
+    qtbot.keyClick(lr, Qt.Key_Space)
+    qtbot.waitUntil(lambda: w.running and w.worker.session.config.lr == pytest.approx(0.03),
+                    timeout=WAIT_MS)
+    assert lr.hasFocus() and " " not in lr.text()                # nothing typed into it
+    qtbot.keyClick(lr, Qt.Key_Space)                            # and Space pauses again
+    qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
+
+
 def test_a_fresh_model_shows_no_speed_left_from_the_run_before(qtbot, make_window):
     """The status bar said "19 steps/s" on the next lesson slide, paused at step 0."""
     w = make_window(SMALL)

@@ -1,0 +1,31 @@
+"""The window's keys still work after typing in a number field of the settings: a spin
+box claims every printable key before any shortcut sees it, so Space after typing a
+learning rate went into the box and Play never started. A number field now keeps only
+what a number is typed with; Space first applies what was typed, then plays."""
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtWidgets import QAbstractSpinBox
+
+NUMBER_TEXT = set("0123456789.,-+eE")   # what typing a number needs (1e-3, -0.5, 1,5)
+
+
+class FieldKeys(QObject):
+    """Installed on every number field of a panel: keys no number is typed with go to
+    the window's shortcuts instead of the field."""
+
+    def install(self, panel) -> None:
+        for field in panel.findChildren(QAbstractSpinBox):
+            field.installEventFilter(self)
+
+    def eventFilter(self, field, event) -> bool:   # noqa: N802 (Qt's name)
+        if event.type() == QEvent.ShortcutOverride and isinstance(field, QAbstractSpinBox):
+            text = event.text()
+            modified = event.modifiers() & (Qt.ControlModifier | Qt.AltModifier |
+                                            Qt.MetaModifier)
+            if text and text.isprintable() and not modified and text not in NUMBER_TEXT:
+                if event.key() == Qt.Key_Space:
+                    field.interpretText()   # the typed value applies before Play
+                event.ignore()              # not the field's: the shortcut fires
+                return True
+        return False
