@@ -35,7 +35,8 @@ def test_a_number_field_claims_only_what_numbers_are_typed_with(qapp, char):
 def test_digits_and_the_decimal_point_stay_the_fields(qapp):
     panel = QWidget()
     field = QDoubleSpinBox(panel)
-    FieldKeys().install(panel)
+    keys = FieldKeys(panel)   # kept alive by its parent, as the window's is
+    keys.install(panel)
     claimed = {c for c in "0123456789.-" if _claimed(field, c)}
     assert claimed == set("0123456789.-")
     assert _claimed(field, "r") is False and _claimed(field, " ") is False
