@@ -140,6 +140,16 @@ class Session:
         self._apply(config, device, needs_reset)
         return needs_reset
 
+    def start_over(self, config: Config) -> None:
+        """A fresh model at step 0 with config, built once whatever changed (a lesson's
+        slide: set_config then reset built a model twice for a slide changing heads).
+        Raises ConfigError (nothing changed) if unusable, and RuntimeError/MemoryError
+        (the old config rebuilt) if the model cannot be built."""
+        config = validate(config)
+        device = resolve_device(config.device)
+        self._abandon_step()
+        self._apply(config, device, needs_reset=True)
+
     def _apply(self, config: Config, device: torch.device, needs_reset: bool) -> None:
         old, old_device = self.config, self.device
         self.config, self.device, self._pending = config, device, None

@@ -188,6 +188,32 @@ class EngineLoop:
         self._after_step(record)
         self._send_graph("after the optimizer step" if record else "at the error")
 
+    def _cmd_slide(self, config: Config, delay_ms: int, animate_phases: bool,
+                   stop_at: int | None, play: bool) -> None:
+        """A lesson's slide as one message: its config on a fresh model at step 0 (built
+        once), its pace, play mode and stop, one graph, then Play if it autoplays.
+        Sent as five commands, a slide built a model twice and sent three graphs."""
+        self._pause_silently()
+        try:
+            self.session.start_over(config)
+        except ConfigError as exc:
+            self.send(p.CONFIG_REJECTED, str(exc))
+            return
+        except (RuntimeError, MemoryError) as exc:   # e.g. a model too big to allocate
+            self._announce_config(True)              # the session rebuilt the old one
+            self.send(p.CONFIG_REJECTED, f"cannot build that model: {ev.first_line(exc)}")
+            return
+        self._records = []
+        self.delay_s = max(0, delay_ms) / 1000
+        self.animate_phases = bool(animate_phases)
+        self.stop_at = None if stop_at is None else max(0, int(stop_at))
+        self._announce_config(True)
+        self._send_graph("after reset")
+        if play:
+            self._cmd_play()
+        else:
+            self._set_sampling()
+
     def _cmd_reset(self) -> None:
         self._pause_silently()
         self._guarded(self.session.reset)

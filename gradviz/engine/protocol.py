@@ -22,10 +22,13 @@ EXPORT_TORCHVIZ = "export_torchviz"  # path
 SHUTDOWN = "shutdown"
 PIN_B = "pin_b"                      # Config of B to train beside A, or None: stop comparing
 WARM_B = "warm_b"                    # the Compare menu opened: start B's process ahead of a pin
+# a lesson's slide, as one message: Config, delay ms, animate phases, stop at (or None),
+# play: a fresh model built once at step 0, one graph, then Play if asked
+SLIDE = "slide"
 
 COMMANDS = frozenset({CONFIG, PLAY, PAUSE, PHASE, STEP, RESET, DELAY, RUN_STEPS,
                       ANIMATE_PHASES, STOP_AT, REQUEST_GRAPH, SHOW_SAVED, TRACK_NODE_GRADS,
-                      EXPORT_TORCHVIZ, SHUTDOWN, PIN_B, WARM_B})
+                      EXPORT_TORCHVIZ, SHUTDOWN, PIN_B, WARM_B, SLIDE})
 
 # engine -> window
 HELLO = "hello"                      # [(device name, description)]: torch is loaded

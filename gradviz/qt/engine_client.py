@@ -190,6 +190,13 @@ class EngineClient(QObject):
         self._stop_at = step
         self._send(p.STOP_AT, step, busy=False)
 
+    def showSlide(self, config, delay_ms: int, animate_phases: bool, stop_at, play: bool) -> None:
+        """A lesson's slide as one message (a fresh engine after a death replays the
+        pace, play mode and stop as for the separate commands)."""
+        self._delay_ms, self._animate_phases, self._stop_at = delay_ms, bool(animate_phases), \
+            stop_at
+        self._send(p.SLIDE, config, delay_ms, bool(animate_phases), stop_at, bool(play))
+
     def runSteps(self, steps: int) -> None:
         self._send(p.RUN_STEPS, steps)
 
@@ -250,7 +257,8 @@ class EngineClient(QObject):
     def _send(self, *message, busy: bool = True) -> None:
         if not self.alive or self._conn is None:
             if message[0] not in (p.SHUTDOWN, p.DELAY, p.SHOW_SAVED, p.TRACK_NODE_GRADS,
-                                  p.REQUEST_GRAPH, p.ANIMATE_PHASES, p.STOP_AT, p.WARM_B):
+                                  p.REQUEST_GRAPH, p.ANIMATE_PHASES, p.STOP_AT, p.WARM_B,
+                                  p.SLIDE):
                 self.notice.emit("The training engine has stopped: press Reset (R) to "
                                  "start a fresh one.")
             return

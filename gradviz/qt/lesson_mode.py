@@ -176,22 +176,22 @@ class LessonMode(QObject):
                          f"{title_text(slide.title)}")
         self.narration.apply_theme(w.theme)
         self.narration.show_slide(lesson.title, slide, index, count)
-        w.sigPause.emit()
+        # the controls, the code and the pace show the slide's...
         w.controls.set_config(slide.config)
-        w.on_config_changed(slide.config)   # as if the user had set every control
-        w.sigReset.emit()                   # each slide starts at step 0
-        w.run_bar.phase_play.setChecked(slide.play == "phases")
-        w.run_bar.speed.setValue(_pace_position(slide.pace))
-        # the engine pauses itself at the stop: exact at full speed, where a look from
-        # here every few ms would come steps too late
-        w.sigStopAt.emit(slide.stop if isinstance(slide.stop, int) else None)
+        w.code_view.set_config(slide.config)
+        phases = slide.play == "phases"
+        w.run_bar.set_pace(_pace_position(slide.pace), phases)
         self._show_panels(slide)
         self._show_ghost(lesson, index)
         # a room reads one box per module call, framed on what the slide is about
         w.graph_view.set_module_view(True)
         w.graph_view.set_focus(slide.focus or None)
-        if slide.autoplay:   # a clicker sends no Space: entering a slide plays it
-            w.sigPlay.emit()
+        # ...and the engine gets it as one message: a fresh model at step 0 (each slide
+        # starts there), built once, its pace and play mode, where it stops (the engine
+        # pauses itself there: exact at full speed) and, a clicker sending no Space,
+        # Play where the slide autoplays
+        w.sigSlide.emit(slide.config, w.run_bar.delay_ms(), phases,
+                        slide.stop if isinstance(slide.stop, int) else None, slide.autoplay)
 
     def _enter_stage(self) -> None:
         """The docks put away (their layout is kept in layout_before) and the stage in

@@ -64,6 +64,8 @@ class MainWindow(QMainWindow):
     sigRunSteps = Signal(int)
     sigAnimatePhases = Signal(bool)   # Play goes phase by phase
     sigStopAt = Signal(object)        # Play pauses once this many steps are done (None: never)
+    # a lesson's slide, as one message: config, delay ms, phases, stop at, play
+    sigSlide = Signal(object, int, bool, object, bool)
     sigRequestGraph = Signal()
     sigShowSaved = Signal(bool)
     sigTorchviz = Signal(str)
@@ -242,7 +244,7 @@ class MainWindow(QMainWindow):
                              (self.sigStep, w.stepOnce), (self.sigReset, w.reset),
                              (self.sigDelay, w.setDelay), (self.sigRunSteps, w.runSteps),
                              (self.sigAnimatePhases, w.setAnimatePhases),
-                             (self.sigStopAt, w.setStopAt),
+                             (self.sigStopAt, w.setStopAt), (self.sigSlide, w.showSlide),
                              (self.sigRequestGraph, w.requestGraph),
                              (self.sigShowSaved, w.setShowSaved),
                              (self.sigTorchviz, w.exportTorchviz),

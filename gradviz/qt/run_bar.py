@@ -4,7 +4,7 @@ their words (a 1024-pixel projector at a large text size), the buttons keep only
 symbols, so the bar never sets the window's width."""
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QSignalBlocker, QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton, QSlider, QWidget
 
 from ..engine.protocol import MIN_PHASE_MS
@@ -178,6 +178,15 @@ class RunBar(QWidget):
     def _on_speed(self, position: int) -> None:
         self._show_pace()
         self.delayChanged.emit(DELAYS_MS[position])
+
+    def set_pace(self, position: int, phases: bool) -> None:
+        """The slider and the phase box as a lesson's slide sets them, shown without a
+        word to the engine (the slide's one message carries them)."""
+        blocker = QSignalBlocker(self)
+        self.speed.setValue(position)
+        self.phase_play.setChecked(phases)
+        self._show_pace()
+        del blocker
 
     def delay_ms(self) -> int:
         """The pause between steps (or phases) the slider sets."""
