@@ -77,6 +77,9 @@ class CompareMode(QObject):
         menu.aboutToShow.connect(w.worker.warmB)   # B's process loads while B is chosen
         self.menu = menu
         self.update_menu()
+        # the open lesson's other slides, as the lesson or its slide changes
+        w.model.events.lesson.connect(lambda _name: self.update_menu())
+        w.model.events.slide.connect(lambda _index: self.update_menu())
 
     def _action(self, menu: QMenu, text: str, name: str, slot) -> QAction:
         action = QAction(text, self.window)
@@ -151,7 +154,7 @@ class CompareMode(QObject):
         w = self.window
         self.dock.show()
         self.dock.raise_()
-        if w.lessons.staging:   # the slide's stage holds its panels: they stay there
+        if w.model.in_lesson:   # the slide's stage holds its panels: they stay there
             return
         w.memory_dock.show()
         w.memory_dock.raise_()
@@ -168,6 +171,7 @@ class CompareMode(QObject):
             self._forget()
         else:
             self.b_config = config
+            self.window.model.pinned_b = config
             self._new_history()
 
     def _on_config_applied(self, config: Config, did_reset: bool, names: list,
@@ -185,6 +189,7 @@ class CompareMode(QObject):
 
     def _forget(self) -> None:
         self.b_config, self.history_b = None, None
+        self.window.model.pinned_b = None
         self._set_ghost(None)
         self.stop_action.setEnabled(self.comparing)
 

@@ -43,6 +43,8 @@ class LessonMode(QObject):
         self.stage = Stage(self.narration)
         self.stage.arranged.connect(self._place_graph_key)
         self.stage.arranged.connect(self._check_room)
+        # a new text size: the narration's height and every least size changed
+        window.model.events.zoom.connect(lambda _zoom: self.on_text_size())
         window.set_stage(self.stage)
         # the start page: every lesson, a tab beside the settings (which stay in front:
         # a student exploring alone starts there)
@@ -181,6 +183,9 @@ class LessonMode(QObject):
         w.code_view.set_config(slide.config)
         phases = slide.play == "phases"
         w.run_bar.set_pace(_pace_position(slide.pace), phases)
+        w.model.pace_ms, w.model.play_mode = w.run_bar.delay_ms(), slide.play
+        w.model.lesson, w.model.slide, w.model.panels = lesson.name, index, slide.panels
+        w.model.requested = slide.config
         self._show_panels(slide)
         self._show_ghost(lesson, index)
         # a room reads one box per module call, framed on what the slide is about
@@ -223,7 +228,7 @@ class LessonMode(QObject):
     def _show_ghost(self, lesson: Lesson, index: int) -> None:
         """keep = "ghost": the slide before's run (as it was left), dashed, beside this
         one's, on the same axes; else no ghost. Compare's B, while pinned, comes first."""
-        if self.window.compare.comparing:
+        if self.window.model.pinned_b is not None:
             return
         before = self.runs.get((lesson.name, index - 1))
         if lesson.slides[index].keep == "ghost" and before is not None:
@@ -234,7 +239,7 @@ class LessonMode(QObject):
             self._clear_ghost()
 
     def _clear_ghost(self) -> None:
-        if self._ghosted and not self.window.compare.comparing:
+        if self._ghosted and not self.window.model.pinned_b is not None:
             for panel in self._ghost_panels():
                 panel.set_ghost(None)
         self._ghosted = False
@@ -291,6 +296,7 @@ class LessonMode(QObject):
         w.take_panels_home(self.stage.release())
         self._clear_ghost()
         self.runs, self._on_screen = {}, None
+        w.model.lesson, w.model.slide, w.model.panels = None, None, ()
         w.plot_stack.show_only([])   # all of them again
         w.plot_stack.put_in_front([])
         w.gradients_panel.put_in_front([])

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 
 from ..core.config import Config
 from ..core.history import History
+from ..core.window_model import WindowModel
 from . import appearance
 from .blank_screen import BlankScreen
 from .compare_mode import CompareMode
@@ -94,6 +95,9 @@ class MainWindow(QMainWindow):
         # fit_to_screen, and in a lesson a fair width for the slide's chart too
         self._fit_timer.timeout.connect(lambda: self.lessons.refit())
         self.gc_guard = GuiThreadGC(self)   # before any thread starts
+        # what the window shows and asks for, which its parts observe and change
+        self.model = WindowModel(requested=remembered.config, confirmed=remembered.config,
+                                 zoom=remembered.zoom)
         self._build_panels(remembered.config)
         self._build_docks()
         self._build_actions()
@@ -234,6 +238,9 @@ class MainWindow(QMainWindow):
         rb.resetClicked.connect(self.sigReset.emit)
         rb.delayChanged.connect(self.sigDelay.emit)
         rb.phasePlayChanged.connect(self.sigAnimatePhases.emit)
+        rb.delayChanged.connect(lambda ms: setattr(self.model, "pace_ms", ms))
+        rb.phasePlayChanged.connect(
+            lambda on: setattr(self.model, "play_mode", "phases" if on else "steps"))
 
     def _start_threads(self, config: Config) -> None:
         from .engine_client import EngineClient
@@ -284,6 +291,7 @@ class MainWindow(QMainWindow):
     @Slot(object, bool, list, int)
     def on_config_applied(self, config: Config, did_reset: bool, param_names: list,
                           generation: int) -> None:
+        self.model.confirmed = config
         self.controls.set_config(config)
         self.code_view.set_config(config)
         self.events_view.clear_current()
@@ -336,6 +344,7 @@ class MainWindow(QMainWindow):
     @Slot(bool)
     def on_running(self, running: bool) -> None:
         self.running = running
+        self.model.running = running
         self.run_bar.set_running(running)
 
     @Slot(bool)
@@ -354,6 +363,7 @@ class MainWindow(QMainWindow):
     # ---- user actions ------------------------------------------------------------------
     @Slot(object)
     def on_config_changed(self, config: Config) -> None:
+        self.model.requested = config
         self.code_view.set_config(config)
         self.sigSetConfig.emit(config)
 
@@ -392,7 +402,7 @@ class MainWindow(QMainWindow):
                                    self.lessons.start_page]:
             panel.apply_theme(theme)
         set_least_sizes(self, theme.zoom)   # no plot squashed below what its text needs
-        self.lessons.on_text_size()
+        self.model.zoom = theme.zoom          # the stage lays out again for it
         self.run_bar.phase_play.setStyleSheet(checkbox_css(theme))
         self._fit_controls()
         QTimer.singleShot(0, self._fit_controls)  # again once the new font has reached them

@@ -432,3 +432,24 @@ def test_larger_text_stops_where_the_slide_no_longer_fits(qtbot, make_window):
         if name != "narration":
             least_w, least_h = least_size(name, zoom)
             assert width >= least_w and height >= least_h, (name, width, height)
+
+
+def test_the_window_model_follows_the_lesson_the_pace_and_the_text_size(qtbot, make_window):
+    """One model says what is on screen; Compare's slide menu follows it, not the
+    lesson's widgets."""
+    w = make_window()
+    seen = []
+    w.model.events.connect(lambda info: seen.append(info.signal.name))
+    w.lessons.open_named("backward-twice")
+    m = w.model
+    assert (m.lesson, m.slide, m.panels) == ("02-backward-twice", 0, ("graph", "events"))
+    assert m.play_mode == w.lessons.slide.play and m.pace_ms == w.run_bar.delay_ms()
+    assert w.compare.slides_menu.isEnabled()            # told by the model, no menu opened
+    qtbot.waitUntil(lambda: m.confirmed.retain_graph == "never" and not m.waiting,
+                    timeout=WAIT_MS)
+    qtbot.keyClick(w, Qt.Key_Equal, Qt.ControlModifier)
+    assert m.zoom == pytest.approx(1.15)
+    qtbot.keyClick(w, Qt.Key_Escape)
+    assert (m.lesson, m.slide, m.panels) == (None, None, ())
+    assert not w.compare.slides_menu.isEnabled()
+    assert {"lesson", "slide", "panels", "zoom", "confirmed"} <= set(seen)
