@@ -136,7 +136,7 @@ _DATA = '''
 
 def make_data(heads, seed):
     """Seeded synthetic tasks read off shared latent features, one target per head; head
-    k's direction turns away from head 0's as k grows (some tasks agree, some conflict)."""
+    k's direction turns away from head 0's as k grows, up to 144 degrees."""
     g = torch.Generator().manual_seed(seed)
     x = torch.randn(DATASET_SIZE, INPUT_DIM, generator=g)
     mix = torch.randn(INPUT_DIM, LATENT_DIM, generator=g) / math.sqrt(INPUT_DIM)
