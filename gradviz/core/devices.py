@@ -38,7 +38,9 @@ def resolve_device(name: str) -> torch.device:
 def other_device(device: torch.device) -> torch.device:
     """A device other than `device` for the device-mismatch lesson: the CPU beside a GPU,
     a GPU beside the CPU where there is one, else PyTorch's `meta` device (shapes but no
-    data), which raises the same kind of error a second real device would."""
+    data). Meta only simulates the error: the heads' Linear layers have a bias, and
+    addmm refuses a meta bias beside a CPU input ("... is not on the expected device");
+    without it, torch.mm(cpu, meta) returns a CPU tensor of garbage and no error."""
     if device.type != "cpu":
         return torch.device("cpu")
     others = [n for n, _ in available_devices() if n != "cpu"]

@@ -22,8 +22,9 @@ _EXPLANATIONS = (
      "before it had already saved z for its own backward. Detaching in place changes "
      "the tensor every earlier user shares, so their backward can no longer use it.",
      "Use detach mode detach (z.detach() gives this head its own tensor, cut from the "
-     "graph, without touching z itself), or detach the first head so that no head saved "
-     "z before the cut."),
+     "graph, without touching z itself). Detaching in place before the first head also "
+     "avoids the error, but only by cutting every head off the trunk: the trunk then "
+     "learns nothing."),
     ("modified by an inplace operation",
      "A saved tensor was changed in place",
      "A tensor that backward needs was changed in place after it was saved (for example "
@@ -31,9 +32,12 @@ _EXPLANATIONS = (
      "Finish every backward call before the optimizer step, or recompute the forward."),
     ("does not require grad and does not have a grad_fn",
      "Nothing to differentiate",
-     "The tensor backward was called on is not connected to any parameter: every path "
-     "from it to the weights was detached.",
-     "Undo a detach, or leave this loss out of backward."),
+     "The tensor backward was called on has no grad_fn: no recorded graph links it to a "
+     "weight that requires grad. PyTorch says the same for several causes: every path "
+     "to the weights was detached, the forward ran under torch.no_grad() or "
+     "torch.inference_mode(), or every weight it used is frozen (requires_grad False).",
+     "Undo the detach, run the forward outside no_grad/inference_mode, or unfreeze a "
+     "weight it uses; else leave this loss out of backward."),
     ("same device",
      "Tensors on different devices",
      "One operation received tensors that live on different devices (CPU and GPU).",
@@ -49,14 +53,25 @@ _EXPLANATIONS = (
      "Turn keep graphs off, call .item() on losses you log, or lower the batch size."),
 )
 
-_DIVERGENCE = (
-    "Training diverged",
-    "A loss became NaN or infinite: the updates grew until the numbers overflowed, "
-    "usually because the learning rate is too high for this setup (over-counted "
-    "gradients from in-loop backward, unscaled accumulation or zero_grad off all make "
-    "the effective step larger).",
-    "Lower the learning rate or undo the toggle that multiplies the gradient, then reset.",
-)
+_DIVERGED = ("A loss became NaN or infinite: the updates grew until the numbers "
+             "overflowed, usually because the learning rate is too high for this setup")
+# per optimizer: SGD's step is lr times the gradient, so what multiplies the gradient
+# multiplies the step; Adam divides by the gradient's running size, so it does not
+_DIVERGENCE = {
+    "sgd": (
+        "Training diverged",
+        _DIVERGED + ". SGD's step is lr times the gradient, so what makes the gradient "
+        "larger makes the step larger too: over-counted losses from in-loop backward, "
+        "unscaled accumulation, or zero_grad off (.grad sums every step so far).",
+        "Lower the learning rate or undo the toggle that multiplies the gradient, then "
+        "reset."),
+    "adam": (
+        "Training diverged",
+        _DIVERGED + ". Adam divides each step by the gradient's running size, so a "
+        "larger gradient (unscaled accumulation, zero_grad off) does not make a larger "
+        "step: it stays of the order of the learning rate per weight.",
+        "Lower the learning rate, then reset."),
+}
 
 
 @dataclass(frozen=True)
@@ -117,8 +132,9 @@ _IN_SITUATION = {
         "Tensors on different devices",
         "The misplaced head's parameters live on another device than the trunk's output "
         "z. This machine has only a CPU, so gradviz stands in PyTorch's meta device "
-        "(tensors with a shape but no data) for the GPU; a real second device raises the "
-        "same kind of error: Expected all tensors to be on the same device.",
+        "(tensors with a shape but no data) for the GPU. The error is simulated: the "
+        "head's Linear has a meta bias, and addmm refuses that bias beside a CPU input; "
+        "a plain torch.mm(cpu, meta) would return garbage without an error.",
         "Move the whole model and each batch to one device: model.to(device) and "
         "x.to(device), targets.to(device)."),
     ("misplaced", "same device"): (
@@ -157,6 +173,7 @@ def from_exception(exc: BaseException, step: int, phase: str, call: str,
                  "Change the last toggle back, or reset.")
 
 
-def divergence(step: int, phase: str, call: str, what: str) -> Event:
-    title, why, hint = _DIVERGENCE
+def divergence(step: int, phase: str, call: str, what: str, optimizer: str = "sgd") -> Event:
+    """A divergence, explained for the optimizer in use ("sgd" or "adam")."""
+    title, why, hint = _DIVERGENCE[optimizer]
     return Event(step, phase, call, "Divergence", what, title, why, hint)

@@ -55,14 +55,14 @@ def _header(cfg: Config) -> list[str]:
     return lines
 
 
-def _trunk(cfg: Config, indent: str) -> list[str]:
+def _trunk(cfg: Config, indent: str, x: str) -> list[str]:
     if cfg.model == "mlp":
-        lines = [_line(indent, "z = model.trunk(x)", "the junction, shared by all heads")]
+        lines = [_line(indent, f"z = model.trunk({x})", "the junction, shared by all heads")]
     elif cfg.truncation() == "every-step":
-        lines = [_line(indent, "z, h = model.trunk(x, h.detach())",
+        lines = [_line(indent, f"z, h = model.trunk({x}, h.detach())",
                        "detach: backward stops at this step's start")]
     else:
-        lines = [_line(indent, "z, h = model.trunk(x, h)",
+        lines = [_line(indent, f"z, h = model.trunk({x}, h)",
                        "no detach: the graph reaches into the step before")]
     if cfg.retain_grad:
         lines.append(_line(indent, "z.retain_grad()", "keep z.grad: a non-leaf drops it"))
@@ -87,16 +87,20 @@ def _heads(cfg: Config, indent: str) -> list[str]:
                             "same values, but z's version goes up too")]
     else:
         lines += [_line(inner, f"if k in {detached!r}:"),
+                  _line(inner + "    ", "# earlier heads keep their link into the trunk: "
+                                          "one that saved z fails at backward"),
                   _line(inner + "    ", "z.detach_()",
-                        "in place: also cuts heads that already saved z"),
+                        "in place: this head and every later one read a cut z"),
                   _line(inner, "outputs.append(head(z))")]
     return lines
 
 
-def _forward(cfg: Config, indent: str) -> list[str]:
+def _forward(cfg: Config, indent: str, x: str = "x", targets: str = "targets") -> list[str]:
+    """The forward of the examples in x (a micro-batch's own names, inside the micro-batch
+    loop, so that they do not overwrite the step's x and targets they are cut from)."""
     weights = "factors" if _scaled(cfg) else "weights"
-    return _trunk(cfg, indent) + _heads(cfg, indent) + [
-        _line(indent, "losses = [loss_fn[k](out, targets[k]) for k, out in enumerate(outputs)]"),
+    return _trunk(cfg, indent, x) + _heads(cfg, indent) + [
+        _line(indent, f"losses = [loss_fn[k](out, {targets}[k]) for k, out in enumerate(outputs)]"),
         _line(indent, "log.add(losses)", "floats for the printout: no graph kept"),
         _line(indent, f"terms = [w * L for w, L in zip({weights}, losses)]")]
 
@@ -155,18 +159,22 @@ def loop_code(cfg: Config) -> str:
     if n == 1:
         lines += _forward(cfg, body) + _backward(cfg, body)
     else:
-        micro_loop = _line(body, f"for x, targets in micro_batches(x, targets, {n}):",
+        micro_loop = _line(body, f"for x_mb, targets_mb in micro_batches(x, targets, {n}):",
                            f"{n} x {cfg.batch_size // n} examples")
+        micro = {"x": "x_mb", "targets": "targets_mb"}
         inner = body + "    "
         if cfg.accumulate_mode == "sum-first":
-            lines += [_line(body, "summed = None"), micro_loop] + _forward(cfg, inner) + [
+            lines += [_line(body, "summed = None"), micro_loop] + _forward(cfg, inner, **micro) + [
                 _line(inner, "summed = terms if summed is None else "
                              "[s + t for s, t in zip(summed, terms)]"),
                 _line(body, "terms = summed", f"all {n} graphs alive, one backward")]
             lines += _backward(cfg, body)
         else:
-            lines += [micro_loop] + _forward(cfg, inner) + _backward(cfg, inner)
+            lines += [micro_loop] + _forward(cfg, inner, **micro) + _backward(cfg, inner)
     lines += [_line(body, "log.print(step, weights, model)",
                     "before the update: this step's gradients"),
               _line(body, "optimizer.step()")]
+    # the running sum is what the .item() line (or its leaky form) is for: a log. On
+    # stderr, as stdout is the per-step printout that `gradviz run` reproduces
+    lines += ["", 'print("running_loss:", float(running_loss), file=sys.stderr)']
     return "\n".join(lines) + "\n"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-# The bundled narrations are under 400 characters, one level of lists at most; these
-# leave a lecturer ten times the room and refuse what takes Qt seconds to lay out.
+# The bundled narrations are under 600 characters, one level of lists at most; these
+# leave a lecturer over six times the room and refuse what takes Qt seconds to lay out.
 MAX_NARRATION_CHARS = 4000
 MAX_NESTING = 5            # lists and block quotes inside one another
 MAX_TABLE_CELLS = 200

@@ -62,6 +62,12 @@ class MultiHeadNet(nn.Module):
         super().__init__()
         self.trunk = mlp_trunk(width, depth)
         self.heads = nn.ModuleList(make_head(width, k) for k in range(heads))
+
+    def forward(self, x):
+        """Every head's output. The loop below runs the trunk and the heads itself, to
+        show z and to detach it; model(x) is the same forward in one call."""
+        z = self.trunk(x)
+        return [head(z) for head in self.heads]
 '''
 
 _RNN = '''
@@ -89,6 +95,14 @@ class MultiHeadNet(nn.Module):
         super().__init__()
         self.trunk = RecurrentTrunk(width)
         self.heads = nn.ModuleList(make_head(width, k) for k in range(heads))
+
+    def forward(self, x, h=None):
+        """Every head's output, and the new hidden state; h None starts from zeros. The
+        loop below runs the trunk and the heads itself, to show z and to carry h."""
+        if h is None:
+            h = x.new_zeros(x.shape[0], self.trunk.readout.in_features)
+        z, h = self.trunk(x, h)
+        return [head(z) for head in self.heads], h
 '''
 
 _HEAD = '''
@@ -106,7 +120,9 @@ _OTHER_DEVICE = '''
 
 def other_device(device):
     """A device other than `device`: the CPU beside a GPU, a GPU beside the CPU, else
-    `meta` (shapes but no data), which raises the same kind of error."""
+    `meta` (shapes but no data). Meta only simulates the error, through the bias: a
+    Linear with a meta bias raises "... is not on the expected device" on a CPU input,
+    but torch.mm(cpu, meta) returns a CPU tensor of garbage without any error."""
     if device.type != "cpu":
         return torch.device("cpu")
     if torch.cuda.is_available():
@@ -120,7 +136,7 @@ _DATA = '''
 
 def make_data(heads, seed):
     """Seeded synthetic tasks read off shared latent features, one target per head; head
-    k's direction turns away from head 0's as k grows (some tasks agree, some conflict)."""
+    k's direction turns away from head 0's as k grows, up to 144 degrees."""
     g = torch.Generator().manual_seed(seed)
     x = torch.randn(DATASET_SIZE, INPUT_DIM, generator=g)
     mix = torch.randn(INPUT_DIM, LATENT_DIM, generator=g) / math.sqrt(INPUT_DIM)

@@ -334,7 +334,7 @@ class Session:
                      self.params, self.param_names, self.device)
         if not all(math.isfinite(v) for v in record.losses.values()):
             raise _StepFailed(ev.divergence(step, "optimizer step", "before optimizer.step()",
-                                            "a loss is NaN or infinite"))
+                                            "a loss is NaN or infinite", cfg.optimizer))
         try:
             self.optimizer.step()
         except RuntimeError as exc:   # e.g. an update too large for float32

@@ -100,8 +100,8 @@ CONTROLS: tuple[Control, ...] = (
             tip="zk = z.detach(); zk.mul_(1.0): an in-place edit of a detached head's "
                 "input (shares z's storage)"),
     Control("retain_grad", CHECK, "retainGradCheck", "z.retain_grad()", BACKWARD,
-            tip="keep the junction's .grad (a non-leaf keeps none otherwise) and plot "
-                "nothing new: see the graph's z"),
+            tip="keep the junction's .grad (a non-leaf keeps none otherwise): the push "
+                "chart then draws ‖z.grad‖, the heads' pushes added up"),
     Control("scale", CHECK, "scaleCheck", "scale losses by 1/N", BACKWARD),
     Control("zero_grad", CHECK, "zeroGradCheck", "zero_grad each step", BACKWARD),
     Control("keep_graphs", CHECK, "keepGraphsCheck", "keep graphs (no .item())", BACKWARD,
