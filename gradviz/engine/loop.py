@@ -96,15 +96,21 @@ class EngineLoop:
             return
         handler(*args)
 
-    def _cmd_config(self, config: Config) -> None:
+    def _refused(self, apply) -> tuple[bool, bool]:
+        """(refused, did_reset) of a config change: refused in one line where the config
+        is unusable or its model cannot be built (the old one is rebuilt and announced)."""
         try:
-            did_reset = self.session.set_config(config)
+            return False, bool(apply())
         except ConfigError as exc:
             self.send(p.CONFIG_REJECTED, str(exc))
-            return
         except (RuntimeError, MemoryError) as exc:   # e.g. a model too big to allocate
             self._announce_config(True)              # the session rebuilt the old one
             self.send(p.CONFIG_REJECTED, f"cannot build that model: {ev.first_line(exc)}")
+        return True, False
+
+    def _cmd_config(self, config: Config) -> None:
+        refused, did_reset = self._refused(lambda: self.session.set_config(config))
+        if refused:
             return
         self._announce_config(did_reset)
         if did_reset or not self.session.in_step:
@@ -194,14 +200,7 @@ class EngineLoop:
         once), its pace, play mode and stop, one graph, then Play if it autoplays.
         Sent as five commands, a slide built a model twice and sent three graphs."""
         self._pause_silently()
-        try:
-            self.session.start_over(config)
-        except ConfigError as exc:
-            self.send(p.CONFIG_REJECTED, str(exc))
-            return
-        except (RuntimeError, MemoryError) as exc:   # e.g. a model too big to allocate
-            self._announce_config(True)              # the session rebuilt the old one
-            self.send(p.CONFIG_REJECTED, f"cannot build that model: {ev.first_line(exc)}")
+        if self._refused(lambda: self.session.start_over(config))[0]:
             return
         self._records = []
         self.delay_s = max(0, delay_ms) / 1000
