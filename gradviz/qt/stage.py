@@ -68,9 +68,8 @@ class Stage(QWidget):
         self.arrange()
 
     def set_zoom(self, zoom: float) -> None:
+        # (the window leaves the borrowed panels' least sizes at 0: screen_fit skips them)
         self.zoom = zoom
-        for name in self.shown:   # the window sets its panels' least sizes at each zoom
-            self.panels[name].setMinimumSize(0, 0)
         self.arrange()
 
     def arrange(self) -> None:
