@@ -8,6 +8,7 @@ import time
 from typing import TYPE_CHECKING
 
 from ..core import events as ev
+from ..core.atomic_write import write_text
 from ..core.config import Config, ConfigError
 from ..core.session import Session
 from ..core.threads import leave_a_core_free
@@ -269,8 +270,9 @@ class EngineLoop:
         s = self.session
         try:
             text = make_dot_text(s.root_tensors(), dict(zip(s.param_names, s.params)))
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(text)
+            # written whole under a temporary name, then renamed: a user's file is never
+            # left half-written, and whoever waits for it never reads it empty
+            write_text(path, text)
         except Exception as exc:  # a failed export is a message, never a crash
             self.send(p.NOTICE, f"torchviz export failed: {ev.first_line(exc)}")
             return
