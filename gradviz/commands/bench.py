@@ -4,10 +4,10 @@ from __future__ import annotations
 import argparse
 import statistics
 
-from ..core.bench import PROBE_LEVELS, run_bench
 from ..core.config import ConfigError
 from ..core.devices import resolve_device
 from ..core.threads import leave_a_core_free
+from ..core.training_speed import PROBE_LEVELS, run_bench
 from ..exit_codes import EXIT_OK
 from .options import config_from_args, fail
 from .run import timed_run
@@ -40,10 +40,10 @@ def main(args: argparse.Namespace) -> int:
         print(f"{r.name:<12}{r.steps_per_second:>10.0f}{r.ratio:>9.0%}  {what}")
     _print_comparing(config, repeats, bare)
     if args.gui:
-        from ..qt.gui_bench import run_gui_bench
+        from ..qt.window_speed import measure_window
         for name, busy, pin_b in (("app", False, False), ("app, busy", True, False),
                                   ("app, B", False, True)):
-            g = run_gui_bench(config.replace(steps=200), busy=busy, launch=name == "app",
+            g = measure_window(config.replace(steps=200), busy=busy, launch=name == "app",
                               pin_b=pin_b)
             ratio = f"{g['steps_per_second'] / bare:>9.0%}" if bare else f"{'':>9}"
             how = (", another process keeping a core busy" if busy else
@@ -64,7 +64,7 @@ def main(args: argparse.Namespace) -> int:
 def _print_comparing(config, repeats: int, bare: float | None) -> None:
     """What comparing costs: the app's engine with B pinned against it alone, and
     `gradviz compare` against `gradviz run` (medians of interleaved runs)."""
-    from ..engine.bench import compare_rate, engine_rate
+    from ..engine.compare_cost import compare_rate, engine_rate
     in_loop = config.replace(strategy="in-loop")
     runs = {"alone": lambda: engine_rate(config, config.steps),
             "pinned": lambda: engine_rate(config, config.steps, b=config),

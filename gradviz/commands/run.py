@@ -89,7 +89,7 @@ def timed_run(config, steps: int) -> float:
     import tempfile
     import time
 
-    from ..core.bench import warm_up
+    from ..core.training_speed import warm_up
     session = Session(config)
     warm_up(session, steps)
     with tempfile.TemporaryDirectory(prefix="gradviz-bench-") as folder, \
@@ -117,8 +117,8 @@ OUT_FILES = ("report.json", "metrics.csv") + GRAPH_FILES
 def _export(run: RunFolder, session: Session) -> str | None:
     """The graph files, staged with the report. No Graphviz is a warning (the report is
     still the run's); a failed write comes back as words naming what was not written."""
-    from ..render.engine import RenderError
     from ..render.export import export_graph
+    from ..render.graphviz_program import RenderError
     graph = session.graph()
     try:
         try:

@@ -8,7 +8,7 @@ from collections import OrderedDict
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from ..render.engine import RenderError
+from ..render.graphviz_program import RenderError
 from ..render.layout import LayoutCancelled, layout_graph
 
 CACHE_SIZE = 16

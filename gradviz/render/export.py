@@ -13,7 +13,7 @@ from gradviz.core.atomic_write import write_bytes, write_text
 from gradviz.core.graph_data import GraphData
 
 from .dot import to_dot
-from .engine import RenderError, layout
+from .graphviz_program import RenderError, layout
 
 if TYPE_CHECKING:
     from gradviz.core.graph import Root

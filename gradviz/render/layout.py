@@ -14,7 +14,14 @@ from dataclasses import dataclass, field
 from gradviz.core.graph_data import GraphData
 
 from .dot import to_dot
-from .engine import DEFAULT_TIMEOUT_S, Cancelled, Engine, RenderError, find_engine, layout
+from .graphviz_program import (
+    DEFAULT_TIMEOUT_S,
+    Cancelled,
+    GraphvizProgram,
+    RenderError,
+    find_graphviz,
+    layout,
+)
 
 RANKDIRS = ("TB", "LR", "BT", "RL")
 Point = tuple[float, float]
@@ -58,7 +65,7 @@ def layout_dot(graph: GraphData, rankdir: str = "TB") -> str:
 
 
 def layout_graph(graph: GraphData, rankdir: str = "TB", cancel: threading.Event | None = None,
-                 engine: Engine | None = None,
+                 program: GraphvizProgram | None = None,
                  timeout: float = DEFAULT_TIMEOUT_S) -> GraphLayout:
     """Lay graph out with Graphviz (json0). Raises LayoutCancelled when cancel is set
     before it is done (the layout program is killed), RenderError when it fails."""
@@ -67,7 +74,7 @@ def layout_graph(graph: GraphData, rankdir: str = "TB", cancel: threading.Event 
     if not graph.nodes:
         return GraphLayout(0.0, 0.0, rankdir=rankdir)
     try:
-        raw = layout(layout_dot(graph, rankdir), "json0", engine=engine, timeout=timeout,
+        raw = layout(layout_dot(graph, rankdir), "json0", program=program, timeout=timeout,
                      cancel=cancel)
     except Cancelled:
         raise LayoutCancelled("the layout was cancelled") from None
@@ -155,7 +162,7 @@ def _spline(pos: str, flip) -> tuple[tuple[Point, ...], Point | None]:
 
 
 def bench_layout(repeats: int = 3) -> list[tuple[str, int, int, float]]:
-    """Time layout_graph (DOT, engine, parse) on lecture-size and ~1,000-node graphs;
+    """Time layout_graph (DOT, Graphviz, parse) on lecture-size and ~1,000-node graphs;
     print and return (case, nodes, edges, best seconds)."""
     from gradviz.core.config import Config
     from gradviz.core.session import Session
@@ -164,7 +171,7 @@ def bench_layout(repeats: int = 3) -> list[tuple[str, int, int, float]]:
              ("~150 nodes (trunk_depth=22)", Config(trunk_depth=22), False),
              ("deep trunk (trunk_depth=193)", Config(trunk_depth=193), False),
              ("deep trunk, saved tensors shown", Config(trunk_depth=193), True)]
-    print(f"layout engine: {find_engine().name} ({find_engine().path})")
+    print(f"layout program: {find_graphviz().name} ({find_graphviz().path})")
     results = []
     for name, config, saved in cases:
         session = Session(config)

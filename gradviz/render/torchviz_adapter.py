@@ -16,7 +16,7 @@ import torch
 from gradviz.core.events import first_line
 from gradviz.core.graph import Root
 
-from .engine import RenderError
+from .graphviz_program import RenderError
 
 
 class _LooseVersion:

@@ -5,7 +5,7 @@ import json
 
 from gradviz.core.config import Config
 from gradviz.core.session import Session
-from gradviz.render.engine import layout
+from gradviz.render.graphviz_program import layout
 
 
 def after_backward(config: Config) -> Session:

@@ -26,9 +26,9 @@ from gradviz.core.graph_data import (
     GraphNode,
 )
 from gradviz.core.session import Session
-from gradviz.render import engine
+from gradviz.render import graphviz_program
 from gradviz.render.dot import node_label, to_dot
-from gradviz.render.engine import Engine, RenderError, find_engine
+from gradviz.render.graphviz_program import GraphvizProgram, RenderError, find_graphviz
 from gradviz.render.layout import (
     GraphLayout,
     LayoutCancelled,
@@ -170,7 +170,7 @@ class _Recording(subprocess.Popen):
 @pytest.fixture
 def recording(monkeypatch):
     _Recording.started, _Recording.ready = [], threading.Event()
-    monkeypatch.setattr(engine.subprocess, "Popen", _Recording)
+    monkeypatch.setattr(graphviz_program.subprocess, "Popen", _Recording)
     return _Recording
 
 
@@ -208,15 +208,15 @@ def test_layout_works_without_dot_on_path(empty_path, detach_graph):
     beside = Path(sys.executable).parent / "graphviz-pure"
     if not beside.exists() and not beside.with_suffix(".exe").exists():
         pytest.skip("graphviz-pure is not installed next to this Python")
-    assert find_engine().name == "graphviz-pure"
+    assert find_graphviz().name == "graphviz-pure"
     assert len(layout_graph(detach_graph).nodes) == len(detach_graph.nodes)
 
 
-def _fake_engine(directory: Path, body: str) -> Engine:
+def _fake_program(directory: Path, body: str) -> GraphvizProgram:
     path = directory / "fake-dot"
     path.write_text("#!/bin/sh\n" + body + "\n")
     path.chmod(path.stat().st_mode | stat.S_IXUSR)
-    return Engine(str(path), "fake dot")
+    return GraphvizProgram(str(path), "fake dot")
 
 
 @posix_only
@@ -228,18 +228,19 @@ def _fake_engine(directory: Path, body: str) -> Engine:
 ])
 def test_engine_failures_are_one_line_render_errors(tmp_path, detach_graph, body, words):
     with pytest.raises(RenderError) as caught:
-        layout_graph(detach_graph, engine=_fake_engine(tmp_path, body), timeout=0.3)
+        layout_graph(detach_graph, program=_fake_program(tmp_path, body), timeout=0.3)
     assert words in str(caught.value) and "\n" not in str(caught.value)
     assert not isinstance(caught.value, LayoutCancelled)
 
 
 def test_a_missing_program_is_a_render_error(detach_graph):
     with pytest.raises(RenderError, match="could not be started"):
-        layout_graph(detach_graph, engine=Engine("/no/such/dot", "Graphviz dot"))
+        layout_graph(detach_graph, program=GraphvizProgram("/no/such/dot", "Graphviz dot"))
 
 
 def test_an_empty_graph_needs_no_engine_and_a_bad_rankdir_is_refused():
-    assert layout_graph(GraphData(), engine=Engine("/no/such/dot", "x")) == GraphLayout(0, 0)
+    nowhere = GraphvizProgram("/no/such/dot", "x")
+    assert layout_graph(GraphData(), program=nowhere) == GraphLayout(0, 0)
     with pytest.raises(ValueError, match="rankdir"):
         layout_graph(GraphData(), rankdir="sideways")
 

@@ -10,7 +10,7 @@ import pytest
 from gradviz.core.config import Config
 from gradviz.core.graph_data import GraphData, GraphEdge, GraphNode
 from gradviz.render.dot import quote, to_dot
-from gradviz.render.engine import find_engine
+from gradviz.render.graphviz_program import find_graphviz
 from gradviz.render.style import CUT_COLOUR, DEAD_COLOUR, HEAD_COLOURS, SHARED_COLOUR
 
 from render_helpers import after_backward, drawn_text, laid_out
@@ -161,7 +161,7 @@ def test_labels_are_escaped_so_graphviz_shows_them_exactly(text):
                       [GraphEdge("n0", "n1")])
     nodes, _ = laid_out(to_dot(graph, title=text))
     assert _graphviz_label_lines(nodes["n0"]["label"]) == text.split("\n")
-    if "\\" in text and find_engine().name == "graphviz-pure":
+    if "\\" in text and find_graphviz().name == "graphviz-pure":
         return   # graphviz-pure 0.2.2 draws an escaped backslash as two (dot draws one)
     assert drawn_text(nodes["n0"]) == text.split("\n")
 

@@ -7,9 +7,9 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from gradviz.core.graph_data import GraphData, GraphEdge, GraphNode
-from gradviz.render import engine
-from gradviz.render.engine import RenderError
+from gradviz.render import graphviz_program
 from gradviz.render.export import ExportError, export_graph, write_png
+from gradviz.render.graphviz_program import RenderError
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 TINY = GraphData([GraphNode("n0", "param", "w", shape=(2, 3), heads_reaching=(0,)),
@@ -43,7 +43,7 @@ def test_export_without_any_engine_keeps_the_dot_files(tmp_path, monkeypatch):
     empty = tmp_path / "empty"
     empty.mkdir()
     monkeypatch.setenv("PATH", str(empty))
-    monkeypatch.setattr(engine, "_script_dirs", lambda: [empty])
+    monkeypatch.setattr(graphviz_program, "_script_dirs", lambda: [empty])
     with pytest.raises(ExportError) as caught:
         export_graph(TINY, tmp_path / "out")
     assert isinstance(caught.value, RenderError)

@@ -58,7 +58,7 @@ def time_to_window(timeout_s: float = 120.0) -> dict:
 _BUSY = "while True: pass"
 
 
-def run_gui_bench(config, seconds: float = 8.0, busy: bool = False,
+def measure_window(config, seconds: float = 8.0, busy: bool = False,
                   launch: bool = True, pin_b: bool = False) -> dict:
     """Train with every panel live for `seconds`; with busy, while another process keeps
     a core busy; with launch, also time a fresh launch (time_to_window); with pin_b,

@@ -30,7 +30,7 @@ class Cancelled(Exception):
 
 
 @dataclass(frozen=True)
-class Engine:
+class GraphvizProgram:
     path: str
     name: str           # "Graphviz dot" or "graphviz-pure", for messages and the UI
 
@@ -56,18 +56,18 @@ def _in_dir(directory: Path, name: str) -> str | None:
     return None
 
 
-def find_engine() -> Engine:
+def find_graphviz() -> GraphvizProgram:
     """The layout program to use; raises RenderError if there is none."""
     dot = shutil.which("dot")
     if dot:
-        return Engine(dot, "Graphviz dot")
+        return GraphvizProgram(dot, "Graphviz dot")
     for directory in _script_dirs():
         found = _in_dir(directory, "graphviz-pure")
         if found:
-            return Engine(found, "graphviz-pure")
+            return GraphvizProgram(found, "graphviz-pure")
     found = shutil.which("graphviz-pure")
     if found:
-        return Engine(found, "graphviz-pure")
+        return GraphvizProgram(found, "graphviz-pure")
     raise RenderError(NOT_FOUND)
 
 
@@ -76,7 +76,7 @@ def _first_line(text: bytes) -> str:
     return lines[0] if lines else "no message"
 
 
-def layout(dot_text: str, fmt: str = "svg", *, engine: Engine | None = None,
+def layout(dot_text: str, fmt: str = "svg", *, program: GraphvizProgram | None = None,
            timeout: float = DEFAULT_TIMEOUT_S, extra_args: Sequence[str] = (),
            cancel: threading.Event | None = None) -> bytes:
     """Run the layout program on dot_text and return its output in fmt (svg, png, json, ...).
@@ -87,7 +87,7 @@ def layout(dot_text: str, fmt: str = "svg", *, engine: Engine | None = None,
     """
     if fmt not in FORMATS:
         raise RenderError(f"unknown output format {fmt!r} (use one of {', '.join(FORMATS)})")
-    engine = engine or find_engine()
+    program = program or find_graphviz()
     _check(cancel)
     # no console window flashing up for each layout when the GUI runs on Windows
     flags = getattr(subprocess, "CREATE_NO_WINDOW", 0)
@@ -96,20 +96,20 @@ def layout(dot_text: str, fmt: str = "svg", *, engine: Engine | None = None,
         src.write(dot_text.encode("utf-8"))
         src.seek(0)
         try:
-            proc = subprocess.Popen([engine.path, f"-T{fmt}", *extra_args], stdin=src,
+            proc = subprocess.Popen([program.path, f"-T{fmt}", *extra_args], stdin=src,
                                     stdout=out, stderr=err, creationflags=flags)
         except OSError as exc:
-            raise RenderError(f"{engine.name} could not be started ({engine.path}): "
+            raise RenderError(f"{program.name} could not be started ({program.path}): "
                               f"{exc.strerror or exc}") from None
-        _wait(proc, engine, timeout, cancel)
+        _wait(proc, program, timeout, cancel)
         out.seek(0)
         err.seek(0)
         stdout, stderr = out.read(), err.read()
     if proc.returncode != 0:
-        raise RenderError(f"{engine.name} failed (exit code {proc.returncode}): "
+        raise RenderError(f"{program.name} failed (exit code {proc.returncode}): "
                           f"{_first_line(stderr)}")
     if not stdout:
-        raise RenderError(f"{engine.name} produced no {fmt} output")
+        raise RenderError(f"{program.name} produced no {fmt} output")
     return stdout
 
 
@@ -118,7 +118,7 @@ def _check(cancel: threading.Event | None) -> None:
         raise Cancelled("the layout was cancelled")
 
 
-def _wait(proc: subprocess.Popen, engine: Engine, timeout: float,
+def _wait(proc: subprocess.Popen, program: GraphvizProgram, timeout: float,
           cancel: threading.Event | None) -> None:
     """Wait for proc to end; kill and reap it on cancel (Cancelled) or timeout."""
     deadline = time.monotonic() + timeout
@@ -133,5 +133,5 @@ def _wait(proc: subprocess.Popen, engine: Engine, timeout: float,
             proc.kill()
             proc.wait()     # reaped: no zombie left behind
             _check(cancel)
-            raise RenderError(f"{engine.name} took longer than {timeout:g} s to lay out "
+            raise RenderError(f"{program.name} took longer than {timeout:g} s to lay out "
                               "the graph")

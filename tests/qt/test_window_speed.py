@@ -6,14 +6,14 @@ import json
 BRIEF = """
 import json
 from gradviz.core.config import Config
-from gradviz.qt.gui_bench import run_gui_bench
+from gradviz.qt.window_speed import measure_window
 if __name__ == "__main__":
-    result = run_gui_bench(Config(batch_size=16, steps=50), seconds=0.5, launch=False)
+    result = measure_window(Config(batch_size=16, steps=50), seconds=0.5, launch=False)
     print(json.dumps(result))
 """
 
 
-def test_the_gui_bench_measures_the_real_app_quietly(run_script):
+def test_the_window_speed_check_measures_the_real_app_quietly(run_script):
     out = run_script(BRIEF, "brief_bench.py")
     assert out.returncode == 0, out.stderr[-2000:]
     result = json.loads(out.stdout.strip().splitlines()[-1])

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from gradviz.render import engine
-from gradviz.render.engine import RenderError, find_engine, layout
+from gradviz.render import graphviz_program
+from gradviz.render.graphviz_program import RenderError, find_graphviz, layout
 
 SMALL = 'digraph { a [label="alpha"]; b [label="beta"]; a -> b; }'
 posix_only = pytest.mark.skipif(os.name == "nt", reason="fake programs are shell scripts")
@@ -29,7 +29,7 @@ def test_graphviz_pure_is_found_next_to_python_when_no_dot_on_path(empty_path):
     beside = Path(sys.executable).parent / "graphviz-pure"
     if not beside.exists() and not beside.with_suffix(".exe").exists():
         pytest.skip("graphviz-pure is not installed next to this Python")
-    found = find_engine()
+    found = find_graphviz()
     assert found.name == "graphviz-pure"
     assert Path(found.path).parent == Path(sys.executable).parent
 
@@ -51,15 +51,15 @@ def test_json_layout_has_the_node_names(empty_path):
 def test_system_dot_on_path_is_preferred(monkeypatch, tmp_path):
     fake = _fake_program(tmp_path, "dot", f'{shutil.which("cat")} >/dev/null; echo "fake dot $1"')
     monkeypatch.setenv("PATH", str(tmp_path))
-    found = find_engine()
+    found = find_graphviz()
     assert (found.name, found.path) == ("Graphviz dot", str(fake))
     assert layout(SMALL, "svg") == b"fake dot -Tsvg\n"
 
 
 def test_no_engine_at_all_is_a_one_line_render_error(monkeypatch, empty_path):
-    monkeypatch.setattr(engine, "_script_dirs", lambda: [empty_path])
+    monkeypatch.setattr(graphviz_program, "_script_dirs", lambda: [empty_path])
     with pytest.raises(RenderError) as caught:
-        find_engine()
+        find_graphviz()
     message = str(caught.value)
     assert "\n" not in message and "graphviz-pure" in message and "dot" in message
     with pytest.raises(RenderError):
