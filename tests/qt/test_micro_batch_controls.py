@@ -84,3 +84,16 @@ def test_the_panel_shows_the_new_settings_and_reads_them_back(qtbot):
     assert {k: v for k, v in shown.items() if getattr(cfg, k) != v} == {}
     assert panel.findChild(QDoubleSpinBox, "clipSpin").value() == 0.25
     assert panel.findChild(QLineEdit, "microBatchSizesEdit").text() == "20,4,8"
+
+
+def test_space_after_typing_sizes_applies_them_and_plays(qtbot, make_window):
+    """The sizes field keeps digits and commas; Space is the window's Play, after the
+    typed sizes apply (as in the number fields)."""
+    w = make_window(SMALL)
+    edit = w.controls.findChild(QLineEdit, "microBatchSizesEdit")
+    edit.setFocus()
+    qtbot.keyClicks(edit, "8,8,16")
+    qtbot.keyClick(edit, Qt.Key_Space)
+    qtbot.waitUntil(lambda: engine(w).micro_batch_sizes == (8, 8, 16), timeout=WAIT_MS)
+    assert edit.text() == "8,8,16"
+    qtbot.waitUntil(lambda: w.worker.session.step_index > 0, timeout=WAIT_MS)
