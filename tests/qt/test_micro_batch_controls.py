@@ -70,6 +70,9 @@ def test_clip_and_where_reach_the_engine(qtbot, make_window):
     assert clip_at.isEnabled()
     clip_at.setCurrentIndex(clip_at.findData("micro-batch"))
     qtbot.waitUntil(lambda: engine(w).clip_at == "micro-batch", timeout=WAIT_MS)
+    # the Code panel shows the line the engine runs
+    qtbot.waitUntil(lambda: "clip_grad_norm_(model.parameters(), 0.5)" in w.code_view.code(),
+                    timeout=WAIT_MS)
     w.controls.findChild(QDoubleSpinBox, "clipSpin").setValue(0.0)   # "off"
     qtbot.waitUntil(lambda: engine(w).clip is None, timeout=WAIT_MS)
 
