@@ -133,7 +133,8 @@ def _backward_options(g) -> None:
                         "and call backward once (N graphs alive together)"
                         + _d("accumulate_mode"))
     g.add_argument("--no-scale", dest="scale", action="store_false", default=S,
-                   help="do not scale accumulated losses by 1/N")
+                   help="do not scale accumulated losses (by 1/N, or n_i/B with "
+                        "--scale-by size)")
 
 
 def _mistake_options(g) -> None:

@@ -119,7 +119,10 @@ CONTROLS: tuple[Control, ...] = (
     Control("retain_grad", CHECK, "retainGradCheck", "z.retain_grad()", BACKWARD,
             tip="keep the junction's .grad (a non-leaf keeps none otherwise): the push "
                 "chart then draws ‖z.grad‖, the heads' pushes added up"),
-    Control("scale", CHECK, "scaleCheck", "scale losses by 1/N", BACKWARD),
+    Control("scale", CHECK, "scaleCheck", "scale micro-batch losses", BACKWARD,
+            tip="each micro-batch loss times 1/N or n_i/B (scale each loss by, below); "
+                "off: their gradients add up unscaled, N times the full batch's with "
+                "equal parts"),
     # ---- when accumulation is not the full batch
     Control("micro_batch_sizes", SIZES, "microBatchSizesEdit", "micro-batch sizes", BACKWARD,
             tip="examples in each micro-batch, e.g. 40,8,8,8, adding up to the batch size "
