@@ -10,11 +10,13 @@ from typing import Any, NoReturn
 
 from ..core.config import (
     ACCUMULATE_MODES,
+    CLIP_AT,
     DETACH_MODES,
     MODELS,
     OPTIMIZERS,
     PROBE_LEVELS,
     RETAIN_MODES,
+    SCALE_BY,
     STRATEGIES,
     TRUNCATE_MODES,
     Config,
@@ -86,6 +88,7 @@ def add_training_options(p: argparse.ArgumentParser) -> None:
     _backward_options(p.add_argument_group("how backward is called"))
     _mistake_options(p.add_argument_group("mistakes to see, and z.retain_grad()"))
     _training_options(p.add_argument_group("training and measuring"))
+    _micro_batch_options(p.add_argument_group("when accumulation is not the full batch"))
 
 
 S = argparse.SUPPRESS
@@ -130,7 +133,8 @@ def _backward_options(g) -> None:
                         "and call backward once (N graphs alive together)"
                         + _d("accumulate_mode"))
     g.add_argument("--no-scale", dest="scale", action="store_false", default=S,
-                   help="do not scale accumulated losses by 1/N")
+                   help="do not scale accumulated losses (by 1/N, or n_i/B with "
+                        "--scale-by size)")
 
 
 def _mistake_options(g) -> None:
@@ -166,6 +170,25 @@ def _training_options(g) -> None:
                         + _d("sample_every"))
 
 
+def _micro_batch_options(g) -> None:
+    g.add_argument("--micro-batch-sizes", default=S, metavar="N0,N1,...",
+                   help="examples in each micro-batch, adding up to --batch-size (sets "
+                        "--accumulate to their count; default: equal parts)")
+    g.add_argument("--scale-by", choices=SCALE_BY, default=S,
+                   help="mean: each micro-batch loss times 1/N (the usual way); size: "
+                        "times n_i/B, the full batch's mean exactly however unequal the "
+                        "parts" + _d("scale_by"))
+    g.add_argument("--batch-norm", action="store_true", default=S,
+                   help="a BatchNorm1d after the mlp trunk's first Linear: a micro-batch "
+                        "is normalized by its own statistics")
+    g.add_argument("--clip", type=float, default=S, metavar="MAX",
+                   help="torch.nn.utils.clip_grad_norm_(model.parameters(), MAX) "
+                        "(default: no clipping)")
+    g.add_argument("--clip-at", choices=CLIP_AT, default=S,
+                   help="clip once before optimizer.step(), or after each micro-batch's "
+                        "backward (the running sum)" + _d("clip_at"))
+
+
 _NOT_CONFIG = {"config", "command", "out", "screenshot", "func", "quiet", "repeats", "gui",
                "a", "b", "rtol", "lesson", "check"}
 
@@ -177,7 +200,12 @@ def config_from_args(args: argparse.Namespace, base: Config | None = None) -> Co
         flags = {k: v for k, v in vars(args).items() if k not in _NOT_CONFIG}
         if "detach" in flags:
             flags["detach"] = list(flags["detach"])
-        values = {**{k.replace("-", "_"): v for k, v in values.items()}, **flags}
+        values = {k.replace("-", "_"): v for k, v in values.items()}
+        if {"accumulate", "micro_batch_sizes"} & flags.keys():
+            # the two keys say one thing: a flag for either replaces the file's both
+            values = {k: v for k, v in values.items()
+                      if k not in ("accumulate", "micro_batch_sizes")}
+        values = {**values, **flags}
         return from_mapping(values, base)
     except ConfigError as exc:
         fail(f"gradviz: {exc}")

@@ -72,7 +72,8 @@ naming the file, the slide and the key), or no such lesson.
 What reading shows is "bad" (2): an unknown or misspelt key, a device this machine has
 not, a metric the slide's model has not (cosine.9.9) or never measures (z_grad_norm
 without retain-grad, anything but the losses with probes = "none"), a slide number out
-of range, a slide compared with itself, same_gradients_as a slide with another model.
+of range, a slide compared with itself, same_gradients_as (or different_gradients_from)
+a slide with another model.
 What only a run shows breaks the promise (1): a metric not measured at some step, a
 ratio or "about" against a slide whose value is 0, a promise about a slide that stopped
 before its first step finished, and stop = "error" on a slide that has not raised after

@@ -95,8 +95,10 @@ def _difference(first: StepDiff, rtol: float, measured: StepDiff | None) -> str:
         return f"{who}'s gradients are not finite at step {first.step} ({who} diverged{other})"
     told_by = first if first.junction_ratio or measured is None else measured
     ratios = told_by.junction_ratio or []
+    # only ratios that read other than 1.00×: BatchNorm moves every head's push by a
+    # fraction of a percent, which "1.00×, 1.00×" would call different in words of same
     told = [f"head {k}: {r:.2f}×" for k, r in enumerate(ratios)
-            if r is not None and abs(r - 1) > 1e-3]
+            if r is not None and f"{r:.2f}" != "1.00"]
     if told:   # both sides named: "0.33×" alone read backwards when B was the pinned one
         told[0] = "B's gradient on the trunk, " + told[0] + " A's"
         return ", ".join(told) + f" (step {told_by.step})"

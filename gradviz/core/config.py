@@ -23,6 +23,8 @@ PROBE_LEVELS = ("none", "default", "all")
 MODELS = ("mlp", "rnn")
 TRUNCATE_MODES = ("every-step", "never")
 ACCUMULATE_MODES = ("backward-each", "sum-first")
+SCALE_BY = ("mean", "size")           # each micro-batch loss x 1/N, or x n_i/B
+CLIP_AT = ("step", "micro-batch")     # clip_grad_norm_ once per step, or after each backward
 MAX_HEADS = 8
 INPUT_DIM = 8          # features per example of the synthetic data (core.data)
 # The data's and the model's fixed sizes, here (torch-free) so that core.script, which
@@ -45,6 +47,7 @@ MAX_LR = 1000.0
 MAX_STEPS = 10**9
 MAX_SAMPLE_EVERY = 10**6
 MAX_LOSS_WEIGHT = 1000.0
+MAX_CLIP = 1e6
 MAX_CONFIG_BYTES = 64 * 1024        # a config is a few hundred bytes; more is not one
 SHOWN_CHARS = 60                    # how much of a bad value an error message echoes
 SHOWN_PATH_CHARS = 160              # ...and of a file name
@@ -56,9 +59,9 @@ DEVICE_NAME = re.compile(r"auto|(cpu|cuda|mps|meta|xpu|hpu)(:(0|[1-9][0-9]{0,3})
 # Changing one of these needs a fresh model (or fresh data); the others apply at the
 # next step boundary on the running session.
 RESET_KEYS = frozenset({"device", "heads", "trunk_width", "trunk_depth", "seed", "model",
-                        "misplace_head"})
+                        "misplace_head", "batch_norm"})
 # keys that may be absent (None): TOML has no null, so they are simply left out there
-OPTIONAL_KEYS = frozenset({"truncate", "misplace_head", "edit_detached"})
+OPTIONAL_KEYS = frozenset({"truncate", "misplace_head", "edit_detached", "clip"})
 
 
 class ConfigError(ValueError):
@@ -93,6 +96,25 @@ class Config:
     misplace_head: int | None = None     # this head's parameters live on another device
     edit_detached: int | None = None     # this (detached) head's zk is changed in place
     retain_grad: bool = False            # z.retain_grad(): keep the junction's .grad
+    # ---- when accumulation is not the full batch ----
+    batch_norm: bool = False             # mlp: a BatchNorm1d after the trunk's first Linear
+    micro_batch_sizes: tuple[int, ...] = ()   # examples per micro-batch; empty: equal parts
+    scale_by: str = "mean"               # mean: each micro-batch loss x 1/N; size: x n_i/B
+    clip: float | None = None            # clip_grad_norm_(every parameter, clip)
+    clip_at: str = "step"                # once before optimizer.step(), or per micro-batch
+
+    def micro_sizes(self) -> tuple[int, ...]:
+        """Examples in each micro-batch of a step, in order."""
+        n = self.accumulate
+        return self.micro_batch_sizes or (self.batch_size // n,) * n
+
+    def micro_scale(self, size: int) -> float:
+        """The factor on each loss of a micro-batch of `size` examples: 1/N ("mean", the
+        usual way), n_i/B ("size": with mean-reduced losses, the full batch's mean
+        exactly, however unequal the parts), 1 with scale off."""
+        if not self.scale or self.accumulate == 1:
+            return 1.0
+        return size / self.batch_size if self.scale_by == "size" else 1.0 / self.accumulate
 
     def truncation(self) -> str:
         """How the carried hidden state is cut between steps (rnn)."""
@@ -116,6 +138,7 @@ class Config:
         data = dataclasses.asdict(self)
         data["loss_weights"] = list(self.weights())
         data["detach"] = list(self.detach)
+        data["micro_batch_sizes"] = list(self.micro_batch_sizes)
         return data
 
 
@@ -182,7 +205,7 @@ def validate(cfg: Config) -> Config:
         raise ConfigError(f"detach names a head twice ({', '.join(map(str, cfg.detach))})")
     _within("accumulate", cfg.accumulate, 1, MAX_ACCUMULATE)
     _within("batch-size", cfg.batch_size, 1, MAX_BATCH_SIZE)
-    if cfg.batch_size % cfg.accumulate:
+    if not cfg.micro_batch_sizes and cfg.batch_size % cfg.accumulate:
         raise ConfigError(f"accumulate ({cfg.accumulate}) must divide batch-size "
                           f"({cfg.batch_size}) into equal micro-batches")
     _within("lr", cfg.lr, 0.0, MAX_LR, float)
@@ -191,11 +214,12 @@ def validate(cfg: Config) -> Config:
     _within("steps", cfg.steps, 0, MAX_STEPS)
     _within("seed", cfg.seed, 0, MAX_SEED)
     _within("sample-every", cfg.sample_every, 1, MAX_SAMPLE_EVERY)
-    for name in ("scale", "zero_grad", "keep_graphs", "retain_grad"):
+    for name in ("scale", "zero_grad", "keep_graphs", "retain_grad", "batch_norm"):
         if not isinstance(getattr(cfg, name), bool):
             raise ConfigError(f"{name.replace('_', '-')} must be true or false")
     _device(cfg.device)
     _validate_lessons(cfg)
+    _validate_micro_batches(cfg)
     return cfg
 
 
@@ -232,6 +256,71 @@ def _validate_lessons(cfg: Config) -> None:
                               "use --detach-mode detach")
 
 
+def _validate_micro_batches(cfg: Config) -> None:
+    """Unequal micro-batches, their scaling, BatchNorm and clipping: what accumulation
+    does when it is not the full batch."""
+    sizes = cfg.micro_batch_sizes
+    if not isinstance(sizes, tuple) or any(isinstance(n, bool) or not isinstance(n, int)
+                                           or n < 1 for n in sizes):
+        raise ConfigError(f"micro-batch-sizes must be whole numbers of 1 or more "
+                          f"(got {shown(sizes)})")
+    if sizes and len(sizes) != cfg.accumulate:
+        raise ConfigError(f"micro-batch-sizes gives {len(sizes)} micro-batches but accumulate "
+                          f"is {cfg.accumulate} (leave accumulate out: the sizes set it)")
+    if sizes and sum(sizes) != cfg.batch_size:
+        raise ConfigError(f"micro-batch-sizes add up to {sum(sizes)}, not batch-size "
+                          f"{cfg.batch_size}")
+    if sizes and cfg.model == "rnn" and len(set(sizes)) > 1:
+        raise ConfigError("micro-batches of different sizes need --model mlp: the rnn "
+                          "carries one hidden state of one batch size")
+    _choice("scale-by", cfg.scale_by, SCALE_BY)
+    _choice("clip-at", cfg.clip_at, CLIP_AT)
+    if cfg.clip is not None:
+        _within("clip", cfg.clip, 0.0, MAX_CLIP, float)
+        if cfg.clip <= 0:
+            raise ConfigError(f"clip must be greater than 0 (leave it out for no clipping; "
+                              f"got {shown(cfg.clip)})")
+    if not isinstance(cfg.batch_norm, bool):
+        raise ConfigError("batch-norm must be true or false")
+    if cfg.batch_norm:
+        if cfg.model != "mlp":
+            raise ConfigError("batch-norm sits between the mlp trunk's layers: the rnn has "
+                              "none (use --model mlp)")
+        if cfg.trunk_depth < 2:
+            raise ConfigError("batch-norm sits after the trunk's first Linear, before its "
+                              "tanh: give trunk-depth 2 or more")
+        if min(cfg.micro_sizes()) < 2:
+            raise ConfigError("batch-norm needs 2 or more examples in every micro-batch "
+                              "(it normalizes by their mean and variance)")
+
+
+def settle_micro_batches(changes: dict[str, Any]) -> dict[str, Any]:
+    """accumulate and micro_batch_sizes say one thing two ways: changes that give the sizes
+    alone set accumulate to their count; accumulate alone means equal parts again."""
+    sizes = changes.get("micro_batch_sizes")
+    if sizes and "accumulate" not in changes and isinstance(sizes, tuple):
+        return {**changes, "accumulate": len(sizes)}
+    if "accumulate" in changes and "micro_batch_sizes" not in changes:
+        return {**changes, "micro_batch_sizes": ()}
+    return changes
+
+
+def parse_sizes(value: Any) -> tuple[int, ...]:
+    """micro-batch-sizes from a flag ("40,8,8,8"; "" for equal parts) or a TOML list."""
+    if isinstance(value, str):
+        words = [w.strip() for w in value.split(",")]
+        if words == [""]:
+            return ()
+        if not all(w.isascii() and w.isdigit() for w in words):
+            raise ConfigError(f"micro-batch-sizes must be whole numbers separated by commas, "
+                              f"e.g. 40,8,8,8 (got {shown(value)})")
+        return tuple(int(w) for w in words)
+    if not isinstance(value, (list, tuple)):
+        raise ConfigError(f"micro-batch-sizes must be a list of whole numbers, e.g. "
+                          f"[40, 8, 8, 8] (got {shown(value)})")
+    return tuple(value)
+
+
 _FIELDS = {f.name: f for f in dataclasses.fields(Config)}
 
 
@@ -264,7 +353,9 @@ def _coerce_value(name: str, value: Any) -> Any:
         if not isinstance(value, list):
             raise ConfigError("detach must be a list of head numbers")
         return tuple(value)
-    if name == "lr" and isinstance(value, int) and not isinstance(value, bool):
+    if name == "micro_batch_sizes":
+        return parse_sizes(value)
+    if name in ("lr", "clip") and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     return value
 
@@ -283,6 +374,7 @@ def from_mapping(data: dict[str, Any], base: Config | None = None) -> Config:
         if value is None and name not in OPTIONAL_KEYS:
             raise ConfigError(f"{shown(key)} needs a value")
         changes[name] = _coerce(name, value)
+    changes = settle_micro_batches(changes)
     return validate(dataclasses.replace(base or Config(), **changes))
 
 
@@ -293,7 +385,8 @@ def to_toml(cfg: Config, comment: str = "") -> str:
     and loss weights only when some differ from 1."""
     lines = [f"# {line}" for line in comment.splitlines()]
     for key, value in cfg.to_dict().items():
-        if value is None or (key == "loss_weights" and not cfg.loss_weights):
+        if value is None or (key == "loss_weights" and not cfg.loss_weights) or \
+                (key == "micro_batch_sizes" and not value):   # equal parts: accumulate says it
             continue
         lines.append(f"{key.replace('_', '-')} = {_toml_value(value)}")
     return "\n".join(lines) + "\n"

@@ -125,13 +125,18 @@ def _below_or_about(kind: str, value: dict, run: SlideRun, runs: list[SlideRun])
         raise Broken(f"{name} is {times:.2f}× slide {n}'s, not {value['times']:g}×")
 
 
-def _same_gradients(n: int, lesson: Lesson, slide: Slide) -> None:
+def _same_gradients(n: int, lesson: Lesson, slide: Slide, same: bool = True) -> None:
+    """same: the gradients are slide n's up to rounding; False: they differ from them."""
     try:
         result = compare(lesson.slides[n - 1].config, slide.config,
                          min(SAME_GRADIENT_STEPS, slide.steps))
     except ConfigError as exc:   # validated on reading: a guard, not a path
         raise Broken(f"cannot compare with slide {n}: {exc}") from exc
-    if not result.same:
+    if not same:
+        if result.error is not None or result.same:
+            raise Broken(f"gradients not told different from slide {n}'s: "
+                         f"{(result.verdict().strip().splitlines() or [''])[0]}")
+    elif not result.same:
         verdict = (result.verdict().strip().splitlines() or [""])[0]
         raise Broken(f"gradients differ from slide {n}'s: {verdict}")
 
@@ -158,6 +163,8 @@ def _check(promise: dict, run: SlideRun, lesson: Lesson, runs: list[SlideRun],
         _below_or_about(kind, value, run, runs)
     elif kind == "same_gradients_as":
         _same_gradients(value, lesson, slide)
+    elif kind == "different_gradients_from":
+        _same_gradients(value, lesson, slide, same=False)
     else:
         _check_values(kind, value, run)
 

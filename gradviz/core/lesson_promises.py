@@ -15,7 +15,10 @@ ON_ITS_OWN = ("grows", "flat", "zero", "positive", "negative", "absent", "ends_n
 # promises that compare this slide with another: their tables' keys
 CROSS_SLIDE = {"ratio": ("of", "slide", "is"), "below": ("metric", "slide"),
                "about": ("metric", "slide", "times")}
-PROMISES = ("error", "no_error", *ON_ITS_OWN, *CROSS_SLIDE, "same_gradients_as")
+PROMISES = ("error", "no_error", *ON_ITS_OWN, *CROSS_SLIDE, "same_gradients_as",
+            "different_gradients_from")
+# promises that train this slide beside another in lockstep (core.compare)
+COMPARED = ("same_gradients_as", "different_gradients_from")
 
 
 def check_promise(where: str, item: Any, index: int, configs: list[Config]) -> dict:
@@ -34,13 +37,13 @@ def check_promise(where: str, item: Any, index: int, configs: list[Config]) -> d
     elif kind == "no_error":
         if value is not True:
             raise LessonError(f"{where}: no_error takes true (got {shown(value)})")
-    elif kind == "same_gradients_as":
-        _other_slide(where, value, index, configs, "same_gradients_as")
+    elif kind in COMPARED:
+        _other_slide(where, value, index, configs, kind)
         difference = model_difference(configs[value - 1], configs[index],
                                       (f"slide {value}", "this slide"))
         if difference is not None:
             raise LessonError(f"{where}: slide {value} builds another model ({difference}): "
-                              "only the same model can have the same gradients")
+                              "only the same model can be compared gradient for gradient")
     elif kind in CROSS_SLIDE:
         _cross_slide(where, kind, value, index, configs)
     else:

@@ -27,10 +27,37 @@ def _scaled(cfg: Config) -> bool:
     return cfg.accumulate > 1 and cfg.scale
 
 
+def _scaled_by_size(cfg: Config) -> bool:
+    """Each micro-batch's factor is its own n_i / B, set inside the micro-batch loop."""
+    return _scaled(cfg) and cfg.scale_by == "size"
+
+
+def _clip_line(cfg: Config, indent: str, at: str) -> list[str]:
+    """clip_grad_norm_ where the config clips (accumulate 1: both places are one)."""
+    if cfg.clip is None or (cfg.clip_at != at and cfg.accumulate > 1):
+        return []
+    why = ("clips the running sum" if at == "micro-batch" and cfg.accumulate > 1
+           else "once, the whole gradient")
+    return [_line(indent, f"torch.nn.utils.clip_grad_norm_(model.parameters(), "
+                          f"{float(cfg.clip)!r})", why)]
+
+
+def _micro_loop(cfg: Config, indent: str) -> str:
+    """The line that opens the micro-batch loop: equal parts, or the sizes given."""
+    n = cfg.accumulate
+    if cfg.micro_batch_sizes:
+        sizes = list(cfg.micro_batch_sizes)
+        return _line(indent, f"for x_mb, targets_mb in micro_batches(x, targets, {sizes}):",
+                     f"{n} micro-batches, unequal")
+    return _line(indent, f"for x_mb, targets_mb in micro_batches(x, targets, {n}):",
+                 f"{n} x {cfg.batch_size // n} examples")
+
+
 def _header(cfg: Config) -> list[str]:
     opt = "SGD" if cfg.optimizer == "sgd" else "Adam"
     size = f"heads={cfg.heads}, width={cfg.trunk_width}"
     size += f", depth={cfg.trunk_depth}" if cfg.model == "mlp" else ""
+    size += ", batch_norm=True" if cfg.batch_norm else ""
     lines = [_line("", "torch.manual_seed(SEED)", "the seed sets the initial weights"),
              f"model = MultiHeadNet({size}).to(DEVICE)"]
     if cfg.misplace_head is not None:
@@ -39,7 +66,7 @@ def _header(cfg: Config) -> list[str]:
                            f"head {k} left behind: its forward raises"))
     lines += [f"optimizer = torch.optim.{opt}(model.parameters(), lr={float(cfg.lr)!r})",
               _line("", f"weights = [{_fmt(cfg.weights())}]", "total = sum of w_k * L_k")]
-    if _scaled(cfg):
+    if _scaled(cfg) and not _scaled_by_size(cfg):
         n = cfg.accumulate
         lines.append(_line("", f"factors = [w * (1 / {n}) for w in weights]",
                            f"{n} micro-batches add up to one mean"))
@@ -48,7 +75,8 @@ def _header(cfg: Config) -> list[str]:
         lines.append(_line("", f"h = torch.zeros({micro}, {cfg.trunk_width}, device=DEVICE)",
                            "the hidden state, carried across steps"))
     lines += ["running_loss = 0.0",
-              "log = StepLog()",
+              f"log = StepLog({list(cfg.micro_batch_sizes)})" if cfg.micro_batch_sizes
+              else "log = StepLog()",
               "",
               _line("", "for step in range(STEPS):"),
               _line("    ", "x, targets = batch(step)", f"{cfg.batch_size} examples")]
@@ -56,7 +84,10 @@ def _header(cfg: Config) -> list[str]:
 
 
 def _trunk(cfg: Config, indent: str, x: str) -> list[str]:
-    if cfg.model == "mlp":
+    if cfg.model == "mlp" and cfg.batch_norm:
+        lines = [_line(indent, f"z = model.trunk({x})",
+                       "BatchNorm1d: by these examples' mean, var")]
+    elif cfg.model == "mlp":
         lines = [_line(indent, f"z = model.trunk({x})", "the junction, shared by all heads")]
     elif cfg.truncation() == "every-step":
         lines = [_line(indent, f"z, h = model.trunk({x}, h.detach())",
@@ -99,7 +130,9 @@ def _forward(cfg: Config, indent: str, x: str = "x", targets: str = "targets") -
     """The forward of the examples in x (a micro-batch's own names, inside the micro-batch
     loop, so that they do not overwrite the step's x and targets they are cut from)."""
     weights = "factors" if _scaled(cfg) else "weights"
-    return _trunk(cfg, indent, x) + _heads(cfg, indent) + [
+    sized = [_line(indent, f"factors = [w * (len({x}) / BATCH_SIZE) for w in weights]",
+                   "n_i / B: exact for mean losses")] if _scaled_by_size(cfg) else []
+    return sized + _trunk(cfg, indent, x) + _heads(cfg, indent) + [
         _line(indent, f"losses = [loss_fn[k](out, {targets}[k]) for k, out in enumerate(outputs)]"),
         _line(indent, "log.add(losses)", "floats for the printout: no graph kept"),
         _line(indent, f"terms = [w * L for w, L in zip({weights}, losses)]")]
@@ -157,10 +190,9 @@ def loop_code(cfg: Config) -> str:
                            "<- off: .grad keeps summing across steps"))
     n = cfg.accumulate
     if n == 1:
-        lines += _forward(cfg, body) + _backward(cfg, body)
+        lines += _forward(cfg, body) + _backward(cfg, body) + _clip_line(cfg, body, "step")
     else:
-        micro_loop = _line(body, f"for x_mb, targets_mb in micro_batches(x, targets, {n}):",
-                           f"{n} x {cfg.batch_size // n} examples")
+        micro_loop = _micro_loop(cfg, body)
         micro = {"x": "x_mb", "targets": "targets_mb"}
         inner = body + "    "
         if cfg.accumulate_mode == "sum-first":
@@ -168,9 +200,11 @@ def loop_code(cfg: Config) -> str:
                 _line(inner, "summed = terms if summed is None else "
                              "[s + t for s, t in zip(summed, terms)]"),
                 _line(body, "terms = summed", f"all {n} graphs alive, one backward")]
-            lines += _backward(cfg, body)
+            lines += _backward(cfg, body) + _clip_line(cfg, body, "micro-batch")
         else:
             lines += [micro_loop] + _forward(cfg, inner, **micro) + _backward(cfg, inner)
+            lines += _clip_line(cfg, inner, "micro-batch")
+        lines += _clip_line(cfg, body, "step")
     lines += [_line(body, "log.print(step, weights, model)",
                     "before the update: this step's gradients"),
               _line(body, "optimizer.step()")]

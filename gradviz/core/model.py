@@ -3,7 +3,8 @@
 The trunk is an MLP, or a recurrent cell unrolled over a short sequence whose hidden state
 the caller carries from step to step. Either way it ends in a Linear layer, so z is not
 itself saved by the trunk; each head's first Linear saves z for its weight gradient (which
-is what makes `detach_()` bite). No in-place operations anywhere.
+is what makes `detach_()` bite). No in-place operations in the graph (a BatchNorm1d, when
+asked for, updates its running statistics in place: buffers, outside the graph).
 """
 from __future__ import annotations
 
@@ -15,11 +16,16 @@ from .config import HEAD_HIDDEN, SEQ_LEN, STEP_FEATURES  # noqa: F401
 from .data import INPUT_DIM, head_output_dim, head_task
 
 
-def _trunk(width: int, depth: int) -> nn.Sequential:
+def _trunk(width: int, depth: int, batch_norm: bool = False) -> nn.Sequential:
     layers: list[nn.Module] = []
     size = INPUT_DIM
     for i in range(depth):
         layers.append(nn.Linear(size, width))
+        if batch_norm and i == 0:
+            # one BatchNorm1d, between Linear and tanh: it normalizes by the statistics of
+            # the examples it is given, so a micro-batch's gradient is no longer a part of
+            # the full batch's (config refuses it at depth 1, where z would be its output)
+            layers.append(nn.BatchNorm1d(width))
         if i < depth - 1:
             layers.append(nn.Tanh())
         size = width
@@ -62,10 +68,11 @@ def time_steps(x: torch.Tensor) -> list[torch.Tensor]:
 
 
 class MultiHeadNet(nn.Module):
-    def __init__(self, heads: int, width: int, depth: int, kind: str = "mlp"):
+    def __init__(self, heads: int, width: int, depth: int, kind: str = "mlp",
+                 batch_norm: bool = False):
         super().__init__()
         self.kind = kind
-        self.trunk = _trunk(width, depth) if kind == "mlp" else RecurrentTrunk(width)
+        self.trunk = _trunk(width, depth, batch_norm) if kind == "mlp" else RecurrentTrunk(width)
         # the head modules; the name is kept: it is their parameters' prefix
         # ("heads.1.0.weight" in the graph, the reports' columns and the loop code)
         self.heads = nn.ModuleList(_head(width, k) for k in range(heads))

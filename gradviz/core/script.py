@@ -44,11 +44,15 @@ DEVICE = torch.device("cpu")   # or "cuda", "mps": same program, last digits dif
 
 _MLP = '''
 
-def mlp_trunk(width, depth):
-    """Linear layers with tanh between them; the last is Linear, so z is not saved by it."""
+def mlp_trunk(width, depth, batch_norm=False):
+    """Linear layers with tanh between them; the last is Linear, so z is not saved by it.
+    batch_norm: a BatchNorm1d after the first Linear (it normalizes by its batch's mean
+    and variance, so a micro-batch's gradient is not a part of the full batch's)."""
     layers, size = [], INPUT_DIM
     for i in range(depth):
         layers.append(nn.Linear(size, width))
+        if batch_norm and i == 0:
+            layers.append(nn.BatchNorm1d(width))
         if i < depth - 1:
             layers.append(nn.Tanh())
         size = width
@@ -58,9 +62,9 @@ def mlp_trunk(width, depth):
 class MultiHeadNet(nn.Module):
     """A shared trunk whose output z (the junction) feeds one small head per task."""
 
-    def __init__(self, heads, width, depth):
+    def __init__(self, heads, width, depth, batch_norm=False):
         super().__init__()
-        self.trunk = mlp_trunk(width, depth)
+        self.trunk = mlp_trunk(width, depth, batch_norm)
         self.heads = nn.ModuleList(make_head(width, k) for k in range(heads))
 
     def forward(self, x):
@@ -185,21 +189,35 @@ def micro_batches(x, targets, n):
     return zip(x.chunk(n), zip(*(t.chunk(n) for t in targets)))
 '''
 
+_MICRO_SIZES = '''
+
+def micro_batches(x, targets, sizes):
+    """The step's examples in consecutive parts of these sizes (they add up to the batch)."""
+    return zip(x.split(sizes), zip(*(t.split(sizes) for t in targets)))
+'''
+
 _LOG = '''
 
 class StepLog:
     """The printout: one line per optimizer step, every number in full precision."""
 
-    def __init__(self):
+    def __init__(self, sizes=None):
         self.losses = []   # per micro-batch: each head's loss, as floats
+        self.sizes = sizes   # micro-batch sizes, where given: each mean weighs by its size
 
     def add(self, losses):
         self.losses.append([L.item() for L in losses])
 
     def print(self, step, weights, model):
-        # the mean over micro-batches in float32, as gradviz takes it
-        means = torch.tensor(self.losses).mean(0).tolist() if len(self.losses) > 1 \\
-            else self.losses[0]
+        # the mean over micro-batches in float32, as gradviz takes it (weighted by size
+        # where sizes are given: the batch's mean however unequal the parts)
+        if self.sizes:
+            shares = torch.tensor([n / BATCH_SIZE for n in self.sizes])
+            means = (torch.tensor(self.losses) * shares[:, None]).sum(0).tolist()
+        elif len(self.losses) > 1:
+            means = torch.tensor(self.losses).mean(0).tolist()
+        else:
+            means = self.losses[0]
         self.losses = []
         if not all(math.isfinite(v) for v in means):
             sys.exit(f"step {step}: a loss is NaN or infinite (training diverged)")
@@ -265,6 +283,6 @@ def script_text(cfg: Config, name: str = "gradviz_loop.py") -> str:
         parts.append(_OTHER_DEVICE)
     parts.append(_DATA)
     if cfg.accumulate > 1:
-        parts.append(_MICRO)
+        parts.append(_MICRO_SIZES if cfg.micro_batch_sizes else _MICRO)
     parts += [_LOG, "\n\n", LOOP_MARK, "\n", loop_code(cfg)]
     return "".join(parts)

@@ -85,7 +85,7 @@ class Session:
         cfg = self.config
         torch.manual_seed(cfg.seed)
         self.model = MultiHeadNet(cfg.heads, cfg.trunk_width, cfg.trunk_depth,
-                                  cfg.model).to(self.device)
+                                  cfg.model, cfg.batch_norm).to(self.device)
         if cfg.misplace_head is not None:   # the device-mismatch lesson, on purpose
             self.model.heads[cfg.misplace_head].to(other_device(self.device))
         self.data = make_data(cfg.heads, cfg.seed).to(self.device)
@@ -259,7 +259,8 @@ class Session:
             self.optimizer.zero_grad(set_to_none=True)
             yield PhaseRecord(step, "zero_grad", "optimizer.zero_grad()")
         indices = self.data.batch_indices(step, cfg.batch_size).to(self.device)
-        micro_idx = indices.chunk(cfg.accumulate) if cfg.accumulate > 1 else (indices,)
+        # split, not chunk: micro-batches may be of unequal sizes (cfg.micro_sizes())
+        micro_idx = indices.split(cfg.micro_sizes()) if cfg.accumulate > 1 else (indices,)
         plan.micro_sizes = tuple(idx.shape[0] for idx in micro_idx)
         if cfg.accumulate_mode == "sum-first" and len(micro_idx) > 1:
             yield from self._sum_first(plan, micro_idx)
@@ -274,6 +275,7 @@ class Session:
         cfg = plan.cfg
         yield self._forward_phase(plan, micro, idx)
         yield from self._backward_phases(plan, micro)
+        self._clip(plan, "micro-batch")
         self._kept.keep_if_asked(cfg, self._live)
         if plan.walk and cfg.keep_graphs and not last:
             # replaced by the next micro-batch
@@ -286,6 +288,7 @@ class Session:
             yield self._forward_phase(plan, micro, idx, add_to_held=micro > 0,
                                       plan_backward=micro == last)
         yield from self._backward_phases(plan, len(micro_idx) - 1)
+        self._clip(plan, "micro-batch")   # the one backward: after it, as per micro-batch
         self._kept.keep_if_asked(plan.cfg, self._live)
 
     def _forward_phase(self, plan: _StepPlan, micro: int, idx: torch.Tensor,
@@ -328,6 +331,7 @@ class Session:
     def _finish_step(self, plan: _StepPlan, probing: bool) -> Iterator[PhaseRecord]:
         """Measure, check for divergence, optimizer.step(), bank what keep graphs holds."""
         cfg, step, record = plan.cfg, plan.step, plan.record
+        self._clip(plan, "step")
         norms = probing and (self.grad_norm_steps == "all" or
                              (self.grad_norm_steps == "sampled" and plan.junction is not None))
         measure_step(cfg, record, plan.micro_losses, plan.junction, norms, plan.z_tensors,
@@ -353,6 +357,19 @@ class Session:
         self.node_grads_current = plan.node_grads or not self.track_node_grads
         yield PhaseRecord(step, "optimizer step", "optimizer.step()", step_done=True)
 
+    def _clip(self, plan: _StepPlan, at: str) -> None:
+        """clip_grad_norm_ of every parameter's .grad (the sum so far, per micro-batch),
+        where the config clips: after each micro-batch's backward, or once before the
+        optimizer step. The report's gradient norms are then the clipped ones."""
+        cfg = plan.cfg
+        if cfg.clip is None or cfg.clip_at != at:
+            return
+        call = f"torch.nn.utils.clip_grad_norm_(model.parameters(), {cfg.clip!r})"
+        try:
+            torch.nn.utils.clip_grad_norm_(self.params, cfg.clip)
+        except RuntimeError as exc:
+            raise _StepFailed(self._event(exc, plan.step, "backward", call)) from exc
+
     def _event(self, exc: BaseException, step: int, phase: str, call: str) -> ev.Event:
         return ev.from_exception(exc, step, phase, call, ev.situation(self.config, self.device))
 
@@ -370,7 +387,7 @@ class Session:
         live, z, firsts, losses = result.live, result.z, result.head_firsts, result.losses
         if junction is not None:
             junction.watch(live.z_node, tuple(z.shape), firsts)
-        scale = 1.0 / cfg.accumulate if cfg.scale else 1.0
+        scale = cfg.micro_scale(x.shape[0])   # 1/N, or n_i/B (scale-by size)
         factors = [w * scale for w in cfg.weights()]
         live.terms = [loss if f == 1.0 else f * loss for f, loss in zip(factors, losses)]
         live.roots = [Root(n, loss, LOSS, k) for k, (n, loss)
@@ -415,7 +432,8 @@ class Session:
     def _forward_detail(cfg: Config, micro: int) -> str:
         if cfg.accumulate == 1:
             return "forward"
-        return f"forward of micro-batch {micro + 1} of {cfg.accumulate}"
+        sized = f" ({cfg.micro_sizes()[micro]} examples)" if cfg.micro_batch_sizes else ""
+        return f"forward of micro-batch {micro + 1} of {cfg.accumulate}{sized}"
 
     def _measure(self, plan: _StepPlan, where: tuple) -> tuple[int, int, int]:
         """(graph nodes alive, saved bytes held, AccumulateGrad nodes among them) for the

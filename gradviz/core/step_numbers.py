@@ -1,6 +1,7 @@
 """A step's numbers, gathered on the device and brought to the host in one transfer:
-each head's loss (the mean over micro-batches), the gradient norms, z.grad's norm under
-retain_grad, and each head's junction gradient norm and their cosines."""
+each head's loss (the mean over micro-batches, weighted by size where sizes are given),
+the gradient norms, z.grad's norm under retain_grad, and each head's junction gradient
+norm and their cosines."""
 from __future__ import annotations
 
 import math
@@ -20,6 +21,12 @@ def measure_step(cfg: Config, record: StepRecord, micro_losses: list[list[torch.
     """Everything numeric about this step, gathered in one device-to-host transfer."""
     if len(micro_losses) == 1:
         scalars = list(micro_losses[0])
+    elif cfg.micro_batch_sizes:   # sizes given: each micro-batch's mean weighs by its size,
+        # so the step's loss is the batch's mean however unequal the parts
+        shares = torch.tensor([n / cfg.batch_size for n in cfg.micro_batch_sizes],
+                              device=micro_losses[0][0].device)
+        stacked = torch.stack([torch.stack(m) for m in micro_losses])
+        scalars = list((stacked * shares[:, None]).sum(0))
     else:  # a step's loss is the mean over its micro-batches
         scalars = list(torch.stack([torch.stack(m) for m in micro_losses]).mean(0))
     if norms:

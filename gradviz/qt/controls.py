@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QSlider,
     QSpinBox,
     QVBoxLayout,
@@ -25,9 +26,11 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.config import (
+    CLIP_AT,
     DETACH_MODES,
     MAX_ACCUMULATE,
     MAX_BATCH_SIZE,
+    MAX_CLIP,
     MAX_HEADS,
     MAX_LR,
     MAX_SEED,
@@ -35,9 +38,12 @@ from ..core.config import (
     MAX_TRUNK_WIDTH,
     OPTIMIZERS,
     RETAIN_MODES,
+    SCALE_BY,
     STRATEGIES,
     Config,
     ConfigError,
+    parse_sizes,
+    settle_micro_batches,
 )
 
 WEIGHT_STEPS = 100  # slider units per 1.0 of loss weight
@@ -52,6 +58,15 @@ DETACH_TIPS = {"detach": "head k reads z.detach(): z's storage, cut from the gra
 ACCUMULATE_TEXT = {"backward-each": "backward each", "sum-first": "sum first"}
 MODEL_TEXT = {"mlp": "MLP", "rnn": "RNN (carried state)"}
 TRUNCATE_TEXT = {"every-step": "detach every step", "never": "never detach"}
+SCALE_BY_TEXT = {"mean": "1/N (mean)", "size": "n_i/B (size)"}
+SCALE_BY_TIPS = {"mean": "each micro-batch loss × 1/N: the full batch's gradient only when "
+                         "the micro-batches are equal",
+                 "size": "each micro-batch loss × its share of the batch, n_i/B: the full "
+                         "batch's mean exactly, however unequal the micro-batches"}
+CLIP_AT_TEXT = {"step": "once per step", "micro-batch": "each micro-batch"}
+CLIP_AT_TIPS = {"step": "clip_grad_norm_ once, on the step's whole gradient",
+                "micro-batch": "clip_grad_norm_ after each micro-batch's backward: it clips "
+                               "the running sum, not the step's gradient"}
 OPTIMIZER_TEXT = {o: o.upper() if o == "sgd" else "Adam" for o in OPTIMIZERS}
 # the CPU is always there; the engine's first message names the others (set_devices)
 DEVICE_TEXT = {"auto": "auto (best here)", "cpu": "cpu — CPU"}
@@ -64,6 +79,8 @@ FLOAT = "float"               # a QDoubleSpinBox over range
 CHECK = "check"               # a QCheckBox whose text is the label
 HEAD_CHECKS = "head checks"   # a row of check boxes, one per head: name + k
 HEAD_SLIDERS = "head sliders"  # a slider and its value per head: name + k, weightLabel + k
+SIZES = "sizes"               # a QLineEdit of whole numbers separated by commas
+OFF_OR_FLOAT = "off or float"  # a QDoubleSpinBox whose 0 reads "off" (the value None)
 
 # the panel's boxes, top to bottom
 BACKWARD, WEIGHTS, TRAINING, MODEL = ("Backward", "Loss weights", "Training",
@@ -102,7 +119,20 @@ CONTROLS: tuple[Control, ...] = (
     Control("retain_grad", CHECK, "retainGradCheck", "z.retain_grad()", BACKWARD,
             tip="keep the junction's .grad (a non-leaf keeps none otherwise): the push "
                 "chart then draws ‖z.grad‖, the heads' pushes added up"),
-    Control("scale", CHECK, "scaleCheck", "scale losses by 1/N", BACKWARD),
+    Control("scale", CHECK, "scaleCheck", "scale micro-batch losses", BACKWARD,
+            tip="each micro-batch loss times 1/N or n_i/B (scale each loss by, below); "
+                "off: their gradients add up unscaled, N times the full batch's with "
+                "equal parts"),
+    # ---- when accumulation is not the full batch
+    Control("micro_batch_sizes", SIZES, "microBatchSizesEdit", "micro-batch sizes", BACKWARD,
+            tip="examples in each micro-batch, e.g. 40,8,8,8, adding up to the batch size "
+                "(sets accumulate N); empty: N equal parts"),
+    Control("scale_by", COMBO, "scaleByCombo", "scale each loss by", BACKWARD,
+            choices={v: SCALE_BY_TEXT[v] for v in SCALE_BY}, item_tips=SCALE_BY_TIPS),
+    Control("clip", OFF_OR_FLOAT, "clipSpin", "clip grad norm", BACKWARD, range=(0.0, MAX_CLIP),
+            tip="torch.nn.utils.clip_grad_norm_(model.parameters(), max): off at 0"),
+    Control("clip_at", COMBO, "clipAtCombo", "clip at", BACKWARD,
+            choices={v: CLIP_AT_TEXT[v] for v in CLIP_AT}, item_tips=CLIP_AT_TIPS),
     Control("zero_grad", CHECK, "zeroGradCheck", "zero_grad each step", BACKWARD),
     Control("keep_graphs", CHECK, "keepGraphsCheck", "keep graphs (no .item())", BACKWARD,
             tip="running_loss += total without .item(): every step's graph stays alive "
@@ -123,6 +153,9 @@ CONTROLS: tuple[Control, ...] = (
             range=(1, MAX_TRUNK_WIDTH)),
     Control("trunk_depth", SPIN, "trunkDepthSpin", "trunk depth", MODEL,
             range=(1, MAX_TRUNK_DEPTH)),
+    Control("batch_norm", CHECK, "batchNormCheck", "BatchNorm1d in the trunk", MODEL,
+            tip="after the trunk's first Linear: each micro-batch is normalized by its own "
+                "mean and variance, so accumulating is no longer the full batch"),
     Control("misplace_head", HEAD_COMBO, "misplaceCombo", "misplace head", MODEL,
             tip="put this head's parameters on another device than the trunk (meta where "
                 "there is no GPU)"),
@@ -186,6 +219,13 @@ def _make(c: Control) -> QWidget | None:
         widget = _float_spin(c.name, *c.range)
     elif c.kind == CHECK:
         widget = _check(c.name, c.label)
+    elif c.kind == SIZES:
+        widget = QLineEdit()
+        widget.setObjectName(c.name)
+        widget.setPlaceholderText("equal parts")
+    elif c.kind == OFF_OR_FLOAT:
+        widget = _float_spin(c.name, *c.range)
+        widget.setSpecialValueText("off")   # shown at the minimum, 0
     else:
         return None
     if c.tip:
@@ -243,8 +283,10 @@ class ControlsPanel(QWidget):
     def _connect(self, kind: str, widget: QWidget) -> None:
         if kind in (COMBO, HEAD_COMBO):
             widget.currentIndexChanged.connect(self._changed)
-        elif kind in (SPIN, FLOAT, HEAD_SLIDERS):
+        elif kind in (SPIN, FLOAT, HEAD_SLIDERS, OFF_OR_FLOAT):
             widget.valueChanged.connect(self._changed)
+        elif kind == SIZES:   # on Enter or focus-out, and only when the text was edited
+            widget.editingFinished.connect(lambda: widget.isModified() and self._changed())
         else:
             widget.toggled.connect(self._changed)
 
@@ -303,6 +345,11 @@ class ControlsPanel(QWidget):
                     widget.setValue(value)
                 elif c.kind == CHECK:
                     widget.setChecked(value)
+                elif c.kind == SIZES:
+                    widget.setText(",".join(map(str, value)))
+                    widget.setModified(False)
+                elif c.kind == OFF_OR_FLOAT:
+                    widget.setValue(0.0 if value is None else value)
             self._sync_enabled()
             for k, box in enumerate(self.detach_boxes):
                 box.setChecked(k in cfg.detach)
@@ -334,6 +381,8 @@ class ControlsPanel(QWidget):
         rnn = self.widgets["model"].currentData() == "rnn"
         self.widgets["truncate"].setEnabled(rnn)
         self.widgets["trunk_depth"].setEnabled(not rnn)   # the rnn's depth is its 4 time steps
+        self.widgets["batch_norm"].setEnabled(not rnn)    # it sits between the mlp's layers
+        self.widgets["clip_at"].setEnabled(self.widgets["clip"].value() > 0)
 
     @staticmethod
     def _select(combo: QComboBox, value: str) -> None:
@@ -354,6 +403,10 @@ class ControlsPanel(QWidget):
                 values[c.key] = widget.value()
             elif c.kind == CHECK:
                 values[c.key] = widget.isChecked()
+            elif c.kind == SIZES:   # ConfigError (one line) for text that is not sizes
+                values[c.key] = parse_sizes(widget.text())
+            elif c.kind == OFF_OR_FLOAT:
+                values[c.key] = widget.value() or None
         heads = values["heads"]
         values["detach"] = tuple(k for k, b in enumerate(self.detach_boxes)
                                  if b.isChecked() and k < heads)
@@ -376,7 +429,7 @@ class ControlsPanel(QWidget):
                 changes.setdefault(key, now[key])
         if "model" in changes:   # truncation means something for the rnn alone
             changes["truncate"] = now["truncate"]
-        return self._config.replace(**changes)
+        return self._config.replace(**settle_micro_batches(changes))
 
     def _changed(self, *_):
         if self._updating:
@@ -390,8 +443,12 @@ class ControlsPanel(QWidget):
             self.problem.setText(f"Not applied: {exc}")
             return
         self.problem.setText("")
-        if self.widgets["heads"].value() != len(self.detach_boxes):
-            self.set_config(cfg)   # a new head count: new rows for detach and weights
+        if self.widgets["heads"].value() != len(self.detach_boxes) or \
+                self.widgets["accumulate"].value() != cfg.accumulate or \
+                parse_sizes(self.widgets["micro_batch_sizes"].text()) != cfg.micro_batch_sizes:
+            # a new head count: new rows for detach and weights; sizes that set
+            # accumulate, or an accumulate that cleared the sizes: show the other one
+            self.set_config(cfg)
         self._config = cfg
         self._shown = self._widget_values()
         self.configChanged.emit(cfg)

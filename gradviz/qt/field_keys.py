@@ -5,7 +5,7 @@ what a number is typed with; Space first applies what was typed, then plays."""
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtWidgets import QAbstractSpinBox
+from PySide6.QtWidgets import QAbstractSpinBox, QLineEdit
 
 NUMBER_TEXT = set("0123456789.,-+eE")   # what typing a number needs (1e-3, -0.5, 1,5)
 
@@ -17,14 +17,22 @@ class FieldKeys(QObject):
     def install(self, panel) -> None:
         for field in panel.findChildren(QAbstractSpinBox):
             field.installEventFilter(self)
+        # a list of numbers typed in a line edit (micro-batch sizes): the same rule; not
+        # the line edits inside the spin boxes, which their spin box speaks for
+        for field in panel.findChildren(QLineEdit):
+            if not isinstance(field.parent(), QAbstractSpinBox):
+                field.installEventFilter(self)
 
     def eventFilter(self, field, event) -> bool:   # noqa: N802 (Qt's name)
-        if event.type() == QEvent.ShortcutOverride and isinstance(field, QAbstractSpinBox):
+        if event.type() == QEvent.ShortcutOverride and \
+                isinstance(field, (QAbstractSpinBox, QLineEdit)):
             text = event.text()
             modified = event.modifiers() & (Qt.ControlModifier | Qt.AltModifier |
                                             Qt.MetaModifier)
             if text and text.isprintable() and not modified and text not in NUMBER_TEXT:
-                if event.key() == Qt.Key_Space:
+                if event.key() == Qt.Key_Space and isinstance(field, QLineEdit):
+                    field.editingFinished.emit()   # the typed list applies before Play
+                elif event.key() == Qt.Key_Space:
                     field.interpretText()   # the typed value applies before Play
                 event.ignore()              # not the field's: the shortcut fires
                 return True

@@ -121,15 +121,19 @@ def run_scripts(paths) -> dict:
     return json.loads(done.stdout.splitlines()[-1])
 
 
-@pytest.fixture(scope="module")
-def script_results(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("scripts")
+def scripts_of(cases: dict, folder) -> dict:
+    """Each case's script written into folder and run: name -> its stdout and error."""
     paths = {}
-    for name, cfg in CASES.items():
+    for name, cfg in cases.items():
         paths[name] = folder / f"{name}.py"
         paths[name].write_text(script_text(cfg), encoding="utf-8")
     results = run_scripts(paths.values())
     return {name: results[str(path)] for name, path in paths.items()}
+
+
+@pytest.fixture(scope="module")
+def script_results(tmp_path_factory):
+    return scripts_of(CASES, tmp_path_factory.mktemp("scripts"))
 
 
 def numbers(line: str) -> tuple[int, list[float]]:
@@ -141,11 +145,8 @@ def close(a: float, b: float) -> bool:
     return a == b or math.isclose(a, b, rel_tol=1e-5, abs_tol=1e-9)
 
 
-@pytest.mark.parametrize("name", list(CASES))
-def test_the_script_prints_the_engines_numbers_or_raises_its_error(script_results, name):
-    cfg = CASES[name]
-    session, records, error = engine_run(cfg)
-    result = script_results[name]
+def assert_prints_the_records(name: str, result: dict, session, records) -> None:
+    """The script printed one line per engine step: its losses, total and norms."""
     lines = result["stdout"].splitlines()
     assert len(lines) == len(records), (name, result)
     for line, record in zip(lines, records):
@@ -156,6 +157,14 @@ def test_the_script_prints_the_engines_numbers_or_raises_its_error(script_result
         assert len(values) == len(expected)
         bad = [(i, v, e) for i, (v, e) in enumerate(zip(values, expected)) if not close(v, e)]
         assert not bad, (name, step, bad[:5])
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_the_script_prints_the_engines_numbers_or_raises_its_error(script_results, name):
+    cfg = CASES[name]
+    session, records, error = engine_run(cfg)
+    result = script_results[name]
+    assert_prints_the_records(name, result, session, records)
     if error is None:
         assert result["error"] is None, (name, result["error"])
     else:

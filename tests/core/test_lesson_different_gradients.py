@@ -1,0 +1,47 @@
+"""The promise `different_gradients_from = N`: a slide's gradients differ from slide N's
+(trained in lockstep, as same_gradients_as). It breaks, in one line, where they are the
+same, and is refused on reading where it could never hold or never fail."""
+import pytest
+
+from gradviz.core.lesson_check import check_lesson
+from gradviz.core.lessons import LessonError, parse_lesson
+
+HEAD = 'title = "t"\nconfig = { device = "cpu", heads = 2, batch-size = 16, steps = 3 }\n'
+
+
+def slide(title: str, lines: str = "") -> str:
+    return f'[[slides]]\ntitle = "{title}"\nnarration = "n"\nstop = 2\n{lines}\n'
+
+
+def problems(*slides: str) -> list[str]:
+    found = check_lesson(parse_lesson("x", HEAD + "".join(slides)))
+    assert all("\n" not in p for p in found)
+    return found
+
+
+def test_unequal_parts_scaled_by_mean_differ_and_the_promise_holds():
+    assert problems(slide("full"),
+                    slide("unequal", "config = { micro-batch-sizes = [10, 2, 2, 2] }\n"
+                                     "expect = [{ different_gradients_from = 1 }]")) == []
+
+
+def test_equal_parts_are_the_same_so_different_breaks_in_one_line():
+    found = problems(slide("full"),
+                     slide("equal", "config = { accumulate = 4 }\n"
+                                    "expect = [{ different_gradients_from = 1 }]"))
+    assert len(found) == 1
+    assert found[0].startswith("slide 2 (equal): gradients not told different from slide 1's: "
+                               "same gradients")
+
+
+@pytest.mark.parametrize("lines, words", [
+    ("config = { batch-norm = true }\nexpect = [{ different_gradients_from = 1 }]",
+     "slide 1 builds another model (batch-norm is False in slide 1, True in this slide)"),
+    ("expect = [{ different_gradients_from = 2 }]", "is this slide itself"),
+    ("expect = [{ different_gradients_from = 3 }]", "must be a slide number, 1 to 2"),
+    ("expect = [{ different_gradient_from = 1 }]", "did you mean 'different_gradients_from'"),
+])
+def test_a_promise_no_run_can_check_is_refused_in_one_line(lines, words):
+    with pytest.raises(LessonError) as raised:
+        parse_lesson("x", HEAD + slide("one") + slide("two", lines))
+    assert words in str(raised.value) and "\n" not in str(raised.value)
