@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import functools
 import operator
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
@@ -53,9 +54,9 @@ def backward_calls(strategy: str, retain_mode: str, terms: list[torch.Tensor],
             calls.append(BackwardCall(running, f"total after {name}",
                                       _retain(retain_mode, k, len(terms))))
         return calls
-    calls = _one_pass_or_grad(strategy, retain_mode, terms, names)
-    if calls is not None:
-        return calls
+    one_pass_or_grad = _one_pass_or_grad(strategy, retain_mode, terms, names)
+    if one_pass_or_grad is not None:
+        return one_pass_or_grad
     raise ValueError(f"unknown strategy {strategy!r}")
 
 
@@ -78,8 +79,8 @@ def _one_pass_or_grad(strategy: str, retain_mode: str, terms: list[torch.Tensor]
 class GradSums:
     """autograd-grad's running sums: one per parameter, None until a gradient arrives."""
 
-    def __init__(self, params: list[torch.Tensor]):
-        self.params = params
+    def __init__(self, params: Sequence[torch.Tensor]):
+        self.params = list(params)
         self.sums: list[torch.Tensor | None] = [None] * len(params)
 
     def add(self, target: torch.Tensor, retain: bool) -> None:
