@@ -72,6 +72,26 @@ CASES = {
                                            strategy="separate"),
     "retain-grad": BASE.replace(retain_grad=True),
     "diverges": BASE.replace(lr=1000.0, steps=6),
+    # one pass vs K passes, .data vs detach(), no_grad and inference_mode
+    **{f"{s}-{r}": BASE.replace(strategy=s, retain_graph=r)
+       for s in ("backward-list", "autograd-grad") for r in ("auto", "always", "never")},
+    "autograd-grad-accumulate2-no-zero-grad": BASE.replace(
+        strategy="autograd-grad", accumulate=2, zero_grad=False, loss_weights=(0.5, 2.0, 1.0)),
+    "autograd-grad-detach1-adam": BASE.replace(strategy="autograd-grad", detach=(1,),
+                                               optimizer="adam", lr=0.01),
+    "backward-list-sum-first": BASE.replace(strategy="backward-list", accumulate=2,
+                                            accumulate_mode="sum-first"),
+    "autograd-grad-rnn": BASE.replace(strategy="autograd-grad", model="rnn"),
+    "edit-data1": BASE.replace(edit_data=1),
+    "edit-data0-separate-detach2": BASE.replace(edit_data=0, strategy="separate",
+                                                detach=(2,)),
+    "no_grad1-sum": BASE.replace(detach=(1,), detach_mode="no_grad"),
+    "no_grad1-separate": BASE.replace(detach=(1,), detach_mode="no_grad",
+                                      strategy="separate"),
+    "inference_mode2-backward-list": BASE.replace(detach=(2,), detach_mode="inference_mode",
+                                                  strategy="backward-list"),
+    "inference_mode0-autograd-grad": BASE.replace(detach=(0,), detach_mode="inference_mode",
+                                                  strategy="autograd-grad"),
     "retain-grad-detach_": BASE.replace(retain_grad=True, detach=(1,), detach_mode="detach_",
                                         strategy="separate"),
 }
@@ -177,6 +197,11 @@ def test_the_lessons_that_should_fail_do_fail(script_results):
             "rnn-never-always", "misplace-head", "edit-detached", "diverges"} <= raised
     assert not raised & {"sum-auto", "separate-auto", "rnn", "sum-first-separate",
                          "retain-grad", "keep-graphs-sum"}
+    # one pass needs no retain_graph; .data raises nothing; no_grad raises only where
+    # a backward call starts from head K's loss alone
+    assert {"autograd-grad-never", "no_grad1-separate", "inference_mode0-autograd-grad"} <= raised
+    assert not raised & {"backward-list-never", "autograd-grad-auto", "edit-data1",
+                         "no_grad1-sum", "inference_mode2-backward-list"}
 
 
 @pytest.mark.parametrize("name", list(CASES))
