@@ -142,7 +142,8 @@ _IN_SITUATION = {
     ("no_grad", "does not require grad and does not have a grad_fn"): (
         "This loss was computed under torch.no_grad()",
         "The detached head's forward ran under torch.no_grad(): nothing was recorded, so "
-        "its output and its loss have no grad_fn. A backward call on that loss alone has "
+        "its output and its loss have no grad_fn. A backward call that starts from that "
+        "loss (alone, or in torch.autograd.backward's list, which checks each tensor) has "
         "nothing to walk. Under sum it raises nothing, which is worse: the other losses "
         "give the total its grad_fn, and this head's loss adds only its value, so the "
         "head's own weights get no gradient and it pushes nothing into the trunk.",
@@ -151,8 +152,8 @@ _IN_SITUATION = {
     ("inference_mode", "does not require grad and does not have a grad_fn"): (
         "This loss was computed under torch.inference_mode()",
         "The detached head's forward ran under torch.inference_mode(): as under no_grad "
-        "nothing was recorded, so its loss has no grad_fn and a backward call on it alone "
-        "has nothing to walk (under sum the head silently learns nothing). Its outputs "
+        "nothing was recorded, so its loss has no grad_fn and a backward call that starts "
+        "from it has nothing to walk (under sum the head silently learns nothing). Its outputs "
         "are also inference tensors: changing them in place or saving them for a "
         "backward later raises, even outside the block.",
         "inference_mode is for evaluation and serving. To stop only the trunk's "
