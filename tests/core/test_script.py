@@ -271,3 +271,29 @@ def test_gradviz_run_script_into_a_folder_is_one_line_and_exit_2(tmp_path, capsy
     assert exit_.value.code == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "script" in err
+
+
+@pytest.mark.parametrize("flags", [
+    ["--strategy", "autograd-grad", "--edit-data", "1", "--accumulate", "2"],
+    ["--strategy", "backward-list", "--loss-weights", "0.5,2,1"],
+    ["--detach", "2", "--detach-mode", "no_grad"],   # under sum: head 2 learns nothing
+])
+def test_the_script_of_the_new_modes_prints_report_jsons_numbers(tmp_path, flags):
+    """One pass vs K passes, .data and no_grad: `python FILE --grad-norms` prints every
+    loss, the total and every gradient norm that report.json holds, step by step."""
+    from gradviz.app import main
+    script, out = tmp_path / "loop.py", tmp_path / "out"
+    assert main(["run", "--device", "cpu", "--steps", "4", "--batch-size", "32", *flags,
+                 "--script", str(script), "--out", str(out), "--quiet"]) == 0
+    report = json.loads((out / "report.json").read_text())
+    done = subprocess.run([sys.executable, str(script), "--grad-norms"], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == len(report["steps"]) == 4
+    for line, step in zip(lines, report["steps"]):
+        n, values = numbers(line)
+        expected = list(step["losses"].values()) + [step["total"]] + \
+            list(step["grad_norms"].values())
+        assert n == step["step"] and len(values) == len(expected)
+        assert all(close(v, e) for v, e in zip(values, expected)), (values, expected)
