@@ -114,8 +114,10 @@ def _model_options(g) -> None:
 def _backward_options(g) -> None:
     g.add_argument("--strategy", choices=STRATEGIES, default=S,
                    help="sum: total.backward() once; separate: L_k.backward() for each "
-                        "head; in-loop: total += L_k; total.backward() inside the loop"
-                        + _d("strategy"))
+                        "head; in-loop: total += L_k; total.backward() inside the loop; "
+                        "backward-list: torch.autograd.backward([w_k L_k]), one pass for "
+                        "all; autograd-grad: torch.autograd.grad per loss, summed by the "
+                        "loop into .grad" + _d("strategy"))
     g.add_argument("--retain-graph", choices=RETAIN_MODES, default=S,
                    help="auto retains only where a later backward needs it"
                         + _d("retain_graph"))
@@ -124,8 +126,9 @@ def _backward_options(g) -> None:
     g.add_argument("--detach", type=int, action="append", default=S, metavar="K",
                    help="head K reads a detached trunk output (repeatable)" + _d("detach"))
     g.add_argument("--detach-mode", choices=DETACH_MODES, default=S,
-                   help="detach: head K reads z.detach(); detach_: z.detach_() in place"
-                        + _d("detach_mode"))
+                   help="detach: head K reads z.detach(); detach_: z.detach_() in place; "
+                        "no_grad, inference_mode: head K's forward runs under "
+                        "torch.no_grad() or torch.inference_mode()" + _d("detach_mode"))
     g.add_argument("--accumulate", type=int, default=S, metavar="N",
                    help="micro-batches per optimizer step" + _d("accumulate"))
     g.add_argument("--accumulate-mode", choices=ACCUMULATE_MODES, default=S,
@@ -146,6 +149,9 @@ def _mistake_options(g) -> None:
                    help="put head K's parameters on another device than the trunk")
     g.add_argument("--edit-detached", type=int, default=S, metavar="K",
                    help="change head K's z.detach() in place (needs --detach K)")
+    g.add_argument("--edit-data", type=int, default=S, metavar="K",
+                   help="after head K's forward, z.data.mul_(0.5): no error, a silently "
+                        "wrong gradient (where --edit-detached raises)")
     g.add_argument("--retain-grad", action="store_true", default=S,
                    help="z.retain_grad(): keep the junction's .grad and report its norm")
 

@@ -15,9 +15,10 @@ from typing import Any
 
 from .events import first_line
 
-STRATEGIES = ("sum", "separate", "in-loop")
+STRATEGIES = ("sum", "separate", "in-loop", "backward-list", "autograd-grad")
 RETAIN_MODES = ("auto", "always", "never")
-DETACH_MODES = ("detach", "detach_")
+DETACH_MODES = ("detach", "detach_", "no_grad", "inference_mode")
+EDIT_DATA_FACTOR = 0.5   # --edit-data K: z.data.mul_(0.5) after head K's forward
 OPTIMIZERS = ("sgd", "adam")
 PROBE_LEVELS = ("none", "default", "all")
 MODELS = ("mlp", "rnn")
@@ -61,7 +62,8 @@ DEVICE_NAME = re.compile(r"auto|(cpu|cuda|mps|meta|xpu|hpu)(:(0|[1-9][0-9]{0,3})
 RESET_KEYS = frozenset({"device", "heads", "trunk_width", "trunk_depth", "seed", "model",
                         "misplace_head", "batch_norm"})
 # keys that may be absent (None): TOML has no null, so they are simply left out there
-OPTIONAL_KEYS = frozenset({"truncate", "misplace_head", "edit_detached", "clip"})
+OPTIONAL_KEYS = frozenset({"truncate", "misplace_head", "edit_detached", "edit_data",
+                           "clip"})
 
 
 class ConfigError(ValueError):
@@ -96,6 +98,7 @@ class Config:
     misplace_head: int | None = None     # this head's parameters live on another device
     edit_detached: int | None = None     # this (detached) head's zk is changed in place
     retain_grad: bool = False            # z.retain_grad(): keep the junction's .grad
+    edit_data: int | None = None         # after this head's forward, z.data is changed
     # ---- when accumulation is not the full batch ----
     batch_norm: bool = False             # mlp: a BatchNorm1d after the trunk's first Linear
     micro_batch_sizes: tuple[int, ...] = ()   # examples per micro-batch; empty: equal parts
@@ -254,6 +257,7 @@ def _validate_lessons(cfg: Config) -> None:
         if cfg.detach_mode != "detach":
             raise ConfigError("edit-detached edits the tensor z.detach() returns: "
                               "use --detach-mode detach")
+    _head_index("edit-data", cfg.edit_data, cfg.heads)
 
 
 def _validate_micro_batches(cfg: Config) -> None:

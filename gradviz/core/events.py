@@ -38,6 +38,17 @@ _EXPLANATIONS = (
      "torch.inference_mode(), or every weight it used is frozen (requires_grad False).",
      "Undo the detach, run the forward outside no_grad/inference_mode, or unfreeze a "
      "weight it uses; else leave this loss out of backward."),
+    ("inference tensors cannot be saved for backward",
+     "An inference tensor used in autograd",
+     "A tensor made under torch.inference_mode() is an inference tensor: PyTorch never "
+     "records it, and refuses to save it for a backward later, even outside the block.",
+     "Use torch.no_grad() where the result is used again in training, or clone the "
+     "tensor (t.clone() outside the block) before using it in autograd."),
+    ("inplace update to inference tensor",
+     "An inference tensor changed in place",
+     "A tensor made under torch.inference_mode() cannot be changed in place outside it: "
+     "PyTorch keeps no version counter for inference tensors, so it refuses the edit.",
+     "Change a clone (t = t.clone()), or make the tensor under torch.no_grad()."),
     ("same device",
      "Tensors on different devices",
      "One operation received tensors that live on different devices (CPU and GPU).",
@@ -128,6 +139,25 @@ _IN_SITUATION = {
         "graph saved, in place, so their saved versions no longer match.",
         "Truncate the carried state with h = h.detach() at each step (--truncate "
         "every-step) instead of retaining the graph."),
+    ("no_grad", "does not require grad and does not have a grad_fn"): (
+        "This loss was computed under torch.no_grad()",
+        "The detached head's forward ran under torch.no_grad(): nothing was recorded, so "
+        "its output and its loss have no grad_fn. A backward call that starts from that "
+        "loss (alone, or in torch.autograd.backward's list, which checks each tensor) has "
+        "nothing to walk. Under sum it raises nothing, which is worse: the other losses "
+        "give the total its grad_fn, and this head's loss adds only its value, so the "
+        "head's own weights get no gradient and it pushes nothing into the trunk.",
+        "no_grad is for evaluation. To stop only the trunk's gradient from this head, "
+        "give it zk = z.detach(): the head itself still learns."),
+    ("inference_mode", "does not require grad and does not have a grad_fn"): (
+        "This loss was computed under torch.inference_mode()",
+        "The detached head's forward ran under torch.inference_mode(): as under no_grad "
+        "nothing was recorded, so its loss has no grad_fn and a backward call that starts "
+        "from it has nothing to walk (under sum the head silently learns nothing). Its outputs "
+        "are also inference tensors: changing them in place or saving them for a "
+        "backward later raises, even outside the block.",
+        "inference_mode is for evaluation and serving. To stop only the trunk's "
+        "gradient from this head, give it zk = z.detach(): the head itself still learns."),
     ("misplaced-meta", "is not on the expected device"): (
         "Tensors on different devices",
         "The misplaced head's parameters live on another device than the trunk's output "
@@ -153,6 +183,8 @@ def situation(config, device) -> str | None:
         return "misplaced-meta" if other_device(device).type == "meta" else "misplaced"
     if config.edit_detached is not None:
         return "edit-detached"
+    if config.detach and config.detach_mode in ("no_grad", "inference_mode"):
+        return config.detach_mode
     if config.model == "rnn" and config.truncation() == "never":
         return "rnn-never-retained" if config.retain_graph == "always" else "rnn-never"
     return None

@@ -2,6 +2,7 @@
 what the graph view and the probes need to know about it kept on the side."""
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from typing import cast
 
@@ -10,7 +11,7 @@ from torch import nn
 from torch.autograd.graph import Node
 
 from .autograd_walk import saved_tensors, storage_key
-from .config import Config
+from .config import EDIT_DATA_FACTOR, Config
 from .graph import Cut, InputUse, Root
 from .model import MultiHeadNet, head_loss, time_steps
 from .module_calls import CallRecord, ModuleCalls
@@ -39,6 +40,7 @@ class LiveGraph:
     backward_calls: list[BackwardCall] = field(default_factory=list)
     nodes: list[Node] | None = None    # the graph's nodes, once walked (backward adds none)
     calls: list[CallRecord] = field(default_factory=list)   # module calls, for the module view
+    trunk_first: Node | None = None    # the trunk's first node: each pass runs it once
 
     def merged(self, other: LiveGraph) -> LiveGraph:
         """Two micro-batches' graphs held together (sum-first accumulation)."""
@@ -93,27 +95,38 @@ def _mlp_trunk(trunk, x: torch.Tensor, calls: ModuleCalls):
     for layer in trunk:
         h = calls.run(layer, h)
         first_trunk_node = first_trunk_node or h.grad_fn
-    return h, _input_use(x, first_trunk_node)
+    return h, _input_use(x, first_trunk_node), first_trunk_node
 
 
 def _rnn_trunk(trunk, x: torch.Tensor, carried: Carried, calls: ModuleCalls):
     """The unrolled recurrent trunk: z, h_T, the batch and state as input nodes, and
     the cut where the carried state was detached from the step before's chain."""
     uses, cuts, h0 = [], [], carried.h
-    h = h0
+    h, first = h0, None
     for t, x_t in enumerate(time_steps(x)):
         h_before = h
         from_input, from_state, h = trunk.cell(x_t, h)
         calls.add(trunk.ih, (x_t,), from_input, t)
         calls.add(trunk.hh, (h_before,), from_state, t)
         calls.add(trunk, (from_input, from_state), h, t, "cell", "tanh(ih + hh)")
+        first = first or from_input.grad_fn   # ih(x_0): every pass into z reaches it
         uses += _input_use(x, from_input.grad_fn, f"x[:, {t}] (input)")
         if t == 0 and h0.grad_fn is None:   # else it is the previous step's graph itself
             uses += _input_use(h0, from_state.grad_fn, carried.name)
             if carried.source is not None:
                 cuts.append(Cut(-1, "detach", carried.source, from_state.grad_fn,
                                 source_label="h of the step before"))
-    return calls.run(trunk.readout, h), h, uses, cuts
+    return calls.run(trunk.readout, h), h, uses, cuts, first
+
+
+def _head_mode(cfg: Config, k: int) -> contextlib.AbstractContextManager:
+    """The grad mode head k's forward runs in: torch.no_grad() or torch.inference_mode()
+    for a head cut off that way (its loss then has no grad_fn), else autograd as usual."""
+    if k in cfg.detach and cfg.detach_mode == "no_grad":
+        return torch.no_grad()
+    if k in cfg.detach and cfg.detach_mode == "inference_mode":
+        return torch.inference_mode()
+    return contextlib.nullcontext()
 
 
 def forward(model: MultiHeadNet, head_rest: list[tuple], cfg: Config, x: torch.Tensor,
@@ -126,12 +139,13 @@ def forward(model: MultiHeadNet, head_rest: list[tuple], cfg: Config, x: torch.T
     if model.kind == "rnn":
         if carried is None:
             raise ValueError("the rnn's forward needs the hidden state carried in")
-        z, carried.h, uses, cuts = _rnn_trunk(model.trunk, x, carried, calls)
+        z, carried.h, uses, cuts, first_trunk = _rnn_trunk(model.trunk, x, carried, calls)
     else:
-        z, uses = _mlp_trunk(model.trunk, x, calls)
+        z, uses, first_trunk = _mlp_trunk(model.trunk, x, calls)
     if cfg.retain_grad:
         z.retain_grad()
-    live = LiveGraph(z_node=z.grad_fn, z=z, inputs=uses, cuts=cuts, calls=calls.records)
+    live = LiveGraph(z_node=z.grad_fn, z=z, inputs=uses, cuts=cuts, calls=calls.records,
+                     trunk_first=first_trunk)
     firsts: list[torch.Tensor] = []
     outputs: list[torch.Tensor] = []
     for k, module in enumerate(model.heads):
@@ -141,21 +155,28 @@ def forward(model: MultiHeadNet, head_rest: list[tuple], cfg: Config, x: torch.T
             cut = Cut(k, cfg.detach_mode, live.z_node, None)
             if cfg.detach_mode == "detach":
                 zk = z.detach()   # shares z's storage and version counter, outside the graph
-            elif z.grad_fn is not None:   # the first in-place detach breaks earlier users
+            elif cfg.detach_mode == "detach_" and z.grad_fn is not None:
+                # the first in-place detach breaks earlier users
                 cut.stale_users = tuple(f.grad_fn for f in firsts if f.grad_fn is not None)
                 cut.z_storage = storage_key(z)
                 z.detach_()
             live.cuts.append(cut)
-        first = calls.run(head[0], zk)
-        out = first
-        for layer in head_rest[k]:
-            out = calls.run(layer, out)
+        with _head_mode(cfg, k):
+            first = calls.run(head[0], zk)
+            out = first
+            for layer in head_rest[k]:
+                out = calls.run(layer, out)
         if k in cfg.detach:
             live.cuts[-1].target = first.grad_fn
         if k == cfg.edit_detached:
             # no value changes, but the version counter z shares goes up: every node
             # that saved z (or zk) now refuses to run backward
             zk.mul_(1.0)
+        if k == cfg.edit_data:
+            # .data is z's storage under a version counter of its own: the change is
+            # seen by every head after this one and by every node that saved z, and
+            # autograd, which never hears of it, raises nothing
+            z.data.mul_(EDIT_DATA_FACTOR)
         firsts.append(first)
         outputs.append(out)
     losses = [head_loss(k, out, targets[k]) for k, out in enumerate(outputs)]

@@ -7,11 +7,15 @@ from typing import Any
 from .config import Config, shown
 from .lesson_format import did_you_mean
 
-PLAIN = ("total", "global_grad_norm", "saved_bytes", "saved_bytes_peak", "graph_nodes",
-         "z_grad_norm")
-FORMS = ("total", "loss.headK", "junction.headK", "cosine.I.J", "global_grad_norm",
-         "grad_norm.PARAM", "saved_bytes", "saved_bytes_peak", "graph_nodes", "z_grad_norm")
-ALWAYS_MEASURED = ("total", "loss")   # every step has its losses, whatever the probes
+# one pass vs K passes: measured every step, whatever the probes
+PASSES: tuple[str, ...] = ("trunk_walks", "backward_seconds")
+PLAIN: tuple[str, ...] = ("total", "global_grad_norm", "saved_bytes", "saved_bytes_peak",
+                          "graph_nodes", "z_grad_norm", *PASSES)
+FORMS: tuple[str, ...] = ("total", "loss.headK", "junction.headK", "cosine.I.J",
+                          "global_grad_norm", "grad_norm.PARAM", "saved_bytes",
+                          "saved_bytes_peak", "graph_nodes", "z_grad_norm", *PASSES)
+# every step has its losses, whatever the probes
+ALWAYS_MEASURED: tuple[str, ...] = ("total", "loss", *PASSES)
 
 
 def parameter_names(cfg: Config) -> list[str]:

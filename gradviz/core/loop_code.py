@@ -5,7 +5,7 @@ lines that run; it follows the engine (session.py) operation for operation.
 """
 from __future__ import annotations
 
-from .config import Config
+from .config import EDIT_DATA_FACTOR, Config
 
 COMMENT_COLUMN = 44   # where a line's comment starts, when the code leaves room
 
@@ -64,6 +64,9 @@ def _header(cfg: Config) -> list[str]:
         k = cfg.misplace_head
         lines.append(_line("", f"model.heads[{k}].to(other_device(DEVICE))",
                            f"head {k} left behind: its forward raises"))
+    if cfg.strategy == "autograd-grad":
+        lines.append(_line("", "params = list(model.parameters())",
+                           "what autograd.grad returns for"))
     lines += [f"optimizer = torch.optim.{opt}(model.parameters(), lr={float(cfg.lr)!r})",
               _line("", f"weights = [{_fmt(cfg.weights())}]", "total = sum of w_k * L_k")]
     if _scaled(cfg) and not _scaled_by_size(cfg):
@@ -102,13 +105,17 @@ def _trunk(cfg: Config, indent: str, x: str) -> list[str]:
 
 def _heads(cfg: Config, indent: str) -> list[str]:
     detached = tuple(sorted(cfg.detach))
-    if not detached:
+    if not detached and cfg.edit_data is None:
         return [_line(indent, "outputs = [head(z) for head in model.heads]",
                       "every head reads the same z")]
     inner = indent + "    "
     lines = [_line(indent, "outputs = []"),
              _line(indent, "for k, head in enumerate(model.heads):")]
-    if cfg.detach_mode == "detach":
+    if not detached:
+        lines.append(_line(inner, "outputs.append(head(z))"))
+    elif cfg.detach_mode in GRAD_MODES:
+        lines += _grad_mode_heads(cfg, inner, detached)
+    elif cfg.detach_mode == "detach":
         lines += [_line(inner, f"zk = z.detach() if k in {detached!r} else z",
                         "shares z's storage, cut from the graph"),
                   _line(inner, "outputs.append(head(zk))")]
@@ -123,7 +130,26 @@ def _heads(cfg: Config, indent: str) -> list[str]:
                   _line(inner + "    ", "z.detach_()",
                         "in place: this head and every later one read a cut z"),
                   _line(inner, "outputs.append(head(z))")]
+    if cfg.edit_data is not None:
+        lines += [_line(inner, f"if k == {cfg.edit_data}:"),
+                  _line(inner + "    ", f"z.data.mul_({EDIT_DATA_FACTOR!r})",
+                        "no version bump: no error, wrong grads")]
     return lines
+
+
+# ---- head K under torch.no_grad() / torch.inference_mode() -----------------------------
+GRAD_MODES = {"no_grad": "torch.no_grad()", "inference_mode": "torch.inference_mode()"}
+
+
+def _grad_mode_heads(cfg: Config, inner: str, detached: tuple[int, ...]) -> list[str]:
+    deeper = inner + "    "
+    why = ("nothing recorded: its loss has no grad_fn" if cfg.detach_mode == "no_grad"
+           else "no grad_fn, and inference tensors out")
+    return [_line(inner, f"if k in {detached!r}:"),
+            _line(deeper, f"with {GRAD_MODES[cfg.detach_mode]}:", why),
+            _line(deeper + "    ", "outputs.append(head(z))"),
+            _line(inner, "else:"),
+            _line(deeper, "outputs.append(head(z))")]
 
 
 def _forward(cfg: Config, indent: str, x: str = "x", targets: str = "targets") -> list[str]:
@@ -149,6 +175,35 @@ def _retain(cfg: Config, separate: bool) -> tuple[str, str]:
                                               if separate else "the next call runs through it all")
 
 
+# ---- one pass for K losses (backward-list), or K passes without .grad (autograd-grad) ----
+def _backward_list(cfg: Config, indent: str) -> list[str]:
+    arg = ", retain_graph=True" if cfg.retain_graph == "always" else ""
+    return [_line(indent, f"torch.autograd.backward(terms{arg})",
+                  "one pass: the trunk is walked once"),
+            _line(indent, "total = sum(terms)")]
+
+
+def _autograd_grad(cfg: Config, indent: str) -> list[str]:
+    inner, deeper = indent + "    ", indent + "        "
+    arg, why = _retain(cfg, separate=True)
+    lines = [_line(indent, "sums = [None] * len(params)"),
+             _line(indent, "for k, term in enumerate(terms):",
+                   "one pass per loss, .grad untouched")]
+    lines += [_line(inner, f"keep = {arg.partition('=')[2] or 'False'}", why),
+              _line(inner, "grads = torch.autograd.grad(term, params, retain_graph=keep, "
+                           "allow_unused=True)")]
+    lines += [_line(inner, "sums = [g if s is None else s if g is None else s + g "
+                           "for s, g in zip(sums, grads)]"),
+              _line(indent, "for p, s in zip(params, sums):", "the loop fills .grad itself"),
+              _line(inner, "if s is not None:"),
+              _line(deeper, "p.grad = s if p.grad is None else p.grad + s"),
+              _line(indent, "total = sum(terms)")]
+    return lines
+
+
+ONE_PASS_OR_GRAD = {"backward-list": _backward_list, "autograd-grad": _autograd_grad}
+
+
 def _backward(cfg: Config, indent: str) -> list[str]:
     inner = indent + "    "
     if cfg.strategy == "sum":
@@ -162,6 +217,8 @@ def _backward(cfg: Config, indent: str) -> list[str]:
         lines = [_line(indent, "for k, term in enumerate(terms):", "one backward per loss"),
                  _line(inner, f"term.backward({arg})", why),
                  _line(indent, "total = sum(terms)")]
+    elif cfg.strategy in ONE_PASS_OR_GRAD:
+        lines = ONE_PASS_OR_GRAD[cfg.strategy](cfg, indent)
     else:
         arg, why = _retain(cfg, separate=False)
         lines = [_line(indent, "total = 0"),

@@ -75,6 +75,10 @@ class StepRecord:
     z_grad_norm: float | None = None   # retain_grad: the norm of z.grad after the backward
     backward_calls: list[BackwardRecord] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
+    # one pass or K: how many times the backward calls walked this step's trunk (a
+    # hook on its first node counts), and their time in seconds
+    trunk_walks: int | None = None
+    backward_seconds: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = {
@@ -85,6 +89,7 @@ class StepRecord:
             "graph_nodes": self.graph_nodes, "z_grad_norm": self.z_grad_norm,
             "backward_calls": [vars(c) for c in self.backward_calls],
             "events": [e.to_dict() for e in self.events],
+            "trunk_walks": self.trunk_walks, "backward_seconds": self.backward_seconds,
         }
         return _finite_or_none(data)
 
@@ -108,7 +113,9 @@ class StepRecord:
                 f'"graph_nodes": {_number(self.graph_nodes)}, '
                 f'"z_grad_norm": {_number(self.z_grad_norm)}, '
                 f'"backward_calls": [{", ".join(map(_call_json, self.backward_calls))}], '
-                f'"events": {_events_json(self.events)}}}')
+                f'"events": {_events_json(self.events)}, '
+                f'"trunk_walks": {_number(self.trunk_walks)}, '
+                f'"backward_seconds": {_number(self.backward_seconds)}}}')
 
 
 def _events_json(events: list) -> str:

@@ -23,7 +23,8 @@ def metric_columns(config: Config, param_names: list[str]) -> list[str]:
     return (["step", "total"] + [f"loss.{h}" for h in head_names] + ["global_grad_norm"]
             + [f"grad_norm.{p}" for p in param_names]
             + [f"junction_grad_norm.{h}" for h in head_names]
-            + ["saved_bytes", "saved_bytes_peak", "graph_nodes"])
+            + ["saved_bytes", "saved_bytes_peak", "graph_nodes"]
+            + ["trunk_walks", "backward_seconds"])
 
 
 def _row(r: StepRecord, config: Config, param_names: list[str]) -> list:
@@ -32,7 +33,8 @@ def _row(r: StepRecord, config: Config, param_names: list[str]) -> list:
     junction = r.junction_grad_norms or {}
     return ([r.step, r.total] + [r.losses[h] for h in head_names] + [r.global_grad_norm]
             + [norms.get(p) for p in param_names] + [junction.get(h) for h in head_names]
-            + [r.saved_bytes, r.saved_bytes_peak, r.graph_nodes])
+            + [r.saved_bytes, r.saved_bytes_peak, r.graph_nodes]
+            + [r.trunk_walks, r.backward_seconds])
 
 
 def _text(value) -> str:
@@ -85,15 +87,16 @@ class _FastRows:
             total, step = _text(r.total), _text(r.step)
             optional = [None if v is None else _text(v) for v in
                         (r.global_grad_norm, r.saved_bytes, r.saved_bytes_peak,
-                         r.graph_nodes)]
+                         r.graph_nodes, r.trunk_walks, r.backward_seconds)]
         except TypeError:
             return None
-        glob, saved, peak, nodes = optional
+        glob, saved, peak, nodes, walks, seconds = optional
         loss_texts = texts[:K]
         norm_texts = texts[K:K + P] if norms is not None else [""] * P
         junction_texts = texts[len(texts) - K:] if junction is not None else [""] * K
         line = ",".join([step, total, *loss_texts, glob or "", *norm_texts, *junction_texts,
-                         saved or "", peak or "", nodes or ""]) + "\r\n"
+                         saved or "", peak or "", nodes or "",
+                         walks or "", seconds or ""]) + "\r\n"
         # "n" appears in a float's repr only as nan, inf or -inf, which json writes null
         finite = "n" not in line
         norms_json = "null" if norms is None else self._keyed(self.param_keys, norm_texts,

@@ -29,7 +29,8 @@ from .probes import JunctionProbe
 from .records import BackwardRecord, PhaseRecord, StepRecord
 from .sgd import PlainSGD
 from .step_numbers import measure_step
-from .strategies import backward_calls
+from .strategies import GradSums, backward_calls, run_call
+from .trunk_walks import TrunkWalks
 from .walk_cache import CHAINED, DETACHED, FRESH, WalkCache
 
 
@@ -52,6 +53,7 @@ class _StepPlan:
     carried: list[str] = field(default_factory=list)   # rnn: each micro-batch's h, so far
     micro_losses: list[list[torch.Tensor]] = field(default_factory=list)  # per micro, per head
     z_tensors: list[torch.Tensor] = field(default_factory=list)  # retain_grad: each z
+    walks: TrunkWalks | None = None     # trunk passes and backward time, every step
 
 
 class _StepFailed(Exception):
@@ -254,7 +256,8 @@ class Session:
         plan = _StepPlan(cfg, step, StepRecord(step, {}, 0.0),
                          JunctionProbe(cfg.heads) if heavy else None,
                          walk=heavy or (probing and cfg.keep_graphs),
-                         node_grads=cfg.probes == "all" or (self.track_node_grads and sampled))
+                         node_grads=cfg.probes == "all" or (self.track_node_grads and sampled),
+                         walks=TrunkWalks(self.device))
         if cfg.zero_grad:
             self.optimizer.zero_grad(set_to_none=True)
             yield PhaseRecord(step, "zero_grad", "optimizer.zero_grad()")
@@ -298,6 +301,8 @@ class Session:
         to theirs (sum-first accumulation)."""
         cfg, held = plan.cfg, self._live
         plan.micro_losses.append(self._forward(cfg, plan.step, micro, idx, plan.junction))
+        if plan.walks is not None:
+            plan.walks.watch(self._live.trunk_first)
         plan.carried.append(self._carried_kind)
         if cfg.retain_grad and self._live.z is not None:   # forward() always sets z
             plan.z_tensors.append(self._live.z)
@@ -317,13 +322,20 @@ class Session:
 
     def _backward_phases(self, plan: _StepPlan, micro: int) -> Iterator[PhaseRecord]:
         calls = self._live.backward_calls
+        # autograd-grad: the loop's own sums, assigned to .grad after its last call
+        sums = GradSums(self.params) if any(c.to_sums for c in calls) else None
         for i, call in enumerate(calls):
             label = f"backward {i + 1} of {len(calls)}: {call.loss}"
             self._node_grads.begin_backward()   # keep only the last backward's
+            started = plan.walks.start() if plan.walks is not None else 0.0
             try:
-                call.target.backward(retain_graph=call.retain)
+                run_call(call, sums)
+                if sums is not None and i == len(calls) - 1:
+                    sums.assign()
             except RuntimeError as exc:
                 raise _StepFailed(self._event(exc, plan.step, "backward", label)) from exc
+            if plan.walks is not None:
+                plan.walks.stop(started)
             plan.record.backward_calls.append(BackwardRecord(micro, call.loss, call.retain))
             yield PhaseRecord(plan.step, "backward",
                               f"{label} (retain_graph={call.retain})", micro)
@@ -336,6 +348,8 @@ class Session:
                              (self.grad_norm_steps == "sampled" and plan.junction is not None))
         measure_step(cfg, record, plan.micro_losses, plan.junction, norms, plan.z_tensors,
                      self.params, self.param_names, self.device)
+        if plan.walks is not None:
+            record.trunk_walks, record.backward_seconds = plan.walks.count, plan.walks.seconds
         if not all(math.isfinite(v) for v in record.losses.values()):
             raise _StepFailed(ev.divergence(step, "optimizer step", "before optimizer.step()",
                                             "a loss is NaN or infinite", cfg.optimizer))
@@ -422,11 +436,13 @@ class Session:
         live.backward_calls = backward_calls(cfg.strategy, cfg.retain_graph, terms, names)
         known = {id(r.tensor) for r in live.roots}
         for call in live.backward_calls:
-            if id(call.target) not in known:
-                known.add(id(call.target))
-                label = call.loss if call.loss not in names else \
-                    f"{self._factors[names.index(call.loss)]:g} * {call.loss}"
-                live.roots.append(Root(label, call.target, TOTAL))
+            for k, target in enumerate(call.targets()):
+                if id(target) not in known:
+                    known.add(id(target))
+                    loss = names[k] if call.together else call.loss
+                    label = loss if loss not in names else \
+                        f"{self._factors[names.index(loss)]:g} * {loss}"
+                    live.roots.append(Root(label, target, TOTAL))
 
     @staticmethod
     def _forward_detail(cfg: Config, micro: int) -> str:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import functools
 import operator
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
@@ -13,6 +14,16 @@ class BackwardCall:
     target: torch.Tensor   # the tensor backward is called on
     loss: str              # what it is: "total", "head1", "total after head1"
     retain: bool           # the retain_graph argument passed
+    # backward-list: every term in one torch.autograd.backward(list) call (target is
+    # the first of them, for the call's label); empty for a call on target alone
+    together: tuple[torch.Tensor, ...] = ()
+    # autograd-grad: torch.autograd.grad(target, params) into the loop's own sums;
+    # .grad is assigned once, after the micro-batch's last call
+    to_sums: bool = False
+
+    def targets(self) -> tuple[torch.Tensor, ...]:
+        """Every tensor this call starts backward from (each drawn as a root)."""
+        return self.together or (self.target,)
 
 
 def _retain(mode: str, index: int, count: int) -> bool:
@@ -43,4 +54,54 @@ def backward_calls(strategy: str, retain_mode: str, terms: list[torch.Tensor],
             calls.append(BackwardCall(running, f"total after {name}",
                                       _retain(retain_mode, k, len(terms))))
         return calls
+    one_pass_or_grad = _one_pass_or_grad(strategy, retain_mode, terms, names)
+    if one_pass_or_grad is not None:
+        return one_pass_or_grad
     raise ValueError(f"unknown strategy {strategy!r}")
+
+
+# ---- one pass for K losses, or K passes without .grad (backward-list, autograd-grad) ----
+def _one_pass_or_grad(strategy: str, retain_mode: str, terms: list[torch.Tensor],
+                      names: list[str]) -> list[BackwardCall] | None:
+    if strategy == "backward-list":
+        # torch.autograd.backward([w_0 L_0, ...]): one pass; the trunk gets the sum of
+        # the heads' gradients and is walked once, as under sum
+        return [BackwardCall(terms[0], "all terms at once", _retain(retain_mode, 0, 1),
+                             together=tuple(terms))]
+    if strategy == "autograd-grad":
+        # torch.autograd.grad per loss: K passes as separate, each but the last keeping
+        # the graph the next needs, and .grad untouched until the loop assigns the sum
+        return [BackwardCall(t, name, _retain(retain_mode, k, len(terms)), to_sums=True)
+                for k, (t, name) in enumerate(zip(terms, names))]
+    return None
+
+
+class GradSums:
+    """autograd-grad's running sums: one per parameter, None until a gradient arrives."""
+
+    def __init__(self, params: Sequence[torch.Tensor]):
+        self.params = list(params)
+        self.sums: list[torch.Tensor | None] = [None] * len(params)
+
+    def add(self, target: torch.Tensor, retain: bool) -> None:
+        grads = torch.autograd.grad(target, self.params, retain_graph=retain,
+                                    allow_unused=True)
+        self.sums = [g if s is None else s if g is None else s + g
+                     for s, g in zip(self.sums, grads)]
+
+    def assign(self) -> None:
+        """.grad = the sums (added to what .grad holds: accumulation, zero_grad off)."""
+        for p, s in zip(self.params, self.sums):
+            if s is not None:
+                p.grad = s if p.grad is None else p.grad + s
+        self.sums = [None] * len(self.params)
+
+
+def run_call(call: BackwardCall, sums: GradSums | None) -> None:
+    """Run one backward call as the strategy writes it."""
+    if call.together:
+        torch.autograd.backward(list(call.together), retain_graph=call.retain)
+    elif call.to_sums and sums is not None:
+        sums.add(call.target, call.retain)
+    else:
+        call.target.backward(retain_graph=call.retain)

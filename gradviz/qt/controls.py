@@ -52,9 +52,20 @@ STRATEGY_TEXT = {"sum": "sum", "separate": "separate", "in-loop": "in-loop"}
 STRATEGY_TIPS = {"sum": "total = Σ w_k·L_k; total.backward() once",
                  "separate": "L_k.backward() for each head k",
                  "in-loop": "total += L_k; total.backward() inside the loop (the classic mistake)"}
+# one pass vs K passes
+STRATEGY_TEXT |= {"backward-list": "backward list", "autograd-grad": "autograd.grad"}
+STRATEGY_TIPS |= {"backward-list": "torch.autograd.backward([w_k·L_k]): the sum's gradient "
+                                   "in one pass, the trunk walked once",
+                  "autograd-grad": "torch.autograd.grad per loss, .grad untouched; the loop "
+                                   "adds them and assigns .grad (K passes, as separate)"}
 DETACH_TEXT = {"detach": "z.detach()", "detach_": "z.detach_()"}
 DETACH_TIPS = {"detach": "head k reads z.detach(): z's storage, cut from the graph",
                "detach_": "z itself is cut out of the graph, for every head after this one too"}
+DETACH_TEXT |= {"no_grad": "torch.no_grad()", "inference_mode": "torch.inference_mode()"}
+DETACH_TIPS |= {"no_grad": "head k's forward runs under no_grad: its loss has no grad_fn, "
+                           "so the head gets no gradient and pushes none into the trunk",
+                "inference_mode": "as no_grad, and head k's outputs are inference tensors: "
+                                  "an in-place edit or saving them for backward raises"}
 ACCUMULATE_TEXT = {"backward-each": "backward each", "sum-first": "sum first"}
 MODEL_TEXT = {"mlp": "MLP", "rnn": "RNN (carried state)"}
 TRUNCATE_TEXT = {"every-step": "detach every step", "never": "never detach"}
@@ -116,6 +127,9 @@ CONTROLS: tuple[Control, ...] = (
     Control("edit_detached", HEAD_COMBO, "editDetachedCombo", "edit zk in place", BACKWARD,
             tip="zk = z.detach(); zk.mul_(1.0): an in-place edit of a detached head's "
                 "input (shares z's storage)"),
+    Control("edit_data", HEAD_COMBO, "editDataCombo", "edit z.data", BACKWARD,
+            tip="after this head's forward, z.data.mul_(0.5): no version bump, so no "
+                "error, and a silently wrong gradient"),
     Control("retain_grad", CHECK, "retainGradCheck", "z.retain_grad()", BACKWARD,
             tip="keep the junction's .grad (a non-leaf keeps none otherwise): the push "
                 "chart then draws ‖z.grad‖, the heads' pushes added up"),
@@ -425,7 +439,8 @@ class ControlsPanel(QWidget):
         now = self._widget_values()
         changes = {k: v for k, v in now.items() if v != self._shown.get(k)}
         if "heads" in changes:   # the per-head rows were for the old count
-            for key in ("detach", "loss_weights", "misplace_head", "edit_detached"):
+            for key in ("detach", "loss_weights", "misplace_head", "edit_detached",
+                        "edit_data"):
                 changes.setdefault(key, now[key])
         if "model" in changes:   # truncation means something for the rnn alone
             changes["truncate"] = now["truncate"]

@@ -35,6 +35,7 @@ from .screen_fit import available, fit_to_screen, set_least_sizes
 from .settings import AppSettings, Remembered
 from .theme import TEXT_STEP, THEMES, Theme
 from .view_menu import add_keys, add_view_menu
+from .walks_words import walks_text
 from .widgets.code_view import CodeView
 from .widgets.events_view import EventsView
 from .widgets.grad_views import CosineHeatmap, GlobalNormPlot, GradNormBars, JunctionPlot
@@ -136,6 +137,12 @@ class MainWindow(QMainWindow):
         self.phase_label.setObjectName("phaseLabel")
         self.phase_label.setTextFormat(Qt.PlainText)   # it quotes files and errors
         self.statusBar().addWidget(self.phase_label, 1)
+        # one pass vs K passes: the newest step's backward time and trunk walks
+        self.walks_label = QLabel("")
+        self.walks_label.setObjectName("walksLabel")
+        self.walks_label.setToolTip("the last step's backward calls: their time, and how "
+                                    "many times they walked the shared trunk")
+        self.statusBar().addPermanentWidget(self.walks_label)
         self.rate_label = QLabel("")
         self.rate_label.setObjectName("rateLabel")
         self.statusBar().addPermanentWidget(self.rate_label)
@@ -298,6 +305,7 @@ class MainWindow(QMainWindow):
         if did_reset:
             self.generation = generation
             self.rate_label.setText("")   # a fresh model has no speed yet (not the last one's)
+            self.walks_label.setText("")
             self.history = History(config.head_names(), param_names)
             for plot in self.plots:
                 plot.set_model(config.head_names(), param_names)
@@ -445,6 +453,7 @@ class MainWindow(QMainWindow):
         by_phases = self.run_bar.phase_play.isChecked()
         if new:
             last = self.history.last
+            self.walks_label.setText(walks_text(last))
             if (self.running and not by_phases) or self._phase_step != last.step:
                 state = "Training" if self.running else "Paused"
                 self.phase_label.setText(f"{state} · step {last.step} done · "

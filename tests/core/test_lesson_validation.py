@@ -213,7 +213,8 @@ def test_every_metric_name_of_a_config_is_one_a_record_holds():
         assert sorted(record.grad_norms) == sorted(parameter_names(cfg))
         found = {"total": record.total, "global_grad_norm": record.global_grad_norm,
                  "saved_bytes": record.saved_bytes, "graph_nodes": record.graph_nodes,
-                 "saved_bytes_peak": record.saved_bytes_peak, "z_grad_norm": record.z_grad_norm}
+                 "saved_bytes_peak": record.saved_bytes_peak, "z_grad_norm": record.z_grad_norm,
+                 "trunk_walks": record.trunk_walks, "backward_seconds": record.backward_seconds}
         found |= {f"loss.{h}": v for h, v in record.losses.items()}
         found |= {f"junction.{h}": v for h, v in record.junction_grad_norms.items()}
         found |= {f"grad_norm.{p}": v for p, v in record.grad_norms.items()}

@@ -72,6 +72,26 @@ CASES = {
                                            strategy="separate"),
     "retain-grad": BASE.replace(retain_grad=True),
     "diverges": BASE.replace(lr=1000.0, steps=6),
+    # one pass vs K passes, .data vs detach(), no_grad and inference_mode
+    **{f"{s}-{r}": BASE.replace(strategy=s, retain_graph=r)
+       for s in ("backward-list", "autograd-grad") for r in ("auto", "always", "never")},
+    "autograd-grad-accumulate2-no-zero-grad": BASE.replace(
+        strategy="autograd-grad", accumulate=2, zero_grad=False, loss_weights=(0.5, 2.0, 1.0)),
+    "autograd-grad-detach1-adam": BASE.replace(strategy="autograd-grad", detach=(1,),
+                                               optimizer="adam", lr=0.01),
+    "backward-list-sum-first": BASE.replace(strategy="backward-list", accumulate=2,
+                                            accumulate_mode="sum-first"),
+    "autograd-grad-rnn": BASE.replace(strategy="autograd-grad", model="rnn"),
+    "edit-data1": BASE.replace(edit_data=1),
+    "edit-data0-separate-detach2": BASE.replace(edit_data=0, strategy="separate",
+                                                detach=(2,)),
+    "no_grad1-sum": BASE.replace(detach=(1,), detach_mode="no_grad"),
+    "no_grad1-separate": BASE.replace(detach=(1,), detach_mode="no_grad",
+                                      strategy="separate"),
+    "inference_mode2-backward-list": BASE.replace(detach=(2,), detach_mode="inference_mode",
+                                                  strategy="backward-list"),
+    "inference_mode0-autograd-grad": BASE.replace(detach=(0,), detach_mode="inference_mode",
+                                                  strategy="autograd-grad"),
     "retain-grad-detach_": BASE.replace(retain_grad=True, detach=(1,), detach_mode="detach_",
                                         strategy="separate"),
 }
@@ -186,6 +206,12 @@ def test_the_lessons_that_should_fail_do_fail(script_results):
             "rnn-never-always", "misplace-head", "edit-detached", "diverges"} <= raised
     assert not raised & {"sum-auto", "separate-auto", "rnn", "sum-first-separate",
                          "retain-grad", "keep-graphs-sum"}
+    # one pass needs no retain_graph; .data raises nothing; no_grad raises only where a
+    # backward call starts from head K's loss (autograd.backward checks each of its list)
+    assert {"autograd-grad-never", "no_grad1-separate", "inference_mode0-autograd-grad",
+            "inference_mode2-backward-list"} <= raised
+    assert not raised & {"backward-list-never", "autograd-grad-auto", "edit-data1",
+                         "no_grad1-sum"}
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -254,3 +280,29 @@ def test_gradviz_run_script_into_a_folder_is_one_line_and_exit_2(tmp_path, capsy
     assert exit_.value.code == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "script" in err
+
+
+@pytest.mark.parametrize("flags", [
+    ["--strategy", "autograd-grad", "--edit-data", "1", "--accumulate", "2"],
+    ["--strategy", "backward-list", "--loss-weights", "0.5,2,1"],
+    ["--detach", "2", "--detach-mode", "no_grad"],   # under sum: head 2 learns nothing
+])
+def test_the_script_of_the_new_modes_prints_report_jsons_numbers(tmp_path, flags):
+    """One pass vs K passes, .data and no_grad: `python FILE --grad-norms` prints every
+    loss, the total and every gradient norm that report.json holds, step by step."""
+    from gradviz.app import main
+    script, out = tmp_path / "loop.py", tmp_path / "out"
+    assert main(["run", "--device", "cpu", "--steps", "4", "--batch-size", "32", *flags,
+                 "--script", str(script), "--out", str(out), "--quiet"]) == 0
+    report = json.loads((out / "report.json").read_text())
+    done = subprocess.run([sys.executable, str(script), "--grad-norms"], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == len(report["steps"]) == 4
+    for line, step in zip(lines, report["steps"]):
+        n, values = numbers(line)
+        expected = list(step["losses"].values()) + [step["total"]] + \
+            list(step["grad_norms"].values())
+        assert n == step["step"] and len(values) == len(expected)
+        assert all(close(v, e) for v, e in zip(values, expected)), (values, expected)
