@@ -28,6 +28,7 @@ from ..core.compare import (
 from ..core.config import Config, ConfigError, validate
 from ..core.records import CompareRecord, GroupDiff, StepDiff, StepRecord
 from ..core.session import Session
+from . import protocol as p
 from .b_runner import LocalB
 
 # B's steps asked for and not yet compared, at most: B's process works through them
@@ -115,17 +116,17 @@ class PinnedB:
             return
         self.b_config = config
         reply = self.b.reset(config)
-        self._building = reply[0] == "pending"   # B's process answers when it can
-        if reply[0] not in ("ready", "pending"):
+        self._building = isinstance(reply, p.BPending)   # B's process answers when it can
+        if not isinstance(reply, (p.BReady, p.BPending)):
             self._stop(self._event_of(reply, self.a.step_index, "building B"))
 
     def _built(self, wait: bool = False) -> bool:
         """B is built (its reset's reply read, if it was pending), or stopped: a reply
-        that is not ("ready",) stops B. wait: for as long as B's process beats."""
+        that is not BReady stops B. wait: for as long as B's process beats."""
         if self._building and self.error is None and (wait or self.b.ready()):
             self._building = False
             reply = self.b.reply()
-            if reply[0] != "ready":
+            if not isinstance(reply, p.BReady):
                 self._stop(self._event_of(reply, self.a.step_index, "building B"))
         return not self._building or self.error is not None
 
@@ -193,11 +194,11 @@ class PinnedB:
     def _collect_one(self) -> None:
         ra, ga, configs = self._started.popleft()
         reply = self.b.reply()
-        if reply[0] != "done":
+        if not isinstance(reply, p.BDone):
             self._stop(self._event_of(reply, ra.step, "B's step"))
             return
         try:
-            self._compare(ra, ga, reply[1], reply[2], configs)
+            self._compare(ra, ga, reply.record, reply.grads, configs)
         except Exception as exc:  # a bug of ours must not take A (or the lecture) down
             self._stop(ev.from_exception(exc, ra.step, "internal", "gradviz itself (B)"))
 
@@ -207,25 +208,26 @@ class PinnedB:
         self.b.close()
 
     @staticmethod
-    def _event_of(reply: tuple, step: int, call: str) -> ev.Event:
-        """What stopped B, from a runner's reply that is not ("done", ...)."""
-        kind = reply[0]
-        if kind == "failed":
-            return reply[1]
-        if kind == "gone":
+    def _event_of(reply: object, step: int, call: str) -> ev.Event:
+        """What stopped B, from a runner's reply that is not the one hoped for."""
+        if isinstance(reply, p.BFailed):
+            return reply.event
+        if isinstance(reply, p.BGone):
             return ev.Event(step, "B's engine", "B's engine process", "EngineStopped",
-                            f"B's engine process {reply[1]}.", "B's engine stopped",
+                            f"B's engine process {reply.words}.", "B's engine stopped",
                             "B trains in a process of its own, so that A and B train at "
                             "the same time; that process ended (a crash inside PyTorch, "
                             "running out of memory, or a kill from outside) or stopped "
                             "answering. A goes on.",
                             "Pin B again (Compare menu), or press Reset, to start it afresh.")
-        if reply[1] == "ConfigError":
-            error: Exception = ConfigError(reply[2])
-        elif reply[1] == "MemoryError":
-            error = MemoryError(reply[2])
+        if not isinstance(reply, p.BRefused):   # a reply out of turn: a bug of ours
+            reply = p.BRefused("RuntimeError", f"B replied {type(reply).__name__} to {call}")
+        if reply.kind == "ConfigError":
+            error: Exception = ConfigError(reply.text)
+        elif reply.kind == "MemoryError":
+            error = MemoryError(reply.text)
         else:
-            error = RuntimeError(reply[2])
+            error = RuntimeError(reply.text)
         return ev.from_exception(error, step, "pin", call)
 
     def _compare(self, ra: StepRecord, ga, rb: StepRecord, gb,
