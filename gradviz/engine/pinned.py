@@ -1,9 +1,10 @@
 """B pinned beside the app's A: a second Session, built from B's config with A's seed
 (so the same data and the same initial weights), that does the same step each time A
 completes one. Each pair of steps is compared as `gradviz compare` compares them
-(core.compare's grads_diff and verdict) and queued as a plain CompareRecord for the
-window. B's probes are sampled as A's are, its gradient norms only on sampled
-steps, so B costs a little less than A.
+(core.compare's grads_diff) and queued as a plain CompareRecord for the window; the
+verdict since pinned is core.compare's Verdict, fed step by step: the same rule and
+words as `gradviz compare`'s. B's probes are sampled as A's are, its gradient norms
+only on sampled steps, so B costs a little less than A.
 
 B lives in a runner (engine.b_runner): in this process, or in a process of its own that
 does B's step k while A does its step k + 1; either way step k is compared as soon as
@@ -19,11 +20,13 @@ from dataclasses import replace
 from ..core import events as ev
 from ..core.compare import (
     DEFAULT_RTOL,
+    Verdict,
     check_same_model,
     flat_grads,
     grads_diff,
+    step_differs,
+    step_words,
     stopped_words,
-    verdict,
 )
 from ..core.config import Config, ConfigError, validate
 from ..core.records import CompareRecord, GroupDiff, StepDiff, StepRecord
@@ -35,10 +38,6 @@ from .b_runner import LocalB
 # while A trains on, so neither waits for the other at each step; the window's
 # comparison is then at most this many steps behind A's own numbers
 MAX_AHEAD = 4
-
-
-def _largest_rel(diff: StepDiff) -> float:
-    return max(d.max_rel for d in diff.groups.values())
 
 
 def _larger(known: int | None, new: int | None) -> int | None:
@@ -72,12 +71,7 @@ class PinnedB:
         # the latest step whose junction gradients were measured, with the configs it was
         # measured under: a step's verdict names each head's share from it between samples
         self._measured: tuple[StepDiff, Config, Config] | None = None
-        # what the verdict since pinned tells: the first step that differed (or a later
-        # one under the same configs whose heads' shares were measured, if it had none),
-        # else the step with the largest difference
-        self._first: tuple[StepDiff, Config, Config] | None = None
-        self._largest: tuple[StepDiff, float] | None = None   # and its largest max_rel
-        self._told: tuple[StepDiff, str] | None = None   # the verdict since pinned, in words
+        self.verdict = Verdict(self.rtol)   # since pinned (or the last reset)
         self._words_due: tuple[StepDiff, StepDiff | None] | None = None  # the newest step's
 
     def take(self) -> list[CompareRecord]:
@@ -88,7 +82,7 @@ class PinnedB:
         out, self.out = self.out, []
         if out and self._words_due is not None:
             diff, measured = self._words_due
-            out[-1] = replace(out[-1], step_verdict=verdict([diff], self.rtol, measured))
+            out[-1] = replace(out[-1], step_verdict=step_words(diff, self.rtol, measured))
         self._words_due = None
         return out
 
@@ -238,15 +232,8 @@ class PinnedB:
         measured = None
         if self._measured is not None and self._measured[1:] == configs:
             measured = self._measured[0]
-        largest_rel = _largest_rel(diff)
-        step_same = largest_rel <= self.rtol   # steps_same([diff]), already at hand
-        first = self._first
-        if not step_same and (first is None or (first[0].junction_ratio is None and
-                                                diff.junction_ratio is not None and
-                                                first[1:] == configs)):
-            self._first = (diff, *configs)
-        if self._largest is None or largest_rel > self._largest[1]:
-            self._largest = (diff, largest_rel)
+        self.verdict.add(diff, configs)
+        step_same = not step_differs(diff, self.rtol)
         for group, d in diff.groups.items():
             known = self.worst.get(group)
             if known is None or d.max_abs > known.max_abs or d.max_rel > known.max_rel:
@@ -254,12 +241,9 @@ class PinnedB:
                                               max(d.max_rel, known.max_rel if known else 0.0))
         self.peak_a = _larger(self.peak_a, ra.saved_bytes_peak)
         self.peak_b = _larger(self.peak_b, rb.saved_bytes_peak)
-        told = self._largest[0] if self._first is None else self._first[0]
-        if self._told is None or self._told[0] is not told:   # words only when it changes
-            self._told = (told, verdict([told], self.rtol))
         self._words_due = (diff, measured)   # put in words by take(), for the newest only
         self.out.append(CompareRecord(
-            ra.step, self._told[1], self._first is None, "", step_same,
+            ra.step, self.verdict.words(), self.verdict.same, "", step_same,
             diff, rb, dict(self.worst), self.peak_a, self.peak_b))
 
     def _stop(self, event: ev.Event) -> None:
