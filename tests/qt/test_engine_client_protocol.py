@@ -20,12 +20,12 @@ def test_every_record_the_engine_sends_has_exactly_one_handler_in_the_window(qap
 
 def test_what_the_window_cannot_use_is_refused_in_one_line(make_window, qtbot, caplog):
     w = make_window(Config(device="cpu", batch_size=16))
-    engine_end = w.worker.loop
+    engine_end = w.engine.loop
     with caplog.at_level(logging.WARNING, logger="gradviz.protocol"):
         engine_end.outbox += [p.Play(), ("records", [], 1.0), p.Running("yes")]
         engine_end.send(p.Notice("still here"))
-        with qtbot.waitSignal(w.worker.notice, timeout=WAIT_MS) as said:
-            w.worker.requestGraph()   # wakes the engine's loop, which sends its outbox
+        with qtbot.waitSignal(w.engine.notice, timeout=WAIT_MS) as said:
+            w.engine.requestGraph()   # wakes the engine's loop, which sends its outbox
     assert said.args == ["still here"] and not w.running
     refused = [r for r in caplog.records if "the window refused" in r.getMessage()]
     assert len(refused) == 3
@@ -44,16 +44,16 @@ def test_every_engine_setting_survives_the_engines_end_and_a_fresh_start(make_wi
     w.sigStopAt.emit(9)                                   # a slide's stop
     wanted = p.EngineSettings(delay_ms=100, animate_phases=True, stop_at=9,
                               show_saved=True, track_node_grads=False)
-    qtbot.waitUntil(lambda: w.worker.loop.settings == wanted, timeout=WAIT_MS)
-    first = w.worker.loop
+    qtbot.waitUntil(lambda: w.engine.loop.settings == wanted, timeout=WAIT_MS)
+    first = w.engine.loop
     generation = w.generation
-    w.worker._conn.send(p.Shutdown())                     # the engine ends by itself
-    qtbot.waitUntil(lambda: not w.worker.alive, timeout=WAIT_MS)
+    w.engine._conn.send(p.Shutdown())                     # the engine ends by itself
+    qtbot.waitUntil(lambda: not w.engine.alive, timeout=WAIT_MS)
     qtbot.keyClick(w, Qt.Key_R)                           # a fresh engine
     qtbot.waitUntil(lambda: w.generation > generation, timeout=WAIT_MS)
-    qtbot.waitUntil(lambda: w.worker.loop not in (None, first)
-                    and w.worker.loop.settings == wanted, timeout=WAIT_MS)
-    loop = w.worker.loop
+    qtbot.waitUntil(lambda: w.engine.loop not in (None, first)
+                    and w.engine.loop.settings == wanted, timeout=WAIT_MS)
+    loop = w.engine.loop
     assert loop is not first and loop.session.track_node_grads is False
     assert (loop.delay_s, loop.animate_phases, loop.stop_at) == (0.1, True, 9)
-    assert w.worker.settings == wanted                    # the window's one copy
+    assert w.engine.settings == wanted                    # the window's one copy
