@@ -87,7 +87,7 @@ class EngineClient(QObject):
         # the window's settings of the engine, the one copy: sent whole at each change,
         # and to every fresh engine, so that a restart loses none of them
         self.settings = p.EngineSettings()
-        self._worker = None           # the engine's Process (or Thread)
+        self._process = None          # the engine's process (or, in tests, its thread)
         self._conn = None
         self._notifier: QSocketNotifier | None = None
         self._watch = QTimer(self)
@@ -107,7 +107,7 @@ class EngineClient(QObject):
     def start(self) -> None:
         """Start an engine with self.config (also after one died)."""
         start = host.start_thread if self.in_process else host.start_process
-        self._worker, self._conn = start(self.config)
+        self._process, self._conn = start(self.config)
         self.alive = True
         self._busy = True             # the first message is awaited like an answer
         self._starting = True
@@ -127,7 +127,7 @@ class EngineClient(QObject):
     def loop(self):
         """The engine's EngineLoop once built: tests only, with an engine on a thread of
         this process."""
-        return getattr(self._worker, "engine", {}).get("loop")
+        return getattr(self._process, "engine", {}).get("loop")
 
     @property
     def session(self):
@@ -137,11 +137,11 @@ class EngineClient(QObject):
 
     @property
     def stopped(self) -> bool:
-        return self._worker is None or not self._worker.is_alive()
+        return self._process is None or not self._process.is_alive()
 
     @property
     def pid(self) -> int | None:
-        return getattr(self._worker, "pid", None)
+        return getattr(self._process, "pid", None)
 
     # ---- commands ---------------------------------------------------------------------
     def setConfig(self, config: Config) -> None:
@@ -161,12 +161,12 @@ class EngineClient(QObject):
 
     def reset(self) -> None:
         if self.alive and self.long_busy and not self.in_process:
-            self._stop_worker()   # asked to: a step that has run for long is ended
+            self._stop_engine()   # asked to: a step that has run for long is ended
         if not self.alive:   # the engine died: a fresh one, with the last good settings
             self.notice.emit(f"Starting a fresh training engine with the settings it had "
                              f"({settings_words(self.config)}); Shift+R starts one with "
                              f"the default settings instead.")
-            self._stop_worker()
+            self._stop_engine()
             self.start()
             return
         self._send(p.Reset())
@@ -174,7 +174,7 @@ class EngineClient(QObject):
     def restartWithDefaults(self) -> None:
         """A fresh engine with the default settings: after one that ran out of memory,
         the same settings would only run out again."""
-        self._stop_worker()
+        self._stop_engine()
         self.config = Config()
         self.notice.emit("Starting a fresh training engine with the default settings.")
         self.start()
@@ -242,30 +242,30 @@ class EngineClient(QObject):
         """Stop the engine within about a second: ask, wait briefly, then end it."""
         self._watch.stop()
         self._send(p.Shutdown(), busy=False)
-        self._stop_worker()
+        self._stop_engine()
 
-    def _stop_worker(self) -> None:
+    def _stop_engine(self) -> None:
         if self._notifier is not None:
             self._notifier.setEnabled(False)
             self._notifier.deleteLater()
             self._notifier = None
-        worker, self._worker = self._worker, None
+        process, self._process = self._process, None
         if self._conn is not None:
             self._conn.close()   # an engine still training sees EOF and stops
             self._conn = None
         self.alive = False
-        if worker is None:
+        if process is None:
             return
-        worker.join(JOIN_SECONDS)
-        if worker.is_alive() and hasattr(worker, "terminate"):
-            worker.terminate()
-            worker.join(0.3)
-            if worker.is_alive():
-                worker.kill()
-                worker.join(0.2)
-        self._worker = worker if worker.is_alive() else None
-        if hasattr(worker, "close") and not worker.is_alive():
-            worker.close()
+        process.join(JOIN_SECONDS)
+        if process.is_alive() and hasattr(process, "terminate"):
+            process.terminate()
+            process.join(0.3)
+            if process.is_alive():
+                process.kill()
+                process.join(0.2)
+        self._process = process if process.is_alive() else None
+        if hasattr(process, "close") and not process.is_alive():
+            process.close()
 
     def _send(self, message: object, busy: bool = True) -> None:
         if not self.alive or self._conn is None:
@@ -377,7 +377,7 @@ class EngineClient(QObject):
         a start or a step that takes long, beating all the while, is waited for."""
         if not self.alive:
             return
-        if self._worker is not None and not self._worker.is_alive():
+        if self._process is not None and not self._process.is_alive():
             self._read()          # what it said before it died, then the EOF
             if self.alive:
                 self._died()
@@ -388,10 +388,10 @@ class EngineClient(QObject):
                               f"({now - self._started_at:.0f} s)…")
             return
         if now - self._last_beat > SILENT_SECONDS and not self.in_process:
-            self._last_beat = last_sign_of_life(self._worker, self._last_beat)
+            self._last_beat = last_sign_of_life(self._process, self._last_beat)
         if now - self._last_beat > SILENT_SECONDS and not self.in_process:
-            self._worker.kill()   # frozen: end it, keep the window
-            self._worker.join(1.0)
+            self._process.kill()   # frozen: end it, keep the window
+            self._process.join(1.0)
             self._died(hung=True)
         elif self.long_busy and not self._said_long and not self._starting:
             self._said_long = True
@@ -402,14 +402,14 @@ class EngineClient(QObject):
     def _died(self, hung: bool = False) -> None:
         if not self.alive:
             return
-        worker = self._worker
+        process = self._process
         exitcode = None
-        if worker is not None and hasattr(worker, "exitcode"):
-            worker.join(0.5)
-            exitcode = worker.exitcode
+        if process is not None and hasattr(process, "exitcode"):
+            process.join(0.5)
+            exitcode = process.exitcode
         how = (f"showed no sign of life for {SILENT_SECONDS:.0f} s and was stopped" if hung
                else f"stopped ({host.exit_words(exitcode)})")
-        self._stop_worker()
+        self._stop_engine()
         was_running, self.running = self.running, False
         if was_running:
             self.runningChanged.emit(False)

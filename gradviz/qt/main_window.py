@@ -103,7 +103,7 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self.lessons = LessonMode(self)     # the Lessons menu, narration and clicker keys
         self.file_menu = FileMenu(self)     # open, save, export, quit
-        self._start_threads(remembered.config)
+        self._start_engine_and_layout(remembered.config)
         self.compare = CompareMode(self)    # the Compare menu: B pinned beside A
         self.run_bar.speed.setValue(remembered.speed)
         restore_layout(self, remembered)
@@ -242,7 +242,7 @@ class MainWindow(QMainWindow):
         rb.phasePlayChanged.connect(
             lambda on: setattr(self.model, "play_mode", "phases" if on else "steps"))
 
-    def _start_threads(self, config: Config) -> None:
+    def _start_engine_and_layout(self, config: Config) -> None:
         from .engine_client import EngineClient
         self.engine = EngineClient(config, in_process=self._engine_in_process, parent=self)
         w = self.engine
