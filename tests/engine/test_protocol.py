@@ -3,6 +3,7 @@ side may receive has exactly one handler in that side's table (a record added wi
 one fails here); what is not a record of that side, or has a field of the wrong type,
 is refused in one log line and changes nothing."""
 import dataclasses
+import functools
 import inspect
 import logging
 import socket
@@ -93,8 +94,8 @@ def test_every_record_crosses_a_socket_pair_unchanged_and_passes_its_own_check(e
         theirs.close()
 
 
-def test_b_process_heartbeat_and_replies_cross_as_records(examples):
-    """B's process beats with Alive and answers with records, over its socket pair."""
+def test_a_childs_heartbeat_crosses_its_socket_pair_as_alive_records():
+    """A child (the engine, B) beats with Alive from its first moment, before torch."""
     ours, theirs = _pair()
     beat = Heartbeat(SharedConnection(theirs), p.Alive, "importing torch").start()
     try:
@@ -160,14 +161,18 @@ def test_an_unknown_or_malformed_command_is_refused_in_one_log_line(caplog):
     st.builds(p.Settings, st.builds(p.EngineSettings, stop_at=st.floats())),
 ))
 def test_nothing_malformed_reaches_a_handler(message):
-    loop = _IDLE_LOOP
+    loop = _idle_loop()
     before = loop.settings
     loop.handle(message)
     assert loop.take_outbox() == [] and loop.settings == before and not loop.running
 
 
-_IDLE_LOOP = EngineLoop(CONFIG)
-_IDLE_LOOP.take_outbox()
+@functools.cache
+def _idle_loop() -> EngineLoop:
+    """One engine for all of hypothesis's examples: none of them may change it."""
+    loop = EngineLoop(CONFIG)
+    loop.take_outbox()
+    return loop
 
 
 def test_bytes_that_are_no_message_leave_the_engine_answering(caplog):
