@@ -33,7 +33,7 @@ until(lambda: w.generation >= 0)
 w.compare.pin_settings()          # B in a process of the engine's
 w.toggle_play()
 until(lambda: w.compare.history_b is not None and len(w.compare.history_b) >= 3)
-print("engine", w.worker.pid, "b", len(w.compare.history_b), flush=True)
+print("engine", w.engine.pid, "b", len(w.compare.history_b), flush=True)
 w.close()
 """
 

@@ -61,31 +61,88 @@ class Comparison:
         return verdict(self.steps, self.rtol)
 
 
+def largest_rel(diff: StepDiff) -> float:
+    """A step's largest relative difference over its groups."""
+    return max(d.max_rel for d in diff.groups.values())
+
+
+def step_differs(diff: StepDiff, rtol: float) -> bool:
+    """A group beyond rtol, or a side not finite ("not <=": a NaN differs too)."""
+    return diff.diverged is not None or any(not d.max_rel <= rtol
+                                            for d in diff.groups.values())
+
+
 def steps_same(steps: list[StepDiff], rtol: float) -> bool:
     """Every group of every step within rtol (and at least one step compared)."""
-    return bool(steps) and all(s.diverged is None and
-                               all(d.max_rel <= rtol for d in s.groups.values()) for s in steps)
+    return bool(steps) and not any(step_differs(s, rtol) for s in steps)
 
 
 def stopped_words(which: str, event: Event) -> str:
     return f"{which} stopped at step {event.step}: {event.title} ({event.message})"
 
 
-def verdict(steps: list[StepDiff], rtol: float, measured: StepDiff | None = None) -> str:
-    """The verdict on these steps in words: 'same gradients (largest relative difference
-    3.7e-07, float rounding)' or 'different: B's gradient on the trunk, head 0: 3.00× A's,
-    head 1: 2.00× (step 0)', told by the first step that differs. `measured`: the latest
-    step whose junction gradients were measured, for the heads' shares where the step
-    told has none (the app samples them)."""
-    if not steps:
-        return "nothing compared (0 steps)"
-    largest = max(d.max_rel for s in steps for d in s.groups.values())
-    if steps_same(steps, rtol):
+class Verdict:
+    """The verdict on A's and B's steps so far, fed one step at a time: by the app's
+    pinned B as both train (engine.pinned), and by `gradviz compare` over its steps
+    (verdict()). One rule and one wording for both: told by the first step that
+    differs, else by the step with the largest difference.
+
+    A step fed with `configs` (the app's A and B configs when it was measured): where
+    the first step that differed has no heads' shares (the app samples them) and a
+    later one under the same configs has, that later one tells the difference."""
+
+    def __init__(self, rtol: float):
+        self.rtol = rtol
+        self.first: StepDiff | None = None    # the step that tells the difference
+        self._first_configs: object = None
+        self.largest: StepDiff | None = None  # the step with the largest difference
+        self._largest_rel = -math.inf
+        self._words: tuple[StepDiff, str] | None = None   # the words last made, and of
+
+    def add(self, diff: StepDiff, configs: object = None) -> None:
+        first = self.first
+        if step_differs(diff, self.rtol) and (
+                first is None or (first.junction_ratio is None and diff.junction_ratio
+                                  is not None and self._first_configs == configs)):
+            self.first, self._first_configs = diff, configs
+        rel = largest_rel(diff)
+        if self.largest is None or rel > self._largest_rel:
+            self.largest, self._largest_rel = diff, rel
+
+    @property
+    def same(self) -> bool:
+        """No step fed so far differs (and at least one was fed)."""
+        return self.largest is not None and self.first is None
+
+    def words(self) -> str:
+        """The verdict in words (made again only when the step that tells it changes:
+        the app asks after every step)."""
+        told = self.first if self.first is not None else self.largest
+        if told is None:
+            return "nothing compared (0 steps)"
+        if self._words is None or self._words[0] is not told:
+            self._words = (told, step_words(told, self.rtol))
+        return self._words[1]
+
+
+def step_words(diff: StepDiff, rtol: float, measured: StepDiff | None = None) -> str:
+    """One step told in words: 'same gradients (largest relative difference 3.7e-07,
+    float rounding)' or 'different: B's gradient on the trunk, head 0: 3.00× A's, head
+    1: 2.00× (step 0)'. `measured`: the latest step whose junction gradients were
+    measured, for the heads' shares where this step has none (the app samples them)."""
+    if not step_differs(diff, rtol):
+        largest = largest_rel(diff)
         why = "identical" if largest == 0 else "float rounding"
         return f"same gradients (largest relative difference {largest:.1e}, {why})"
-    # "not <=": a NaN difference (a gradient not finite) differs too
-    first = next(s for s in steps if any(not d.max_rel <= rtol for d in s.groups.values()))
-    return "different: " + _difference(first, rtol, measured)
+    return "different: " + _difference(diff, rtol, measured)
+
+
+def verdict(steps: list[StepDiff], rtol: float) -> str:
+    """The verdict on these steps in words, as Verdict tells it."""
+    told = Verdict(rtol)
+    for step in steps:
+        told.add(step)
+    return told.words()
 
 
 def _difference(first: StepDiff, rtol: float, measured: StepDiff | None) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import signal
 import sys
 
+from . import protocol as p
 from .child import parent_connection
 from .heartbeat import Heartbeat, SharedConnection, slow_start
 
@@ -13,8 +14,7 @@ from .heartbeat import Heartbeat, SharedConnection, slow_start
 def main(argv: list[str]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # the window decides when we stop
     conn = SharedConnection(parent_connection(argv))
-    beat = Heartbeat(conn, lambda stage, seconds: ("alive", stage, seconds),
-                     "importing torch").start()
+    beat = Heartbeat(conn, p.Alive, "importing torch").start()
     slow_start()
     from .b_runner import serve  # torch
     serve(conn, beat)

@@ -5,26 +5,25 @@ Python, which one process cannot run twice at once (two threads measured slower 
 one, the interpreter lock passed back and forth), so the app's pinned B lives in a
 process: comparing then costs A little more than its own step, not a second step.
 
-Both runners answer in the same plain replies, made by BSide wherever B lives:
-  ("ready",)                       B built from the config, at step 0
-  ("refused", kind, text)          B could not be built (kind: "ConfigError", ...)
-  ("done", StepRecord, flat grads) B did a step: its record and its .grad as one vector
-  ("failed", Event)                B's step raised (PyTorch's error) or diverged
-  ("gone", words)                  B's process ended or stopped answering
-  ("pending",)                     reset only: B's process is building B (or still
-                                   loading torch); its reply comes like a step's
+Both runners answer in the same replies, made by BSide wherever B lives: the records
+of engine.protocol's B_REPLIES (BReady, BRefused, BDone, BFailed; and, made on the
+engine's side, BGone when B's process ended or stopped answering, BPending when a reset
+waits for B's process to build B).
 """
 from __future__ import annotations
 
 import collections
 import os
 import time
+from collections.abc import Callable
 from multiprocessing.connection import Connection
+from typing import Any
 
 from ..core import events as ev
 from ..core.compare import flat_grads
 from ..core.config import Config, ConfigError
 from ..core.session import Session
+from . import protocol as p
 from .child import ChildProcess, last_sign_of_life, start_isolated
 from .heartbeat import Heartbeat, SharedConnection
 from .host import exit_words
@@ -40,33 +39,34 @@ class BSide:
     def __init__(self):
         self.session: Session | None = None
 
-    def reset(self, config: Config) -> tuple:
+    def reset(self, config: Config) -> p.BReady | p.BRefused:
         try:
             self.session = Session(config)
         except ConfigError as exc:
-            return ("refused", "ConfigError", str(exc))
+            return p.BRefused("ConfigError", str(exc))
         except (RuntimeError, MemoryError) as exc:   # e.g. too big to allocate
-            return ("refused", type(exc).__name__, ev.first_line(exc))
+            return p.BRefused(type(exc).__name__, ev.first_line(exc))
         # its bars show the latest norms: measured on sampled steps, so B costs less
         self.session.grad_norm_steps = "sampled"
-        return ("ready",)
+        return p.BReady()
 
-    def step(self, sample_floor: int, probes: str, sample_every: int) -> tuple:
+    def step(self, sample_floor: int, probes: str, sample_every: int) -> object:
         """One step, probed as A is now (the same sampling, so about the same cost)."""
         b = self.session
         if b is None:   # a refused reset stops B (engine.pinned), so this is only a guard
-            return ("refused", "RuntimeError", "B was not built: its reset was refused")
+            return p.BRefused("RuntimeError", "B was not built: its reset was refused")
         try:
             b.sample_floor = sample_floor
             if (b.config.probes, b.config.sample_every) != (probes, sample_every):
                 b.set_config(b.config.replace(probes=probes, sample_every=sample_every))
             record = b.step()
             if record is None:
-                return ("failed", b.error)
-            return ("done", record, flat_grads(b))
+                assert b.error is not None   # step() gives None only with an error
+                return p.BFailed(b.error)
+            return p.BDone(record, flat_grads(b))
         except Exception as exc:  # a bug of ours stops B alone, never A
-            return ("failed", ev.from_exception(exc, b.step_index, "internal",
-                                                "gradviz itself (B)"))
+            return p.BFailed(ev.from_exception(exc, b.step_index, "internal",
+                                               "gradviz itself (B)"))
 
 
 class LocalB:
@@ -74,10 +74,10 @@ class LocalB:
 
     def __init__(self):
         self._side = BSide()
-        self._replies: collections.deque[tuple] = collections.deque()
+        self._replies: collections.deque[object] = collections.deque()
         self.step_index = 0   # steps B has been asked to do since its reset
 
-    def reset(self, config: Config) -> tuple:
+    def reset(self, config: Config) -> object:
         self._replies.clear()
         self.step_index = 0
         return self._side.reset(config)
@@ -89,12 +89,41 @@ class LocalB:
     def ready(self) -> bool:
         return bool(self._replies)
 
-    def reply(self) -> tuple:
+    def reply(self) -> object:
         """The reply to the oldest step asked for and not yet read."""
         return self._replies.popleft()
 
     def close(self) -> None:
         self._side.session = None
+
+
+class BServer:
+    """B's process answering A's engine: one handler per record of protocol.TO_B."""
+
+    def __init__(self, conn: SharedConnection, beat: Heartbeat):
+        self.conn, self.beat = conn, beat
+        self.side = BSide()
+        self.stopped = False
+        self.handlers: dict[type, Callable[[Any], None]] = {
+            p.BReset: self._on_reset, p.BStep: self._on_step, p.BStop: self._on_stop}
+
+    def _on_reset(self, message: p.BReset) -> None:
+        self.beat.stage = "building the model"
+        self.conn.send(self.side.reset(message.config))
+        self.beat.stage = "ready"
+
+    def _on_step(self, message: p.BStep) -> None:
+        self.conn.send(self.side.step(message.sample_floor, message.probes,
+                                      message.sample_every))
+
+    def _on_stop(self, _: p.BStop) -> None:
+        self.stopped = True
+
+    def serve(self) -> None:
+        while not self.stopped:
+            message = p.receive(self.conn, "B's engine")
+            if message is not None:
+                p.dispatch("B's engine", self.handlers, message)
 
 
 def serve(conn: SharedConnection, beat: Heartbeat) -> None:
@@ -105,18 +134,9 @@ def serve(conn: SharedConnection, beat: Heartbeat) -> None:
         from .engine_main import yield_to_the_window
         leave_a_core_free(sharers=2)   # A's engine trains at the same time
         yield_to_the_window()
-        side = BSide()
+        server = BServer(conn, beat)
         beat.stage = "ready"
-        while True:
-            message = conn.recv()
-            if message[0] == "reset":
-                beat.stage = "building the model"
-                conn.send(side.reset(message[1]))
-                beat.stage = "ready"
-            elif message[0] == "step":
-                conn.send(side.step(*message[1:]))
-            else:   # "stop"
-                break
+        server.serve()
     except (EOFError, BrokenPipeError, ConnectionResetError, OSError):
         pass    # A's engine is gone: so is B
     finally:
@@ -131,7 +151,7 @@ class ProcessB:
     it has died. Steps are asked for as A does them and their replies read when A wants
     them: B works through the ones asked for meanwhile, so neither process waits for
     the other at each step. Nothing here blocks A's engine while B loads torch: reset
-    answers ("pending",) and the reply is read, like a step's, once it is in.
+    answers BPending and the reply is read, like a step's, once it is in.
 
     B is judged by its heartbeat, never by a stopwatch: slow but beating is waited for
     (its stage is `stage`), silent for SILENT_SECONDS is stopped."""
@@ -139,12 +159,25 @@ class ProcessB:
     def __init__(self):
         self._process: ChildProcess | None = None
         self._conn: Connection | None = None
-        self._replies: collections.deque[tuple] = collections.deque()
+        self._replies: collections.deque[object] = collections.deque()
         self._in_flight = 0   # replies asked for (resets and steps) not yet read
         self._discard = 0     # replies still to come for a B since reset: dropped
         self._last_beat = 0.0
         self.stage = ""       # what B's process last said it was doing
         self.step_index = 0
+        # what B's process may say, and who takes it (protocol.FROM_B)
+        self.handlers: dict[type, Callable[[Any], None]] = {
+            p.Alive: self._on_alive, p.BReady: self._on_reply, p.BRefused: self._on_reply,
+            p.BDone: self._on_reply, p.BFailed: self._on_reply}
+
+    def _on_alive(self, message: p.Alive) -> None:
+        self.stage = message.stage
+
+    def _on_reply(self, message: object) -> None:
+        if self._discard:
+            self._discard -= 1
+        else:
+            self._replies.append(message)
 
     @property
     def pid(self) -> int | None:
@@ -167,34 +200,33 @@ class ProcessB:
         self.stage = "starting Python"
         return self._conn
 
-    def _gone(self, how: str) -> tuple:
+    def _gone(self, how: str) -> p.BGone:
         self.close()
-        return ("gone", how)
+        return p.BGone(how)
 
-    def _ended(self) -> tuple:
+    def _ended(self) -> p.BGone:
         process = self._process
         if process is not None:
             process.join(STOP_SECONDS)
         code = None if process is None else process.exitcode
         return self._gone(f"stopped ({exit_words(code)})")
 
-    def _pump(self, wait: float = 0.0) -> tuple | None:
+    def _pump(self, wait: float = 0.0) -> p.BGone | None:
         """Read what has come (waiting up to `wait` for it): beats are noted, replies
-        kept in order. A ("gone", ...) reply when the process ended or fell silent."""
+        kept in order. A BGone reply when the process ended or fell silent, or said
+        what is no message of B's (its replies would no longer match the steps)."""
         conn = self._conn
         if conn is None:   # closed: nothing more comes
-            return ("gone", "was stopped")
+            return p.BGone("was stopped")
         try:
             while conn.poll(wait):
                 wait = 0.0
-                message = conn.recv()
+                message = p.receive(conn, "A's engine (from B)")
                 self._last_beat = time.monotonic()
-                if message[0] == "alive":
-                    self.stage = message[1]
-                elif self._discard:
-                    self._discard -= 1
-                else:
-                    self._replies.append(message)
+                if message is None or not p.dispatch("A's engine (from B)", self.handlers,
+                                                     message):
+                    return self._gone("sent a message gradviz cannot read, and was "
+                                      "stopped")
         except (EOFError, BrokenPipeError, ConnectionResetError, OSError):
             return self._ended()
         process = self._process
@@ -207,7 +239,7 @@ class ProcessB:
                               f"stopped")
         return None
 
-    def reset(self, config: Config) -> tuple:
+    def reset(self, config: Config) -> p.BPending | p.BGone:
         # the replies still on their way belong to the old B: dropped as they come
         self._discard += max(0, self._in_flight - len(self._replies))
         self._replies.clear()
@@ -218,14 +250,14 @@ class ProcessB:
             try:
                 conn = self._start()
             except OSError as exc:   # no interpreter to run, no process left to make
-                return ("gone", f"could not be started ({ev.first_line(exc)})")
+                return p.BGone(f"could not be started ({ev.first_line(exc)})")
         self.step_index = 0
         try:
-            conn.send(("reset", config))
+            conn.send(p.BReset(config))
         except (BrokenPipeError, ConnectionResetError, OSError):
             return self._ended()
         self._in_flight = 1
-        return ("pending",)
+        return p.BPending()
 
     def start_step(self, sample_floor: int, probes: str, sample_every: int) -> None:
         self.step_index += 1
@@ -233,7 +265,7 @@ class ProcessB:
         if self._conn is None:   # closed: reply() says so
             return
         try:
-            self._conn.send(("step", sample_floor, probes, sample_every))
+            self._conn.send(p.BStep(sample_floor, probes, sample_every))
         except (BrokenPipeError, ConnectionResetError, OSError):
             pass        # reply() finds out how it ended
 
@@ -246,13 +278,13 @@ class ProcessB:
             self._replies.append(gone)
         return bool(self._replies)
 
-    def reply(self) -> tuple:
+    def reply(self) -> object:
         """The reply to the oldest reset or step asked for and not yet read (waiting
         for it, for as long as B's process beats)."""
         self._in_flight = max(0, self._in_flight - 1)
         while not self._replies:
             if self._conn is None:
-                return ("gone", "was stopped")
+                return p.BGone("was stopped")
             gone = self._pump(BEAT_LOOK_SECONDS)
             if gone is not None:
                 return gone
@@ -264,7 +296,7 @@ class ProcessB:
         self._in_flight = 0
         if conn is not None:
             try:
-                conn.send(("stop",))
+                conn.send(p.BStop())
             except (BrokenPipeError, ConnectionResetError, OSError):
                 pass
             conn.close()

@@ -9,6 +9,7 @@ import time
 
 from ..core.compare import compare
 from ..core.config import Config
+from . import protocol as p
 from .loop import EngineLoop
 
 WARM_UP_STEPS = 20
@@ -20,8 +21,8 @@ def engine_rate(config: Config, steps: int, b: Config | None = None) -> float:
     (in a process of its own, as the app's engine pins it)."""
     loop = EngineLoop(config, b_in_own_process=True)
     if b is not None:
-        loop.handle("pin_b", b)
-    loop.handle("play")
+        loop.handle(p.PinB(b))
+    loop.handle(p.Play())
     session = loop.session
     while session.step_index < WARM_UP_STEPS:
         loop.train_batch(lambda: False)
@@ -31,7 +32,7 @@ def engine_rate(config: Config, steps: int, b: Config | None = None) -> float:
         loop.train_batch(lambda: False)
         pickle.dumps(loop.take_outbox(), protocol=pickle.HIGHEST_PROTOCOL)
     rate = (session.step_index - first) / (time.perf_counter() - start)
-    loop.handle("shutdown")   # B's process, if any, ends here
+    loop.handle(p.Shutdown())   # B's process, if any, ends here
     return rate
 
 

@@ -26,7 +26,7 @@ def yield_to_the_window() -> None:
 
 def run(conn, config: Config, own_process: bool = True, holder: dict | None = None,
         beat=None) -> None:
-    """Answer commands and train until SHUTDOWN or the window's end of the pipe closes
+    """Answer commands and train until Shutdown or the window's end of the pipe closes
     (the window quit or died: an engine must never outlive it). beat: the process's
     Heartbeat (None on a test's thread), told each stage of the start."""
     if own_process:
@@ -34,7 +34,7 @@ def run(conn, config: Config, own_process: bool = True, holder: dict | None = No
         yield_to_the_window()
     loop = None
     try:
-        conn.send([(p.HELLO, available_devices())])
+        conn.send([p.Hello(available_devices())])
         if beat is not None:
             beat.stage = "building the model"
         loop = EngineLoop(config, b_in_own_process=own_process)
@@ -54,7 +54,9 @@ def run(conn, config: Config, own_process: bool = True, holder: dict | None = No
             # idle: sleep on the pipe; paced: sleep until the next step is due
             if conn.poll(wait):
                 while conn.poll(0) and not loop.stopped:
-                    loop.handle(*conn.recv())
+                    message = p.receive(conn, "the engine")
+                    if message is not None:
+                        loop.handle(message)
             elif loop.due_in() == 0:
                 loop.train_batch(lambda: conn.poll(0))
     except (EOFError, BrokenPipeError, ConnectionResetError, OSError):

@@ -7,6 +7,7 @@ import signal
 import threading
 
 from . import child
+from . import protocol as p
 from .heartbeat import slow_start
 
 
@@ -45,7 +46,7 @@ def start_process(config):
     isolated (nothing imported from the working folder) and handed its config."""
     process, ours = child.start_isolated("gradviz.engine.engine_process")
     try:
-        ours.send(config)
+        ours.send(p.Begin(config))
     except OSError:   # it died at once: the window finds out from the pipe's EOF
         pass
     return process, ours

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import gc
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from ..core import events as ev
 from ..core.atomic_write import write_text
@@ -15,7 +17,7 @@ from ..core.threads import leave_a_core_free
 from . import protocol as p
 from .b_runner import BPlace, ProcessB
 
-if TYPE_CHECKING:   # imported when B is first pinned (see _cmd_pin_b)
+if TYPE_CHECKING:   # imported when B is first pinned (see _on_pin_b)
     from .pinned import PinnedB
 
 BATCH_SECONDS = 0.02    # at full speed, train this long between looks at the pipe
@@ -33,16 +35,15 @@ class EngineLoop:
         """b_in_own_process: a pinned B trains in a process of its own (the app's
         engine), else in this one (tests, where one process is simpler)."""
         self.b_place = BPlace(b_in_own_process)
-        self.outbox: list[tuple] = []
+        self.outbox: list[object] = []
         self._records: list = []
         self.running = False
-        self.delay_s = 0.0
+        # the window's settings (pace, phases, stop, saved tensors, node gradients): one
+        # record, as the window sends it; stop_at is cleared here when Play goes past it
+        self.settings = p.EngineSettings()
         self.steps_left: int | None = None
         self.next_due = 0.0       # when the next batch may start (the pace's delay)
         self.steps_per_second = 0.0
-        self.show_saved = False
-        self.animate_phases = False   # Play goes phase by phase (a graph after each)
-        self.stop_at: int | None = None   # Play pauses once this many steps are done
         self._last_phase = ""         # what the last phase did ("backward 1 of 3: head0 …")
         self.stopped = False
         self.graph_wanted = False   # send the graph after the next step with its gradients
@@ -57,25 +58,49 @@ class EngineLoop:
         except (RuntimeError, MemoryError) as exc:  # e.g. a model too big to allocate
             problem = f"cannot build that model ({ev.first_line(exc)}); using the default one"
             self.session = Session(Config())
-        self.session.track_node_grads = True
+        self._apply(self.settings)
         self._announce_config(True)
         if problem:   # after the announcement, which would otherwise overwrite it
-            self.send(p.CONFIG_REJECTED, problem)
+            self.send(p.ConfigRejected(problem))
+        # every command the window may send, and who answers it: one table (a command
+        # with no entry here is refused in one log line, see protocol.dispatch)
+        self.handlers: dict[type, Callable[[Any], None]] = {
+            p.SetConfig: self._on_set_config, p.Settings: self._on_settings,
+            p.Play: self._on_play, p.Pause: self._on_pause, p.Phase: self._on_phase,
+            p.Step: self._on_step, p.Reset: self._on_reset, p.RunSteps: self._on_run_steps,
+            p.RequestGraph: self._on_request_graph,
+            p.ExportTorchviz: self._on_export_torchviz, p.Shutdown: self._on_shutdown,
+            p.PinB: self._on_pin_b, p.WarmB: self._on_warm_b, p.Slide: self._on_slide,
+        }
 
-    def send(self, *message) -> None:
+    @property
+    def delay_s(self) -> float:
+        return self.settings.delay_ms / 1000
+
+    @property
+    def animate_phases(self) -> bool:
+        """Play goes phase by phase (a graph after each)."""
+        return self.settings.animate_phases
+
+    @property
+    def stop_at(self) -> int | None:
+        """Play pauses once this many steps are done."""
+        return self.settings.stop_at
+
+    def send(self, message: object) -> None:
         self._flush_records()   # keep the order: records before what follows them
         self.outbox.append(message)
 
     def _flush_records(self) -> None:
         if self._records:
-            self.outbox.append((p.RECORDS, self._records, self.steps_per_second))
+            self.outbox.append(p.Records(self._records, self.steps_per_second))
             self._records = []
         if self.pinned is not None:
             compared = self.pinned.take()
             if compared:
-                self.outbox.append((p.COMPARED, compared))
+                self.outbox.append(p.Compared(compared))
 
-    def take_outbox(self) -> list[tuple]:
+    def take_outbox(self) -> list[object]:
         self._flush_records()
         out, self.outbox = self.outbox, []
         return out
@@ -85,17 +110,14 @@ class EngineLoop:
         the controls never snap back to the old one)."""
         s = self.session
         config = s.pending_config or s.config
-        self.send(p.CONFIG_APPLIED, config, did_reset, list(s.param_names))
+        self.send(p.ConfigApplied(config, did_reset, list(s.param_names)))
         if did_reset and self.pinned is not None:   # a fresh A: B starts again beside it
             self.pinned.reset()
 
     # ---- commands -----------------------------------------------------------------
-    def handle(self, name: str, *args) -> None:
-        handler = getattr(self, "_cmd_" + name, None) if name in p.COMMANDS else None
-        if handler is None:
-            self.send(p.NOTICE, f"the engine does not know the command {name!r}")
-            return
-        handler(*args)
+    def handle(self, message: object) -> None:
+        """Answer one command from the window (anything else: one log line)."""
+        p.dispatch("the engine", self.handlers, message)
 
     def _refused(self, apply) -> tuple[bool, bool]:
         """(refused, did_reset) of a config change: refused in one line where the config
@@ -103,22 +125,33 @@ class EngineLoop:
         try:
             return False, bool(apply())
         except ConfigError as exc:
-            self.send(p.CONFIG_REJECTED, str(exc))
+            self.send(p.ConfigRejected(str(exc)))
         except (RuntimeError, MemoryError) as exc:   # e.g. a model too big to allocate
             self._announce_config(True)              # the session rebuilt the old one
-            self.send(p.CONFIG_REJECTED, f"cannot build that model: {ev.first_line(exc)}")
+            self.send(p.ConfigRejected(f"cannot build that model: {ev.first_line(exc)}"))
         return True, False
 
-    def _cmd_config(self, config: Config) -> None:
-        refused, did_reset = self._refused(lambda: self.session.set_config(config))
+    def _on_set_config(self, message: p.SetConfig) -> None:
+        refused, did_reset = self._refused(lambda: self.session.set_config(message.config))
         if refused:
             return
         self._announce_config(did_reset)
         if did_reset or not self.session.in_step:
             self._send_graph("after the change")
 
-    def _cmd_delay(self, ms: int) -> None:
-        self.delay_s = max(0, ms) / 1000
+    def _on_settings(self, message: p.Settings) -> None:
+        show_saved = self.settings.show_saved
+        self._apply(message.settings)
+        if self.settings.show_saved != show_saved:
+            self._send_graph("live")
+
+    def _apply(self, settings: p.EngineSettings) -> None:
+        """The window's settings, all at once (a fresh engine is sent them too)."""
+        stop_at = None if settings.stop_at is None else max(0, settings.stop_at)
+        self.settings = replace(settings, delay_ms=max(0, settings.delay_ms),
+                                stop_at=stop_at)
+        # the gradient through every graph node costs hooks: only while a graph is shown
+        self.session.track_node_grads = settings.track_node_grads
         self._set_sampling()
 
     def _set_sampling(self) -> None:
@@ -128,11 +161,11 @@ class EngineLoop:
             and not self.animate_phases
         self.session.sample_floor = FAST_SAMPLE_EVERY if fast else 1
 
-    def _cmd_play(self) -> None:
+    def _on_play(self, _: p.Play | None = None) -> None:
         if self.session.error is not None:
             self.session.set_config(self.session.config)  # acknowledge the error, go on
-        if self._at_stop():
-            self.stop_at = None   # Play again at a slide's stop goes on past it
+        if self._at_stop():   # Play again at a slide's stop goes on past it
+            self.settings = replace(self.settings, stop_at=None)
         self.steps_left = None
         self._set_running(True)
         self.next_due = 0.0
@@ -140,9 +173,9 @@ class EngineLoop:
     def _set_running(self, running: bool) -> None:
         self.running = running
         self._set_sampling()
-        self.send(p.RUNNING, running)
+        self.send(p.Running(running))
 
-    def _cmd_pause(self) -> None:
+    def _on_pause(self, _: p.Pause) -> None:
         self._set_running(False)
         if not self.session.node_grads_current and not self.session.in_step:
             # at full speed most steps skip the per-node gradients: one more step, measured,
@@ -157,7 +190,7 @@ class EngineLoop:
             self._set_running(False)
         self.steps_left = None
 
-    def _cmd_phase(self) -> None:
+    def _on_phase(self, _: p.Phase) -> None:
         self._pause_silently()
         self._one_phase()
 
@@ -169,80 +202,67 @@ class EngineLoop:
             return None
         if phase.step_done and self.session.last_record is not None:
             self._recorded(self.session.last_record)
-        self.send(p.PHASE_DONE, phase)
+        self.send(p.PhaseDone(phase))
         if phase.event is not None:
-            self.send(p.FAILED, phase.event)
+            self.send(p.Failed(phase.event))
         self._last_phase = phase.detail
         self._send_graph(f"after {phase.detail}")
         return phase
-
-    def _cmd_animate_phases(self, on: bool) -> None:
-        """Play by phases (on) or by whole steps; a step in progress is finished either way."""
-        self.animate_phases = bool(on)
-        self._set_sampling()
-
-    def _cmd_stop_at(self, step: int | None) -> None:
-        """Play pauses by itself once `step` steps are done (a lesson slide's stop)."""
-        self.stop_at = None if step is None else max(0, int(step))
 
     def _at_stop(self) -> bool:
         return self.stop_at is not None and self.session.step_index >= self.stop_at \
             and not self.session.in_step
 
-    def _cmd_step(self) -> None:
+    def _on_step(self, _: p.Step) -> None:
         self._pause_silently()
         record = self._guarded(self.session.step)
         self._after_step(record)
         self._send_graph("after the optimizer step" if record else "at the error")
 
-    def _cmd_slide(self, config: Config, delay_ms: int, animate_phases: bool,
-                   stop_at: int | None, play: bool) -> None:
+    def _on_slide(self, message: p.Slide) -> None:
         """A lesson's slide as one message: its config on a fresh model at step 0 (built
-        once), its pace, play mode and stop, one graph, then Play if it autoplays.
-        Sent as five commands, a slide built a model twice and sent three graphs."""
+        once), the window's settings with its pace, play mode and stop, one graph, then
+        Play if it autoplays. Sent as five commands, a slide built a model twice and
+        sent three graphs."""
         self._pause_silently()
-        if self._refused(lambda: self.session.start_over(config))[0]:
+        if self._refused(lambda: self.session.start_over(message.config))[0]:
             return
         self._records = []
-        self.delay_s = max(0, delay_ms) / 1000
-        self.animate_phases = bool(animate_phases)
-        self.stop_at = None if stop_at is None else max(0, int(stop_at))
+        self._apply(message.settings)
         self._announce_config(True)
         self._send_graph("after reset")
-        if play:
-            self._cmd_play()
-        else:
-            self._set_sampling()
+        if message.play:
+            self._on_play()
 
-    def _cmd_reset(self) -> None:
+    def _on_reset(self, _: p.Reset | None = None) -> None:
         self._pause_silently()
         self._guarded(self.session.reset)
         self._records = []
         self._announce_config(True)
         self._send_graph("after reset")
 
-    def _cmd_run_steps(self, steps: int) -> None:
-        """Train `steps` steps as fast as possible, then say STEPS_DONE."""
-        self.steps_left = steps
+    def _on_run_steps(self, message: p.RunSteps) -> None:
+        """Train `steps` steps as fast as possible, then say StepsDone."""
+        self.steps_left = message.steps
         self.running = True     # no RUNNING message: the window's Play stays as it is
         self._set_sampling()    # every step measured: these runs make pictures
         self.next_due = 0.0
 
-    def _cmd_pin_b(self, config: Config | None) -> None:
+    def _on_pin_b(self, message: p.PinB) -> None:
         """Train B beside A in lockstep from step 0 (both reset: the same seed, data and
         initial weights), or (None) stop comparing."""
         from .pinned import PinnedB
-        old = self.pinned
+        old, config = self.pinned, message.config
         if config is None:
             self._unpin()
-            self.send(p.B_PINNED, None, None)
+            self.send(p.BPinned(None, None))
             return
         # B's process is kept from one pin to the next
         runner = old.b if old is not None else self.b_place.runner()
         try:
             pinned = PinnedB(self.session, config, runner=runner)
         except ConfigError as exc:
-            self.send(p.B_PINNED, None, str(exc))
+            self.send(p.BPinned(None, str(exc)))
             return
         if old is not None:
             old.collect(wait=not old.building)   # its last steps, compared before B changes
@@ -250,10 +270,10 @@ class EngineLoop:
         elif isinstance(runner, ProcessB):
             leave_a_core_free(sharers=2)   # B's process trains at the same time
         self.pinned = pinned
-        self.send(p.B_PINNED, pinned.config, None)
-        self._cmd_reset()   # builds B too (see _announce_config)
+        self.send(p.BPinned(pinned.config, None))
+        self._on_reset()   # builds B too (see _announce_config)
 
-    def _cmd_warm_b(self) -> None:
+    def _on_warm_b(self, _: p.WarmB) -> None:
         """The Compare menu is open: B's process is started, so that the pin does not
         pause A while it loads torch."""
         if self.pinned is None:
@@ -264,36 +284,27 @@ class EngineLoop:
         self._unpin()
         self.b_place.close()
 
-    def _cmd_export_torchviz(self, path: str) -> None:
+    def _on_export_torchviz(self, message: p.ExportTorchviz) -> None:
         """torchviz.make_dot of the live roots: only the engine holds the tensors."""
         from ..render.torchviz_adapter import make_dot_text
-        s = self.session
+        s, path = self.session, message.path
         try:
             text = make_dot_text(s.root_tensors(), dict(zip(s.param_names, s.params)))
             # written whole under a temporary name, then renamed: a user's file is never
             # left half-written, and whoever waits for it never reads it empty
             write_text(path, text)
         except Exception as exc:  # a failed export is a message, never a crash
-            self.send(p.NOTICE, f"torchviz export failed: {ev.first_line(exc)}")
+            self.send(p.Notice(f"torchviz export failed: {ev.first_line(exc)}"))
             return
-        self.send(p.NOTICE, f"torchviz DOT exported to {path}")
+        self.send(p.Notice(f"torchviz DOT exported to {path}"))
 
-    def _cmd_track_node_grads(self, on: bool) -> None:
-        """Measure the gradient through every graph node (costs hooks: only while the
-        graph is on screen)."""
-        self.session.track_node_grads = on
-
-    def _cmd_show_saved(self, show: bool) -> None:
-        self.show_saved = show
-        self._send_graph("live")
-
-    def _cmd_request_graph(self) -> None:
+    def _on_request_graph(self, _: p.RequestGraph) -> None:
         if self.running and not self.session.node_grads_current:
             self.graph_wanted = True    # sent once a sampled step has measured it
         else:
             self._send_graph("live")
 
-    def _cmd_shutdown(self) -> None:
+    def _on_shutdown(self, _: p.Shutdown) -> None:
         self.running = False
         self.stopped = True
         self.end_b()
@@ -324,8 +335,8 @@ class EngineLoop:
         words = None if pinned is None else pinned.starting_words
         if pinned is not None and words is not None and words != self._b_words \
                 and pinned.holding_a:
-            self.send(p.NOTICE, f"Compare: B's engine is starting ({words}); A waits "
-                                f"for it.")
+            self.send(p.Notice(f"Compare: B's engine is starting ({words}); A waits "
+                               f"for it."))
         self._b_words = words
 
     def train_batch(self, commands_waiting) -> None:
@@ -351,7 +362,7 @@ class EngineLoop:
                     self.running = False
                     self._set_sampling()
                     self._send_graph("live")
-                    self.send(p.STEPS_DONE, self.session.step_index)
+                    self.send(p.StepsDone(self.session.step_index))
                     return
             elif self._at_stop():
                 self._pause_at_stop()
@@ -394,7 +405,7 @@ class EngineLoop:
         if self.session.error is not None:
             self.steps_left = None
             self._set_running(False)
-            self.send(p.FAILED, self.session.error)
+            self.send(p.Failed(self.session.error))
             self._send_graph("at the error")   # the graph as PyTorch found it, not empty
         return False
 
@@ -425,12 +436,12 @@ class EngineLoop:
             self.session.error = event
             self.steps_left = None
             self._set_running(False)
-            self.send(p.FAILED, event)
+            self.send(p.Failed(event))
             return None
 
     def _send_graph(self, when: str) -> None:
         try:
-            graph = self.session.graph(show_saved=self.show_saved)
+            graph = self.session.graph(show_saved=self.settings.show_saved)
         except Exception:  # a graph we cannot read is not worth stopping for
             return
-        self.send(p.GRAPH, graph, when)
+        self.send(p.Graph(graph, when))

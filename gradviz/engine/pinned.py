@@ -1,9 +1,10 @@
 """B pinned beside the app's A: a second Session, built from B's config with A's seed
 (so the same data and the same initial weights), that does the same step each time A
 completes one. Each pair of steps is compared as `gradviz compare` compares them
-(core.compare's grads_diff and verdict) and queued as a plain CompareRecord for the
-window. B's probes are sampled as A's are, its gradient norms only on sampled
-steps, so B costs a little less than A.
+(core.compare's grads_diff) and queued as a plain CompareRecord for the window; the
+verdict since pinned is core.compare's Verdict, fed step by step: the same rule and
+words as `gradviz compare`'s. B's probes are sampled as A's are, its gradient norms
+only on sampled steps, so B costs a little less than A.
 
 B lives in a runner (engine.b_runner): in this process, or in a process of its own that
 does B's step k while A does its step k + 1; either way step k is compared as soon as
@@ -19,25 +20,24 @@ from dataclasses import replace
 from ..core import events as ev
 from ..core.compare import (
     DEFAULT_RTOL,
+    Verdict,
     check_same_model,
     flat_grads,
     grads_diff,
+    step_differs,
+    step_words,
     stopped_words,
-    verdict,
 )
 from ..core.config import Config, ConfigError, validate
 from ..core.records import CompareRecord, GroupDiff, StepDiff, StepRecord
 from ..core.session import Session
+from . import protocol as p
 from .b_runner import LocalB
 
 # B's steps asked for and not yet compared, at most: B's process works through them
 # while A trains on, so neither waits for the other at each step; the window's
 # comparison is then at most this many steps behind A's own numbers
 MAX_AHEAD = 4
-
-
-def _largest_rel(diff: StepDiff) -> float:
-    return max(d.max_rel for d in diff.groups.values())
 
 
 def _larger(known: int | None, new: int | None) -> int | None:
@@ -71,12 +71,7 @@ class PinnedB:
         # the latest step whose junction gradients were measured, with the configs it was
         # measured under: a step's verdict names each head's share from it between samples
         self._measured: tuple[StepDiff, Config, Config] | None = None
-        # what the verdict since pinned tells: the first step that differed (or a later
-        # one under the same configs whose heads' shares were measured, if it had none),
-        # else the step with the largest difference
-        self._first: tuple[StepDiff, Config, Config] | None = None
-        self._largest: tuple[StepDiff, float] | None = None   # and its largest max_rel
-        self._told: tuple[StepDiff, str] | None = None   # the verdict since pinned, in words
+        self.verdict = Verdict(self.rtol)   # since pinned (or the last reset)
         self._words_due: tuple[StepDiff, StepDiff | None] | None = None  # the newest step's
 
     def take(self) -> list[CompareRecord]:
@@ -87,7 +82,7 @@ class PinnedB:
         out, self.out = self.out, []
         if out and self._words_due is not None:
             diff, measured = self._words_due
-            out[-1] = replace(out[-1], step_verdict=verdict([diff], self.rtol, measured))
+            out[-1] = replace(out[-1], step_verdict=step_words(diff, self.rtol, measured))
         self._words_due = None
         return out
 
@@ -115,17 +110,17 @@ class PinnedB:
             return
         self.b_config = config
         reply = self.b.reset(config)
-        self._building = reply[0] == "pending"   # B's process answers when it can
-        if reply[0] not in ("ready", "pending"):
+        self._building = isinstance(reply, p.BPending)   # B's process answers when it can
+        if not isinstance(reply, (p.BReady, p.BPending)):
             self._stop(self._event_of(reply, self.a.step_index, "building B"))
 
     def _built(self, wait: bool = False) -> bool:
         """B is built (its reset's reply read, if it was pending), or stopped: a reply
-        that is not ("ready",) stops B. wait: for as long as B's process beats."""
+        that is not BReady stops B. wait: for as long as B's process beats."""
         if self._building and self.error is None and (wait or self.b.ready()):
             self._building = False
             reply = self.b.reply()
-            if reply[0] != "ready":
+            if not isinstance(reply, p.BReady):
                 self._stop(self._event_of(reply, self.a.step_index, "building B"))
         return not self._building or self.error is not None
 
@@ -193,11 +188,11 @@ class PinnedB:
     def _collect_one(self) -> None:
         ra, ga, configs = self._started.popleft()
         reply = self.b.reply()
-        if reply[0] != "done":
+        if not isinstance(reply, p.BDone):
             self._stop(self._event_of(reply, ra.step, "B's step"))
             return
         try:
-            self._compare(ra, ga, reply[1], reply[2], configs)
+            self._compare(ra, ga, reply.record, reply.grads, configs)
         except Exception as exc:  # a bug of ours must not take A (or the lecture) down
             self._stop(ev.from_exception(exc, ra.step, "internal", "gradviz itself (B)"))
 
@@ -207,25 +202,26 @@ class PinnedB:
         self.b.close()
 
     @staticmethod
-    def _event_of(reply: tuple, step: int, call: str) -> ev.Event:
-        """What stopped B, from a runner's reply that is not ("done", ...)."""
-        kind = reply[0]
-        if kind == "failed":
-            return reply[1]
-        if kind == "gone":
+    def _event_of(reply: object, step: int, call: str) -> ev.Event:
+        """What stopped B, from a runner's reply that is not the one hoped for."""
+        if isinstance(reply, p.BFailed):
+            return reply.event
+        if isinstance(reply, p.BGone):
             return ev.Event(step, "B's engine", "B's engine process", "EngineStopped",
-                            f"B's engine process {reply[1]}.", "B's engine stopped",
+                            f"B's engine process {reply.words}.", "B's engine stopped",
                             "B trains in a process of its own, so that A and B train at "
                             "the same time; that process ended (a crash inside PyTorch, "
                             "running out of memory, or a kill from outside) or stopped "
                             "answering. A goes on.",
                             "Pin B again (Compare menu), or press Reset, to start it afresh.")
-        if reply[1] == "ConfigError":
-            error: Exception = ConfigError(reply[2])
-        elif reply[1] == "MemoryError":
-            error = MemoryError(reply[2])
+        if not isinstance(reply, p.BRefused):   # a reply out of turn: a bug of ours
+            reply = p.BRefused("RuntimeError", f"B replied {type(reply).__name__} to {call}")
+        if reply.kind == "ConfigError":
+            error: Exception = ConfigError(reply.text)
+        elif reply.kind == "MemoryError":
+            error = MemoryError(reply.text)
         else:
-            error = RuntimeError(reply[2])
+            error = RuntimeError(reply.text)
         return ev.from_exception(error, step, "pin", call)
 
     def _compare(self, ra: StepRecord, ga, rb: StepRecord, gb,
@@ -236,15 +232,8 @@ class PinnedB:
         measured = None
         if self._measured is not None and self._measured[1:] == configs:
             measured = self._measured[0]
-        largest_rel = _largest_rel(diff)
-        step_same = largest_rel <= self.rtol   # steps_same([diff]), already at hand
-        first = self._first
-        if not step_same and (first is None or (first[0].junction_ratio is None and
-                                                diff.junction_ratio is not None and
-                                                first[1:] == configs)):
-            self._first = (diff, *configs)
-        if self._largest is None or largest_rel > self._largest[1]:
-            self._largest = (diff, largest_rel)
+        self.verdict.add(diff, configs)
+        step_same = not step_differs(diff, self.rtol)
         for group, d in diff.groups.items():
             known = self.worst.get(group)
             if known is None or d.max_abs > known.max_abs or d.max_rel > known.max_rel:
@@ -252,12 +241,9 @@ class PinnedB:
                                               max(d.max_rel, known.max_rel if known else 0.0))
         self.peak_a = _larger(self.peak_a, ra.saved_bytes_peak)
         self.peak_b = _larger(self.peak_b, rb.saved_bytes_peak)
-        told = self._largest[0] if self._first is None else self._first[0]
-        if self._told is None or self._told[0] is not told:   # words only when it changes
-            self._told = (told, verdict([told], self.rtol))
         self._words_due = (diff, measured)   # put in words by take(), for the newest only
         self.out.append(CompareRecord(
-            ra.step, self._told[1], self._first is None, "", step_same,
+            ra.step, self.verdict.words(), self.verdict.same, "", step_same,
             diff, rb, dict(self.worst), self.peak_a, self.peak_b))
 
     def _stop(self, event: ev.Event) -> None:

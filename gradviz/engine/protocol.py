@@ -1,47 +1,351 @@
-"""What the window and the engine say to each other over the pipe: (name, *args) tuples
-of plain data (Config, StepRecord, PhaseRecord, Event, GraphData: floats, lists,
-strings), never a tensor. The engine sends lists of messages, one list per batch."""
+"""Every message that crosses a process boundary, as a typed record: the window and the
+engine, the engine and a pinned B. Each is a frozen dataclass of plain data (Config,
+StepRecord, PhaseRecord, Event, GraphData: floats, lists, strings; B's gradients as one
+numpy vector), never a tensor. The engine sends lists of records, one list per batch; B
+sends one record at a time.
+
+Each receiver keeps one dispatch table (record type -> handler) and refuses what is not
+a record of its side, or a record whose fields have the wrong types, with one log line
+(`refusal`): a bad message never takes a process down. The window's settings that a
+fresh engine needs travel as one record, `EngineSettings`, so that a restart replays
+them all or none. Standard library and core's plain data only: the window's process and
+B's process (before torch) import this."""
 from __future__ import annotations
 
-# window -> engine: one (name, *args) tuple per command
-CONFIG = "config"                    # Config
-PLAY = "play"
-PAUSE = "pause"
-PHASE = "phase"                      # one phase
-STEP = "step"                        # one optimizer step
-RESET = "reset"
-DELAY = "delay"                      # ms between steps
-RUN_STEPS = "run_steps"              # n steps as fast as possible, then STEPS_DONE
-ANIMATE_PHASES = "animate_phases"    # bool: Play goes phase by phase, at the delay
-MIN_PHASE_MS = 50                    # ...but at most one phase (and its graph) per 50 ms
-STOP_AT = "stop_at"                  # step index where Play pauses itself (None: never)
-REQUEST_GRAPH = "request_graph"
-SHOW_SAVED = "show_saved"            # bool
-TRACK_NODE_GRADS = "track_node_grads"  # bool
-EXPORT_TORCHVIZ = "export_torchviz"  # path
-SHUTDOWN = "shutdown"
-PIN_B = "pin_b"                      # Config of B to train beside A, or None: stop comparing
-WARM_B = "warm_b"                    # the Compare menu opened: start B's process ahead of a pin
-# a lesson's slide, as one message: Config, delay ms, animate phases, stop at (or None),
-# play: a fresh model built once at step 0, one graph, then Play if asked
-SLIDE = "slide"
+import dataclasses
+import logging
+import types
+import typing
+from dataclasses import dataclass
+from typing import Any, Union
 
-COMMANDS = frozenset({CONFIG, PLAY, PAUSE, PHASE, STEP, RESET, DELAY, RUN_STEPS,
-                      ANIMATE_PHASES, STOP_AT, REQUEST_GRAPH, SHOW_SAVED, TRACK_NODE_GRADS,
-                      EXPORT_TORCHVIZ, SHUTDOWN, PIN_B, WARM_B, SLIDE})
+import numpy as np
 
-# engine -> window
-HELLO = "hello"                      # [(device name, description)]: torch is loaded
-ALIVE = "alive"                      # what it is doing, seconds at it: the heartbeat
-                                     # (twice a second, from the engine's first moment)
-CONFIG_APPLIED = "config_applied"    # Config, did_reset, [param names]
-CONFIG_REJECTED = "config_rejected"  # one-line reason
-NOTICE = "notice"                    # one line for the status bar
-PHASE_DONE = "phase_done"            # PhaseRecord (single-stepped, or Play by phases)
-FAILED = "failed"                    # Event
-RUNNING = "running"                  # bool
-GRAPH = "graph"                      # GraphData, what it shows
-STEPS_DONE = "steps_done"            # step index after a RUN_STEPS batch
-RECORDS = "records"                  # [StepRecord], steps per second
-B_PINNED = "b_pinned"                # B's Config (None: not comparing), why not (or None)
-COMPARED = "compared"                # [CompareRecord]: B's steps beside A's, after RECORDS
+from ..core.config import Config
+from ..core.events import Event
+from ..core.graph_data import GraphData
+from ..core.records import CompareRecord, PhaseRecord, StepRecord
+
+log = logging.getLogger("gradviz.protocol")
+
+MIN_PHASE_MS = 50   # Play by phases: at most one phase (and its graph) per 50 ms
+
+
+# ---- the window's settings of the engine: one record, replayed to a fresh engine ------
+@dataclass(frozen=True)
+class EngineSettings:
+    delay_ms: int = 0                # between steps (or phases)
+    animate_phases: bool = False     # Play goes phase by phase, at the delay
+    stop_at: int | None = None       # step index where Play pauses itself (None: never)
+    show_saved: bool = False         # the graph draws the tensors backward saved
+    track_node_grads: bool = True    # measure the gradient through every graph node
+
+
+# ---- window -> engine ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class Begin:
+    """The first message to a fresh engine process: what to train."""
+    config: Config
+
+
+@dataclass(frozen=True)
+class SetConfig:
+    config: Config
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The window's engine settings, all of them (sent whole at every change and to
+    every fresh engine)."""
+    settings: EngineSettings
+
+
+@dataclass(frozen=True)
+class Play:
+    pass
+
+
+@dataclass(frozen=True)
+class Pause:
+    pass
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One phase (zero_grad, forward, one backward call, the optimizer step)."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One optimizer step."""
+
+
+@dataclass(frozen=True)
+class Reset:
+    pass
+
+
+@dataclass(frozen=True)
+class RunSteps:
+    """`steps` steps as fast as possible, then StepsDone."""
+    steps: int
+
+
+@dataclass(frozen=True)
+class RequestGraph:
+    pass
+
+
+@dataclass(frozen=True)
+class ExportTorchviz:
+    path: str
+
+
+@dataclass(frozen=True)
+class Shutdown:
+    pass
+
+
+@dataclass(frozen=True)
+class PinB:
+    """B's Config to train beside A, or None: stop comparing."""
+    config: Config | None
+
+
+@dataclass(frozen=True)
+class WarmB:
+    """The Compare menu opened: start B's process ahead of a pin."""
+
+
+@dataclass(frozen=True)
+class Slide:
+    """A lesson's slide as one message: a fresh model built once at step 0, the
+    window's settings (the slide's pace, play mode and stop in them), one graph, then
+    Play if asked."""
+    config: Config
+    settings: EngineSettings
+    play: bool
+
+
+# ---- engine -> window (in lists, one per batch) ------------------------------------------
+@dataclass(frozen=True)
+class Hello:
+    """Torch is loaded: [(device name, description)]."""
+    devices: list
+
+
+@dataclass(frozen=True)
+class Alive:
+    """The heartbeat: what the process is doing, and for how long (twice a second from
+    its first moment; B's process beats with it too)."""
+    stage: str
+    seconds: float
+
+
+@dataclass(frozen=True)
+class ConfigApplied:
+    config: Config
+    did_reset: bool
+    param_names: list
+
+
+@dataclass(frozen=True)
+class ConfigRejected:
+    reason: str
+
+
+@dataclass(frozen=True)
+class Notice:
+    """One line for the status bar."""
+    text: str
+
+
+@dataclass(frozen=True)
+class PhaseDone:
+    """A phase done (single-stepped, or Play by phases)."""
+    phase: PhaseRecord
+
+
+@dataclass(frozen=True)
+class Failed:
+    event: Event
+
+
+@dataclass(frozen=True)
+class Running:
+    running: bool
+
+
+@dataclass(frozen=True)
+class Graph:
+    graph: GraphData
+    when: str             # what it shows ("after backward 1 of 3")
+
+
+@dataclass(frozen=True)
+class StepsDone:
+    """The step index after a RunSteps batch."""
+    step: int
+
+
+@dataclass(frozen=True)
+class Records:
+    records: list[StepRecord]
+    steps_per_second: float
+
+
+@dataclass(frozen=True)
+class BPinned:
+    config: Config | None  # None: not comparing
+    problem: str | None    # why not
+
+
+@dataclass(frozen=True)
+class Compared:
+    """B's steps beside A's, after Records."""
+    records: list[CompareRecord]
+
+
+# ---- engine -> B's process -----------------------------------------------------------------
+@dataclass(frozen=True)
+class BReset:
+    """Build B from this config, at step 0."""
+    config: Config
+
+
+@dataclass(frozen=True)
+class BStep:
+    """One step of B, probed as A is now."""
+    sample_floor: int
+    probes: str
+    sample_every: int
+
+
+@dataclass(frozen=True)
+class BStop:
+    pass
+
+
+# ---- B's replies (from its process, or made on the engine's side) ---------------------
+@dataclass(frozen=True)
+class BReady:
+    """B built from the config, at step 0."""
+
+
+@dataclass(frozen=True)
+class BRefused:
+    """B could not be built; kind: "ConfigError", "MemoryError", ..."""
+    kind: str
+    text: str
+
+
+@dataclass(frozen=True)
+class BDone:
+    """B did a step: its record and its .grad as one flat vector."""
+    record: StepRecord
+    grads: np.ndarray
+
+
+@dataclass(frozen=True)
+class BFailed:
+    """B's step raised (PyTorch's error) or diverged."""
+    event: Event
+
+
+@dataclass(frozen=True)
+class BGone:
+    """B's process ended or stopped answering (made on the engine's side)."""
+    words: str
+
+
+@dataclass(frozen=True)
+class BPending:
+    """Reset only: B's process is building B; its reply comes like a step's (made on
+    the engine's side)."""
+
+
+TO_ENGINE: tuple[type, ...] = (SetConfig, Settings, Play, Pause, Phase, Step, Reset,
+                               RunSteps, RequestGraph, ExportTorchviz, Shutdown, PinB,
+                               WarmB, Slide)
+FROM_ENGINE: tuple[type, ...] = (Hello, Alive, ConfigApplied, ConfigRejected, Notice,
+                                 PhaseDone, Failed, Running, Graph, StepsDone, Records,
+                                 BPinned, Compared)
+TO_B: tuple[type, ...] = (BReset, BStep, BStop)
+FROM_B: tuple[type, ...] = (Alive, BReady, BRefused, BDone, BFailed)
+B_REPLIES: tuple[type, ...] = (BReady, BRefused, BDone, BFailed, BGone, BPending)
+ALL: tuple[type, ...] = tuple(dict.fromkeys(
+    (Begin, *TO_ENGINE, *FROM_ENGINE, *TO_B, *B_REPLIES, EngineSettings)))
+
+
+# ---- checking what came -------------------------------------------------------------------
+_FIELD_TYPES: dict[type, dict[str, Any]] = {}
+
+
+def _field_types(cls: type) -> dict[str, Any]:
+    """A record's fields and their types, read once per record type."""
+    if cls not in _FIELD_TYPES:
+        hints = typing.get_type_hints(cls)
+        _FIELD_TYPES[cls] = {f.name: hints[f.name] for f in dataclasses.fields(cls)}
+    return _FIELD_TYPES[cls]
+
+
+def _fits(value: object, hint: Any) -> bool:
+    """value is of the hinted type, at the top level (a list's items are not read: the
+    records inside are core's own dataclasses, made by our own code on the other side)."""
+    origin = typing.get_origin(hint)
+    if origin is Union or origin is types.UnionType:
+        return any(_fits(value, arg) for arg in typing.get_args(hint))
+    if origin is not None:
+        return isinstance(value, origin)
+    if hint is type(None):
+        return value is None
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, hint)
+
+
+def problem(message: object, expected: tuple[type, ...]) -> str | None:
+    """Why `message` is not one of the `expected` records with fields of the right
+    types, or None when it is."""
+    if type(message) not in expected:
+        return f"not a message of this side: {type(message).__name__}"
+    for name, hint in _field_types(type(message)).items():
+        value = getattr(message, name)
+        if not _fits(value, hint):
+            return f"{type(message).__name__}.{name} is a {type(value).__name__}"
+        if isinstance(value, EngineSettings) and (why := problem(value, (EngineSettings,))):
+            return why
+    return None
+
+
+def refusal(who: str, message: object, expected: tuple[type, ...]) -> str | None:
+    """problem(), logged in one line by `who` (the receiver) when there is one."""
+    why = problem(message, expected)
+    if why is not None:
+        log.warning("%s refused a message: %s", who, why[:200])
+    return why
+
+
+def dispatch(who: str, table: dict[type, Any], message: object) -> bool:
+    """Call the handler of `message` in `table` with the record; a message of no type in
+    the table, or with a field of the wrong type, is refused in one log line. True when
+    handled."""
+    if refusal(who, message, tuple(table)) is not None:
+        return False
+    table[type(message)](message)
+    return True
+
+
+def receive(conn: Any, who: str) -> object | None:
+    """The next message on `conn`, or None (logged in one line) where its bytes are no
+    message at all; EOF and OSError (the other side is gone) are the caller's."""
+    try:
+        return conn.recv()
+    except (EOFError, OSError):
+        raise
+    except Exception as exc:  # a pickle that will not load: refused, never a crash
+        log.warning("%s refused a message it could not read: %s", who,
+                    f"{type(exc).__name__}: {exc}"[:200])
+        return None

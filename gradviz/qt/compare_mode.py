@@ -52,8 +52,8 @@ class CompareMode(QObject):
         self.b_name = ""
         self.b_config: Config | None = None   # B as the engine pinned it
         self.history_b: History | None = None
-        window.worker.bPinned.connect(self._on_pinned)
-        window.worker.configApplied.connect(self._on_config_applied)
+        window.engine.bPinned.connect(self._on_pinned)
+        window.engine.configApplied.connect(self._on_config_applied)
         self._build_menu()
 
     # ---- the menu -----------------------------------------------------------------------
@@ -74,7 +74,7 @@ class CompareMode(QObject):
         self.stop_action = self._action(menu, "Stop comparing", "stopCompareAction",
                                         self.stop)
         menu.aboutToShow.connect(self.update_menu)
-        menu.aboutToShow.connect(w.worker.warmB)   # B's process loads while B is chosen
+        menu.aboutToShow.connect(w.engine.warmB)   # B's process loads while B is chosen
         self.menu = menu
         self.update_menu()
         # the open lesson's other slides, as the lesson or its slide changes
@@ -105,7 +105,7 @@ class CompareMode(QObject):
 
     @property
     def comparing(self) -> bool:
-        return self.window.worker.pinned_b is not None
+        return self.window.engine.pinned_b is not None
 
     # ---- choosing B ---------------------------------------------------------------------
     def compare_with_file(self, path: str | None = None) -> None:
@@ -139,12 +139,12 @@ class CompareMode(QObject):
         self.b_name = name
         self._show_dock()
         self.view.show_pinned(name, differences(self.window.controls.config(), config))
-        self.window.worker.pinB(config)
+        self.window.engine.pinB(config)
         self.stop_action.setEnabled(True)
 
     def stop(self) -> None:
         """Stop comparing: B is dropped, A goes on."""
-        self.window.worker.pinB(None)
+        self.window.engine.pinB(None)
         self._forget()
         self.view.show_stopped()
 
@@ -201,7 +201,7 @@ class CompareMode(QObject):
     def drain(self) -> int:
         """Move B's reported steps into its history and show the newest verdict; how
         many steps were new."""
-        compared, generation = self.window.worker.compared, self.window.generation
+        compared, generation = self.window.engine.compared, self.window.generation
         latest, new = None, 0
         while compared:
             record_generation, record = compared.popleft()

@@ -2,7 +2,8 @@
 window uses, speaking the pipe protocol to an engine process (or, for tests, a thread).
 
 The pipe is read when Qt says it is readable (a QSocketNotifier), for a bounded time
-per call, so a flood of messages never stalls painting; step records go into `records`,
+per call, so a flood of messages never stalls painting; each message is a record of
+engine.protocol, answered through one table (`handlers`); step records go into `records`,
 which the window drains at its paint rate. The engine dying (EOF on the pipe) or not
 answering while it should is reported as an Event; reset() then starts a fresh one."""
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 import collections
 import dataclasses
 import time
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QObject, QSocketNotifier, QTimer, Signal
 
@@ -28,6 +31,8 @@ SILENT_SECONDS = 20.0
 LONG_BUSY_SECONDS = 10.0  # busy this long (still beating): say so, and Reset ends it
 WATCH_MS = 500
 JOIN_SECONDS = 0.5        # quitting: how long the engine may take to stop by itself
+# sent while no engine runs: kept (settings) or moot, so no "press Reset" for them
+QUIET_WHEN_STOPPED = (p.Shutdown, p.Settings, p.RequestGraph, p.WarmB, p.Slide)
 
 
 def settings_words(config: Config, most: int = 6) -> str:
@@ -79,22 +84,30 @@ class EngineClient(QObject):
         self._beating = False         # a beat has come from this engine
         self._said_long = False       # "still working" said for this busy spell
         self.stage = ""               # what the engine last said it was doing
-        self._show_saved = False
-        self._track_node_grads = True
-        self._delay_ms = 0
-        self._animate_phases = False
-        self._stop_at: int | None = None
-        self._worker = None           # the engine's Process (or Thread)
+        # the window's settings of the engine, the one copy: sent whole at each change,
+        # and to every fresh engine, so that a restart loses none of them
+        self.settings = p.EngineSettings()
+        self._process = None          # the engine's process (or, in tests, its thread)
         self._conn = None
         self._notifier: QSocketNotifier | None = None
         self._watch = QTimer(self)
         self._watch.timeout.connect(self._check_alive)
+        # what the engine may say, and who takes it: one table (protocol.FROM_ENGINE)
+        self.handlers: dict[type, Callable[[Any], None]] = {
+            p.Hello: self._on_hello, p.Alive: self._on_alive,
+            p.ConfigApplied: self._on_config_applied,
+            p.ConfigRejected: self._on_config_rejected, p.Notice: self._on_notice,
+            p.PhaseDone: self._on_phase_done, p.Failed: self._on_failed,
+            p.Running: self._on_running, p.Graph: self._on_graph,
+            p.StepsDone: self._on_steps_done, p.Records: self._on_records,
+            p.BPinned: self._on_b_pinned, p.Compared: self._on_compared,
+        }
 
     # ---- life ---------------------------------------------------------------------------
     def start(self) -> None:
         """Start an engine with self.config (also after one died)."""
         start = host.start_thread if self.in_process else host.start_process
-        self._worker, self._conn = start(self.config)
+        self._process, self._conn = start(self.config)
         self.alive = True
         self._busy = True             # the first message is awaited like an answer
         self._starting = True
@@ -105,67 +118,63 @@ class EngineClient(QObject):
         self._notifier.activated.connect(self._read)
         self._watch.start(WATCH_MS)
         # what the window set before (a fresh engine starts with the defaults) is the
-        # new engine's too
-        if self._delay_ms:
-            self._send(p.DELAY, self._delay_ms, busy=False)
-        if self._animate_phases:
-            self._send(p.ANIMATE_PHASES, True, busy=False)
-        if self._stop_at is not None:
-            self._send(p.STOP_AT, self._stop_at, busy=False)
-        if self._show_saved:
-            self._send(p.SHOW_SAVED, True, busy=False)
-        if not self._track_node_grads:
-            self._send(p.TRACK_NODE_GRADS, False, busy=False)
+        # new engine's too: all of it, in one message
+        self._send(p.Settings(self.settings), busy=False)
         if self.pinned_b is not None:
-            self._send(p.PIN_B, self.pinned_b)
+            self._send(p.PinB(self.pinned_b))
+
+    @property
+    def loop(self):
+        """The engine's EngineLoop once built: tests only, with an engine on a thread of
+        this process."""
+        return getattr(self._process, "engine", {}).get("loop")
 
     @property
     def session(self):
         """The engine's Session: tests only, with an engine on a thread of this process."""
-        holder = getattr(self._worker, "engine", {})
-        loop = holder.get("loop")
+        loop = self.loop
         return None if loop is None else loop.session
 
     @property
     def stopped(self) -> bool:
-        return self._worker is None or not self._worker.is_alive()
+        return self._process is None or not self._process.is_alive()
 
     @property
     def pid(self) -> int | None:
-        return getattr(self._worker, "pid", None)
+        return getattr(self._process, "pid", None)
 
     # ---- commands ---------------------------------------------------------------------
     def setConfig(self, config: Config) -> None:
-        self._send(p.CONFIG, config)
+        self._send(p.SetConfig(config))
 
     def play(self) -> None:
-        self._send(p.PLAY)
+        self._send(p.Play())
 
     def pause(self) -> None:
-        self._send(p.PAUSE)
+        self._send(p.Pause())
 
     def stepPhase(self) -> None:
-        self._send(p.PHASE)
+        self._send(p.Phase())
 
     def stepOnce(self) -> None:
-        self._send(p.STEP)
+        self._send(p.Step())
 
     def reset(self) -> None:
         if self.alive and self.long_busy and not self.in_process:
-            self._stop_worker()   # asked to: a step that has run for long is ended
+            self._stop_engine()   # asked to: a step that has run for long is ended
         if not self.alive:   # the engine died: a fresh one, with the last good settings
             self.notice.emit(f"Starting a fresh training engine with the settings it had "
                              f"({settings_words(self.config)}); Shift+R starts one with "
                              f"the default settings instead.")
-            self._stop_worker()
+            self._stop_engine()
             self.start()
             return
-        self._send(p.RESET)
+        self._send(p.Reset())
 
     def restartWithDefaults(self) -> None:
         """A fresh engine with the default settings: after one that ran out of memory,
         the same settings would only run out again."""
-        self._stop_worker()
+        self._stop_engine()
         self.config = Config()
         self.notice.emit("Starting a fresh training engine with the default settings.")
         self.start()
@@ -176,89 +185,92 @@ class EngineClient(QObject):
         busy = self._busy or self._starting
         return busy and time.monotonic() - self._last_heard > LONG_BUSY_SECONDS
 
+    def _change_settings(self, **changes) -> None:
+        """Change some of the window's engine settings; the engine is sent them all."""
+        old, self.settings = self.settings, dataclasses.replace(self.settings, **changes)
+        # the engine answers a change of saved tensors with a graph; nothing else is
+        # answered, and waiting for an answer that never comes would read as busy
+        self._send(p.Settings(self.settings),
+                   busy=self.settings.show_saved != old.show_saved)
+
     def setDelay(self, ms: int) -> None:
-        self._delay_ms = ms
-        self._send(p.DELAY, ms, busy=False)
+        self._change_settings(delay_ms=int(ms))
 
     def setAnimatePhases(self, on: bool) -> None:
         """Play goes phase by phase (forward, each backward call, ...) at the delay."""
-        self._animate_phases = bool(on)
-        self._send(p.ANIMATE_PHASES, self._animate_phases, busy=False)
+        self._change_settings(animate_phases=bool(on))
 
     def setStopAt(self, step) -> None:
         """Play pauses by itself once `step` steps are done (None: it never does)."""
-        self._stop_at = step
-        self._send(p.STOP_AT, step, busy=False)
+        self._change_settings(stop_at=None if step is None else int(step))
 
     def showSlide(self, config, delay_ms: int, animate_phases: bool, stop_at, play: bool) -> None:
-        """A lesson's slide as one message (a fresh engine after a death replays the
-        pace, play mode and stop as for the separate commands)."""
-        self._delay_ms, self._animate_phases, self._stop_at = delay_ms, bool(animate_phases), \
-            stop_at
-        self._send(p.SLIDE, config, delay_ms, bool(animate_phases), stop_at, bool(play))
+        """A lesson's slide as one message, with the window's settings (its pace, play
+        mode and stop in them, kept for a fresh engine after a death)."""
+        self.settings = dataclasses.replace(
+            self.settings, delay_ms=int(delay_ms), animate_phases=bool(animate_phases),
+            stop_at=None if stop_at is None else int(stop_at))
+        self._send(p.Slide(config, self.settings, bool(play)))
 
     def runSteps(self, steps: int) -> None:
-        self._send(p.RUN_STEPS, steps)
+        self._send(p.RunSteps(steps))
 
     def requestGraph(self) -> None:
-        self._send(p.REQUEST_GRAPH, busy=False)
+        self._send(p.RequestGraph(), busy=False)
 
     def setShowSaved(self, show: bool) -> None:
-        self._show_saved = show
-        self._send(p.SHOW_SAVED, show)
+        self._change_settings(show_saved=bool(show))
 
     def setTrackNodeGrads(self, on: bool) -> None:
-        self._track_node_grads = on
-        self._send(p.TRACK_NODE_GRADS, on, busy=False)
+        self._change_settings(track_node_grads=bool(on))
 
     def pinB(self, config: Config | None) -> None:
         """Train B beside A in lockstep (both from step 0), or (None) stop comparing."""
         self.pinned_b = config
-        self._send(p.PIN_B, config)
+        self._send(p.PinB(config))
 
     def warmB(self) -> None:
         """Have B's process started now (the Compare menu opened): a pin then need not
         wait for it to load torch."""
         if self.pinned_b is None:
-            self._send(p.WARM_B, busy=False)
+            self._send(p.WarmB(), busy=False)
 
     def exportTorchviz(self, path: str) -> None:
-        self._send(p.EXPORT_TORCHVIZ, path)
+        self._send(p.ExportTorchviz(path))
 
     def shutdown(self) -> None:
         """Stop the engine within about a second: ask, wait briefly, then end it."""
         self._watch.stop()
-        self._send(p.SHUTDOWN, busy=False)
-        self._stop_worker()
+        self._send(p.Shutdown(), busy=False)
+        self._stop_engine()
 
-    def _stop_worker(self) -> None:
+    def _stop_engine(self) -> None:
         if self._notifier is not None:
             self._notifier.setEnabled(False)
             self._notifier.deleteLater()
             self._notifier = None
-        worker, self._worker = self._worker, None
+        process, self._process = self._process, None
         if self._conn is not None:
             self._conn.close()   # an engine still training sees EOF and stops
             self._conn = None
         self.alive = False
-        if worker is None:
+        if process is None:
             return
-        worker.join(JOIN_SECONDS)
-        if worker.is_alive() and hasattr(worker, "terminate"):
-            worker.terminate()
-            worker.join(0.3)
-            if worker.is_alive():
-                worker.kill()
-                worker.join(0.2)
-        self._worker = worker if worker.is_alive() else None
-        if hasattr(worker, "close") and not worker.is_alive():
-            worker.close()
+        process.join(JOIN_SECONDS)
+        if process.is_alive() and hasattr(process, "terminate"):
+            process.terminate()
+            process.join(0.3)
+            if process.is_alive():
+                process.kill()
+                process.join(0.2)
+        self._process = process if process.is_alive() else None
+        if hasattr(process, "close") and not process.is_alive():
+            process.close()
 
-    def _send(self, *message, busy: bool = True) -> None:
+    def _send(self, message: object, busy: bool = True) -> None:
         if not self.alive or self._conn is None:
-            if message[0] not in (p.SHUTDOWN, p.DELAY, p.SHOW_SAVED, p.TRACK_NODE_GRADS,
-                                  p.REQUEST_GRAPH, p.ANIMATE_PHASES, p.STOP_AT, p.WARM_B,
-                                  p.SLIDE):
+            # settings are kept for the next engine; the rest needs one now
+            if not isinstance(message, QUIET_WHEN_STOPPED):
                 self.notice.emit("The training engine has stopped: press Reset (R) to "
                                  "start a fresh one.")
             return
@@ -276,71 +288,85 @@ class EngineClient(QObject):
         conn = self._conn
         try:
             while conn is not None and conn is self._conn and conn.poll(0):
-                batch = conn.recv()
+                batch = p.receive(conn, "the window")
                 self._last_beat = time.monotonic()
                 self._beating = True
-                if len(batch) == 1 and batch[0][0] == p.ALIVE:
-                    self._alive(*batch[0][1:])   # a beat answers no command
+                if not isinstance(batch, list):   # the engine sends lists, one a batch
+                    if batch is not None:
+                        p.refusal("the window", batch, ())
+                    continue
+                if len(batch) == 1 and isinstance(batch[0], p.Alive):
+                    self._on_alive(batch[0])   # a beat answers no command
                     continue
                 self._last_heard = self._last_beat
                 self._busy = False
                 self._said_long = False
                 for message in batch:
-                    self._dispatch(*message)
+                    p.dispatch("the window", self.handlers, message)
                 if time.perf_counter() > deadline:
                     break   # the notifier fires again for the rest, after a paint
         except (EOFError, OSError):
             self._died()
 
-    def _dispatch(self, name: str, *args) -> None:
-        if name == p.RECORDS:
-            records, self.steps_per_second = args
-            for record in records:
-                self.records.append((self.generation, record))
-            if records:
-                self.last_record = records[-1]
-                self.step_index = records[-1].step + 1
-        elif name == p.COMPARED:
-            for record in args[0]:
-                self.compared.append((self.generation, record))
-        elif name == p.B_PINNED:
-            config, problem = args
-            if config is None:
-                self.pinned_b = None     # refused or stopped: a fresh engine pins nothing
-            self.bPinned.emit(config, problem)
-        elif name == p.HELLO:
-            self._starting = False
-            self.devices = args[0]
-            self.engineReady.emit(args[0])
-        elif name == p.CONFIG_APPLIED:
-            config, did_reset, names = args
-            self.config = config
-            if did_reset:
-                self.generation += 1
-                self.records.clear()
-                self.compared.clear()
-                self.step_index, self.last_record = 0, None
-            self.configApplied.emit(config, did_reset, names, self.generation)
-        elif name == p.CONFIG_REJECTED:
-            self.configRejected.emit(args[0])
-        elif name == p.NOTICE:
-            self.notice.emit(args[0])
-        elif name == p.PHASE_DONE:
-            self.step_index = args[0].step + (1 if args[0].step_done else 0)
-            self.phaseDone.emit(args[0])
-        elif name == p.FAILED:
-            self.failed.emit(args[0])
-        elif name == p.RUNNING:
-            self.running = args[0]
-            self.runningChanged.emit(args[0])
-        elif name == p.GRAPH:
-            self.graphReady.emit(*args)
-        elif name == p.STEPS_DONE:
-            self.step_index = args[0]
-            self.stepsDone.emit(args[0])
+    def _on_records(self, message: p.Records) -> None:
+        records, self.steps_per_second = message.records, message.steps_per_second
+        for record in records:
+            self.records.append((self.generation, record))
+        if records:
+            self.last_record = records[-1]
+            self.step_index = records[-1].step + 1
 
-    def _alive(self, stage: str, seconds: float) -> None:
-        self.stage = stage
+    def _on_compared(self, message: p.Compared) -> None:
+        for record in message.records:
+            self.compared.append((self.generation, record))
+
+    def _on_b_pinned(self, message: p.BPinned) -> None:
+        if message.config is None:
+            self.pinned_b = None     # refused or stopped: a fresh engine pins nothing
+        self.bPinned.emit(message.config, message.problem)
+
+    def _on_hello(self, message: p.Hello) -> None:
+        self._starting = False
+        self.devices = message.devices
+        self.engineReady.emit(message.devices)
+
+    def _on_config_applied(self, message: p.ConfigApplied) -> None:
+        self.config = message.config
+        if message.did_reset:
+            self.generation += 1
+            self.records.clear()
+            self.compared.clear()
+            self.step_index, self.last_record = 0, None
+        self.configApplied.emit(message.config, message.did_reset, message.param_names,
+                                self.generation)
+
+    def _on_config_rejected(self, message: p.ConfigRejected) -> None:
+        self.configRejected.emit(message.reason)
+
+    def _on_notice(self, message: p.Notice) -> None:
+        self.notice.emit(message.text)
+
+    def _on_phase_done(self, message: p.PhaseDone) -> None:
+        phase = message.phase
+        self.step_index = phase.step + (1 if phase.step_done else 0)
+        self.phaseDone.emit(phase)
+
+    def _on_failed(self, message: p.Failed) -> None:
+        self.failed.emit(message.event)
+
+    def _on_running(self, message: p.Running) -> None:
+        self.running = message.running
+        self.runningChanged.emit(message.running)
+
+    def _on_graph(self, message: p.Graph) -> None:
+        self.graphReady.emit(message.graph, message.when)
+
+    def _on_steps_done(self, message: p.StepsDone) -> None:
+        self.step_index = message.step
+        self.stepsDone.emit(message.step)
+
+    def _on_alive(self, message: p.Alive) -> None:
+        stage = self.stage = message.stage
         if self._starting:
             self.loading.emit(f"Starting the training engine: {stage} "
                               f"({time.monotonic() - self._started_at:.0f} s)…")
@@ -351,7 +377,7 @@ class EngineClient(QObject):
         a start or a step that takes long, beating all the while, is waited for."""
         if not self.alive:
             return
-        if self._worker is not None and not self._worker.is_alive():
+        if self._process is not None and not self._process.is_alive():
             self._read()          # what it said before it died, then the EOF
             if self.alive:
                 self._died()
@@ -362,10 +388,10 @@ class EngineClient(QObject):
                               f"({now - self._started_at:.0f} s)…")
             return
         if now - self._last_beat > SILENT_SECONDS and not self.in_process:
-            self._last_beat = last_sign_of_life(self._worker, self._last_beat)
+            self._last_beat = last_sign_of_life(self._process, self._last_beat)
         if now - self._last_beat > SILENT_SECONDS and not self.in_process:
-            self._worker.kill()   # frozen: end it, keep the window
-            self._worker.join(1.0)
+            self._process.kill()   # frozen: end it, keep the window
+            self._process.join(1.0)
             self._died(hung=True)
         elif self.long_busy and not self._said_long and not self._starting:
             self._said_long = True
@@ -376,14 +402,14 @@ class EngineClient(QObject):
     def _died(self, hung: bool = False) -> None:
         if not self.alive:
             return
-        worker = self._worker
+        process = self._process
         exitcode = None
-        if worker is not None and hasattr(worker, "exitcode"):
-            worker.join(0.5)
-            exitcode = worker.exitcode
+        if process is not None and hasattr(process, "exitcode"):
+            process.join(0.5)
+            exitcode = process.exitcode
         how = (f"showed no sign of life for {SILENT_SECONDS:.0f} s and was stopped" if hung
                else f"stopped ({host.exit_words(exitcode)})")
-        self._stop_worker()
+        self._stop_engine()
         was_running, self.running = self.running, False
         if was_running:
             self.runningChanged.emit(False)

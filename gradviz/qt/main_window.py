@@ -104,7 +104,7 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self.lessons = LessonMode(self)     # the Lessons menu, narration and clicker keys
         self.file_menu = FileMenu(self)     # open, save, export, quit
-        self._start_threads(remembered.config)
+        self._start_engine_and_layout(remembered.config)
         self.compare = CompareMode(self)    # the Compare menu: B pinned beside A
         self.run_bar.speed.setValue(remembered.speed)
         restore_layout(self, remembered)
@@ -249,10 +249,10 @@ class MainWindow(QMainWindow):
         rb.phasePlayChanged.connect(
             lambda on: setattr(self.model, "play_mode", "phases" if on else "steps"))
 
-    def _start_threads(self, config: Config) -> None:
+    def _start_engine_and_layout(self, config: Config) -> None:
         from .engine_client import EngineClient
-        self.worker = EngineClient(config, in_process=self._engine_in_process, parent=self)
-        w = self.worker
+        self.engine = EngineClient(config, in_process=self._engine_in_process, parent=self)
+        w = self.engine
         for signal, slot in ((self.sigSetConfig, w.setConfig), (self.sigPlay, w.play),
                              (self.sigPause, w.pause), (self.sigPhase, w.stepPhase),
                              (self.sigStep, w.stepOnce), (self.sigReset, w.reset),
@@ -286,7 +286,7 @@ class MainWindow(QMainWindow):
         self.renderer.layoutFailed.connect(self.graph_view.on_failed)
         self.renderer.layoutCancelled.connect(self.graph_view.on_cancelled)
         self.graph_dock.visibilityChanged.connect(self.on_graph_visibility)
-        self.worker.start()
+        self.engine.start()
         self.render_thread.start()
 
     # ---- reacting to the engine -------------------------------------------------------
@@ -381,10 +381,10 @@ class MainWindow(QMainWindow):
     def reset_to_defaults(self) -> None:
         """Shift+R: the default settings, also in a fresh engine after one died (after
         running out of memory, the settings it had would only run out again)."""
-        if self.worker.alive:
+        if self.engine.alive:
             self.on_config_changed(Config())
         else:
-            self.worker.restartWithDefaults()
+            self.engine.restartWithDefaults()
 
     def toggle_full_screen(self) -> None:
         self.showNormal() if self.isFullScreen() else self.showFullScreen()
@@ -426,9 +426,9 @@ class MainWindow(QMainWindow):
 
     # ---- painting -------------------------------------------------------------------------
     def drain(self) -> int:
-        """Move finished steps from the worker into the history; how many were new."""
+        """Move finished steps from the engine into the history; how many were new."""
         new = 0
-        records = self.worker.records
+        records = self.engine.records
         while records:
             generation, record = records.popleft()
             if generation == self.generation:
@@ -460,7 +460,7 @@ class MainWindow(QMainWindow):
                                          f"total loss {last.total:.4g}")
         if self.running:
             self.rate_label.setText("phase by phase" if by_phases else
-                                    f"{self.worker.steps_per_second:,.0f} steps/s")
+                                    f"{self.engine.steps_per_second:,.0f} steps/s")
             now = time.monotonic()
             # phase by phase, the engine sends the graph after every phase itself
             if now - self._last_graph_request > LIVE_GRAPH_SECONDS \
@@ -491,7 +491,7 @@ class MainWindow(QMainWindow):
         # GraphView keeps the cancel event of the layout it asked for last, the only one
         # that can be running; setting it kills the Graphviz process within 20 ms
         self.graph_view.cancel_layout()
-        self.worker.shutdown()
+        self.engine.shutdown()
         if self.render_thread.isRunning():
             self.render_thread.quit()
         # a QThread destroyed while running aborts the process: wait, but not for ever

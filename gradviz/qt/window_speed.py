@@ -27,7 +27,7 @@ def shown():
     def ready(*_):
         print("READY", time.monotonic(), flush=True)
         window.close()
-    window.worker.configApplied.connect(ready)
+    window.engine.configApplied.connect(ready)
 
 QTimer.singleShot(0, shown)
 from gradviz.app import main

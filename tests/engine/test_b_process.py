@@ -19,9 +19,9 @@ BASE = Config(device="cpu", heads=3, trunk_width=16, batch_size=32)
 
 def engine(a: Config, b: Config, own_process: bool) -> EngineLoop:
     loop = EngineLoop(a, b_in_own_process=own_process)
-    loop.handle(p.PIN_B, b)
-    pinned = [m for m in loop.take_outbox() if m[0] == p.B_PINNED]
-    assert pinned[-1][1] == b and pinned[-1][2] is None
+    loop.handle(p.PinB(b))
+    pinned = [m for m in loop.take_outbox() if isinstance(m, p.BPinned)]
+    assert pinned[-1] == p.BPinned(b, None)
     return loop
 
 
@@ -29,12 +29,12 @@ def steps(loop: EngineLoop, n: int) -> tuple[list, list]:
     """n optimizer steps of A, then B's replies waited for: (A's records, B's)."""
     a, compared = [], []
     for _ in range(n):
-        loop.handle(p.STEP)
+        loop.handle(p.Step())
         for message in loop.take_outbox():
-            a += message[1] if message[0] == p.RECORDS else []
-            compared += message[1] if message[0] == p.COMPARED else []
+            a += message.records if isinstance(message, p.Records) else []
+            compared += message.records if isinstance(message, p.Compared) else []
     loop.pinned.collect()     # waits on B's replies still in flight
-    compared += [r for m in loop.take_outbox() if m[0] == p.COMPARED for r in m[1]]
+    compared += [r for m in loop.take_outbox() if isinstance(m, p.Compared) for r in m.records]
     return a, compared
 
 
@@ -53,7 +53,7 @@ def test_b_in_its_own_process_compares_as_b_in_this_one_does():
         a, remote = steps(there, 6)
         b_process(there)
     finally:
-        there.handle(p.SHUTDOWN)
+        there.handle(p.Shutdown())
     assert [r.step for r in remote] == [r.step for r in a] == list(range(6))
     # in-loop backward: head k's gradient reaches the trunk K - k times
     assert remote[0].diff.junction_ratio == pytest.approx([3, 2, 1], rel=1e-5)
@@ -78,12 +78,12 @@ def test_killing_bs_process_stops_b_alone_and_reset_starts_a_fresh_one():
         assert stops[0].error.message == ("B's engine process stopped (exit code -9 / "
                                           "killed by signal SIGKILL).")
         assert stops[0].verdict.startswith("B stopped at step 2: B's engine stopped")
-        loop.handle(p.RESET)                       # both from step 0, B in a new process
+        loop.handle(p.Reset())                       # both from step 0, B in a new process
         assert b_process(loop).pid != first.pid
         a, compared = steps(loop, 2)
         assert [r.step for r in compared] == [0, 1] and all(r.same for r in compared)
     finally:
-        loop.handle(p.SHUTDOWN)
+        loop.handle(p.Shutdown())
 
 
 def test_a_b_that_stops_answering_is_stopped_and_said_so(monkeypatch):
@@ -99,14 +99,14 @@ def test_a_b_that_stops_answering_is_stopped_and_said_so(monkeypatch):
                                               "life for 1 s and was stopped.")
         assert stuck.exitcode is not None           # killed, not left behind
     finally:
-        loop.handle(p.SHUTDOWN)
+        loop.handle(p.Shutdown())
 
 
 def test_the_engines_end_ends_bs_process():
     loop = engine(BASE, BASE, True)
     steps(loop, 2)
     process = b_process(loop)
-    loop.handle(p.SHUTDOWN)
+    loop.handle(p.Shutdown())
     assert process.exitcode is not None   # gone when SHUTDOWN returns
     assert loop.pinned is None
 
@@ -116,24 +116,25 @@ def test_pinning_another_b_keeps_bs_process_and_unpinning_ends_it():
     try:
         steps(loop, 1)
         process = b_process(loop)
-        loop.handle(p.PIN_B, BASE.replace(strategy="in-loop"))   # another B: same process
+        loop.handle(p.PinB(BASE.replace(strategy="in-loop")))   # another B: same process
         assert b_process(loop) is process
-        loop.handle(p.PIN_B, None)
+        loop.handle(p.PinB(None))
         assert process.exitcode is not None and loop.pinned is None
     finally:
-        loop.handle(p.SHUTDOWN)
+        loop.handle(p.Shutdown())
 
 
 def test_a_b_whose_process_cannot_start_is_stopped_in_words_and_a_trains_on(monkeypatch):
     monkeypatch.setattr(child.sys, "executable", "/nonexistent/python")
     loop = EngineLoop(BASE, b_in_own_process=True)
-    loop.handle(p.PIN_B, BASE)
-    compared = [r for m in loop.take_outbox() if m[0] == p.COMPARED for r in m[1]]
+    loop.handle(p.PinB(BASE))
+    compared = [r for m in loop.take_outbox() if isinstance(m, p.Compared) for r in m.records]
     assert compared[-1].error.message.startswith(
         "B's engine process could not be started ([Errno 2] No such file or directory")
-    loop.handle(p.STEP)
-    assert [r.step for m in loop.take_outbox() if m[0] == p.RECORDS for r in m[1]] == [0]
-    loop.handle(p.SHUTDOWN)
+    loop.handle(p.Step())
+    out = loop.take_outbox()
+    assert [r.step for m in out if isinstance(m, p.Records) for r in m.records] == [0]
+    loop.handle(p.Shutdown())
 
 
 def test_bs_pytorch_error_crosses_from_its_process_in_pytorchs_words():
@@ -146,7 +147,7 @@ def test_bs_pytorch_error_crosses_from_its_process_in_pytorchs_words():
         assert compared[0].verdict.startswith(
             "B stopped at step 0: Backward through a freed graph")
     finally:
-        loop.handle(p.SHUTDOWN)
+        loop.handle(p.Shutdown())
 
 
 def _b_processes_of_this_one() -> list[int]:
@@ -167,29 +168,29 @@ def _b_processes_of_this_one() -> list[int]:
 def test_the_compare_menu_starts_bs_process_ahead_and_the_pin_takes_that_one():
     loop = EngineLoop(BASE, b_in_own_process=True)
     try:
-        loop.handle(p.WARM_B)
-        loop.handle(p.WARM_B)                  # the menu opened again: still one process
+        loop.handle(p.WarmB())
+        loop.handle(p.WarmB())                  # the menu opened again: still one process
         warm = _b_processes_of_this_one()
         assert len(warm) == 1
-        loop.handle(p.PIN_B, BASE.replace(strategy="in-loop"))
-        assert [m for m in loop.take_outbox() if m[0] == p.B_PINNED][-1][2] is None
+        loop.handle(p.PinB(BASE.replace(strategy="in-loop")))
+        assert [m for m in loop.take_outbox() if isinstance(m, p.BPinned)][-1].problem is None
         assert b_process(loop).pid == warm[0]  # the one started ahead, not a new one
         _, compared = steps(loop, 2)
         assert [r.step for r in compared] == [0, 1]
         assert compared[0].diff.junction_ratio == pytest.approx([3, 2, 1], rel=1e-5)
-        loop.handle(p.WARM_B)                  # while pinned: nothing more is started
+        loop.handle(p.WarmB())                  # while pinned: nothing more is started
         assert _b_processes_of_this_one() == warm
     finally:
-        loop.handle(p.SHUTDOWN)
+        loop.handle(p.Shutdown())
     assert _b_processes_of_this_one() == []
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="looks in Linux's /proc")
 def test_a_b_process_started_ahead_and_never_pinned_ends_with_the_engine():
     loop = EngineLoop(BASE, b_in_own_process=True)
-    loop.handle(p.WARM_B)
+    loop.handle(p.WarmB())
     assert len(_b_processes_of_this_one()) == 1
-    loop.handle(p.SHUTDOWN)
+    loop.handle(p.Shutdown())
     assert _b_processes_of_this_one() == []
 
 
@@ -203,24 +204,24 @@ def test_a_b_that_starts_slowly_never_blocks_as_engine_and_is_waited_for(monkeyp
     loop = engine(BASE, BASE.replace(strategy="separate"), True)
     try:
         for _ in range(3):
-            loop.handle(p.STEP)           # each answered at once: none waits for B
+            loop.handle(p.Step())           # each answered at once: none waits for B
         assert loop.pinned.building
         while loop.pinned.b.stage != "importing torch":   # its first beats
             assert not loop.pinned.b.ready()
-        loop.handle(p.PLAY)
+        loop.handle(p.Play())
         assert loop.due_in() == 0         # A may go on: 3 steps ahead of B
         loop.train_batch(lambda: False)
         assert loop.session.step_index == pinned_module.MAX_AHEAD
         assert loop.pinned.holding_a and loop.due_in() > 0   # now A waits, unblocked
         loop.say_how_b_starts()
-        notices = [m[1] for m in loop.take_outbox() if m[0] == p.NOTICE]
+        notices = [m.text for m in loop.take_outbox() if isinstance(m, p.Notice)]
         assert notices == ["Compare: B's engine is starting (importing torch); "
                            "A waits for it."]
-        loop.handle(p.PAUSE)
+        loop.handle(p.Pause())
         loop.pinned.collect()             # B beats all the while: waited for, not stopped
-        compared = [r for m in loop.take_outbox() if m[0] == p.COMPARED for r in m[1]]
+        compared = [r for m in loop.take_outbox() if isinstance(m, p.Compared) for r in m.records]
         # (Pause does one more step, measured, for the paused graph)
         assert [r.step for r in compared] == list(range(pinned_module.MAX_AHEAD + 1))
         assert all(r.same and r.error is None for r in compared)
     finally:
-        loop.handle(p.SHUTDOWN)
+        loop.handle(p.Shutdown())

@@ -6,7 +6,7 @@ from gradviz.engine.loop import EngineLoop
 
 
 def _graphs(loop):
-    return [m[1:] for m in loop.take_outbox() if m[0] == p.GRAPH]
+    return [(m.graph, m.when) for m in loop.take_outbox() if isinstance(m, p.Graph)]
 
 
 def _train_until(loop, steps):
@@ -21,14 +21,14 @@ def _measured(graph):
 
 def test_pausing_at_full_speed_sends_a_graph_with_gradients():
     loop = EngineLoop(Config(device="cpu"))
-    loop.handle(p.PLAY)
+    loop.handle(p.Play())
     assert loop.session.sample_floor > 1          # full speed: sampled
     _train_until(loop, 30)
     while loop.session.node_grads_current:        # stop on a step that skipped them
         loop.session.step()
     loop.take_outbox()
     steps_before = loop.session.step_index
-    loop.handle(p.PAUSE)
+    loop.handle(p.Pause())
     (graph, when), = _graphs(loop)
     assert when == "paused"
     assert _measured(graph)
@@ -37,12 +37,12 @@ def test_pausing_at_full_speed_sends_a_graph_with_gradients():
 
 def test_a_live_graph_asked_for_mid_run_comes_after_a_measured_step():
     loop = EngineLoop(Config(device="cpu"))
-    loop.handle(p.PLAY)
+    loop.handle(p.Play())
     _train_until(loop, 5)
     while loop.session.node_grads_current:
         loop.session.step()
     loop.take_outbox()
-    loop.handle(p.REQUEST_GRAPH)
+    loop.handle(p.RequestGraph())
     assert _graphs(loop) == []                    # not yet: this step skipped them
     while loop.graph_wanted:
         loop.train_batch(lambda: False)
@@ -52,12 +52,12 @@ def test_a_live_graph_asked_for_mid_run_comes_after_a_measured_step():
 
 def test_at_a_lecture_pace_every_step_is_measured():
     loop = EngineLoop(Config(device="cpu"))
-    loop.handle(p.DELAY, 100)
-    loop.handle(p.PLAY)
+    loop.handle(p.Settings(p.EngineSettings(delay_ms=100)))
+    loop.handle(p.Play())
     for _ in range(3):
         loop.train_batch(lambda: False)
         assert loop.session.node_grads_current
-    loop.handle(p.REQUEST_GRAPH)
+    loop.handle(p.RequestGraph())
     (graph, _), = _graphs(loop)
     assert _measured(graph)
 
@@ -65,10 +65,10 @@ def test_at_a_lecture_pace_every_step_is_measured():
 def test_at_a_pace_the_rate_said_is_the_pace_not_one_steps_speed():
     # at 10 steps a second the status line said 989 steps/s (how fast one step ran)
     loop = EngineLoop(Config(device="cpu"))
-    loop.handle(p.DELAY, 100)
-    loop.handle(p.PLAY)
+    loop.handle(p.Settings(p.EngineSettings(delay_ms=100)))
+    loop.handle(p.Play())
     loop.train_batch(lambda: False)
     assert 5 < loop.steps_per_second <= 10.0
-    loop.handle(p.DELAY, 0)                  # as fast as it goes: hundreds a second
+    loop.handle(p.Settings(p.EngineSettings(delay_ms=0)))   # as fast as it goes: hundreds/s
     loop.train_batch(lambda: False)
     assert loop.steps_per_second > 50

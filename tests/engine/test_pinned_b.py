@@ -18,34 +18,34 @@ from core_reference import batch, forward, ref_net, snapshot  # noqa: E402
 BASE = Config(device="cpu", heads=3, trunk_width=16, batch_size=32)
 
 
-def messages(loop: EngineLoop, kind: str) -> list[tuple]:
-    return [m[1:] for m in loop.take_outbox() if m[0] == kind]
+def messages(loop: EngineLoop, kind: type) -> list:
+    return [m for m in loop.take_outbox() if isinstance(m, kind)]
 
 
 def engine(a: Config, b: Config) -> tuple[EngineLoop, list]:
     """An engine training A with B pinned; (the loop, its B_PINNED answer)."""
     loop = EngineLoop(a)
     loop.take_outbox()
-    loop.handle(p.PIN_B, b)
-    return loop, messages(loop, p.B_PINNED)
+    loop.handle(p.PinB(b))
+    return loop, messages(loop, p.BPinned)
 
 
 def steps(loop: EngineLoop, n: int) -> tuple[list, list]:
     """n optimizer steps of A (Shift+→ n times): (A's records, B's compare records)."""
     a, compared = [], []
     for _ in range(n):
-        loop.handle(p.STEP)
+        loop.handle(p.Step())
         for message in loop.take_outbox():
-            if message[0] == p.RECORDS:
-                a += message[1]
-            elif message[0] == p.COMPARED:
-                compared += message[1]
+            if isinstance(message, p.Records):
+                a += message.records
+            elif isinstance(message, p.Compared):
+                compared += message.records
     return a, compared
 
 
 def test_sum_beside_separate_is_the_same_computation():
     loop, pinned = engine(BASE.replace(strategy="separate"), BASE)
-    assert pinned[0][0].strategy == "sum" and pinned[0][1] is None
+    assert pinned[0].config.strategy == "sum" and pinned[0].problem is None
     a, compared = steps(loop, 4)
     assert [r.step for r in compared] == [r.step for r in a] == [0, 1, 2, 3]
     for record in compared:
@@ -123,7 +123,7 @@ def test_b_stops_at_its_error_while_a_goes_on_and_reset_starts_both_again():
     assert "backward through the graph a second time" in stop.error.message
     assert stop.verdict.startswith("B stopped at step 0: Backward through a freed graph")
     assert loop.session.error is None
-    loop.handle(p.RESET)                                     # Reset: both from step 0
+    loop.handle(p.Reset())                                     # Reset: both from step 0
     assert loop.pinned.b.step_index == 0 and loop.pinned.error is None
     a, compared = steps(loop, 1)
     assert [r.step for r in a] == [0] and compared[0].error is not None
@@ -133,29 +133,29 @@ def test_reset_restarts_b_beside_a_and_unpinning_stops_it():
     loop, _ = engine(BASE, BASE.replace(strategy="separate"))
     steps(loop, 3)
     assert loop.pinned.b.step_index == 3
-    loop.handle(p.RESET)
+    loop.handle(p.Reset())
     assert loop.pinned.b.step_index == loop.session.step_index == 0
     a, compared = steps(loop, 2)
     assert [r.step for r in compared] == [0, 1] and compared[1].same
-    loop.handle(p.PIN_B, None)
-    assert messages(loop, p.B_PINNED) == [(None, None)]
+    loop.handle(p.PinB(None))
+    assert messages(loop, p.BPinned) == [p.BPinned(None, None)]
     a, compared = steps(loop, 2)
     assert len(a) == 2 and compared == []
 
 
 def test_b_of_another_model_is_refused_and_a_model_change_in_a_stops_b():
     loop, pinned = engine(BASE, BASE.replace(heads=2))
-    assert pinned == [(None, "A and B must build the same model to compare: heads is 3 in "
-                             "A, 2 in B")]
+    assert pinned == [p.BPinned(None, "A and B must build the same model to compare: heads is 3 "
+                                       "in A, 2 in B")]
     assert loop.pinned is None
-    loop.handle(p.PIN_B, BASE.replace(strategy="separate"))
+    loop.handle(p.PinB(BASE.replace(strategy="separate")))
     loop.take_outbox()
-    loop.handle(p.CONFIG, BASE.replace(trunk_width=8))       # A builds a fresh model
-    compared = [r for m in loop.take_outbox() if m[0] == p.COMPARED for r in m[1]]
+    loop.handle(p.SetConfig(BASE.replace(trunk_width=8)))       # A builds a fresh model
+    compared = [r for m in loop.take_outbox() if isinstance(m, p.Compared) for r in m.records]
     assert "must build the same model" in compared[0].verdict
     a, compared = steps(loop, 2)
     assert len(a) == 2 and compared == []                    # A goes on alone
-    loop.handle(p.CONFIG, BASE)                              # back to B's model
+    loop.handle(p.SetConfig(BASE))                              # back to B's model
     a, compared = steps(loop, 1)
     assert compared[0].same
 
@@ -166,7 +166,7 @@ def test_b_is_sampled_like_a():
     measured = [r.step for r in compared if r.b.junction_grad_norms is not None]
     assert measured == [0, 5]
     # between samples the verdict still names the heads' shares, from the last sample
-    loop.handle(p.PIN_B, BASE.replace(strategy="in-loop", sample_every=1))
+    loop.handle(p.PinB(BASE.replace(strategy="in-loop", sample_every=1)))
     loop.take_outbox()
     _, compared = steps(loop, 3)
     assert [r.diff.junction_ratio is not None for r in compared] == [True, False, False]
@@ -181,7 +181,7 @@ def test_pinning_these_settings_then_a_toggle_tells_the_first_step_that_differs(
     _, compared = steps(loop, 3)
     assert all(r.same and r.verdict == "same gradients (largest relative difference "
                "0.0e+00, identical)" for r in compared)
-    loop.handle(p.CONFIG, BASE.replace(strategy="in-loop"))   # A changes, B does not
+    loop.handle(p.SetConfig(BASE.replace(strategy="in-loop")))   # A changes, B does not
     _, compared = steps(loop, 4)
     assert not any(r.same or r.step_same for r in compared)
     # the weights were still the same at step 3: B (sum) pushes 1/3 and 1/2 of A's
@@ -193,10 +193,10 @@ def test_phase_by_phase_b_steps_when_a_completes_its_step():
     loop, _ = engine(BASE.replace(strategy="separate"), BASE)
     compared = []
     for _ in range(5):             # zero_grad, forward, 3 backward calls: A not done yet
-        loop.handle(p.PHASE)
-        compared += [r for m in loop.take_outbox() if m[0] == p.COMPARED for r in m[1]]
+        loop.handle(p.Phase())
+        compared += [r for m in loop.take_outbox() if isinstance(m, p.Compared) for r in m.records]
     assert compared == [] and loop.pinned.b.step_index == 0
-    loop.handle(p.PHASE)           # optimizer step: A's step 0 is complete, and B's
-    compared = [r for m in loop.take_outbox() if m[0] == p.COMPARED for r in m[1]]
+    loop.handle(p.Phase())           # optimizer step: A's step 0 is complete, and B's
+    compared = [r for m in loop.take_outbox() if isinstance(m, p.Compared) for r in m.records]
     assert [r.step for r in compared] == [0] and compared[0].same
     assert loop.pinned.b.step_index == loop.session.step_index == 1

@@ -24,27 +24,28 @@ def _count_models(monkeypatch) -> list:
 
 def test_a_slide_changing_the_model_builds_it_once_and_sends_one_graph(monkeypatch):
     loop = EngineLoop(CONFIG)
-    loop.handle(p.STEP)
+    loop.handle(p.Step())
     loop.take_outbox()
     built = _count_models(monkeypatch)
     slide = CONFIG.replace(heads=2, strategy="separate")
-    loop.handle(p.SLIDE, slide, 500, True, 12, True)
+    loop.handle(p.Slide(slide, p.EngineSettings(delay_ms=500, animate_phases=True, stop_at=12),
+                        True))
     out = loop.take_outbox()
     assert len(built) == 1 and built[0][0] == 2                 # two heads, built once
-    assert [m[0] for m in out].count(p.GRAPH) == 1
-    applied = [m for m in out if m[0] == p.CONFIG_APPLIED]
-    assert len(applied) == 1 and applied[0][1] == slide and applied[0][2] is True
+    assert [type(m) for m in out].count(p.Graph) == 1
+    applied = [m for m in out if isinstance(m, p.ConfigApplied)]
+    assert len(applied) == 1 and applied[0].config == slide and applied[0].did_reset is True
     assert loop.session.step_index == 0 and not loop.session.in_step
     assert (loop.delay_s, loop.animate_phases, loop.stop_at) == (0.5, True, 12)
-    assert loop.running and out[-1] == (p.RUNNING, True)
+    assert loop.running and out[-1] == p.Running(True)
 
 
 def test_a_slide_with_the_same_model_still_starts_at_step_0_from_the_seed(monkeypatch):
     loop = EngineLoop(CONFIG)
     for _ in range(3):
-        loop.handle(p.STEP)
+        loop.handle(p.Step())
     built = _count_models(monkeypatch)
-    loop.handle(p.SLIDE, CONFIG.replace(lr=0.05), 0, False, None, False)
+    loop.handle(p.Slide(CONFIG.replace(lr=0.05), p.EngineSettings(), False))
     assert len(built) == 1 and loop.session.step_index == 0 and not loop.running
     torch.manual_seed(CONFIG.seed)                              # the same initial weights
     fresh = session_module.MultiHeadNet(CONFIG.heads, CONFIG.trunk_width, CONFIG.trunk_depth,
@@ -58,7 +59,7 @@ def test_a_slide_with_the_same_model_still_starts_at_step_0_from_the_seed(monkey
 def test_a_slide_the_engine_cannot_use_is_refused_in_one_line(monkeypatch):
     loop = EngineLoop(CONFIG)
     loop.take_outbox()
-    loop.handle(p.SLIDE, CONFIG.replace(device="cuda:7"), 0, False, None, True)   # none here
+    loop.handle(p.Slide(CONFIG.replace(device="cuda:7"), p.EngineSettings(), True))   # none
     out = loop.take_outbox()
-    assert [m[0] for m in out] == [p.CONFIG_REJECTED] and "\n" not in out[0][1]
+    assert [type(m) for m in out] == [p.ConfigRejected] and "\n" not in out[0].reason
     assert not loop.running

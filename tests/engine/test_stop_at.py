@@ -1,7 +1,9 @@
-"""A lesson slide's stop: Play pauses by itself once N steps are done (STOP_AT), at
+"""A lesson slide's stop: Play pauses by itself once N steps are done (its stop_at setting), at
 exactly N, at full speed (many steps per batch), at a pace and phase by phase; Play
 pressed again at the stop goes on past it. Driven command by command in this process,
 and once through the engine's own loop on a thread, as the window drives it."""
+from dataclasses import replace
+
 from gradviz.core.config import Config
 from gradviz.engine import host
 from gradviz.engine import protocol as p
@@ -11,7 +13,12 @@ CONFIG = Config(device="cpu")
 MOST_STEPS = 2000   # a stop that is never honoured fails here, not by a hung test
 
 
-def _play_until_paused(loop: EngineLoop) -> list[tuple]:
+def settle(loop: EngineLoop, **changes) -> None:
+    """The window changes some of its engine settings: the engine is sent them all."""
+    loop.handle(p.Settings(replace(loop.settings, **changes)))
+
+
+def _play_until_paused(loop: EngineLoop) -> list:
     """Train batch after batch, as the engine does between commands, until Play pauses
     itself; every message sent on the way."""
     out = []
@@ -21,31 +28,31 @@ def _play_until_paused(loop: EngineLoop) -> list[tuple]:
     return out
 
 
-def _recorded_steps(out: list[tuple]) -> list[int]:
-    return [r.step for m in out if m[0] == p.RECORDS for r in m[1]]
+def _recorded_steps(out: list) -> list[int]:
+    return [r.step for m in out if isinstance(m, p.Records) for r in m.records]
 
 
 def test_at_full_speed_play_pauses_once_exactly_n_steps_are_done():
     loop = EngineLoop(CONFIG)
-    loop.handle(p.STOP_AT, 37)
-    loop.handle(p.PLAY)
+    settle(loop, stop_at=37)
+    loop.handle(p.Play())
     assert loop.session.sample_floor > 1          # full speed: many steps per batch
     out = loop.take_outbox() + _play_until_paused(loop)
     assert loop.session.step_index == 37 and not loop.session.in_step
     assert not loop.running and loop.due_in() is None
     assert _recorded_steps(out) == list(range(37))
-    assert out[-2] == (p.RUNNING, False)
-    assert out[-1][0] == p.GRAPH and out[-1][2] == "paused"
+    assert out[-2] == p.Running(False)
+    assert isinstance(out[-1], p.Graph) and out[-1].when == "paused"
     assert loop.session.sample_floor == 1         # paused: every step measured again
 
 
 def test_play_again_at_the_stop_goes_on_past_it():
     loop = EngineLoop(CONFIG)
-    loop.handle(p.STOP_AT, 5)
-    loop.handle(p.PLAY)
+    settle(loop, stop_at=5)
+    loop.handle(p.Play())
     _play_until_paused(loop)
     assert loop.session.step_index == 5
-    loop.handle(p.PLAY)
+    loop.handle(p.Play())
     assert loop.stop_at is None                    # the stop is spent
     while loop.session.step_index < 60:
         assert loop.running, f"paused again at step {loop.session.step_index}"
@@ -55,9 +62,9 @@ def test_play_again_at_the_stop_goes_on_past_it():
 def test_a_stop_already_passed_does_not_hold_play():
     loop = EngineLoop(CONFIG)
     for _ in range(4):
-        loop.handle(p.STEP)
-    loop.handle(p.STOP_AT, 2)
-    loop.handle(p.PLAY)
+        loop.handle(p.Step())
+    settle(loop, stop_at=2)
+    loop.handle(p.Play())
     while loop.session.step_index < 30:
         assert loop.running, f"paused at step {loop.session.step_index}"
         loop.train_batch(lambda: False)
@@ -65,9 +72,9 @@ def test_a_stop_already_passed_does_not_hold_play():
 
 def test_no_stop_never_pauses():
     loop = EngineLoop(CONFIG)
-    loop.handle(p.STOP_AT, 3)
-    loop.handle(p.STOP_AT, None)                   # the next slide has none
-    loop.handle(p.PLAY)
+    settle(loop, stop_at=3)
+    settle(loop, stop_at=None)                   # the next slide has none
+    loop.handle(p.Play())
     while loop.session.step_index < 30:
         assert loop.running, f"paused at step {loop.session.step_index}"
         loop.train_batch(lambda: False)
@@ -75,9 +82,9 @@ def test_no_stop_never_pauses():
 
 def test_at_a_pace_play_pauses_at_the_stop():
     loop = EngineLoop(CONFIG)
-    loop.handle(p.DELAY, 1)                        # one step per batch
-    loop.handle(p.STOP_AT, 3)
-    loop.handle(p.PLAY)
+    settle(loop, delay_ms=1)                        # one step per batch
+    settle(loop, stop_at=3)
+    loop.handle(p.Play())
     out = _play_until_paused(loop)
     assert loop.session.step_index == 3 and not loop.running
     assert _recorded_steps(out) == [0, 1, 2]
@@ -87,44 +94,44 @@ def test_phase_by_phase_play_pauses_after_the_stop_steps_optimizer_step():
     """Played by phases, the stop comes after step N's last phase, not inside a step:
     every phase of steps 0 and 1 is shown, none of step 2."""
     loop = EngineLoop(CONFIG)
-    loop.handle(p.ANIMATE_PHASES, True)
-    loop.handle(p.STOP_AT, 2)
-    loop.handle(p.PLAY)
+    settle(loop, animate_phases=True)
+    settle(loop, stop_at=2)
+    loop.handle(p.Play())
     out = _play_until_paused(loop)
     assert loop.session.step_index == 2 and not loop.session.in_step and not loop.running
-    phases = [(m[1].step, m[1].name) for m in out if m[0] == p.PHASE_DONE]
+    phases = [(m.phase.step, m.phase.name) for m in out if isinstance(m, p.PhaseDone)]
     one_step = ["zero_grad", "forward", "backward", "optimizer step"]   # sum: one backward
     assert phases == [(0, name) for name in one_step] + [(1, name) for name in one_step]
     assert _recorded_steps(out) == [0, 1]
-    graphs = [m for m in out if m[0] == p.GRAPH]
-    assert graphs[-1][2] == "after optimizer.step()"   # the stop's graph: its last phase
-    assert out[-1] == (p.RUNNING, False)
+    graphs = [m for m in out if isinstance(m, p.Graph)]
+    assert graphs[-1].when == "after optimizer.step()"   # the stop's graph: its last phase
+    assert out[-1] == p.Running(False)
 
 
 def test_through_the_engines_own_loop_play_stops_at_the_step_asked():
     """The engine on a thread, fed over its pipe as the window feeds it: the last
-    record before Play's RUNNING False is step N - 1, and nothing trains after it."""
+    record before Play's Running(False) is step N - 1, and nothing trains after it."""
     thread, conn = host.start_thread(CONFIG)
     try:
-        conn.send((p.STOP_AT, 25))
-        conn.send((p.PLAY,))
+        conn.send(p.Settings(p.EngineSettings(stop_at=25)))
+        conn.send(p.Play())
         steps, running = [], []
         while running[-1:] != [False]:
             assert conn.poll(60), "the engine went quiet before pausing"
             for message in conn.recv():
-                if message[0] == p.RECORDS:
-                    steps += [r.step for r in message[1]]
-                elif message[0] == p.RUNNING:
-                    running.append(message[1])
+                if isinstance(message, p.Records):
+                    steps += [r.step for r in message.records]
+                elif isinstance(message, p.Running):
+                    running.append(message.running)
         assert running == [True, False]
         assert steps == list(range(25))
-        conn.send((p.REQUEST_GRAPH,))               # answered: nothing trained since
+        conn.send(p.RequestGraph())               # answered: nothing trained since
         assert conn.poll(60)
         answer = conn.recv()
-        assert [m[0] for m in answer] == [p.GRAPH] and answer[0][2] == "live"
+        assert [type(m) for m in answer] == [p.Graph] and answer[0].when == "live"
         assert thread.engine["loop"].session.step_index == 25
     finally:
-        conn.send((p.SHUTDOWN,))
+        conn.send(p.Shutdown())
         thread.join(60)
         conn.close()
     assert not thread.is_alive()

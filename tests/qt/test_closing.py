@@ -29,7 +29,7 @@ def test_closing_mid_training_is_quick_and_stops_the_threads(qtbot, make_window)
     qtbot.waitUntil(lambda: w.running and len(w.history) > 20, timeout=WAIT_MS)
     seconds = _close_timed(w)
     print(f"closing mid-training took {seconds * 1000:.0f} ms")
-    assert w.worker.stopped and w.render_thread.isFinished()
+    assert w.engine.stopped and w.render_thread.isFinished()
 
 
 def test_closing_does_not_wait_for_a_graph_layout_in_flight(qtbot, make_window, monkeypatch):
@@ -57,7 +57,7 @@ def test_closing_twice_and_disposing_are_harmless(qtbot, make_window):
     w.close()
     w.close()
     w.shutdown_threads()
-    assert w.worker.stopped
+    assert w.engine.stopped
 
 
 DRIVER = """

@@ -145,7 +145,7 @@ def test_compare_with_this_lessons_other_slide(qtbot, make_window):
     w.compare.update_menu()
     assert not w.compare.slides_menu.isEnabled()          # no lesson open
     w.lessons.open_named("backward-twice")                  # slide 1: separate, never
-    qtbot.waitUntil(lambda: w.worker.session.config.retain_graph == "never", timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.engine.session.config.retain_graph == "never", timeout=WAIT_MS)
     w.compare.update_menu()
     assert w.compare.slides_menu.isEnabled()
     other = w.findChild(QAction, "compareSlide2")

@@ -44,7 +44,7 @@ def test_a_refusal_quoting_markup_shows_literally_and_keeps_the_window_size(
     line_height = w.phase_label.fontMetrics().height()
     # what the engine said of such a value before names were checked by form
     reason = f"device must be auto, cpu, cuda, cuda:N or mps (got {device!r})"
-    w.worker.configRejected.emit(reason)
+    w.engine.configRejected.emit(reason)
     qtbot.waitUntil(lambda: w.controls.problem.isVisible())
     assert w.phase_label.sizeHint().height() < 3 * line_height      # no 9999 px picture
     assert w.controls.problem.sizeHint().height() < 6 * line_height

@@ -79,12 +79,12 @@ def test_the_window_says_the_engine_is_starting_then_trains(qtbot, real_window):
     w = real_window()
     assert w.isVisible() and "Starting the training engine" in w.phase_label.text()
     qtbot.waitUntil(lambda: w.generation >= 0, timeout=60_000)
-    assert w.worker.devices and w.worker.devices[0][0] == "cpu"
+    assert w.engine.devices and w.engine.devices[0][0] == "cpu"
     assert w.controls.widgets["device"].findData("cpu") >= 0
     _train(qtbot, w, 20)
     # on a busy machine the window gets the CPU before the engine does
     from gradviz.engine.engine_main import ENGINE_NICENESS
-    assert os.getpriority(os.PRIO_PROCESS, w.worker.pid) == \
+    assert os.getpriority(os.PRIO_PROCESS, w.engine.pid) == \
         os.getpriority(os.PRIO_PROCESS, 0) + ENGINE_NICENESS
 
 
@@ -119,16 +119,16 @@ def test_opening_the_compare_menu_starts_bs_process_that_the_pin_then_uses(qtbot
     from PySide6.QtCore import QPoint
     w = real_window()
     qtbot.waitUntil(lambda: w.generation >= 0, timeout=60_000)
-    assert _children(w.worker.pid) == []
+    assert _children(w.engine.pid) == []
     w.compare.menu.popup(w.mapToGlobal(QPoint(40, 40)))   # the user opens Compare
-    qtbot.waitUntil(lambda: len(_children(w.worker.pid)) == 1, timeout=WAIT_MS)
-    started_ahead = _children(w.worker.pid)
+    qtbot.waitUntil(lambda: len(_children(w.engine.pid)) == 1, timeout=WAIT_MS)
+    started_ahead = _children(w.engine.pid)
     w.compare.menu.hide()
     w.compare.pin_settings()
     qtbot.waitUntil(lambda: w.generation >= 1, timeout=60_000)
     _train(qtbot, w, 10)
     qtbot.waitUntil(lambda: _compared(w) > 0, timeout=WAIT_MS)
-    assert _children(w.worker.pid) == started_ahead
+    assert _children(w.engine.pid) == started_ahead
 
 
 def test_a_killed_engine_leaves_the_window_and_reset_starts_a_fresh_one(qtbot, real_window):
@@ -138,11 +138,11 @@ def test_a_killed_engine_leaves_the_window_and_reset_starts_a_fresh_one(qtbot, r
     qtbot.waitUntil(lambda: w.generation >= 1, timeout=60_000)
     _train(qtbot, w, 20)
     qtbot.waitUntil(lambda: _compared(w) > 0, timeout=WAIT_MS)
-    config, generation = w.worker.config, w.generation
-    b_processes = _children(w.worker.pid)
+    config, generation = w.engine.config, w.generation
+    b_processes = _children(w.engine.pid)
     assert len(b_processes) == (1 if sys.platform.startswith("linux") else 0)
-    os.kill(w.worker.pid, signal.SIGKILL)
-    qtbot.waitUntil(lambda: not w.worker.alive, timeout=WAIT_MS)
+    os.kill(w.engine.pid, signal.SIGKILL)
+    qtbot.waitUntil(lambda: not w.engine.alive, timeout=WAIT_MS)
     # B's process ends with the engine (it reads the end of its socket): none is left
     qtbot.waitUntil(lambda: not any(_running(pid) for pid in b_processes), timeout=WAIT_MS)
     assert w.isVisible() and not w.running
@@ -151,7 +151,7 @@ def test_a_killed_engine_leaves_the_window_and_reset_starts_a_fresh_one(qtbot, r
     assert "Press Reset (R)" in text
     qtbot.keyClick(w, Qt.Key_R)                           # a fresh engine, same settings
     qtbot.waitUntil(lambda: w.generation > generation, timeout=60_000)
-    assert w.worker.alive and w.worker.config == config
+    assert w.engine.alive and w.engine.config == config
     assert w.controls.config() == config
     _train(qtbot, w, 20)
     assert w.history.last.losses.keys() == {"head0", "head1"}
@@ -161,10 +161,10 @@ def test_a_killed_engine_leaves_the_window_and_reset_starts_a_fresh_one(qtbot, r
 
 def _stop_and_wait_for_the_window_to_notice(qtbot, w) -> None:
     """SIGSTOP the engine (it stops making progress) until the window has ended it."""
-    pid = w.worker.pid
+    pid = w.engine.pid
     os.kill(pid, signal.SIGSTOP)
     try:
-        qtbot.waitUntil(lambda: not w.worker.alive, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: not w.engine.alive, timeout=WAIT_MS)
     finally:
         try:
             os.kill(pid, signal.SIGKILL)
@@ -187,9 +187,9 @@ def test_closing_mid_training_ends_the_engine_process_quickly(qtbot, real_window
     w = real_window()
     qtbot.waitUntil(lambda: w.generation >= 0, timeout=60_000)
     _train(qtbot, w, 20)
-    pid = w.worker.pid
+    pid = w.engine.pid
     w.close()
-    assert w.worker.stopped      # at once: close() returns with the process gone
+    assert w.engine.stopped      # at once: close() returns with the process gone
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
 
@@ -200,8 +200,8 @@ def test_play_phase_by_phase_in_the_real_engine_and_after_a_fresh_one(qtbot, rea
     w = real_window(SMALL.replace(heads=3))
     qtbot.waitUntil(lambda: w.generation >= 0, timeout=60_000)
     phases, graphs = [], []
-    w.worker.phaseDone.connect(lambda phase: phases.append(w.phase_label.text()))
-    w.worker.graphReady.connect(lambda graph, when: graphs.append(when))
+    w.engine.phaseDone.connect(lambda phase: phases.append(w.phase_label.text()))
+    w.engine.graphReady.connect(lambda graph, when: graphs.append(when))
     qtbot.keyClick(w, Qt.Key_P)                           # phase by phase
     assert w.run_bar.phase_play.isChecked()
     qtbot.keyClick(w, Qt.Key_Space)
@@ -211,8 +211,8 @@ def test_play_phase_by_phase_in_the_real_engine_and_after_a_fresh_one(qtbot, rea
         assert detail in text, (detail, text)
     assert "after backward 2 of 3: head1 (retain_graph=True)" in graphs
     generation = w.generation
-    os.kill(w.worker.pid, signal.SIGKILL)
-    qtbot.waitUntil(lambda: not w.worker.alive, timeout=WAIT_MS)
+    os.kill(w.engine.pid, signal.SIGKILL)
+    qtbot.waitUntil(lambda: not w.engine.alive, timeout=WAIT_MS)
     qtbot.keyClick(w, Qt.Key_R)                           # a fresh engine
     qtbot.waitUntil(lambda: w.generation > generation, timeout=60_000)
     del phases[:]
@@ -240,11 +240,11 @@ autoplay = false
 '''))
     qtbot.waitUntil(lambda: w.generation > generation, timeout=60_000)
     running = []
-    w.worker.runningChanged.connect(running.append)
+    w.engine.runningChanged.connect(running.append)
     qtbot.keyClick(w, Qt.Key_Space)
     qtbot.waitUntil(lambda: running == [True, False], timeout=60_000)
     w.refresh()
-    assert len(w.history) == 30 and w.worker.step_index == 30
+    assert len(w.history) == 30 and w.engine.step_index == 30
 
 
 def test_a_slow_start_is_waited_out_and_shown_not_declared_dead(qtbot, real_window,
@@ -256,10 +256,10 @@ def test_a_slow_start_is_waited_out_and_shown_not_declared_dead(qtbot, real_wind
     monkeypatch.setattr(engine_client, "SILENT_SECONDS", 1.0)
     w = real_window()
     said, failures = [], []
-    w.worker.loading.connect(said.append)
-    w.worker.failed.connect(failures.append)
+    w.engine.loading.connect(said.append)
+    w.engine.failed.connect(failures.append)
     qtbot.waitUntil(lambda: w.generation >= 0, timeout=120_000)
-    assert failures == [] and w.worker.alive
+    assert failures == [] and w.engine.alive
     importing = [line for line in said if "importing torch" in line]
     assert importing, said
     seconds = [int(line.rsplit("(", 1)[1].split()[0]) for line in importing]
@@ -272,7 +272,7 @@ def test_an_engine_stopped_while_starting_is_still_detected(qtbot, real_window,
     monkeypatch.setenv("GRADVIZ_SLOW_START", "60")
     monkeypatch.setattr(engine_client, "SILENT_SECONDS", 1.0)
     w = real_window()
-    qtbot.waitUntil(lambda: w.worker.stage == "importing torch", timeout=60_000)
+    qtbot.waitUntil(lambda: w.engine.stage == "importing torch", timeout=60_000)
     _stop_and_wait_for_the_window_to_notice(qtbot, w)   # no longer making progress
     assert "showed no sign of life for 1 s" in w.events_view.text()
 
@@ -282,18 +282,18 @@ def test_reset_after_a_kill_says_what_it_restarts_with_and_offers_the_defaults(
     big = SMALL.replace(trunk_width=48)
     w = real_window(big)
     qtbot.waitUntil(lambda: w.generation >= 0, timeout=60_000)
-    os.kill(w.worker.pid, signal.SIGKILL)        # as the out-of-memory killer does
-    qtbot.waitUntil(lambda: not w.worker.alive, timeout=60_000)
+    os.kill(w.engine.pid, signal.SIGKILL)        # as the out-of-memory killer does
+    qtbot.waitUntil(lambda: not w.engine.alive, timeout=60_000)
     text = w.events_view.text()
     assert "the system does to a process that runs out of memory" in text
     assert "trunk_width=48" in text and "Shift+R with the default settings" in text
     qtbot.keyClick(w, Qt.Key_R)
     assert "with the settings it had (" in w.phase_label.text()
     assert "trunk_width=48" in w.phase_label.text()
-    qtbot.waitUntil(lambda: w.worker.alive and w.generation >= 1, timeout=60_000)
-    assert w.worker.config.trunk_width == 48
-    os.kill(w.worker.pid, signal.SIGKILL)
-    qtbot.waitUntil(lambda: not w.worker.alive, timeout=60_000)
+    qtbot.waitUntil(lambda: w.engine.alive and w.generation >= 1, timeout=60_000)
+    assert w.engine.config.trunk_width == 48
+    os.kill(w.engine.pid, signal.SIGKILL)
+    qtbot.waitUntil(lambda: not w.engine.alive, timeout=60_000)
     qtbot.keyClick(w, Qt.Key_R, Qt.ShiftModifier)   # the defaults this time
-    qtbot.waitUntil(lambda: w.worker.alive and w.generation >= 2, timeout=60_000)
-    assert w.worker.config == Config()
+    qtbot.waitUntil(lambda: w.engine.alive and w.generation >= 2, timeout=60_000)
+    assert w.engine.config == Config()

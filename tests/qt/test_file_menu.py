@@ -33,6 +33,6 @@ def test_saved_settings_open_again_and_run_from_the_command_line(qtbot, make_win
     assert main(["run", "--config", str(path), "--steps", "2", "--quiet"]) == 0
     other = make_window()
     other.file_menu.open_config(str(path))
-    qtbot.waitUntil(lambda: other.worker.session.config.strategy == "separate"
-                    and other.worker.session.config.detach == (1,), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: other.engine.session.config.strategy == "separate"
+                    and other.engine.session.config.detach == (1,), timeout=WAIT_MS)
     assert other.controls.config().lr == 0.01

@@ -28,11 +28,11 @@ def make_window(make_window):
 
 
 def step(qtbot, w, n=1, phase=False):
-    before = w.worker.session.step_index
+    before = w.engine.session.step_index
     for _ in range(n):
         qtbot.keyClick(w, Qt.Key_Right, Qt.NoModifier if phase else Qt.ShiftModifier)
     if not phase:
-        qtbot.waitUntil(lambda: w.worker.session.step_index >= before + n, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: w.engine.session.step_index >= before + n, timeout=WAIT_MS)
 
 
 def wait_drawn(qtbot, w, condition=lambda g: True):
@@ -122,7 +122,7 @@ def test_tooltips_say_kind_shape_dtype_device_gradient_and_state(qtbot, make_win
     assert "trunk.0.weight" in tip and "parameter" in tip and "(32, 8)" in tip
     assert "float32" in tip and "cpu" in tip
     assert f"{param.grad_norm:.4g}" in tip
-    expected = w.worker.session.last_record.grad_norms["trunk.0.weight"]
+    expected = w.engine.session.last_record.grad_norms["trunk.0.weight"]
     assert np.isclose(param.grad_norm, expected, rtol=1e-5)
 
 
@@ -149,14 +149,14 @@ def test_layout_stays_put_between_steps_and_changes_with_structure(qtbot, make_w
     layout = canvas.layout
     positions = {k: (i.box.x, i.box.y) for k, i in canvas.nodes.items()}
     step(qtbot, w, n=2)
-    with qtbot.waitSignal(w.worker.graphReady, timeout=WAIT_MS):   # this step's graph
+    with qtbot.waitSignal(w.engine.graphReady, timeout=WAIT_MS):   # this step's graph
         w.sigRequestGraph.emit()
     qtbot.waitUntil(lambda: w.graph_view.idle, timeout=WAIT_MS)
     assert canvas.layout is layout
     assert {k: (i.box.x, i.box.y) for k, i in canvas.nodes.items()} == positions
     strategy = w.controls.widgets["strategy"]
     strategy.setCurrentIndex(strategy.findData("in-loop"))
-    qtbot.waitUntil(lambda: w.worker.session.config.strategy == "in-loop", timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.engine.session.config.strategy == "in-loop", timeout=WAIT_MS)
     step(qtbot, w)
     qtbot.waitUntil(lambda: canvas.layout is not layout and w.graph_view.idle, timeout=WAIT_MS)
 

@@ -11,7 +11,7 @@ from waits import WAIT_MS
 
 
 def engine(window):
-    return window.worker.session.config
+    return window.engine.session.config
 
 
 def test_the_lessons_menu_opens_a_lesson_and_names_it(qtbot, make_window):
@@ -83,7 +83,7 @@ def test_a_slide_that_opts_out_of_autoplay_waits_for_play(qtbot, make_window, tm
     w.refresh()
     assert not w.running and len(w.history) == 0
     running = []   # both messages can come in one batch: the signal, not the flag
-    w.worker.runningChanged.connect(running.append)
+    w.engine.runningChanged.connect(running.append)
     qtbot.keyClick(w, Qt.Key_Space)
     qtbot.waitUntil(lambda: running[-2:] == [True, False])   # after any late Pause
     w.refresh()

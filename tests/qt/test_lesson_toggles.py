@@ -18,7 +18,7 @@ def choose(window, name: str, value) -> None:
 
 
 def engine(window):
-    return window.worker.session.config
+    return window.engine.session.config
 
 
 def play_until_error(qtbot, w):
@@ -45,8 +45,8 @@ def test_retain_grad_box_reaches_the_engine_and_the_graph_names_z(qtbot, make_wi
     w.controls.findChild(QCheckBox, "retainGradCheck").click()
     qtbot.waitUntil(lambda: engine(w).retain_grad, timeout=WAIT_MS)
     qtbot.keyClick(w, Qt.Key_Right, Qt.ShiftModifier)
-    qtbot.waitUntil(lambda: w.worker.session.last_record is not None
-                    and w.worker.session.last_record.z_grad_norm is not None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.engine.session.last_record is not None
+                    and w.engine.session.last_record.z_grad_norm is not None, timeout=WAIT_MS)
     qtbot.waitUntil(lambda: w.graph_view.graph is not None
                     and any(n.tensor == "z" and n.has_grad for n in w.graph_view.graph.nodes),
                     timeout=WAIT_MS)

@@ -24,13 +24,13 @@ def choose(combo: QComboBox, value: str) -> None:
 
 
 def engine_config(window):
-    return window.worker.session.config
+    return window.engine.session.config
 
 
 def round_trip(qtbot, window):
     """Ask the engine for a graph and wait for it: the engine answers commands in order,
     so everything it sent before has arrived too."""
-    with qtbot.waitSignal(window.worker.graphReady, timeout=WAIT_MS):
+    with qtbot.waitSignal(window.engine.graphReady, timeout=WAIT_MS):
         window.sigRequestGraph.emit()
 
 
@@ -69,7 +69,7 @@ def test_right_arrow_advances_exactly_one_phase(qtbot, make_window):
         qtbot.waitUntil(lambda words=words: words in w.phase_label.text(), timeout=WAIT_MS)
         w.refresh()
         assert len(w.history) == (1 if i == len(expected) - 1 else 0)
-    assert w.worker.session.step_index == 1
+    assert w.engine.session.step_index == 1
 
 
 def test_shift_right_does_one_step_and_r_resets(qtbot, make_window):
@@ -79,7 +79,7 @@ def test_shift_right_does_one_step_and_r_resets(qtbot, make_window):
         wait_steps(qtbot, w, n)
     assert [int(s) for s in w.history.column("step")] == [0, 1]
     qtbot.keyClick(w, Qt.Key_R)
-    qtbot.waitUntil(lambda: len(w.history) == 0 and w.worker.session.step_index == 0,
+    qtbot.waitUntil(lambda: len(w.history) == 0 and w.engine.session.step_index == 0,
                     timeout=WAIT_MS)
 
 
@@ -101,7 +101,7 @@ def test_space_after_typing_a_number_applies_it_and_plays(qtbot, make_window):
     lr.selectAll()
     qtbot.keyClicks(lr, "0.03")
     qtbot.keyClick(lr, Qt.Key_Space)
-    qtbot.waitUntil(lambda: w.running and w.worker.session.config.lr == pytest.approx(0.03),
+    qtbot.waitUntil(lambda: w.running and w.engine.session.config.lr == pytest.approx(0.03),
                     timeout=WAIT_MS)
     assert lr.hasFocus() and " " not in lr.text()                # nothing typed into it
     qtbot.keyClick(lr, Qt.Key_Space)                            # and Space pauses again
@@ -188,7 +188,7 @@ def test_separate_with_retain_never_shows_pytorchs_error_and_the_app_recovers(qt
     qtbot.waitUntil(lambda: w.events_view.event is None, timeout=WAIT_MS)
     qtbot.keyClick(w, Qt.Key_Right, Qt.ShiftModifier)
     wait_steps(qtbot, w, 1)
-    assert w.worker.session.error is None
+    assert w.engine.session.error is None
 
 
 def test_divergence_is_caught_like_an_error(qtbot, make_window):
@@ -246,7 +246,7 @@ def test_closing_while_training_stops_cleanly(qtbot, make_window):
     qtbot.mouseClick(widget(w, QPushButton, "playButton"), Qt.LeftButton)
     qtbot.waitUntil(lambda: len(w.history) > 3, timeout=WAIT_MS)
     w.close()
-    assert w.worker.stopped and w.render_thread.isFinished()
+    assert w.engine.stopped and w.render_thread.isFinished()
 
 
 def test_graph_panel_shows_the_step_graph(qtbot, make_window):
@@ -289,7 +289,7 @@ def test_a_toggle_changed_mid_step_is_shown_and_applies_at_the_step_boundary(qtb
     qtbot.waitUntil(lambda: "zero_grad" in w.phase_label.text(), timeout=WAIT_MS)
     widget(w, QCheckBox, "keepGraphsCheck").click()
     choose(widget(w, QComboBox, "strategyCombo"), "separate")
-    qtbot.waitUntil(lambda: (w.worker.session.pending_config or engine_config(w)).strategy
+    qtbot.waitUntil(lambda: (w.engine.session.pending_config or engine_config(w)).strategy
                     == "separate", timeout=WAIT_MS)
     round_trip(qtbot, w)                                  # the worker's answer has arrived
     assert w.controls.config().keep_graphs and w.controls.config().strategy == "separate"

@@ -24,8 +24,8 @@ def _tick_phase_play(qtbot, w) -> None:
 
 def _record(w, phases: list, graphs: list) -> None:
     """What the status line says after each phase, and every graph the engine sends."""
-    w.worker.phaseDone.connect(lambda phase: phases.append(w.phase_label.text()))
-    w.worker.graphReady.connect(lambda graph, when: graphs.append((when, graph)))
+    w.engine.phaseDone.connect(lambda phase: phases.append(w.phase_label.text()))
+    w.engine.graphReady.connect(lambda graph, when: graphs.append((when, graph)))
 
 
 def _freed(graph) -> set[str]:
@@ -45,7 +45,7 @@ def test_space_plays_phase_by_phase_and_pauses(qtbot, make_window):
     qtbot.waitUntil(lambda: len(phases) >= 8, timeout=WAIT_MS)   # a step and then some
     qtbot.keyClick(w, Qt.Key_Space)
     qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
-    assert not w.worker.running
+    assert not w.engine.running
     # each phase on the status line, in the order the loop runs them
     for text, detail in zip(phases, ONE_STEP + ["zero_grad", "forward"]):
         assert text.startswith("Playing phase by phase · Step "), text
@@ -55,11 +55,11 @@ def test_space_plays_phase_by_phase_and_pauses(qtbot, make_window):
     w.refresh()
     assert len(w.history) >= 1 and w.history.last.step == 0
     # paused (the engine said so, after every phase it had sent): no phase comes any more
-    count, at = len(phases), (w.worker.session.step_index, w.worker.session.in_step)
+    count, at = len(phases), (w.engine.session.step_index, w.engine.session.in_step)
     w.sigRequestGraph.emit()                  # a round trip through the engine's loop
     qtbot.waitUntil(lambda: graphs and graphs[-1][0] == "live", timeout=WAIT_MS)
     assert len(phases) == count
-    assert (w.worker.session.step_index, w.worker.session.in_step) == at
+    assert (w.engine.session.step_index, w.engine.session.in_step) == at
 
 
 def test_the_graph_changes_as_each_backward_call_frees_buffers(qtbot, make_window):
@@ -126,19 +126,19 @@ autoplay = false
 def test_a_slide_at_full_speed_stops_at_exactly_its_step(qtbot, make_window):
     w = make_window()
     w.lessons.open(_slide("steps", 0, 30))
-    qtbot.waitUntil(lambda: w.generation >= 1 and w.worker.config.heads == 2, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.generation >= 1 and w.engine.config.heads == 2, timeout=WAIT_MS)
     assert w.run_bar.pace.toolTip() == "as fast as it goes"
     assert not w.run_bar.phase_play.isChecked()
     running = []
-    w.worker.runningChanged.connect(running.append)
+    w.engine.runningChanged.connect(running.append)
     qtbot.mouseClick(w.findChild(QPushButton, "playButton"), Qt.LeftButton)
     qtbot.waitUntil(lambda: running == [True, False], timeout=WAIT_MS)   # it paused itself
     w.refresh()
     assert len(w.history) == 30 and w.history.last.step == 29
-    assert w.worker.session.step_index == 30
+    assert w.engine.session.step_index == 30
     # Play again at the stop goes on past it
     qtbot.keyClick(w, Qt.Key_Space)
-    qtbot.waitUntil(lambda: w.worker.session.step_index > 40, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.engine.session.step_index > 40, timeout=WAIT_MS)
     qtbot.keyClick(w, Qt.Key_Space)
     qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
 
@@ -146,15 +146,15 @@ def test_a_slide_at_full_speed_stops_at_exactly_its_step(qtbot, make_window):
 def test_a_phase_slide_plays_phases_and_stops_at_its_step(qtbot, make_window):
     w = make_window()
     w.lessons.open(_slide("phases", 20, 2))
-    qtbot.waitUntil(lambda: w.generation >= 1 and w.worker.config.heads == 2, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.generation >= 1 and w.engine.config.heads == 2, timeout=WAIT_MS)
     assert w.run_bar.phase_play.isChecked() and w.run_bar.pace.toolTip() == "≤ 20 phases/s"
     phases = []
-    w.worker.phaseDone.connect(lambda phase: phases.append((phase.step, phase.name)))
+    w.engine.phaseDone.connect(lambda phase: phases.append((phase.step, phase.name)))
     qtbot.keyClick(w, Qt.Key_Space)
     qtbot.waitUntil(lambda: w.running, timeout=WAIT_MS)
     qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
     w.refresh()
-    assert len(w.history) == 2 and w.worker.session.step_index == 2
+    assert len(w.history) == 2 and w.engine.session.step_index == 2
     one_step = ["zero_grad", "forward", "backward", "optimizer step"]   # strategy sum
     assert phases == [(0, name) for name in one_step] + [(1, name) for name in one_step]
 
@@ -162,10 +162,10 @@ def test_a_phase_slide_plays_phases_and_stops_at_its_step(qtbot, make_window):
 def test_leaving_the_lesson_lifts_its_stop(qtbot, make_window):
     w = make_window()
     w.lessons.open(_slide("steps", 0, 3))
-    qtbot.waitUntil(lambda: w.generation >= 1 and w.worker.config.heads == 2, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.generation >= 1 and w.engine.config.heads == 2, timeout=WAIT_MS)
     qtbot.keyClick(w, Qt.Key_Escape)
     qtbot.keyClick(w, Qt.Key_Space)
-    qtbot.waitUntil(lambda: w.worker.session.step_index > 10, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.engine.session.step_index > 10, timeout=WAIT_MS)
     qtbot.keyClick(w, Qt.Key_Space)
     qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
 
@@ -178,7 +178,7 @@ def test_each_backward_call_sweeps_the_graph_at_the_pace(qtbot, make_window):
     qtbot.waitUntil(lambda: w.generation >= 0, timeout=WAIT_MS)   # the model is built
     swept, phases = [], []
     w.graph_view.sweep.finished.connect(lambda: swept.append(list(w.graph_view.sweep.lit)))
-    w.worker.phaseDone.connect(lambda phase: phases.append(phase.name))
+    w.engine.phaseDone.connect(lambda phase: phases.append(phase.name))
     for done in range(1, 6):        # zero_grad, forward, backward 1, 2 and 3 of 3
         qtbot.keyClick(w, Qt.Key_Right)
         qtbot.waitUntil(lambda done=done: len(phases) == done, timeout=WAIT_MS)

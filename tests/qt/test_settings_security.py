@@ -290,7 +290,7 @@ def test_zoom_theme_speed_and_config_survive_a_relaunch(qtbot, tmp_path, monkeyp
     w.zoom_by(1.3)
     w.run_bar.speed.setValue(5)
     w.findChild(QCheckBox, "zeroGradCheck").click()
-    qtbot.waitUntil(lambda: not w.worker.config.zero_grad, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not w.engine.config.zero_grad, timeout=WAIT_MS)
     w.close()
     saved = json.loads(path.read_text())
     assert saved["version"] == 2 and saved["theme"] == "dark" and saved["speed"] == 5
@@ -299,7 +299,7 @@ def test_zoom_theme_speed_and_config_survive_a_relaunch(qtbot, tmp_path, monkeyp
     w2 = open_window()
     assert w2.theme.name == "dark" and w2.theme.zoom == pytest.approx(1.3)
     assert w2.run_bar.speed.value() == 5 and not w2.controls.config().zero_grad
-    assert not w2.worker.config.zero_grad
+    assert not w2.engine.config.zero_grad
     w2.close()
     assert warnings(capsys.readouterr().err) == []
 
@@ -329,7 +329,7 @@ def test_closing_with_an_unwritable_settings_file_keeps_the_app_going(make_windo
     window.settings = AppSettings(tmp_path / "a-folder")
     (tmp_path / "a-folder").mkdir()                 # os.replace onto a folder fails
     window.close()
-    assert window.worker.stopped
+    assert window.engine.stopped
     assert len(warnings(capsys.readouterr().err)) == 1
 
 

@@ -27,7 +27,7 @@ def _drawn(qtbot, w):
     # the step's own graph drawn (not the one from before it), and the window's layout
     # settled: a later fit would change what is measured
     qtbot.waitUntil(lambda: w.graph_view.graph is not None and w.graph_view.idle
-                    and w.worker.session.step_index == 1
+                    and w.engine.session.step_index == 1
                     and "after the optimizer step" in w.graph_view.caption.text()
                     and not w._fit_timer.isActive(), timeout=WAIT_MS)
     return w.graph_view.canvas

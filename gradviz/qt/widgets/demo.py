@@ -2,15 +2,50 @@
 
 The numbers imitate a real 3-head run of gradviz (losses 0.1-1, norms 0.01-1, a
 33 KB graph): plausible enough to judge a panel's look, never used as ground truth.
+The graph and the error are recorded from a real session (resources/demo, plain JSON),
+so that a demo opens without torch, as the window's process does.
 """
 from __future__ import annotations
 
+import json
 import sys
+from importlib import resources
 
 import numpy as np
 
+from gradviz.core.events import Event
+from gradviz.core.graph_data import GraphData, GraphEdge, GraphNode, ModuleCall
 from gradviz.core.history import History
 from gradviz.core.records import StepRecord
+
+# fields a recording holds as JSON lists that the dataclasses hold as tuples
+_TUPLES = ("shape", "heads_reaching", "members", "out_shape")
+
+
+def _recorded(name: str) -> dict:
+    path = resources.files("gradviz.resources") / "demo" / name
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _tupled(fields: dict) -> dict:
+    return {k: tuple(v) if k in _TUPLES and v is not None else v for k, v in fields.items()}
+
+
+def recorded_graph() -> GraphData:
+    """One step's graph of a real session (Config(detach=(1,), probes="all"): head 1
+    detached, every probe on), as GraphData.to_dict() wrote it."""
+    data = _recorded("graph.json")
+    nodes = [GraphNode(**_tupled({k: v for k, v in n.items() if k != "freed"}))
+             for n in data["nodes"]]
+    return GraphData(nodes, [GraphEdge(**e) for e in data["edges"]],
+                     [ModuleCall(**_tupled(m)) for m in data["modules"]],
+                     [list(sweep) for sweep in data["sweeps"]])
+
+
+def recorded_event() -> Event:
+    """PyTorch's real error for strategy separate with retain graph never, as a real
+    session reported it."""
+    return Event(**_recorded("event.json"))
 
 
 def head_names(heads: int) -> list[str]:

@@ -98,14 +98,11 @@ if __name__ == "__main__":  # PyTorch's real error for separate + retain never, 
 
     from PySide6.QtWidgets import QApplication
 
-    from gradviz.core.config import Config
-    from gradviz.core.session import Session
+    from .demo import recorded_event
 
     app = QApplication(sys.argv)
-    session = Session(Config(strategy="separate", retain_graph="never"))
-    session.step()
     view = EventsView()
-    view.show_event(session.error)
+    view.show_event(recorded_event())   # recorded from a real session: no torch here
     view.resize(900, 500)
     view.show()
     raise SystemExit(app.exec())

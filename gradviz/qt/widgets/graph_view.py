@@ -494,18 +494,16 @@ if __name__ == "__main__":  # one real step's graph, laid out here, alone in a w
 
     from PySide6.QtWidgets import QApplication
 
-    from gradviz.core.config import Config
-    from gradviz.core.session import Session
     from gradviz.qt.graph_renderer import GraphRenderer
 
+    from .demo import recorded_graph
+
     app = QApplication(sys.argv)
-    session = Session(Config(detach=(1,), probes="all"))
-    session.step()
     view = GraphView()
     renderer = GraphRenderer()   # on this thread: a demo waits for its one layout
     view.requestLayout.connect(renderer.render)
     renderer.layoutReady.connect(view.on_layout)
     view.resize(1024, 768)
     view.show()
-    view.show_graph(session.graph(show_saved=False), "after one step")
+    view.show_graph(recorded_graph(), "after one step")   # recorded: no torch here
     raise SystemExit(app.exec())

@@ -199,9 +199,9 @@ def test_a_focus_frames_what_the_slide_is_about_and_dims_the_rest(qtbot):
 def test_in_the_window_the_module_view_opens_m_switches_and_exports(qtbot, make_window,
                                                                      tmp_path):
     w = make_window(Config(batch_size=32, detach=(1,)))
-    before = w.worker.session.step_index
+    before = w.engine.session.step_index
     qtbot.keyClick(w, Qt.Key_Right, Qt.ShiftModifier)           # one optimizer step
-    qtbot.waitUntil(lambda: w.worker.session.step_index > before, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.engine.session.step_index > before, timeout=WAIT_MS)
     view = w.graph_view
 
     def drawn(kind):

@@ -1,0 +1,195 @@
+"""engine.protocol: every record crosses a real socket pair unchanged; every record a
+side may receive has exactly one handler in that side's table (a record added without
+one fails here); what is not a record of that side, or has a field of the wrong type,
+is refused in one log line and changes nothing."""
+import dataclasses
+import functools
+import inspect
+import logging
+import socket
+from multiprocessing.connection import Connection
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gradviz.core import events as ev
+from gradviz.core.config import Config
+from gradviz.core.records import CompareRecord
+from gradviz.core.session import Session
+from gradviz.engine import b_runner, host
+from gradviz.engine import protocol as p
+from gradviz.engine.heartbeat import Heartbeat, SharedConnection
+from gradviz.engine.loop import EngineLoop
+
+CONFIG = Config(device="cpu", heads=2, trunk_width=8, batch_size=16)
+# records that are never received as messages of their own: the first message, read
+# once by engine_process.main; a field of Settings and Slide; B's replies that A's
+# engine makes itself (B's process ended; a reset waiting for B's process)
+NOT_DISPATCHED = {p.Begin, p.EngineSettings, p.BGone, p.BPending}
+
+
+def _records() -> list[type]:
+    return [cls for _, cls in inspect.getmembers(p, inspect.isclass)
+            if cls.__module__ == p.__name__ and dataclasses.is_dataclass(cls)]
+
+
+@pytest.fixture(scope="module")
+def examples() -> dict[type, object]:
+    """One real instance of every record (a real session's step, phase and graph)."""
+    session = Session(CONFIG)
+    record = session.step()
+    phase = session.advance_phase()
+    graph = session.graph()
+    event = ev.Event(3, "backward", "backward 2 of 2 (head1)", "RuntimeError",
+                     "Trying to backward through the graph a second time", "Freed graph",
+                     "why", "hint")
+    settings = p.EngineSettings(delay_ms=200, animate_phases=True, stop_at=7,
+                                show_saved=True, track_node_grads=False)
+    made = [
+        p.Begin(CONFIG), p.SetConfig(CONFIG), p.Settings(settings), p.Play(), p.Pause(),
+        p.Phase(), p.Step(), p.Reset(), p.RunSteps(12), p.RequestGraph(),
+        p.ExportTorchviz("/tmp/g.dot"), p.Shutdown(), p.PinB(CONFIG), p.PinB(None),
+        p.WarmB(), p.Slide(CONFIG, settings, True),
+        p.Hello([("cpu", "the CPU")]), p.Alive("importing torch", 1.5),
+        p.ConfigApplied(CONFIG, True, ["trunk.0.weight"]), p.ConfigRejected("no"),
+        p.Notice("a line"), p.PhaseDone(phase), p.Failed(event), p.Running(True),
+        p.Graph(graph, "after one step"), p.StepsDone(4), p.Records([record], 120.0),
+        p.BPinned(CONFIG, None), p.BPinned(None, "why not"),
+        p.Compared([CompareRecord(0, "same gradients", True, b=record)]),
+        p.BReset(CONFIG), p.BStep(1, "default", 20), p.BStop(), p.BReady(),
+        p.BRefused("ConfigError", "bad"), p.BDone(record, np.arange(5, dtype=np.float32)),
+        p.BFailed(event), p.BGone("was stopped"), p.BPending(), settings,
+    ]
+    return {type(m): m for m in made} | {"all": made}
+
+
+def _pair() -> tuple[Connection, Connection]:
+    """Two ends of a socket pair, as engine.child joins a child to its parent."""
+    ours, theirs = socket.socketpair()
+    return Connection(ours.detach()), Connection(theirs.detach())
+
+
+def _same(a: object, b: object) -> bool:
+    if isinstance(a, p.BDone):
+        assert isinstance(b, p.BDone)
+        return a.record == b.record and np.array_equal(a.grads, b.grads) \
+            and a.grads.dtype == b.grads.dtype
+    return a == b
+
+
+def test_every_record_crosses_a_socket_pair_unchanged_and_passes_its_own_check(examples):
+    assert set(examples) - {"all"} == set(_records())   # an example of each record
+    ours, theirs = _pair()
+    try:
+        for message in examples["all"]:
+            ours.send([message])          # as the engine sends: in a list
+            assert theirs.poll(10)
+            (back,) = theirs.recv()
+            assert type(back) is type(message) and _same(back, message), message
+            assert p.problem(back, (type(back),)) is None
+    finally:
+        ours.close()
+        theirs.close()
+
+
+def test_a_childs_heartbeat_crosses_its_socket_pair_as_alive_records():
+    """A child (the engine, B) beats with Alive from its first moment, before torch."""
+    ours, theirs = _pair()
+    beat = Heartbeat(SharedConnection(theirs), p.Alive, "importing torch").start()
+    try:
+        assert ours.poll(10)
+        assert ours.recv() == p.Alive("importing torch", pytest.approx(0, abs=1))
+    finally:
+        beat.stop()
+        ours.close()
+        theirs.close()
+
+
+def _handlers() -> dict[tuple[type, ...], dict[type, object]]:
+    """Each receiving side's table, keyed by the records that side may receive."""
+    loop = EngineLoop(CONFIG)
+    server = b_runner.BServer(SharedConnection(None), None)
+    return {p.TO_ENGINE: loop.handlers, p.TO_B: server.handlers,
+            p.FROM_B: b_runner.ProcessB().handlers}
+
+
+def test_every_record_a_side_receives_has_exactly_one_handler_there():
+    """The window's table is checked in tests/qt/test_engine_client_protocol.py."""
+    for expected, table in _handlers().items():
+        assert set(table) == set(expected), (expected, table)
+        assert len(expected) == len(set(expected))
+        assert all(callable(handler) for handler in table.values())
+    loop_table = _handlers()[p.TO_ENGINE]
+    # one command, one handler of its own: no two commands share one
+    assert len({h.__func__ for h in loop_table.values()}) == len(loop_table)
+
+
+def test_every_record_is_received_by_some_side_or_named_as_never_dispatched():
+    received = set(p.TO_ENGINE) | set(p.FROM_ENGINE) | set(p.TO_B) | set(p.FROM_B)
+    assert received | NOT_DISPATCHED == set(_records())
+    assert set(p.ALL) == set(_records())
+
+
+def test_an_unknown_or_malformed_command_is_refused_in_one_log_line(caplog):
+    loop = EngineLoop(CONFIG)
+    loop.take_outbox()
+    for bad in [("play",), "play", None, p.RunSteps("ten"), p.SetConfig(None),  # type: ignore
+                p.Hello([]), p.Settings(p.EngineSettings(delay_ms="fast")),  # type: ignore
+                p.Settings(None)]:  # type: ignore[arg-type]
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="gradviz.protocol"):
+            loop.handle(bad)
+        assert len(caplog.records) == 1 and "the engine refused a message" in caplog.text
+        assert "\n" not in caplog.records[0].getMessage()
+    assert loop.take_outbox() == [] and not loop.running
+    assert loop.settings == p.EngineSettings()
+    loop.handle(p.RunSteps(2))                # and it goes on answering
+    assert loop.steps_left == 2
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.one_of(
+    st.none(), st.integers(), st.text(max_size=8), st.binary(max_size=8),
+    st.tuples(st.sampled_from(["play", "step", "config", "pin_b"]), st.integers()),
+    st.builds(p.RunSteps, st.one_of(st.text(max_size=4), st.floats(), st.none())),
+    st.builds(p.ExportTorchviz, st.one_of(st.integers(), st.none())),
+    st.builds(p.PinB, st.one_of(st.integers(), st.text(max_size=4))),
+    st.builds(p.Slide, st.none(), st.builds(p.EngineSettings), st.booleans()),
+    st.builds(p.Settings, st.builds(p.EngineSettings, delay_ms=st.text(max_size=3))),
+    st.builds(p.Settings, st.builds(p.EngineSettings, stop_at=st.floats())),
+))
+def test_nothing_malformed_reaches_a_handler(message):
+    loop = _idle_loop()
+    before = loop.settings
+    loop.handle(message)
+    assert loop.take_outbox() == [] and loop.settings == before and not loop.running
+
+
+@functools.cache
+def _idle_loop() -> EngineLoop:
+    """One engine for all of hypothesis's examples: none of them may change it."""
+    loop = EngineLoop(CONFIG)
+    loop.take_outbox()
+    return loop
+
+
+def test_bytes_that_are_no_message_leave_the_engine_answering(caplog):
+    """The engine on a thread, fed over its pipe as the window feeds it."""
+    thread, conn = host.start_thread(CONFIG)
+    try:
+        with caplog.at_level(logging.WARNING, logger="gradviz.protocol"):
+            conn.send_bytes(b"not a pickle")
+            conn.send(p.Step())
+            out: list = []
+            while not any(isinstance(m, p.Records) for m in out):
+                assert conn.poll(60), "the engine went quiet"
+                out += conn.recv()
+        assert [r.step for m in out if isinstance(m, p.Records) for r in m.records] == [0]
+        assert "could not read" in caplog.text
+    finally:
+        conn.send(p.Shutdown())
+        thread.join(60)
+        conn.close()
+    assert not thread.is_alive()
