@@ -97,7 +97,7 @@ def test_esc_leaves_the_lesson_and_keeps_the_settings(qtbot, make_window):
     qtbot.waitUntil(lambda: engine(w).retain_grad, timeout=WAIT_MS)
     qtbot.keyClick(w, Qt.Key_Escape)
     assert w.windowTitle().startswith("gradviz — autograd") and not w.lessons.stage.isVisible()
-    # the worker's answers to both slides' configs arrive in order: the last one stays
+    # the engine's answers to both slides' configs arrive in order: the last one stays
     qtbot.waitUntil(lambda: engine(w).retain_grad and w.controls.config().retain_grad,
                     timeout=WAIT_MS)
     assert w.memory_dock.isVisible() and w.graph_dock.isVisible()

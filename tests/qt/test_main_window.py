@@ -291,7 +291,7 @@ def test_a_toggle_changed_mid_step_is_shown_and_applies_at_the_step_boundary(qtb
     choose(widget(w, QComboBox, "strategyCombo"), "separate")
     qtbot.waitUntil(lambda: (w.engine.session.pending_config or engine_config(w)).strategy
                     == "separate", timeout=WAIT_MS)
-    round_trip(qtbot, w)                                  # the worker's answer has arrived
+    round_trip(qtbot, w)                                  # the engine's answer has arrived
     assert w.controls.config().keep_graphs and w.controls.config().strategy == "separate"
     assert widget(w, QCheckBox, "keepGraphsCheck").isChecked()
     assert "one backward per loss" in w.code_view.code()

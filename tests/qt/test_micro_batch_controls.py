@@ -12,7 +12,7 @@ SMALL = Config(batch_size=32, device="cpu")
 
 
 def engine(window):
-    return window.worker.session.config
+    return window.engine.session.config
 
 
 def type_sizes(qtbot, window, text: str) -> QLineEdit:
@@ -58,7 +58,7 @@ def test_batch_norm_box_builds_a_model_with_batch_norm(qtbot, make_window):
     w.controls.findChild(QCheckBox, "batchNormCheck").click()
     qtbot.waitUntil(lambda: engine(w).batch_norm, timeout=WAIT_MS)
     qtbot.waitUntil(lambda: any(type(m).__name__ == "BatchNorm1d"
-                                for m in w.worker.session.model.trunk), timeout=WAIT_MS)
+                                for m in w.engine.session.model.trunk), timeout=WAIT_MS)
 
 
 def test_clip_and_where_reach_the_engine(qtbot, make_window):
@@ -99,4 +99,4 @@ def test_space_after_typing_sizes_applies_them_and_plays(qtbot, make_window):
     qtbot.keyClick(edit, Qt.Key_Space)
     qtbot.waitUntil(lambda: engine(w).micro_batch_sizes == (8, 8, 16), timeout=WAIT_MS)
     assert edit.text() == "8,8,16"
-    qtbot.waitUntil(lambda: w.worker.session.step_index > 0, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.engine.session.step_index > 0, timeout=WAIT_MS)

@@ -21,12 +21,12 @@ def choose(window, name: str, value) -> None:
 
 
 def engine(window):
-    return window.worker.session.config
+    return window.engine.session.config
 
 
 def one_step(qtbot, w):
     qtbot.keyClick(w, Qt.Key_Right, Qt.ShiftModifier)
-    qtbot.waitUntil(lambda: w.worker.session.last_record is not None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.engine.session.last_record is not None, timeout=WAIT_MS)
 
 
 @pytest.mark.parametrize("strategy, walks", [("backward-list", 1), ("autograd-grad", 3),
@@ -44,7 +44,7 @@ def test_a_strategy_choice_reaches_the_engine_and_the_walks_are_shown(
         return f"trunk walked {walks}×" in label.text()
     qtbot.waitUntil(shown, timeout=WAIT_MS)
     assert "backward" in label.text() and " ms" in label.text()
-    assert w.worker.session.last_record.trunk_walks == walks
+    assert w.engine.session.last_record.trunk_walks == walks
 
 
 def test_edit_data_reaches_the_engine_and_trains_without_an_error(qtbot, make_window):
@@ -53,7 +53,7 @@ def test_edit_data_reaches_the_engine_and_trains_without_an_error(qtbot, make_wi
     qtbot.waitUntil(lambda: engine(w).edit_data == 1, timeout=WAIT_MS)
     assert w.controls.config().edit_data == 1
     one_step(qtbot, w)
-    assert w.worker.session.error is None
+    assert w.engine.session.error is None
     qtbot.waitUntil(lambda: "z.data.mul_(0.5)" in w.code_view.code(), timeout=WAIT_MS)
 
 

@@ -59,7 +59,7 @@ def module_view_default() -> bool:
 class GraphView(QWidget):
     requestLayout = Signal(object, str, str, object)   # graph, caption, rankdir, cancel
     showSavedChanged = Signal(bool)
-    torchvizRequested = Signal(str)                    # path: the worker writes it
+    torchvizRequested = Signal(str)                    # path: the engine writes it
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -412,7 +412,7 @@ class GraphView(QWidget):
             self.export(kind, path)
 
     def export(self, kind: str, path: str) -> str | None:
-        """Write what is on screen (svg, png), our DOT, or (via the worker) torchviz's.
+        """Write what is on screen (svg, png), our DOT, or (via the engine) torchviz's.
         Returns None when written (or handed on), else a one-line reason, also shown."""
         if kind not in ("svg", "png", "dot", "torchviz"):
             return self._export_failed(f"cannot export as {kind!r}")
