@@ -20,7 +20,8 @@ from ..core.script import script_text
 from ..core.session import Session
 from ..core.threads import leave_a_core_free
 from ..exit_codes import EXIT_AUTOGRAD_ERROR, EXIT_OK
-from .options import config_from_args, fail
+from .model_option import config_for, model_file_from_args
+from .options import fail
 
 
 def _say(line: str) -> None:
@@ -239,14 +240,17 @@ def _out_of_memory() -> tuple[type[BaseException], ...]:
 
 def main(args: argparse.Namespace) -> int:
     script = vars(args).pop("script", None)
-    config = config_from_args(args)
+    model_file = model_file_from_args(args)
+    config = config_for(args, model_file)
+    if model_file is not None and script is not None:
+        fail("gradviz: --script is not written for a model file yet")
     out = _prepare_out(args.out) if args.out is not None else None
     staged = _script_target(script, out) if script is not None and script.strip() else None
     if script is not None and staged is None:
         _write_script(script, config)
     try:
-        session = Session(config)
-    except ConfigError as exc:
+        session = Session(config, model_file)
+    except ConfigError as exc:   # a model file's build() or batch() that does not fit too
         fail(f"gradviz: {exc}")
     except (RuntimeError, MemoryError) as exc:   # e.g. a model too big to allocate
         fail(f"gradviz: cannot build that model: {first_line(exc)}")

@@ -1,0 +1,87 @@
+"""A model file's model trained by the session: its trunk and heads as one module (so
+parameters are named trunk.… and heads.K.… as the built-in model's are, and every view
+groups them alike), its batches, and one micro-batch's forward under the config's
+detach toggles, each head reading its tap."""
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from .autograd_walk import storage_key
+from .config import Config
+from .forward import ForwardResult, LiveGraph
+from .graph import Cut
+from .model_file import ModelFile, ModelSpec, trunk_outputs
+from .module_calls import ModuleCalls
+from .tap_probe import TapProbe
+
+
+class SpecNet(nn.Module):
+    def __init__(self, spec: ModelSpec):
+        super().__init__()
+        self.kind = "file"
+        self.trunk = spec.trunk
+        self.heads = nn.ModuleList(spec.heads)
+
+
+class SpecBatches:
+    """Each step's batch from the file's batch(), on the session's device."""
+
+    def __init__(self, model_file: ModelFile, spec: ModelSpec, seed: int,
+                 device: torch.device):
+        self.model_file, self.spec, self.seed, self.device = model_file, spec, seed, device
+
+    def micro_batches(self, step: int, batch_size: int,
+                      accumulate: int) -> list[tuple[torch.Tensor, list[torch.Tensor]]]:
+        x, targets = self.model_file.call_batch(self.spec, step, batch_size, self.seed)
+        x = x.to(self.device)
+        targets = [t.to(self.device) for t in targets]
+        if accumulate == 1:
+            return [(x, targets)]
+        parts = [t.chunk(accumulate) for t in targets]
+        return [(xm, [p[m] for p in parts]) for m, xm in enumerate(x.chunk(accumulate))]
+
+
+def spec_forward(model: SpecNet, spec: ModelSpec, cfg: Config, x: torch.Tensor,
+                 targets: list[torch.Tensor],
+                 probe: TapProbe | None) -> tuple[ForwardResult, list[torch.Tensor]]:
+    """The trunk, then head k on z[taps[k]]: as it is, .detach()ed, or detach_()ed in
+    place (which every later reader of that tensor then sees, as in a plain loop).
+    Also every trunk output (retain_grad reads each one's .grad)."""
+    calls = ModuleCalls(model)
+    out = model.trunk(x)
+    zs = trunk_outputs(out)
+    if zs is None:
+        raise RuntimeError(f"the trunk returned {type(out).__name__}, not a tensor")
+    if len(zs) == 1:
+        calls.add(model.trunk, (x,), zs[0])
+    if cfg.retain_grad:
+        for z in zs:
+            if z.requires_grad:
+                z.retain_grad()
+    # each output's node, taken before any detach_() wipes it
+    nodes = [(z.grad_fn, z.output_nr) for z in zs]
+    live = LiveGraph(z_node=zs[0].grad_fn, z=zs[0], calls=calls.records)
+    if probe is not None:
+        probe.start()
+    outputs = []
+    for k, head in enumerate(model.heads):
+        tap = spec.taps[k]
+        z = zs[tap]
+        zk = z
+        if k in cfg.detach:
+            cut = Cut(k, cfg.detach_mode, nodes[tap][0], None)
+            if cfg.detach_mode == "detach":
+                zk = z.detach()
+            elif z.grad_fn is not None:
+                cut.z_storage = storage_key(z)
+                z.detach_()
+            live.cuts.append(cut)
+        y = calls.run(head, zk)
+        if probe is not None:
+            probe.watch(k, tap, nodes[tap] if zk.grad_fn is not None else (None, 0),
+                        tuple(z.shape), y)
+        outputs.append(y)
+    losses = [spec.losses[k](y, targets[k]) for k, y in enumerate(outputs)]
+    return ForwardResult(live, zs[0], [], losses), zs
+
