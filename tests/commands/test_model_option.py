@@ -178,3 +178,45 @@ def test_a_model_file_that_raises_is_one_line_from_the_real_command(tmp_path):
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
     assert "build(seed) raised RuntimeError" in done.stderr and "(bad.py:4)" in done.stderr
+
+
+def test_the_installed_package_finds_every_example_from_any_folder(tmp_path):
+    """In an isolated interpreter outside the clone: what a wheel's user gets."""
+    code = ("import json; from gradviz.core.model_names import model_names, model_path\n"
+            "with model_path('deep_supervision') as p: ok = p.is_file()\n"
+            "print(json.dumps([model_names(), ok]))")
+    proc = subprocess.run([sys.executable, "-I", "-c", code], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert json.loads(proc.stdout) == [EXAMPLES, True]
+
+
+def test_a_file_here_named_like_an_example_is_the_users(model, tmp_path, monkeypatch, capsys):
+    (tmp_path / "deep_supervision.py").write_text(Path(model).read_text())
+    monkeypatch.chdir(tmp_path)
+    assert gradviz("run", "--quiet", "--model", "deep_supervision.py", "--steps", "1",
+                   "--out", "out") == 0
+    assert json.loads((tmp_path / "out" / "report.json").read_text())["config"]["heads"] == 2
+
+
+def test_the_readmes_model_file_trains_and_its_compare_says_in_loop_differs(tmp_path, capsys):
+    import re
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index("## Your own model"):]
+    (tmp_path / "mine.py").write_text(re.search(r"```python\n(.*?)```", section, re.S)[1])
+    mine = str(tmp_path / "mine.py")
+    assert gradviz("run", "--quiet", "--model", mine, "--steps", "3", "--detach", "1",
+                   "--out", str(tmp_path / "out")) == 0
+    steps = json.loads((tmp_path / "out" / "report.json").read_text())["steps"]
+    assert steps[0]["junction_grad_norms"]["head1"] == 0
+    a = toml(tmp_path, "sum.toml", 'strategy = "sum"\n')
+    b = toml(tmp_path, "in-loop.toml", 'strategy = "in-loop"\n')
+    assert gradviz("compare", "--model", mine, a, b, "--steps", "2") == 1
+
+
+def test_deep_supervision_in_loop_counts_the_shallow_head_three_times(tmp_path, capsys):
+    a = toml(tmp_path, "sum.toml", 'strategy = "sum"\n')
+    b = toml(tmp_path, "in-loop.toml", 'strategy = "in-loop"\n')
+    assert gradviz("compare", "--model", "deep_supervision", a, b, "--steps", "2",
+                   "--out", str(tmp_path / "cmp")) == 1
+    steps = json.loads((tmp_path / "cmp" / "compare.json").read_text())["steps"]
+    assert steps[0]["junction_ratio"] == pytest.approx([3.0, 2.0, 1.0], rel=1e-4)
