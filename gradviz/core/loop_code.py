@@ -5,6 +5,8 @@ lines that run; it follows the engine (session.py) operation for operation.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .config import Config
 
 COMMENT_COLUMN = 44   # where a line's comment starts, when the code leaves room
@@ -27,12 +29,28 @@ def _scaled(cfg: Config) -> bool:
     return cfg.accumulate > 1 and cfg.scale
 
 
-def _header(cfg: Config) -> list[str]:
-    opt = "SGD" if cfg.optimizer == "sgd" else "Adam"
+@dataclass(frozen=True)
+class OwnModel:
+    """A model file's loop (core.model_script): the file builds the model, its losses
+    and batches; taps, when its trunk returns one output per depth."""
+    taps: tuple[int, ...] | None = None
+
+
+def _model_lines(cfg: Config, own: OwnModel | None) -> list[str]:
+    if own is not None:
+        return [_line("", "built = MODEL_FILE.build(SEED)", "trunk, heads, losses, batch"),
+                _line("", "model = TrunkAndHeads(built).to(DEVICE)",
+                      "parameters: trunk.…, heads.K.…"),
+                'loss_fn = built["losses"]']
     size = f"heads={cfg.heads}, width={cfg.trunk_width}"
     size += f", depth={cfg.trunk_depth}" if cfg.model == "mlp" else ""
+    return [f"model = MultiHeadNet({size}).to(DEVICE)"]
+
+
+def _header(cfg: Config, own: OwnModel | None = None) -> list[str]:
+    opt = "SGD" if cfg.optimizer == "sgd" else "Adam"
     lines = [_line("", "torch.manual_seed(SEED)", "the seed sets the initial weights"),
-             f"model = MultiHeadNet({size}).to(DEVICE)"]
+             *_model_lines(cfg, own)]
     if cfg.misplace_head is not None:
         k = cfg.misplace_head
         lines.append(_line("", f"model.heads[{k}].to(other_device(DEVICE))",
@@ -55,7 +73,14 @@ def _header(cfg: Config) -> list[str]:
     return lines
 
 
-def _trunk(cfg: Config, indent: str, x: str) -> list[str]:
+def _trunk(cfg: Config, indent: str, x: str, taps: bool = False) -> list[str]:
+    if taps:
+        lines = [_line(indent, f"zs = model.trunk({x})", "one output per depth")]
+        if cfg.retain_grad:
+            lines.append(_line(indent, "for z in zs:"))
+            lines.append(_line(indent + "    ", "z.retain_grad()",
+                               "keep z.grad: a non-leaf drops it"))
+        return lines
     if cfg.model == "mlp":
         lines = [_line(indent, f"z = model.trunk({x})", "the junction, shared by all heads")]
     elif cfg.truncation() == "every-step":
@@ -69,14 +94,18 @@ def _trunk(cfg: Config, indent: str, x: str) -> list[str]:
     return lines
 
 
-def _heads(cfg: Config, indent: str) -> list[str]:
+def _heads(cfg: Config, indent: str, taps: bool = False) -> list[str]:
     detached = tuple(sorted(cfg.detach))
-    if not detached:
+    if not detached and not taps:
         return [_line(indent, "outputs = [head(z) for head in model.heads]",
                       "every head reads the same z")]
     inner = indent + "    "
     lines = [_line(indent, "outputs = []"),
              _line(indent, "for k, head in enumerate(model.heads):")]
+    if taps:
+        lines.append(_line(inner, "z = zs[TAPS[k]]", "the depth head k reads"))
+        if not detached:
+            return lines + [_line(inner, "outputs.append(head(z))")]
     if cfg.detach_mode == "detach":
         lines += [_line(inner, f"zk = z.detach() if k in {detached!r} else z",
                         "shares z's storage, cut from the graph"),
@@ -95,11 +124,12 @@ def _heads(cfg: Config, indent: str) -> list[str]:
     return lines
 
 
-def _forward(cfg: Config, indent: str, x: str = "x", targets: str = "targets") -> list[str]:
+def _forward(cfg: Config, indent: str, x: str = "x", targets: str = "targets",
+             taps: bool = False) -> list[str]:
     """The forward of the examples in x (a micro-batch's own names, inside the micro-batch
     loop, so that they do not overwrite the step's x and targets they are cut from)."""
     weights = "factors" if _scaled(cfg) else "weights"
-    return _trunk(cfg, indent, x) + _heads(cfg, indent) + [
+    return _trunk(cfg, indent, x, taps) + _heads(cfg, indent, taps) + [
         _line(indent, f"losses = [loss_fn[k](out, {targets}[k]) for k, out in enumerate(outputs)]"),
         _line(indent, "log.add(losses)", "floats for the printout: no graph kept"),
         _line(indent, f"terms = [w * L for w, L in zip({weights}, losses)]")]
@@ -144,10 +174,12 @@ def _backward(cfg: Config, indent: str) -> list[str]:
     return lines
 
 
-def loop_code(cfg: Config) -> str:
+def loop_code(cfg: Config, own: OwnModel | None = None) -> str:
     """Python source of the training loop these settings amount to (the end of the
-    program core.script.script_text writes, word for word)."""
-    lines = _header(cfg)
+    program core.script.script_text writes, word for word); own: of a model file's
+    model (core.model_script)."""
+    taps = own is not None and own.taps is not None
+    lines = _header(cfg, own)
     body = "    "
     if cfg.zero_grad:
         lines.append(_line(body, "optimizer.zero_grad()",
@@ -157,20 +189,21 @@ def loop_code(cfg: Config) -> str:
                            "<- off: .grad keeps summing across steps"))
     n = cfg.accumulate
     if n == 1:
-        lines += _forward(cfg, body) + _backward(cfg, body)
+        lines += _forward(cfg, body, taps=taps) + _backward(cfg, body)
     else:
         micro_loop = _line(body, f"for x_mb, targets_mb in micro_batches(x, targets, {n}):",
                            f"{n} x {cfg.batch_size // n} examples")
         micro = {"x": "x_mb", "targets": "targets_mb"}
         inner = body + "    "
         if cfg.accumulate_mode == "sum-first":
-            lines += [_line(body, "summed = None"), micro_loop] + _forward(cfg, inner, **micro) + [
+            lines += [_line(body, "summed = None"), micro_loop]
+            lines += _forward(cfg, inner, **micro, taps=taps) + [
                 _line(inner, "summed = terms if summed is None else "
                              "[s + t for s, t in zip(summed, terms)]"),
                 _line(body, "terms = summed", f"all {n} graphs alive, one backward")]
             lines += _backward(cfg, body)
         else:
-            lines += [micro_loop] + _forward(cfg, inner, **micro) + _backward(cfg, inner)
+            lines += [micro_loop] + _forward(cfg, inner, **micro, taps=taps) + _backward(cfg, inner)
     lines += [_line(body, "log.print(step, weights, model)",
                     "before the update: this step's gradients"),
               _line(body, "optimizer.step()")]

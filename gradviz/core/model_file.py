@@ -103,6 +103,7 @@ class ModelFile:
             raise ModelFileError(f"model file {self.named} has no build(seed) function")
         self._build = build
         self._heads: int | None = None
+        self.taps: tuple[int, ...] | None = None   # as build(0) gave them (head_count)
 
     def _load(self) -> ModuleType:
         # a name of its own (not the file's stem, which could shadow a real module), and
@@ -130,7 +131,9 @@ class ModelFile:
                 built = self._build(0)
             except Exception as exc:
                 raise self.fail(f"build(seed) raised {raised(exc, self.path)}") from exc
-            self._heads = len(self._checked(built).heads)
+            spec = self._checked(built)
+            self._heads = len(spec.heads)
+            self.taps = tuple(spec.taps) if spec.taps_given else None
         return self._heads
 
     def build(self, seed: int, batch_size: int) -> ModelSpec:

@@ -150,7 +150,6 @@ def test_a_bad_model_file_is_exit_2_and_one_line(tmp_path, capsys, text, words):
     (["--heads", "3"], "heads is 3, but the model file builds 2"),
     (["--loss-weights", "1,2,3"], "loss-weights has 3 values but there are 2 heads"),
     (["--detach", "2"], "detach names head 2, but heads are 0..1"),
-    (["--script", "loop.py"], "--script is not written for a model file yet"),
 ])
 def test_options_that_do_not_fit_a_model_file_are_refused(model, capsys, flags, words):
     assert gradviz("run", "--model", model, *flags) == 2
@@ -220,3 +219,13 @@ def test_deep_supervision_in_loop_counts_the_shallow_head_three_times(tmp_path, 
                    "--out", str(tmp_path / "cmp")) == 1
     steps = json.loads((tmp_path / "cmp" / "compare.json").read_text())["steps"]
     assert steps[0]["junction_ratio"] == pytest.approx([3.0, 2.0, 1.0], rel=1e-4)
+
+
+def test_the_report_says_which_model_file_and_what_its_heads_are_called(model, tmp_path):
+    import hashlib
+    assert gradviz("run", "--quiet", "--model", model, "--steps", "1",
+                   "--out", str(tmp_path / "out")) == 0
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert report["model_file"] == {
+        "path": str(Path(model).resolve()), "names": ["kind", "where"],
+        "sha256": hashlib.sha256(Path(model).read_bytes()).hexdigest()}
