@@ -180,7 +180,9 @@ class Session:
         if needs_reset:
             try:
                 self.reset()
-            except (RuntimeError, MemoryError):  # e.g. too big to allocate: keep the old
+            # too big to allocate, or a model file's build() refusing the new seed or
+            # heads: keep the old
+            except (RuntimeError, MemoryError, ModelFileError):
                 self.config, self.device = old, old_device
                 self.reset()
                 raise

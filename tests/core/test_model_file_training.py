@@ -212,3 +212,22 @@ def test_the_graph_of_a_model_file_is_captured(model_path):
     session.step()
     graph = session.graph()
     assert len(graph.nodes) > 10
+
+
+def test_a_config_the_model_file_cannot_build_leaves_the_session_as_it_was(model_path):
+    from gradviz.core.model_file import ModelFileError
+    session = Session(BASE, ModelFile(model_path))
+    session.step()
+    with pytest.raises(ModelFileError, match="heads is 2, but the model file builds 3"):
+        session.set_config(BASE.replace(heads=2, loss_weights=()))
+    assert session.config == BASE and session.step_index == 0   # rebuilt, as reset does
+    assert session.step() is not None
+
+
+def test_a_new_seed_rebuilds_the_model_from_the_file(model_path):
+    session = Session(BASE, ModelFile(model_path))
+    first = session.params[0].detach().clone()
+    assert session.set_config(BASE.replace(seed=5)) is True
+    built = runpy.run_path(str(model_path))["build"](5)
+    torch.testing.assert_close(session.params[0], built["trunk"].first.weight, rtol=0, atol=0)
+    assert not torch.equal(first, session.params[0])
