@@ -83,7 +83,7 @@ def train(session: Session, steps: int, quiet: bool, report: ReportWriter | None
     return trained
 
 
-def timed_run(config, steps: int) -> float:
+def timed_run(config, steps: int, model_file: ModelFile | None = None) -> float:
     """Steps per second of this command's own loop (train()) with the report streamed to
     a temporary folder, progress printed (to nowhere) as usual; the graph files written
     once at the end are left out. For `gradviz bench`."""
@@ -93,7 +93,7 @@ def timed_run(config, steps: int) -> float:
     import time
 
     from ..core.bench import warm_up
-    session = Session(config)
+    session = Session(config, model_file)
     warm_up(session, steps)
     with tempfile.TemporaryDirectory(prefix="gradviz-bench-") as folder, \
             contextlib.redirect_stdout(io.StringIO()):

@@ -229,3 +229,13 @@ def test_the_report_says_which_model_file_and_what_its_heads_are_called(model, t
     assert report["model_file"] == {
         "path": str(Path(model).resolve()), "names": ["kind", "where"],
         "sha256": hashlib.sha256(Path(model).read_bytes()).hexdigest()}
+
+
+def test_bench_times_a_model_file_against_its_plain_loop(model, capsys):
+    assert gradviz("bench", "--model", model, "--steps", "3", "--repeats", "1") == 0
+    out = capsys.readouterr().out
+    assert "2 heads, the model file mine.py, batch 64" in out
+    rows = {line.split()[0] for line in out.splitlines()[2:]}
+    assert rows == {"bare", "none", "default", "everything", "run"}
+    assert gradviz("bench", "--model", model, "--gui") == 2
+    assert "does not take a model file yet" in one_line(capsys)
