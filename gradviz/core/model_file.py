@@ -114,6 +114,11 @@ class ModelFile:
             raise ModelFileError(f"model file {self.named} cannot be loaded as Python")
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module   # dataclasses and pickling look a class's module up
+        # its own helpers beside it import, as under `python FILE`; at the end of the
+        # path, so that no file there stands in for a module gradviz or torch imports
+        folder = str(self.path.parent)
+        if folder not in sys.path:
+            sys.path.append(folder)
         try:
             spec.loader.exec_module(module)
         except Exception as exc:

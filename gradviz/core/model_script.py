@@ -24,10 +24,12 @@ settings. Where the settings demonstrate a PyTorch error, the program stops with
 '''
 
 _LOAD = '''import importlib.util
+from pathlib import Path
 
 
 def load_model_file(path):
     """The model file, run from its path (never found through sys.path), as gradviz does."""
+    sys.path.append(str(Path(path).parent))   # its helpers beside it import, as gradviz's
     spec = importlib.util.spec_from_file_location("model_file", path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module

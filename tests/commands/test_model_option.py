@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from gradviz.app import main
 
@@ -239,3 +241,20 @@ def test_bench_times_a_model_file_against_its_plain_loop(model, capsys):
     assert rows == {"bare", "none", "default", "everything", "run"}
     assert gradviz("bench", "--model", model, "--gui") == 2
     assert "does not take a model file yet" in one_line(capsys)
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(value=st.text(min_size=0, max_size=300))
+def test_any_model_value_is_run_or_one_line(value, tmp_path, monkeypatch, capsys):
+    """--model takes input from anyone's shell: whatever it is, exit 0 (mlp, rnn) or 2
+    with one line, never a traceback. In an empty folder: no file there to run."""
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    code = gradviz("run", "--quiet", "--model", value, "--steps", "0")
+    if code == 0:
+        assert value in ("mlp", "rnn")
+        return
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err

@@ -97,3 +97,20 @@ def test_the_script_names_the_model_files_path_and_imports_nothing_of_gradviz(tm
     assert "import gradviz" not in text and "from gradviz" not in text
     assert f"MODEL_PATH = {str(model.resolve())!r}" in text and "TAPS = [1, 1, 0]" in text
     compile(text, str(script), "exec")
+
+
+def test_the_script_finds_the_model_files_helpers_beside_it(tmp_path):
+    (tmp_path / "helpers_beside_mine.py").write_text(
+        "from torch import nn\n\ndef head():\n    return nn.Linear(10, 1)\n")
+    model = tmp_path / "mine.py"
+    model.write_text(textwrap.dedent(MODEL).replace(
+        "nn.Linear(10, 1)]", "__import__('helpers_beside_mine').head()]"))
+    script, out = tmp_path / "loop.py", tmp_path / "out"
+    assert main(["run", "--quiet", "--model", str(model), "--steps", "2", "--script",
+                 str(script), "--out", str(out)]) == 0
+    done = subprocess.run([sys.executable, "-I", str(script)], capture_output=True,
+                          text=True, timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    steps = json.loads((out / "report.json").read_text())["steps"]
+    assert [float(w) for w in done.stdout.splitlines()[1].split()[1:]] == \
+        list(steps[1]["losses"].values()) + [steps[1]["total"]]

@@ -174,3 +174,20 @@ def test_whatever_build_returns_is_built_or_refused_in_one_line(tmp_path, built)
     # built: then it really is the contract's shape
     assert isinstance(built, dict) and len(spec.heads) == len(spec.losses) == len(spec.names)
     assert isinstance(spec.trunk, nn.Module) and all(t == 0 for t in spec.taps)
+
+
+def test_a_model_file_imports_its_own_helpers_from_beside_it(tmp_path):
+    (tmp_path / "blocks_for_gradviz_test.py").write_text(
+        "from torch import nn\n\ndef block():\n    return nn.Linear(4, 8)\n")
+    spec = load(tmp_path, model_text(trunk="__import__('blocks_for_gradviz_test').block()")
+                ).build(0, 4)
+    assert isinstance(spec.trunk, nn.Linear)
+
+
+def test_a_file_beside_it_never_stands_in_for_an_installed_module(tmp_path):
+    import importlib
+    import sys
+    (tmp_path / "colorsys.py").write_text("raise SystemExit('the wrong colorsys')\n")
+    load(tmp_path, model_text()).build(0, 4)
+    sys.modules.pop("colorsys", None)   # imported afresh: found through sys.path now
+    assert importlib.import_module("colorsys").__file__ != str(tmp_path / "colorsys.py")
