@@ -101,6 +101,10 @@ class Session:
             if cfg.misplace_head is not None:   # the device-mismatch lesson, on purpose
                 self.model.heads[cfg.misplace_head].to(other_device(self.device))
             self.data = make_data(cfg.heads, cfg.seed).to(self.device)
+        # what a forward or backward may raise and the step survive: a model file's code
+        # (its modules, losses, custom autograd functions) anything; the built-in model
+        # only what PyTorch does
+        self._user_errors: type[Exception] = RuntimeError if self.spec is None else Exception
         self.param_names = [n for n, _ in self.model.named_parameters()]
         self.params = [p for _, p in self.model.named_parameters()]
         self.param_sizes = tuple(p.numel() for p in self.params)
@@ -360,7 +364,7 @@ class Session:
             self._node_grads.begin_backward()   # keep only the last backward's
             try:
                 call.target.backward(retain_graph=call.retain)
-            except RuntimeError as exc:
+            except self._user_errors as exc:
                 raise _StepFailed(self._event(exc, plan.step, "backward", label)) from exc
             plan.record.backward_calls.append(BackwardRecord(micro, call.loss, call.retain))
             yield PhaseRecord(plan.step, "backward",
@@ -403,8 +407,6 @@ class Session:
         """Forward one micro-batch; sets up the live graph and its weighted loss terms."""
         carried = self._carried_state(cfg, x.shape[0], step)
         self._taps_z = []
-        # a model file's code may raise anything; the built-in model only what PyTorch does
-        catch = RuntimeError if self.spec is None else Exception
         try:
             if self.spec is not None:
                 assert junction is None or isinstance(junction, TapProbe)
@@ -413,7 +415,7 @@ class Session:
             else:
                 result = forward(cast(MultiHeadNet, self.model), self._head_rest, cfg, x,
                                  targets, carried)
-        except catch as exc:
+        except self._user_errors as exc:
             raise _StepFailed(self._event(exc, step, "forward",
                                           self._forward_detail(cfg, micro))) from exc
         live, z, firsts, losses = result.live, result.z, result.head_firsts, result.losses

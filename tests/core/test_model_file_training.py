@@ -231,3 +231,31 @@ def test_a_new_seed_rebuilds_the_model_from_the_file(model_path):
     built = runpy.run_path(str(model_path))["build"](5)
     torch.testing.assert_close(session.params[0], built["trunk"].first.weight, rtol=0, atol=0)
     assert not torch.equal(first, session.params[0])
+
+
+def test_a_model_file_raising_in_backward_is_an_event_and_the_session_goes_on(model_path,
+                                                                                tmp_path):
+    """A custom autograd function of the user's may raise anything in backward."""
+    text = textwrap.dedent(MODEL).replace("import torch\n", '''import torch
+
+class Refuse(torch.autograd.Function):
+    calls = 0
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, g):
+        Refuse.calls += 1
+        if Refuse.calls == 1:
+            raise ValueError("my backward refuses once")
+        return g
+''', 1).replace("return shallow, self.second(shallow)",
+                "return shallow, Refuse.apply(self.second(shallow))")
+    path = tmp_path / "refusing.py"
+    path.write_text(text)
+    session = Session(BASE, ModelFile(path))
+    assert session.step() is None
+    assert session.error.phase == "backward" and session.error.type == "ValueError"
+    assert session.step() is not None   # the same step again, now through
