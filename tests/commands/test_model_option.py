@@ -258,3 +258,19 @@ def test_any_model_value_is_run_or_one_line(value, tmp_path, monkeypatch, capsys
     assert code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err, err
+
+
+def test_the_cnn_walk_through_holds_the_classifier_pushes_sixty_times_harder():
+    from gradviz.core.config import Config
+    from gradviz.core.model_file import ModelFile
+    from gradviz.core.session import Session
+    cnn = ModelFile(ROOT / "resources" / "models" / "cnn_two_heads.py")
+    base = Config(device="cpu", heads=2, batch_size=32, sample_every=1)
+    push = Session(base, cnn).step().junction_grad_norms
+    assert 40 < push["head0"] / push["head1"] < 80
+    weighted = Session(base.replace(loss_weights=(1.0, 60.0)), cnn)
+    push = weighted.step().junction_grad_norms
+    assert 0.8 < push["head0"] / push["head1"] < 1.25
+    first = weighted.last_record.losses["head1"]
+    weighted.step()
+    assert weighted.step().losses["head1"] > 100 * first
