@@ -9,14 +9,18 @@ from ..core.devices import resolve_device
 from ..core.threads import leave_a_core_free
 from ..core.training_speed import PROBE_LEVELS, run_bench
 from ..exit_codes import EXIT_OK
-from .options import config_from_args, fail
+from .model_option import config_for, model_file_from_args
+from .options import fail
 from .run import timed_run
 
 
 def main(args: argparse.Namespace) -> int:
     repeats = args.repeats
     steps_given = hasattr(args, "steps")
-    config = config_from_args(args)
+    model_file = model_file_from_args(args)
+    config = config_for(args, model_file)
+    if model_file is not None and args.gui:
+        fail("gradviz: bench --gui times the window, which does not take a model file yet")
     if not steps_given:
         config = config.replace(steps=500)
     if repeats < 1 or config.steps < 1:
@@ -26,19 +30,22 @@ def main(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         fail(f"gradviz: {exc}")
     threads = leave_a_core_free()
-    print(f"gradviz bench: {config.heads} heads, trunk {config.trunk_depth}x"
-          f"{config.trunk_width}, batch {config.batch_size}, on {device} "
+    model = f"trunk {config.trunk_depth}x{config.trunk_width}" if model_file is None \
+        else f"the model file {model_file.path.name}"
+    print(f"gradviz bench: {config.heads} heads, {model}, batch {config.batch_size}, on {device} "
           f"({threads} torch thread{'s' if threads > 1 else ''}), "
           f"{config.steps} steps x {repeats} runs, median")
     print(f"{'loop':<12}{'steps/s':>10}{'of bare':>10}  probes")
     bare = None
-    for r in run_bench(config, config.steps, repeats, more={"run": timed_run}):
+    run = {"run": lambda c, n: timed_run(c, n, model_file)}
+    for r in run_bench(config, config.steps, repeats, more=run, model_file=model_file):
         what = ("plain PyTorch loop" if r.name == "bare" else _describe_run(config)
                 if r.name == "run" else _describe(r.name))
         if r.name == "bare":
             bare = r.steps_per_second
         print(f"{r.name:<12}{r.steps_per_second:>10.0f}{r.ratio:>9.0%}  {what}")
-    _print_comparing(config, repeats, bare)
+    if model_file is None:   # the app and a pinned B do not take a model file yet
+        _print_comparing(config, repeats, bare)
     if args.gui:
         from ..qt.window_speed import measure_window
         for name, busy, pin_b in (("app", False, False), ("app, busy", True, False),

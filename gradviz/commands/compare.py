@@ -16,25 +16,30 @@ from pathlib import Path
 from ..core.atomic_write import write_text
 from ..core.compare import Comparison, compare
 from ..core.config import SHOWN_PATH_CHARS, Config, ConfigError, from_mapping, load_toml, shown
+from ..core.model_file import ModelFile
 from ..core.threads import leave_a_core_free
 from ..exit_codes import EXIT_AUTOGRAD_ERROR, EXIT_OK
 from ..render.style import format_bytes
-from .options import config_from_args, fail
+from .model_option import config_for, file_config, model_file_from_args
+from .options import fail
 from .run import _prepare_out
 
 EXIT_DIFFERENT = 1
 
 
-def _configs(args: argparse.Namespace) -> tuple[Config, Config]:
+def _configs(args: argparse.Namespace,
+             model_file: ModelFile | None) -> tuple[Config, Config]:
     if args.config:
         fail("gradviz compare: give the two configs as A.toml B.toml, not --config")
     if not (0 <= args.rtol < 1):
         fail(f"gradviz compare: --rtol must be between 0 and 1 (got {shown(args.rtol)})")
-    shared = config_from_args(args)                 # the flags, on the defaults
+    shared = config_for(args, model_file)           # the flags, on the defaults
     try:
         a, b = (_with_file(path, shared) for path in (args.a, args.b))
     except ConfigError as exc:
         fail(f"gradviz: {exc}")
+    if model_file is not None:   # A or B may name a key only the built-in model has
+        a, b = file_config(a, model_file), file_config(b, model_file)
     idle = " and ".join(name for name, cfg in (("A", a), ("B", b)) if cfg.steps < 1)
     if idle:
         fail(f"gradviz compare: {idle} would train 0 steps, which compares nothing: "
@@ -124,11 +129,12 @@ def _write(out: Path, result: Comparison) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    a, b = _configs(args)
+    model_file = model_file_from_args(args)
+    a, b = _configs(args, model_file)
     out = _prepare_out(args.out) if args.out is not None else None
     leave_a_core_free()
     try:
-        result = compare(a, b, min(a.steps, b.steps), args.rtol)
+        result = compare(a, b, min(a.steps, b.steps), args.rtol, model_file)
     except ConfigError as exc:
         fail(f"gradviz: {exc}")
     print(table(result, (args.a, args.b)))

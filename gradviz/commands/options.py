@@ -12,7 +12,6 @@ from ..core.config import (
     ACCUMULATE_MODES,
     CLIP_AT,
     DETACH_MODES,
-    MODELS,
     OPTIMIZERS,
     PROBE_LEVELS,
     RETAIN_MODES,
@@ -23,6 +22,7 @@ from ..core.config import (
     ConfigError,
     from_mapping,
 )
+from ..core.model_names import is_model_file, model_names
 from ..core.presets import load_config_file, preset_names
 from ..exit_codes import EXIT_USAGE
 
@@ -103,9 +103,11 @@ def _model_options(g) -> None:
                    help="units per trunk layer" + _d("trunk_width"))
     g.add_argument("--trunk-depth", type=int, default=S, metavar="N",
                    help="trunk layers (mlp)" + _d("trunk_depth"))
-    g.add_argument("--model", choices=MODELS, default=S,
+    g.add_argument("--model", default=S, metavar="mlp|rnn|FILE|NAME",
                    help="mlp, or rnn: a recurrent trunk whose hidden state is carried "
-                        "from step to step" + _d("model"))
+                        "from step to step; or your own model file (a .py file with "
+                        "build(seed), see the README) or a bundled example's name: "
+                        f"{', '.join(model_names())} (run and compare only)" + _d("model"))
     g.add_argument("--truncate", choices=TRUNCATE_MODES, default=S,
                    help="rnn: detach the carried state at every step (truncated "
                         "backprop through time), or never (default: every-step)")
@@ -204,6 +206,9 @@ def config_from_args(args: argparse.Namespace, base: Config | None = None) -> Co
     try:
         values: dict[str, Any] = load_config_file(args.config) if args.config else {}
         flags = {k: v for k, v in vars(args).items() if k not in _NOT_CONFIG}
+        if is_model_file(flags.get("model", "mlp")):   # run and compare take it out first
+            fail("gradviz: --model FILE works with gradviz run and gradviz compare; "
+                 "here --model is mlp or rnn")
         if "detach" in flags:
             flags["detach"] = list(flags["detach"])
         values = {k.replace("-", "_"): v for k, v in values.items()}

@@ -13,6 +13,8 @@ from pathlib import Path
 from ..core.atomic_write import check_writable, remove_stale_parts, write_text
 from ..core.config import SHOWN_PATH_CHARS, ConfigError, shown
 from ..core.events import first_line
+from ..core.model_file import ModelFile
+from ..core.model_script import model_script_text
 from ..core.records import StepRecord
 from ..core.report import ReportWriter
 from ..core.run_folder import MoveUnfinished, RunFolder
@@ -20,7 +22,8 @@ from ..core.script import script_text
 from ..core.session import Session
 from ..core.threads import leave_a_core_free
 from ..exit_codes import EXIT_AUTOGRAD_ERROR, EXIT_OK
-from .options import config_from_args, fail
+from .model_option import config_for, model_file_from_args
+from .options import fail
 
 
 def _say(line: str) -> None:
@@ -80,7 +83,7 @@ def train(session: Session, steps: int, quiet: bool, report: ReportWriter | None
     return trained
 
 
-def timed_run(config, steps: int) -> float:
+def timed_run(config, steps: int, model_file: ModelFile | None = None) -> float:
     """Steps per second of this command's own loop (train()) with the report streamed to
     a temporary folder, progress printed (to nowhere) as usual; the graph files written
     once at the end are left out. For `gradviz bench`."""
@@ -90,7 +93,7 @@ def timed_run(config, steps: int) -> float:
     import time
 
     from ..core.training_speed import warm_up
-    session = Session(config)
+    session = Session(config, model_file)
     warm_up(session, steps)
     with tempfile.TemporaryDirectory(prefix="gradviz-bench-") as folder, \
             contextlib.redirect_stdout(io.StringIO()):
@@ -185,11 +188,12 @@ def _train_and_write(out: Path | None, config, session: Session, quiet: bool,
     try:
         with RunFolder(out, OUT_FILES) as run:
             with ReportWriter(run.staging, config, str(session.device),
-                              session.param_names) as report:
+                              session.param_names, _model_file_entry(session)) as report:
                 trained = train(session, config.steps, quiet, report)
                 report.finish(session.events)
             if script is not None:
-                write_text(run.path(script.name), script_text(config, script.name))
+                write_text(run.path(script.name),
+                           _script_text(config, script.name, session.model_file))
             problem = _export(run, session)
             written = sorted(run.commit(), key=_in_write_order)
     except MoveUnfinished as exc:
@@ -202,6 +206,15 @@ def _train_and_write(out: Path | None, config, session: Session, quiet: bool,
     if problem is not None:
         fail(f"gradviz: wrote {_listed(written)} to {where}; {problem}")
     return trained
+
+
+def _model_file_entry(session: Session) -> dict | None:
+    """report.json's word on the model file trained: which file (its content's hash too,
+    as a file can change after the run) and what its heads are called."""
+    if session.model_file is None or session.spec is None:
+        return None
+    return {"path": str(session.model_file.path), "sha256": session.model_file.digest,
+            "names": session.spec.names}
 
 
 def _script_target(name: str, out: Path | None) -> Path | None:
@@ -217,7 +230,14 @@ def _script_target(name: str, out: Path | None) -> Path | None:
     return path
 
 
-def _write_script(name: str, config) -> None:
+def _script_text(config, name: str, model_file: ModelFile | None) -> str:
+    if model_file is None:
+        return script_text(config, name)
+    model_file.head_count()   # its taps
+    return model_script_text(config, model_file.path, model_file.taps, name)
+
+
+def _write_script(name: str, config, model_file: ModelFile | None = None) -> None:
     """The settings as a runnable program, whole or not at all; a failure is exit 2."""
     named = shown(name, SHOWN_PATH_CHARS)
     if not name.strip():
@@ -227,7 +247,7 @@ def _write_script(name: str, config) -> None:
     path = Path(name)
     try:
         remove_stale_parts(path.parent, [path.name])   # what a killed earlier write left
-        write_text(path, script_text(config, path.name))
+        write_text(path, _script_text(config, path.name, model_file))
     except OSError as exc:
         fail(f"gradviz: cannot write --script {named}: {exc.strerror or exc}")
 
@@ -239,14 +259,15 @@ def _out_of_memory() -> tuple[type[BaseException], ...]:
 
 def main(args: argparse.Namespace) -> int:
     script = vars(args).pop("script", None)
-    config = config_from_args(args)
+    model_file = model_file_from_args(args)
+    config = config_for(args, model_file)
     out = _prepare_out(args.out) if args.out is not None else None
     staged = _script_target(script, out) if script is not None and script.strip() else None
     if script is not None and staged is None:
-        _write_script(script, config)
+        _write_script(script, config, model_file)
     try:
-        session = Session(config)
-    except ConfigError as exc:
+        session = Session(config, model_file)
+    except ConfigError as exc:   # a model file's build() or batch() that does not fit too
         fail(f"gradviz: {exc}")
     except (RuntimeError, MemoryError) as exc:   # e.g. a model too big to allocate
         fail(f"gradviz: cannot build that model: {first_line(exc)}")

@@ -18,6 +18,7 @@ from torch._utils import _flatten_dense_tensors
 
 from .config import Config, ConfigError
 from .events import Event
+from .model_file import ModelFile
 from .records import GroupDiff, StepDiff, StepRecord
 from .same_model import model_difference
 from .session import Session
@@ -279,10 +280,12 @@ def _measured(config: Config) -> Config:
     return config.replace(probes=probes, sample_every=1)
 
 
-def compare(a: Config, b: Config, steps: int, rtol: float = DEFAULT_RTOL) -> Comparison:
-    """Train A and B side by side for `steps` steps and compare their gradients."""
+def compare(a: Config, b: Config, steps: int, rtol: float = DEFAULT_RTOL,
+            model_file: ModelFile | None = None) -> Comparison:
+    """Train A and B side by side for `steps` steps and compare their gradients (of the
+    model a model file builds, if given: both build it from the same seed)."""
     check_same_model(a, b)
-    sa, sb = Session(_measured(a)), Session(_measured(b))
+    sa, sb = Session(_measured(a), model_file), Session(_measured(b), model_file)
     for session in (sa, sb):   # the gradients are compared from .grad itself
         session.grad_norm_steps = "none"
     result = Comparison(a, b, rtol)

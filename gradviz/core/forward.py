@@ -119,7 +119,7 @@ def _rnn_trunk(trunk, x: torch.Tensor, carried: Carried, calls: ModuleCalls):
     return calls.run(trunk.readout, h), h, uses, cuts, first
 
 
-def _head_mode(cfg: Config, k: int) -> contextlib.AbstractContextManager:
+def head_mode(cfg: Config, k: int) -> contextlib.AbstractContextManager:
     """The grad mode head k's forward runs in: torch.no_grad() or torch.inference_mode()
     for a head cut off that way (its loss then has no grad_fn), else autograd as usual."""
     if k in cfg.detach and cfg.detach_mode == "no_grad":
@@ -161,7 +161,7 @@ def forward(model: MultiHeadNet, head_rest: list[tuple], cfg: Config, x: torch.T
                 cut.z_storage = storage_key(z)
                 z.detach_()
             live.cuts.append(cut)
-        with _head_mode(cfg, k):
+        with head_mode(cfg, k):
             first = calls.run(head[0], zk)
             out = first
             for layer in head_rest[k]:

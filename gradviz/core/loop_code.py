@@ -5,6 +5,8 @@ lines that run; it follows the engine (session.py) operation for operation.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .config import EDIT_DATA_FACTOR, Config
 
 COMMENT_COLUMN = 44   # where a line's comment starts, when the code leaves room
@@ -53,13 +55,29 @@ def _micro_loop(cfg: Config, indent: str) -> str:
                  f"{n} x {cfg.batch_size // n} examples")
 
 
-def _header(cfg: Config) -> list[str]:
-    opt = "SGD" if cfg.optimizer == "sgd" else "Adam"
+@dataclass(frozen=True)
+class OwnModel:
+    """A model file's loop (core.model_script): the file builds the model, its losses
+    and batches; taps, when its trunk returns one output per depth."""
+    taps: tuple[int, ...] | None = None
+
+
+def _model_lines(cfg: Config, own: OwnModel | None) -> list[str]:
+    if own is not None:
+        return [_line("", "built = MODEL_FILE.build(SEED)", "trunk, heads, losses, batch"),
+                _line("", "model = TrunkAndHeads(built).to(DEVICE)",
+                      "parameters: trunk.…, heads.K.…"),
+                'loss_fn = built["losses"]']
     size = f"heads={cfg.heads}, width={cfg.trunk_width}"
     size += f", depth={cfg.trunk_depth}" if cfg.model == "mlp" else ""
     size += ", batch_norm=True" if cfg.batch_norm else ""
+    return [f"model = MultiHeadNet({size}).to(DEVICE)"]
+
+
+def _header(cfg: Config, own: OwnModel | None = None) -> list[str]:
+    opt = "SGD" if cfg.optimizer == "sgd" else "Adam"
     lines = [_line("", "torch.manual_seed(SEED)", "the seed sets the initial weights"),
-             f"model = MultiHeadNet({size}).to(DEVICE)"]
+             *_model_lines(cfg, own)]
     if cfg.misplace_head is not None:
         k = cfg.misplace_head
         lines.append(_line("", f"model.heads[{k}].to(other_device(DEVICE))",
@@ -86,7 +104,14 @@ def _header(cfg: Config) -> list[str]:
     return lines
 
 
-def _trunk(cfg: Config, indent: str, x: str) -> list[str]:
+def _trunk(cfg: Config, indent: str, x: str, taps: bool = False) -> list[str]:
+    if taps:
+        lines = [_line(indent, f"zs = model.trunk({x})", "one output per depth")]
+        if cfg.retain_grad:
+            lines.append(_line(indent, "for z in zs:"))
+            lines.append(_line(indent + "    ", "z.retain_grad()",
+                               "keep z.grad: a non-leaf drops it"))
+        return lines
     if cfg.model == "mlp" and cfg.batch_norm:
         lines = [_line(indent, f"z = model.trunk({x})",
                        "BatchNorm1d: by these examples' mean, var")]
@@ -103,14 +128,16 @@ def _trunk(cfg: Config, indent: str, x: str) -> list[str]:
     return lines
 
 
-def _heads(cfg: Config, indent: str) -> list[str]:
+def _heads(cfg: Config, indent: str, taps: bool = False) -> list[str]:
     detached = tuple(sorted(cfg.detach))
-    if not detached and cfg.edit_data is None:
+    if not detached and cfg.edit_data is None and not taps:
         return [_line(indent, "outputs = [head(z) for head in model.heads]",
                       "every head reads the same z")]
     inner = indent + "    "
     lines = [_line(indent, "outputs = []"),
              _line(indent, "for k, head in enumerate(model.heads):")]
+    if taps:
+        lines.append(_line(inner, "z = zs[TAPS[k]]", "the depth head k reads"))
     if not detached:
         lines.append(_line(inner, "outputs.append(head(z))"))
     elif cfg.detach_mode in GRAD_MODES:
@@ -152,13 +179,14 @@ def _grad_mode_heads(cfg: Config, inner: str, detached: tuple[int, ...]) -> list
             _line(deeper, "outputs.append(head(z))")]
 
 
-def _forward(cfg: Config, indent: str, x: str = "x", targets: str = "targets") -> list[str]:
+def _forward(cfg: Config, indent: str, x: str = "x", targets: str = "targets",
+             taps: bool = False) -> list[str]:
     """The forward of the examples in x (a micro-batch's own names, inside the micro-batch
     loop, so that they do not overwrite the step's x and targets they are cut from)."""
     weights = "factors" if _scaled(cfg) else "weights"
     sized = [_line(indent, f"factors = [w * (len({x}) / BATCH_SIZE) for w in weights]",
                    "n_i / B: exact for mean losses")] if _scaled_by_size(cfg) else []
-    return sized + _trunk(cfg, indent, x) + _heads(cfg, indent) + [
+    return sized + _trunk(cfg, indent, x, taps) + _heads(cfg, indent, taps) + [
         _line(indent, f"losses = [loss_fn[k](out, {targets}[k]) for k, out in enumerate(outputs)]"),
         _line(indent, "log.add(losses)", "floats for the printout: no graph kept"),
         _line(indent, f"terms = [w * L for w, L in zip({weights}, losses)]")]
@@ -234,10 +262,12 @@ def _backward(cfg: Config, indent: str) -> list[str]:
     return lines
 
 
-def loop_code(cfg: Config) -> str:
+def loop_code(cfg: Config, own: OwnModel | None = None) -> str:
     """Python source of the training loop these settings amount to (the end of the
-    program core.script.script_text writes, word for word)."""
-    lines = _header(cfg)
+    program core.script.script_text writes, word for word); own: of a model file's
+    model (core.model_script)."""
+    taps = own is not None and own.taps is not None
+    lines = _header(cfg, own)
     body = "    "
     if cfg.zero_grad:
         lines.append(_line(body, "optimizer.zero_grad()",
@@ -247,19 +277,22 @@ def loop_code(cfg: Config) -> str:
                            "<- off: .grad keeps summing across steps"))
     n = cfg.accumulate
     if n == 1:
-        lines += _forward(cfg, body) + _backward(cfg, body) + _clip_line(cfg, body, "step")
+        lines += _forward(cfg, body, taps=taps) + _backward(cfg, body)
+        lines += _clip_line(cfg, body, "step")
     else:
         micro_loop = _micro_loop(cfg, body)
         micro = {"x": "x_mb", "targets": "targets_mb"}
         inner = body + "    "
         if cfg.accumulate_mode == "sum-first":
-            lines += [_line(body, "summed = None"), micro_loop] + _forward(cfg, inner, **micro) + [
+            lines += [_line(body, "summed = None"), micro_loop]
+            lines += _forward(cfg, inner, **micro, taps=taps) + [
                 _line(inner, "summed = terms if summed is None else "
                              "[s + t for s, t in zip(summed, terms)]"),
                 _line(body, "terms = summed", f"all {n} graphs alive, one backward")]
             lines += _backward(cfg, body) + _clip_line(cfg, body, "micro-batch")
         else:
-            lines += [micro_loop] + _forward(cfg, inner, **micro) + _backward(cfg, inner)
+            lines += [micro_loop] + _forward(cfg, inner, **micro, taps=taps)
+            lines += _backward(cfg, inner)
             lines += _clip_line(cfg, inner, "micro-batch")
         lines += _clip_line(cfg, body, "step")
     lines += [_line(body, "log.print(step, weights, model)",

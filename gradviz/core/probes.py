@@ -32,6 +32,16 @@ def _input_slot(node: object, source: object) -> int | None:
     return None
 
 
+def collector(slots: list, k: int, slot: int) -> Callable:
+    """A node hook adding the gradient at input `slot` into slots[k] (every call of a
+    backward that runs through the node adds, as the gradient at z adds up)."""
+    def hook(grad_inputs, grad_outputs):
+        g = grad_inputs[slot]
+        if g is not None:
+            slots[k] = g.detach() if slots[k] is None else slots[k] + g.detach()
+    return hook
+
+
 class JunctionProbe:
     """Collects, per head, the gradient that head's loss sends into the junction z."""
 
@@ -40,6 +50,7 @@ class JunctionProbe:
         # per micro-batch: per head, the summed gradient at z (None until one arrives)
         self._micro: list[list[torch.Tensor | None]] = []
         self._shapes: list[tuple[int, ...]] = []
+        self.unrelated: set[tuple[int, int]] = set()   # every head reads the same z
 
     def watch(self, z_node: object, z_shape: tuple[int, ...],
               head_first_outputs: list[torch.Tensor]) -> None:
@@ -53,15 +64,7 @@ class JunctionProbe:
                 continue
             slot = _input_slot(node, z_node)
             if slot is not None:
-                node.register_hook(self._collector(slots, k, slot))
-
-    @staticmethod
-    def _collector(slots: list, k: int, slot: int) -> Callable:
-        def hook(grad_inputs, grad_outputs):
-            g = grad_inputs[slot]
-            if g is not None:
-                slots[k] = g.detach() if slots[k] is None else slots[k] + g.detach()
-        return hook
+                node.register_hook(collector(slots, k, slot))
 
     def stacked(self, device: torch.device) -> torch.Tensor | None:
         """(heads, examples * width): each head's junction gradient over the whole batch."""
@@ -76,6 +79,11 @@ class JunctionProbe:
                      for slots, shape in zip(self._micro, self._shapes)]
             rows.append(torch.cat([p.reshape(-1) for p in parts]))
         return torch.stack(rows)
+
+
+    def gram(self, device: torch.device) -> torch.Tensor | None:
+        g = self.stacked(device)
+        return None if g is None else junction_gram(g)
 
 
 def junction_gram(g: torch.Tensor) -> torch.Tensor:

@@ -121,8 +121,11 @@ class ReportWriter:
     older report untouched. OSError from writing propagates to the caller.
     """
 
-    def __init__(self, out: Path, config: Config, device: str, param_names: list[str]):
+    def __init__(self, out: Path, config: Config, device: str, param_names: list[str],
+                 model_file: dict | None = None):
+        """model_file: which model file was trained (path, sha256, head names), if any."""
         self.out, self.config, self.device = out, config, device
+        self.model_file = model_file
         self.param_names = param_names
         self._files = contextlib.ExitStack()
         self._steps = 0
@@ -136,7 +139,8 @@ class ReportWriter:
                 atomic_open(self.out / "metrics.csv", newline=""))
             self._files = opening.pop_all()
         head = json.dumps({"gradviz_report": 1, "config": self.config.to_dict(),
-                           "device": self.device})
+                           "device": self.device,
+                           **({"model_file": self.model_file} if self.model_file else {})})
         self._json.write(head[:-1] + ', "steps": [\n')
         self._csv = csv.writer(self._csv_file)
         self._csv.writerow(metric_columns(self.config, self.param_names))

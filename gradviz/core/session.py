@@ -24,12 +24,15 @@ from .graph import Root, capture
 from .graph_data import LOSS, TOTAL, GraphData
 from .kept_graphs import KeptGraphs
 from .model import MultiHeadNet
+from .model_file import ModelFile, ModelFileError, ModelSpec
 from .node_grads import NodeGradProbe
 from .probes import JunctionProbe
 from .records import BackwardRecord, PhaseRecord, StepRecord
 from .sgd import PlainSGD
+from .spec_model import SpecBatches, SpecNet, spec_forward
 from .step_numbers import measure_step
 from .strategies import GradSums, backward_calls, run_call
+from .tap_probe import TapProbe
 from .trunk_walks import TrunkWalks
 from .walk_cache import CHAINED, DETACHED, FRESH, WalkCache
 
@@ -45,7 +48,7 @@ class _StepPlan:
     cfg: Config
     step: int
     record: StepRecord
-    junction: JunctionProbe | None
+    junction: JunctionProbe | TapProbe | None
     walk: bool                       # measure graph nodes and saved bytes
     node_grads: bool                 # hook the graph for per-node gradients
     peak: int = 0
@@ -62,7 +65,11 @@ class _StepFailed(Exception):
 
 
 class Session:
-    def __init__(self, config: Config):
+    def __init__(self, config: Config, model_file: ModelFile | None = None):
+        """model_file: train the model a user's file builds instead of the built-in one
+        (config.heads must be its head count; see core.model_file.check_config)."""
+        self.model_file = model_file
+        self.spec: ModelSpec | None = None
         self.config = validate(config)
         self.device = resolve_device(config.device)
         self.events: list[ev.Event] = []
@@ -86,18 +93,27 @@ class Session:
         """A fresh model, optimizer and data from the config's seed; step 0 again."""
         cfg = self.config
         torch.manual_seed(cfg.seed)
-        self.model = MultiHeadNet(cfg.heads, cfg.trunk_width, cfg.trunk_depth,
-                                  cfg.model, cfg.batch_norm).to(self.device)
-        if cfg.misplace_head is not None:   # the device-mismatch lesson, on purpose
-            self.model.heads[cfg.misplace_head].to(other_device(self.device))
-        self.data = make_data(cfg.heads, cfg.seed).to(self.device)
+        self.model: MultiHeadNet | SpecNet
+        self._taps_z: list[torch.Tensor] = []
+        if self.model_file is not None:
+            self._reset_from_file(self.model_file)
+        else:
+            self.model = MultiHeadNet(cfg.heads, cfg.trunk_width, cfg.trunk_depth,
+                                      cfg.model, cfg.batch_norm).to(self.device)
+            if cfg.misplace_head is not None:   # the device-mismatch lesson, on purpose
+                self.model.heads[cfg.misplace_head].to(other_device(self.device))
+            self.data = make_data(cfg.heads, cfg.seed).to(self.device)
+        # what a forward or backward may raise and the step survive: a model file's code
+        # (its modules, losses, custom autograd functions) anything; the built-in model
+        # only what PyTorch does
+        self._user_errors: type[Exception] = RuntimeError if self.spec is None else Exception
         self.param_names = [n for n, _ in self.model.named_parameters()]
         self.params = [p for _, p in self.model.named_parameters()]
         self.param_sizes = tuple(p.numel() for p in self.params)
         self._param_storages = {storage_key(p) for p in self.params}
         # each head's layers after its first (slicing a Sequential builds a new module;
         # model._head builds every head as one)
-        self._head_rest: list[tuple[nn.Module, ...]] = [
+        self._head_rest: list[tuple[nn.Module, ...]] = [] if self.spec is not None else [
             tuple(cast(nn.Sequential, head))[1:] for head in self.model.heads]
         self.optimizer = self._make_optimizer()
         self.step_index = 0
@@ -116,6 +132,18 @@ class Session:
         self._factors: list[float] = []
         self._walks = WalkCache()
         self.cache_walks = True   # False: walk the graph every time (tests compare)
+
+    def _reset_from_file(self, model_file: ModelFile) -> None:
+        """The model file's build(seed), checked, on the device: one more model the
+        session trains exactly as the built-in one (core.spec_model)."""
+        cfg = self.config
+        spec = model_file.build(cfg.seed, cfg.batch_size)
+        if len(spec.heads) != cfg.heads:
+            raise ModelFileError(f"heads is {cfg.heads}, but the model file builds "
+                                 f"{len(spec.heads)}")
+        self.spec = spec
+        self.model = SpecNet(spec).to(self.device)
+        self.spec_batches = SpecBatches(model_file, spec, cfg.seed, self.device)
 
     def _make_optimizer(self) -> torch.optim.Optimizer | PlainSGD:
         if self.config.optimizer == "sgd":
@@ -158,7 +186,9 @@ class Session:
         if needs_reset:
             try:
                 self.reset()
-            except (RuntimeError, MemoryError):  # e.g. too big to allocate: keep the old
+            # too big to allocate, or a model file's build() refusing the new seed or
+            # heads: keep the old
+            except (RuntimeError, MemoryError, ModelFileError):
                 self.config, self.device = old, old_device
                 self.reset()
                 raise
@@ -253,30 +283,44 @@ class Session:
         every = max(cfg.sample_every, self.sample_floor)
         sampled = step % every == 0 or cfg.probes == "all"
         heavy = probing and sampled
+        probe = JunctionProbe if self.spec is None else TapProbe
         plan = _StepPlan(cfg, step, StepRecord(step, {}, 0.0),
-                         JunctionProbe(cfg.heads) if heavy else None,
+                         probe(cfg.heads) if heavy else None,
                          walk=heavy or (probing and cfg.keep_graphs),
                          node_grads=cfg.probes == "all" or (self.track_node_grads and sampled),
                          walks=TrunkWalks(self.device))
         if cfg.zero_grad:
             self.optimizer.zero_grad(set_to_none=True)
             yield PhaseRecord(step, "zero_grad", "optimizer.zero_grad()")
+        micros = self._micro_batches(cfg, step)
+        plan.micro_sizes = tuple(x.shape[0] for x, _ in micros)
+        if cfg.accumulate_mode == "sum-first" and len(micros) > 1:
+            yield from self._sum_first(plan, micros)
+        else:
+            for micro, batch in enumerate(micros):
+                yield from self._micro_batch(plan, micro, batch, last=micro == len(micros) - 1)
+        yield from self._finish_step(plan, probing)
+
+    def _micro_batches(self, cfg: Config, step: int) -> list[tuple[torch.Tensor, list]]:
+        """This step's (x, targets) of each micro-batch."""
+        if self.spec is not None:
+            try:
+                return self.spec_batches.micro_batches(step, cfg.batch_size,
+                                                       cfg.micro_sizes())
+            except ModelFileError as exc:   # batch() raised, or returned a wrong shape
+                raise _StepFailed(self._event(exc, step, "forward", "batch(step, ...)")) \
+                    from exc
         indices = self.data.batch_indices(step, cfg.batch_size).to(self.device)
         # split, not chunk: micro-batches may be of unequal sizes (cfg.micro_sizes())
         micro_idx = indices.split(cfg.micro_sizes()) if cfg.accumulate > 1 else (indices,)
-        plan.micro_sizes = tuple(idx.shape[0] for idx in micro_idx)
-        if cfg.accumulate_mode == "sum-first" and len(micro_idx) > 1:
-            yield from self._sum_first(plan, micro_idx)
-        else:
-            for micro, idx in enumerate(micro_idx):
-                yield from self._micro_batch(plan, micro, idx, last=micro == len(micro_idx) - 1)
-        yield from self._finish_step(plan, probing)
+        return [(self.data.x.index_select(0, idx),                 # (micro, INPUT_DIM)
+                 [t.index_select(0, idx) for t in self.data.targets]) for idx in micro_idx]
 
-    def _micro_batch(self, plan: _StepPlan, micro: int, idx: torch.Tensor,
+    def _micro_batch(self, plan: _StepPlan, micro: int, batch: tuple,
                      last: bool) -> Iterator[PhaseRecord]:
         """Forward one micro-batch, then its backward calls (backward-each)."""
         cfg = plan.cfg
-        yield self._forward_phase(plan, micro, idx)
+        yield self._forward_phase(plan, micro, batch)
         yield from self._backward_phases(plan, micro)
         self._clip(plan, "micro-batch")
         self._kept.keep_if_asked(cfg, self._live)
@@ -284,28 +328,30 @@ class Session:
             # replaced by the next micro-batch
             self._kept.bank(*self._measure(plan, ("banked", micro)))
 
-    def _sum_first(self, plan: _StepPlan, micro_idx) -> Iterator[PhaseRecord]:
+    def _sum_first(self, plan: _StepPlan, micros: list) -> Iterator[PhaseRecord]:
         """Forward every micro-batch, add their losses, backward once: N graphs alive."""
-        last = len(micro_idx) - 1
-        for micro, idx in enumerate(micro_idx):
-            yield self._forward_phase(plan, micro, idx, add_to_held=micro > 0,
+        last = len(micros) - 1
+        for micro, batch in enumerate(micros):
+            yield self._forward_phase(plan, micro, batch, add_to_held=micro > 0,
                                       plan_backward=micro == last)
-        yield from self._backward_phases(plan, len(micro_idx) - 1)
+        yield from self._backward_phases(plan, len(micros) - 1)
         self._clip(plan, "micro-batch")   # the one backward: after it, as per micro-batch
         self._kept.keep_if_asked(plan.cfg, self._live)
 
-    def _forward_phase(self, plan: _StepPlan, micro: int, idx: torch.Tensor,
+    def _forward_phase(self, plan: _StepPlan, micro: int, batch: tuple,
                        add_to_held: bool = False, plan_backward: bool = True) -> PhaseRecord:
         """Forward one micro-batch and plan the backward calls that follow it; with
         add_to_held, its graph joins the ones already held and its loss terms are added
         to theirs (sum-first accumulation)."""
         cfg, held = plan.cfg, self._live
-        plan.micro_losses.append(self._forward(cfg, plan.step, micro, idx, plan.junction))
+        x, targets = batch
+        plan.micro_losses.append(self._forward(cfg, plan.step, micro, x, targets,
+                                               plan.junction))
         if plan.walks is not None:
             plan.walks.watch(self._live.trunk_first)
         plan.carried.append(self._carried_kind)
         if cfg.retain_grad and self._live.z is not None:   # forward() always sets z
-            plan.z_tensors.append(self._live.z)
+            plan.z_tensors.extend(self._taps_z or [self._live.z])
         if add_to_held:
             fresh = self._live
             self._live = held.merged(fresh)
@@ -332,7 +378,7 @@ class Session:
                 run_call(call, sums)
                 if sums is not None and i == len(calls) - 1:
                     sums.assign()
-            except RuntimeError as exc:
+            except self._user_errors as exc:
                 raise _StepFailed(self._event(exc, plan.step, "backward", label)) from exc
             if plan.walks is not None:
                 plan.walks.stop(started)
@@ -387,19 +433,25 @@ class Session:
     def _event(self, exc: BaseException, step: int, phase: str, call: str) -> ev.Event:
         return ev.from_exception(exc, step, phase, call, ev.situation(self.config, self.device))
 
-    def _forward(self, cfg: Config, step: int, micro: int, idx: torch.Tensor,
-                 junction: JunctionProbe | None) -> list[torch.Tensor]:
+    def _forward(self, cfg: Config, step: int, micro: int, x: torch.Tensor,
+                 targets: list[torch.Tensor],
+                 junction: JunctionProbe | TapProbe | None) -> list[torch.Tensor]:
         """Forward one micro-batch; sets up the live graph and its weighted loss terms."""
-        x = self.data.x.index_select(0, idx)                 # (micro, INPUT_DIM)
-        targets = [t.index_select(0, idx) for t in self.data.targets]
         carried = self._carried_state(cfg, x.shape[0], step)
+        self._taps_z = []
         try:
-            result = forward(self.model, self._head_rest, cfg, x, targets, carried)
-        except RuntimeError as exc:
+            if self.spec is not None:
+                assert junction is None or isinstance(junction, TapProbe)
+                result, self._taps_z = spec_forward(cast(SpecNet, self.model), self.spec,
+                                                    cfg, x, targets, junction)
+            else:
+                result = forward(cast(MultiHeadNet, self.model), self._head_rest, cfg, x,
+                                 targets, carried)
+        except self._user_errors as exc:
             raise _StepFailed(self._event(exc, step, "forward",
                                           self._forward_detail(cfg, micro))) from exc
         live, z, firsts, losses = result.live, result.z, result.head_firsts, result.losses
-        if junction is not None:
+        if isinstance(junction, JunctionProbe):
             junction.watch(live.z_node, tuple(z.shape), firsts)
         scale = cfg.micro_scale(x.shape[0])   # 1/N, or n_i/B (scale-by size)
         factors = [w * scale for w in cfg.weights()]

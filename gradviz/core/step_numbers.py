@@ -10,12 +10,13 @@ from collections.abc import Sequence
 import torch
 
 from .config import Config
-from .probes import JunctionProbe, grad_norms, junction_gram, norms_and_cosines
+from .probes import JunctionProbe, grad_norms, norms_and_cosines
 from .records import StepRecord
+from .tap_probe import TapProbe
 
 
 def measure_step(cfg: Config, record: StepRecord, micro_losses: list[list[torch.Tensor]],
-                 junction: JunctionProbe | None, norms: bool,
+                 junction: JunctionProbe | TapProbe | None, norms: bool,
                  z_tensors: list[torch.Tensor], params: Sequence[torch.Tensor],
                  param_names: list[str], device: torch.device) -> None:
     """Everything numeric about this step, gathered in one device-to-host transfer."""
@@ -36,9 +37,9 @@ def measure_step(cfg: Config, record: StepRecord, micro_losses: list[list[torch.
     if z_grads:
         scalars.append(torch.cat(z_grads).norm())
     values = torch.stack(scalars)
-    g = junction.stacked(device) if junction is not None else None
+    g = junction.gram(device) if junction is not None else None
     if g is not None:
-        values = torch.cat([values, junction_gram(g)])
+        values = torch.cat([values, g])
     numbers: list[float] = values.tolist()
     names, K = cfg.head_names(), cfg.heads
     record.losses = dict(zip(names, numbers[:K]))
@@ -52,7 +53,9 @@ def measure_step(cfg: Config, record: StepRecord, micro_losses: list[list[torch.
     if z_grads:
         record.z_grad_norm = numbers[pos]
         pos += 1
-    if g is not None:
+    if g is not None and junction is not None:
         junction_norms, record.cosine = norms_and_cosines(numbers[pos:pos + K * K], K)
+        for i, j in junction.unrelated:   # heads at different taps: no common direction
+            record.cosine[i][j] = math.nan
         record.junction_grad_norms = dict(zip(names, junction_norms))
 

@@ -19,6 +19,7 @@ from .config import Config
 from .data import make_data
 from .devices import resolve_device
 from .model import MultiHeadNet, head_loss
+from .model_file import ModelFile
 from .session import Session
 
 # name -> config changes; "default" is what the app runs with
@@ -63,8 +64,8 @@ def bare_loop(config: Config, steps: int) -> float:
     return _timed(one, steps, device)
 
 
-def engine_loop(config: Config, steps: int) -> float:
-    session = Session(config)
+def engine_loop(config: Config, steps: int, model_file: ModelFile | None = None) -> float:
+    session = Session(config, model_file)
     return _timed(lambda _: session.step(), steps, session.device)
 
 
@@ -87,15 +88,21 @@ def _timed(one, steps: int, device: torch.device) -> float:
 
 
 def run_bench(config: Config, steps: int = 500, repeats: int = 3,
-              more: dict[str, Callable[[Config, int], float]] | None = None
-              ) -> list[BenchResult]:
+              more: dict[str, Callable[[Config, int], float]] | None = None,
+              model_file: ModelFile | None = None) -> list[BenchResult]:
     """Median of `repeats` interleaved runs of the bare loop, each probe level and each
-    of `more` (name -> a function of (config, steps) giving steps per second)."""
+    of `more` (name -> a function of (config, steps) giving steps per second), on the
+    built-in model or on a model file's."""
     rates: dict[str, list[float]] = {"bare": []}
     for _ in range(repeats):
-        rates["bare"].append(bare_loop(config, steps))
+        if model_file is None:
+            rates["bare"].append(bare_loop(config, steps))
+        else:
+            from .model_bench import bare_model_loop  # it imports this module
+            rates["bare"].append(bare_model_loop(model_file, config, steps))
         for name, changes in PROBE_LEVELS.items():
-            rates.setdefault(name, []).append(engine_loop(config.replace(**changes), steps))
+            rates.setdefault(name, []).append(
+                engine_loop(config.replace(**changes), steps, model_file))
         for name, loop in (more or {}).items():
             rates.setdefault(name, []).append(loop(config, steps))
     bare = statistics.median(rates["bare"])

@@ -92,7 +92,7 @@ def test_detach_in_place_after_use_exits_3(tmp_path, capsys):
     (["--trunk-width", "4000", "--trunk-depth", "40", "--steps", "1"],
      "gradviz builds at most 50,000,000"),
     (["--truncate", "never"], "truncate applies to a recurrent trunk: add --model rnn"),
-    (["--model", "transformer"], "invalid choice"),
+    (["--model", "transformer"], "model file not found: 'transformer', nor an example"),
     (["--misplace-head", "3"], "misplace-head names head 3, but heads are 0..2"),
     (["--edit-detached", "1"], "edit-detached names head 1, which is not detached"),
     (["--edit-detached", "1", "--detach", "1", "--detach-mode", "detach_"],
