@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from .events import first_line
+from .jd_names import AGGREGATING, missing
 
-STRATEGIES = ("sum", "separate", "in-loop")
+# the last three aggregate the heads' trunk gradients through torchjd (core.jd_strategies)
+STRATEGIES = ("sum", "separate", "in-loop", *AGGREGATING)
 RETAIN_MODES = ("auto", "always", "never")
 DETACH_MODES = ("detach", "detach_")
 OPTIMIZERS = ("sgd", "adam")
@@ -166,6 +168,13 @@ def validate(cfg: Config) -> Config:
             f"{trunk_parameters(cfg):,} parameters; gradviz builds at most "
             f"{MAX_TRUNK_PARAMETERS:,} (make it narrower or shallower)")
     _choice("strategy", cfg.strategy, STRATEGIES)
+    if (absent := missing(cfg.strategy)) is not None:
+        raise ConfigError(absent)
+    if cfg.strategy in AGGREGATING and cfg.detach and cfg.detach_mode == "detach_":
+        # detach_ turns z itself into a tensor outside the graph: torchjd has nothing
+        # left to differentiate the heads' losses at
+        raise ConfigError(f"strategy {cfg.strategy} differentiates at the junction z, which "
+                          "detach_ cuts for every head: use --detach-mode detach")
     _choice("retain-graph", cfg.retain_graph, RETAIN_MODES)
     _choice("detach-mode", cfg.detach_mode, DETACH_MODES)
     _choice("optimizer", cfg.optimizer, OPTIMIZERS)

@@ -22,6 +22,7 @@ from .devices import other_device, resolve_device
 from .forward import Carried, LiveGraph, forward
 from .graph import Root, capture
 from .graph_data import LOSS, TOTAL, GraphData
+from .jd_strategies import SharedParts, pcgrad_seed
 from .kept_graphs import KeptGraphs
 from .model import MultiHeadNet
 from .node_grads import NodeGradProbe
@@ -30,6 +31,7 @@ from .records import BackwardRecord, PhaseRecord, StepRecord
 from .sgd import PlainSGD
 from .step_numbers import measure_step
 from .strategies import backward_calls
+from .update_probe import UpdateCosineProbe
 from .walk_cache import CHAINED, DETACHED, FRESH, WalkCache
 
 
@@ -45,6 +47,7 @@ class _StepPlan:
     step: int
     record: StepRecord
     junction: JunctionProbe | None
+    update: UpdateCosineProbe | None    # each head's cosine with the trunk update
     walk: bool                       # measure graph nodes and saved bytes
     node_grads: bool                 # hook the graph for per-node gradients
     peak: int = 0
@@ -253,6 +256,8 @@ class Session:
         heavy = probing and sampled
         plan = _StepPlan(cfg, step, StepRecord(step, {}, 0.0),
                          JunctionProbe(cfg.heads) if heavy else None,
+                         UpdateCosineProbe(list(self.model.trunk.parameters()))
+                         if heavy else None,
                          walk=heavy or (probing and cfg.keep_graphs),
                          node_grads=cfg.probes == "all" or (self.track_node_grads and sampled))
         if cfg.zero_grad:
@@ -294,7 +299,8 @@ class Session:
         add_to_held, its graph joins the ones already held and its loss terms are added
         to theirs (sum-first accumulation)."""
         cfg, held = plan.cfg, self._live
-        plan.micro_losses.append(self._forward(cfg, plan.step, micro, idx, plan.junction))
+        plan.micro_losses.append(self._forward(cfg, plan.step, micro, idx, plan.junction,
+                                               plan.update))
         plan.carried.append(self._carried_kind)
         if cfg.retain_grad and self._live.z is not None:   # forward() always sets z
             plan.z_tensors.append(self._live.z)
@@ -318,7 +324,10 @@ class Session:
             label = f"backward {i + 1} of {len(calls)}: {call.loss}"
             self._node_grads.begin_backward()   # keep only the last backward's
             try:
-                call.target.backward(retain_graph=call.retain)
+                if call.run is not None:
+                    call.run()
+                else:
+                    call.target.backward(retain_graph=call.retain)
             except RuntimeError as exc:
                 raise _StepFailed(self._event(exc, plan.step, "backward", label)) from exc
             plan.record.backward_calls.append(BackwardRecord(micro, call.loss, call.retain))
@@ -331,7 +340,7 @@ class Session:
         norms = probing and (self.grad_norm_steps == "all" or
                              (self.grad_norm_steps == "sampled" and plan.junction is not None))
         measure_step(cfg, record, plan.micro_losses, plan.junction, norms, plan.z_tensors,
-                     self.params, self.param_names, self.device)
+                     self.params, self.param_names, self.device, plan.update)
         if not all(math.isfinite(v) for v in record.losses.values()):
             raise _StepFailed(ev.divergence(step, "optimizer step", "before optimizer.step()",
                                             "a loss is NaN or infinite", cfg.optimizer))
@@ -357,7 +366,8 @@ class Session:
         return ev.from_exception(exc, step, phase, call, ev.situation(self.config, self.device))
 
     def _forward(self, cfg: Config, step: int, micro: int, idx: torch.Tensor,
-                 junction: JunctionProbe | None) -> list[torch.Tensor]:
+                 junction: JunctionProbe | None,
+                 update: UpdateCosineProbe | None = None) -> list[torch.Tensor]:
         """Forward one micro-batch; sets up the live graph and its weighted loss terms."""
         x = self.data.x.index_select(0, idx)                 # (micro, INPUT_DIM)
         targets = [t.index_select(0, idx) for t in self.data.targets]
@@ -368,6 +378,8 @@ class Session:
             raise _StepFailed(self._event(exc, step, "forward",
                                           self._forward_detail(cfg, micro))) from exc
         live, z, firsts, losses = result.live, result.z, result.head_firsts, result.losses
+        if update is not None:   # first: the junction's hooks would count its walks
+            update.add_micro_batch(losses)
         if junction is not None:
             junction.watch(live.z_node, tuple(z.shape), firsts)
         scale = 1.0 / cfg.accumulate if cfg.scale else 1.0
@@ -402,7 +414,8 @@ class Session:
     def _plan_backward(self, cfg: Config, live: LiveGraph, terms: list[torch.Tensor]) -> None:
         """The strategy's backward calls on these terms, each target drawn as a root."""
         names = cfg.head_names()
-        live.backward_calls = backward_calls(cfg.strategy, cfg.retain_graph, terms, names)
+        live.backward_calls = backward_calls(cfg.strategy, cfg.retain_graph, terms, names,
+                                             self._shared_parts(cfg, live))
         known = {id(r.tensor) for r in live.roots}
         for call in live.backward_calls:
             if id(call.target) not in known:
@@ -410,6 +423,14 @@ class Session:
                 label = call.loss if call.loss not in names else \
                     f"{self._factors[names.index(call.loss)]:g} * {call.loss}"
                 live.roots.append(Root(label, call.target, TOTAL))
+
+    def _shared_parts(self, cfg: Config, live: LiveGraph) -> SharedParts | None:
+        """The junction and the parameters, for the strategies that aggregate."""
+        if live.z is None:
+            return None
+        return SharedParts(live.z, list(self.model.trunk.parameters()),
+                           [list(head.parameters()) for head in self.model.heads],
+                           pcgrad_seed(cfg.seed, self.step_index))
 
     @staticmethod
     def _forward_detail(cfg: Config, micro: int) -> str:

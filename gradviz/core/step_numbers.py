@@ -1,6 +1,7 @@
 """A step's numbers, gathered on the device and brought to the host in one transfer:
 each head's loss (the mean over micro-batches), the gradient norms, z.grad's norm under
-retain_grad, and each head's junction gradient norm and their cosines."""
+retain_grad, each head's junction gradient norm and their cosines, and each head's
+cosine with the trunk update (core.update_probe)."""
 from __future__ import annotations
 
 import math
@@ -11,12 +12,14 @@ import torch
 from .config import Config
 from .probes import JunctionProbe, grad_norms, junction_gram, norms_and_cosines
 from .records import StepRecord
+from .update_probe import UpdateCosineProbe, update_cosines
 
 
 def measure_step(cfg: Config, record: StepRecord, micro_losses: list[list[torch.Tensor]],
                  junction: JunctionProbe | None, norms: bool,
                  z_tensors: list[torch.Tensor], params: Sequence[torch.Tensor],
-                 param_names: list[str], device: torch.device) -> None:
+                 param_names: list[str], device: torch.device,
+                 update: UpdateCosineProbe | None = None) -> None:
     """Everything numeric about this step, gathered in one device-to-host transfer."""
     if len(micro_losses) == 1:
         scalars = list(micro_losses[0])
@@ -32,6 +35,9 @@ def measure_step(cfg: Config, record: StepRecord, micro_losses: list[list[torch.
     g = junction.stacked(device) if junction is not None else None
     if g is not None:
         values = torch.cat([values, junction_gram(g)])
+    u = update.numbers() if update is not None else None
+    if u is not None:
+        values = torch.cat([values, u.to(values.device)])
     numbers: list[float] = values.tolist()
     names, K = cfg.head_names(), cfg.heads
     record.losses = dict(zip(names, numbers[:K]))
@@ -48,4 +54,7 @@ def measure_step(cfg: Config, record: StepRecord, micro_losses: list[list[torch.
     if g is not None:
         junction_norms, record.cosine = norms_and_cosines(numbers[pos:pos + K * K], K)
         record.junction_grad_norms = dict(zip(names, junction_norms))
+        pos += K * K
+    if u is not None:
+        record.update_cosine = dict(zip(names, update_cosines(numbers[pos:], K)))
 

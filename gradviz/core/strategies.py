@@ -3,9 +3,13 @@ from __future__ import annotations
 
 import functools
 import operator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
+
+from .jd_names import AGGREGATING
+from .jd_strategies import SharedParts, aggregated_backward
 
 
 @dataclass
@@ -13,6 +17,7 @@ class BackwardCall:
     target: torch.Tensor   # the tensor backward is called on
     loss: str              # what it is: "total", "head1", "total after head1"
     retain: bool           # the retain_graph argument passed
+    run: Callable[[], None] | None = None   # the call itself, where not target.backward()
 
 
 def _retain(mode: str, index: int, count: int) -> bool:
@@ -25,8 +30,16 @@ def _retain(mode: str, index: int, count: int) -> bool:
 
 
 def backward_calls(strategy: str, retain_mode: str, terms: list[torch.Tensor],
-                   names: list[str]) -> list[BackwardCall]:
-    """The backward calls one micro-batch makes, in order, for the weighted loss terms."""
+                   names: list[str], shared: SharedParts | None = None) -> list[BackwardCall]:
+    """The backward calls one micro-batch makes, in order, for the weighted loss terms
+    (shared: the junction and the parameters, for the strategies that aggregate)."""
+    if strategy in AGGREGATING:
+        if shared is None:
+            raise ValueError(f"strategy {strategy} needs the shared parts")
+        # one call; drawn from the first term, the loss vector torchjd differentiates
+        retain = _retain(retain_mode, 0, 1)
+        return [BackwardCall(terms[0], f"mtl_backward + {strategy}", retain,
+                             aggregated_backward(strategy, terms, shared, retain))]
     if strategy == "sum":
         total = functools.reduce(operator.add, terms)
         return [BackwardCall(total, "total", _retain(retain_mode, 0, 1))]
