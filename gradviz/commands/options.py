@@ -111,7 +111,10 @@ def _model_options(g) -> None:
 def _backward_options(g) -> None:
     g.add_argument("--strategy", choices=STRATEGIES, default=S,
                    help="sum: total.backward() once; separate: L_k.backward() for each "
-                        "head; in-loop: total += L_k; total.backward() inside the loop"
+                        "head; in-loop: total += L_k; total.backward() inside the loop; "
+                        "upgrad, pcgrad, mgda: torchjd's mtl_backward, then the heads' "
+                        "trunk gradients aggregated by UPGrad, PCGrad or MGDA instead of "
+                        "added (each head's own layers keep its own gradient)"
                         + _d("strategy"))
     g.add_argument("--retain-graph", choices=RETAIN_MODES, default=S,
                    help="auto retains only where a later backward needs it"

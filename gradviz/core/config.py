@@ -175,6 +175,11 @@ def validate(cfg: Config) -> Config:
         # left to differentiate the heads' losses at
         raise ConfigError(f"strategy {cfg.strategy} differentiates at the junction z, which "
                           "detach_ cuts for every head: use --detach-mode detach")
+    if cfg.strategy in AGGREGATING and cfg.accumulate > 1 and \
+            cfg.accumulate_mode == "sum-first":
+        # the summed terms reach the trunk through every micro-batch's own z
+        raise ConfigError(f"strategy {cfg.strategy} aggregates each micro-batch's trunk "
+                          "gradients at its z: use --accumulate-mode backward-each")
     _choice("retain-graph", cfg.retain_graph, RETAIN_MODES)
     _choice("detach-mode", cfg.detach_mode, DETACH_MODES)
     _choice("optimizer", cfg.optimizer, OPTIMIZERS)
