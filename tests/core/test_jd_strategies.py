@@ -1,0 +1,203 @@
+"""upgrad, pcgrad and mgda: the trunk gets torchjd's aggregation of the heads' trunk
+gradients, each head its own loss's gradient; update_cosine is each head's cosine with
+the trunk gradient applied. Expected values: the heads' trunk gradients by plain
+torch.autograd.grad in the test, aggregated by torchjd's aggregators called here."""
+import math
+import sys
+
+import pytest
+import torch
+from torchjd.aggregation import MGDA, PCGrad, UPGrad
+
+from gradviz.core.config import Config, ConfigError
+from gradviz.core.session import Session
+
+from core_reference import (
+    assert_grads,
+    batch,
+    forward,
+    grads_of,
+    micro_batches,
+    ref_net,
+    session_grads,
+    snapshot,
+    weighted_sum,
+    weights,
+)
+
+# head 2 weighted 4: at step 0 the sum's trunk gradient works against head 1
+BASE = Config(device="cpu", heads=3, batch_size=64, loss_weights=(1.0, 1.0, 4.0),
+              probes="default", sample_every=1)
+AGGREGATORS = {"upgrad": UPGrad, "pcgrad": PCGrad, "mgda": MGDA}
+
+
+def _flat(grads) -> torch.Tensor:
+    return torch.cat([g.reshape(-1) for g in grads])
+
+
+def _trunk(net) -> list[torch.Tensor]:
+    return [p for n, p in net.named_parameters() if n.startswith("trunk.")]
+
+
+def _rows(net, tensors) -> torch.Tensor:
+    """(heads, trunk parameters): each tensor's gradient on the trunk, by autograd.grad."""
+    return torch.stack([_flat(torch.autograd.grad(t, _trunk(net), retain_graph=True))
+                        for t in tensors])
+
+
+def _aggregate(strategy: str, rows: torch.Tensor, seed: int, step: int) -> torch.Tensor:
+    if strategy == "pcgrad":   # its random order, seeded per step as the script says
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed * 1_000_003 + step)
+            return PCGrad()(rows)
+    return AGGREGATORS[strategy]()(rows)
+
+
+def _split_into(net, vector: torch.Tensor, expected: dict) -> None:
+    """Write the trunk's part of the expected gradients from one flat vector."""
+    at = 0
+    for name, p in net.named_parameters():
+        if name.startswith("trunk."):
+            expected[name] = vector[at:at + p.numel()].reshape(p.shape)
+            at += p.numel()
+
+
+@pytest.mark.parametrize("strategy", list(AGGREGATORS))
+def test_the_trunk_gets_the_aggregated_rows_and_each_head_its_own_gradient(strategy):
+    cfg = BASE.replace(strategy=strategy)
+    s = Session(cfg)
+    init = snapshot(s)
+    record = s.step()
+    assert record is not None, s.error
+
+    net = ref_net(cfg, init)
+    x, targets = batch(s, 0, cfg.batch_size)
+    _, losses = forward(net, x, targets)
+    terms = [w * loss for w, loss in zip(weights(cfg), losses)]
+    rows = _rows(net, terms)
+    aggregated = _aggregate(strategy, rows, cfg.seed, 0)
+    expected = grads_of(net, weighted_sum(weights(cfg), losses))   # the heads: as sum
+    assert not torch.allclose(aggregated, rows.sum(0), rtol=1e-3), "no different from sum"
+    _split_into(net, aggregated, expected)
+    assert_grads(s, expected, rtol=1e-4, atol=1e-6)
+    assert [c.loss for c in record.backward_calls] == [f"mtl_backward + {strategy}"]
+
+
+def test_with_micro_batches_each_one_is_aggregated_then_added():
+    cfg = BASE.replace(strategy="upgrad", accumulate=2)
+    s = Session(cfg)
+    init = snapshot(s)
+    assert s.step() is not None, s.error
+    net = ref_net(cfg, init)
+    total = None
+    for x, targets in micro_batches(s, 0, cfg.batch_size, 2):
+        _, losses = forward(net, x, targets)
+        part = UPGrad()(_rows(net, [0.5 * w * loss for w, loss in zip(weights(cfg), losses)]))
+        total = part if total is None else total + part
+    got = session_grads(s)
+    torch.testing.assert_close(_flat([got[n] for n, _ in net.named_parameters()
+                                      if n.startswith("trunk.")]), total,
+                               rtol=1e-4, atol=1e-6)
+
+
+def _cosines(rows: torch.Tensor, update: torch.Tensor) -> list[float]:
+    return [torch.nn.functional.cosine_similarity(r, update, dim=0).item() for r in rows]
+
+
+@pytest.mark.parametrize("strategy", ["sum", "upgrad"])
+def test_update_cosine_is_each_heads_cosine_with_the_trunk_gradient_applied(strategy):
+    cfg = BASE.replace(strategy=strategy)
+    s = Session(cfg)
+    init = snapshot(s)
+    record = s.step()
+    assert record is not None and record.update_cosine is not None
+    net = ref_net(cfg, init)
+    x, targets = batch(s, 0, cfg.batch_size)
+    _, losses = forward(net, x, targets)
+    weighted = _rows(net, [w * loss for w, loss in zip(weights(cfg), losses)])
+    update = weighted.sum(0) if strategy == "sum" else UPGrad()(weighted)
+    expected = _cosines(_rows(net, losses), update)
+    assert list(record.update_cosine) == ["head0", "head1", "head2"]
+    for k, cos in enumerate(expected):
+        assert record.update_cosine[f"head{k}"] == pytest.approx(cos, abs=1e-4)
+    if strategy == "sum":   # the sum works against head 1 here...
+        assert min(expected) < 0 and record.update_cosine["head1"] < 0
+    else:                   # ...UPGrad against no head
+        assert min(expected) > 0 and min(record.update_cosine.values()) > 0
+
+
+def test_a_detached_heads_update_cosine_is_undefined_not_zero():
+    record = Session(BASE.replace(strategy="upgrad", detach=(1,))).step()
+    assert record is not None
+    assert math.isnan(record.update_cosine["head1"])
+    assert record.update_cosine["head0"] > 0
+
+
+def test_no_probes_measure_no_update_cosine():
+    record = Session(BASE.replace(probes="none")).step()
+    assert record is not None and record.update_cosine is None
+
+
+def test_pcgrad_repeats_whatever_drew_from_the_global_generator_before():
+    """Its random order comes from a per-step seed, not from whatever ran before, and it
+    leaves the global generator as it found it."""
+    cfg = BASE.replace(strategy="pcgrad", heads=4, loss_weights=(1.0, 1.0, 1.0, 4.0))
+    a = Session(cfg)
+    a.step()
+    b = Session(cfg)
+    torch.rand(7)   # a draw between the two: b must not see it
+    b.step()
+    for ga, gb in zip(session_grads(a).values(), session_grads(b).values()):
+        assert torch.equal(ga, gb)
+    s = Session(cfg)
+    torch.manual_seed(99)
+    before = torch.get_rng_state()
+    s.step()
+    assert torch.equal(before, torch.get_rng_state())
+
+
+@pytest.mark.parametrize("change, words", [
+    (dict(detach=(1,), detach_mode="detach_"), "use --detach-mode detach"),
+    (dict(accumulate=2, accumulate_mode="sum-first"), "use --accumulate-mode backward-each"),
+])
+def test_combinations_an_aggregator_cannot_run_are_one_line_errors(change, words):
+    with pytest.raises(ConfigError) as info:
+        BASE.replace(strategy="upgrad", **change)
+    assert words in str(info.value) and "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("strategy", list(AGGREGATORS))
+def test_without_torchjd_choosing_its_strategy_is_a_one_line_error(monkeypatch, strategy):
+    monkeypatch.setitem(sys.modules, "torchjd", None)   # as if not installed
+    with pytest.raises(ConfigError) as info:
+        BASE.replace(strategy=strategy)
+    message = str(info.value)
+    assert message == (f"strategy {strategy} needs torchjd, which is not installed here: "
+                       'pip install "torchjd[quadprog-projector]>=0.18,<0.19"')
+    BASE.replace(strategy="sum")   # the others need no torchjd
+
+
+def test_without_quadprog_upgrad_says_what_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "quadprog", None)
+    with pytest.raises(ConfigError, match="upgrad needs quadprog.*torchjd\\[quadprog"):
+        BASE.replace(strategy="upgrad")
+    BASE.replace(strategy="mgda")   # MGDA solves no QP
+
+
+def test_an_import_that_fails_at_the_step_is_an_event_not_a_traceback(monkeypatch):
+    s = Session(BASE.replace(strategy="upgrad"))
+    monkeypatch.setitem(sys.modules, "torchjd.autojac", None)
+    assert s.step() is None
+    assert "needs torchjd, which is not installed" in s.error.message
+
+
+def test_gradviz_run_without_torchjd_is_one_line_and_exit_2(monkeypatch, capsys):
+    from gradviz.app import main
+    monkeypatch.setitem(sys.modules, "torchjd", None)
+    try:
+        code = main(["run", "--strategy", "upgrad", "--steps", "1", "--quiet"])
+    except SystemExit as exc:
+        code = exc.code
+    err = capsys.readouterr().err.strip()
+    assert code == 2
+    assert len(err.splitlines()) == 1 and "needs torchjd" in err and "pip install" in err
