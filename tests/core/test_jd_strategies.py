@@ -62,17 +62,22 @@ def _split_into(net, vector: torch.Tensor, expected: dict) -> None:
             at += p.numel()
 
 
-@pytest.mark.parametrize("strategy", list(AGGREGATORS))
-def test_the_trunk_gets_the_aggregated_rows_and_each_head_its_own_gradient(strategy):
-    cfg = BASE.replace(strategy=strategy)
+def _first_step(cfg):
+    """(session, its step-0 record, the reference net at the initial weights, its losses
+    on step 0's batch)."""
     s = Session(cfg)
     init = snapshot(s)
     record = s.step()
     assert record is not None, s.error
-
     net = ref_net(cfg, init)
-    x, targets = batch(s, 0, cfg.batch_size)
-    _, losses = forward(net, x, targets)
+    _, losses = forward(net, *batch(s, 0, cfg.batch_size))
+    return s, record, net, losses
+
+
+@pytest.mark.parametrize("strategy", list(AGGREGATORS))
+def test_the_trunk_gets_the_aggregated_rows_and_each_head_its_own_gradient(strategy):
+    cfg = BASE.replace(strategy=strategy)
+    s, record, net, losses = _first_step(cfg)
     terms = [w * loss for w, loss in zip(weights(cfg), losses)]
     rows = _rows(net, terms)
     aggregated = _aggregate(strategy, rows, cfg.seed, 0)
@@ -107,13 +112,8 @@ def _cosines(rows: torch.Tensor, update: torch.Tensor) -> list[float]:
 @pytest.mark.parametrize("strategy", ["sum", "upgrad"])
 def test_update_cosine_is_each_heads_cosine_with_the_trunk_gradient_applied(strategy):
     cfg = BASE.replace(strategy=strategy)
-    s = Session(cfg)
-    init = snapshot(s)
-    record = s.step()
-    assert record is not None and record.update_cosine is not None
-    net = ref_net(cfg, init)
-    x, targets = batch(s, 0, cfg.batch_size)
-    _, losses = forward(net, x, targets)
+    _, record, net, losses = _first_step(cfg)
+    assert record.update_cosine is not None
     weighted = _rows(net, [w * loss for w, loss in zip(weights(cfg), losses)])
     update = weighted.sum(0) if strategy == "sum" else UPGrad()(weighted)
     expected = _cosines(_rows(net, losses), update)
