@@ -201,3 +201,25 @@ def test_gradviz_run_without_torchjd_is_one_line_and_exit_2(monkeypatch, capsys)
     err = capsys.readouterr().err.strip()
     assert code == 2
     assert len(err.splitlines()) == 1 and "needs torchjd" in err and "pip install" in err
+
+
+def test_gradviz_run_writes_update_cosine_in_the_report_and_the_csv(tmp_path):
+    import csv
+    import json
+
+    from gradviz.app import main
+    out = tmp_path / "out"
+    argv = ["run", "--device", "cpu", "--heads", "3", "--loss-weights", "1,1,4", "--steps",
+            "3", "--out", str(out), "--quiet", "--strategy"]
+    assert main([*argv, "upgrad"]) == 0
+    steps = json.loads((out / "report.json").read_text())["steps"]
+    rows = list(csv.DictReader((out / "metrics.csv").open()))
+    assert len(steps) == len(rows) == 3
+    for step, row in zip(steps, rows):
+        assert list(step["update_cosine"]) == ["head0", "head1", "head2"]
+        assert all(v > 0 for v in step["update_cosine"].values())
+        for head, value in step["update_cosine"].items():
+            assert float(row[f"update_cosine.{head}"]) == value
+    assert main([*argv, "sum"]) == 0
+    steps = json.loads((out / "report.json").read_text())["steps"]
+    assert min(steps[0]["update_cosine"].values()) < 0
