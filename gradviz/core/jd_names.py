@@ -9,6 +9,17 @@ import sys
 AGGREGATOR_CLASS = {"upgrad": "UPGrad", "pcgrad": "PCGrad", "mgda": "MGDA"}
 AGGREGATING = tuple(AGGREGATOR_CLASS)
 INSTALL = 'pip install "torchjd[quadprog-projector]>=0.18,<0.19"'
+# PCGrad projects the heads in a random order (torch.randperm, the global generator):
+# it draws from a generator seeded per step, so a run repeats, and two sessions in one
+# process (gradviz compare) do not draw from each other's stream.
+PCGRAD_SEED_STEP = 1_000_003   # > any step count a run makes between two seeds' streams
+
+
+def pcgrad_seed(seed: int, step: int) -> int:
+    """The seed of step `step`'s PCGrad draws (the generated script writes the same)."""
+    return seed * PCGRAD_SEED_STEP + step
+
+
 # UPGrad's default projector solves a small QP with these (torchjd's extra brings them)
 _NEEDS = {"upgrad": ("torchjd", "quadprog", "qpsolvers")}
 

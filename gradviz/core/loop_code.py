@@ -6,8 +6,7 @@ lines that run; it follows the engine (session.py) operation for operation.
 from __future__ import annotations
 
 from .config import Config
-from .jd_names import AGGREGATING, AGGREGATOR_CLASS
-from .jd_strategies import PCGRAD_SEED_STEP
+from .jd_names import AGGREGATING, AGGREGATOR_CLASS, PCGRAD_SEED_STEP
 
 COMMENT_COLUMN = 44   # where a line's comment starts, when the code leaves room
 
@@ -155,18 +154,16 @@ def _backward(cfg: Config, indent: str) -> list[str]:
 def _aggregate(cfg: Config, indent: str) -> list[str]:
     """torchjd's two calls: each head's gradient into its own layers and the trunk's
     Jacobian into .jac, then the aggregator's combination of its rows into .grad."""
-    more = ""
-    if cfg.retain_graph == "always":
-        more += ", retain_graph=True"
-    if cfg.retain_grad:   # torchjd's vmap refuses a tensor that retains its grad
-        more += ", parallel_chunk_size=1"
+    more = ", retain_graph=True" if cfg.retain_graph == "always" else ""
     aggregator = f"{AGGREGATOR_CLASS[cfg.strategy]}()"
-    lines = [_line(indent, "# each head's own gradient into its layers; "
-                           "the trunk's Jacobian into .jac"),
+    lines = [_line(indent, "# each head's own gradient into its layers; the trunk's "
+                           "Jacobian into .jac,"),
+             _line(indent, "# a row (a trunk walk) per head: parallel_chunk_size=1, no vmap"),
              _line(indent, "mtl_backward(terms, features=z, tasks_params=head_params,"),
-             _line(indent + " " * len("mtl_backward("), f"shared_params=trunk_params{more})")]
+             _line(indent + " " * len("mtl_backward("),
+                   f"shared_params=trunk_params, parallel_chunk_size=1{more})")]
     combine = f"jac_to_grad(trunk_params, {aggregator})"
-    why = {"upgrad": "rows projected so none is opposed, then added",
+    why = {"upgrad": "rows projected so none is opposed, averaged",
            "pcgrad": "conflicting parts projected away, then added",
            "mgda": "the shortest vector in the rows' hull"}[cfg.strategy]
     if cfg.strategy == "pcgrad":

@@ -22,7 +22,8 @@ from .devices import other_device, resolve_device
 from .forward import Carried, LiveGraph, forward
 from .graph import Root, capture
 from .graph_data import LOSS, TOTAL, GraphData
-from .jd_strategies import SharedParts, pcgrad_seed
+from .jd_names import pcgrad_seed
+from .jd_strategies import SharedParts
 from .kept_graphs import KeptGraphs
 from .model import MultiHeadNet
 from .node_grads import NodeGradProbe
