@@ -22,7 +22,7 @@ from .devices import other_device, resolve_device
 from .forward import Carried, LiveGraph, forward
 from .graph import Root, capture
 from .graph_data import LOSS, TOTAL, GraphData
-from .jd_names import pcgrad_seed
+from .jd_names import AGGREGATING, pcgrad_seed
 from .jd_strategies import SharedParts
 from .kept_graphs import KeptGraphs
 from .model import MultiHeadNet
@@ -417,13 +417,16 @@ class Session:
         names = cfg.head_names()
         live.backward_calls = backward_calls(cfg.strategy, cfg.retain_graph, terms, names,
                                              self._shared_parts(cfg, live))
+        targets = [(call.target, call.loss) for call in live.backward_calls]
+        if cfg.strategy in AGGREGATING:   # one call on every weighted term: each a root
+            targets = list(zip(terms, names))
         known = {id(r.tensor) for r in live.roots}
-        for call in live.backward_calls:
-            if id(call.target) not in known:
-                known.add(id(call.target))
-                label = call.loss if call.loss not in names else \
-                    f"{self._factors[names.index(call.loss)]:g} * {call.loss}"
-                live.roots.append(Root(label, call.target, TOTAL))
+        for target, loss in targets:
+            if id(target) not in known:
+                known.add(id(target))
+                label = loss if loss not in names else \
+                    f"{self._factors[names.index(loss)]:g} * {loss}"
+                live.roots.append(Root(label, target, TOTAL))
 
     def _shared_parts(self, cfg: Config, live: LiveGraph) -> SharedParts | None:
         """The junction and the parameters, for the strategies that aggregate."""

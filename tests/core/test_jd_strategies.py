@@ -223,3 +223,28 @@ def test_gradviz_run_writes_update_cosine_in_the_report_and_the_csv(tmp_path):
     assert main([*argv, "sum"]) == 0
     steps = json.loads((out / "report.json").read_text())["steps"]
     assert min(steps[0]["update_cosine"].values()) < 0
+
+
+@pytest.mark.parametrize("strategy", list(AGGREGATORS))
+def test_the_graph_views_per_node_gradients_and_retain_grad_work_with_them(strategy):
+    """torch.vmap refused both (the graph view's hooks, a z that retains its grad): the
+    trunk's Jacobian is taken one row per head instead, the same numbers."""
+    cfg = BASE.replace(strategy=strategy, probes="all", retain_grad=True)
+    s = Session(cfg)
+    s.track_node_grads = True
+    for _ in range(2):
+        assert s.step() is not None, s.error and s.error.message
+    plain = Session(BASE.replace(strategy=strategy))
+    for _ in range(2):
+        plain.step()
+    for a, b in zip(session_grads(s).values(), session_grads(plain).values()):
+        assert torch.equal(a, b)
+
+
+def test_every_weighted_term_the_aggregator_differentiates_is_drawn_as_a_root():
+    s = Session(BASE.replace(strategy="upgrad"))
+    s.advance_phase()   # zero_grad
+    s.advance_phase()   # forward
+    losses, roots = s.root_tensors()[:3], s.root_tensors()[3:]
+    assert len(roots) == 1   # head 2's 4 * L2; heads 0 and 1 are weighted 1: the loss itself
+    assert roots[0].item() == pytest.approx(4 * losses[2].item(), rel=1e-6)
