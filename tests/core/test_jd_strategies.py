@@ -7,6 +7,8 @@ import sys
 
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from torchjd.aggregation import MGDA, PCGrad, UPGrad
 
 from gradviz.core.config import Config, ConfigError
@@ -248,3 +250,23 @@ def test_every_weighted_term_the_aggregator_differentiates_is_drawn_as_a_root():
     losses, roots = s.root_tensors()[:3], s.root_tensors()[3:]
     assert len(roots) == 1   # head 2's 4 * L2; heads 0 and 1 are weighted 1: the loss itself
     assert roots[0].item() == pytest.approx(4 * losses[2].item(), rel=1e-6)
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(strategy=st.sampled_from(list(AGGREGATORS)),
+       detach=st.lists(st.integers(0, 2), max_size=3, unique=True),
+       detach_mode=st.sampled_from(["detach", "detach_"]),
+       accumulate=st.sampled_from([1, 2, 4]),
+       accumulate_mode=st.sampled_from(["backward-each", "sum-first"]))
+def test_any_combination_with_an_aggregator_is_valid_or_one_line(strategy, detach, detach_mode,
+                                                                 accumulate, accumulate_mode):
+    changes = dict(strategy=strategy, detach=tuple(detach), detach_mode=detach_mode,
+                   accumulate=accumulate, accumulate_mode=accumulate_mode)
+    refused = (bool(detach) and detach_mode == "detach_") or \
+        (accumulate > 1 and accumulate_mode == "sum-first")
+    try:
+        BASE.replace(**changes)
+    except ConfigError as exc:
+        assert refused and "\n" not in str(exc) and strategy in str(exc)
+    else:
+        assert not refused
