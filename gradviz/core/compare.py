@@ -226,6 +226,7 @@ def compare(a: Config, b: Config, steps: int, rtol: float = DEFAULT_RTOL) -> Com
     sa, sb = Session(_measured(a)), Session(_measured(b))
     for session in (sa, sb):   # the gradients are compared from .grad itself
         session.grad_norm_steps = "none"
+        session.measure_update_cosine = False
     result = Comparison(a, b, rtol)
     for _ in range(steps):
         ra, rb = sa.step(), sb.step()
