@@ -175,6 +175,10 @@ def validate(cfg: Config) -> Config:
         # left to differentiate the heads' losses at
         raise ConfigError(f"strategy {cfg.strategy} differentiates at the junction z, which "
                           "detach_ cuts for every head: use --detach-mode detach")
+    if cfg.strategy in AGGREGATING and cfg.retain_grad:
+        # measured: z.grad's norm came out 1.5 times the sum's, whatever the aggregator
+        raise ConfigError(f"retain-grad with strategy {cfg.strategy}: torchjd's own autograd "
+                          "calls fill z.grad, with no gradient of the losses (use sum)")
     if cfg.strategy in AGGREGATING and cfg.accumulate > 1 and \
             cfg.accumulate_mode == "sum-first":
         # the summed terms reach the trunk through every micro-batch's own z

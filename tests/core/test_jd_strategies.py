@@ -161,6 +161,7 @@ def test_pcgrad_repeats_whatever_drew_from_the_global_generator_before():
 @pytest.mark.parametrize("change, words", [
     (dict(detach=(1,), detach_mode="detach_"), "use --detach-mode detach"),
     (dict(accumulate=2, accumulate_mode="sum-first"), "use --accumulate-mode backward-each"),
+    (dict(retain_grad=True), "no gradient of the losses (use sum)"),
 ])
 def test_combinations_an_aggregator_cannot_run_are_one_line_errors(change, words):
     with pytest.raises(ConfigError) as info:
@@ -228,10 +229,10 @@ def test_gradviz_run_writes_update_cosine_in_the_report_and_the_csv(tmp_path):
 
 
 @pytest.mark.parametrize("strategy", list(AGGREGATORS))
-def test_the_graph_views_per_node_gradients_and_retain_grad_work_with_them(strategy):
-    """torch.vmap refused both (the graph view's hooks, a z that retains its grad): the
-    trunk's Jacobian is taken one row per head instead, the same numbers."""
-    cfg = BASE.replace(strategy=strategy, probes="all", retain_grad=True)
+def test_the_graph_views_per_node_gradients_work_with_them(strategy):
+    """torch.vmap refused the graph view's hooks: the trunk's Jacobian is taken one row
+    per head instead, the same numbers."""
+    cfg = BASE.replace(strategy=strategy, probes="all")
     s = Session(cfg)
     s.track_node_grads = True
     for _ in range(2):
@@ -270,3 +271,18 @@ def test_any_combination_with_an_aggregator_is_valid_or_one_line(strategy, detac
         assert refused and "\n" not in str(exc) and strategy in str(exc)
     else:
         assert not refused
+
+
+def test_why_retain_grad_is_refused_torchjd_leaves_no_loss_gradient_in_z_grad():
+    """Plain torch and torchjd alone: after mtl_backward, z.grad is not Σ dL_k/dz."""
+    from torchjd.autojac import mtl_backward
+    cfg = BASE
+    s = Session(cfg)
+    net = ref_net(cfg, snapshot(s))
+    x, targets = batch(s, 0, cfg.batch_size)
+    z, losses = forward(net, x, targets)
+    z.retain_grad()
+    summed = sum(torch.autograd.grad(loss, z, retain_graph=True)[0] for loss in losses)
+    mtl_backward(losses, features=z, tasks_params=[list(h.parameters()) for h in net.heads],
+                 shared_params=_trunk(net), parallel_chunk_size=1)
+    assert z.grad is not None and not torch.allclose(z.grad, summed, rtol=1e-3)

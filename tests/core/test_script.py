@@ -79,8 +79,7 @@ CASES = {
     "pcgrad-accumulate2": BASE.replace(strategy="pcgrad", accumulate=2),
     "mgda-adam": BASE.replace(strategy="mgda", optimizer="adam", lr=0.01),
     "upgrad-rnn-detach1": BASE.replace(strategy="upgrad", model="rnn", detach=(1,)),
-    "pcgrad-retain-grad-always": BASE.replace(strategy="pcgrad", retain_grad=True,
-                                              retain_graph="always", heads=4),
+    "pcgrad-always": BASE.replace(strategy="pcgrad", retain_graph="always", heads=4),
     "upgrad-edit-detached": BASE.replace(strategy="upgrad", detach=(1,), edit_detached=1),
 }
 
