@@ -72,3 +72,17 @@ def test_the_tooltip_says_what_upgrad_does(qtbot, make_window):
     tip = combo.itemData(combo.findData("upgrad"), Qt.ItemDataRole.ToolTipRole)
     assert "torchjd" in tip and "UPGrad" in tip
     assert w.findChild(QPushButton, "playButton") is not None
+
+
+def test_upgrad_with_retain_grad_is_not_applied_and_says_why_in_one_line(qtbot, make_window):
+    from PySide6.QtWidgets import QCheckBox
+    w = make_window(CONFLICT)
+    w.controls.findChild(QCheckBox, "retainGradCheck").click()
+    qtbot.waitUntil(lambda: w.worker.session.config.retain_grad, timeout=WAIT_MS)
+    combo = w.controls.findChild(QComboBox, "strategyCombo")
+    combo.setCurrentIndex(combo.findData("upgrad"))
+    problem = w.controls.findChild(QLabel, "controlsProblem")
+    qtbot.waitUntil(lambda: "retain-grad with strategy upgrad" in problem.text(),
+                    timeout=WAIT_MS)
+    assert "\n" not in problem.text()
+    assert w.worker.session.config.strategy == "sum"   # the engine kept what it had
