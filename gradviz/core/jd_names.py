@@ -12,7 +12,7 @@ INSTALL = 'pip install "torchjd[quadprog-projector]>=0.18,<0.19"'
 # PCGrad projects the heads in a random order (torch.randperm, the global generator):
 # it draws from a generator seeded per step, so a run repeats, and two sessions in one
 # process (gradviz compare) do not draw from each other's stream.
-PCGRAD_SEED_STEP = 1_000_003   # > any step count a run makes between two seeds' streams
+PCGRAD_SEED_STEP = 1_000_003   # seeds s and s + 1 share no step's draws below this step
 
 
 def pcgrad_seed(seed: int, step: int) -> int:

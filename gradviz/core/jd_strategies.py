@@ -60,8 +60,9 @@ def aggregated_backward(strategy: str, terms: Sequence[torch.Tensor], parts: Sha
             else:
                 autojac.jac_to_grad(parts.trunk, aggregator_class())
         except ValueError as exc:   # torchjd's own checks (e.g. a QP it cannot solve)
-            for p in parts.trunk:    # a half-done call leaves .jac behind: drop it
+            raise RuntimeError(f"torchjd: {exc}") from exc
+        finally:   # rows a failed call left in .jac would be added to by the next step's
+            for p in parts.trunk:
                 if hasattr(p, "jac"):
                     del p.jac
-            raise RuntimeError(f"torchjd: {exc}") from exc
     return run

@@ -286,3 +286,17 @@ def test_why_retain_grad_is_refused_torchjd_leaves_no_loss_gradient_in_z_grad():
     mtl_backward(losses, features=z, tasks_params=[list(h.parameters()) for h in net.heads],
                  shared_params=_trunk(net), parallel_chunk_size=1)
     assert z.grad is not None and not torch.allclose(z.grad, summed, rtol=1e-3)
+
+
+def test_a_failed_aggregation_is_an_event_and_leaves_no_rows_for_the_next_step(monkeypatch):
+    import torchjd.autojac
+
+    def refuse(*args, **kwargs):
+        raise ValueError("Failed to solve the quadratic programming problem.")
+    s = Session(BASE.replace(strategy="upgrad"))
+    monkeypatch.setattr(torchjd.autojac, "jac_to_grad", refuse)
+    assert s.step() is None
+    assert s.error.message.startswith("torchjd: Failed to solve")
+    assert not any(hasattr(p, "jac") for p in s.model.trunk.parameters())
+    monkeypatch.undo()
+    assert s.step() is not None
