@@ -176,7 +176,8 @@ def validate(cfg: Config) -> Config:
         raise ConfigError(f"strategy {cfg.strategy} differentiates at the junction z, which "
                           "detach_ cuts for every head: use --detach-mode detach")
     if cfg.strategy in AGGREGATING and cfg.retain_grad:
-        # measured: z.grad's norm came out 1.5 times the sum's, whatever the aggregator
+        # its autograd calls each add Σ dL_k/dz into z.grad: twice the sum's, whatever
+        # the aggregator (tests/core/test_jd_strategies.py shows it with torchjd alone)
         raise ConfigError(f"retain-grad with strategy {cfg.strategy}: torchjd's own autograd "
                           "calls fill z.grad, with no gradient of the losses (use sum)")
     if cfg.strategy in AGGREGATING and cfg.accumulate > 1 and \

@@ -384,7 +384,7 @@ class Session:
                                           self._forward_detail(cfg, micro))) from exc
         live, z, firsts, losses = result.live, result.z, result.head_firsts, result.losses
         if update is not None:   # first: the junction's hooks would count its walks
-            update.add_micro_batch(losses)
+            update.add_micro_batch(losses, z)
         if junction is not None:
             junction.watch(live.z_node, tuple(z.shape), firsts)
         scale = 1.0 / cfg.accumulate if cfg.scale else 1.0

@@ -22,10 +22,20 @@ class UpdateCosineProbe:
         self._rows: torch.Tensor | None = None   # (heads, trunk parameters), summed
         self.failed = False    # a graph autograd refused to walk: the step will say why
 
-    def add_micro_batch(self, losses: Sequence[torch.Tensor]) -> None:
-        """Each loss's gradient on the trunk (zero where it does not reach the trunk)."""
+    def add_micro_batch(self, losses: Sequence[torch.Tensor], z: torch.Tensor) -> None:
+        """Each loss's gradient on the trunk (zero where it does not reach the trunk).
+        z: the junction, whose .grad autograd.grad fills when it retains its grad (put
+        back after, as the backward calls' z.grad is what retain_grad shows)."""
         if self.failed:
             return
+        z_grad = z.grad if z.retains_grad else None
+        try:
+            self._add(losses)
+        finally:
+            if z.retains_grad:
+                z.grad = z_grad
+
+    def _add(self, losses: Sequence[torch.Tensor]) -> None:
         rows = []
         for loss in losses:
             try:
