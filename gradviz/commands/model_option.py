@@ -30,7 +30,7 @@ def model_file_from_args(args: argparse.Namespace) -> ModelFile | None:
 def file_config(config: Config, model_file: ModelFile) -> Config:
     """config if it fits the model file, else exit 2 naming what does not."""
     try:
-        check_config(config, model_file.head_count())
+        check_config(config, model_file.head_count(), model_file.taps)
     except ConfigError as exc:
         fail(f"gradviz: {exc}")
     return config

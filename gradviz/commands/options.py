@@ -119,7 +119,12 @@ def _backward_options(g) -> None:
                         "head; in-loop: total += L_k; total.backward() inside the loop; "
                         "backward-list: torch.autograd.backward([w_k L_k]), one pass for "
                         "all; autograd-grad: torch.autograd.grad per loss, summed by the "
-                        "loop into .grad" + _d("strategy"))
+                        "loop into .grad; "
+
+                        "upgrad, pcgrad, mgda: torchjd's mtl_backward, then the heads' "
+                        "trunk gradients aggregated by UPGrad, PCGrad or MGDA instead of "
+                        "added (each head's own layers keep its own gradient)"
+                        + _d("strategy"))
     g.add_argument("--retain-graph", choices=RETAIN_MODES, default=S,
                    help="auto retains only where a later backward needs it"
                         + _d("retain_graph"))

@@ -288,6 +288,7 @@ def compare(a: Config, b: Config, steps: int, rtol: float = DEFAULT_RTOL,
     sa, sb = Session(_measured(a), model_file), Session(_measured(b), model_file)
     for session in (sa, sb):   # the gradients are compared from .grad itself
         session.grad_norm_steps = "none"
+        session.measure_update_cosine = False
     result = Comparison(a, b, rtol)
     for _ in range(steps):
         ra, rb = sa.step(), sb.step()

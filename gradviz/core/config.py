@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from .events import first_line
+from .jd_names import AGGREGATING, missing
 
-STRATEGIES = ("sum", "separate", "in-loop", "backward-list", "autograd-grad")
+# the last three aggregate the heads' trunk gradients through torchjd (core.jd_strategies)
+STRATEGIES = ("sum", "separate", "in-loop", "backward-list", "autograd-grad", *AGGREGATING)
 RETAIN_MODES = ("auto", "always", "never")
 DETACH_MODES = ("detach", "detach_", "no_grad", "inference_mode")
 EDIT_DATA_FACTOR = 0.5   # --edit-data K: z.data.mul_(0.5) after head K's forward
@@ -192,6 +194,23 @@ def validate(cfg: Config) -> Config:
             f"{trunk_parameters(cfg):,} parameters; gradviz builds at most "
             f"{MAX_TRUNK_PARAMETERS:,} (make it narrower or shallower)")
     _choice("strategy", cfg.strategy, STRATEGIES)
+    if (absent := missing(cfg.strategy)) is not None:
+        raise ConfigError(absent)
+    if cfg.strategy in AGGREGATING and cfg.detach and cfg.detach_mode == "detach_":
+        # detach_ turns z itself into a tensor outside the graph: torchjd has nothing
+        # left to differentiate the heads' losses at
+        raise ConfigError(f"strategy {cfg.strategy} differentiates at the junction z, which "
+                          "detach_ cuts for every head: use --detach-mode detach")
+    if cfg.strategy in AGGREGATING and cfg.retain_grad:
+        # its autograd calls each add Σ dL_k/dz into z.grad: twice the sum's, whatever
+        # the aggregator (tests/core/test_jd_strategies.py shows it with torchjd alone)
+        raise ConfigError(f"retain-grad with strategy {cfg.strategy}: torchjd's own autograd "
+                          "calls fill z.grad, with no gradient of the losses (use sum)")
+    if cfg.strategy in AGGREGATING and cfg.accumulate > 1 and \
+            cfg.accumulate_mode == "sum-first":
+        # the summed terms reach the trunk through every micro-batch's own z
+        raise ConfigError(f"strategy {cfg.strategy} aggregates each micro-batch's trunk "
+                          "gradients at its z: use --accumulate-mode backward-each")
     _choice("retain-graph", cfg.retain_graph, RETAIN_MODES)
     _choice("detach-mode", cfg.detach_mode, DETACH_MODES)
     _choice("optimizer", cfg.optimizer, OPTIMIZERS)

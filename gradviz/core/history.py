@@ -21,13 +21,15 @@ class History:
         self._cols = {
             "step": (), "total": (), "global_grad_norm": (), "saved_bytes": (),
             "saved_bytes_peak": (), "graph_nodes": (), "z_grad_norm": (),
-            "losses": (K,), "junction": (K,),
+            "losses": (K,), "junction": (K,), "update_cosine": (K,),
             "grad_norms": (P,),
         }
         self._data = {name: np.full((capacity, *shape), np.nan)
                       for name, shape in self._cols.items()}
         self.last: StepRecord | None = None          # newest record (grad bars, cosine)
         self.last_cosine: np.ndarray | None = None   # newest sampled K x K cosine matrix
+        # newest sampled per-head cosine with the trunk update (core.update_probe)
+        self.last_update_cosine: np.ndarray | None = None
         self.last_grad_norms: dict[str, float] = {}
 
     def __len__(self) -> int:
@@ -73,6 +75,10 @@ class History:
             d["junction"][i] = [r.junction_grad_norms[h] for h in self.head_names]
         if r.cosine is not None:
             self.last_cosine = np.array(r.cosine, dtype=float)
+        if r.update_cosine is not None:
+            row = [r.update_cosine.get(h, np.nan) for h in self.head_names]
+            d["update_cosine"][i] = row
+            self.last_update_cosine = np.array(row, dtype=float)
         if r.grad_norms is not None:
             self.last_grad_norms = dict(r.grad_norms)
             d["grad_norms"][i] = [r.grad_norms.get(p, np.nan) for p in self.param_names]

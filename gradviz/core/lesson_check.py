@@ -54,6 +54,11 @@ def metric(record: StepRecord, name: str) -> float | None:
     if family == "cosine":
         i, j = (int(v) for v in rest.split("."))
         return record.cosine[i][j] if record.cosine else None
+    if family == "update_cosine":   # .min: the head the step helps least (NaN: no direction)
+        update = record.update_cosine or {}
+        if rest == "min":
+            return min(update.values(), default=None)
+        return update.get(rest)
     return getattr(record, name)
 
 

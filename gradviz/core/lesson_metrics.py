@@ -13,7 +13,8 @@ PLAIN: tuple[str, ...] = ("total", "global_grad_norm", "saved_bytes", "saved_byt
                           "graph_nodes", "z_grad_norm", *PASSES)
 FORMS: tuple[str, ...] = ("total", "loss.headK", "junction.headK", "cosine.I.J",
                           "global_grad_norm", "grad_norm.PARAM", "saved_bytes",
-                          "saved_bytes_peak", "graph_nodes", "z_grad_norm", *PASSES)
+                          "saved_bytes_peak", "graph_nodes", "z_grad_norm", *PASSES,
+                          "update_cosine.headK", "update_cosine.min")
 # every step has its losses, whatever the probes
 ALWAYS_MEASURED: tuple[str, ...] = ("total", "loss", *PASSES)
 
@@ -33,7 +34,8 @@ def metric_names(cfg: Config) -> list[str]:
     heads = cfg.head_names()
     return [*PLAIN, *(f"loss.{h}" for h in heads), *(f"junction.{h}" for h in heads),
             *(f"cosine.{i}.{j}" for i in range(cfg.heads) for j in range(cfg.heads)),
-            *(f"grad_norm.{p}" for p in parameter_names(cfg))]
+            *(f"grad_norm.{p}" for p in parameter_names(cfg)),
+            *(f"update_cosine.{h}" for h in heads), "update_cosine.min"]
 
 
 def metric_problem(name: Any, cfg: Config) -> str | None:
@@ -44,7 +46,7 @@ def metric_problem(name: Any, cfg: Config) -> str | None:
         return None
     family = name.partition(".")[0]
     last = cfg.heads - 1
-    if family in ("loss", "junction"):
+    if family in ("loss", "junction", "update_cosine"):
         return f"{shown(name)} names no head of this slide's (head0..head{last})"
     if family == "cosine":
         return f"{shown(name)} is not cosine.I.J with I and J heads 0..{last}"

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .config import EDIT_DATA_FACTOR, Config
+from .jd_names import AGGREGATING, AGGREGATOR_CLASS, PCGRAD_SEED_STEP
 
 COMMENT_COLUMN = 44   # where a line's comment starts, when the code leaves room
 
@@ -85,6 +86,10 @@ def _header(cfg: Config, own: OwnModel | None = None) -> list[str]:
     if cfg.strategy == "autograd-grad":
         lines.append(_line("", "params = list(model.parameters())",
                            "what autograd.grad returns for"))
+    if cfg.strategy in AGGREGATING:
+        lines += [_line("", "trunk_params = list(model.trunk.parameters())",
+                        "shared: aggregated across heads"),
+                  _line("", "head_params = [list(head.parameters()) for head in model.heads]")]
     lines += [f"optimizer = torch.optim.{opt}(model.parameters(), lr={float(cfg.lr)!r})",
               _line("", f"weights = [{_fmt(cfg.weights())}]", "total = sum of w_k * L_k")]
     if _scaled(cfg) and not _scaled_by_size(cfg):
@@ -247,6 +252,8 @@ def _backward(cfg: Config, indent: str) -> list[str]:
                  _line(indent, "total = sum(terms)")]
     elif cfg.strategy in ONE_PASS_OR_GRAD:
         lines = ONE_PASS_OR_GRAD[cfg.strategy](cfg, indent)
+    elif cfg.strategy in AGGREGATING:
+        lines = _aggregate(cfg, indent)
     else:
         arg, why = _retain(cfg, separate=False)
         lines = [_line(indent, "total = 0"),
@@ -260,6 +267,31 @@ def _backward(cfg: Config, indent: str) -> list[str]:
         lines.append(_line(indent, "running_loss += total.item()",
                            ".item(): a float, the graph can be freed"))
     return lines
+
+
+def _aggregate(cfg: Config, indent: str) -> list[str]:
+    """torchjd's two calls: each head's gradient into its own layers and the trunk's
+    Jacobian into .jac, then the aggregator's combination of its rows into .grad."""
+    more = ", retain_graph=True" if cfg.retain_graph == "always" else ""
+    aggregator = f"{AGGREGATOR_CLASS[cfg.strategy]}()"
+    lines = [_line(indent, "# each head's own gradient into its layers; the trunk's "
+                           "Jacobian into .jac,"),
+             _line(indent, "# a row (a trunk walk) per head: parallel_chunk_size=1, no vmap"),
+             _line(indent, "mtl_backward(terms, features=z, tasks_params=head_params,"),
+             _line(indent + " " * len("mtl_backward("),
+                   f"shared_params=trunk_params, parallel_chunk_size=1{more})")]
+    combine = f"jac_to_grad(trunk_params, {aggregator})"
+    why = {"upgrad": "rows projected so none is opposed, averaged",
+           "pcgrad": "conflicting parts projected away, then added",
+           "mgda": "the shortest vector in the rows' hull"}[cfg.strategy]
+    if cfg.strategy == "pcgrad":
+        lines += [_line(indent, "with torch.random.fork_rng(devices=[]):",
+                        "PCGrad's random order, seeded per step"),
+                  _line(indent + "    ", f"torch.manual_seed(SEED * {PCGRAD_SEED_STEP} + step)"),
+                  _line(indent + "    ", combine, why)]
+    else:
+        lines.append(_line(indent, combine, why))
+    return lines + [_line(indent, "total = sum(terms)", "for the log: not backpropagated")]
 
 
 def loop_code(cfg: Config, own: OwnModel | None = None) -> str:

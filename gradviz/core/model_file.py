@@ -283,9 +283,12 @@ def trunk_outputs(out: Any) -> list[torch.Tensor] | None:
     return None
 
 
-def check_config(config: Any, spec_heads: int) -> None:
-    """ConfigError where config asks for something only the built-in model has."""
+def check_config(config: Any, spec_heads: int,
+                 taps: tuple[int, ...] | None = None) -> None:
+    """ConfigError where config asks for something only the built-in model has, or that
+    a trunk with outputs at several depths (taps) cannot do."""
     from .config import Config
+    from .jd_names import AGGREGATING
     default = Config()
     for key, words in (("trunk_width", "trunk-width"), ("trunk_depth", "trunk-depth"),
                        ("truncate", "truncate"), ("misplace_head", "misplace-head"),
@@ -294,5 +297,8 @@ def check_config(config: Any, spec_heads: int) -> None:
             raise ConfigError(f"{words} is for the built-in model; a model file builds its own")
     if config.model != "mlp":
         raise ConfigError("--model takes a model file or the built-in mlp or rnn, not both")
+    if taps is not None and len(set(taps)) > 1 and config.strategy in AGGREGATING:
+        raise ConfigError(f"strategy {config.strategy} aggregates the heads' gradients at one "
+                          "junction; this model's heads read the trunk at several depths")
     if config.heads != spec_heads:
         raise ConfigError(f"heads is {config.heads}, but the model file builds {spec_heads}")

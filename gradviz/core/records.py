@@ -73,6 +73,8 @@ class StepRecord:
     saved_bytes_peak: int | None = None
     graph_nodes: int | None = None
     z_grad_norm: float | None = None   # retain_grad: the norm of z.grad after the backward
+    # per head: the cosine of its trunk gradient with the trunk update (core.update_probe)
+    update_cosine: dict[str, float] | None = None
     backward_calls: list[BackwardRecord] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
     # one pass or K: how many times the backward calls walked this step's trunk (a
@@ -87,6 +89,7 @@ class StepRecord:
             "junction_grad_norms": self.junction_grad_norms, "cosine": self.cosine,
             "saved_bytes": self.saved_bytes, "saved_bytes_peak": self.saved_bytes_peak,
             "graph_nodes": self.graph_nodes, "z_grad_norm": self.z_grad_norm,
+            "update_cosine": self.update_cosine,
             "backward_calls": [vars(c) for c in self.backward_calls],
             "events": [e.to_dict() for e in self.events],
             "trunk_walks": self.trunk_walks, "backward_seconds": self.backward_seconds,
@@ -112,6 +115,7 @@ class StepRecord:
                 f'"saved_bytes_peak": {_number(self.saved_bytes_peak)}, '
                 f'"graph_nodes": {_number(self.graph_nodes)}, '
                 f'"z_grad_norm": {_number(self.z_grad_norm)}, '
+                f'"update_cosine": {_object(self.update_cosine)}, '
                 f'"backward_calls": [{", ".join(map(_call_json, self.backward_calls))}], '
                 f'"events": {_events_json(self.events)}, '
                 f'"trunk_walks": {_number(self.trunk_walks)}, '

@@ -24,17 +24,20 @@ def metric_columns(config: Config, param_names: list[str]) -> list[str]:
             + [f"grad_norm.{p}" for p in param_names]
             + [f"junction_grad_norm.{h}" for h in head_names]
             + ["saved_bytes", "saved_bytes_peak", "graph_nodes"]
-            + ["trunk_walks", "backward_seconds"])
+            + ["trunk_walks", "backward_seconds"]
+            + [f"update_cosine.{h}" for h in head_names])
 
 
 def _row(r: StepRecord, config: Config, param_names: list[str]) -> list:
     head_names = config.head_names()
     norms = r.grad_norms or {}
     junction = r.junction_grad_norms or {}
+    update = r.update_cosine or {}
     return ([r.step, r.total] + [r.losses[h] for h in head_names] + [r.global_grad_norm]
             + [norms.get(p) for p in param_names] + [junction.get(h) for h in head_names]
             + [r.saved_bytes, r.saved_bytes_peak, r.graph_nodes]
-            + [r.trunk_walks, r.backward_seconds])
+            + [r.trunk_walks, r.backward_seconds]
+            + [update.get(h) for h in head_names])
 
 
 def _text(value) -> str:
@@ -74,9 +77,11 @@ class _FastRows:
     def rows(self, r: StepRecord) -> tuple[str, str] | None:
         """(json text, csv line), or None where the record is not of the usual shape."""
         losses, norms, junction = r.losses, r.grad_norms, r.junction_grad_norms
+        update = r.update_cosine
         if list(losses) != self.head_names or (
                 norms is not None and list(norms) != self.params) or (
-                junction is not None and list(junction) != self.head_names):
+                junction is not None and list(junction) != self.head_names) or (
+                update is not None and list(update) != self.head_names):
             return None
         K, P = len(self.head_names), len(self.params)
         try:
@@ -88,6 +93,8 @@ class _FastRows:
             optional = [None if v is None else _text(v) for v in
                         (r.global_grad_norm, r.saved_bytes, r.saved_bytes_peak,
                          r.graph_nodes, r.trunk_walks, r.backward_seconds)]
+            update_texts = [""] * len(self.head_names) if update is None else \
+                list(map(float.__repr__, update.values()))
         except TypeError:
             return None
         glob, saved, peak, nodes, walks, seconds = optional
@@ -96,7 +103,7 @@ class _FastRows:
         junction_texts = texts[len(texts) - K:] if junction is not None else [""] * K
         line = ",".join([step, total, *loss_texts, glob or "", *norm_texts, *junction_texts,
                          saved or "", peak or "", nodes or "",
-                         walks or "", seconds or ""]) + "\r\n"
+                         walks or "", seconds or "", *update_texts]) + "\r\n"
         # "n" appears in a float's repr only as nan, inf or -inf, which json writes null
         finite = "n" not in line
         norms_json = "null" if norms is None else self._keyed(self.param_keys, norm_texts,

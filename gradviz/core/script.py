@@ -14,6 +14,7 @@ from .config import (
     STEP_FEATURES,
     Config,
 )
+from .jd_names import AGGREGATING, AGGREGATOR_CLASS
 from .loop_code import loop_code
 
 LOOP_MARK = "# ---- the training loop (gradviz's Code panel shows from here on) ----"
@@ -277,7 +278,13 @@ def docstring_literal(text: str) -> str:
 def script_text(cfg: Config, name: str = "gradviz_loop.py") -> str:
     """The whole program for cfg; its last part is loop_code(cfg), unchanged."""
     doc = docstring_literal(_DOC.format(name=name, settings=_settings(cfg)))
-    parts = [doc, _IMPORTS, _constants(cfg),
+    imports = _IMPORTS
+    if cfg.strategy in AGGREGATING:   # only here: the other strategies need no torchjd
+        imports = imports.replace("from torch.nn import functional as F\n", (
+            "from torch.nn import functional as F\n"
+            f"from torchjd.aggregation import {AGGREGATOR_CLASS[cfg.strategy]}\n"
+            "from torchjd.autojac import jac_to_grad, mtl_backward\n"))
+    parts = [doc, imports, _constants(cfg),
              _HEAD, _RNN if cfg.model == "rnn" else _MLP]
     if cfg.misplace_head is not None:
         parts.append(_OTHER_DEVICE)

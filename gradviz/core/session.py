@@ -22,6 +22,8 @@ from .devices import other_device, resolve_device
 from .forward import Carried, LiveGraph, forward
 from .graph import Root, capture
 from .graph_data import LOSS, TOTAL, GraphData
+from .jd_names import pcgrad_seed
+from .jd_strategies import SharedParts
 from .kept_graphs import KeptGraphs
 from .model import MultiHeadNet
 from .model_file import ModelFile, ModelFileError, ModelSpec
@@ -34,6 +36,7 @@ from .step_numbers import measure_step
 from .strategies import GradSums, backward_calls, run_call
 from .tap_probe import TapProbe
 from .trunk_walks import TrunkWalks
+from .update_probe import UpdateCosineProbe
 from .walk_cache import CHAINED, DETACHED, FRESH, WalkCache
 
 
@@ -49,6 +52,7 @@ class _StepPlan:
     step: int
     record: StepRecord
     junction: JunctionProbe | TapProbe | None
+    update: UpdateCosineProbe | None    # each head's cosine with the trunk update
     walk: bool                       # measure graph nodes and saved bytes
     node_grads: bool                 # hook the graph for per-node gradients
     peak: int = 0
@@ -85,6 +89,10 @@ class Session:
         # "sampled" (a pinned B, whose bars show the latest), "none" (gradviz compare
         # reads .grad itself): a second session must cost less than the first
         self.grad_norm_steps = "all"
+        # each head's cosine with the trunk update (one more trunk walk a head, on the
+        # sampled steps: a default `gradviz run` step took 6.4 ms instead of 4.6); off
+        # for gradviz compare, which does not report it
+        self.measure_update_cosine = True
         self._node_grads = NodeGradProbe()
         self.reset()
 
@@ -286,6 +294,8 @@ class Session:
         probe = JunctionProbe if self.spec is None else TapProbe
         plan = _StepPlan(cfg, step, StepRecord(step, {}, 0.0),
                          probe(cfg.heads) if heavy else None,
+                         UpdateCosineProbe(list(self.model.trunk.parameters()))
+                         if heavy and self.measure_update_cosine else None,
                          walk=heavy or (probing and cfg.keep_graphs),
                          node_grads=cfg.probes == "all" or (self.track_node_grads and sampled),
                          walks=TrunkWalks(self.device))
@@ -346,7 +356,7 @@ class Session:
         cfg, held = plan.cfg, self._live
         x, targets = batch
         plan.micro_losses.append(self._forward(cfg, plan.step, micro, x, targets,
-                                               plan.junction))
+                                               plan.junction, plan.update))
         if plan.walks is not None:
             plan.walks.watch(self._live.trunk_first)
         plan.carried.append(self._carried_kind)
@@ -393,7 +403,7 @@ class Session:
         norms = probing and (self.grad_norm_steps == "all" or
                              (self.grad_norm_steps == "sampled" and plan.junction is not None))
         measure_step(cfg, record, plan.micro_losses, plan.junction, norms, plan.z_tensors,
-                     self.params, self.param_names, self.device)
+                     self.params, self.param_names, self.device, plan.update)
         if plan.walks is not None:
             record.trunk_walks, record.backward_seconds = plan.walks.count, plan.walks.seconds
         if not all(math.isfinite(v) for v in record.losses.values()):
@@ -435,7 +445,8 @@ class Session:
 
     def _forward(self, cfg: Config, step: int, micro: int, x: torch.Tensor,
                  targets: list[torch.Tensor],
-                 junction: JunctionProbe | TapProbe | None) -> list[torch.Tensor]:
+                 junction: JunctionProbe | TapProbe | None,
+                 update: UpdateCosineProbe | None = None) -> list[torch.Tensor]:
         """Forward one micro-batch; sets up the live graph and its weighted loss terms."""
         carried = self._carried_state(cfg, x.shape[0], step)
         self._taps_z = []
@@ -451,6 +462,8 @@ class Session:
             raise _StepFailed(self._event(exc, step, "forward",
                                           self._forward_detail(cfg, micro))) from exc
         live, z, firsts, losses = result.live, result.z, result.head_firsts, result.losses
+        if update is not None:   # first: the junction's hooks would count its walks
+            update.add_micro_batch(losses, z)
         if isinstance(junction, JunctionProbe):
             junction.watch(live.z_node, tuple(z.shape), firsts)
         scale = cfg.micro_scale(x.shape[0])   # 1/N, or n_i/B (scale-by size)
@@ -485,7 +498,8 @@ class Session:
     def _plan_backward(self, cfg: Config, live: LiveGraph, terms: list[torch.Tensor]) -> None:
         """The strategy's backward calls on these terms, each target drawn as a root."""
         names = cfg.head_names()
-        live.backward_calls = backward_calls(cfg.strategy, cfg.retain_graph, terms, names)
+        live.backward_calls = backward_calls(cfg.strategy, cfg.retain_graph, terms, names,
+                                             self._shared_parts(cfg, live))
         known = {id(r.tensor) for r in live.roots}
         for call in live.backward_calls:
             for k, target in enumerate(call.targets()):
@@ -495,6 +509,14 @@ class Session:
                     label = loss if loss not in names else \
                         f"{self._factors[names.index(loss)]:g} * {loss}"
                     live.roots.append(Root(label, target, TOTAL))
+
+    def _shared_parts(self, cfg: Config, live: LiveGraph) -> SharedParts | None:
+        """The junction and the parameters, for the strategies that aggregate."""
+        if live.z is None:
+            return None
+        return SharedParts(live.z, list(self.model.trunk.parameters()),
+                           [list(head.parameters()) for head in self.model.heads],
+                           pcgrad_seed(cfg.seed, self.step_index))
 
     @staticmethod
     def _forward_detail(cfg: Config, micro: int) -> str:

@@ -1,7 +1,7 @@
 """A step's numbers, gathered on the device and brought to the host in one transfer:
 each head's loss (the mean over micro-batches, weighted by size where sizes are given),
-the gradient norms, z.grad's norm under retain_grad, and each head's junction gradient
-norm and their cosines."""
+the gradient norms, z.grad's norm under retain_grad, each head's junction gradient norm
+and their cosines, and each head's cosine with the trunk update (core.update_probe)."""
 from __future__ import annotations
 
 import math
@@ -13,12 +13,14 @@ from .config import Config
 from .probes import JunctionProbe, grad_norms, norms_and_cosines
 from .records import StepRecord
 from .tap_probe import TapProbe
+from .update_probe import UpdateCosineProbe, update_cosines
 
 
 def measure_step(cfg: Config, record: StepRecord, micro_losses: list[list[torch.Tensor]],
                  junction: JunctionProbe | TapProbe | None, norms: bool,
                  z_tensors: list[torch.Tensor], params: Sequence[torch.Tensor],
-                 param_names: list[str], device: torch.device) -> None:
+                 param_names: list[str], device: torch.device,
+                 update: UpdateCosineProbe | None = None) -> None:
     """Everything numeric about this step, gathered in one device-to-host transfer."""
     if len(micro_losses) == 1:
         scalars = list(micro_losses[0])
@@ -40,6 +42,9 @@ def measure_step(cfg: Config, record: StepRecord, micro_losses: list[list[torch.
     g = junction.gram(device) if junction is not None else None
     if g is not None:
         values = torch.cat([values, g])
+    u = update.numbers() if update is not None else None
+    if u is not None:
+        values = torch.cat([values, u.to(values.device)])
     numbers: list[float] = values.tolist()
     names, K = cfg.head_names(), cfg.heads
     record.losses = dict(zip(names, numbers[:K]))
@@ -58,4 +63,7 @@ def measure_step(cfg: Config, record: StepRecord, micro_losses: list[list[torch.
         for i, j in junction.unrelated:   # heads at different taps: no common direction
             record.cosine[i][j] = math.nan
         record.junction_grad_norms = dict(zip(names, junction_norms))
+        pos += K * K
+    if u is not None:
+        record.update_cosine = dict(zip(names, update_cosines(numbers[pos:], K)))
 

@@ -3,10 +3,13 @@ from __future__ import annotations
 
 import functools
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import torch
+
+from .jd_names import AGGREGATING
+from .jd_strategies import SharedParts, aggregated_backward
 
 
 @dataclass
@@ -24,6 +27,8 @@ class BackwardCall:
     def targets(self) -> tuple[torch.Tensor, ...]:
         """Every tensor this call starts backward from (each drawn as a root)."""
         return self.together or (self.target,)
+    # upgrad, pcgrad, mgda: torchjd's calls, where not target.backward()
+    run: Callable[[], None] | None = None
 
 
 def _retain(mode: str, index: int, count: int) -> bool:
@@ -36,8 +41,17 @@ def _retain(mode: str, index: int, count: int) -> bool:
 
 
 def backward_calls(strategy: str, retain_mode: str, terms: list[torch.Tensor],
-                   names: list[str]) -> list[BackwardCall]:
-    """The backward calls one micro-batch makes, in order, for the weighted loss terms."""
+                   names: list[str], shared: SharedParts | None = None) -> list[BackwardCall]:
+    """The backward calls one micro-batch makes, in order, for the weighted loss terms
+    (shared: the junction and the parameters, for the strategies that aggregate)."""
+    if strategy in AGGREGATING:
+        if shared is None:
+            raise ValueError(f"strategy {strategy} needs the shared parts")
+        # one call; drawn from the first term, the loss vector torchjd differentiates
+        retain = _retain(retain_mode, 0, 1)
+        return [BackwardCall(terms[0], f"mtl_backward + {strategy}", retain,
+                             together=tuple(terms),
+                             run=aggregated_backward(strategy, terms, shared, retain))]
     if strategy == "sum":
         total = functools.reduce(operator.add, terms)
         return [BackwardCall(total, "total", _retain(retain_mode, 0, 1))]
@@ -99,7 +113,9 @@ class GradSums:
 
 def run_call(call: BackwardCall, sums: GradSums | None) -> None:
     """Run one backward call as the strategy writes it."""
-    if call.together:
+    if call.run is not None:
+        call.run()
+    elif call.together:
         torch.autograd.backward(list(call.together), retain_graph=call.retain)
     elif call.to_sums and sums is not None:
         sums.add(call.target, call.retain)

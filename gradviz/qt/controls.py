@@ -48,10 +48,17 @@ from ..core.config import (
 
 WEIGHT_STEPS = 100  # slider units per 1.0 of loss weight
 MIN_LR = 0.00001
-STRATEGY_TEXT = {"sum": "sum", "separate": "separate", "in-loop": "in-loop"}
+STRATEGY_TEXT = {"sum": "sum", "separate": "separate", "in-loop": "in-loop",
+                 "upgrad": "UPGrad (torchjd)", "pcgrad": "PCGrad (torchjd)",
+                 "mgda": "MGDA (torchjd)"}
+_AGGREGATE_TIP = ("torchjd: each head's own layers get its gradient; the trunk gets the "
+                  "heads' trunk gradients combined by {} instead of added")
 STRATEGY_TIPS = {"sum": "total = Σ w_k·L_k; total.backward() once",
                  "separate": "L_k.backward() for each head k",
-                 "in-loop": "total += L_k; total.backward() inside the loop (the classic mistake)"}
+                 "in-loop": "total += L_k; total.backward() inside the loop (the classic mistake)",
+                 "upgrad": _AGGREGATE_TIP.format("UPGrad (no head's gradient is opposed)"),
+                 "pcgrad": _AGGREGATE_TIP.format("PCGrad (conflicting parts projected away)"),
+                 "mgda": _AGGREGATE_TIP.format("MGDA (the shortest vector in their hull)")}
 # one pass vs K passes
 STRATEGY_TEXT |= {"backward-list": "backward list", "autograd-grad": "autograd.grad"}
 STRATEGY_TIPS |= {"backward-list": "torch.autograd.backward([w_k·L_k]): the sum's gradient "

@@ -114,3 +114,18 @@ def test_a_loop_whose_gradients_are_all_zero_is_told_so_not_inf(tmp_path, capsys
         raise ValueError(f"not JSON: {constant}")
     data = json.loads((tmp_path / "o" / "compare.json").read_text(), parse_constant=refuse)
     assert data["steps"][0]["groups"]["trunk"]["max_rel"] is None   # infinite: null
+
+
+def test_sum_against_upgrad_with_conflicting_heads_is_different(tmp_path, capsys):
+    """Lesson 13's settings: UPGrad changes the trunk's gradient, not the heads'."""
+    common = "heads = 3\nloss-weights = [1.0, 1.0, 4.0]\n"
+    a = toml(tmp_path, "sum.toml", common + 'strategy = "sum"\n')
+    b = toml(tmp_path, "upgrad.toml", common + 'strategy = "upgrad"\n')
+    assert run(a, b, "--steps", "2", "--out", str(tmp_path / "out")) == 1
+    out = capsys.readouterr().out
+    assert "verdict: different: trunk gradients differ" in out
+    assert "head0, head1, head2 the same" in out
+    data = json.loads((tmp_path / "out" / "compare.json").read_text())
+    assert data["same"] is False and data["b"]["strategy"] == "upgrad"
+    heads = [g for g in data["steps"][0]["groups"] if g.startswith("head")]
+    assert heads and all(data["steps"][0]["groups"][g]["max_rel"] < 1e-5 for g in heads)

@@ -219,6 +219,8 @@ def test_every_metric_name_of_a_config_is_one_a_record_holds():
         found |= {f"junction.{h}": v for h, v in record.junction_grad_norms.items()}
         found |= {f"grad_norm.{p}": v for p, v in record.grad_norms.items()}
         found |= {f"cosine.{i}.{j}": record.cosine[i][j] for i in range(2) for j in range(2)}
+        found |= {f"update_cosine.{h}": v for h, v in record.update_cosine.items()}
+        found["update_cosine.min"] = min(record.update_cosine.values())
         assert sorted(found) == sorted(metric_names(cfg))
         assert all(v is not None for v in found.values())
 

@@ -94,6 +94,13 @@ CASES = {
                                                   strategy="autograd-grad"),
     "retain-grad-detach_": BASE.replace(retain_grad=True, detach=(1,), detach_mode="detach_",
                                         strategy="separate"),
+    # torchjd's aggregators: the trunk gets the heads' gradients combined, not added
+    "upgrad": BASE.replace(strategy="upgrad", loss_weights=(1.0, 1.0, 4.0)),
+    "pcgrad-accumulate2": BASE.replace(strategy="pcgrad", accumulate=2),
+    "mgda-adam": BASE.replace(strategy="mgda", optimizer="adam", lr=0.01),
+    "upgrad-rnn-detach1": BASE.replace(strategy="upgrad", model="rnn", detach=(1,)),
+    "pcgrad-always": BASE.replace(strategy="pcgrad", retain_graph="always", heads=4),
+    "upgrad-edit-detached": BASE.replace(strategy="upgrad", detach=(1,), edit_detached=1),
 }
 
 RUNNER = textwrap.dedent("""
@@ -234,6 +241,20 @@ def test_the_script_imports_torch_and_the_standard_library_only():
                 if isinstance(node, ast.ImportFrom)}
     assert modules <= {"functools", "math", "sys", "torch"}
     assert 'DEVICE = torch.device("cpu")' in script_text(cfg)
+
+
+@pytest.mark.parametrize("strategy, aggregator", [("upgrad", "UPGrad"), ("pcgrad", "PCGrad"),
+                                                  ("mgda", "MGDA")])
+def test_only_the_aggregating_strategies_import_torchjd_and_only_their_aggregator(
+        strategy, aggregator):
+    import ast
+    tree = ast.parse(script_text(BASE.replace(strategy=strategy)))
+    imported = {(node.module, alias.name) for node in ast.walk(tree)
+                if isinstance(node, ast.ImportFrom) for alias in node.names}
+    assert {m for m, _ in imported} == {"torch", "torch.nn", "torchjd.aggregation",
+                                        "torchjd.autojac"}
+    assert ("torchjd.aggregation", aggregator) in imported
+    assert {n for m, n in imported if m == "torchjd.aggregation"} == {aggregator}
 
 
 def test_gradviz_run_writes_the_script_and_trains_and_they_agree(tmp_path):

@@ -1,13 +1,15 @@
 """Do the losses agree? The cosine between every pair of losses' trunk gradients.
 
 Red where two losses pull the shared trunk in opposite directions, blue where they
-agree, white where they are unrelated; grey with "–" where a gradient is zero.
+agree, white where they are unrelated; grey with "–" where a gradient is zero. A line
+under the matrix gives each head's cosine with the trunk update actually applied: below 0,
+the step works against that head (what sum can do and UPGrad never does).
 """
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtGui, QtWidgets  # before pyqtgraph: it binds to the first Qt
+from PySide6 import QtCore, QtGui, QtWidgets  # before pyqtgraph: it binds to the first Qt
 
 from gradviz.core.history import History
 
@@ -32,6 +34,15 @@ def cell_rgba(matrix: np.ndarray) -> np.ndarray:
     return rgba
 
 
+def update_text(names: list[str], cosines: np.ndarray | None) -> str:
+    """The line under the matrix: 'with the update: head0 +0.24 · head1 −0.02 …'."""
+    if cosines is None:
+        return "with the update: not measured yet"
+    parts = [f"{n} {'–' if np.isnan(v) else f'{v:+.2f}'.replace('-', '−')}"
+             for n, v in zip(names, cosines)]
+    return "with the update: " + " · ".join(parts)
+
+
 class CosineHeatmap(QtWidgets.QWidget):
     def __init__(self, parent: QtWidgets.QWidget | None = None):
         super().__init__(parent)
@@ -54,6 +65,15 @@ class CosineHeatmap(QtWidgets.QWidget):
         self.caption.setObjectName("cosineHeatmapCaption")
         self.caption.setWordWrap(True)
         layout.addWidget(self.caption)
+        self.update_line = QtWidgets.QLabel()
+        self.update_line.setObjectName("cosineUpdateLine")
+        self.update_line.setTextFormat(QtCore.Qt.TextFormat.PlainText)
+        self.update_line.setWordWrap(True)
+        self.update_line.setToolTip(
+            "Each head's trunk gradient (of its own loss) against the trunk gradient the "
+            "optimizer is handed: below 0, this step raises that head's loss, to first order")
+        layout.addWidget(self.update_line)
+        self._update_seen: object = None
         self._cells: list[list[QtWidgets.QGraphicsRectItem]] = []
         self._texts: list[list[pg.TextItem]] = []
         self._matrix = np.zeros((0, 0))
@@ -80,10 +100,17 @@ class CosineHeatmap(QtWidgets.QWidget):
         self._label_columns(short=K > 5)
         self.plot.setRange(xRange=(-0.5, K - 0.5), yRange=(-0.5, K - 0.5), padding=0.02)
         self._seen = None
+        self._update_seen = None
+        self.update_line.setText(update_text(head_names, None))
         self._show(np.full((K, K), np.nan))
         self.apply_theme(self.theme)
 
     def update_from(self, history: History) -> None:
+        update = history.last_update_cosine
+        if update is not self._update_seen and update is not None \
+                and len(update) == len(self._names):
+            self._update_seen = update
+            self.update_line.setText(update_text(self._names, update))
         cos = history.last_cosine
         if cos is self._seen or cos is None:  # a new array arrives only on sampled steps
             return
@@ -122,6 +149,7 @@ class CosineHeatmap(QtWidgets.QWidget):
         bar_axis.setTickFont(ps.font(theme))
         bar_axis.setWidth(int(theme.font_pt * 3.2))
         self.caption.setFont(ps.font(theme))
+        self.update_line.setFont(ps.font(theme))
         dark = pg.mkColor(theme.background).lightness() < 128
         # the cell colours are too deep to read as text on a dark background
         red, blue = ("#F4796B", "#7FB8E6") if dark else (RED, BLUE)

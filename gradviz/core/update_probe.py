@@ -1,0 +1,72 @@
+"""Does the step help every head? Per head, the cosine between that head's gradient on the
+trunk's parameters (of its own loss L_k, summed over the step's micro-batches) and the
+trunk gradient the optimizer is handed (.grad after the step's backward calls). Below 0,
+the step, to first order, raises that head's loss: `sum` can do that to a head that
+conflicts with the others; UPGrad never does.
+
+Each head's trunk gradient is taken with torch.autograd.grad at the forward, before the
+junction probe's hooks are registered (they would count it) and before the backward
+calls free the graph; it is a probe, on sampled steps only (one more trunk walk a head).
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import torch
+
+
+class UpdateCosineProbe:
+    def __init__(self, trunk: Sequence[torch.Tensor]):
+        self.trunk = list(trunk)
+        self._rows: torch.Tensor | None = None   # (heads, trunk parameters), summed
+        self.failed = False    # a graph autograd refused to walk: the step will say why
+
+    def add_micro_batch(self, losses: Sequence[torch.Tensor], z: torch.Tensor) -> None:
+        """Each loss's gradient on the trunk (zero where it does not reach the trunk).
+        z: the junction, whose .grad autograd.grad fills when it retains its grad (put
+        back after, as the backward calls' z.grad is what retain_grad shows)."""
+        if self.failed:
+            return
+        z_grad = z.grad if z.retains_grad else None
+        try:
+            self._add(losses)
+        finally:
+            if z.retains_grad:
+                z.grad = z_grad
+
+    def _add(self, losses: Sequence[torch.Tensor]) -> None:
+        rows = []
+        for loss in losses:
+            try:
+                grads = torch.autograd.grad(loss, self.trunk, retain_graph=True,
+                                            allow_unused=True)
+            except RuntimeError:   # the backward calls raise it again, as the lesson shows
+                self.failed = True
+                return
+            rows.append(torch.cat([(torch.zeros_like(p) if g is None else g).reshape(-1)
+                                   for p, g in zip(self.trunk, grads)]))
+        stacked = torch.stack(rows)
+        self._rows = stacked if self._rows is None else self._rows + stacked
+
+    def numbers(self) -> torch.Tensor | None:
+        """(2K + 1,): each head's dot with the update, each head's squared norm, and the
+        update's squared norm (gathered with the step's other numbers: one transfer)."""
+        if self._rows is None or self.failed:
+            return None
+        update = torch.cat([(torch.zeros_like(p) if p.grad is None else p.grad).reshape(-1)
+                            for p in self.trunk])
+        rows = self._rows
+        return torch.cat([rows @ update, (rows * rows).sum(1), (update @ update).reshape(1)])
+
+
+def update_cosines(values: list[float], heads: int) -> list[float]:
+    """The K cosines from UpdateCosineProbe.numbers (NaN where either vector is zero:
+    a detached head has no trunk gradient, a step with no trunk update no direction)."""
+    dots, squares, update = values[:heads], values[heads:2 * heads], values[2 * heads]
+
+    def cos(k: int) -> float:
+        norm = math.sqrt(max(squares[k], 0.0) * max(update, 0.0))
+        return math.nan if not norm else min(1.0, max(-1.0, dots[k] / norm))
+
+    return [cos(k) for k in range(heads)]
