@@ -27,7 +27,7 @@ print(json.dumps({"code": code, "loaded": sorted(m for m in ("torch", "PySide6")
 def _help(*argv: str) -> tuple[str, dict]:
     """The help text and what the process loaded, from a fresh isolated interpreter."""
     proc = subprocess.run([sys.executable, "-I", "-c", HELP_PROBE, *argv, "--help"],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=600)
     assert proc.stderr == "", proc.stderr
     text, _, last = proc.stdout.rstrip("\n").rpartition("\n")
     return text, json.loads(last)

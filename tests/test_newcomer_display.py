@@ -96,7 +96,7 @@ def test_the_app_on_an_x_display_without_its_libraries_exits_2_in_one_line(tmp_p
                                                              "XDG_SESSION_TYPE")}
     env.update(DISPLAY=":99", GRADVIZ_SETTINGS=str(tmp_path / "settings.json"))
     proc = subprocess.run([sys.executable, "-I", "-m", "gradviz"], env=env, cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=600)
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.count("\n") == 1 and "sudo apt-get install" in proc.stderr
 
@@ -125,13 +125,13 @@ def test_an_offscreen_app_says_it_is_invisible_and_ctrl_c_quits(tmp_path):
     try:
         seen = []
         while not any("offscreen" in line for line in seen):
-            line = lines.get(timeout=120)     # bounded: a silent app fails, never hangs
+            line = lines.get(timeout=600)     # bounded: a silent app fails, never hangs
             assert line is not None, f"the app ended without the notice: {seen}"
             seen.append(line)
         notice = next(line for line in seen if "offscreen" in line)
         assert "never shown" in notice and "Ctrl+C" in notice and "--screenshot" in notice
         proc.send_signal(signal.SIGINT)       # as the notice says
-        assert proc.wait(timeout=60) == 130
+        assert proc.wait(timeout=600) == 130
     finally:
         if proc.poll() is None:
             proc.kill()

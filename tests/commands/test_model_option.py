@@ -187,7 +187,7 @@ def test_the_installed_package_finds_every_example_from_any_folder(tmp_path):
             "with model_path('deep_supervision') as p: ok = p.is_file()\n"
             "print(json.dumps([model_names(), ok]))")
     proc = subprocess.run([sys.executable, "-I", "-c", code], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=600)
     assert json.loads(proc.stdout) == [EXAMPLES, True]
 
 

@@ -269,7 +269,7 @@ def test_gradviz_run_writes_the_script_and_trains_and_they_agree(tmp_path):
     report = json.loads((out / "report.json").read_text())
     assert "script" not in report["config"]
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                          timeout=120)
+                          timeout=600)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert len(lines) == len(report["steps"]) == 5
@@ -317,7 +317,7 @@ def test_the_script_of_the_new_modes_prints_report_jsons_numbers(tmp_path, flags
                  "--script", str(script), "--out", str(out), "--quiet"]) == 0
     report = json.loads((out / "report.json").read_text())
     done = subprocess.run([sys.executable, str(script), "--grad-norms"], capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert len(lines) == len(report["steps"]) == 4

@@ -33,7 +33,7 @@ for _name in ("waitUntil", "waitSignal", "waitSignals", "waitCallback", "waitExp
 def run_script(tmp_path):
     """Run a script's text in a fresh Python process, offscreen, as a user's command
     would run: the finished process (returncode, stdout, stderr as text)."""
-    def run(text: str, name: str = "script.py", timeout: float = 120):
+    def run(text: str, name: str = "script.py", timeout: float = 600):
         script = tmp_path / name
         script.write_text(text)
         env = dict(os.environ, QT_QPA_PLATFORM="offscreen")

@@ -218,7 +218,7 @@ def test_a_kill_or_a_closed_terminal_saves_the_settings(tmp_path, name):
         assert proc.stdout.readline().strip() == "READY"   # the window is up
         signum = getattr(signal, name)
         proc.send_signal(signum)
-        _, stderr = proc.communicate(timeout=60)
+        _, stderr = proc.communicate(timeout=600)
     finally:
         if proc.poll() is None:
             proc.kill()

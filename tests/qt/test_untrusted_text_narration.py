@@ -120,7 +120,7 @@ class FifoWatch:
     def was_opened(self) -> bool:
         seen = self.opened.is_set()
         fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)   # free the writer
-        self.thread.join(timeout=30)
+        self.thread.join(timeout=600)
         os.close(fd)
         return seen
 
@@ -129,7 +129,7 @@ def test_the_fifo_watch_sees_a_reader(tmp_path):
     watch = FifoWatch(tmp_path / "fifo.png")
     with open(watch.path, "rb") as f:               # what Qt's image loader would do
         assert f.read() == b""
-    assert watch.opened.wait(timeout=30)
+    assert watch.opened.wait(timeout=600)
     assert watch.was_opened()
 
 

@@ -117,7 +117,7 @@ def test_why_the_check_exists_raw_restore_state_crashes(saved, tmp_path):
     crafted.write_bytes(with_area_index(state, 100_000))
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     proc = subprocess.run([sys.executable, "-c", RAW, str(crafted), str(tmp_path / "s.json")],
-                          capture_output=True, timeout=120, env=env)
+                          capture_output=True, timeout=600, env=env)
     if proc.returncode == 0:
         pytest.skip("this Qt checks the dock-area index itself")
     assert proc.returncode in (-11, 139, -6, 134)     # SIGSEGV or SIGABRT, not an error
