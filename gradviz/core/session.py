@@ -463,7 +463,9 @@ class Session:
                                           self._forward_detail(cfg, micro))) from exc
         live, z, firsts, losses = result.live, result.z, result.head_firsts, result.losses
         if update is not None:   # first: the junction's hooks would count its walks
-            update.add_micro_batch(losses, z)
+            update.add_micro_batch(losses, self._taps_z or [z])
+            if isinstance(junction, TapProbe):   # hooked during the forward: it did
+                junction.forget_current()
         if isinstance(junction, JunctionProbe):
             junction.watch(live.z_node, tuple(z.shape), firsts)
         scale = cfg.micro_scale(x.shape[0])   # 1/N, or n_i/B (scale-by size)

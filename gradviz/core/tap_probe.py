@@ -47,6 +47,13 @@ class TapProbe:
         self._micro.append([None] * self.heads)
         self._shapes.append([()] * self.heads)
 
+    def forget_current(self) -> None:
+        """Drop what this micro-batch's hooks caught so far: another probe's own passes
+        (the update cosine's autograd.grad) ran through the head's nodes, and only the
+        backward calls' gradients are the heads' pushes. In place: the hooks hold it."""
+        if self._micro:
+            self._micro[-1][:] = [None] * self.heads
+
     def watch(self, k: int, tap: int, z: tuple[object, int], z_shape: tuple[int, ...],
               head_out: torch.Tensor) -> None:
         """Hook head k's nodes that read z = (its trunk node, output number)."""

@@ -22,18 +22,20 @@ class UpdateCosineProbe:
         self._rows: torch.Tensor | None = None   # (heads, trunk parameters), summed
         self.failed = False    # a graph autograd refused to walk: the step will say why
 
-    def add_micro_batch(self, losses: Sequence[torch.Tensor], z: torch.Tensor) -> None:
+    def add_micro_batch(self, losses: Sequence[torch.Tensor],
+                        junctions: Sequence[torch.Tensor]) -> None:
         """Each loss's gradient on the trunk (zero where it does not reach the trunk).
-        z: the junction, whose .grad autograd.grad fills when it retains its grad (put
-        back after, as the backward calls' z.grad is what retain_grad shows)."""
+        junctions: z (or a model file's trunk outputs), whose .grad autograd.grad fills
+        where it retains its grad: put back after, as the backward calls' z.grad is what
+        retain_grad shows."""
         if self.failed:
             return
-        z_grad = z.grad if z.retains_grad else None
+        kept = [(z, z.grad) for z in junctions if z.retains_grad]
         try:
             self._add(losses)
         finally:
-            if z.retains_grad:
-                z.grad = z_grad
+            for z, grad in kept:
+                z.grad = grad
 
     def _add(self, losses: Sequence[torch.Tensor]) -> None:
         rows = []
@@ -41,7 +43,9 @@ class UpdateCosineProbe:
             try:
                 grads = torch.autograd.grad(loss, self.trunk, retain_graph=True,
                                             allow_unused=True)
-            except RuntimeError:   # the backward calls raise it again, as the lesson shows
+            # the backward calls raise it again, as the lesson shows (a model file's own
+            # backward may raise anything)
+            except Exception:
                 self.failed = True
                 return
             rows.append(torch.cat([(torch.zeros_like(p) if g is None else g).reshape(-1)
