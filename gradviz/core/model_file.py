@@ -274,6 +274,17 @@ class ModelFile:
         return x, list(targets)
 
 
+def file_traceback(exc: BaseException | None, path: Path, most: int = 3) -> list[str]:
+    """The last `most` frames of exc's traceback that are in the model file, each as
+    'file:line in function: source line' (what What happened shows of the user's own
+    code); [] where none is."""
+    if exc is None:
+        return []
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename) == path]
+    return [f"{Path(f.filename).name}:{f.lineno} in {f.name}: {(f.line or '').strip()}"
+            for f in frames[-most:]]
+
+
 def trunk_outputs(out: Any) -> list[torch.Tensor] | None:
     """The trunk's output as a list of tensors (one, or one per depth), or None."""
     if isinstance(out, torch.Tensor):
@@ -286,11 +297,10 @@ def trunk_outputs(out: Any) -> list[torch.Tensor] | None:
 def check_config(config: Any, spec_heads: int) -> None:
     """ConfigError where config asks for something only the built-in model has."""
     from .config import Config
+    from .model_keys import BUILT_IN_ONLY
     default = Config()
-    for key, words in (("trunk_width", "trunk-width"), ("trunk_depth", "trunk-depth"),
-                       ("truncate", "truncate"), ("misplace_head", "misplace-head"),
-                       ("edit_detached", "edit-detached"), ("batch_norm", "batch-norm")):
-        if getattr(config, key) != getattr(default, key):
+    for key, words in BUILT_IN_ONLY.items():
+        if key != "model" and getattr(config, key) != getattr(default, key):
             raise ConfigError(f"{words} is for the built-in model; a model file builds its own")
     if config.model != "mlp":
         raise ConfigError("--model takes a model file or the built-in mlp or rnn, not both")

@@ -6,6 +6,7 @@ PyTorch errors and divergence never escape: they become Events, the step is aban
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ from .graph import Root, capture
 from .graph_data import LOSS, TOTAL, GraphData
 from .kept_graphs import KeptGraphs
 from .model import MultiHeadNet
-from .model_file import ModelFile, ModelFileError, ModelSpec
+from .model_file import ModelFile, ModelFileError, ModelSpec, file_traceback
 from .node_grads import NodeGradProbe
 from .probes import JunctionProbe
 from .records import BackwardRecord, PhaseRecord, StepRecord
@@ -431,7 +432,19 @@ class Session:
             raise _StepFailed(self._event(exc, plan.step, "backward", call)) from exc
 
     def _event(self, exc: BaseException, step: int, phase: str, call: str) -> ev.Event:
-        return ev.from_exception(exc, step, phase, call, ev.situation(self.config, self.device))
+        event = ev.from_exception(exc, step, phase, call,
+                                  ev.situation(self.config, self.device))
+        if self.model_file is None:
+            return event
+        # the model file's own code raised: its frames (file:line), as the user's traceback
+        path = self.model_file.path
+        lines = file_traceback(exc, path) or file_traceback(exc.__cause__, path)
+        if not lines:
+            return event
+        title = ("Your model file raised an error" if event.title == ev.GENERIC_TITLE
+                 else event.title)
+        return dataclasses.replace(event, title=title,
+                                   message="\n".join([event.message, *lines]))
 
     def _forward(self, cfg: Config, step: int, micro: int, x: torch.Tensor,
                  targets: list[torch.Tensor],
