@@ -247,3 +247,20 @@ def test_a_model_flag_that_names_nothing_is_one_line(monkeypatch, tmp_path, caps
     err = capsys.readouterr().err.strip()
     assert ended.value.code == 2 and len(err.splitlines()) == 1
     assert "no_such_model" in err and "deep_supervision" in err
+
+
+def test_the_examples_are_listed_and_open_without_the_question(qtbot, model_window):
+    from gradviz.core.model_names import model_names
+    w = model_window(None)
+    names = [a.text() for a in w.file_menu.examples.actions()]
+    assert names == ["the built-in model", *model_names()] and len(names) == 4
+    answer = Answer(QMessageBox.Cancel)
+    w.findChild(QAction, "exampleModel_tiny_transformer").trigger()
+    qtbot.waitUntil(lambda: w.engine.model_name == "tiny_transformer.py", timeout=WAIT_MS)
+    assert answer.asked == 0 and legend(w.loss_plot) == ["sequence", "per token", "total"]
+    assert "tiny_transformer.py" in w.windowTitle()
+    w.findChild(QAction, "builtInModelAction").trigger()   # and back
+    qtbot.waitUntil(lambda: w.engine.model_name == "" and w.engine.session is not None
+                    and w.engine.session.spec is None, timeout=WAIT_MS)
+    assert w.controls.widgets["trunk_width"].isEnabled()
+    assert "tiny_transformer" not in w.windowTitle()
