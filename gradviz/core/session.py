@@ -469,8 +469,9 @@ class Session:
         scale = cfg.micro_scale(x.shape[0])   # 1/N, or n_i/B (scale-by size)
         factors = [w * scale for w in cfg.weights()]
         live.terms = [loss if f == 1.0 else f * loss for f, loss in zip(factors, losses)]
-        live.roots = [Root(n, loss, LOSS, k) for k, (n, loss)
-                      in enumerate(zip(cfg.head_names(), losses))]
+        # each loss node is labelled with its head's name: a model file's own names
+        shown = self.spec.names if self.spec is not None else cfg.head_names()
+        live.roots = [Root(n, loss, LOSS, k) for k, (n, loss) in enumerate(zip(shown, losses))]
         self._factors = factors
         self._live = live
         return [loss.detach() for loss in losses]

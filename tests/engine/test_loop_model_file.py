@@ -49,6 +49,8 @@ def test_the_window_s_configs_are_fitted_to_the_file(tmp_path):
     assert applied.config.lr == 0.2 and applied.config.heads == 2
     assert loop.session.spec is not None and loop.session.config.trunk_depth == 2
     record = loop.session.step()
+    graph = loop.session.graph()   # the loss nodes carry the file's names
+    assert sorted(n.label for n in graph.by_kind("loss")) == ["left", "right"]
     # step 0's losses, from the file's build(0) and batch as a plain program runs them
     namespace: dict = {}
     exec(compile(NET, str(path), "exec"), namespace)
