@@ -81,6 +81,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         self._engine_in_process = engine_in_process
         self._model_path = model_path
+        self._model_shown = ""   # the model file the title and controls name ("": built-in)
         # "sha256 path" of each model file the user agreed to run (File → Open model…)
         self.trusted_models: set[str] = set(remembered.trusted_models)
         self.setObjectName("mainWindow")
@@ -324,7 +325,11 @@ class MainWindow(QMainWindow):
 
     def _show_model(self, name: str) -> None:
         """The title names the model file that trains; the controls only the built-in
-        model has are disabled, saying why."""
+        model has are disabled, saying why. Only when the model changes: a lesson's
+        slide (a fresh model each) keeps the title the lesson gave the window."""
+        if name == self._model_shown:
+            return
+        self._model_shown = name
         self.setWindowTitle(f"gradviz — {name}" if name else
                             "gradviz — autograd with several losses")
         self.controls.set_model_file(name)
