@@ -264,3 +264,15 @@ def test_the_examples_are_listed_and_open_without_the_question(qtbot, model_wind
                     and w.engine.session.spec is None, timeout=WAIT_MS)
     assert w.controls.widgets["trunk_width"].isEnabled()
     assert "tiny_transformer" not in w.windowTitle()
+
+
+def test_a_lesson_opened_on_a_model_file_teaches_on_the_built_in_model(qtbot, model_window):
+    from gradviz.core.lessons import find_lesson
+    w = model_window(example_path("deep_supervision"))
+    qtbot.waitUntil(lambda: w.engine.model_name == "deep_supervision.py", timeout=WAIT_MS)
+    lesson = find_lesson("backward-twice")
+    w.lessons.open(lesson)
+    qtbot.waitUntil(lambda: w.engine.session is not None and w.engine.session.spec is None
+                    and w.engine.model_name == "", timeout=WAIT_MS)
+    assert w.engine.session.config.heads == lesson.slides[0].config.heads
+    assert legend(w.loss_plot)[0] == "head0"
