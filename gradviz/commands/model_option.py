@@ -7,17 +7,16 @@ import argparse
 
 from ..core.config import Config, ConfigError
 from ..core.model_file import ModelFile, check_config
-from ..core.model_names import is_model_file, model_path
-from .options import config_from_args, fail
+from ..core.model_names import model_path
+from .options import config_from_args, fail, take_model_file
 
 
 def model_file_from_args(args: argparse.Namespace) -> ModelFile | None:
     """The model file --model names (taken out of args, so that the config never holds
     it), loaded; None for the built-in model. Exits 2 with one line if unusable."""
-    value = getattr(args, "model", None)
-    if not isinstance(value, str) or not is_model_file(value):
+    value = take_model_file(args)
+    if value is None:
         return None
-    del args.model
     try:
         with model_path(value) as path:
             model_file = ModelFile(path)

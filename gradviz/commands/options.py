@@ -107,7 +107,7 @@ def _model_options(g) -> None:
                    help="mlp, or rnn: a recurrent trunk whose hidden state is carried "
                         "from step to step; or your own model file (a .py file with "
                         "build(seed), see the README) or a bundled example's name: "
-                        f"{', '.join(model_names())} (run and compare only)" + _d("model"))
+                        f"{', '.join(model_names())} (the app, run and compare)" + _d("model"))
     g.add_argument("--truncate", choices=TRUNCATE_MODES, default=S,
                    help="rnn: detach the carried state at every step (truncated "
                         "backprop through time), or never (default: every-step)")
@@ -206,14 +206,24 @@ _NOT_CONFIG = {"config", "command", "out", "screenshot", "func", "quiet", "repea
                "a", "b", "rtol", "lesson", "check"}
 
 
+def take_model_file(args: argparse.Namespace) -> str | None:
+    """--model's value where it names a model file (or a bundled example), taken out of
+    args so that the config never holds it; None for mlp, rnn or no --model."""
+    value = getattr(args, "model", None)
+    if not isinstance(value, str) or not is_model_file(value):
+        return None
+    del args.model
+    return value
+
+
 def config_from_args(args: argparse.Namespace, base: Config | None = None) -> Config:
     """File values, then flags on top; exits 2 with one line on any bad value."""
     try:
         values: dict[str, Any] = load_config_file(args.config) if args.config else {}
         flags = {k: v for k, v in vars(args).items() if k not in _NOT_CONFIG}
         if is_model_file(flags.get("model", "mlp")):   # run and compare take it out first
-            fail("gradviz: --model FILE works with gradviz run and gradviz compare; "
-                 "here --model is mlp or rnn")
+            fail("gradviz: --model FILE works with the app, gradviz run and gradviz "
+                 "compare; here --model is mlp or rnn")
         if "detach" in flags:
             flags["detach"] = list(flags["detach"])
         values = {k.replace("-", "_"): v for k, v in values.items()}

@@ -190,6 +190,9 @@ def situation(config, device) -> str | None:
     return None
 
 
+GENERIC_TITLE = "PyTorch raised an error"   # an error no explanation here matches
+
+
 def from_exception(exc: BaseException, step: int, phase: str, call: str,
                    situation: str | None = None) -> Event:
     message = _first_paragraph(str(exc)) or type(exc).__name__
@@ -200,7 +203,7 @@ def from_exception(exc: BaseException, step: int, phase: str, call: str,
     for words, title, why, hint in _EXPLANATIONS:
         if words.lower() in lowered:
             return Event(step, phase, call, type(exc).__name__, message, title, why, hint)
-    return Event(step, phase, call, type(exc).__name__, message, "PyTorch raised an error",
+    return Event(step, phase, call, type(exc).__name__, message, GENERIC_TITLE,
                  "PyTorch refused this combination of settings; its message above says why.",
                  "Change the last toggle back, or reset.")
 

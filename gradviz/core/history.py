@@ -12,8 +12,12 @@ from .records import StepRecord
 
 
 class History:
-    def __init__(self, head_names: list[str], param_names: list[str], capacity: int = 1024):
+    def __init__(self, head_names: list[str], param_names: list[str], capacity: int = 1024,
+                 keys: list[str] | None = None):
+        """head_names: what the panels call the heads; keys: the names the records
+        use (head0, head1...; a model file's heads are shown by its own names)."""
         self.head_names = list(head_names)
+        self.keys = list(keys or head_names)
         self.param_names = list(param_names)
         K, P = len(head_names), len(param_names)
         self._param_index = {name: j for j, name in enumerate(self.param_names)}
@@ -65,14 +69,14 @@ class History:
         i, d = self._n, self._data
         d["step"][i] = r.step
         d["total"][i] = r.total
-        d["losses"][i] = [r.losses[h] for h in self.head_names]
+        d["losses"][i] = [r.losses[h] for h in self.keys]
         _put(d["global_grad_norm"], i, r.global_grad_norm)
         _put(d["saved_bytes"], i, r.saved_bytes)
         _put(d["saved_bytes_peak"], i, r.saved_bytes_peak)
         _put(d["graph_nodes"], i, r.graph_nodes)
         _put(d["z_grad_norm"], i, r.z_grad_norm)
         if r.junction_grad_norms is not None:
-            d["junction"][i] = [r.junction_grad_norms[h] for h in self.head_names]
+            d["junction"][i] = [r.junction_grad_norms[h] for h in self.keys]
         if r.cosine is not None:
             self.last_cosine = np.array(r.cosine, dtype=float)
         if r.update_cosine is not None:

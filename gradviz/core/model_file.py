@@ -274,6 +274,17 @@ class ModelFile:
         return x, list(targets)
 
 
+def file_traceback(exc: BaseException | None, path: Path, most: int = 3) -> list[str]:
+    """The last `most` frames of exc's traceback that are in the model file, each as
+    'file:line in function: source line' (what What happened shows of the user's own
+    code); [] where none is."""
+    if exc is None:
+        return []
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename) == path]
+    return [f"{Path(f.filename).name}:{f.lineno} in {f.name}: {(f.line or '').strip()}"
+            for f in frames[-most:]]
+
+
 def trunk_outputs(out: Any) -> list[torch.Tensor] | None:
     """The trunk's output as a list of tensors (one, or one per depth), or None."""
     if isinstance(out, torch.Tensor):
@@ -283,22 +294,26 @@ def trunk_outputs(out: Any) -> list[torch.Tensor] | None:
     return None
 
 
+def check_taps(config: Any, taps: tuple[int, ...] | None) -> None:
+    """ConfigError where a strategy needs one junction and the heads read several."""
+    from .jd_names import AGGREGATING
+    if taps is not None and len(set(taps)) > 1 and config.strategy in AGGREGATING:
+        raise ConfigError(f"strategy {config.strategy} aggregates the heads' gradients at one "
+                          "junction; this model's heads read the trunk at several depths")
+
+
 def check_config(config: Any, spec_heads: int,
                  taps: tuple[int, ...] | None = None) -> None:
     """ConfigError where config asks for something only the built-in model has, or that
     a trunk with outputs at several depths (taps) cannot do."""
     from .config import Config
-    from .jd_names import AGGREGATING
+    from .model_keys import BUILT_IN_ONLY
     default = Config()
-    for key, words in (("trunk_width", "trunk-width"), ("trunk_depth", "trunk-depth"),
-                       ("truncate", "truncate"), ("misplace_head", "misplace-head"),
-                       ("edit_detached", "edit-detached"), ("batch_norm", "batch-norm")):
-        if getattr(config, key) != getattr(default, key):
+    for key, words in BUILT_IN_ONLY.items():
+        if key != "model" and getattr(config, key) != getattr(default, key):
             raise ConfigError(f"{words} is for the built-in model; a model file builds its own")
     if config.model != "mlp":
         raise ConfigError("--model takes a model file or the built-in mlp or rnn, not both")
-    if taps is not None and len(set(taps)) > 1 and config.strategy in AGGREGATING:
-        raise ConfigError(f"strategy {config.strategy} aggregates the heads' gradients at one "
-                          "junction; this model's heads read the trunk at several depths")
+    check_taps(config, taps)
     if config.heads != spec_heads:
         raise ConfigError(f"heads is {config.heads}, but the model file builds {spec_heads}")

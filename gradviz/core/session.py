@@ -6,6 +6,7 @@ PyTorch errors and divergence never escape: they become Events, the step is aban
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -26,7 +27,7 @@ from .jd_names import pcgrad_seed
 from .jd_strategies import SharedParts
 from .kept_graphs import KeptGraphs
 from .model import MultiHeadNet
-from .model_file import ModelFile, ModelFileError, ModelSpec
+from .model_file import ModelFile, ModelFileError, ModelSpec, file_traceback
 from .node_grads import NodeGradProbe
 from .probes import JunctionProbe
 from .records import BackwardRecord, PhaseRecord, StepRecord
@@ -441,7 +442,19 @@ class Session:
             raise _StepFailed(self._event(exc, plan.step, "backward", call)) from exc
 
     def _event(self, exc: BaseException, step: int, phase: str, call: str) -> ev.Event:
-        return ev.from_exception(exc, step, phase, call, ev.situation(self.config, self.device))
+        event = ev.from_exception(exc, step, phase, call,
+                                  ev.situation(self.config, self.device))
+        if self.model_file is None:
+            return event
+        # the model file's own code raised: its frames (file:line), as the user's traceback
+        path = self.model_file.path
+        lines = file_traceback(exc, path) or file_traceback(exc.__cause__, path)
+        if not lines:
+            return event
+        title = ("Your model file raised an error" if event.title == ev.GENERIC_TITLE
+                 else event.title)
+        return dataclasses.replace(event, title=title,
+                                   message="\n".join([event.message, *lines]))
 
     def _forward(self, cfg: Config, step: int, micro: int, x: torch.Tensor,
                  targets: list[torch.Tensor],
@@ -471,8 +484,9 @@ class Session:
         scale = cfg.micro_scale(x.shape[0])   # 1/N, or n_i/B (scale-by size)
         factors = [w * scale for w in cfg.weights()]
         live.terms = [loss if f == 1.0 else f * loss for f, loss in zip(factors, losses)]
-        live.roots = [Root(n, loss, LOSS, k) for k, (n, loss)
-                      in enumerate(zip(cfg.head_names(), losses))]
+        # each loss node is labelled with its head's name: a model file's own names
+        shown = self.spec.names if self.spec is not None else cfg.head_names()
+        live.roots = [Root(n, loss, LOSS, k) for k, (n, loss) in enumerate(zip(shown, losses))]
         self._factors = factors
         self._live = live
         return [loss.detach() for loss in losses]

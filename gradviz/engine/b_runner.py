@@ -22,6 +22,7 @@ from typing import Any
 from ..core import events as ev
 from ..core.compare import flat_grads
 from ..core.config import Config, ConfigError
+from ..core.model_file import ModelFile
 from ..core.session import Session
 from . import protocol as p
 from .child import ChildProcess, last_sign_of_life, start_isolated
@@ -38,10 +39,20 @@ class BSide:
 
     def __init__(self):
         self.session: Session | None = None
+        self._model_file: ModelFile | None = None   # A's model file, loaded here once
 
-    def reset(self, config: Config) -> p.BReady | p.BRefused:
+    def _model(self, path: str | None) -> ModelFile | None:
+        """A's model file (the path A's engine sends: plain data), loaded in B's own
+        process once, again only when A's is another file."""
+        if path is None:
+            return None
+        if self._model_file is None or str(self._model_file.path) != path:
+            self._model_file = ModelFile(path)
+        return self._model_file
+
+    def reset(self, config: Config, model_path: str | None = None) -> p.BReady | p.BRefused:
         try:
-            self.session = Session(config)
+            self.session = Session(config, self._model(model_path))
         except ConfigError as exc:
             return p.BRefused("ConfigError", str(exc))
         except (RuntimeError, MemoryError) as exc:   # e.g. too big to allocate
@@ -77,10 +88,10 @@ class LocalB:
         self._replies: collections.deque[object] = collections.deque()
         self.step_index = 0   # steps B has been asked to do since its reset
 
-    def reset(self, config: Config) -> object:
+    def reset(self, config: Config, model_path: str | None = None) -> object:
         self._replies.clear()
         self.step_index = 0
-        return self._side.reset(config)
+        return self._side.reset(config, model_path)
 
     def start_step(self, sample_floor: int, probes: str, sample_every: int) -> None:
         self._replies.append(self._side.step(sample_floor, probes, sample_every))
@@ -109,7 +120,7 @@ class BServer:
 
     def _on_reset(self, message: p.BReset) -> None:
         self.beat.stage = "building the model"
-        self.conn.send(self.side.reset(message.config))
+        self.conn.send(self.side.reset(message.config, message.model_path))
         self.beat.stage = "ready"
 
     def _on_step(self, message: p.BStep) -> None:
@@ -239,7 +250,7 @@ class ProcessB:
                               f"stopped")
         return None
 
-    def reset(self, config: Config) -> p.BPending | p.BGone:
+    def reset(self, config: Config, model_path: str | None = None) -> p.BPending | p.BGone:
         # the replies still on their way belong to the old B: dropped as they come
         self._discard += max(0, self._in_flight - len(self._replies))
         self._replies.clear()
@@ -253,7 +264,7 @@ class ProcessB:
                 return p.BGone(f"could not be started ({ev.first_line(exc)})")
         self.step_index = 0
         try:
-            conn.send(p.BReset(config))
+            conn.send(p.BReset(config, model_path))
         except (BrokenPipeError, ConnectionResetError, OSError):
             return self._ended()
         self._in_flight = 1

@@ -25,7 +25,7 @@ def yield_to_the_window() -> None:
 
 
 def run(conn, config: Config, own_process: bool = True, holder: dict | None = None,
-        beat=None) -> None:
+        beat=None, model_path: str | None = None) -> None:
     """Answer commands and train until Shutdown or the window's end of the pipe closes
     (the window quit or died: an engine must never outlive it). beat: the process's
     Heartbeat (None on a test's thread), told each stage of the start."""
@@ -37,7 +37,7 @@ def run(conn, config: Config, own_process: bool = True, holder: dict | None = No
         conn.send([p.Hello(available_devices())])
         if beat is not None:
             beat.stage = "building the model"
-        loop = EngineLoop(config, b_in_own_process=own_process)
+        loop = EngineLoop(config, b_in_own_process=own_process, model_path=model_path)
         if beat is not None:
             beat.stage = "ready"
         if holder is not None:

@@ -26,7 +26,7 @@ def main(argv: list[str]) -> None:
         os._exit(0)   # not our window: the one line logged is all there is to say
     assert isinstance(begin, p.Begin)
     from .host import serve
-    serve(conn, begin.config, own_process=True, beat=beat)
+    serve(conn, begin.config, own_process=True, beat=beat, model_path=begin.model_path)
 
 
 if __name__ == "__main__":

@@ -26,10 +26,11 @@ def exit_words(exitcode: int | None) -> str:
 
 
 def serve(conn, config, own_process: bool = True, holder: dict | None = None,
-          beat=None) -> None:
+          beat=None, model_path: str | None = None) -> None:
     """The engine's whole life: load torch, build the session, answer commands until
     told to shut down or the window's end of the pipe closes. beat: the process's
-    Heartbeat, told what the engine is doing as it starts."""
+    Heartbeat, told what the engine is doing as it starts. model_path: a model file the
+    engine loads and trains (None: the built-in model)."""
     if own_process:
         # Ctrl+C in a terminal reaches the whole process group; the window decides
         # when the engine stops (it saves settings first, then shuts the engine down)
@@ -38,15 +39,16 @@ def serve(conn, config, own_process: bool = True, holder: dict | None = None,
         beat.stage = "importing torch"
         slow_start()
     from .engine_main import run  # torch: only ever on the engine's side
-    run(conn, config, own_process, holder, beat)
+    run(conn, config, own_process, holder, beat, model_path)
 
 
-def start_process(config):
+def start_process(config, model_path: str | None = None):
     """(process, the window's end of the pipe) of a fresh engine process, started
-    isolated (nothing imported from the working folder) and handed its config."""
+    isolated (nothing imported from the working folder) and handed its config and the
+    model file's path (plain data: the file runs in that process only)."""
     process, ours = child.start_isolated("gradviz.engine.engine_process")
     try:
-        ours.send(p.Begin(config))
+        ours.send(p.Begin(config, model_path))
     except OSError:   # it died at once: the window finds out from the pipe's EOF
         pass
     return process, ours
@@ -60,7 +62,7 @@ class EngineThread(threading.Thread):
         self.engine = holder
 
 
-def start_thread(config):
+def start_thread(config, model_path: str | None = None):
     """(thread, the window's end of the pipe) of an engine on a thread of this process:
     what tests use to look inside the session."""
     ours, theirs = multiprocessing.Pipe(duplex=True)
@@ -68,7 +70,8 @@ def start_thread(config):
 
     def main() -> None:
         try:
-            serve(theirs, config, own_process=False, holder=holder)
+            serve(theirs, config, own_process=False, holder=holder,
+                  model_path=model_path)
         finally:
             theirs.close()
     thread = EngineThread(main, holder)

@@ -12,10 +12,13 @@ from typing import TYPE_CHECKING, Any
 from ..core import events as ev
 from ..core.atomic_write import write_text
 from ..core.config import Config, ConfigError
+from ..core.model_file import ModelFile, ModelFileError, check_taps
+from ..core.model_keys import fit_config
 from ..core.session import Session
 from ..core.threads import leave_a_core_free
 from . import protocol as p
 from .b_runner import BPlace, ProcessB
+from .model_start import not_used, open_model
 
 if TYPE_CHECKING:   # imported when B is first pinned (see _on_pin_b)
     from .pinned import PinnedB
@@ -31,9 +34,12 @@ class EngineLoop:
     """The session and what the window asked of it; `outbox` collects the messages
     of one batch."""
 
-    def __init__(self, config: Config, b_in_own_process: bool = False):
+    def __init__(self, config: Config, b_in_own_process: bool = False,
+                 model_path: str | None = None):
         """b_in_own_process: a pinned B trains in a process of its own (the app's
-        engine), else in this one (tests, where one process is simpler)."""
+        engine), else in this one (tests, where one process is simpler). model_path: a
+        model file to train (loaded here, in the engine's process), None: the built-in
+        model."""
         self.b_place = BPlace(b_in_own_process)
         self.outbox: list[object] = []
         self._records: list = []
@@ -50,7 +56,16 @@ class EngineLoop:
         self.pinned: PinnedB | None = None   # B, trained in lockstep beside the session (pin_b)
         self._b_words: str | None = None   # what B's starting process was last said doing
         problem = None
+        failure: ev.Event | None = None
+        self.model_file: ModelFile | None = None
+        if model_path is not None:
+            self.model_file, config, failure = open_model(model_path, config)
         try:
+            self.session = Session(config, self.model_file)
+        except ModelFileError as exc:   # build(seed) raised, or its model does not fit
+            assert self.model_file is not None   # only a model file's session raises it
+            failure = not_used(exc, self.model_file.path)
+            self.model_file = None
             self.session = Session(config)
         except ConfigError as exc:  # e.g. a remembered device that is gone: fall back
             problem = f"{exc}; using the CPU"
@@ -62,6 +77,9 @@ class EngineLoop:
         self._announce_config(True)
         if problem:   # after the announcement, which would otherwise overwrite it
             self.send(p.ConfigRejected(problem))
+        if failure is not None:   # the model file's own words, in What happened
+            self.send(p.ConfigRejected(failure.message.splitlines()[0]))
+            self.send(p.Failed(failure))
         # every command the window may send, and who answers it: one table (a command
         # with no entry here is refused in one log line, see protocol.dispatch)
         self.handlers: dict[type, Callable[[Any], None]] = {
@@ -110,9 +128,20 @@ class EngineLoop:
         the controls never snap back to the old one)."""
         s = self.session
         config = s.pending_config or s.config
-        self.send(p.ConfigApplied(config, did_reset, list(s.param_names)))
+        names = list(s.spec.names) if s.spec is not None else config.head_names()
+        model = "" if self.model_file is None else self.model_file.path.name
+        self.send(p.ConfigApplied(config, did_reset, list(s.param_names), names, model))
         if did_reset and self.pinned is not None:   # a fresh A: B starts again beside it
             self.pinned.reset()
+
+    def _fit(self, config: Config) -> Config:
+        """A config from the window, fitted to the model file (its heads; the built-in
+        model's keys at their defaults); as it is for the built-in model."""
+        if self.model_file is None:
+            return config
+        fitted = fit_config(config, self.model_file.head_count())
+        check_taps(fitted, self.model_file.taps)   # ConfigError: refused in one line
+        return fitted
 
     # ---- commands -----------------------------------------------------------------
     def handle(self, message: object) -> None:
@@ -132,7 +161,8 @@ class EngineLoop:
         return True, False
 
     def _on_set_config(self, message: p.SetConfig) -> None:
-        refused, did_reset = self._refused(lambda: self.session.set_config(message.config))
+        refused, did_reset = self._refused(
+            lambda: self.session.set_config(self._fit(message.config)))
         if refused:
             return
         self._announce_config(did_reset)
@@ -225,7 +255,7 @@ class EngineLoop:
         Play if it autoplays. Sent as five commands, a slide built a model twice and
         sent three graphs."""
         self._pause_silently()
-        if self._refused(lambda: self.session.start_over(message.config))[0]:
+        if self._refused(lambda: self.session.start_over(self._fit(message.config)))[0]:
             return
         self._records = []
         self._apply(message.settings)
@@ -260,7 +290,7 @@ class EngineLoop:
         # B's process is kept from one pin to the next
         runner = old.b if old is not None else self.b_place.runner()
         try:
-            pinned = PinnedB(self.session, config, runner=runner)
+            pinned = PinnedB(self.session, self._fit(config), runner=runner)
         except ConfigError as exc:
             self.send(p.BPinned(None, str(exc)))
             return

@@ -109,7 +109,8 @@ class PinnedB:
                                 "Change A back, or pin B again (Compare menu)."))
             return
         self.b_config = config
-        reply = self.b.reset(config)
+        a_file = self.a.model_file   # B trains A's model file too, in B's own process
+        reply = self.b.reset(config, None if a_file is None else str(a_file.path))
         self._building = isinstance(reply, p.BPending)   # B's process answers when it can
         if not isinstance(reply, (p.BReady, p.BPending)):
             self._stop(self._event_of(reply, self.a.step_index, "building B"))

@@ -16,7 +16,7 @@ import dataclasses
 import logging
 import types
 import typing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Union
 
 import numpy as np
@@ -44,8 +44,11 @@ class EngineSettings:
 # ---- window -> engine ---------------------------------------------------------------------
 @dataclass(frozen=True)
 class Begin:
-    """The first message to a fresh engine process: what to train."""
+    """The first message to a fresh engine process: what to train. model_path: a
+    model file's path (plain data: the engine loads it; the window never runs it), or
+    None for the built-in model."""
     config: Config
+    model_path: str | None = None
 
 
 @dataclass(frozen=True)
@@ -147,6 +150,8 @@ class ConfigApplied:
     config: Config
     did_reset: bool
     param_names: list
+    head_names: list = field(default_factory=list)   # what the heads are called on screen
+    model: str = ""   # the model file the engine trains (its name), "" for the built-in one
 
 
 @dataclass(frozen=True)
@@ -209,8 +214,9 @@ class Compared:
 # ---- engine -> B's process -----------------------------------------------------------------
 @dataclass(frozen=True)
 class BReset:
-    """Build B from this config, at step 0."""
+    """Build B from this config, at step 0 (model_path: A's model file, or None)."""
     config: Config
+    model_path: str | None = None
 
 
 @dataclass(frozen=True)

@@ -184,7 +184,7 @@ class CompareMode(QObject):
 
     def _new_history(self) -> None:
         a = self.window.history
-        self.history_b = History(a.head_names, a.param_names)
+        self.history_b = History(a.head_names, a.param_names, keys=a.keys)
         self._set_ghost(self.history_b)
 
     def _forget(self) -> None:

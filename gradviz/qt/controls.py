@@ -45,6 +45,7 @@ from ..core.config import (
     parse_sizes,
     settle_micro_batches,
 )
+from ..core.model_keys import FIXED_BY_THE_FILE
 
 WEIGHT_STEPS = 100  # slider units per 1.0 of loss weight
 MIN_LR = 0.00001
@@ -261,6 +262,7 @@ class ControlsPanel(QWidget):
         super().__init__(parent)
         self.setObjectName("controlsPanel")
         self._config = config
+        self._model_file = ""   # the model file the engine trains ("": the built-in model)
         self._updating = False
         self._build()
         self.set_config(config)
@@ -404,6 +406,22 @@ class ControlsPanel(QWidget):
         self.widgets["trunk_depth"].setEnabled(not rnn)   # the rnn's depth is its 4 time steps
         self.widgets["batch_norm"].setEnabled(not rnn)    # it sits between the mlp's layers
         self.widgets["clip_at"].setEnabled(self.widgets["clip"].value() > 0)
+        if self._model_file:   # the file's build() decides these: shown, not changeable
+            for key in FIXED_BY_THE_FILE:
+                self.widgets[key].setEnabled(False)
+
+    def set_model_file(self, name: str) -> None:
+        """The model file the engine trains ("": the built-in model): the controls only
+        the built-in model has are disabled, their tooltip saying why."""
+        self._model_file = name
+        for c in CONTROLS:
+            if c.key in FIXED_BY_THE_FILE:
+                self.widgets[c.key].setEnabled(not name)
+                self.widgets[c.key].setToolTip(
+                    f"{name} builds its own model (its build() decides the heads and "
+                    f"the trunk): {c.label} is for the built-in model" if name else c.tip)
+        if not name:
+            self._sync_enabled()
 
     @staticmethod
     def _select(combo: QComboBox, value: str) -> None:

@@ -61,9 +61,15 @@ class EngineClient(QObject):
     bPinned = Signal(object, object)  # B's Config (None: not comparing), why not (or None)
     loading = Signal(str)             # one line while the engine starts ("importing torch")
 
-    def __init__(self, config: Config, in_process: bool = False, parent=None):
+    def __init__(self, config: Config, in_process: bool = False, parent=None,
+                 model_path: str | None = None):
+        """model_path: a model file every engine this client starts trains (its path,
+        sent as plain data; the file runs in the engine's process, never in this one)."""
         super().__init__(parent)
         self.in_process = in_process
+        self.model_path = model_path
+        self.model_name = ""          # the model file the engine trains, as it last said
+        self.head_names = config.head_names()   # what the engine calls the heads
         # (generation, StepRecord), drained by the GUI; the generation goes up with every
         # fresh model, so records of a model already replaced are told apart and dropped
         self.records: collections.deque = collections.deque()
@@ -107,7 +113,7 @@ class EngineClient(QObject):
     def start(self) -> None:
         """Start an engine with self.config (also after one died)."""
         start = host.start_thread if self.in_process else host.start_process
-        self._process, self._conn = start(self.config)
+        self._process, self._conn = start(self.config, self.model_path)
         self.alive = True
         self._busy = True             # the first message is awaited like an answer
         self._starting = True
@@ -170,6 +176,16 @@ class EngineClient(QObject):
             self.start()
             return
         self._send(p.Reset())
+
+    def openModel(self, path: str | None) -> None:
+        """A fresh engine training the model file at path (None: the built-in model);
+        Reset and Shift+R then keep it."""
+        self._stop_engine()
+        self.model_path = path
+        self.notice.emit("Starting a fresh training engine on "
+                         + ("the built-in model." if path is None else
+                            f"the model file {path}."))
+        self.start()
 
     def restartWithDefaults(self) -> None:
         """A fresh engine with the default settings: after one that ran out of memory,
@@ -332,6 +348,10 @@ class EngineClient(QObject):
 
     def _on_config_applied(self, message: p.ConfigApplied) -> None:
         self.config = message.config
+        self.head_names = list(message.head_names) or message.config.head_names()
+        self.model_name = message.model
+        if not message.model:   # the file was not used (What happened says why)
+            self.model_path = None
         if message.did_reset:
             self.generation += 1
             self.records.clear()

@@ -1,8 +1,10 @@
-"""The File menu: open a config or a lesson, save the settings as a TOML file that
-`gradviz run --config` reads, export the graph, and quit (Ctrl+Q). Every failure is one
-line in a message box; nothing is lost. (Comparing with a saved config: the Compare
-menu, qt/compare_mode.py.)"""
+"""The File menu: open a config or a lesson, open a model file (or a bundled example),
+save the settings as a TOML file that `gradviz run --config` reads, export the graph,
+and quit (Ctrl+Q). Every failure is one line in a message box; nothing is lost.
+(Comparing with a saved config: the Compare menu, qt/compare_mode.py.)"""
 from __future__ import annotations
+
+from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
@@ -10,6 +12,7 @@ from PySide6.QtWidgets import QFileDialog
 
 from ..core.atomic_write import write_text
 from ..core.config import ConfigError, from_mapping, load_toml, to_toml
+from .model_menu import MODEL_FILTER, add_examples, ask_to_run, trust_key
 from .plain_dialogs import warn
 
 TOML_FILTER = "gradviz configs (*.toml)"
@@ -26,6 +29,7 @@ class FileMenu(QObject):
         for text, name, slot, key in (
                 ("Open settings…", "openConfigAction", self.open_config, QKeySequence.Open),
                 ("Open a lesson…", "openLessonAction", window.lessons._open_file, None),
+                ("Open model…", "openModelAction", self.open_model, None),
                 ("Save settings as…", "saveConfigAction", self.save_config, QKeySequence.Save),
                 ("Export the graph…", "exportGraphAction",
                  lambda: window.graph_view._export_dialog("svg"), None),
@@ -38,6 +42,8 @@ class FileMenu(QObject):
             action.triggered.connect(lambda _checked=False, s=slot: s())
             menu.addAction(action)
             window.addAction(action)   # the shortcut works with the menu closed
+            if name == "openModelAction":
+                self.examples = add_examples(menu, window.open_model)
         self.menu = menu
 
     def _tell(self, title: str, text: str) -> None:
@@ -56,6 +62,24 @@ class FileMenu(QObject):
             return
         self.window.controls.set_config(config)
         self.window.on_config_changed(config)
+
+    def open_model(self, path: str | None = None) -> None:
+        """A model file, chosen, then (once per path and content) the user's word that
+        it may run; then a fresh engine trains it."""
+        path = path or QFileDialog.getOpenFileName(self.window, "Open model", "",
+                                                   MODEL_FILTER)[0]
+        if not path:
+            return
+        try:
+            key = trust_key(path)
+        except OSError as exc:
+            self._tell("Not opened", f"could not read {path}: {exc.strerror or exc}")
+            return
+        if key not in self.window.trusted_models:
+            if not ask_to_run(self.window, path):
+                return
+            self.window.trusted_models.add(key)
+        self.window.open_model(str(Path(path).resolve()))
 
     def save_config(self, path: str | None = None) -> None:
         path = path or QFileDialog.getSaveFileName(self.window, "Save settings as",

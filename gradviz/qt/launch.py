@@ -7,7 +7,7 @@ import os
 import signal
 import sys
 
-from ..commands.options import config_from_args, fail
+from ..commands.options import config_from_args, fail, take_model_file
 from ..core.config import Config
 from ..exit_codes import EXIT_OK
 from .display import display_problem, invisible_notice
@@ -130,6 +130,22 @@ def _lesson(args):
         fail(f"gradviz: {exc}")
 
 
+def _model_path(args) -> str | None:
+    """The model file --model names (a path or a bundled example's name), taken out of
+    args so that the config never holds it; None for mlp, rnn or no --model. Only its
+    path goes on: the engine's process runs it. A name that is neither: one line, exit 2."""
+    from ..core.config import ConfigError
+    from ..core.model_names import model_path
+    value = take_model_file(args)
+    if value is None:
+        return None
+    try:
+        with model_path(value) as path:
+            return str(path.resolve())
+    except ConfigError as exc:
+        fail(f"gradviz: {exc}")
+
+
 def _open(args, ctrl_c: CtrlC) -> int:
     quiet_offscreen_warnings()
     # PySide6 before pyqtgraph: it binds to the first Qt imported, so the sort keeps this order
@@ -145,6 +161,7 @@ def _open(args, ctrl_c: CtrlC) -> int:
     app.setOrganizationName("gradviz")
     settings, remembered = load_settings()
     lesson = _lesson(args)
+    model = _model_path(args)
     given = [k for k in vars(args) if k not in ("command", "screenshot", "config", "lesson")]
     if args.config or given:
         remembered.config = config_from_args(
@@ -155,9 +172,9 @@ def _open(args, ctrl_c: CtrlC) -> int:
         from .screenshot import take_screenshot
         return take_screenshot(app, remembered, settings, remembered.config.steps,
                                args.screenshot, interrupted=lambda: ctrl_c.pressed,
-                               lesson=lesson)
+                               lesson=lesson, model_path=model)
     _say_if_invisible(args)
-    window = MainWindow(remembered, settings)
+    window = MainWindow(remembered, settings, model_path=model)
     window.show()
     if lesson is not None:
         window.lessons.open(lesson)

@@ -167,6 +167,8 @@ class LessonMode(QObject):
         if w.blank_screen.blank:   # PageDown on a blank screen: the next slide, seen
             w.blank_screen.toggle()
         if self.layout_before is None:   # the first slide: the user's layout, kept
+            if w.engine.model_path is not None:   # lessons are about the built-in model
+                w.open_model(None)
             self.layout_before = w.saveState()
             self.settings_before = (w.controls.config(), w.run_bar.speed.value())
             self._enter_stage()

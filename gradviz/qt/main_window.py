@@ -74,11 +74,16 @@ class MainWindow(QMainWindow):
     sigTrackNodeGrads = Signal(bool)
 
     def __init__(self, remembered: Remembered, settings: AppSettings,
-                 engine_in_process: bool = False):
+                 engine_in_process: bool = False, model_path: str | None = None):
         """engine_in_process: run the engine on a thread of this process (tests that
-        look inside its session), not in its own process."""
+        look inside its session), not in its own process. model_path: a model file to
+        train (gradviz --model), run by the engine only."""
         super().__init__()
         self._engine_in_process = engine_in_process
+        self._model_path = model_path
+        self._model_shown = ""   # the model file the title and controls name ("": built-in)
+        # "sha256 path" of each model file the user agreed to run (File → Open model…)
+        self.trusted_models: set[str] = set(remembered.trusted_models)
         self.setObjectName("mainWindow")
         self.setWindowTitle("gradviz — autograd with several losses")
         self.settings = settings
@@ -251,7 +256,8 @@ class MainWindow(QMainWindow):
 
     def _start_engine_and_layout(self, config: Config) -> None:
         from .engine_client import EngineClient
-        self.engine = EngineClient(config, in_process=self._engine_in_process, parent=self)
+        self.engine = EngineClient(config, in_process=self._engine_in_process, parent=self,
+                                   model_path=self._model_path)
         w = self.engine
         for signal, slot in ((self.sigSetConfig, w.setConfig), (self.sigPlay, w.play),
                              (self.sigPause, w.pause), (self.sigPhase, w.stepPhase),
@@ -306,12 +312,31 @@ class MainWindow(QMainWindow):
             self.generation = generation
             self.rate_label.setText("")   # a fresh model has no speed yet (not the last one's)
             self.walks_label.setText("")
-            self.history = History(config.head_names(), param_names)
+            names = self.engine.head_names
+            self.history = History(names, param_names, keys=config.head_names())
             for plot in self.plots:
-                plot.set_model(config.head_names(), param_names)
-            self.phase_label.setText(f"Fresh model: {config.heads} heads, trunk "
-                                     f"{config.trunk_depth}×{config.trunk_width} — step 0.   "
+                plot.set_model(names, param_names)
+            self._show_model(self.engine.model_name)
+            model = (f"{self.engine.model_name} ({', '.join(names)})"
+                     if self.engine.model_name else
+                     f"{config.heads} heads, trunk {config.trunk_depth}×{config.trunk_width}")
+            self.phase_label.setText(f"Fresh model: {model} — step 0.   "
                                      "Space: play · →: one phase · Shift+→: one step")
+
+    def _show_model(self, name: str) -> None:
+        """The title names the model file that trains; the controls only the built-in
+        model has are disabled, saying why. Only when the model changes: a lesson's
+        slide (a fresh model each) keeps the title the lesson gave the window."""
+        if name == self._model_shown:
+            return
+        self._model_shown = name
+        self.setWindowTitle(f"gradviz — {name}" if name else
+                            "gradviz — autograd with several losses")
+        self.controls.set_model_file(name)
+
+    def open_model(self, path: str | None) -> None:
+        """A fresh engine on the model file at path (None: back to the built-in one)."""
+        self.engine.openModel(path)
 
     @Slot(str)
     def on_config_rejected(self, reason: str) -> None:
@@ -476,7 +501,7 @@ class MainWindow(QMainWindow):
         config, speed = self.lessons.settings_before or (self.controls.config(),
                                                          self.run_bar.speed.value())
         return Remembered(config, self.theme.name, self.theme.zoom, speed,
-                          self.saveGeometry(), layout)
+                          self.saveGeometry(), layout, tuple(sorted(self.trusted_models)))
 
     def closeEvent(self, event) -> None:
         self.settings.save(self.remembered())

@@ -25,13 +25,14 @@ def _wait(app, condition, timeout_ms: int, interrupted: Callable[[], bool]) -> b
 
 
 def take_screenshot(app, remembered, settings, steps: int, path: str,
-                    interrupted: Callable[[], bool] = lambda: False, lesson=None) -> int:
+                    interrupted: Callable[[], bool] = lambda: False, lesson=None,
+                    model_path: str | None = None) -> int:
     target = Path(path)
     if target.parent and not target.parent.exists():
         print(f"gradviz: cannot save the screenshot: folder {target.parent} does not exist",
               file=sys.stderr)
         return EXIT_USAGE
-    window = MainWindow(remembered, settings)
+    window = MainWindow(remembered, settings, model_path=model_path)
     try:
         return _shoot(app, window, steps, target, interrupted, lesson)
     finally:

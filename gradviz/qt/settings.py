@@ -54,6 +54,10 @@ class Remembered:
     speed: int = 0
     geometry: QByteArray | None = None
     window_state: QByteArray | None = None
+    # "sha256 path" of each model file the user agreed to run: plain strings, which
+    # only spare the question; nothing here makes a file run (only --model or Open
+    # model… does)
+    trusted_models: tuple[str, ...] = ()
 
 
 def default_path() -> Path:
@@ -117,6 +121,18 @@ def _speed(value: Any) -> int:
     else:
         return value
     return low
+
+
+MAX_TRUSTED = 200          # remembered model files (the newest are kept)
+MAX_TRUSTED_CHARS = 4200   # a sha256 and a path
+
+
+def _trusted(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(
+            isinstance(v, str) and 0 < len(v) <= MAX_TRUSTED_CHARS for v in value):
+        warn("trusted_models is not a list of strings; Open model… asks again")
+        return ()
+    return tuple(value[-MAX_TRUSTED:])
 
 
 def _layout(key: str, value: Any) -> QByteArray | None:
@@ -194,6 +210,8 @@ class AppSettings:
         for key in ("geometry", "window_state"):
             if key in document:
                 setattr(remembered, key, _layout(key, document[key]))
+        if "trusted_models" in document:
+            remembered.trusted_models = _trusted(document["trusted_models"])
         return remembered
 
     # ---- writing -----------------------------------------------------------------------
@@ -230,6 +248,8 @@ def _document(r: Remembered) -> dict[str, Any]:
     document: dict[str, Any] = {
         "version": VERSION, "config": r.config.to_dict(), "theme": r.theme,
         "zoom": float(r.zoom), "speed": int(r.speed)}
+    if r.trusted_models:
+        document["trusted_models"] = list(r.trusted_models[-MAX_TRUSTED:])
     for key in ("geometry", "window_state"):
         data = getattr(r, key)
         if data is not None and not data.isEmpty():

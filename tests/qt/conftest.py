@@ -69,9 +69,13 @@ def make_window(qtbot, settings):
     from gradviz.qt.main_window import MainWindow
     made = []
 
-    def make(config: Config = Config(), remembered: Remembered | None = None):
+    def make(config: Config = Config(), remembered: Remembered | None = None,
+             model_path=None, in_process: bool = True):
+        """model_path: a model file to train, as `gradviz --model PATH` opens it;
+        in_process False: the engine in its own process, as the app runs it."""
         window = MainWindow(remembered or Remembered(config), settings,
-                            engine_in_process=True)
+                            engine_in_process=in_process,
+                            model_path=None if model_path is None else str(model_path))
         qtbot.addWidget(window)
         window.show()
         qtbot.waitUntil(lambda: window.generation >= 0, timeout=WAIT_MS)

@@ -61,7 +61,9 @@ class EventsView(QWidget):
                 "Training is paused; change a setting, reset, or press play to try again.")
         self.current.setText(
             f"<p style='color:{self._error_colour}; font-size:130%'><b>{e['title']}</b></p>"
-            f"<p><b>{says}</b> ({e['type']}):<br><code>{e['message']}</code></p>"
+            # a model file's error: its own traceback lines below the message, one a line
+            f"<p><b>{says}</b> ({e['type']}):<br><code>{e['message'].replace(chr(10), '<br>')}"
+            "</code></p>"
             f"<p><b>Where:</b> step {e['step']}, {where}</p>"
             f"<p><b>Why:</b> {e['explanation']}</p>"
             f"<p><b>What to do:</b> {e['hint']}</p>"

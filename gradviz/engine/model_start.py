@@ -1,0 +1,39 @@
+"""A model file the window named, loaded in the engine's process: the file checked and
+the config fitted to it, or, when it raises or does not fit, the event that says so in
+What happened (with the file's own traceback lines) while the built-in model trains."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..core import events as ev
+from ..core.config import Config, ConfigError
+from ..core.model_file import ModelFile, check_taps, file_traceback
+from ..core.model_keys import fit_config
+
+
+def not_used(exc: ConfigError, path: Path) -> ev.Event:
+    """What happened: the one line of the refusal, then the file's own frames (of the
+    exception its code raised, where it raised one)."""
+    lines = file_traceback(exc.__cause__, path)
+    return ev.Event(
+        step=0, phase="model file", call="loading the model file", type="ModelFileError",
+        message="\n".join([str(exc), *lines]), title="The model file was not used",
+        explanation="gradviz ran the model file to build its model, and it raised or "
+                    "did not fit the contract (README, “Your own model”). The built-in "
+                    "model trains instead.",
+        hint="Fix the file, then open it again (File → Open model…).")
+
+
+def open_model(path: str, config: Config) -> tuple[ModelFile | None, Config, ev.Event | None]:
+    """(the model file, config fitted to its heads, None), or (None, config, what
+    happened) when the file cannot be loaded or its build(0) raises or does not fit."""
+    try:
+        model_file = ModelFile(path)
+        fitted = fit_config(config, model_file.head_count())
+        try:
+            check_taps(fitted, model_file.taps)
+        except ConfigError:   # a strategy for one junction, on heads at several depths
+            fitted = fitted.replace(strategy=Config().strategy)
+        return model_file, fitted, None
+    except ConfigError as exc:   # ModelFileError is one
+        return None, config, not_used(exc, Path(path).resolve())

@@ -1,0 +1,278 @@
+"""The window on a user's model file (issue 22): `gradviz --model` and File → Open
+model… train the file in the engine's process, with the file's head names on the
+panels; the question before a picked file runs is asked once per path and content;
+a file that raises is shown in What happened with its own file:line, and the window
+goes on; Reset, Shift+R and a restarted engine keep the file."""
+import importlib.util
+import os
+import signal
+import sys
+import textwrap
+
+import pytest
+import torch
+import torch.nn.functional as F
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
+
+from gradviz.core.config import Config
+from gradviz.qt.model_menu import example_path
+
+from waits import WAIT_MS
+
+# a model file written here as a user would: plain PyTorch, two named heads
+TWO_HEADS = textwrap.dedent("""\
+    import torch
+    import torch.nn.functional as F
+    from torch import nn
+
+
+    class Trunk(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layer = nn.Linear(4, 8)
+
+        def forward(self, x):
+            if x.shape[0] > 2 and RAISE:   # the trial forward (2 rows) passes
+                raise ValueError("boom in the trunk")
+            return torch.tanh(self.layer(x))
+
+
+    RAISE = False
+
+
+    def build(seed):
+        torch.manual_seed(seed)
+
+        def batch(step, batch_size, generator):
+            x = torch.randn(batch_size, 4, generator=generator)
+            return x, [x.sum(1, keepdim=True), x[:, :1]]
+
+        return {"trunk": Trunk(), "heads": [nn.Linear(8, 1), nn.Linear(8, 1)],
+                "losses": [F.mse_loss, F.mse_loss], "batch": batch,
+                "names": ["alpha", "beta"]}
+    """)
+
+
+def legend(plot) -> list[str]:
+    return [label.text for _, label in plot.legend.items]
+
+
+@pytest.fixture
+def model_window(make_window):
+    """A window training the model file at a path (None: the built-in model)."""
+    def make(path, config: Config = Config(device="cpu"), in_process: bool = True):
+        return make_window(config, model_path=path, in_process=in_process)
+    return make
+
+
+def _train(qtbot, w, steps: int) -> None:
+    before = len(w.history)
+    # Play is clicked (after a dialog the window may not be the active one, which its
+    # keys need)
+    qtbot.mouseClick(w.run_bar.play, Qt.LeftButton)
+    qtbot.waitUntil(lambda: len(w.history) >= before + steps, timeout=WAIT_MS)
+    qtbot.mouseClick(w.run_bar.play, Qt.LeftButton)
+    qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
+
+
+def _plain_first_losses(path: str, batch_size: int) -> list[float]:
+    """Step 0's loss per head, from the file run as a plain PyTorch program would: its
+    build(0), its batch for step 0 (generator seeded 0 * 1_000_003 + 0, README)."""
+    spec = importlib.util.spec_from_file_location("plain_copy", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    built = module.build(0)
+    x, targets = built["batch"](0, batch_size, torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        zs = built["trunk"](x)
+        return [float(F.cross_entropy(head(zs[k]), targets[k]))
+                for k, head in enumerate(built["heads"])]
+
+
+def test_a_bundled_model_trains_with_its_head_names_and_reset_keeps_it(qtbot, model_window):
+    path = example_path("deep_supervision")
+    w = model_window(path)
+    qtbot.waitUntil(lambda: w.engine.model_name == "deep_supervision.py", timeout=WAIT_MS)
+    assert legend(w.loss_plot) == ["shallow", "middle", "deep", "total"]
+    assert "deep_supervision.py" in w.windowTitle()
+    width = w.controls.widgets["trunk_width"]
+    assert not width.isEnabled() and "built-in model" in width.toolTip()
+    assert not w.controls.widgets["heads"].isEnabled()
+    assert w.controls.widgets["lr"].isEnabled()
+    _train(qtbot, w, 5)
+    # step 0's losses, as the loss plot has them: the file's own, computed plainly
+    assert w.history.column("step")[0] == 0
+    assert list(w.history.column("losses")[0]) == pytest.approx(
+        _plain_first_losses(path, w.engine.config.batch_size), rel=1e-5)
+    qtbot.keyClick(w, Qt.Key_R)                      # Reset: the same file, step 0
+    qtbot.waitUntil(lambda: len(w.history) == 0 and w.engine.session.step_index == 0,
+                    timeout=WAIT_MS)
+    assert w.engine.session.spec is not None and w.engine.session.spec.names[0] == "shallow"
+    qtbot.keyClick(w, Qt.Key_R, Qt.ShiftModifier)   # the defaults, on the same file
+    qtbot.waitUntil(lambda: w.engine.session.config.lr == Config().lr, timeout=WAIT_MS)
+    assert w.engine.model_name == "deep_supervision.py"
+    assert legend(w.loss_plot) == ["shallow", "middle", "deep", "total"]
+
+
+class Answer:
+    """Answers the question before a model file runs, as the user would (the button
+    clicked), and counts how often it was asked."""
+
+    def __init__(self, button):
+        self.button, self.asked, self.texts = button, 0, []
+        self._timer = QTimer()
+        self._timer.timeout.connect(self._look)
+        self._timer.start(50)
+
+    def _look(self) -> None:
+        box = QApplication.activeModalWidget()
+        if isinstance(box, QMessageBox) and box.objectName() == "runModelQuestion":
+            self.asked += 1
+            self.texts.append(box.text())
+            box.button(self.button).click()
+
+
+def test_open_model_asks_once_per_path_and_content(qtbot, model_window, tmp_path,
+                                                   monkeypatch):
+    w = model_window(None)
+    model = tmp_path / "my_net.py"
+    model.write_text(TWO_HEADS)
+    monkeypatch.setattr(QFileDialog, "getOpenFileName",
+                        staticmethod(lambda *a, **k: (str(model), "")))
+    open_model = w.findChild(QAction, "openModelAction")
+    answer = Answer(QMessageBox.Open)
+    open_model.trigger()
+    assert answer.asked == 1 and "Python code" in answer.texts[0]
+    qtbot.waitUntil(lambda: w.engine.model_name == "my_net.py", timeout=WAIT_MS)
+    assert legend(w.loss_plot) == ["alpha", "beta", "total"]
+    _train(qtbot, w, 3)
+    generation = w.generation
+    open_model.trigger()                         # the same file, unchanged: not asked
+    qtbot.waitUntil(lambda: w.generation > generation, timeout=WAIT_MS)
+    assert answer.asked == 1 and w.engine.model_name == "my_net.py"
+    model.write_text(TWO_HEADS + "# edited\n")   # changed: asked again
+    answer.button = QMessageBox.Cancel
+    generation = w.generation
+    open_model.trigger()
+    assert answer.asked == 2
+    assert w.generation == generation            # cancelled: nothing new runs
+    assert len(w.remembered().trusted_models) == 1
+    assert all(isinstance(k, str) for k in w.remembered().trusted_models)
+
+
+def test_a_raising_model_file_shows_its_line_and_the_window_goes_on(qtbot, model_window,
+                                                                    tmp_path):
+    model = tmp_path / "raising.py"
+    model.write_text(TWO_HEADS.replace("RAISE = False", "RAISE = True"))
+    line = TWO_HEADS.splitlines().index(
+        '            raise ValueError("boom in the trunk")') + 1
+    w = model_window(model)
+    qtbot.waitUntil(lambda: w.engine.model_name == "raising.py", timeout=WAIT_MS)
+    qtbot.keyClick(w, Qt.Key_Space)
+    qtbot.waitUntil(lambda: "boom in the trunk" in w.events_view.text(), timeout=WAIT_MS)
+    assert f"raising.py:{line}" in w.events_view.text()
+    qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
+    qtbot.keyClick(w, Qt.Key_R)                      # the window still answers
+    qtbot.waitUntil(lambda: w.engine.session.step_index == 0 and not w.running,
+                    timeout=WAIT_MS)
+    assert w.engine.model_name == "raising.py"
+
+
+def test_a_file_whose_build_raises_is_not_used_and_says_where(qtbot, model_window,
+                                                              tmp_path):
+    model = tmp_path / "broken.py"
+    model.write_text("def build(seed):\n    return 1 / 0\n")
+    w = model_window(model)
+    qtbot.waitUntil(lambda: "ZeroDivisionError" in w.events_view.text(), timeout=WAIT_MS)
+    assert "broken.py:2" in w.events_view.text()
+    assert w.engine.model_name == "" and w.engine.model_path is None
+    _train(qtbot, w, 3)                              # the built-in model trains instead
+    assert legend(w.loss_plot)[0] == "head0"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_the_file_runs_in_the_engines_process_and_bs_and_survives_a_kill(
+        qtbot, model_window, tmp_path):
+    pids = tmp_path / "pids.txt"
+    model = tmp_path / "pid_net.py"
+    model.write_text(f"import os\nopen({str(pids)!r}, 'a').write(f'{{os.getpid()}}\\n')\n"
+                     + TWO_HEADS)
+    w = model_window(model, Config(device="cpu", batch_size=16), in_process=False)
+    qtbot.waitUntil(lambda: w.engine.model_name == "pid_net.py", timeout=WAIT_MS)
+    ran_in = {int(p) for p in pids.read_text().split()}
+    assert ran_in == {w.engine.pid} and os.getpid() not in ran_in
+    w.compare.pin_settings()                          # B trains the same file
+    qtbot.waitUntil(lambda: w.generation >= 1, timeout=WAIT_MS)
+    qtbot.keyClick(w, Qt.Key_Space)
+    qtbot.waitUntil(lambda: (w.refresh() or len(w.compare.history_b or ())) > 2,
+                    timeout=WAIT_MS)
+    qtbot.keyClick(w, Qt.Key_Space)
+    ran_in = {int(p) for p in pids.read_text().split()}
+    assert len(ran_in) == 2 and os.getpid() not in ran_in   # A's engine and B's
+    first, generation = w.engine.pid, w.generation
+    os.kill(first, signal.SIGKILL)                   # as the out-of-memory killer would
+    qtbot.waitUntil(lambda: not w.engine.alive, timeout=WAIT_MS)
+    assert "stopped" in w.events_view.text()
+    qtbot.keyClick(w, Qt.Key_R)                      # a fresh engine, the same file
+    qtbot.waitUntil(lambda: w.generation > generation, timeout=WAIT_MS)
+    assert w.engine.pid != first and w.engine.model_name == "pid_net.py"
+    assert first not in {int(p) for p in pids.read_text().split()[-1:]}
+    assert legend(w.loss_plot)[:3] == ["alpha", "beta", "total"]
+
+
+class Opened(Exception):
+    """Raised by the stand-in window: what the app would have opened."""
+
+
+def test_the_model_flag_opens_the_app_on_the_examples_path(monkeypatch, tmp_path):
+    from gradviz import app
+    from gradviz.qt import main_window
+
+    def window(remembered, settings, model_path=None, **_):
+        raise Opened(model_path)
+    monkeypatch.setattr(main_window, "MainWindow", window)
+    monkeypatch.setenv("GRADVIZ_SETTINGS", str(tmp_path / "s.json"))
+    with pytest.raises(Opened) as opened:
+        app.main(["--model", "cnn_two_heads", "--lr", "0.01"])
+    assert opened.value.args[0] == example_path("cnn_two_heads")
+
+
+def test_a_model_flag_that_names_nothing_is_one_line(monkeypatch, tmp_path, capsys):
+    from gradviz import app
+    monkeypatch.setenv("GRADVIZ_SETTINGS", str(tmp_path / "s.json"))
+    with pytest.raises(SystemExit) as ended:
+        app.main(["--model", "no_such_model"])
+    err = capsys.readouterr().err.strip()
+    assert ended.value.code == 2 and len(err.splitlines()) == 1
+    assert "no_such_model" in err and "deep_supervision" in err
+
+
+def test_the_examples_are_listed_and_open_without_the_question(qtbot, model_window):
+    from gradviz.core.model_names import model_names
+    w = model_window(None)
+    names = [a.text() for a in w.file_menu.examples.actions()]
+    assert names == ["the built-in model", *model_names()] and len(names) == 4
+    answer = Answer(QMessageBox.Cancel)
+    w.findChild(QAction, "exampleModel_tiny_transformer").trigger()
+    qtbot.waitUntil(lambda: w.engine.model_name == "tiny_transformer.py", timeout=WAIT_MS)
+    assert answer.asked == 0 and legend(w.loss_plot) == ["sequence", "per token", "total"]
+    assert "tiny_transformer.py" in w.windowTitle()
+    w.findChild(QAction, "builtInModelAction").trigger()   # and back
+    qtbot.waitUntil(lambda: w.engine.model_name == "" and w.engine.session is not None
+                    and w.engine.session.spec is None, timeout=WAIT_MS)
+    assert w.controls.widgets["trunk_width"].isEnabled()
+    assert "tiny_transformer" not in w.windowTitle()
+
+
+def test_a_lesson_opened_on_a_model_file_teaches_on_the_built_in_model(qtbot, model_window):
+    from gradviz.core.lessons import find_lesson
+    w = model_window(example_path("deep_supervision"))
+    qtbot.waitUntil(lambda: w.engine.model_name == "deep_supervision.py", timeout=WAIT_MS)
+    lesson = find_lesson("backward-twice")
+    w.lessons.open(lesson)
+    qtbot.waitUntil(lambda: w.engine.session is not None and w.engine.session.spec is None
+                    and w.engine.model_name == "", timeout=WAIT_MS)
+    assert w.engine.session.config.heads == lesson.slides[0].config.heads
+    assert legend(w.loss_plot)[0] == "head0"
