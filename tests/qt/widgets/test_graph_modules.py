@@ -218,3 +218,19 @@ def test_in_the_window_the_module_view_opens_m_switches_and_exports(qtbot, make_
     assert not view.module_toggle.isChecked()
     qtbot.keyClick(w, Qt.Key_M)
     qtbot.waitUntil(lambda: drawn(MODULE), timeout=WAIT_MS)
+
+
+def test_a_cut_label_past_the_layouts_edge_is_framed_whole(qtbot):
+    """z.detach_() before head 0: the cut runs into the rightmost column and its
+    "detach_()" sits right of the layout Graphviz made; the scene ended there, so the view
+    could not scroll to it and the room read "deta" (lesson 04, slide 3, 1024x768)."""
+    config = BASE.replace(detach=(0,), detach_mode="detach_")
+    view = _view(qtbot, (380, 430), _graph(config))
+    assert view.set_focus("cut") is None
+    canvas = view.canvas
+    (cut,) = [e for e in canvas.edges if e.label.isVisible() and "detach" in e.label.text()]
+    label = cut.label.mapRectToScene(cut.label.boundingRect())
+    assert canvas.sceneRect().contains(label)
+    framed = canvas.mapToScene(canvas.viewport().rect()).boundingRect()
+    assert framed.contains(label), (framed, label)
+    assert _text_px(view, cut.label) >= 14.0
