@@ -114,3 +114,28 @@ def test_a_short_narration_is_a_strip_not_a_half_empty_column():
         assert p.narration.w == width, (width, height)
         p = place(width, height, ["loss", "junction", "code"], narration_height=lines(300))
         assert p.narration.w == width and p.fits >= 1, (width, height, p)
+
+
+@pytest.mark.parametrize("room", ROOMS)
+def test_an_errors_explanation_gets_the_room_to_be_read_whole(room):
+    """An error slide's What happened beside the graph: at 38% of 1024 px its Why and
+    What to do ran below the panel (lessons 02, 04, 05, 08). Its text's height at a
+    width decides its share, and the graph keeps its least size."""
+    width, height = room
+    explanation = lines(1400, px_per_char=8.5, line_px=20, chrome=40)
+    needed_at_38 = explanation(int((width - GAP) * 0.38))
+    p = place(width, height, ("graph", "events"), 1.0, narration_height=lines(330),
+              content_height={"events": explanation})
+    events, graph = p.panels["events"], p.panels["graph"]
+    assert needed_at_38 > events.h          # where it was cut ...
+    assert explanation(events.w) <= events.h   # ... it is whole now
+    least_w, least_h = least_size("graph", 1.0)
+    assert graph.w >= least_w and graph.h >= least_h and p.fits >= 1
+    assert p.narration_whole
+
+
+def test_a_text_panel_that_fits_anyway_leaves_the_main_panel_its_largest_share():
+    short = place(1280, 610, ("graph", "events"), 1.0, narration_height=lines(330),
+                  content_height={"events": lambda width: 120})
+    plain = place(1280, 610, ("graph", "events"), 1.0, narration_height=lines(330))
+    assert short.panels == plain.panels

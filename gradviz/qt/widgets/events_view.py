@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QListWidget, QScrollArea, QVBoxLayout, QWidget
 
 CALM = "Nothing went wrong. Errors that PyTorch raises will be shown and explained here."
@@ -20,6 +20,8 @@ def _breakable(text: str) -> str:
 
 
 class EventsView(QWidget):
+    changed = Signal()   # its text changed: its height for a width too (the stage asks)
+
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setObjectName("eventsView")
@@ -69,6 +71,7 @@ class EventsView(QWidget):
         self.log.insertItem(0, event.one_line())
         self.scroll.verticalScrollBar().setValue(0)   # a new error: its title in view
         self._show_log()
+        self.changed.emit()
 
     def _show_log(self) -> None:
         """The log only once it holds more than the error shown above it (it repeated
@@ -85,12 +88,25 @@ class EventsView(QWidget):
         self.event = None
         self.current.setText(CALM)
         self._show_log()
+        self.changed.emit()
+
+    def height_for_width(self, width: int) -> int:
+        """The height that shows the whole explanation (and the log, where shown) at
+        this width, no scrolling: the lesson stage sizes the panel by it."""
+        margins = self.layout().contentsMargins()
+        inner = max(1, width - margins.left() - margins.right())
+        height = self.current.heightForWidth(inner) + margins.top() + margins.bottom()
+        if self.log.isVisibleTo(self):
+            height += self.log_title.sizeHint().height() + 3 * self.log.sizeHintForRow(0) \
+                + 2 * self.layout().spacing()
+        return height
 
     def apply_theme(self, theme) -> None:
         self._error_colour = "#FF6B6B" if theme.name == "dark" else "#C00000"
         font = self.current.font()
         font.setPointSizeF(theme.font_pt * 1.1)
         self.current.setFont(font)
+        self.changed.emit()
 
 
 if __name__ == "__main__":  # PyTorch's real error for separate + retain never, alone
