@@ -209,6 +209,8 @@ class LessonMode(QObject):
         for dock in w.panel_docks():
             dock.hide()
         w.show_stage(True)
+        w.events_view.allow_log(False)
+        w.code_view.set_wrapped(True)
         if not self._watching_events:
             # an error's explanation came (or went): the stage gives it room to be read
             w.events_view.changed.connect(self._rearrange)
@@ -306,6 +308,8 @@ class LessonMode(QObject):
         w.setWindowTitle(BASE_TITLE)
         w.show_stage(False)
         w.take_panels_home(self.stage.release())
+        w.events_view.allow_log(True)
+        w.code_view.set_wrapped(False)
         self._clear_ghost()
         self.runs, self._on_screen = {}, None
         w.model.lesson, w.model.slide, w.model.panels = None, None, ()

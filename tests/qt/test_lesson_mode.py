@@ -378,6 +378,30 @@ def test_an_error_slides_explanation_is_whole_beside_the_graph(qtbot, make_windo
     assert not w.graph_view.side_scroll.isVisible()     # the graph keeps its room
 
 
+def test_on_the_stage_the_code_wraps_and_earlier_errors_stay_out(qtbot, make_window):
+    """Lesson 01's last slide at 1024x768: the marked loop beside the chart was cut at
+    the panel's right edge; an error slide after another showed a log of the slide
+    before's error in a quarter of its panel. Free mode gets both back."""
+    w = make_window()
+    w.drawn_off_screen = True
+    w.resize(1024, 768)
+    lesson = find_lesson("add-or-separate")
+    w.lessons.open(lesson, 2)
+    bars = w.code_view.text.horizontalScrollBar()
+    qtbot.waitUntil(lambda: w.code_view.text.isVisible(), timeout=WAIT_MS)
+    assert bars.maximum() == 0 and "total.backward(retain_graph=" in w.code_view.code()
+    w.lessons.open_named("rnn-truncation")
+    qtbot.keyClick(w, Qt.Key_PageDown)
+    qtbot.waitUntil(lambda: w.events_view.event is not None, timeout=WAIT_MS)
+    qtbot.keyClick(w, Qt.Key_PageDown)                  # a second error slide
+    qtbot.waitUntil(lambda: w.events_view.log.count() >= 2, timeout=WAIT_MS)
+    assert not w.events_view.log.isVisibleTo(w.events_view)
+    qtbot.keyClick(w, Qt.Key_Escape)
+    qtbot.waitUntil(lambda: not w.lessons.staging, timeout=WAIT_MS)
+    assert w.events_view.log.isVisibleTo(w.events_view)
+    assert w.code_view.text.lineWrapMode() == w.code_view.text.LineWrapMode.NoWrap
+
+
 def test_a_slide_that_keeps_a_ghost_draws_the_slide_befores_run_on_its_axes(qtbot, make_window):
     """Lesson 09: the full batch's saved memory, then four micro-batches'. The memory
     axis followed each slide alone, so 32 KiB and 8 KiB were the same full-height box."""

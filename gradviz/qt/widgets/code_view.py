@@ -9,7 +9,7 @@ import difflib
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
-from PySide6.QtGui import QColor, QGuiApplication, QTextCursor, QTextFormat
+from PySide6.QtGui import QColor, QGuiApplication, QTextBlockFormat, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QLabel, QPushButton, QTextEdit, QVBoxLayout, QWidget
 
 from ...core.loop_code import loop_code
@@ -62,9 +62,18 @@ class CodeView(QWidget):
         self._theme = "light"
         self._style = STYLES["light"]
         self._font_pt = 11.0
+        self._wrapped = False
 
     def code(self) -> str:
         return self._code
+
+    def set_wrapped(self, wrapped: bool) -> None:
+        """Long lines wrapped at the panel's edge (on a lesson's stage, where the room
+        reads the loop and cannot scroll it: beside a chart at 1024x768 the marked
+        `total.backward(retain_graph=k < ...)` was cut at "k <"), or one line each."""
+        self._wrapped = wrapped
+        self.text.setLineWrapMode(QTextEdit.WidgetWidth if wrapped else QTextEdit.NoWrap)
+        self._render()
 
     def set_code(self, code: str) -> None:
         if code != self._code:
@@ -105,6 +114,12 @@ class CodeView(QWidget):
             f"<div style='background:{bg}; font-family:monospace; "
             f"font-size:{self._font_pt:.1f}pt'>{body}</div>")
         self.text.setStyleSheet(f"QTextEdit {{ background: {bg}; }}")
+        if self._wrapped:   # pygments' <pre> makes every line unbreakable
+            whole = QTextCursor(self.text.document())
+            whole.select(QTextCursor.Document)
+            breakable = QTextBlockFormat()
+            breakable.setNonBreakableLines(False)
+            whole.mergeBlockFormat(breakable)
         self.text.verticalScrollBar().setValue(kept)
         self._mark_changed()
 

@@ -49,6 +49,7 @@ class EventsView(QWidget):
         layout.addWidget(self.log_title)
         layout.addWidget(self.log, 1)
         self.event = None
+        self.log_allowed = True   # False on a lesson's stage: the slide's error alone
         self._error_colour = "#C00000"
         self._show_log()
 
@@ -77,8 +78,15 @@ class EventsView(QWidget):
         """The log only once it holds more than the error shown above it (it repeated
         that one error in a box, in the room the explanation needed)."""
         earlier = self.log.count() - (1 if self.event is not None else 0)
-        self.log_title.setVisible(earlier > 0)
-        self.log.setVisible(earlier > 0)
+        self.log_title.setVisible(earlier > 0 and self.log_allowed)
+        self.log.setVisible(earlier > 0 and self.log_allowed)
+
+    def allow_log(self, allowed: bool) -> None:
+        """On a lesson's stage, the errors of slides before are not this slide's point:
+        the log of them took a quarter of the panel and scrolled the explanation."""
+        self.log_allowed = allowed
+        self._show_log()
+        self.changed.emit()
 
     def text(self) -> str:
         """What the panel says, as read (without the break points put in for wrapping)."""
