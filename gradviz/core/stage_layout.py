@@ -52,6 +52,7 @@ class Placement:
     panels: dict[str, Rect]         # the slide's panels in its order, the main one first
     arrangement: str                # "alone", "row", "column", "main-left", "main-top"
     fits: float                     # the most-squeezed panel's size over its least (>= 1: all fit)
+    text_whole: bool = True         # every text panel (What happened) has its text's height
 
 
 def least_size(panel: str, zoom: float) -> tuple[int, int]:
@@ -72,11 +73,14 @@ def place(width: int, height: int, panels: tuple[str, ...] | list[str], zoom: fl
     names = list(panels)
     options = []
     for narration, whole, room in _narration_options(width, height, narration_height):
-        arrangement, rects, fits = _arrange(room, names, zoom, layout, content_height or {})
+        arrangement, rects, fits, text = _arrange(room, names, zoom, layout,
+                                                  content_height or {})
         inside = [_within(r, width, height) for r in rects]
         options.append(Placement(_within(narration, width, height), whole,
-                                 dict(zip(names, inside)), arrangement, fits))
+                                 dict(zip(names, inside)), arrangement, fits, text))
     whole = [p for p in options if p.narration_whole and p.fits >= 1]
+    if any(p.text_whole for p in whole):
+        whole = [p for p in whole if p.text_whole]
     if whole:
         # everything fits: the largest main panel, less the room a column of narration
         # leaves empty below its text (a third of the width, half of it blank, was the
@@ -133,18 +137,26 @@ def _room(x: int, y: int, w: int, h: int) -> Rect:
 
 def _arrange(room: Rect, names: list[str], zoom: float, layout: str,
              content: Mapping[str, Callable[[int], int]]):
-    """The first candidate arrangement in which every panel keeps its least size (and a
-    text panel its text's height), else the one that squeezes its most-squeezed panel
-    least."""
-    best = None
+    """(arrangement, rects, fits, text whole): the first candidate in which every panel
+    keeps its least size and a text panel its text's height; else the first that keeps
+    the least sizes and leaves the text least cut; else the one that squeezes its
+    most-squeezed panel least. A text that cannot be whole never counts as a squeeze
+    (larger text is then still allowed: its panel scrolls, as a dock's does)."""
+    best, best_text = None, None
     for arrangement, rects in _candidates(room, len(names), layout):
-        fits = min((_fit(r, _least(n, r, zoom, content)) for n, r in zip(names, rects)),
+        fits = min((_fit(r, least_size(n, zoom)) for n, r in zip(names, rects)),
                    default=1.0)
-        if fits >= 1:
-            return arrangement, rects, fits
+        text = min((_fit(r, _least(n, r, zoom, content)) for n, r in zip(names, rects)
+                    if n in content), default=1.0)
+        if fits >= 1 and text >= 1:
+            return arrangement, rects, fits, True
+        if fits >= 1 and (best_text is None or text > best_text[4]):
+            best_text = (arrangement, rects, fits, False, text)
         if best is None or fits > best[2]:
-            best = (arrangement, rects, fits)
-    return best if best is not None else ("alone", [], 1.0)
+            best = (arrangement, rects, fits, False)
+    if best_text is not None:
+        return best_text[:4]
+    return best if best is not None else ("alone", [], 1.0, True)
 
 
 def _least(name: str, rect: Rect, zoom: float,

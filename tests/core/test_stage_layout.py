@@ -139,3 +139,14 @@ def test_a_text_panel_that_fits_anyway_leaves_the_main_panel_its_largest_share()
                   content_height={"events": lambda width: 120})
     plain = place(1280, 610, ("graph", "events"), 1.0, narration_height=lines(330))
     assert short.panels == plain.panels
+
+
+def test_a_text_too_long_to_be_whole_scrolls_and_squeezes_nothing():
+    """After Ctrl+= twice at 1024x768 an error's explanation cannot be whole anywhere:
+    its panel then scrolls, and that is no reason to take the larger text back (counted
+    as a squeeze, it set the text to 100% for every slide after)."""
+    p = place(1024, 658, ("graph", "events"), 1.3225, narration_height=lines(330),
+              content_height={"events": lambda width: 5000})
+    assert p.fits >= 1 and p.narration_whole and not p.text_whole
+    least_w, least_h = least_size("graph", 1.3225)
+    assert p.panels["graph"].w >= least_w and p.panels["graph"].h >= least_h
