@@ -204,7 +204,9 @@ class GraphCanvas(QGraphicsView):
         self.fitInView(framed, Qt.KeepAspectRatio)
         line = self.label_line_px()
         if self.least_label_px and 0 < line < self.least_label_px:
-            self.scale(self.least_label_px / line, self.least_label_px / line)
+            # a hair over: scaled to exactly the least, rounding left 13.999... px
+            grow = (self.least_label_px + 0.01) / line
+            self.scale(grow, grow)
             self.centerOn(self._middle(framed))
         if self.text_zoom != 1.0:
             self._scale_about_centre(self.text_zoom)

@@ -152,13 +152,15 @@ class NodeItem(QGraphicsPathItem):
         self.text.setFont(font)
         self.text.setText(node_label(node))
         t = self.text.boundingRect()
-        scale = min(2.2, (r.width() - 22) / max(t.width(), 1),
+        # clear of the heat strip on the left by as much as a letter's stem is wide:
+        # closer, a reader (tesseract too) took the strip for part of "heads.0.0"
+        scale = min(2.2, (r.width() - 30) / max(t.width(), 1),
                     (r.height() - 6) / max(t.height(), 1))
         self.text.setScale(scale)
         # dark whatever the state: the fill and the badge say "freed", the name must
         # still read from the back row
         self.text.setBrush(QBrush(QColor("#111111")))
-        self.text.setPos(r.center().x() - t.width() * scale / 2 + 5,
+        self.text.setPos(r.center().x() - t.width() * scale / 2 + 8,
                          r.center().y() - t.height() * scale / 2)
         self._style_badge(r, scale, box_badge(node) if node.kind in style.BOX_KINDS else None)
 
