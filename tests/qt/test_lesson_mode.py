@@ -390,6 +390,17 @@ def test_on_the_stage_the_code_wraps_and_earlier_errors_stay_out(qtbot, make_win
     bars = w.code_view.text.horizontalScrollBar()
     qtbot.waitUntil(lambda: w.code_view.text.isVisible(), timeout=WAIT_MS)
     assert bars.maximum() == 0 and "total.backward(retain_graph=" in w.code_view.code()
+    # the change in view after the reflow: the loop's first marked line (total = 0)
+    text = w.code_view.text
+    document = text.document()
+    first = document.findBlockByNumber(w.code_view.changed[0])
+    assert first.text().strip() == "total = 0"
+    top = document.documentLayout().blockBoundingRect(first).top()
+
+    def in_view() -> bool:
+        shown = text.verticalScrollBar().value()
+        return shown <= top < shown + text.viewport().height()
+    qtbot.waitUntil(in_view, timeout=WAIT_MS)
     w.lessons.open_named("rnn-truncation")
     qtbot.keyClick(w, Qt.Key_PageDown)
     qtbot.waitUntil(lambda: w.events_view.event is not None, timeout=WAIT_MS)

@@ -63,6 +63,8 @@ class CodeView(QWidget):
         self._style = STYLES["light"]
         self._font_pt = 11.0
         self._wrapped = False
+        self.text.document().documentLayout().documentSizeChanged.connect(
+            lambda _size: self._reflowed())
 
     def code(self) -> str:
         return self._code
@@ -136,6 +138,8 @@ class CodeView(QWidget):
             mark.format.setBackground(QColor(CHANGED[self._theme]))
             mark.format.setProperty(QTextFormat.FullWidthSelection, True)
             mark.cursor = QTextCursor(block)
+            if self._wrapped:   # the whole line, each row it wraps to (else the first)
+                mark.cursor.movePosition(QTextCursor.EndOfBlock, QTextCursor.KeepAnchor)
             marks.append(mark)
         self.text.setExtraSelections(marks)
         self.title.setText(TITLE + (CHANGED_NOTE if marks else ""))
@@ -151,6 +155,12 @@ class CodeView(QWidget):
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self._fit_title()
+
+    def _reflowed(self) -> None:
+        # wrapped, a new width moves every line: the change scrolled back into view
+        # (on the stage the marked lines were scrolled up out of sight by the reflow)
+        if self._wrapped:
+            self._show_first_changed()
 
     def _show_first_changed(self) -> None:
         """Scroll the change into view: all of it with a little context above where it
