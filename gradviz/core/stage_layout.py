@@ -53,6 +53,7 @@ class Placement:
     arrangement: str                # "alone", "row", "column", "main-left", "main-top"
     fits: float                     # the most-squeezed panel's size over its least (>= 1: all fit)
     text_whole: bool = True         # every text panel (What happened) has its text's height
+    text_fit: float = 1.0           # the most-cut text panel's height over its text's (<= 1)
 
 
 def least_size(panel: str, zoom: float) -> tuple[int, int]:
@@ -77,11 +78,15 @@ def place(width: int, height: int, panels: tuple[str, ...] | list[str], zoom: fl
                                                   content_height or {})
         inside = [_within(r, width, height) for r in rects]
         options.append(Placement(_within(narration, width, height), whole,
-                                 dict(zip(names, inside)), arrangement, fits, text))
+                                 dict(zip(names, inside)), arrangement, fits, text >= 1,
+                                 min(1.0, text)))
     whole = [p for p in options if p.narration_whole and p.fits >= 1]
-    if any(p.text_whole for p in whole):
-        whole = [p for p in whole if p.text_whole]
     if whole:
+        # the text panels as whole as any arrangement leaves them: with larger text an
+        # error's explanation cannot be whole at 1024x768, and a column of narration
+        # beside it left it a third of its lines
+        most = max(round(p.text_fit, 2) for p in whole)
+        whole = [p for p in whole if round(p.text_fit, 2) >= most]
         # everything fits: the largest main panel, less the room a column of narration
         # leaves empty below its text (a third of the width, half of it blank, was the
         # dock layout's way at 1024x768); the earliest of equals
@@ -137,7 +142,7 @@ def _room(x: int, y: int, w: int, h: int) -> Rect:
 
 def _arrange(room: Rect, names: list[str], zoom: float, layout: str,
              content: Mapping[str, Callable[[int], int]]):
-    """(arrangement, rects, fits, text whole): the first candidate in which every panel
+    """(arrangement, rects, fits, text fit): the first candidate in which every panel
     keeps its least size and a text panel its text's height; else the first that keeps
     the least sizes and leaves the text least cut; else the one that squeezes its
     most-squeezed panel least. A text that cannot be whole never counts as a squeeze
@@ -149,14 +154,14 @@ def _arrange(room: Rect, names: list[str], zoom: float, layout: str,
         text = min((_fit(r, _least(n, r, zoom, content)) for n, r in zip(names, rects)
                     if n in content), default=1.0)
         if fits >= 1 and text >= 1:
-            return arrangement, rects, fits, True
-        if fits >= 1 and (best_text is None or text > best_text[4]):
-            best_text = (arrangement, rects, fits, False, text)
+            return arrangement, rects, fits, 1.0
+        if fits >= 1 and (best_text is None or text > best_text[3]):
+            best_text = (arrangement, rects, fits, text)
         if best is None or fits > best[2]:
-            best = (arrangement, rects, fits, False)
+            best = (arrangement, rects, fits, text)
     if best_text is not None:
-        return best_text[:4]
-    return best if best is not None else ("alone", [], 1.0, True)
+        return best_text
+    return best if best is not None else ("alone", [], 1.0, 1.0)
 
 
 def _least(name: str, rect: Rect, zoom: float,

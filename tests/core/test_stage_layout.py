@@ -150,3 +150,22 @@ def test_a_text_too_long_to_be_whole_scrolls_and_squeezes_nothing():
     assert p.fits >= 1 and p.narration_whole and not p.text_whole
     least_w, least_h = least_size("graph", 1.3225)
     assert p.panels["graph"].w >= least_w and p.panels["graph"].h >= least_h
+
+
+def test_a_text_that_cannot_be_whole_gets_the_most_of_its_lines_shown():
+    """Ctrl+= twice at 1024x768, an error slide: a column of narration beside the graph
+    and What happened left the explanation a third of its lines; a strip on top leaves
+    more of it, and that wins."""
+    explanation = lines(1400, px_per_char=11, line_px=26, chrome=50)
+    p = place(1024, 658, ("graph", "events"), 1.3225,
+              narration_height=lines(330, px_per_char=12, line_px=34, chrome=80),
+              content_height={"events": explanation})
+    assert not p.text_whole and p.fits >= 1 and p.narration_whole
+    events = p.panels["events"]
+    shown = events.h / explanation(events.w)
+    assert abs(shown - p.text_fit) < 0.02
+    column = place(1024, 658, ("graph", "events"), 1.3225,
+                   narration_height=lambda width: 10_000 if width > 600 else 300,
+                   content_height={"events": explanation})
+    assert column.narration.w < 1024 and p.narration.w == 1024   # a column, a strip
+    assert p.text_fit > column.text_fit
