@@ -11,7 +11,7 @@ the room runs out, a secondary panel moves below the main one, never behind a ta
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 # the least size (px at text size 1) of each panel: below it its title, axes and legend
@@ -24,7 +24,9 @@ LEAST: dict[str, tuple[int, int]] = {
 GAP = 6                 # px between the stage's parts
 STRIP_AT_MOST = 0.40    # of the stage's height, for the narration as a strip on top
 COLUMN_SHARES = (0.30, 0.36, 0.42, 0.50)   # of the width, tried for a narration column
-MAIN_SHARES = (0.62, 0.55, 0.50)   # of the room, for the main panel beside or above the others
+# of the room, for the main panel beside or above the others; the last two only where a
+# text panel's content (an error's Why and What to do) needs more of the room to be read
+MAIN_SHARES = (0.62, 0.55, 0.50, 0.45, 0.40)
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,8 @@ class Placement:
     panels: dict[str, Rect]         # the slide's panels in its order, the main one first
     arrangement: str                # "alone", "row", "column", "main-left", "main-top"
     fits: float                     # the most-squeezed panel's size over its least (>= 1: all fit)
+    text_whole: bool = True         # every text panel (What happened) has its text's height
+    text_fit: float = 1.0           # the most-cut text panel's height over its text's (<= 1)
 
 
 def least_size(panel: str, zoom: float) -> tuple[int, int]:
@@ -59,20 +63,30 @@ def least_size(panel: str, zoom: float) -> tuple[int, int]:
 
 def place(width: int, height: int, panels: tuple[str, ...] | list[str], zoom: float = 1.0,
           layout: str = "side-by-side",
-          narration_height: Callable[[int], int] = lambda width: 0) -> Placement:
+          narration_height: Callable[[int], int] = lambda width: 0,
+          content_height: Mapping[str, Callable[[int], int]] | None = None) -> Placement:
     """The stage's parts in a width x height room. narration_height(w): the height the
     narration needs to be read whole at width w (text reflows, so it is a function).
+    content_height: for a panel of text (What happened), the height its text needs at a
+    width; a rect lower than that squeezes it as a rect below its least size does.
     layout: "stacked" prefers the panels one above another, anything else beside."""
     width, height = max(1, width), max(1, height)
     names = list(panels)
     options = []
     for narration, whole, room in _narration_options(width, height, narration_height):
-        arrangement, rects, fits = _arrange(room, names, zoom, layout)
+        arrangement, rects, fits, text = _arrange(room, names, zoom, layout,
+                                                  content_height or {})
         inside = [_within(r, width, height) for r in rects]
         options.append(Placement(_within(narration, width, height), whole,
-                                 dict(zip(names, inside)), arrangement, fits))
+                                 dict(zip(names, inside)), arrangement, fits, text >= 1,
+                                 min(1.0, text)))
     whole = [p for p in options if p.narration_whole and p.fits >= 1]
     if whole:
+        # the text panels as whole as any arrangement leaves them: with larger text an
+        # error's explanation cannot be whole at 1024x768, and a column of narration
+        # beside it left it a third of its lines
+        most = max(round(p.text_fit, 2) for p in whole)
+        whole = [p for p in whole if round(p.text_fit, 2) >= most]
         # everything fits: the largest main panel, less the room a column of narration
         # leaves empty below its text (a third of the width, half of it blank, was the
         # dock layout's way at 1024x768); the earliest of equals
@@ -126,18 +140,35 @@ def _room(x: int, y: int, w: int, h: int) -> Rect:
     return Rect(x, y, max(0, w), max(0, h))
 
 
-def _arrange(room: Rect, names: list[str], zoom: float, layout: str):
-    """The first candidate arrangement in which every panel keeps its least size, else
-    the one that squeezes its most-squeezed panel least."""
-    best = None
+def _arrange(room: Rect, names: list[str], zoom: float, layout: str,
+             content: Mapping[str, Callable[[int], int]]):
+    """(arrangement, rects, fits, text fit): the first candidate in which every panel
+    keeps its least size and a text panel its text's height; else the first that keeps
+    the least sizes and leaves the text least cut; else the one that squeezes its
+    most-squeezed panel least. A text that cannot be whole never counts as a squeeze
+    (larger text is then still allowed: its panel scrolls, as a dock's does)."""
+    best, best_text = None, None
     for arrangement, rects in _candidates(room, len(names), layout):
         fits = min((_fit(r, least_size(n, zoom)) for n, r in zip(names, rects)),
                    default=1.0)
-        if fits >= 1:
-            return arrangement, rects, fits
+        text = min((_fit(r, _least(n, r, zoom, content)) for n, r in zip(names, rects)
+                    if n in content), default=1.0)
+        if fits >= 1 and text >= 1:
+            return arrangement, rects, fits, 1.0
+        if fits >= 1 and (best_text is None or text > best_text[3]):
+            best_text = (arrangement, rects, fits, text)
         if best is None or fits > best[2]:
-            best = (arrangement, rects, fits)
-    return best if best is not None else ("alone", [], 1.0)
+            best = (arrangement, rects, fits, text)
+    if best_text is not None:
+        return best_text
+    return best if best is not None else ("alone", [], 1.0, 1.0)
+
+
+def _least(name: str, rect: Rect, zoom: float,
+           content: Mapping[str, Callable[[int], int]]) -> tuple[int, int]:
+    w, h = least_size(name, zoom)
+    needed = content.get(name)
+    return (w, max(h, needed(rect.w))) if needed is not None and rect.w > 0 else (w, h)
 
 
 def _fit(rect: Rect, least: tuple[int, int]) -> float:

@@ -25,7 +25,10 @@ from .widgets.narration_view import NarrationView, title_text
 BASE_TITLE = "gradviz — autograd with several losses"
 # what each panel a slide can name is called on the stage, where it has no title of its
 # own (the charts have theirs)
-KEY_LEAST_WIDTH = 560   # px at text size 1: a graph panel narrower shows no key
+# px at text size 1: a graph panel narrower shows no key (beside a 620 px graph at
+# 1024x768 the key took 240 px and the graph's heads were cut off; its boxes say their
+# state in words, "freed", "changed in place", and the narration says what is drawn)
+KEY_LEAST_WIDTH = 900
 STAGE_TITLES = {"graph": "Autograd graph", "memory": "Memory", "code": "Code",
                 "events": "What happened"}
 
@@ -45,6 +48,7 @@ class LessonMode(QObject):
         self.stage.arranged.connect(self._check_room)
         # a new text size: the narration's height and every least size changed
         window.model.events.zoom.connect(lambda _zoom: self.on_text_size())
+        self._watching_events = False   # (the window makes its panels after this)
         window.set_stage(self.stage)
         # the start page: every lesson, a tab beside the settings (which stay in front:
         # a student exploring alone starts there)
@@ -207,6 +211,12 @@ class LessonMode(QObject):
         for dock in w.panel_docks():
             dock.hide()
         w.show_stage(True)
+        w.events_view.allow_log(False)
+        w.code_view.set_wrapped(True)
+        if not self._watching_events:
+            # an error's explanation came (or went): the stage gives it room to be read
+            w.events_view.changed.connect(self._rearrange)
+            self._watching_events = True
 
     def _panels(self) -> dict:
         w = self.window
@@ -273,6 +283,10 @@ class LessonMode(QObject):
                 (placement.fits < 1 or not placement.narration_whole):
             w.text_too_large()
 
+    def _rearrange(self) -> None:
+        if self.staging and self.stage.isVisible():
+            self.stage.arrange()
+
     def on_text_size(self) -> None:
         """After Ctrl+= or Ctrl+-: the narration's height and every least size changed."""
         if self.staging:
@@ -296,6 +310,8 @@ class LessonMode(QObject):
         w.setWindowTitle(BASE_TITLE)
         w.show_stage(False)
         w.take_panels_home(self.stage.release())
+        w.events_view.allow_log(True)
+        w.code_view.set_wrapped(False)
         self._clear_ghost()
         self.runs, self._on_screen = {}, None
         w.model.lesson, w.model.slide, w.model.panels = None, None, ()

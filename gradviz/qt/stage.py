@@ -50,12 +50,17 @@ class Stage(QWidget):
         self.zoom = 1.0
         self.placement: Placement | None = None
         self.narration_height = lambda width: 0
+        self.content_height: dict = {}   # a text panel's height for a width, by name
 
     def show_slide(self, panels: list[tuple[str, QWidget, str | None]], layout: str,
                    zoom: float, narration_height) -> None:
-        """panels: (name, widget, title or None), the main one first."""
+        """panels: (name, widget, title or None), the main one first. A panel of text
+        with height_for_width(w) (What happened) is given the height its text needs."""
         self.shown = [name for name, _, _ in panels]
         self.layout_name, self.zoom, self.narration_height = layout, zoom, narration_height
+        self.content_height = {name: self._slot_height(name, widget)
+                               for name, widget, _ in panels
+                               if hasattr(widget, "height_for_width")}
         for name, widget, title in panels:
             slot = self.slots.get(name)
             if slot is None:
@@ -67,6 +72,14 @@ class Stage(QWidget):
             slot.setVisible(name in self.shown)
         self.arrange()
 
+    def _slot_height(self, name: str, widget):
+        def height(width: int) -> int:   # the panel's own, and its title above it
+            slot = self.slots[name]
+            title = slot.title.sizeHint().height() + slot.layout().spacing() \
+                if slot.title.isVisibleTo(slot) else 0
+            return title + widget.height_for_width(width)
+        return height
+
     def set_zoom(self, zoom: float) -> None:
         # (the window leaves the borrowed panels' least sizes at 0: screen_fit skips them)
         self.zoom = zoom
@@ -74,7 +87,7 @@ class Stage(QWidget):
 
     def arrange(self) -> None:
         placement = place(self.width(), self.height(), self.shown, self.zoom,
-                          self.layout_name, self.narration_height)
+                          self.layout_name, self.narration_height, self.content_height)
         self.placement = placement
         r = placement.narration
         self.narration.set_whole(placement.narration_whole)

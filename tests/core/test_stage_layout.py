@@ -114,3 +114,58 @@ def test_a_short_narration_is_a_strip_not_a_half_empty_column():
         assert p.narration.w == width, (width, height)
         p = place(width, height, ["loss", "junction", "code"], narration_height=lines(300))
         assert p.narration.w == width and p.fits >= 1, (width, height, p)
+
+
+@pytest.mark.parametrize("room", ROOMS)
+def test_an_errors_explanation_gets_the_room_to_be_read_whole(room):
+    """An error slide's What happened beside the graph: at 38% of 1024 px its Why and
+    What to do ran below the panel (lessons 02, 04, 05, 08). Its text's height at a
+    width decides its share, and the graph keeps its least size."""
+    width, height = room
+    explanation = lines(1400, px_per_char=8.5, line_px=20, chrome=40)
+    needed_at_38 = explanation(int((width - GAP) * 0.38))
+    p = place(width, height, ("graph", "events"), 1.0, narration_height=lines(330),
+              content_height={"events": explanation})
+    events, graph = p.panels["events"], p.panels["graph"]
+    assert needed_at_38 > events.h          # where it was cut ...
+    assert explanation(events.w) <= events.h   # ... it is whole now
+    least_w, least_h = least_size("graph", 1.0)
+    assert graph.w >= least_w and graph.h >= least_h and p.fits >= 1
+    assert p.narration_whole
+
+
+def test_a_text_panel_that_fits_anyway_leaves_the_main_panel_its_largest_share():
+    short = place(1280, 610, ("graph", "events"), 1.0, narration_height=lines(330),
+                  content_height={"events": lambda width: 120})
+    plain = place(1280, 610, ("graph", "events"), 1.0, narration_height=lines(330))
+    assert short.panels == plain.panels
+
+
+def test_a_text_too_long_to_be_whole_scrolls_and_squeezes_nothing():
+    """After Ctrl+= twice at 1024x768 an error's explanation cannot be whole anywhere:
+    its panel then scrolls, and that is no reason to take the larger text back (counted
+    as a squeeze, it set the text to 100% for every slide after)."""
+    p = place(1024, 658, ("graph", "events"), 1.3225, narration_height=lines(330),
+              content_height={"events": lambda width: 5000})
+    assert p.fits >= 1 and p.narration_whole and not p.text_whole
+    least_w, least_h = least_size("graph", 1.3225)
+    assert p.panels["graph"].w >= least_w and p.panels["graph"].h >= least_h
+
+
+def test_a_text_that_cannot_be_whole_gets_the_most_of_its_lines_shown():
+    """Ctrl+= twice at 1024x768, an error slide: a column of narration beside the graph
+    and What happened left the explanation a third of its lines; a strip on top leaves
+    more of it, and that wins."""
+    explanation = lines(1400, px_per_char=11, line_px=26, chrome=50)
+    p = place(1024, 658, ("graph", "events"), 1.3225,
+              narration_height=lines(330, px_per_char=12, line_px=34, chrome=80),
+              content_height={"events": explanation})
+    assert not p.text_whole and p.fits >= 1 and p.narration_whole
+    events = p.panels["events"]
+    shown = events.h / explanation(events.w)
+    assert abs(shown - p.text_fit) < 0.02
+    column = place(1024, 658, ("graph", "events"), 1.3225,
+                   narration_height=lambda width: 10_000 if width > 600 else 300,
+                   content_height={"events": explanation})
+    assert column.narration.w < 1024 and p.narration.w == 1024   # a column, a strip
+    assert p.text_fit > column.text_fit

@@ -56,10 +56,10 @@ def test_choosing_upgrad_the_engine_aggregates_and_no_head_is_worked_against(qtb
     assert sum_cosines["head1"] == round(w.history.last_update_cosine[1], 2)
 
     combo.setCurrentIndex(combo.findData("upgrad"))
-    qtbot.waitUntil(lambda: w.worker.session.config.strategy == "upgrad", timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.engine.session.config.strategy == "upgrad", timeout=WAIT_MS)
     assert "jac_to_grad(trunk_params, UPGrad())" in w.code_view.code()
     _step_once(qtbot, w, 1)
-    record = w.worker.session.last_record
+    record = w.engine.session.last_record
     assert [c.loss for c in record.backward_calls] == ["mtl_backward + upgrad"]
     shown = _shown(line)
     assert all(v > 0 for v in shown.values()), line.text()
@@ -78,11 +78,11 @@ def test_upgrad_with_retain_grad_is_not_applied_and_says_why_in_one_line(qtbot, 
     from PySide6.QtWidgets import QCheckBox
     w = make_window(CONFLICT)
     w.controls.findChild(QCheckBox, "retainGradCheck").click()
-    qtbot.waitUntil(lambda: w.worker.session.config.retain_grad, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.engine.session.config.retain_grad, timeout=WAIT_MS)
     combo = w.controls.findChild(QComboBox, "strategyCombo")
     combo.setCurrentIndex(combo.findData("upgrad"))
     problem = w.controls.findChild(QLabel, "controlsProblem")
     qtbot.waitUntil(lambda: "retain-grad with strategy upgrad" in problem.text(),
                     timeout=WAIT_MS)
     assert "\n" not in problem.text()
-    assert w.worker.session.config.strategy == "sum"   # the engine kept what it had
+    assert w.engine.session.config.strategy == "sum"   # the engine kept what it had

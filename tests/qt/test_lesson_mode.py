@@ -343,20 +343,74 @@ def test_a_slide_naming_an_unknown_focus_is_a_bad_lesson(tmp_path):
 
 def test_the_graphs_key_is_shown_where_the_graph_is_the_slides_main_panel(qtbot, make_window):
     w = make_window()
-    w.drawn_off_screen = True   # laid out as on a 1280x720 screen, not the offscreen one
-    w.resize(1280, 720)
+    w.drawn_off_screen = True   # laid out as on a 1920x1080 screen, not the offscreen one
+    w.resize(1920, 1080)
     w.lessons.open_named("leaky-graphs")          # memory, then graph: the key away
     assert w.graph_view.isVisible() and not w.graph_view.side_scroll.isVisible()
     w.lessons.open_named("backward-twice")        # graph, then What happened
     assert w.graph_view.side_scroll.isVisible()
-    w.resize(700, 720)                            # a graph panel too narrow for a key
-    qtbot.waitUntil(lambda: not w.graph_view.side_scroll.isVisible(), timeout=WAIT_MS)
+    # on a projector the graph keeps the room: beside a 790 px graph at 1280x720 (620 px
+    # at 1024x768) the key took 240 px and cut the heads off; the boxes say their state
     w.resize(1280, 720)
+    qtbot.waitUntil(lambda: not w.graph_view.side_scroll.isVisible(), timeout=WAIT_MS)
+    w.resize(1920, 1080)
     qtbot.waitUntil(lambda: w.graph_view.side_scroll.isVisible(), timeout=WAIT_MS)
     w.lessons.open_named("leaky-graphs")
     qtbot.keyClick(w, Qt.Key_Escape)              # free mode: the key, as before
     qtbot.waitUntil(lambda: w.graph_view.isVisible(), timeout=WAIT_MS)
     assert w.graph_view.side_scroll.isVisible()
+
+
+def test_an_error_slides_explanation_is_whole_beside_the_graph(qtbot, make_window):
+    """Lesson 02's first slide at 1024x768: PyTorch's message, Where, Why and What to do
+    all in view, no scrolling (at 38% of the width What to do was below the panel)."""
+    w = make_window()
+    w.drawn_off_screen = True
+    w.resize(1024, 768)
+    w.lessons.open_named("backward-twice")
+    qtbot.waitUntil(lambda: w.events_view.event is not None, timeout=WAIT_MS)
+    bar = w.events_view.scroll.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() == 0, timeout=WAIT_MS)
+    assert "What to do:" in w.events_view.text()
+    stage = w.lessons.stage
+    graph, events = (stage.placement.panels[n] for n in ("graph", "events"))
+    assert stage.placement.fits >= 1 and graph.w >= 340 and events.w > 0.38 * 1024
+    assert not w.graph_view.side_scroll.isVisible()     # the graph keeps its room
+
+
+def test_on_the_stage_the_code_wraps_and_earlier_errors_stay_out(qtbot, make_window):
+    """Lesson 01's last slide at 1024x768: the marked loop beside the chart was cut at
+    the panel's right edge; an error slide after another showed a log of the slide
+    before's error in a quarter of its panel. Free mode gets both back."""
+    w = make_window()
+    w.drawn_off_screen = True
+    w.resize(1024, 768)
+    lesson = find_lesson("add-or-separate")
+    w.lessons.open(lesson, 2)
+    bars = w.code_view.text.horizontalScrollBar()
+    qtbot.waitUntil(lambda: w.code_view.text.isVisible(), timeout=WAIT_MS)
+    assert bars.maximum() == 0 and "total.backward(retain_graph=" in w.code_view.code()
+    # the change in view after the reflow: the loop's first marked line (total = 0)
+    text = w.code_view.text
+    document = text.document()
+    first = document.findBlockByNumber(w.code_view.changed[0])
+    assert first.text().strip() == "total = 0"
+    top = document.documentLayout().blockBoundingRect(first).top()
+
+    def in_view() -> bool:
+        shown = text.verticalScrollBar().value()
+        return shown <= top < shown + text.viewport().height()
+    qtbot.waitUntil(in_view, timeout=WAIT_MS)
+    w.lessons.open_named("rnn-truncation")
+    qtbot.keyClick(w, Qt.Key_PageDown)
+    qtbot.waitUntil(lambda: w.events_view.event is not None, timeout=WAIT_MS)
+    qtbot.keyClick(w, Qt.Key_PageDown)                  # a second error slide
+    qtbot.waitUntil(lambda: w.events_view.log.count() >= 2, timeout=WAIT_MS)
+    assert not w.events_view.log.isVisibleTo(w.events_view)
+    qtbot.keyClick(w, Qt.Key_Escape)
+    qtbot.waitUntil(lambda: not w.lessons.staging, timeout=WAIT_MS)
+    assert w.events_view.log.isVisibleTo(w.events_view)
+    assert w.code_view.text.lineWrapMode() == w.code_view.text.LineWrapMode.NoWrap
 
 
 def test_a_slide_that_keeps_a_ghost_draws_the_slide_befores_run_on_its_axes(qtbot, make_window):

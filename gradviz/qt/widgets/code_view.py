@@ -9,7 +9,7 @@ import difflib
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
-from PySide6.QtGui import QColor, QGuiApplication, QTextCursor, QTextFormat
+from PySide6.QtGui import QColor, QGuiApplication, QTextBlockFormat, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QLabel, QPushButton, QTextEdit, QVBoxLayout, QWidget
 
 from ...core.loop_code import loop_code
@@ -62,9 +62,20 @@ class CodeView(QWidget):
         self._theme = "light"
         self._style = STYLES["light"]
         self._font_pt = 11.0
+        self._wrapped = False
+        self.text.document().documentLayout().documentSizeChanged.connect(
+            lambda _size: self._reflowed())
 
     def code(self) -> str:
         return self._code
+
+    def set_wrapped(self, wrapped: bool) -> None:
+        """Long lines wrapped at the panel's edge (on a lesson's stage, where the room
+        reads the loop and cannot scroll it: beside a chart at 1024x768 the marked
+        `total.backward(retain_graph=k < ...)` was cut at "k <"), or one line each."""
+        self._wrapped = wrapped
+        self.text.setLineWrapMode(QTextEdit.WidgetWidth if wrapped else QTextEdit.NoWrap)
+        self._render()
 
     def set_code(self, code: str) -> None:
         if code != self._code:
@@ -105,6 +116,12 @@ class CodeView(QWidget):
             f"<div style='background:{bg}; font-family:monospace; "
             f"font-size:{self._font_pt:.1f}pt'>{body}</div>")
         self.text.setStyleSheet(f"QTextEdit {{ background: {bg}; }}")
+        if self._wrapped:   # pygments' <pre> makes every line unbreakable
+            whole = QTextCursor(self.text.document())
+            whole.select(QTextCursor.Document)
+            breakable = QTextBlockFormat()
+            breakable.setNonBreakableLines(False)
+            whole.mergeBlockFormat(breakable)
         self.text.verticalScrollBar().setValue(kept)
         self._mark_changed()
 
@@ -121,6 +138,8 @@ class CodeView(QWidget):
             mark.format.setBackground(QColor(CHANGED[self._theme]))
             mark.format.setProperty(QTextFormat.FullWidthSelection, True)
             mark.cursor = QTextCursor(block)
+            if self._wrapped:   # the whole line, each row it wraps to (else the first)
+                mark.cursor.movePosition(QTextCursor.EndOfBlock, QTextCursor.KeepAnchor)
             marks.append(mark)
         self.text.setExtraSelections(marks)
         self.title.setText(TITLE + (CHANGED_NOTE if marks else ""))
@@ -136,6 +155,12 @@ class CodeView(QWidget):
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self._fit_title()
+
+    def _reflowed(self) -> None:
+        # wrapped, a new width moves every line: the change scrolled back into view
+        # (on the stage the marked lines were scrolled up out of sight by the reflow)
+        if self._wrapped:
+            self._show_first_changed()
 
     def _show_first_changed(self) -> None:
         """Scroll the change into view: all of it with a little context above where it

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QListWidget, QScrollArea, QVBoxLayout, QWidget
 
 CALM = "Nothing went wrong. Errors that PyTorch raises will be shown and explained here."
@@ -20,6 +20,8 @@ def _breakable(text: str) -> str:
 
 
 class EventsView(QWidget):
+    changed = Signal()   # its text changed: its height for a width too (the stage asks)
+
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setObjectName("eventsView")
@@ -47,6 +49,7 @@ class EventsView(QWidget):
         layout.addWidget(self.log_title)
         layout.addWidget(self.log, 1)
         self.event = None
+        self.log_allowed = True   # False on a lesson's stage: the slide's error alone
         self._error_colour = "#C00000"
         self._show_log()
 
@@ -71,13 +74,21 @@ class EventsView(QWidget):
         self.log.insertItem(0, event.one_line())
         self.scroll.verticalScrollBar().setValue(0)   # a new error: its title in view
         self._show_log()
+        self.changed.emit()
 
     def _show_log(self) -> None:
         """The log only once it holds more than the error shown above it (it repeated
         that one error in a box, in the room the explanation needed)."""
         earlier = self.log.count() - (1 if self.event is not None else 0)
-        self.log_title.setVisible(earlier > 0)
-        self.log.setVisible(earlier > 0)
+        self.log_title.setVisible(earlier > 0 and self.log_allowed)
+        self.log.setVisible(earlier > 0 and self.log_allowed)
+
+    def allow_log(self, allowed: bool) -> None:
+        """On a lesson's stage, the errors of slides before are not this slide's point:
+        the log of them took a quarter of the panel and scrolled the explanation."""
+        self.log_allowed = allowed
+        self._show_log()
+        self.changed.emit()
 
     def text(self) -> str:
         """What the panel says, as read (without the break points put in for wrapping)."""
@@ -87,12 +98,25 @@ class EventsView(QWidget):
         self.event = None
         self.current.setText(CALM)
         self._show_log()
+        self.changed.emit()
+
+    def height_for_width(self, width: int) -> int:
+        """The height that shows the whole explanation (and the log, where shown) at
+        this width, no scrolling: the lesson stage sizes the panel by it."""
+        margins = self.layout().contentsMargins()
+        inner = max(1, width - margins.left() - margins.right())
+        height = self.current.heightForWidth(inner) + margins.top() + margins.bottom()
+        if self.log.isVisibleTo(self):
+            height += self.log_title.sizeHint().height() + 3 * self.log.sizeHintForRow(0) \
+                + 2 * self.layout().spacing()
+        return height
 
     def apply_theme(self, theme) -> None:
         self._error_colour = "#FF6B6B" if theme.name == "dark" else "#C00000"
         font = self.current.font()
         font.setPointSizeF(theme.font_pt * 1.1)
         self.current.setFont(font)
+        self.changed.emit()
 
 
 if __name__ == "__main__":  # PyTorch's real error for separate + retain never, alone

@@ -97,8 +97,18 @@ class GraphCanvas(QGraphicsView):
                 item.restyle(edge, style.heads_along_edge(p.src, p.dst, self._heads_by_node),
                              self._edge_width(edge))
         self.highlight_head(self.highlighted)
+        self._cover_items()
         if rebuilt:
             self.fit()
+
+    def _cover_items(self) -> None:
+        """The scene as large as what is drawn: a cut's label beside its bar can lie past
+        the layout Graphviz made, and a view cannot scroll past its scene (framed on a
+        cut at the right, the room read "deta")."""
+        scene = self.scene()
+        drawn = scene.itemsBoundingRect().adjusted(-20, -20, 20, 20)
+        if not scene.sceneRect().contains(drawn):
+            scene.setSceneRect(scene.sceneRect().united(drawn))
 
     def _edge_width(self, edge) -> float | None:
         """Edges carry their gradient as thickness, on the same log scale as the heat
@@ -194,7 +204,9 @@ class GraphCanvas(QGraphicsView):
         self.fitInView(framed, Qt.KeepAspectRatio)
         line = self.label_line_px()
         if self.least_label_px and 0 < line < self.least_label_px:
-            self.scale(self.least_label_px / line, self.least_label_px / line)
+            # a hair over: scaled to exactly the least, rounding left 13.999... px
+            grow = (self.least_label_px + 0.01) / line
+            self.scale(grow, grow)
             self.centerOn(self._middle(framed))
         if self.text_zoom != 1.0:
             self._scale_about_centre(self.text_zoom)

@@ -152,13 +152,15 @@ class NodeItem(QGraphicsPathItem):
         self.text.setFont(font)
         self.text.setText(node_label(node))
         t = self.text.boundingRect()
-        scale = min(2.2, (r.width() - 22) / max(t.width(), 1),
+        # clear of the heat strip on the left by as much as a letter's stem is wide:
+        # closer, a reader (tesseract too) took the strip for part of "heads.0.0"
+        scale = min(2.2, (r.width() - 30) / max(t.width(), 1),
                     (r.height() - 6) / max(t.height(), 1))
         self.text.setScale(scale)
         # dark whatever the state: the fill and the badge say "freed", the name must
         # still read from the back row
         self.text.setBrush(QBrush(QColor("#111111")))
-        self.text.setPos(r.center().x() - t.width() * scale / 2 + 5,
+        self.text.setPos(r.center().x() - t.width() * scale / 2 + 8,
                          r.center().y() - t.height() * scale / 2)
         self._style_badge(r, scale, box_badge(node) if node.kind in style.BOX_KINDS else None)
 
@@ -270,9 +272,17 @@ class EdgeItem(QGraphicsPathItem):
         self._bar(colour, edge.kind == CUT)
         if edge.kind == CUT and edge.label:   # the label beside the bar, clear of it
             ends = (self.bar.path().pointAtPercent(0.0), self.bar.path().pointAtPercent(1.0))
-            end = max(ends, key=lambda p: p.x())   # the bar's right end
+            w = self.label.boundingRect().width() * self.label_scale
             h = self.label.boundingRect().height() * self.label_scale
-            self.label.setPos(end.x() + 8, end.y() - h / 2)
+            if abs(ends[0].y() - ends[1].y()) > abs(ends[0].x() - ends[1].x()):
+                # a standing bar (the graph runs left to right): right of it are the next
+                # boxes, which covered "detach()"; above it and to its left, over the
+                # box the cut edge leaves (the gap between two columns is narrower)
+                top = min(ends, key=lambda p: p.y())
+                self.label.setPos(top.x() + 8 - w, top.y() - h - 4)
+            else:
+                end = max(ends, key=lambda p: p.x())   # the bar's right end
+                self.label.setPos(end.x() + 8, end.y() - h / 2)
 
     def _bar(self, colour: QColor, show: bool) -> None:
         """Across the middle of a cut, a bar as wide as a box's text is tall."""

@@ -84,9 +84,11 @@ class NarrationView(QWidget):
         self._font_pt = 11.0
         self.problem: str | None = None      # why the slide's narration is not shown
         self.open_url = QDesktopServices.openUrl   # a seam: tests open nothing for real
+        self._shown: tuple | None = None   # the slide on show: built again for a text size
         self._set_document(InertDocument(self.text))   # not the browser's own: it reads files
 
     def show_slide(self, lesson_title: str, slide, index: int, count: int) -> None:
+        self._shown = (lesson_title, slide, index, count)
         self.heading.setText(f"<span style='font-size:90%'>{html.escape(lesson_title)} · "
                              f"slide {index + 1} of {count}</span><br>"
                              f"<b style='font-size:130%'>{title_html(slide.title)}</b>")
@@ -106,6 +108,7 @@ class NarrationView(QWidget):
         self.link_note.hide()
 
     def clear(self) -> None:
+        self._shown = None
         self.heading.setText(IDLE)
         self.problem = None
         self._set_document(InertDocument(self.text))
@@ -174,6 +177,10 @@ class NarrationView(QWidget):
             font.setPointSizeF(self._font_pt)
             widget.setFont(font)
         self.text.document().setDefaultFont(self.text.font())
+        if self._shown is not None:
+            # the Markdown's `code` took its size from the font it was built with: after
+            # Ctrl+= and a step back it stood a size larger than the words around it
+            self.show_slide(*self._shown)
 
 
 if __name__ == "__main__":  # the first bundled lesson's first slide, alone

@@ -218,3 +218,36 @@ def test_in_the_window_the_module_view_opens_m_switches_and_exports(qtbot, make_
     assert not view.module_toggle.isChecked()
     qtbot.keyClick(w, Qt.Key_M)
     qtbot.waitUntil(lambda: drawn(MODULE), timeout=WAIT_MS)
+
+
+def test_a_cut_label_past_the_layouts_edge_is_framed_whole(qtbot):
+    """z.detach_() before head 0: the cut runs into the rightmost column and its
+    "detach_()" sits right of the layout Graphviz made; the scene ended there, so the view
+    could not scroll to it and the room read "deta" (lesson 04, slide 3, 1024x768)."""
+    config = BASE.replace(detach=(0,), detach_mode="detach_")
+    view = _view(qtbot, (380, 430), _graph(config))
+    assert view.set_focus("cut") is None
+    canvas = view.canvas
+    (cut,) = [e for e in canvas.edges if e.label.isVisible() and "detach" in e.label.text()]
+    label = cut.label.mapRectToScene(cut.label.boundingRect())
+    assert canvas.sceneRect().contains(label)
+    framed = canvas.mapToScene(canvas.viewport().rect()).boundingRect()
+    assert framed.contains(label), (framed, label)
+    assert _text_px(view, cut.label) >= 14.0
+
+
+def test_in_a_wide_graph_the_cut_label_covers_no_box(qtbot):
+    """Left to right (a wide, low graph panel: free mode's bottom dock, the README's
+    picture), the bar stands upright and the boxes of the heads are right of it: the
+    label put there was drawn under heads.0.0's "changed in place"."""
+    view = _view(qtbot, (1500, 420), _graph(CASES["separate, head 1 detached"]))
+    canvas = view.canvas
+    z, head = _box(view, "z"), _box(view, "heads.1.0")
+    assert head.mapRectToScene(head.boundingRect()).left() > \
+        z.mapRectToScene(z.boundingRect()).right()          # laid out left to right
+    (cut,) = [e for e in canvas.edges if e.label.isVisible() and "detach" in e.label.text()]
+    label = cut.label.mapRectToScene(cut.label.boundingRect())
+    covered = [i.node.label for i in canvas.nodes.values()
+               if i.mapRectToScene(i.boundingRect()).intersects(label)]
+    assert covered == []
+    assert _text_px(view, cut.label) >= 14.0

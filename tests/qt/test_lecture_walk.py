@@ -1,0 +1,57 @@
+"""A lecturer's walk on a real X server, read back by OCR (lecture_walk.py does it from
+outside the app: PageDown through xdotool, full-screen shots, tesseract). By default one
+lesson at 1024x768 at normal text size; GRADVIZ_LECTURE_WALK=all walks every lesson at
+1024x768 and 1280x720, at normal text size and after Ctrl+= twice (half an hour on a
+laptop). Skipped without Xvfb, Qt's X libraries, xdotool, ImageMagick or tesseract."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from lecture_walk import TOOLS
+from test_real_display import _start_xvfb, needs_x
+
+HERE = Path(__file__).resolve().parent
+ALL = os.environ.get("GRADVIZ_LECTURE_WALK") == "all"
+RUNS = [("1024x768", 0), ("1024x768", 2), ("1280x720", 0), ("1280x720", 2)] if ALL \
+    else [("1024x768", 0)]
+
+needs_tools = pytest.mark.skipif(not all(shutil.which(t) for t in TOOLS),
+                                 reason=f"needs {', '.join(TOOLS)} (xdotool, imagemagick, "
+                                        "tesseract-ocr, x11-apps, x11-utils)")
+
+
+@needs_x
+@needs_tools
+@pytest.mark.parametrize("size,presses", RUNS)
+def test_paged_with_page_down_alone_every_slide_plays_and_reads(tmp_path, size, presses):
+    xvfb, n = _start_xvfb(size)
+    try:
+        lessons = [] if ALL else ["04-detach-vs-detach_"]
+        proc = subprocess.run([sys.executable, str(HERE / "lecture_walk.py"),
+                               "--display", f":{n}", "--zoom", str(presses),
+                               "--out", str(tmp_path), *lessons],
+                              capture_output=True, text=True, timeout=3600)
+    finally:
+        xvfb.terminate()
+        xvfb.wait(10)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    slides = json.loads(proc.stdout.strip().splitlines()[-1])
+    width, height = map(int, size.split("x"))
+    assert slides and not [s for s in slides if "error" in s], slides
+    for s in slides:
+        where = (s["lesson"], s["slide"])
+        assert s["played"], where                       # PageDown alone played it
+        assert s["window"][0] <= width and s["window"][1] <= height, where
+        assert s["narration_read"] >= 0.85 and s["narration_last_words"], where
+        assert all(s["panels"].values()), (where, s["panels"])
+    # the graph read from a seat: its module names, and the state its focus is about
+    # (OCR misses a label now and then, a bold name beside its heat strip most: most
+    # slides, not every one)
+    graph = [s for s in slides if "modules" in s]
+    focused = [s for s in graph if s["focus"]]
+    assert sum(bool(s["modules"]) for s in graph) >= 0.6 * len(graph), graph
+    assert sum(bool(s["state_words"]) for s in focused) >= 0.6 * len(focused), focused
