@@ -1,5 +1,6 @@
 """The layer rules in pyproject.toml's import-linter contracts hold: core reaches for no
 GUI, renderer or command line, and render for no Qt (indirect imports count too)."""
+import logging
 from pathlib import Path
 
 import pytest
@@ -7,6 +8,18 @@ import pytest
 importlinter_cli = pytest.importorskip("importlinter.cli")
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def _loggers_left_as_they_were():
+    """import-linter's command configures logging with dictConfig, which disables every
+    logger already made (gradviz.protocol's, say): later tests would see no log line."""
+    loggers = [lg for lg in logging.root.manager.loggerDict.values()
+               if isinstance(lg, logging.Logger)]
+    disabled = {id(lg): lg.disabled for lg in loggers}
+    yield
+    for lg in loggers:
+        lg.disabled = disabled[id(lg)]
 
 
 def test_import_linter_contracts_are_kept(tmp_path, monkeypatch, capsys):
