@@ -37,6 +37,8 @@ BYTES_SHARE = (3, 2)       # side by side: the bytes plot's part of the width, t
 
 
 class MemoryPlot(LinePanel):
+    legend_may_go_beside = False   # (its second plot takes the places beside the first)
+
     def __init__(self, parent: QtWidgets.QWidget | None = None):
         super().__init__("memoryPlot", "Memory held by the autograd graph", "", "",
                          parent=parent)

@@ -190,6 +190,44 @@ def fit_legend(legend: pg.LegendItem, width: float) -> None:
         legend.layout.setColumnSpacing(2 * col + 1, gap)
 
 
+# of the canvas's height, the most a legend above the plot may take; more, and it goes
+# beside the plot in one column, where that leaves the plot at least BESIDE_PLOT_SHARE
+# of the width (a secondary chart after Ctrl+= twice: three rows of five entries left
+# the plot a 40 px strip)
+LEGEND_ABOVE_AT_MOST = 0.3
+BESIDE_PLOT_SHARE = 0.5
+
+
+def place_legend(canvas: pg.GraphicsLayoutWidget, legend: pg.LegendItem) -> None:
+    """The legend above the plot in as many rows as its width needs (fit_legend), or
+    beside it where those rows would take more than LEGEND_ABOVE_AT_MOST of the height.
+    The plot is the canvas's item in row 1, column 0 (new_canvas)."""
+    width, height = canvas.width(), canvas.height()
+    fit_legend(legend, width)
+    n = len(legend.items)
+    beside = False
+    if n and height > 0:
+        rows = -(-n // max(1, legend.columnCount))
+        row_px = max(max(sample.boundingRect().height(), label.boundingRect().height())
+                     for sample, label in legend.items)
+        entry = max(sample.boundingRect().width() + label.boundingRect().width() + 12
+                    for sample, label in legend.items)
+        beside = rows * row_px > LEGEND_ABOVE_AT_MOST * height and \
+            width - entry >= BESIDE_PLOT_SHARE * width
+    where = (1, 1) if beside else (0, 0)
+    layout = canvas.ci
+    if layout.items.get(legend) != [where]:
+        layout.removeItem(legend)
+        layout.addItem(legend, row=where[0], col=where[1])
+        align = QtCore.Qt.AlignmentFlag
+        layout.layout.setAlignment(legend, (align.AlignLeft | align.AlignVCenter) if beside
+                                   else align.AlignRight)
+        layout.layout.setColumnStretchFactor(0, 1)   # the plot takes what it leaves
+        layout.layout.setColumnStretchFactor(1, 0)
+    if beside:
+        legend.setColumnCount(1)
+
+
 def style_panel(panel: QtWidgets.QWidget, theme: Theme,
                 graphics: list[pg.GraphicsView], title: QtWidgets.QLabel) -> None:
     """Background and text of the panel itself: title, controls and plot canvases."""
