@@ -66,6 +66,8 @@ class Stage(QWidget):
             if slot is None:
                 slot = self.slots[name] = StageSlot(name, self)
             widget.setMinimumSize(0, 0)   # the stage keeps each one's least size itself
+            if hasattr(widget, "set_controls_shown"):   # a slide names no log scale
+                widget.set_controls_shown(False)
             slot.hold(widget, title)
             self.panels[name] = widget
         for name, slot in self.slots.items():
@@ -114,6 +116,8 @@ class Stage(QWidget):
         for widget in panels.values():
             if hasattr(widget, "set_text_scale"):   # home in its dock at the text size
                 widget.set_text_scale(1.0)
+            if hasattr(widget, "set_controls_shown"):
+                widget.set_controls_shown(True)
             widget.setParent(None)
         for slot in self.slots.values():
             slot.panel = None

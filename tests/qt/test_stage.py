@@ -94,3 +94,24 @@ def test_an_errors_explanation_is_whole_on_every_error_slide(qtbot, room, presse
         text = stage.narration.text
         assert text.document().size().height() <= text.viewport().height() + 1
     assert cut == []
+
+
+def test_a_chart_on_the_stage_shows_no_controls_and_gets_them_back_at_home(qtbot):
+    """log scale and smooth are no slide's point: beside them a secondary chart's title
+    took three lines of its height after Ctrl+= twice (lesson 09 slide 2)."""
+    from gradviz.qt.widgets.loss_plot import LossPlot
+
+    stage = Stage(NarrationView())
+    qtbot.addWidget(stage)
+    loss = LossPlot()
+    stage.resize(1020, 660)
+    stage.show()
+    stage.show_slide([("memory", QWidget(), None), ("loss", loss, None)], "side-by-side",
+                     1.0, stage.narration.height_for_width)
+    qtbot.waitExposed(stage)
+    assert not loss.log_scale.isVisible() and not loss.smoothing.isVisible()
+    assert loss.isVisible()
+    stage.release()
+    loss.show()
+    qtbot.waitExposed(loss)
+    assert loss.log_scale.isVisible() and loss.smoothing.isVisible()

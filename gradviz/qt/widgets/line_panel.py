@@ -121,6 +121,7 @@ class LinePanel(QtWidgets.QWidget):
         self.setObjectName(name)
         self.theme = LIGHT
         self._layout, self._title = ps.header(self, title, controls)
+        self._controls = tuple(controls)
         self.plot_widget, self.plot, self.legend = ps.new_canvas(x_label, y_label)
         self.plot_widget.setObjectName(name + "Canvas")
         # the legend placed for the canvas's own size (the panel's resize comes first)
@@ -171,6 +172,13 @@ class LinePanel(QtWidgets.QWidget):
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self._place_legend()
+
+    def set_controls_shown(self, shown: bool) -> None:
+        """The title row's controls (log scale, smooth) shown or not: a lesson's stage
+        shows none (a slide does not name them), and beside them the title of a
+        secondary chart after Ctrl+= took three lines of its height."""
+        for control in self._controls:
+            control.setVisible(shown)
 
     def eventFilter(self, watched, event) -> bool:   # noqa: N802 (Qt's name)
         if watched is self.plot_widget and event.type() == QtCore.QEvent.Type.Resize \

@@ -217,6 +217,7 @@ def test_a_secondary_chart_keeps_a_readable_plot_beside_a_long_legend(show, qtbo
 
     records = make_records(steps=20)
     panel = show(LossPlot, size=(640, 250))
+    panel.set_controls_shown(False)   # as on a lesson's stage
     panel.apply_theme(LIGHT.zoomed(TEXT_STEP ** 2))
     panel.update_from(make_history(records))
     panel.set_ghost(make_history(make_records(steps=20, seed=1)), SLIDE_GHOST_LABEL)
@@ -228,6 +229,13 @@ def test_a_secondary_chart_keeps_a_readable_plot_beside_a_long_legend(show, qtbo
         return plot.height() >= 100 and plot.width() >= 250
     qtbot.waitUntil(readable)
     assert len(panel.legend.items) == 5   # every entry still there
+    # beside a long narration strip at 1024x768 it had 455 x 335 (with its title on
+    # three lines beside log scale and smooth, which a slide shows none of)
+    panel.resize(455, 335)
+    qtbot.waitUntil(lambda: panel.grab() is not None and
+                    panel.plot.getViewBox().sceneBoundingRect().height() >= 120 and
+                    panel.plot.getViewBox().sceneBoundingRect().width() >= 300)
+    assert panel._title.height() < 60
     # with room to spare, the legend stays above the plot
     panel.resize(900, 600)
     qtbot.waitUntil(lambda: panel.legend.sceneBoundingRect().bottom()
