@@ -7,7 +7,10 @@ The slide's first panel is its main one and gets most of the room, its second an
 share the rest; the narration is a strip across the top, as high as its text needs, or
 a column beside the panels where a strip would take too much of the height. Every panel
 keeps its least size (which grows with the text) where any arrangement allows it: when
-the room runs out, a secondary panel moves below the main one, never behind a tab.
+the room runs out, a secondary panel moves below the main one, never behind a tab. A
+panel of text (an error's explanation) whose text cannot be whole at the larger text
+size is set smaller, down to the normal size, rather than scrolled: its Why and What to
+do are the slide's point.
 """
 from __future__ import annotations
 
@@ -21,12 +24,18 @@ LEAST: dict[str, tuple[int, int]] = {
     "junction": (300, 190), "cosine": (240, 230), "memory": (320, 200),
     "graph": (340, 230), "code": (360, 200), "events": (320, 170),
 }
+# of each least size, the part that grows with the text (the rest is a picture fitted to
+# any size): the graph's boxes are fitted to its panel, only its caption and buttons grow
+GROWS: dict[str, float] = {"graph": 0.25}
 GAP = 6                 # px between the stage's parts
 STRIP_AT_MOST = 0.40    # of the stage's height, for the narration as a strip on top
 COLUMN_SHARES = (0.30, 0.36, 0.42, 0.50)   # of the width, tried for a narration column
 # of the room, for the main panel beside or above the others; the last two only where a
 # text panel's content (an error's Why and What to do) needs more of the room to be read
 MAIN_SHARES = (0.62, 0.55, 0.50, 0.45, 0.40)
+# each step a text panel's font may be made smaller (of the text size's) to be whole;
+# never below the normal text size (1 / zoom)
+TEXT_SHRINK = 0.93
 
 
 @dataclass(frozen=True)
@@ -54,39 +63,49 @@ class Placement:
     fits: float                     # the most-squeezed panel's size over its least (>= 1: all fit)
     text_whole: bool = True         # every text panel (What happened) has its text's height
     text_fit: float = 1.0           # the most-cut text panel's height over its text's (<= 1)
+    text_scale: float = 1.0         # the text panels' font, of the text size's (<= 1)
 
 
 def least_size(panel: str, zoom: float) -> tuple[int, int]:
     w, h = LEAST.get(panel, (300, 180))
-    return int(w * zoom), int(h * zoom)
+    grown = 1 + GROWS.get(panel, 1.0) * (zoom - 1)
+    return int(w * grown), int(h * grown)
 
 
 def place(width: int, height: int, panels: tuple[str, ...] | list[str], zoom: float = 1.0,
           layout: str = "side-by-side",
           narration_height: Callable[[int], int] = lambda width: 0,
-          content_height: Mapping[str, Callable[[int], int]] | None = None) -> Placement:
+          content_height: Mapping[str, Callable[[int, float], int]] | None = None,
+          text_floor: float | None = None) -> Placement:
     """The stage's parts in a width x height room. narration_height(w): the height the
     narration needs to be read whole at width w (text reflows, so it is a function).
     content_height: for a panel of text (What happened), the height its text needs at a
-    width; a rect lower than that squeezes it as a rect below its least size does.
+    width and a font scale (1: the text size); a rect lower than that squeezes it as a
+    rect below its least size does, and where no arrangement leaves it whole, its font
+    may be set smaller (text_scale), never below text_floor (default: the normal text
+    size, 1 / zoom).
     layout: "stacked" prefers the panels one above another, anything else beside."""
     width, height = max(1, width), max(1, height)
     names = list(panels)
     options = []
     for narration, whole, room in _narration_options(width, height, narration_height):
-        arrangement, rects, fits, text = _arrange(room, names, zoom, layout,
-                                                  content_height or {})
+        arrangement, rects, fits, text, scale = _arrange(
+            room, names, zoom, layout, content_height or {},
+            min(1.0, text_floor if text_floor is not None else 1 / max(zoom, 1e-6)))
         inside = [_within(r, width, height) for r in rects]
         options.append(Placement(_within(narration, width, height), whole,
                                  dict(zip(names, inside)), arrangement, fits, text >= 1,
-                                 min(1.0, text)))
+                                 min(1.0, text), scale))
     whole = [p for p in options if p.narration_whole and p.fits >= 1]
     if whole:
-        # the text panels as whole as any arrangement leaves them: with larger text an
-        # error's explanation cannot be whole at 1024x768, and a column of narration
-        # beside it left it a third of its lines
-        most = max(round(p.text_fit, 2) for p in whole)
-        whole = [p for p in whole if round(p.text_fit, 2) >= most]
+        # the text panels as whole as any arrangement leaves them, at the largest font
+        # that does: after Ctrl+= twice an error's explanation cannot be whole at
+        # 1024x768 at that size, and a column of narration beside it left it a third of
+        # its lines
+        def legible(p: Placement) -> tuple[float, float]:
+            return round(p.text_fit, 2), round(p.text_scale, 3)
+        most = max(legible(p) for p in whole)
+        whole = [p for p in whole if legible(p) >= most]
         # everything fits: the largest main panel, less the room a column of narration
         # leaves empty below its text (a third of the width, half of it blank, was the
         # dock layout's way at 1024x768); the earliest of equals
@@ -141,34 +160,56 @@ def _room(x: int, y: int, w: int, h: int) -> Rect:
 
 
 def _arrange(room: Rect, names: list[str], zoom: float, layout: str,
-             content: Mapping[str, Callable[[int], int]]):
-    """(arrangement, rects, fits, text fit): the first candidate in which every panel
-    keeps its least size and a text panel its text's height; else the first that keeps
-    the least sizes and leaves the text least cut; else the one that squeezes its
-    most-squeezed panel least. A text that cannot be whole never counts as a squeeze
-    (larger text is then still allowed: its panel scrolls, as a dock's does)."""
+             content: Mapping[str, Callable[[int, float], int]], floor: float):
+    """(arrangement, rects, fits, text fit, text scale): the first candidate in which
+    every panel keeps its least size and a text panel its text's height; else, of those
+    that keep the least sizes, the one whose text is whole at the largest font (the
+    first of equals: the larger main panel), or if none, the least cut at the normal
+    size; else the one that squeezes its most-squeezed panel least. A text that cannot
+    be whole never counts as a squeeze (its panel then scrolls, as a dock's does)."""
     best, best_text = None, None
     for arrangement, rects in _candidates(room, len(names), layout):
         fits = min((_fit(r, least_size(n, zoom)) for n, r in zip(names, rects)),
                    default=1.0)
-        text = min((_fit(r, _least(n, r, zoom, content)) for n, r in zip(names, rects)
-                    if n in content), default=1.0)
-        if fits >= 1 and text >= 1:
-            return arrangement, rects, fits, 1.0
-        if fits >= 1 and (best_text is None or text > best_text[3]):
-            best_text = (arrangement, rects, fits, text)
+        text, scale = _text_fit(names, rects, zoom, content, floor)
+        if fits >= 1 and text >= 1 and scale >= 1:
+            return arrangement, rects, fits, 1.0, 1.0
+        option = (arrangement, rects, fits, text, scale)
+        if fits >= 1 and (best_text is None or
+                          (min(1.0, text), scale) > (min(1.0, best_text[3]), best_text[4])):
+            best_text = option
         if best is None or fits > best[2]:
-            best = (arrangement, rects, fits, text)
+            best = option
     if best_text is not None:
         return best_text
-    return best if best is not None else ("alone", [], 1.0, 1.0)
+    return best if best is not None else ("alone", [], 1.0, 1.0, 1.0)
+
+
+def _text_fit(names: list[str], rects: list[Rect], zoom: float,
+              content: Mapping[str, Callable[[int, float], int]],
+              floor: float) -> tuple[float, float]:
+    """(the most-cut text panel's fit, the font scale it has it at): the largest scale,
+    in TEXT_SHRINK steps down to floor, at which every text panel is
+    whole, else the floor's fit."""
+    def fit(scale: float) -> float:
+        return min((_fit(r, _least(n, r, zoom, content, scale)) for n, r in zip(names, rects)
+                    if n in content), default=1.0)
+    scale, least_scale = 1.0, max(0.1, floor)
+    while True:
+        text = fit(scale)
+        if text >= 1 or scale <= least_scale:
+            return text, scale
+        scale = max(least_scale, scale * TEXT_SHRINK)
 
 
 def _least(name: str, rect: Rect, zoom: float,
-           content: Mapping[str, Callable[[int], int]]) -> tuple[int, int]:
+           content: Mapping[str, Callable[[int, float], int]],
+           scale: float = 1.0) -> tuple[int, int]:
     w, h = least_size(name, zoom)
     needed = content.get(name)
-    return (w, max(h, needed(rect.w))) if needed is not None and rect.w > 0 else (w, h)
+    if needed is None or rect.w <= 0:
+        return w, h
+    return w, max(h, needed(rect.w, scale))
 
 
 def _fit(rect: Rect, least: tuple[int, int]) -> float:

@@ -66,6 +66,8 @@ class Stage(QWidget):
             if slot is None:
                 slot = self.slots[name] = StageSlot(name, self)
             widget.setMinimumSize(0, 0)   # the stage keeps each one's least size itself
+            if hasattr(widget, "set_controls_shown"):   # a slide names no log scale
+                widget.set_controls_shown(False)
             slot.hold(widget, title)
             self.panels[name] = widget
         for name, slot in self.slots.items():
@@ -73,11 +75,11 @@ class Stage(QWidget):
         self.arrange()
 
     def _slot_height(self, name: str, widget):
-        def height(width: int) -> int:   # the panel's own, and its title above it
+        def height(width: int, scale: float = 1.0) -> int:   # its own and its title's
             slot = self.slots[name]
             title = slot.title.sizeHint().height() + slot.layout().spacing() \
                 if slot.title.isVisibleTo(slot) else 0
-            return title + widget.height_for_width(width)
+            return title + widget.height_for_width(width, scale)
         return height
 
     def set_zoom(self, zoom: float) -> None:
@@ -86,14 +88,20 @@ class Stage(QWidget):
         self.arrange()
 
     def arrange(self) -> None:
+        floors = [self.panels[n].least_text_scale(self.zoom) for n in self.content_height
+                  if hasattr(self.panels[n], "least_text_scale")]
         placement = place(self.width(), self.height(), self.shown, self.zoom,
-                          self.layout_name, self.narration_height, self.content_height)
+                          self.layout_name, self.narration_height, self.content_height,
+                          max(floors) if floors else None)
         self.placement = placement
         r = placement.narration
         self.narration.set_whole(placement.narration_whole)
         self.narration.setGeometry(r.x, r.y, r.w, r.h)
         for name in self.shown:
             r = placement.panels[name]
+            if name in self.content_height and hasattr(self.panels[name], "set_text_scale"):
+                # an explanation that cannot be whole at the larger text size, smaller
+                self.panels[name].set_text_scale(placement.text_scale)
             self.slots[name].setGeometry(r.x, r.y, r.w, r.h)
         self.arranged.emit()
 
@@ -106,6 +114,10 @@ class Stage(QWidget):
         home); the stage is empty after."""
         panels, self.panels, self.shown = self.panels, {}, []
         for widget in panels.values():
+            if hasattr(widget, "set_text_scale"):   # home in its dock at the text size
+                widget.set_text_scale(1.0)
+            if hasattr(widget, "set_controls_shown"):
+                widget.set_controls_shown(True)
             widget.setParent(None)
         for slot in self.slots.values():
             slot.panel = None

@@ -17,7 +17,9 @@ PAIRS = [("memory", "graph"), ("junction", "graph"), ("graph", "events"),
 
 def lines(text_chars: int, px_per_char: float = 9.0, line_px: int = 26, chrome: int = 60):
     """A narration's height at a width: its text wrapped into lines of that width."""
-    def height(width: int) -> int:
+    def height(width: int, scale: float = 1.0) -> int:
+        if scale != 1:   # set smaller: laid out as the full size in a wider room
+            return int(scale * height(int(width / scale)))
         per_line = max(1, int((width - 20) / px_per_char))
         return chrome + line_px * -(-text_chars // per_line)
     return height
@@ -136,7 +138,7 @@ def test_an_errors_explanation_gets_the_room_to_be_read_whole(room):
 
 def test_a_text_panel_that_fits_anyway_leaves_the_main_panel_its_largest_share():
     short = place(1280, 610, ("graph", "events"), 1.0, narration_height=lines(330),
-                  content_height={"events": lambda width: 120})
+                  content_height={"events": lambda width, scale: 120})
     plain = place(1280, 610, ("graph", "events"), 1.0, narration_height=lines(330))
     assert short.panels == plain.panels
 
@@ -146,7 +148,7 @@ def test_a_text_too_long_to_be_whole_scrolls_and_squeezes_nothing():
     its panel then scrolls, and that is no reason to take the larger text back (counted
     as a squeeze, it set the text to 100% for every slide after)."""
     p = place(1024, 658, ("graph", "events"), 1.3225, narration_height=lines(330),
-              content_height={"events": lambda width: 5000})
+              content_height={"events": lambda width, scale: 5000})
     assert p.fits >= 1 and p.narration_whole and not p.text_whole
     least_w, least_h = least_size("graph", 1.3225)
     assert p.panels["graph"].w >= least_w and p.panels["graph"].h >= least_h
@@ -154,18 +156,21 @@ def test_a_text_too_long_to_be_whole_scrolls_and_squeezes_nothing():
 
 def test_a_text_that_cannot_be_whole_gets_the_most_of_its_lines_shown():
     """Ctrl+= twice at 1024x768, an error slide: a column of narration beside the graph
-    and What happened left the explanation a third of its lines; a strip on top leaves
-    more of it, and that wins."""
-    explanation = lines(1400, px_per_char=11, line_px=26, chrome=50)
+    and What happened left the explanation a third of its lines: the narration that
+    leaves the most of it shown wins (an explanation too long to be whole at the normal
+    size)."""
+    explanation = lines(3000, px_per_char=11, line_px=26, chrome=50)
     p = place(1024, 658, ("graph", "events"), 1.3225,
               narration_height=lines(330, px_per_char=12, line_px=34, chrome=80),
               content_height={"events": explanation})
     assert not p.text_whole and p.fits >= 1 and p.narration_whole
     events = p.panels["events"]
-    shown = events.h / explanation(events.w)
+    scale = p.text_scale   # set as small as it may be: the normal text size
+    assert abs(scale - 1 / 1.3225) < 0.01
+    shown = events.h / explanation(events.w, scale)
     assert abs(shown - p.text_fit) < 0.02
-    column = place(1024, 658, ("graph", "events"), 1.3225,
-                   narration_height=lambda width: 10_000 if width > 600 else 300,
-                   content_height={"events": explanation})
-    assert column.narration.w < 1024 and p.narration.w == 1024   # a column, a strip
-    assert p.text_fit > column.text_fit
+    # every other narration: a strip forced (a column could not be whole), no more shown
+    strip = place(1024, 658, ("graph", "events"), 1.3225,
+                  narration_height=lambda width: 10_000 if width < 1000 else 216,
+                  content_height={"events": explanation})
+    assert strip.narration.w == 1024 and p.text_fit >= strip.text_fit

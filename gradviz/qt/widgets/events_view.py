@@ -7,6 +7,8 @@ import html
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QListWidget, QScrollArea, QVBoxLayout, QWidget
 
+# the explanation's font, of the text size's: a little larger than the window's text
+EMPHASIS = 1.1
 CALM = "Nothing went wrong. Errors that PyTorch raises will be shown and explained here."
 # where a long run of code may wrap: after these, a zero-width space (Qt's rich text has
 # no <wbr>); "torch.autograd.set_detect_anomaly(True," could not break, and a narrow
@@ -34,6 +36,13 @@ class EventsView(QWidget):
         self.log.setObjectName("eventLog")
         self.log.setWordWrap(True)
         self.current.setAlignment(Qt.AlignTop | Qt.AlignLeft)
+        # the explanation at the full text size, never shown: what height_for_width
+        # measures while the one shown is set smaller (set_text_scale) to be whole
+        self._measure = QLabel()
+        self._measure.setTextFormat(Qt.RichText)
+        self._measure.setWordWrap(True)
+        self._font_pt = self.current.font().pointSizeF()
+        self.text_scale = 1.0
         # scrolls: in a narrow dock the explanation runs longer than the dock, and its
         # last lines (Why, What to do) were cut off with no way to reach them
         self.scroll = QScrollArea()
@@ -55,6 +64,13 @@ class EventsView(QWidget):
 
     def show_event(self, event) -> None:
         self.event = event
+        self._write(event)
+        self.log.insertItem(0, event.one_line())
+        self.scroll.verticalScrollBar().setValue(0)   # a new error: its title in view
+        self._show_log()
+        self.changed.emit()
+
+    def _write(self, event) -> None:
         e = {k: _breakable(html.escape(str(v))) for k, v in event.to_dict().items()}
         engine = event.phase == "engine"   # the engine's process itself stopped
         says = "gradviz says" if engine else "PyTorch says"
@@ -62,6 +78,8 @@ class EventsView(QWidget):
         where = e["phase"] if e["call"] == e["phase"] else f"{e['phase']} — {e['call']}"
         tail = ("Everything shown so far is kept." if engine else
                 "Training is paused; change a setting, reset, or press play to try again.")
+        # on a lesson's stage the slide says what comes next: its lines went to What to do
+        tail_html = f"<p><i>{tail}</i></p>" if self.log_allowed else ""
         self.current.setText(
             f"<p style='color:{self._error_colour}; font-size:130%'><b>{e['title']}</b></p>"
             # a model file's error: its own traceback lines below the message, one a line
@@ -70,11 +88,8 @@ class EventsView(QWidget):
             f"<p><b>Where:</b> step {e['step']}, {where}</p>"
             f"<p><b>Why:</b> {e['explanation']}</p>"
             f"<p><b>What to do:</b> {e['hint']}</p>"
-            f"<p><i>{tail}</i></p>")
-        self.log.insertItem(0, event.one_line())
-        self.scroll.verticalScrollBar().setValue(0)   # a new error: its title in view
-        self._show_log()
-        self.changed.emit()
+            f"{tail_html}")
+        self._measure.setText(self.current.text())
 
     def _show_log(self) -> None:
         """The log only once it holds more than the error shown above it (it repeated
@@ -87,6 +102,8 @@ class EventsView(QWidget):
         """On a lesson's stage, the errors of slides before are not this slide's point:
         the log of them took a quarter of the panel and scrolled the explanation."""
         self.log_allowed = allowed
+        if self.event is not None:   # with or without its closing line
+            self._write(self.event)
         self._show_log()
         self.changed.emit()
 
@@ -97,15 +114,25 @@ class EventsView(QWidget):
     def clear_current(self) -> None:
         self.event = None
         self.current.setText(CALM)
+        self._measure.setText(CALM)
         self._show_log()
         self.changed.emit()
 
-    def height_for_width(self, width: int) -> int:
+    def height_for_width(self, width: int, scale: float = 1.0) -> int:
         """The height that shows the whole explanation (and the log, where shown) at
-        this width, no scrolling: the lesson stage sizes the panel by it."""
+        this width, no scrolling, with its font at scale (of the text size's; whatever
+        set_text_scale set): the lesson stage sizes the panel by it. Measured, not
+        scaled: a monospace font's widths round to whole pixels."""
+        font = self._measure.font()
+        if font.pointSizeF() != self._font_pt * scale:
+            font.setPointSizeF(self._font_pt * scale)
+            self._measure.setFont(font)
         margins = self.layout().contentsMargins()
-        inner = max(1, width - margins.left() - margins.right())
-        height = self.current.heightForWidth(inner) + margins.top() + margins.bottom()
+        # less the scroll bar's width: shown while the text is laid out narrower, it
+        # took the width the last line needed
+        inner = max(1, width - margins.left() - margins.right()
+                    - self.scroll.verticalScrollBar().sizeHint().width())
+        height = self._measure.heightForWidth(inner) + margins.top() + margins.bottom()
         if self.log.isVisibleTo(self):
             height += self.log_title.sizeHint().height() + 3 * self.log.sizeHintForRow(0) \
                 + 2 * self.layout().spacing()
@@ -113,10 +140,30 @@ class EventsView(QWidget):
 
     def apply_theme(self, theme) -> None:
         self._error_colour = "#FF6B6B" if theme.name == "dark" else "#C00000"
-        font = self.current.font()
-        font.setPointSizeF(theme.font_pt * 1.1)
-        self.current.setFont(font)
+        self._font_pt = theme.font_pt * EMPHASIS
+        self._set_font(self.text_scale)
         self.changed.emit()
+
+    def set_text_scale(self, scale: float) -> None:
+        """The explanation's font, of the text size's (the lesson stage sets it smaller,
+        never below the normal size, where the larger one cannot be whole): its height
+        for a width stays the full size's, so this changes nothing the stage measures."""
+        if scale != self.text_scale:
+            self.text_scale = scale
+            self._set_font(scale)
+
+    @staticmethod
+    def least_text_scale(zoom: float) -> float:
+        """The smallest set_text_scale the stage may choose at this text size: the
+        window's own text at the normal size (after Ctrl+= twice at 1024x768 the
+        narration takes half the height, and an error's explanation larger than that
+        could not be whole beside the graph)."""
+        return 1 / (EMPHASIS * max(zoom, 1e-6))
+
+    def _set_font(self, scale: float) -> None:
+        font = self.current.font()
+        font.setPointSizeF(self._font_pt * scale)
+        self.current.setFont(font)
 
 
 if __name__ == "__main__":  # PyTorch's real error for separate + retain never, alone

@@ -23,6 +23,8 @@ ZOOM_STEP = 1.15
 # view: read from the back of a hall on a 1024x768 projector. A whole graph fitted into
 # a slide's panel drew them at 6-8 px; framed larger instead, the rest a drag away
 LEAST_LABEL_PX = 14.0
+# of a focus's margin (scene px, of focus_rect's 40), what a larger text size may use up
+FOCUS_SPARE = 30
 
 
 def heat_range(graph) -> tuple[float, float] | None:
@@ -196,11 +198,14 @@ class GraphCanvas(QGraphicsView):
         """The whole graph (or the slide's focus) in view at text zoom 1, but never its
         boxes' text below least_label_px: then its middle (the focus, else the junction
         z where the heads meet) that large; at a larger text zoom, that much larger still
-        (labels grow with every other text; drag pans, the wheel zooms out)."""
+        (labels grow with every other text; drag pans, the wheel zooms out). A focus
+        grows with the text only as far as it stays whole: the text size applied on top
+        of its fit cut the boxes the slide is about."""
         if self.layout is None:
             return
         self.user_framed = False
-        framed = self.focus_rect() or self.scene().sceneRect()
+        focus = self.focus_rect()
+        framed = focus or self.scene().sceneRect()
         self.fitInView(framed, Qt.KeepAspectRatio)
         line = self.label_line_px()
         if self.least_label_px and 0 < line < self.least_label_px:
@@ -209,7 +214,19 @@ class GraphCanvas(QGraphicsView):
             self.scale(grow, grow)
             self.centerOn(self._middle(framed))
         if self.text_zoom != 1.0:
-            self._scale_about_centre(self.text_zoom)
+            factor = self.text_zoom
+            if focus is not None:   # (never below 1: least_label_px holds)
+                factor = min(factor, max(1.0, self._room_for(
+                    focus.adjusted(FOCUS_SPARE, FOCUS_SPARE, -FOCUS_SPARE, -FOCUS_SPARE))))
+            self._scale_about_centre(factor)
+
+    def _room_for(self, rect: QRectF) -> float:
+        """How much larger rect (scene) could be drawn and still be whole in the view."""
+        shown = self.viewportTransform().mapRect(rect)
+        view = self.viewport().rect()
+        if shown.width() <= 0 or shown.height() <= 0:
+            return 1.0
+        return min(view.width() / shown.width(), view.height() / shown.height())
 
     def _middle(self, framed: QRectF):
         if not self.focus_ids:
@@ -227,11 +244,16 @@ class GraphCanvas(QGraphicsView):
         return min(sizes, default=0.0)
 
     def set_text_zoom(self, zoom: float) -> None:
-        """Ctrl+= / Ctrl+-: the picture, labels and all, scales as the text does, about
-        the middle of the view (what the room is looking at stays in view)."""
+        """Ctrl+= / Ctrl+-: the picture, labels and all, scales as the text does (fitted
+        again, as fit says; where the user zoomed or panned, about the middle of their
+        view: what the room is looking at stays in view)."""
         factor, self.text_zoom = zoom / self.text_zoom, zoom
-        if self.layout is not None and factor != 1.0:
+        if self.layout is None or factor == 1.0:
+            return
+        if self.user_framed:
             self._scale_about_centre(factor)
+        else:
+            self.fit()
 
     def height_px(self, item) -> float:
         """How tall an item (a node's label, an edge's) is drawn on screen, in view pixels."""

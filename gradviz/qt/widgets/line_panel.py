@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtGui, QtWidgets  # before pyqtgraph: it binds to the first Qt
+from PySide6 import QtCore, QtGui, QtWidgets  # before pyqtgraph: it binds to the first Qt
 
 from ..theme import LIGHT, Theme
 from . import plot_style as ps
@@ -109,6 +109,10 @@ class LinePanel(QtWidgets.QWidget):
     # a chart of norms: never below 0, so a series all 0 so far sits on the axis's low end
     non_negative = False
 
+    # the legend may go beside the one plot where above it would eat it (a panel of more
+    # plots than new_canvas's one keeps it in rows above)
+    legend_may_go_beside = True
+
     def __init__(self, name: str, title: str, x_label: str, y_label: str,
                  controls=(), parent: QtWidgets.QWidget | None = None,
                  y_short: str | None = None):
@@ -117,8 +121,11 @@ class LinePanel(QtWidgets.QWidget):
         self.setObjectName(name)
         self.theme = LIGHT
         self._layout, self._title = ps.header(self, title, controls)
+        self._controls = tuple(controls)
         self.plot_widget, self.plot, self.legend = ps.new_canvas(x_label, y_label)
         self.plot_widget.setObjectName(name + "Canvas")
+        # the legend placed for the canvas's own size (the panel's resize comes first)
+        self.plot_widget.installEventFilter(self)
         if y_label:
             self.plot.getAxis("left").set_title(y_label, y_short)
         self._layout.addWidget(self.plot_widget, 1)
@@ -164,7 +171,26 @@ class LinePanel(QtWidgets.QWidget):
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
-        ps.fit_legend(self.legend, self._legend_room())
+        self._place_legend()
+
+    def set_controls_shown(self, shown: bool) -> None:
+        """The title row's controls (log scale, smooth) shown or not: a lesson's stage
+        shows none (a slide does not name them), and beside them the title of a
+        secondary chart after Ctrl+= took three lines of its height."""
+        for control in self._controls:
+            control.setVisible(shown)
+
+    def eventFilter(self, watched, event) -> bool:   # noqa: N802 (Qt's name)
+        if watched is self.plot_widget and event.type() == QtCore.QEvent.Type.Resize \
+                and self.legend_may_go_beside:
+            self._place_legend()
+        return super().eventFilter(watched, event)
+
+    def _place_legend(self) -> None:
+        if self.legend_may_go_beside:
+            ps.place_legend(self.plot_widget, self.legend)
+        else:
+            ps.fit_legend(self.legend, self._legend_room())
 
     def _legend_room(self) -> float:
         """The width the legend's entries are laid out in (rows added where they don't fit)."""
@@ -249,7 +275,7 @@ class LinePanel(QtWidgets.QWidget):
 
     def _restyle(self) -> None:
         ps.style_legend(self.legend, self.theme)
-        ps.fit_legend(self.legend, self._legend_room())
+        self._place_legend()
         for name, (colour, width) in self._style.items():
             p = ps.pen(colour(self.theme), width)
             self._curves[name].setPen(p)

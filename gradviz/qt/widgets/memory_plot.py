@@ -37,6 +37,8 @@ BYTES_SHARE = (3, 2)       # side by side: the bytes plot's part of the width, t
 
 
 class MemoryPlot(LinePanel):
+    legend_may_go_beside = False   # (its second plot takes the places beside the first)
+
     def __init__(self, parent: QtWidgets.QWidget | None = None):
         super().__init__("memoryPlot", "Memory held by the autograd graph", "", "",
                          parent=parent)
@@ -143,6 +145,10 @@ class MemoryPlot(LinePanel):
         layout.addItem(self.nodes_plot, *((1, 1) if side_by_side else (2, 0)))
         layout.layout.setColumnStretchFactor(0, BYTES_SHARE[0])
         layout.layout.setColumnStretchFactor(1, BYTES_SHARE[1])
+        # stacked, the bytes (the point: 32 KiB against 8 KiB) get the larger share
+        if not side_by_side:
+            layout.layout.setRowStretchFactor(1, BYTES_SHARE[0])
+            layout.layout.setRowStretchFactor(2, BYTES_SHARE[1])
         ps.fit_legend(self.legend, self._legend_room())
         bottom = self.plot.getAxis("bottom")
         bottom.setStyle(showValues=side_by_side)
@@ -162,8 +168,9 @@ class MemoryPlot(LinePanel):
         return self.width() * BYTES_SHARE[0] / sum(BYTES_SHARE)
 
     def _fit_nodes_plot(self) -> None:
-        # stacked, tall enough that its rotated axis label fits beside it
-        self.nodes_plot.setMinimumHeight(0 if self.side_by_side else self.theme.font_pt * 11)
+        # stacked, tall enough that its short rotated axis title ("nodes") fits beside
+        # it: room for the long one left the bytes a strip after Ctrl+= twice
+        self.nodes_plot.setMinimumHeight(0 if self.side_by_side else self.theme.font_pt * 6)
 
     def apply_theme(self, theme: Theme) -> None:
         super().apply_theme(theme)

@@ -176,18 +176,69 @@ def style_legend(legend: pg.LegendItem, theme: Theme) -> None:
 
 def fit_legend(legend: pg.LegendItem, width: float) -> None:
     """As many entries per row as fit in `width` px, rows balanced (9 entries in a
-    700 px panel: 5 + 4), so the legend never pushes the plot out of the panel."""
+    700 px panel: 5 + 4), so the legend never pushes the plot out of the panel. Each
+    column as wide as its own widest entry (the entries fill it row by row): one long
+    name ("slide before (dashed)") no longer makes every column its width."""
     n = len(legend.items)
     if n == 0:
         return
     gap = legend.opts["labelTextSize"]
     gap = float(gap[:-2]) * 1.5 if str(gap).endswith("pt") else 15.0
-    entry = max(sample.boundingRect().width() + label.boundingRect().width() + gap + 6
-                for sample, label in legend.items)
-    rows = -(-n // max(1, min(n, int((width - 20) // entry))))
-    legend.setColumnCount(-(-n // rows))
+    entries = [_entry_width(sample, label) + gap for sample, label in legend.items]
+
+    def fits(cols: int) -> bool:
+        widths = [max(entries[i::cols]) for i in range(cols)]
+        return sum(widths) <= width - 20
+    cols = next((c for c in range(n, 0, -1) if fits(c)), 1)
+    rows = -(-n // cols)
+    balanced = -(-n // rows)
+    legend.setColumnCount(balanced if fits(balanced) else cols)
     for col in range(legend.columnCount):  # room between one entry's name and the next
         legend.layout.setColumnSpacing(2 * col + 1, gap)
+
+
+def _entry_width(sample, label) -> float:
+    """A legend entry's own width: its swatch and its name's text (the label item is as
+    wide as its grid column, whatever its text)."""
+    text = getattr(label, "item", label)
+    return sample.boundingRect().width() + text.boundingRect().width() + 6
+
+
+def place_legend(canvas: pg.GraphicsLayoutWidget, legend: pg.LegendItem) -> None:
+    """The legend above the plot in as many rows as its width needs (fit_legend), or
+    beside it in one column, whichever leaves the plot the more readable (its height,
+    or half its width where that is less: a chart is wider than high). A secondary
+    chart after Ctrl+= twice had three rows of five entries above a 40 px plot.
+    The plot is the canvas's item in row 1, column 0 (new_canvas)."""
+    width, height = canvas.width(), canvas.height()
+    fit_legend(legend, width)
+    n = len(legend.items)
+    beside = False
+    if n and height > 0:
+        rows = -(-n // max(1, legend.columnCount))
+        row_px = max(max(sample.boundingRect().height(), label.boundingRect().height())
+                     for sample, label in legend.items)
+        axes = 2 * row_px   # the step axis below, the value axis on the left: about
+        entry = max(_entry_width(sample, label) + 6 for sample, label in legend.items)
+
+        def readable(plot_w: float, plot_h: float) -> float:
+            return min(plot_w / 2, plot_h)
+        beside = readable(width - axes - entry, height - axes) > \
+            readable(width - axes, height - axes - rows * row_px)
+    where = (1, 1) if beside else (0, 0)
+    layout = canvas.ci
+    if layout.items.get(legend) != [where]:
+        layout.removeItem(legend)
+        layout.addItem(legend, row=where[0], col=where[1])
+        align = QtCore.Qt.AlignmentFlag
+        layout.layout.setAlignment(legend, (align.AlignLeft | align.AlignVCenter) if beside
+                                   else align.AlignRight)
+        layout.layout.setColumnStretchFactor(0, 1)   # the plot takes what it leaves
+        layout.layout.setColumnStretchFactor(1, 0)
+    if beside:
+        legend.setColumnCount(1)
+    else:
+        fit_legend(legend, width)
 
 
 def style_panel(panel: QtWidgets.QWidget, theme: Theme,

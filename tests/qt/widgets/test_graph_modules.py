@@ -29,9 +29,11 @@ def _graph(config: Config, steps: int = 1):
     return s.graph(show_saved=False)
 
 
-def _view(qtbot, size, graph) -> GraphView:
-    """A graph panel of size laid out by the app's own renderer (here, on this thread)."""
+def _view(qtbot, size, graph, key: bool = True) -> GraphView:
+    """A graph panel of size laid out by the app's own renderer (here, on this thread);
+    key False: without its key, as on a slide where the graph is not wide."""
     view = GraphView()
+    view.set_key_shown(key)
     qtbot.addWidget(view)
     renderer = GraphRenderer()
     view.renderer = renderer   # kept alive with the view
@@ -251,3 +253,26 @@ def test_in_a_wide_graph_the_cut_label_covers_no_box(qtbot):
                if i.mapRectToScene(i.boundingRect()).intersects(label)]
     assert covered == []
     assert _text_px(view, cut.label) >= 14.0
+
+
+@pytest.mark.parametrize("focus", ["trunk", "head 1", "junction"])
+def test_larger_text_never_crops_a_focus_that_fits(qtbot, focus):
+    """Lesson 08 after Ctrl+= twice at 1024x768: the carried state fitted the panel with
+    legible labels, and the text size was then applied on top of that fit, so the boxes
+    ran out of it ("tanh(ih + hh"). A focus that fits legibly stays whole at any text
+    size (its labels at least 14 px; where it fits only smaller, it grows as before)."""
+    view = _view(qtbot, (700, 260), _graph(CASES["separate, head 1 detached"]), key=False)
+    assert view.set_focus(focus) is None
+    canvas = view.canvas
+    framed = [canvas.nodes[i] for i in canvas.focus_ids if i in canvas.nodes]
+    assert len(framed) >= 2
+
+    def whole() -> bool:
+        seen = canvas.mapToScene(canvas.viewport().rect()).boundingRect()
+        return all(seen.adjusted(-1, -1, 1, 1).contains(i.mapRectToScene(i.boundingRect()))
+                   for i in framed)
+    assert whole() and min(_label_px(view, i) for i in framed) >= 14.0
+    for zoom in (1.15, 1.3225, 1.0):            # Ctrl+= twice, and back, as the theme does
+        canvas.set_text_zoom(zoom)
+        assert whole(), zoom
+        assert min(_label_px(view, i) for i in framed) >= 14.0

@@ -205,3 +205,38 @@ def test_double_click_follows_the_data_again_after_a_zoom(show, qtbot):
     qtbot.mouseDClick(panel.plot_widget.viewport(), left, pos=centre)
     qtbot.mouseRelease(panel.plot_widget.viewport(), left, pos=centre)  # QTest sends none
     assert panel.plot.getViewBox().autoRangeEnabled()[0]
+
+
+def test_a_secondary_chart_keeps_a_readable_plot_beside_a_long_legend(show, qtbot):
+    """Lesson 09 slide 2 after Ctrl+= twice at 1024x768: the loss chart, second on the
+    stage (about 640 x 250), drew its five legend entries (the slide before's dashed
+    line among them) in three rows above the plot, which was left a 40 px strip. The
+    legend goes beside the plot where above it would eat the plot."""
+    from gradviz.qt.theme import TEXT_STEP
+    from gradviz.qt.widgets.line_panel import SLIDE_GHOST_LABEL
+
+    records = make_records(steps=20)
+    panel = show(LossPlot, size=(640, 250))
+    panel.set_controls_shown(False)   # as on a lesson's stage
+    panel.apply_theme(LIGHT.zoomed(TEXT_STEP ** 2))
+    panel.update_from(make_history(records))
+    panel.set_ghost(make_history(make_records(steps=20, seed=1)), SLIDE_GHOST_LABEL)
+    panel.resize(641, 250)   # (a resize lays the legend out, as the stage's does)
+
+    def readable() -> bool:
+        panel.grab()
+        plot = panel.plot.getViewBox().sceneBoundingRect()
+        return plot.height() >= 100 and plot.width() >= 250
+    qtbot.waitUntil(readable)
+    assert len(panel.legend.items) == 5   # every entry still there
+    # beside a long narration strip at 1024x768 it had 455 x 335 (with its title on
+    # three lines beside log scale and smooth, which a slide shows none of)
+    panel.resize(455, 335)
+    qtbot.waitUntil(lambda: panel.grab() is not None and
+                    panel.plot.getViewBox().sceneBoundingRect().height() >= 120 and
+                    panel.plot.getViewBox().sceneBoundingRect().width() >= 300)
+    assert panel._title.height() < 60
+    # with room to spare, the legend stays above the plot
+    panel.resize(900, 600)
+    qtbot.waitUntil(lambda: panel.legend.sceneBoundingRect().bottom()
+                    <= panel.plot.getViewBox().sceneBoundingRect().top() + 1)

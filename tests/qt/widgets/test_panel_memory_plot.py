@@ -149,3 +149,24 @@ def test_a_small_stacked_panel_keeps_its_titles_apart(show, qtbot):
     panel.grab()
     assert not panel.side_by_side
     assert _titles_legible(panel)
+
+
+def test_stacked_after_ctrl_plus_twice_the_bytes_keep_the_larger_plot(show, qtbot):
+    """Lesson 09 slide 2 at 1024x768 after Ctrl+= twice (about 556 x 330 under a long
+    narration): the nodes plot kept a height for its long rotated title and left the
+    bytes, the slide's point (32 KiB vs 8 KiB), a 30 px strip with 20 and 10 on top of
+    each other."""
+    from gradviz.qt.theme import LIGHT, TEXT_STEP
+
+    panel = show(MemoryPlot, size=(556, 330))
+    panel.apply_theme(LIGHT.zoomed(TEXT_STEP ** 2))
+    panel.update_from(make_history(make_records(steps=20, sample_every=1)))
+    panel.resize(557, 330)
+    qtbot.waitUntil(lambda: not panel.side_by_side)
+
+    def heights():
+        panel.grab()
+        return (panel.plot.getViewBox().sceneBoundingRect().height(),
+                panel.nodes_plot.getViewBox().sceneBoundingRect().height())
+    qtbot.waitUntil(lambda: heights()[0] >= 70 and heights()[0] >= heights()[1])
+    assert _titles_legible(panel)
