@@ -147,6 +147,7 @@ class MainWindow(QMainWindow):
         self.walks_label.setObjectName("walksLabel")
         self.walks_label.setToolTip("the last step's backward calls: their time, and how "
                                     "many times they walked the shared trunk")
+        self.walks_label.setContentsMargins(0, 0, 16, 0)   # apart from the rate beside it
         self.statusBar().addPermanentWidget(self.walks_label)
         self.rate_label = QLabel("")
         self.rate_label.setObjectName("rateLabel")
