@@ -155,3 +155,22 @@ def test_compare_with_this_lessons_other_slide(qtbot, make_window):
     wait_pinned(qtbot, w, generation)
     assert "slide 2" in text_of(w.compare.view.pinned)
     assert w.compare.b_config.retain_graph != "never"
+
+
+def test_sum_pinned_beside_upgrad_differs_on_the_trunk_only(qtbot, make_window):
+    """Lesson 13's settings side by side: UPGrad changes what the trunk is handed, and
+    each head's own layers get their own loss's gradient under both."""
+    w = make_window(SMALL.replace(heads=3, loss_weights=(1.0, 1.0, 4.0)))
+    generation = w.generation
+    menu_action(w, "pinAction").trigger()                  # B: sum, as A is now
+    wait_pinned(qtbot, w, generation)
+    step_compared(qtbot, w, 1)
+    strategy = w.findChild(QComboBox, "strategyCombo")
+    strategy.setCurrentIndex(strategy.findData("upgrad"))
+    qtbot.waitUntil(lambda: "strategy: A upgrad, B sum" in text_of(w.compare.view.pinned),
+                    timeout=WAIT_MS)
+    step_compared(qtbot, w, 1)                             # one step: the weights still equal
+    assert text_of(w.compare.view.verdict).startswith("different")
+    rows = {r[0]: float(r[2]) for r in w.compare.view.table_rows()}
+    assert rows["trunk"] > 0.01
+    assert all(rows[h] < 1e-4 for h in ("head0", "head1", "head2")), rows
