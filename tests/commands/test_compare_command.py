@@ -4,6 +4,7 @@ import json
 
 import pytest
 import torch
+from cli_files import toml
 
 from gradviz.app import main
 
@@ -13,12 +14,6 @@ def run(*argv: str) -> int:
         return main(["compare", *argv])
     except SystemExit as exc:
         return exc.code
-
-
-def toml(tmp_path, name: str, text: str) -> str:
-    path = tmp_path / name
-    path.write_text(text)
-    return str(path)
 
 
 def test_same_is_exit_0_with_a_table_and_files(tmp_path, capsys):

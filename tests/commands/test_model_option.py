@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from cli_files import toml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -86,12 +87,6 @@ def test_run_gives_the_plain_loops_losses_and_gradient_norms(model, tmp_path):
         for name, n in norms.items():
             assert step["grad_norms"][name] == pytest.approx(n, rel=1e-4, abs=1e-7)
     assert (tmp_path / "out" / "graph.svg").exists()
-
-
-def toml(tmp_path, name: str, text: str) -> str:
-    path = tmp_path / name
-    path.write_text(text)
-    return str(path)
 
 
 def test_compare_says_sum_and_separate_agree_and_in_loop_does_not(model, tmp_path, capsys):

@@ -3,6 +3,7 @@ keys, and one line (exit 2) for a bad value, whatever the value."""
 import json
 
 import pytest
+from cli_files import toml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -15,12 +16,6 @@ def call(*argv: str) -> int:
         return main(list(argv))
     except SystemExit as exc:
         return exc.code
-
-
-def toml(tmp_path, name: str, text: str) -> str:
-    path = tmp_path / name
-    path.write_text(text)
-    return str(path)
 
 
 def test_run_takes_every_new_flag_and_reports_it(tmp_path):

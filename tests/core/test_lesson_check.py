@@ -2,22 +2,11 @@
 measured at some step, a ratio to a zero, a slide that stopped before its first step,
 stop = "error" on a slide that never errors (bounded), and the words of each."""
 import torch
+from lesson_text import HEAD, problems, slide
 from torch import nn
 
 from gradviz.core.lesson_check import check_lesson
 from gradviz.core.lessons import MAX_ERROR_STEPS, parse_lesson
-
-HEAD = 'title = "t"\nconfig = { device = "cpu", heads = 2, batch-size = 16, steps = 3 }\n'
-
-
-def slide(title: str, lines: str = "") -> str:
-    return f'[[slides]]\ntitle = "{title}"\nnarration = "n"\nstop = 2\n{lines}\n'
-
-
-def problems(*slides: str) -> list[str]:
-    found = check_lesson(parse_lesson("x", HEAD + "".join(slides)))
-    assert all("\n" not in p for p in found)
-    return found
 
 
 def test_a_detached_head_sends_nothing_to_z_in_plain_pytorch():

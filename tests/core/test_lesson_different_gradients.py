@@ -2,21 +2,9 @@
 (trained in lockstep, as same_gradients_as). It breaks, in one line, where they are the
 same, and is refused on reading where it could never hold or never fail."""
 import pytest
+from lesson_text import HEAD, problems, slide
 
-from gradviz.core.lesson_check import check_lesson
 from gradviz.core.lessons import LessonError, parse_lesson
-
-HEAD = 'title = "t"\nconfig = { device = "cpu", heads = 2, batch-size = 16, steps = 3 }\n'
-
-
-def slide(title: str, lines: str = "") -> str:
-    return f'[[slides]]\ntitle = "{title}"\nnarration = "n"\nstop = 2\n{lines}\n'
-
-
-def problems(*slides: str) -> list[str]:
-    found = check_lesson(parse_lesson("x", HEAD + "".join(slides)))
-    assert all("\n" not in p for p in found)
-    return found
 
 
 def test_unequal_parts_scaled_by_mean_differ_and_the_promise_holds():
