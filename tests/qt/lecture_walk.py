@@ -64,13 +64,13 @@ def narration_words(text: str) -> list[str]:
 def window_id(display: str, pattern: str, timeout: float) -> str | None:
     """The gradviz window whose title matches pattern, waited for (the engine imports
     torch first on a busy machine)."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        found = sh("xdotool", "search", "--name", pattern, display=display).stdout.split()
-        if found:
-            return found[0]
-        time.sleep(0.5)
-    return None
+    # --sync: xdotool itself waits until such a window exists (no polling here)
+    try:
+        found = sh("xdotool", "search", "--sync", "--name", pattern, display=display,
+                   timeout=timeout).stdout.split()
+    except subprocess.TimeoutExpired:
+        return None
+    return found[0] if found else None
 
 
 def screen_hash(display: str) -> str:
@@ -91,12 +91,14 @@ def wait_played(display: str, scratch: Path, timeout: float) -> tuple[bool, floa
     start = time.monotonic()
     last, same = None, 0
     while time.monotonic() - start < timeout:
+        # each look (a screen grab, then OCR of the status bar) takes a while itself,
+        # so three equal looks in a row are a screen at rest, with no sleep between
+        paused = "Paused" in status_text(display, scratch, 40)
         now = screen_hash(display)
         same = same + 1 if now == last else 0
         last = now
-        if same >= 2 and "Paused" in status_text(display, scratch, 40):
+        if same >= 2 and paused:
             return True, time.monotonic() - start
-        time.sleep(1.0)
     return False, time.monotonic() - start
 
 
