@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from gradviz.app import build_parser
-from gradviz.core.config import Config
+from gradviz.plain.config import Config
 
 COMMANDS = ("run", "compare", "lessons", "bench")
 # prints the help and, after it, whether torch (or Qt) was imported to give it
@@ -99,7 +99,7 @@ def test_each_command_still_runs_what_its_module_says(capsys):
     """The commands' modules are imported only when they run: `gradviz lessons` lists the
     bundled lessons as its module does."""
     from gradviz.app import main
-    from gradviz.core.lessons import bundled_names
+    from gradviz.plain.lessons import bundled_names
     assert main(["lessons"]) == 0
     listed = [line.split()[0] for line in capsys.readouterr().out.splitlines()]
     assert listed == bundled_names()

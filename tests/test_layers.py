@@ -1,5 +1,6 @@
-"""The layer rules in pyproject.toml's import-linter contracts hold: core reaches for no
-GUI, renderer or command line, and render for no Qt (indirect imports count too)."""
+"""The layer rules in pyproject.toml's import-linter contracts hold: plain reaches for no
+torch, core for no GUI, renderer or command line, render for no Qt, and the window for
+no torch and no core (indirect imports count too)."""
 import logging
 from pathlib import Path
 
@@ -28,13 +29,18 @@ def test_import_linter_contracts_are_kept(tmp_path, monkeypatch, capsys):
                                        cache_dir=str(tmp_path), no_logo=True)
     out = capsys.readouterr().out
     assert rc == 0, out
-    assert "0 broken" in out and "3 kept" in out
+    assert "0 broken" in out and "4 kept" in out
 
 
-def test_a_forbidden_import_breaks_a_contract(tmp_path, monkeypatch, capsys):
-    """The contracts can fail: core importing the renderer, as core/report.py once could."""
-    bad = ROOT / "gradviz" / "core" / "_layer_probe.py"
-    bad.write_text("import gradviz.render.dot  # deliberately forbidden\n")
+@pytest.mark.parametrize(("package", "forbidden"), [
+    ("core", "gradviz.render.dot"),       # core importing the renderer, as a report once could
+    ("plain", "torch"),                   # plain data that the window imports reaching for torch
+    ("qt", "gradviz.core.session"),       # the window reaching past the pipe for a tensor
+])
+def test_a_forbidden_import_breaks_a_contract(tmp_path, monkeypatch, capsys, package, forbidden):
+    """The contracts can fail."""
+    bad = ROOT / "gradviz" / package / "_layer_probe.py"
+    bad.write_text(f"import {forbidden}  # deliberately forbidden\n")
     try:
         monkeypatch.chdir(ROOT)
         rc = importlinter_cli.lint_imports(config_filename=str(ROOT / "pyproject.toml"),
@@ -42,4 +48,4 @@ def test_a_forbidden_import_breaks_a_contract(tmp_path, monkeypatch, capsys):
     finally:
         bad.unlink()
     assert rc != 0
-    assert "gradviz.core._layer_probe -> gradviz.render.dot" in capsys.readouterr().out
+    assert f"gradviz.{package}._layer_probe -> {forbidden}" in capsys.readouterr().out

@@ -72,7 +72,7 @@ def test_the_apt_line_installs_every_library_the_app_checks_for():
 
 
 def test_the_lesson_example_is_a_lesson():
-    from gradviz.core.lessons import parse_lesson
+    from gradviz.plain.lessons import parse_lesson
     block = next(b for b in re.findall(r"```toml\n(.*?)```", _readme(), re.S)
                  if "[[slides]]" in b)
     lesson = parse_lesson("example", block)
@@ -83,8 +83,8 @@ def test_the_lesson_example_is_a_lesson():
 
 
 def test_every_preset_and_lesson_the_readme_names_exists():
-    from gradviz.core.lessons import find_lesson
-    from gradviz.core.presets import preset_names
+    from gradviz.plain.lessons import find_lesson
+    from gradviz.plain.presets import preset_names
     text = _readme()
     presets = set(re.findall(r"--config ([a-z][a-z0-9-]*)\b(?!\.toml)", text))
     assert presets and presets <= set(preset_names()), presets - set(preset_names())

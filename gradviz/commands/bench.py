@@ -4,11 +4,11 @@ from __future__ import annotations
 import argparse
 import statistics
 
-from ..core.config import ConfigError
 from ..core.devices import resolve_device
 from ..core.threads import leave_a_core_free
 from ..core.training_speed import PROBE_LEVELS, run_bench
 from ..exit_codes import EXIT_OK
+from ..plain.config import ConfigError
 from .model_option import config_for, model_file_from_args
 from .options import fail
 from .run import timed_run

@@ -13,12 +13,12 @@ import math
 import sys
 from pathlib import Path
 
-from ..core.atomic_write import write_text
 from ..core.compare import Comparison, compare
-from ..core.config import SHOWN_PATH_CHARS, Config, ConfigError, from_mapping, load_toml, shown
 from ..core.model_file import ModelFile
 from ..core.threads import leave_a_core_free
 from ..exit_codes import EXIT_AUTOGRAD_ERROR, EXIT_OK
+from ..plain.atomic_write import write_text
+from ..plain.config import SHOWN_PATH_CHARS, Config, ConfigError, from_mapping, load_toml, shown
 from ..render.style import format_bytes
 from .model_option import config_for, file_config, model_file_from_args
 from .options import fail

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..core.lessons import LessonError, bundled_names, find_lesson
 from ..exit_codes import EXIT_OK, EXIT_USAGE
+from ..plain.lessons import LessonError, bundled_names, find_lesson
 from .options import fail
 
 EXIT_BROKEN_PROMISE = 1

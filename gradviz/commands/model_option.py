@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import argparse
 
-from ..core.config import Config, ConfigError
 from ..core.model_file import ModelFile, check_config
-from ..core.model_names import model_path
+from ..plain.config import Config, ConfigError
+from ..plain.model_names import model_path
 from .options import config_from_args, fail, take_model_file
 
 

@@ -8,7 +8,8 @@ import sys
 import textwrap
 from typing import Any, NoReturn
 
-from ..core.config import (
+from ..exit_codes import EXIT_USAGE
+from ..plain.config import (
     ACCUMULATE_MODES,
     CLIP_AT,
     DETACH_MODES,
@@ -22,9 +23,8 @@ from ..core.config import (
     ConfigError,
     from_mapping,
 )
-from ..core.model_names import is_model_file, model_names
-from ..core.presets import load_config_file, preset_names
-from ..exit_codes import EXIT_USAGE
+from ..plain.model_names import is_model_file, model_names
+from ..plain.presets import load_config_file, preset_names
 
 MAX_MESSAGE = 200   # characters of a usage error
 

@@ -81,7 +81,7 @@ its config's steps (at most {max_error_steps})."""
 
 
 def add_lessons(subparsers) -> None:
-    from ..core.lessons import MAX_ERROR_STEPS  # plain data: no torch
+    from ..plain.lessons import MAX_ERROR_STEPS  # plain data: no torch
     p = subparsers.add_parser("lessons", help="list the lessons (--check: test them)",
                               description="List the bundled lessons: the name --lesson "
                                           "takes, then the title.",

@@ -10,18 +10,18 @@ import os
 import sys
 from pathlib import Path
 
-from ..core.atomic_write import check_writable, remove_stale_parts, write_text
-from ..core.config import SHOWN_PATH_CHARS, ConfigError, shown
-from ..core.events import first_line
 from ..core.model_file import ModelFile
-from ..core.model_script import model_script_text
-from ..core.records import StepRecord
-from ..core.report import ReportWriter
-from ..core.run_folder import MoveUnfinished, RunFolder
-from ..core.script import script_text
 from ..core.session import Session
 from ..core.threads import leave_a_core_free
 from ..exit_codes import EXIT_AUTOGRAD_ERROR, EXIT_OK
+from ..plain.atomic_write import check_writable, remove_stale_parts, write_text
+from ..plain.config import SHOWN_PATH_CHARS, ConfigError, shown
+from ..plain.events import first_line
+from ..plain.model_script import model_script_text
+from ..plain.records import StepRecord
+from ..plain.report import ReportWriter
+from ..plain.run_folder import MoveUnfinished, RunFolder
+from ..plain.script import script_text
 from .model_option import config_for, model_file_from_args
 from .options import fail
 

@@ -16,11 +16,11 @@ import numpy as np
 import torch
 from torch._utils import _flatten_dense_tensors
 
-from .config import Config, ConfigError
-from .events import Event
+from ..plain.config import Config, ConfigError
+from ..plain.events import Event
+from ..plain.records import GroupDiff, StepDiff, StepRecord
+from ..plain.same_model import model_difference
 from .model_file import ModelFile
-from .records import GroupDiff, StepDiff, StepRecord
-from .same_model import model_difference
 from .session import Session
 
 DEFAULT_RTOL = 1e-5

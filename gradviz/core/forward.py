@@ -10,8 +10,8 @@ import torch
 from torch import nn
 from torch.autograd.graph import Node
 
+from ..plain.config import EDIT_DATA_FACTOR, Config
 from .autograd_walk import saved_tensors, storage_key
-from .config import EDIT_DATA_FACTOR, Config
 from .graph import Cut, InputUse, Root
 from .model import MultiHeadNet, head_loss, time_steps
 from .module_calls import CallRecord, ModuleCalls

@@ -15,8 +15,7 @@ from typing import Any, Protocol
 import torch
 from torch.autograd.graph import Node
 
-from .autograd_walk import is_accumulate_grad, next_nodes, saved_tensors, storage_bytes, storage_key
-from .graph_data import (
+from ..plain.graph_data import (
     ALIVE,
     CUT,
     DETACHED,
@@ -33,6 +32,7 @@ from .graph_data import (
     GraphEdge,
     GraphNode,
 )
+from .autograd_walk import is_accumulate_grad, next_nodes, saved_tensors, storage_bytes, storage_key
 
 # an op shows the most telling state among its saved tensors
 _STATE_PRIORITY = (DETACHED, STALE, FREED)

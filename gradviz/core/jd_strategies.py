@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .jd_names import AGGREGATOR_CLASS, missing_message
+from ..plain.jd_names import AGGREGATOR_CLASS, missing_message
 
 
 @dataclass

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from .config import Config
+from ..plain.config import Config
 from .forward import LiveGraph
 
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ..plain.config import ConfigError, shown
+from ..plain.events import Event
+from ..plain.lessons import Lesson, LessonError, Slide
+from ..plain.records import StepRecord
 from .compare import compare
-from .config import ConfigError, shown
 from .devices import resolve_device
-from .events import Event
-from .lessons import Lesson, LessonError, Slide
-from .records import StepRecord
 from .session import Session
 
 # how a broken promise of each kind reads: "total does not decrease (2.1 … 2.3)"

@@ -8,7 +8,7 @@ import operator
 
 import torch
 
-from .config import Config
+from ..plain.config import Config
 from .devices import resolve_device
 from .model_file import ModelFile, step_generator, trunk_outputs
 from .training_speed import _timed

@@ -29,15 +29,14 @@ from typing import Any
 import torch
 from torch import nn
 
-from .config import MAX_HEADS, SHOWN_PATH_CHARS, ConfigError, shown
+from ..plain.config import MAX_HEADS, SHOWN_PATH_CHARS, ConfigError, shown
+from ..plain.model_keys import SEED_STRIDE
 
 REQUIRED = ("trunk", "heads", "losses", "batch")
 OPTIONAL = ("taps", "names")
 # the rows build()'s trial forward runs (on the CPU, under no_grad): enough to find a
 # wrong shape, small enough to cost nothing on a real model
 TRIAL_ROWS = 2
-# seeds each step's generator: seed * SEED_STRIDE + step (README, "Your own model")
-SEED_STRIDE = 1_000_003
 MAX_RAISED = 200   # characters of an exception's line in a refusal
 
 
@@ -296,7 +295,7 @@ def trunk_outputs(out: Any) -> list[torch.Tensor] | None:
 
 def check_taps(config: Any, taps: tuple[int, ...] | None) -> None:
     """ConfigError where a strategy needs one junction and the heads read several."""
-    from .jd_names import AGGREGATING
+    from ..plain.jd_names import AGGREGATING
     if taps is not None and len(set(taps)) > 1 and config.strategy in AGGREGATING:
         raise ConfigError(f"strategy {config.strategy} aggregates the heads' gradients at one "
                           "junction; this model's heads read the trunk at several depths")
@@ -306,8 +305,8 @@ def check_config(config: Any, spec_heads: int,
                  taps: tuple[int, ...] | None = None) -> None:
     """ConfigError where config asks for something only the built-in model has, or that
     a trunk with outputs at several depths (taps) cannot do."""
-    from .config import Config
-    from .model_keys import BUILT_IN_ONLY
+    from ..plain.config import Config
+    from ..plain.model_keys import BUILT_IN_ONLY
     default = Config()
     for key, words in BUILT_IN_ONLY.items():
         if key != "model" and getattr(config, key) != getattr(default, key):

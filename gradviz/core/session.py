@@ -15,22 +15,23 @@ from typing import cast
 import torch
 from torch import nn
 
-from . import events as ev
+from ..plain import events as ev
+from ..plain.config import Config, validate
+from ..plain.graph_data import LOSS, TOTAL, GraphData
+from ..plain.jd_names import pcgrad_seed
+from ..plain.records import BackwardRecord, PhaseRecord, StepRecord
+from ..plain.walk_cache import CHAINED, DETACHED, FRESH, WalkCache
 from .autograd_walk import held_saved_bytes, is_accumulate_grad, reachable_nodes, storage_key
-from .config import Config, validate
 from .data import make_data
 from .devices import other_device, resolve_device
 from .forward import Carried, LiveGraph, forward
 from .graph import Root, capture
-from .graph_data import LOSS, TOTAL, GraphData
-from .jd_names import pcgrad_seed
 from .jd_strategies import SharedParts
 from .kept_graphs import KeptGraphs
 from .model import MultiHeadNet
 from .model_file import ModelFile, ModelFileError, ModelSpec, file_traceback
 from .node_grads import NodeGradProbe
 from .probes import JunctionProbe
-from .records import BackwardRecord, PhaseRecord, StepRecord
 from .sgd import PlainSGD
 from .spec_model import SpecBatches, SpecNet, spec_forward
 from .step_numbers import measure_step
@@ -38,7 +39,6 @@ from .strategies import GradSums, backward_calls, run_call
 from .tap_probe import TapProbe
 from .trunk_walks import TrunkWalks
 from .update_probe import UpdateCosineProbe
-from .walk_cache import CHAINED, DETACHED, FRESH, WalkCache
 
 
 def _leaf_count(nodes: Iterable[object]) -> int:
@@ -443,7 +443,7 @@ class Session:
 
     def _event(self, exc: BaseException, step: int, phase: str, call: str) -> ev.Event:
         event = ev.from_exception(exc, step, phase, call,
-                                  ev.situation(self.config, self.device))
+                                  ev.situation(self.config, other_device(self.device).type))
         if self.model_file is None:
             return event
         # the model file's own code raised: its frames (file:line), as the user's traceback
@@ -544,7 +544,7 @@ class Session:
     def _measure(self, plan: _StepPlan, where: tuple) -> tuple[int, int, int]:
         """(graph nodes alive, saved bytes held, AccumulateGrad nodes among them) for the
         live graph; where: the point in the step ("forward", micro), ("banked", micro)
-        or ("end",). A walk of the same structure is reused (see core.walk_cache)."""
+        or ("end",). A walk of the same structure is reused (see plain.walk_cache)."""
         table = None
         key: tuple = ()
         if self.cache_walks and CHAINED not in plan.carried:

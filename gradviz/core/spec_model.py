@@ -8,8 +8,8 @@ import torch
 from torch import nn
 from torch.autograd.graph import Node
 
+from ..plain.config import EDIT_DATA_FACTOR, Config
 from .autograd_walk import storage_key
-from .config import EDIT_DATA_FACTOR, Config
 from .forward import ForwardResult, LiveGraph, head_mode
 from .graph import Cut
 from .model_file import ModelFile, ModelSpec, trunk_outputs

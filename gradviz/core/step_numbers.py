@@ -9,9 +9,9 @@ from collections.abc import Sequence
 
 import torch
 
-from .config import Config
+from ..plain.config import Config
+from ..plain.records import StepRecord
 from .probes import JunctionProbe, grad_norms, norms_and_cosines
-from .records import StepRecord
 from .tap_probe import TapProbe
 from .update_probe import UpdateCosineProbe, update_cosines
 

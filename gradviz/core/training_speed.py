@@ -15,7 +15,7 @@ from typing import Any
 
 import torch
 
-from .config import Config
+from ..plain.config import Config
 from .data import make_data
 from .devices import resolve_device
 from .model import MultiHeadNet, head_loss

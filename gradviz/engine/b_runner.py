@@ -19,11 +19,11 @@ from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
-from ..core import events as ev
 from ..core.compare import flat_grads
-from ..core.config import Config, ConfigError
 from ..core.model_file import ModelFile
 from ..core.session import Session
+from ..plain import events as ev
+from ..plain.config import Config, ConfigError
 from . import protocol as p
 from .child import ChildProcess, last_sign_of_life, start_isolated
 from .heartbeat import Heartbeat, SharedConnection

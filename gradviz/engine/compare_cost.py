@@ -8,7 +8,7 @@ import pickle
 import time
 
 from ..core.compare import compare
-from ..core.config import Config
+from ..plain.config import Config
 from . import protocol as p
 from .loop import EngineLoop
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import os
 
-from ..core.config import Config
 from ..core.devices import available_devices
 from ..core.threads import leave_a_core_free
+from ..plain.config import Config
 from . import protocol as p
 from .loop import EngineLoop
 

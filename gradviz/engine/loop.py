@@ -9,13 +9,13 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ..core import events as ev
-from ..core.atomic_write import write_text
-from ..core.config import Config, ConfigError
 from ..core.model_file import ModelFile, ModelFileError, check_taps
-from ..core.model_keys import fit_config
 from ..core.session import Session
 from ..core.threads import leave_a_core_free
+from ..plain import events as ev
+from ..plain.atomic_write import write_text
+from ..plain.config import Config, ConfigError
+from ..plain.model_keys import fit_config
 from . import protocol as p
 from .b_runner import BPlace, ProcessB
 from .model_start import not_used, open_model

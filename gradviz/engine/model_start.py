@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..core import events as ev
-from ..core.config import Config, ConfigError
 from ..core.model_file import ModelFile, check_taps, file_traceback
-from ..core.model_keys import fit_config
+from ..plain import events as ev
+from ..plain.config import Config, ConfigError
+from ..plain.model_keys import fit_config
 
 
 def not_used(exc: ConfigError, path: Path) -> ev.Event:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import collections
 from dataclasses import replace
 
-from ..core import events as ev
 from ..core.compare import (
     DEFAULT_RTOL,
     Verdict,
@@ -28,9 +27,10 @@ from ..core.compare import (
     step_words,
     stopped_words,
 )
-from ..core.config import Config, ConfigError, validate
-from ..core.records import CompareRecord, GroupDiff, StepDiff, StepRecord
 from ..core.session import Session
+from ..plain import events as ev
+from ..plain.config import Config, ConfigError, validate
+from ..plain.records import CompareRecord, GroupDiff, StepDiff, StepRecord
 from . import protocol as p
 from .b_runner import LocalB
 

@@ -21,10 +21,10 @@ from typing import Any, Union
 
 import numpy as np
 
-from ..core.config import Config
-from ..core.events import Event
-from ..core.graph_data import GraphData
-from ..core.records import CompareRecord, PhaseRecord, StepRecord
+from ..plain.config import Config
+from ..plain.events import Event
+from ..plain.graph_data import GraphData
+from ..plain.records import CompareRecord, PhaseRecord, StepRecord
 
 log = logging.getLogger("gradviz.protocol")
 

@@ -14,8 +14,8 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QMenu
 
-from ..core.config import Config, ConfigError, from_mapping, load_toml
-from ..core.history import History
+from ..plain.config import Config, ConfigError, from_mapping, load_toml
+from ..plain.history import History
 from .widgets.compare_view import CompareView
 
 TOML_FILTER = "gradviz configs (*.toml)"

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QProcess, Signal
 
-from ..core.atomic_write import write_text
-from ..core.config import Config, ConfigError, from_mapping, load_toml, to_toml
 from ..engine.child import child_command
+from ..plain.atomic_write import write_text
+from ..plain.config import Config, ConfigError, from_mapping, load_toml, to_toml
 
 
 class CompareRunner(QObject):

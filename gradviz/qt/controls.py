@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.config import (
+from ..plain.config import (
     CLIP_AT,
     DETACH_MODES,
     MAX_ACCUMULATE,
@@ -45,7 +45,7 @@ from ..core.config import (
     parse_sizes,
     settle_micro_batches,
 )
-from ..core.model_keys import FIXED_BY_THE_FILE
+from ..plain.model_keys import FIXED_BY_THE_FILE
 
 WEIGHT_STEPS = 100  # slider units per 1.0 of loss weight
 MIN_LR = 0.00001

@@ -16,11 +16,11 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QSocketNotifier, QTimer, Signal
 
-from ..core import events as ev
-from ..core.config import Config
 from ..engine import host
 from ..engine import protocol as p
 from ..engine.child import last_sign_of_life
+from ..plain import events as ev
+from ..plain.config import Config
 
 READ_BUDGET_S = 0.008     # the longest one look at the pipe may take (the rest waits)
 # The engine beats twice a second from its first moment (engine.heartbeat), also while it

@@ -10,8 +10,8 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog
 
-from ..core.atomic_write import write_text
-from ..core.config import ConfigError, from_mapping, load_toml, to_toml
+from ..plain.atomic_write import write_text
+from ..plain.config import ConfigError, from_mapping, load_toml, to_toml
 from .model_menu import MODEL_FILTER, add_examples, ask_to_run, trust_key
 from .plain_dialogs import warn
 

@@ -8,8 +8,8 @@ import signal
 import sys
 
 from ..commands.options import config_from_args, fail, take_model_file
-from ..core.config import Config
 from ..exit_codes import EXIT_OK
+from ..plain.config import Config
 from .display import display_problem, invisible_notice
 
 SETTINGS_ENV = "GRADVIZ_SETTINGS"  # a JSON file's path; tests and kiosks point it elsewhere
@@ -123,7 +123,7 @@ def _lesson(args):
     """The lesson --lesson names, or None; a bad name or file is one line and exit 2."""
     if getattr(args, "lesson", None) is None:
         return None
-    from ..core.lessons import LessonError, find_lesson
+    from ..plain.lessons import LessonError, find_lesson
     try:
         return find_lesson(args.lesson)
     except LessonError as exc:
@@ -134,8 +134,8 @@ def _model_path(args) -> str | None:
     """The model file --model names (a path or a bundled example's name), taken out of
     args so that the config never holds it; None for mlp, rnn or no --model. Only its
     path goes on: the engine's process runs it. A name that is neither: one line, exit 2."""
-    from ..core.config import ConfigError
-    from ..core.model_names import model_path
+    from ..plain.config import ConfigError
+    from ..plain.model_names import model_path
     value = take_model_file(args)
     if value is None:
         return None

@@ -12,7 +12,7 @@ from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import QFileDialog
 
-from ..core.lessons import Lesson, LessonError, bundled_names, find_lesson, load_lesson
+from ..plain.lessons import Lesson, LessonError, bundled_names, find_lesson, load_lesson
 from .lesson_player import LessonPlayer
 from .plain_dialogs import warn
 from .run_bar import DELAYS_MS
@@ -42,7 +42,7 @@ class LessonMode(QObject):
         self.player.left.connect(self._leave)
         self.narration = NarrationView()
         # a slide's narration and panels, in the window's middle in place of the docks
-        # (see core.stage_layout): shown only while a lesson is open
+        # (see plain.stage_layout): shown only while a lesson is open
         self.stage = Stage(self.narration)
         self.stage.arranged.connect(self._place_graph_key)
         self.stage.arranged.connect(self._check_room)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
-from ..core.lessons import Lesson, LessonError, bundled_names, find_lesson
+from ..plain.lessons import Lesson, LessonError, bundled_names, find_lesson
 
 
 class LessonPlayer(QObject):

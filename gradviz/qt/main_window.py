@@ -17,9 +17,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.config import Config
-from ..core.history import History
-from ..core.window_model import WindowModel
+from ..plain.config import Config
+from ..plain.history import History
+from ..plain.window_model import WindowModel
 from . import appearance
 from .blank_screen import BlankScreen
 from .compare_mode import CompareMode

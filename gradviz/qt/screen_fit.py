@@ -93,7 +93,7 @@ def fit_to_screen(window) -> None:
         left_down,
     ]
     if window.lessons.staging:
-        # a lesson's stage places its panels itself (core.stage_layout), none in tabs;
+        # a lesson's stage places its panels itself (plain.stage_layout), none in tabs;
         # the docks are put away, and the panels' tabs are not the stage's to change
         moves = []
     for dims, move in moves:

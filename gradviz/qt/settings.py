@@ -23,8 +23,8 @@ from typing import Any
 
 from PySide6.QtCore import QByteArray, QStandardPaths
 
-from ..core.atomic_write import write_text
-from ..core.config import SHOWN_PATH_CHARS, Config, ConfigError, from_mapping, shown
+from ..plain.atomic_write import write_text
+from ..plain.config import SHOWN_PATH_CHARS, Config, ConfigError, from_mapping, shown
 from .run_bar import DELAYS_MS
 from .settings_file import MAX_BYTES, VERSION, beside, merge, read_document
 from .theme import THEMES

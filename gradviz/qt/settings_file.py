@@ -9,8 +9,8 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from ..core.config import shown
-from ..core.events import first_line
+from ..plain.config import shown
+from ..plain.events import first_line
 
 VERSION = 2
 MAX_BYTES = 1024 * 1024          # a settings file is a few KB; more is not one of ours

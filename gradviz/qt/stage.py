@@ -1,5 +1,5 @@
 """The lesson stage: a slide's narration and its panels, each put where
-`core.stage_layout.place` says, again on every resize and text size. The stage owns no
+`plain.stage_layout.place` says, again on every resize and text size. The stage owns no
 panel: it borrows the window's for a slide and gives every one back (`release`), so
 the window puts them home in their docks when the lesson ends."""
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
 
-from ..core.stage_layout import Placement, place
+from ..plain.stage_layout import Placement, place
 
 
 class StageSlot(QFrame):

@@ -2,7 +2,7 @@
 times its backward walked the shared trunk (both measured by the engine)."""
 from __future__ import annotations
 
-from ..core.records import StepRecord
+from ..plain.records import StepRecord
 
 
 def walks_text(record: StepRecord | None) -> str:

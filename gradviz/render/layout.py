@@ -11,7 +11,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from gradviz.core.graph_data import GraphData
+from gradviz.plain.graph_data import GraphData
 
 from .dot import to_dot
 from .graphviz_program import (
@@ -164,8 +164,8 @@ def _spline(pos: str, flip) -> tuple[tuple[Point, ...], Point | None]:
 def bench_layout(repeats: int = 3) -> list[tuple[str, int, int, float]]:
     """Time layout_graph (DOT, Graphviz, parse) on lecture-size and ~1,000-node graphs;
     print and return (case, nodes, edges, best seconds)."""
-    from gradviz.core.config import Config
     from gradviz.core.session import Session
+    from gradviz.plain.config import Config
     cases = [("lecture (default config)", Config(), False),
              ("lecture, saved tensors shown", Config(), True),
              ("~150 nodes (trunk_depth=22)", Config(trunk_depth=22), False),

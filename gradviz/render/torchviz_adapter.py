@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import torch
 
-from gradviz.core.events import first_line
 from gradviz.core.graph import Root
+from gradviz.plain.events import first_line
 
 from .graphviz_program import RenderError
 

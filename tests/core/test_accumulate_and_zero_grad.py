@@ -3,8 +3,8 @@ against full-batch backward and a plain SGD loop written out in the test."""
 import pytest
 import torch
 
-from gradviz.core.config import Config
 from gradviz.core.session import Session
+from gradviz.plain.config import Config
 
 from core_reference import (
     TIGHT,

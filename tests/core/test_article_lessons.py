@@ -10,8 +10,8 @@ import torch
 from torch import nn
 
 from gradviz.core import devices
-from gradviz.core.config import Config
 from gradviz.core.session import Session
+from gradviz.plain.config import Config
 
 from core_reference import (
     TIGHT,

@@ -5,9 +5,9 @@ import torch
 from torch.nn import functional as F
 
 from gradviz.core.compare import compare
-from gradviz.core.config import Config, ConfigError, from_mapping
-from gradviz.core.events import from_exception
 from gradviz.core.session import Session
+from gradviz.plain.config import Config, ConfigError, from_mapping
+from gradviz.plain.events import from_exception
 
 from core_reference import assert_grads, batch, ref_net, session_grads, snapshot, weights
 

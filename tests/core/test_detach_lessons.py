@@ -5,8 +5,8 @@ import math
 import pytest
 import torch
 
-from gradviz.core.config import Config
 from gradviz.core.session import Session
+from gradviz.plain.config import Config
 
 from core_reference import (
     assert_grads,

@@ -6,9 +6,9 @@ import pytest
 import torch
 from torch import nn
 
-from gradviz.core import events as ev
-from gradviz.core.config import Config
+from gradviz.plain import events as ev
 from gradviz.core.session import Session
+from gradviz.plain.config import Config
 
 
 def _first_steps(optimizer: str, scale: float) -> torch.Tensor:

@@ -4,10 +4,10 @@ import math
 import numpy as np
 import pytest
 
-from gradviz.core.config import Config
-from gradviz.core.history import History
-from gradviz.core.records import StepRecord
 from gradviz.core.session import Session
+from gradviz.plain.config import Config
+from gradviz.plain.history import History
+from gradviz.plain.records import StepRecord
 
 HEADS, PARAMS = ["head0", "head1"], ["a", "b", "c"]
 

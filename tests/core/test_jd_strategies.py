@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torchjd.aggregation import MGDA, PCGrad, UPGrad
 
-from gradviz.core.config import Config, ConfigError
 from gradviz.core.session import Session
+from gradviz.plain.config import Config, ConfigError
 
 from core_reference import (
     assert_grads,

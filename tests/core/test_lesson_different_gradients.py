@@ -4,7 +4,7 @@ same, and is refused on reading where it could never hold or never fail."""
 import pytest
 from lesson_text import HEAD, problems, slide
 
-from gradviz.core.lessons import LessonError, parse_lesson
+from gradviz.plain.lessons import LessonError, parse_lesson
 
 
 def test_unequal_parts_scaled_by_mean_differ_and_the_promise_holds():

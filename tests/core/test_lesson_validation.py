@@ -5,10 +5,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gradviz.core.config import Config
-from gradviz.core.lesson_metrics import metric_names, parameter_names
-from gradviz.core.lessons import LessonError, load_lesson, parse_lesson
 from gradviz.core.session import Session
+from gradviz.plain.config import Config
+from gradviz.plain.lesson_metrics import metric_names, parameter_names
+from gradviz.plain.lessons import LessonError, load_lesson, parse_lesson
 
 from core_reference import RefNet
 

@@ -5,9 +5,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gradviz.app import main
-from gradviz.core.config import ConfigError
 from gradviz.core.lesson_check import check_lesson
-from gradviz.core.lessons import LessonError, bundled_names, find_lesson, parse_lesson
+from gradviz.plain.config import ConfigError
+from gradviz.plain.lessons import LessonError, bundled_names, find_lesson, parse_lesson
 
 TOPICS = {"add-or-separate", "backward-twice", "leaky-graphs", "detach-vs-detach_",
           "edit-detached", "leaves-and-grad", "device-mismatch", "rnn-truncation",

@@ -8,9 +8,9 @@ import textwrap
 import pytest
 import torch
 
-from gradviz.core.config import Config
 from gradviz.core.model_file import ModelFile
 from gradviz.core.session import Session
+from gradviz.plain.config import Config
 
 TIGHT = dict(rtol=1e-5, atol=1e-6)
 

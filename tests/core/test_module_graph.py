@@ -7,8 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import nn
 
-from gradviz.core.config import Config
-from gradviz.core.graph_data import (
+from gradviz.core.session import Session
+from gradviz.plain.config import Config
+from gradviz.plain.graph_data import (
     CUT,
     DETACHED,
     EARLIER,
@@ -25,9 +26,8 @@ from gradviz.core.graph_data import (
     GraphNode,
     ModuleCall,
 )
-from gradviz.core.graph_focus import focus_ids
-from gradviz.core.module_graph import JUNCTION_ID, module_graph
-from gradviz.core.session import Session
+from gradviz.plain.graph_focus import focus_ids
+from gradviz.plain.module_graph import JUNCTION_ID, module_graph
 
 from core_reference import RefNet, batch, loss_k, norm, ref_net, snapshot, weighted_sum, weights
 

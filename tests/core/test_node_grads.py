@@ -4,9 +4,9 @@ and the hooks that measure them: never on AccumulateGrad nodes, never piling up.
 import pytest
 import torch
 
-from gradviz.core.config import Config
 from gradviz.core.node_grads import NodeGradProbe
 from gradviz.core.session import Session
+from gradviz.plain.config import Config
 
 from core_reference import (
     batch,

@@ -6,8 +6,8 @@ import torch
 from torch.nn import functional as F
 
 from gradviz.core.compare import compare
-from gradviz.core.config import Config
 from gradviz.core.session import Session
+from gradviz.plain.config import Config
 
 from core_reference import (
     TIGHT,

@@ -6,8 +6,8 @@ import gc
 import pytest
 import torch
 
-from gradviz.core.config import Config
 from gradviz.core.session import Session
+from gradviz.plain.config import Config
 
 from core_reference import (
     SavedTracker,

@@ -4,8 +4,8 @@ at once when it needs a fresh model). Expected numbers come from plain PyTorch h
 import pytest
 import torch
 
-from gradviz.core.config import Config
 from gradviz.core.session import Session
+from gradviz.plain.config import Config
 
 from core_reference import (
     TIGHT,

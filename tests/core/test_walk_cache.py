@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from gradviz.core import session as session_module
-from gradviz.core.config import Config
 from gradviz.core.session import CHAINED, Session
+from gradviz.plain.config import Config
 
 BASE = Config(device="cpu", heads=3, trunk_width=16, trunk_depth=2, batch_size=32,
               probes="default", sample_every=1)

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from gradviz.core.config import Config
 from gradviz.engine import b_runner, child
 from gradviz.engine import protocol as p
 from gradviz.engine.loop import EngineLoop
+from gradviz.plain.config import Config
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="B's process needs POSIX")
 

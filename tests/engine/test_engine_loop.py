@@ -1,8 +1,8 @@
 """The engine's loop, driven command by command in this process: at full speed it
 samples the per-node gradients, yet every graph it sends shows them."""
-from gradviz.core.config import Config
 from gradviz.engine import protocol as p
 from gradviz.engine.loop import EngineLoop
+from gradviz.plain.config import Config
 
 
 def _graphs(loop):

@@ -8,9 +8,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from gradviz.core.config import Config
 from gradviz.engine import protocol as p
 from gradviz.engine.loop import EngineLoop
+from gradviz.plain.config import Config
 
 NET = textwrap.dedent("""\
     import torch

@@ -4,9 +4,9 @@ The same steps given to both entry points give the same verdict, word for word."
 import pytest
 
 from gradviz.core.compare import Verdict, compare, verdict
-from gradviz.core.config import Config
 from gradviz.engine import protocol as p
 from gradviz.engine.loop import EngineLoop
+from gradviz.plain.config import Config
 
 BASE = Config(device="cpu", heads=3, trunk_width=16, batch_size=32)
 STEPS = 4

@@ -14,14 +14,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gradviz.core import events as ev
-from gradviz.core.config import Config
-from gradviz.core.records import CompareRecord
+from gradviz.plain import events as ev
 from gradviz.core.session import Session
 from gradviz.engine import b_runner, host
 from gradviz.engine import protocol as p
 from gradviz.engine.heartbeat import Heartbeat, SharedConnection
 from gradviz.engine.loop import EngineLoop
+from gradviz.plain.config import Config
+from gradviz.plain.records import CompareRecord
 
 CONFIG = Config(device="cpu", heads=2, trunk_width=8, batch_size=16)
 # records that are never received as messages of their own: the first message, read

@@ -4,9 +4,9 @@ mode and stop, then Play where it autoplays."""
 import torch
 
 from gradviz.core import session as session_module
-from gradviz.core.config import Config
 from gradviz.engine import protocol as p
 from gradviz.engine.loop import EngineLoop
+from gradviz.plain.config import Config
 
 CONFIG = Config(device="cpu", batch_size=16)
 

@@ -4,10 +4,10 @@ pressed again at the stop goes on past it. Driven command by command in this pro
 and once through the engine's own loop on a thread, as the window drives it."""
 from dataclasses import replace
 
-from gradviz.core.config import Config
 from gradviz.engine import host
 from gradviz.engine import protocol as p
 from gradviz.engine.loop import EngineLoop
+from gradviz.plain.config import Config
 
 CONFIG = Config(device="cpu")
 MOST_STEPS = 2000   # a stop that is never honoured fails here, not by a hung test

@@ -9,7 +9,7 @@ import sys
 import pytest
 from pytestqt.qtbot import QtBot
 
-from gradviz.core.config import Config
+from gradviz.plain.config import Config
 from gradviz.qt.settings import AppSettings, Remembered
 
 from waits import WAIT_MS

@@ -12,7 +12,7 @@ import time
 import pytest
 from PySide6.QtCore import Qt
 
-from gradviz.core.config import Config
+from gradviz.plain.config import Config
 
 from waits import WAIT_MS
 

@@ -8,7 +8,7 @@ import dataclasses
 from PySide6.QtWidgets import QWidget
 
 from gradviz.commands.options import add_training_options
-from gradviz.core.config import Config
+from gradviz.plain.config import Config
 from gradviz.qt.controls import CONTROLS, HEAD_CHECKS, HEAD_SLIDERS, NO_CONTROL, ControlsPanel
 
 FIELDS = [f.name for f in dataclasses.fields(Config)]

@@ -6,7 +6,7 @@ import json
 import pytest
 from PySide6.QtCore import Qt
 
-from gradviz.core.config import Config
+from gradviz.plain.config import Config
 from gradviz.qt.settings import AppSettings
 
 ATTACKS = ["<img width=9999 height=9999>", "<img src=secret.png width=400 height=300>",

@@ -5,8 +5,8 @@ import logging
 
 from PySide6.QtCore import Qt
 
-from gradviz.core.config import Config
 from gradviz.engine import protocol as p
+from gradviz.plain.config import Config
 from gradviz.qt.engine_client import EngineClient
 
 from waits import WAIT_MS

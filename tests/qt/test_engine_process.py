@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from gradviz.core.config import Config
+from gradviz.plain.config import Config
 from gradviz.qt import engine_client
 from gradviz.qt.settings import Remembered
 
@@ -25,7 +25,7 @@ assert "torch" not in sys.modules, "importing the window's modules loaded torch"
 if __name__ == "__main__":
     import os, tempfile
     from PySide6.QtWidgets import QApplication
-    from gradviz.core.config import Config
+    from gradviz.plain.config import Config
     from gradviz.qt.main_window import MainWindow
     from gradviz.qt.settings import AppSettings, Remembered
     app = QApplication([])
@@ -225,7 +225,7 @@ def test_play_phase_by_phase_in_the_real_engine_and_after_a_fresh_one(qtbot, rea
 
 
 def test_a_slide_stop_is_exact_in_the_real_engine(qtbot, real_window):
-    from gradviz.core.lessons import parse_lesson
+    from gradviz.plain.lessons import parse_lesson
     w = real_window()
     qtbot.waitUntil(lambda: w.generation >= 0, timeout=60_000)
     generation = w.generation

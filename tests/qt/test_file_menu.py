@@ -5,7 +5,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 
 from gradviz.app import main
-from gradviz.core.config import Config
+from gradviz.plain.config import Config
 
 from waits import WAIT_MS
 

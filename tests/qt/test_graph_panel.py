@@ -7,8 +7,8 @@ from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtGui import QColor, QHelpEvent, QMouseEvent
 from PySide6.QtWidgets import QApplication, QPushButton, QToolTip
 
-from gradviz.core.config import Config
-from gradviz.core.graph_data import CUT, LOSS, OP, PARAM
+from gradviz.plain.config import Config
+from gradviz.plain.graph_data import CUT, LOSS, OP, PARAM
 from gradviz.render import style
 
 from waits import WAIT_MS

@@ -5,7 +5,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 
 from gradviz.app import main
-from gradviz.core.lessons import find_lesson, load_lesson
+from gradviz.plain.lessons import find_lesson, load_lesson
 
 from waits import WAIT_MS
 
@@ -128,7 +128,7 @@ def test_f5_presents_and_esc_comes_back_before_leaving_the_lesson(qtbot, make_wi
 
 
 def test_every_head_is_in_the_legends_before_the_engine_answers(qtbot, settings):
-    from gradviz.core.config import Config
+    from gradviz.plain.config import Config
     from gradviz.qt.main_window import MainWindow
     from gradviz.qt.settings import Remembered
     w = MainWindow(Remembered(Config(heads=4)), settings, engine_in_process=True)
@@ -185,7 +185,7 @@ def test_a_slide_shows_its_panels_side_by_side_and_nothing_else(qtbot, make_wind
 
 
 def test_the_start_page_lists_every_lesson_and_opens_one(qtbot, make_window):
-    from gradviz.core.lessons import bundled_names
+    from gradviz.plain.lessons import bundled_names
     w = make_window()
     page = w.lessons.start_page
     assert page.names() == bundled_names() and len(page.names()) >= 10
@@ -271,7 +271,7 @@ def test_quitting_mid_lesson_remembers_the_settings_and_pace_from_before_it(qtbo
                                                                             make_window):
     """The next launch is the user's free mode, not the slide's (detach_ on head 1, a
     step a second: its first Space raised the slide's error with no lesson around)."""
-    from gradviz.core.config import Config
+    from gradviz.plain.config import Config
     mine = Config(heads=2, batch_size=16, lr=0.05)
     w = make_window(mine)
     w.run_bar.speed.setValue(0)
@@ -333,7 +333,7 @@ def test_a_slide_shows_the_module_view_framed_on_its_focus(qtbot, make_window):
 
 
 def test_a_slide_naming_an_unknown_focus_is_a_bad_lesson(tmp_path):
-    from gradviz.core.lessons import LessonError
+    from gradviz.plain.lessons import LessonError
     path = tmp_path / "f.toml"
     path.write_text('title = "t"\n[[slides]]\ntitle = "s"\nnarration = "n"\n'
                     'focus = "the cut"\n')
@@ -470,7 +470,7 @@ def test_larger_text_stops_where_the_slide_no_longer_fits(qtbot, make_window):
     """Ctrl+= for the back row grows the text as far as the slide's panels keep their
     least sizes and its narration stays whole on this 1024x768 window; the status line
     says why it stopped."""
-    from gradviz.core.stage_layout import least_size
+    from gradviz.plain.stage_layout import least_size
     w = make_window()
     w.resize(1024, 768)
     w.lessons.open_named("edit-detached")               # a long narration, two panels

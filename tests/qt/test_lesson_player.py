@@ -1,6 +1,6 @@
 """The lesson player and narration panel on their own: slides forward and back, on to the
 next lesson after the last slide, and the narration shown as the slide says."""
-from gradviz.core.lessons import bundled_names, find_lesson
+from gradviz.plain.lessons import bundled_names, find_lesson
 from gradviz.qt.lesson_player import LessonPlayer
 from gradviz.qt.theme import LIGHT
 from gradviz.qt.widgets.narration_view import NarrationView

@@ -6,7 +6,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QCheckBox, QComboBox, QPushButton, QSlider, QSpinBox
 
-from gradviz.core.config import Config
+from gradviz.plain.config import Config
 
 from waits import WAIT_MS
 

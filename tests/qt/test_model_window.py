@@ -16,7 +16,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
-from gradviz.core.config import Config
+from gradviz.plain.config import Config
 from gradviz.qt.model_menu import example_path
 
 from waits import WAIT_MS
@@ -250,7 +250,7 @@ def test_a_model_flag_that_names_nothing_is_one_line(monkeypatch, tmp_path, caps
 
 
 def test_the_examples_are_listed_and_open_without_the_question(qtbot, model_window):
-    from gradviz.core.model_names import model_names
+    from gradviz.plain.model_names import model_names
     w = model_window(None)
     names = [a.text() for a in w.file_menu.examples.actions()]
     assert names == ["the built-in model", *model_names()] and len(names) == 4
@@ -267,7 +267,7 @@ def test_the_examples_are_listed_and_open_without_the_question(qtbot, model_wind
 
 
 def test_a_lesson_opened_on_a_model_file_teaches_on_the_built_in_model(qtbot, model_window):
-    from gradviz.core.lessons import find_lesson
+    from gradviz.plain.lessons import find_lesson
     w = model_window(example_path("deep_supervision"))
     qtbot.waitUntil(lambda: w.engine.model_name == "deep_supervision.py", timeout=WAIT_MS)
     lesson = find_lesson("backward-twice")

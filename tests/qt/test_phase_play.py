@@ -4,9 +4,9 @@ buffers call by call, Space pauses; a slide's stop is exact at any pace."""
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QPushButton
 
-from gradviz.core.config import Config
-from gradviz.core.graph_data import ALIVE, SAVED
-from gradviz.core.lessons import parse_lesson
+from gradviz.plain.config import Config
+from gradviz.plain.graph_data import ALIVE, SAVED
+from gradviz.plain.lessons import parse_lesson
 from gradviz.render import style
 
 from waits import WAIT_MS

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from gradviz.core.config import Config
+from gradviz.plain.config import Config
 from gradviz.qt import launch
 from gradviz.qt.settings import AppSettings, Remembered
 from gradviz.qt.settings_file import beside, read_document

@@ -17,7 +17,7 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 from PySide6.QtCore import QByteArray
 
-from gradviz.core.config import Config, validate
+from gradviz.plain.config import Config, validate
 from gradviz.qt import launch
 from gradviz.qt.run_bar import DELAYS_MS
 from gradviz.qt.settings import ZOOM_RANGE, AppSettings, Remembered

@@ -4,7 +4,7 @@ and none over another."""
 import pytest
 from PySide6.QtWidgets import QWidget
 
-from gradviz.core.lessons import bundled_names, find_lesson
+from gradviz.plain.lessons import bundled_names, find_lesson
 from gradviz.qt.stage import Stage
 from gradviz.qt.theme import LIGHT, TEXT_STEP
 from gradviz.qt.widgets.narration_view import NarrationView

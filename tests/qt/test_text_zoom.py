@@ -6,8 +6,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontInfo
 from PySide6.QtWidgets import QPushButton
 
-from gradviz.core.config import Config
-from gradviz.core.graph_data import PARAM
+from gradviz.plain.config import Config
+from gradviz.plain.graph_data import PARAM
 
 from waits import WAIT_MS
 

@@ -5,7 +5,7 @@ import json
 
 BRIEF = """
 import json
-from gradviz.core.config import Config
+from gradviz.plain.config import Config
 from gradviz.qt.window_speed import measure_window
 if __name__ == "__main__":
     result = measure_window(Config(batch_size=16, steps=50), seconds=0.5, launch=False)

@@ -101,7 +101,7 @@ RAW = """
 import os, sys
 from PySide6.QtCore import QByteArray
 from PySide6.QtWidgets import QApplication
-from gradviz.core.config import Config
+from gradviz.plain.config import Config
 from gradviz.qt.main_window import MainWindow
 from gradviz.qt.settings import AppSettings, Remembered
 app = QApplication([])

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from gradviz.core.config import Config
 from gradviz.core.session import Session
+from gradviz.plain.config import Config
 
 
 @pytest.fixture(scope="session")

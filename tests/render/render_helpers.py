@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import json
 
-from gradviz.core.config import Config
 from gradviz.core.session import Session
+from gradviz.plain.config import Config
 from gradviz.render.graphviz_program import layout
 
 

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from gradviz.core.config import Config
-from gradviz.core.graph_data import (
+from gradviz.core.session import Session
+from gradviz.plain.config import Config
+from gradviz.plain.graph_data import (
     CUT,
     GRAD,
     LOSS,
@@ -25,7 +26,6 @@ from gradviz.core.graph_data import (
     GraphEdge,
     GraphNode,
 )
-from gradviz.core.session import Session
 from gradviz.render import graphviz_program
 from gradviz.render.dot import node_label, to_dot
 from gradviz.render.graphviz_program import GraphvizProgram, RenderError, find_graphviz

@@ -1,5 +1,5 @@
 """The PyTorch training loop the current toggles amount to: read-only, highlighted,
-copyable, or copied as the whole runnable program (core.script) it is the end of. The
+copyable, or copied as the whole runnable program (plain.script) it is the end of. The
 lines the last change of settings changed are marked, and scrolled into view: flip
 detach and the room sees `zk = z.detach()` appear."""
 from __future__ import annotations
@@ -12,8 +12,8 @@ from pygments.lexers import PythonLexer
 from PySide6.QtGui import QColor, QGuiApplication, QTextBlockFormat, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QLabel, QPushButton, QTextEdit, QVBoxLayout, QWidget
 
-from ...core.loop_code import loop_code
-from ...core.script import script_text
+from ...plain.loop_code import loop_code
+from ...plain.script import script_text
 from .title_row import TitleRow
 
 STYLES = {"light": "friendly", "dark": "monokai"}
@@ -182,7 +182,7 @@ if __name__ == "__main__":  # the loop of a made-up lesson, alone in a window
 
     from PySide6.QtWidgets import QApplication
 
-    from gradviz.core.config import Config
+    from gradviz.plain.config import Config
 
     app = QApplication(sys.argv)
     view = CodeView()

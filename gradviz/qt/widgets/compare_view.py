@@ -234,7 +234,7 @@ if __name__ == "__main__":  # a real comparison (sum vs in-loop), computed apart
 
     from PySide6.QtWidgets import QApplication
 
-    from gradviz.core.config import Config
+    from gradviz.plain.config import Config
     from gradviz.qt.compare_runner import CompareRunner
 
     app = QApplication(sys.argv)

@@ -7,7 +7,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtWidgets  # before pyqtgraph: it binds to the first Qt
 
-from gradviz.core.history import History
+from gradviz.plain.history import History
 
 from ..theme import LIGHT, Theme
 from . import plot_style as ps

@@ -10,7 +10,7 @@ from PySide6.QtCore import QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFontInfo, QPainter
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsView
 
-from ...core.graph_data import GRAD, JUNCTION, LOSS, PARAM
+from ...plain.graph_data import GRAD, JUNCTION, LOSS, PARAM
 from ...render import style
 from ...render.layout import GraphLayout
 from .graph_items import EdgeItem, NodeItem

@@ -11,7 +11,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsPolygonItem, QGraphicsSimpleTextItem
 
-from ...core.graph_data import CUT, GRAD, INPUT, LOSS, OP, SAVED, TOTAL
+from ...plain.graph_data import CUT, GRAD, INPUT, LOSS, OP, SAVED, TOTAL
 from ...render import style
 from ...render.dot import box_badge, node_label, tensor_text
 from ...render.layout import EdgePath, NodeBox

@@ -27,10 +27,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.atomic_write import write_text
-from ...core.graph_data import EARLIER, JUNCTION, MODULE, GraphData
-from ...core.graph_focus import focus_ids
-from ...core.module_graph import box_of, module_graph
+from ...plain.atomic_write import write_text
+from ...plain.graph_data import EARLIER, JUNCTION, MODULE, GraphData
+from ...plain.graph_focus import focus_ids
+from ...plain.module_graph import box_of, module_graph
 from ...render.dot import to_dot
 from . import plot_style as ps
 from .backward_sweep import BackwardSweep

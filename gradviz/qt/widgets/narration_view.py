@@ -188,7 +188,7 @@ if __name__ == "__main__":  # the first bundled lesson's first slide, alone
 
     from PySide6.QtWidgets import QApplication
 
-    from gradviz.core.lessons import bundled_names, find_lesson
+    from gradviz.plain.lessons import bundled_names, find_lesson
     from gradviz.qt.theme import LIGHT
 
     app = QApplication(sys.argv)

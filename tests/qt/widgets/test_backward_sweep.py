@@ -2,10 +2,10 @@
 the test's own hooks on the graph's nodes, independently of gradviz's probe."""
 import torch
 
-from gradviz.core.config import Config
-from gradviz.core.graph_data import JUNCTION, LOSS, MODULE
-from gradviz.core.module_graph import module_graph
 from gradviz.core.session import Session
+from gradviz.plain.config import Config
+from gradviz.plain.graph_data import JUNCTION, LOSS, MODULE
+from gradviz.plain.module_graph import module_graph
 from gradviz.qt.graph_renderer import GraphRenderer
 from gradviz.qt.widgets.backward_sweep import WAITING
 from gradviz.qt.widgets.graph_view import GraphView

@@ -3,9 +3,9 @@ whole program that loop is the end of."""
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QPushButton
 
-from gradviz.core.config import Config
-from gradviz.core.loop_code import loop_code
-from gradviz.core.script import script_text
+from gradviz.plain.config import Config
+from gradviz.plain.loop_code import loop_code
+from gradviz.plain.script import script_text
 from gradviz.qt.widgets.code_view import CodeView
 
 

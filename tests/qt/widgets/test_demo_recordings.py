@@ -3,8 +3,8 @@ a session of their own: no torch in their process, and the recordings are still 
 real session makes."""
 import dataclasses
 
-from gradviz.core.config import Config
 from gradviz.core.session import Session
+from gradviz.plain.config import Config
 from gradviz.qt.widgets.demo import recorded_event, recorded_graph
 
 NO_TORCH = """

@@ -1,7 +1,7 @@
 """What happened, in a dock too small for the whole explanation: it scrolls, and a new
 error starts at its title."""
-from gradviz.core.config import Config
 from gradviz.core.session import Session
+from gradviz.plain.config import Config
 from gradviz.qt.widgets.events_view import EventsView
 
 

@@ -2,8 +2,8 @@
 in a wide panel and in rows below it in a squarer one, so the graph keeps the room."""
 import pytest
 
-from gradviz.core.config import Config
 from gradviz.core.session import Session
+from gradviz.plain.config import Config
 from gradviz.qt.widgets.graph_view import GraphView
 from gradviz.render.layout import layout_graph
 

@@ -5,9 +5,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFontInfo
 
-from gradviz.core.config import Config
-from gradviz.core.graph_data import JUNCTION, LOSS, MODULE, OP, TOTAL
 from gradviz.core.session import Session
+from gradviz.plain.config import Config
+from gradviz.plain.graph_data import JUNCTION, LOSS, MODULE, OP, TOTAL
 from gradviz.qt.graph_renderer import GraphRenderer
 from gradviz.qt.widgets.graph_canvas import FOCUS_DIM
 from gradviz.qt.widgets.graph_view import GraphView

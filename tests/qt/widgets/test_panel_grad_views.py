@@ -201,8 +201,8 @@ def test_a_short_chart_shortens_its_axis_title_and_a_tall_one_gets_it_back(show,
 
 
 def _junction_history(rows: list[list[float]]):
-    from gradviz.core.history import History
-    from gradviz.core.records import StepRecord
+    from gradviz.plain.history import History
+    from gradviz.plain.records import StepRecord
     h = History(head_names(3), param_names(3))
     for t, row in enumerate(rows):
         h.append(StepRecord(step=t, losses=dict(zip(head_names(3), [1.0] * 3)), total=3.0,

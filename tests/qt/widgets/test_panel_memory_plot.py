@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QRectF
 
-from gradviz.core.history import History
-from gradviz.core.records import StepRecord
+from gradviz.plain.history import History
+from gradviz.plain.records import StepRecord
 from gradviz.qt.widgets.memory_plot import HELD, NODES, PEAK, MemoryPlot
 
 from panel_data import make_history, make_records

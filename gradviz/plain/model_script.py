@@ -1,13 +1,13 @@
 """A model file's run as a plain PyTorch program: it loads the model file by its path,
 builds the model, draws each step's batch as gradviz does and runs the loop the settings
-amount to (core.loop_code), printing per step what `gradviz run` reports."""
+amount to (plain.loop_code), printing per step what `gradviz run` reports."""
 from __future__ import annotations
 
 from pathlib import Path
 
-from .config import Config
-from .loop_code import OwnModel, loop_code
-from .model_file import SEED_STRIDE
+from ..plain.config import Config
+from ..plain.loop_code import OwnModel, loop_code
+from .model_keys import SEED_STRIDE
 from .script import _IMPORTS, _LOG, _MICRO, LOOP_MARK, _settings, docstring_literal
 
 _DOC = '''The training loop gradviz runs for this model file and these settings, as a plain

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 ALIVE, FREED, DETACHED, STALE = "alive", "freed", "detached in place", "changed in place"
 
 PARAM, INPUT, OP, SAVED, LOSS, TOTAL = "param", "input", "op", "saved", "loss", "total"
-# the module view's boxes (core.module_graph): a module call, the junction z, the ops
+# the module view's boxes (plain.module_graph): a module call, the junction z, the ops
 # of the steps before that a carried rnn state reaches back into
 MODULE, JUNCTION, EARLIER = "module", "junction", "earlier"
 GRAD, SAVED_EDGE, CUT = "grad", "saved", "cut"

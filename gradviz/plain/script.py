@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from .config import (
+from ..plain.config import (
     DATASET_SIZE,
     HEAD_HIDDEN,
     INPUT_DIM,
@@ -14,8 +14,8 @@ from .config import (
     STEP_FEATURES,
     Config,
 )
-from .jd_names import AGGREGATING, AGGREGATOR_CLASS
-from .loop_code import loop_code
+from ..plain.jd_names import AGGREGATING, AGGREGATOR_CLASS
+from ..plain.loop_code import loop_code
 
 LOOP_MARK = "# ---- the training loop (gradviz's Code panel shows from here on) ----"
 

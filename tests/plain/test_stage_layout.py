@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gradviz.core.lessons import PANELS
-from gradviz.core.stage_layout import GAP, STRIP_AT_MOST, least_size, place
+from gradviz.plain.lessons import PANELS
+from gradviz.plain.stage_layout import GAP, STRIP_AT_MOST, least_size, place
 
 # the stage's room on a 1024x768 and a 1280x720 screen: the window less its title bar,
 # menu bar, run bar and status bar (about 110 px)

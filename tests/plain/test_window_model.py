@@ -1,7 +1,7 @@
 """The window's state model, without a window: each field announces a change, once, and
 only a real change."""
-from gradviz.core.config import Config
-from gradviz.core.window_model import WindowModel
+from gradviz.plain.config import Config
+from gradviz.plain.window_model import WindowModel
 
 
 def test_a_field_announces_its_new_value_once_and_only_when_it_changes():

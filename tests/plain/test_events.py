@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from gradviz.core.events import first_line
+from gradviz.plain.events import first_line
 
 
 @pytest.mark.parametrize("exc, line", [

@@ -7,6 +7,10 @@ import dataclasses
 
 from .config import Config, validate
 
+# seeds a model file's batch generator at each step: seed * SEED_STRIDE + step (README,
+# "Your own model"); here, torch-free, because the window's script text needs it too
+SEED_STRIDE = 1_000_003
+
 # key -> the words the window's tooltip and check_config's refusal use
 BUILT_IN_ONLY: dict[str, str] = {
     "trunk_width": "trunk-width", "trunk_depth": "trunk-depth", "truncate": "truncate",

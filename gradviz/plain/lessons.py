@@ -59,7 +59,7 @@ class Slide:
     expect: tuple[dict, ...] = ()
     # PageDown plays the slide it enters (a clicker sends no Space); false: it waits
     autoplay: bool = True
-    # what the graph frames, the rest dimmed (core.graph_focus): "cut", "head 1", ...
+    # what the graph frames, the rest dimmed (plain.graph_focus): "cut", "head 1", ...
     focus: str = ""
     keep: str = "nothing"              # "ghost": the slide before's lines stay, dashed
 

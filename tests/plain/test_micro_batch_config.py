@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gradviz.core.config import (
+from gradviz.plain.config import (
     Config,
     ConfigError,
     from_mapping,

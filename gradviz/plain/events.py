@@ -176,11 +176,13 @@ _IN_SITUATION = {
 }
 
 
-def situation(config, device) -> str | None:
-    """Which lesson a config demonstrates, where that changes an error's explanation."""
+def situation(config, other_device_type: str) -> str | None:
+    """Which lesson a config demonstrates, where that changes an error's explanation.
+
+    other_device_type: where the misplaced head goes ("meta" on a CPU-only machine, where
+    the error is simulated); the engine knows it, this module has no torch."""
     if config.misplace_head is not None:
-        from .devices import other_device
-        return "misplaced-meta" if other_device(device).type == "meta" else "misplaced"
+        return "misplaced-meta" if other_device_type == "meta" else "misplaced"
     if config.edit_detached is not None:
         return "edit-detached"
     if config.detach and config.detach_mode in ("no_grad", "inference_mode"):

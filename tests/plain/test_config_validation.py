@@ -2,7 +2,7 @@
 with dashes."""
 import pytest
 
-from gradviz.core.config import Config, ConfigError, from_mapping, load_toml
+from gradviz.plain.config import Config, ConfigError, from_mapping, load_toml
 
 BAD = [
     dict(strategy="mean"),

@@ -1,6 +1,6 @@
 """The plain PyTorch training loop that a config amounts to, as Python source text.
 
-It is the last part of the runnable program core.script writes, so the panel shows the
+It is the last part of the runnable program plain.script writes, so the panel shows the
 lines that run; it follows the engine (session.py) operation for operation.
 """
 from __future__ import annotations
@@ -58,7 +58,7 @@ def _micro_loop(cfg: Config, indent: str) -> str:
 
 @dataclass(frozen=True)
 class OwnModel:
-    """A model file's loop (core.model_script): the file builds the model, its losses
+    """A model file's loop (plain.model_script): the file builds the model, its losses
     and batches; taps, when its trunk returns one output per depth."""
     taps: tuple[int, ...] | None = None
 
@@ -296,8 +296,8 @@ def _aggregate(cfg: Config, indent: str) -> list[str]:
 
 def loop_code(cfg: Config, own: OwnModel | None = None) -> str:
     """Python source of the training loop these settings amount to (the end of the
-    program core.script.script_text writes, word for word); own: of a model file's
-    model (core.model_script)."""
+    program plain.script.script_text writes, word for word); own: of a model file's
+    model (plain.model_script)."""
     taps = own is not None and own.taps is not None
     lines = _header(cfg, own)
     body = "    "

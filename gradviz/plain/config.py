@@ -30,7 +30,7 @@ SCALE_BY = ("mean", "size")           # each micro-batch loss x 1/N, or x n_i/B
 CLIP_AT = ("step", "micro-batch")     # clip_grad_norm_ once per step, or after each backward
 MAX_HEADS = 8
 INPUT_DIM = 8          # features per example of the synthetic data (core.data)
-# The data's and the model's fixed sizes, here (torch-free) so that core.script, which
+# The data's and the model's fixed sizes, here (torch-free) so that plain.script, which
 # the window's process uses, needs neither core.data nor core.model
 LATENT_DIM = 6
 NUM_CLASSES = 3
