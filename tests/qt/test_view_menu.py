@@ -111,3 +111,22 @@ def test_the_model_knows_the_screens_room_and_the_window_keeps_within_it(qtbot, 
     w.resize(room.width() + 300, room.height() + 200)
     qtbot.waitUntil(lambda: w.width() <= room.width() and w.height() <= room.height(),
                     timeout=WAIT_MS)
+
+
+def test_a_slides_panels_leave_their_least_size_to_the_stage_and_get_it_back(qtbot, make_window):
+    """The screen fitting follows the model's panels: a chart on a slide's stage keeps no
+    least size of the docks' (the stage places it), and has it again, at the text size
+    then in force, once the lesson is left."""
+    w = make_window(SMALL)
+    w.drawn_off_screen = True   # a 1920x1080 projector: the slide has room at a larger text
+    w.resize(1920, 1080)
+    w.lessons.open_named("losses-disagree")
+    assert w.model.panels == ("cosine", "junction")
+    assert w.cosine.minimumHeight() == 0 and w.junction.minimumWidth() == 0
+    assert w.grad_bars.minimumHeight() == 150                  # not on the slide: as ever
+    qtbot.keyClick(w, Qt.Key_Equal, Qt.ControlModifier)
+    assert w.cosine.minimumHeight() == 0
+    assert w.grad_bars.minimumHeight() == int(150 * STEP)
+    qtbot.keyClick(w, Qt.Key_Escape)
+    assert w.model.panels == ()
+    assert w.cosine.minimumSize().toTuple() == (int(210 * STEP), int(150 * STEP))
