@@ -219,14 +219,8 @@ class LessonMode(QObject):
             w.events_view.changed.connect(self._rearrange)
             self._watching_events = True
 
-    def _panels(self) -> dict:
-        w = self.window
-        return {"graph": w.graph_view, "memory": w.memory, "code": w.code_view,
-                "events": w.events_view, "grad_norms": w.grad_bars, "junction": w.junction,
-                "cosine": w.cosine, "loss": w.loss_plot, "global_norm": w.global_norm}
-
     def _show_panels(self, slide) -> None:
-        w, panels = self.window, self._panels()
+        w, panels = self.window, self.window.named_panels
         shown = [(name, panels[name], STAGE_TITLES.get(name)) for name in slide.panels
                  if name in panels]
         self.stage.show_slide(shown, slide.layout, self.model.zoom,
@@ -235,8 +229,8 @@ class LessonMode(QObject):
         w.on_graph_visibility("graph" in slide.panels)
 
     def _ghost_panels(self) -> list:
-        w = self.window
-        return [w.loss_plot, w.global_norm, w.junction, w.memory]
+        panels = self.window.named_panels
+        return [panels[name] for name in ("loss", "global_norm", "junction", "memory")]
 
     def _show_ghost(self, lesson: Lesson, index: int) -> None:
         """keep = "ghost": the slide before's run (as it was left), dashed, beside this
@@ -292,10 +286,6 @@ class LessonMode(QObject):
         """After Ctrl+= or Ctrl+-: the narration's height and every least size changed."""
         if self.staging:
             self.stage.set_zoom(self.model.zoom)
-
-    def staged_panels(self) -> list:
-        """The panels the stage has borrowed: their least sizes are the stage's to keep."""
-        return list(self.stage.panels.values())
 
     def refit(self) -> None:
         """The stage laid out again for its room, once the window is fitted to its

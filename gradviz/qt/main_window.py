@@ -110,9 +110,7 @@ class MainWindow(QMainWindow):
         self.screen_fit = ScreenFit(self, self.model, FitParts(
             self.graph_dock, self.gradients_dock, (self.controls_dock, self.lessons.start_dock),
             self.gradients_panel, self.plot_stack, self.loss_plot,
-            {"grad_norms": self.grad_bars, "junction": self.junction, "cosine": self.cosine,
-             "loss": self.loss_plot, "global_norm": self.global_norm,
-             "graph": self.graph_view.canvas}))
+            dict(self.named_panels, graph=self.graph_view.canvas)))
         self.screen_fit.notice.connect(self.on_notice)
         # in a lesson, a fair width for the slide's chart too
         self.screen_fit.fitted.connect(lambda: self.lessons.refit())
@@ -145,6 +143,13 @@ class MainWindow(QMainWindow):
         self.events_view = EventsView()
         self.plots = [self.loss_plot, self.grad_bars, self.global_norm, self.junction,
                       self.cosine, self.memory]
+        # each panel by the name a lesson's slide gives it (core.lessons.PANELS): what
+        # the stage borrows, and whose least size the screen fitting grows with the text
+        self.named_panels: dict[str, QWidget] = {
+            "graph": self.graph_view, "memory": self.memory, "code": self.code_view,
+            "events": self.events_view, "grad_norms": self.grad_bars,
+            "junction": self.junction, "cosine": self.cosine, "loss": self.loss_plot,
+            "global_norm": self.global_norm}
         for plot in self.plots:   # every head in the legends from the start, not only head0
             plot.set_model(config.head_names(), [])
         self.phase_label = QLabel("Starting the training engine (loading PyTorch)…")

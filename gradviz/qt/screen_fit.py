@@ -53,7 +53,9 @@ class FitParts:
     gradients_panel: GradientsPanel
     plot_stack: PlotStack
     loss_plot: LossPlot
-    least: Mapping[str, QWidget]     # whose least size grows with the text, by LEAST's names
+    # the panels by a slide's names (the graph's canvas for the graph): those in LEAST
+    # have a least size that grows with the text
+    least: Mapping[str, QWidget]
 
 
 def available(window: QWidget) -> QRect:
@@ -77,6 +79,8 @@ def set_least_sizes(least: Mapping[str, QWidget], zoom: float,
     screen, the fit moves panels into tabs rather than crush them. A lesson's stage
     keeps the least sizes of the panels it shows (staged) itself."""
     for name, widget in least.items():
+        if name not in LEAST:
+            continue
         w, h = (0, 0) if name in staged else (int(v * zoom) for v in LEAST[name])
         if LEAST[name][0]:
             widget.setMinimumSize(w, h)
