@@ -1,19 +1,64 @@
 """What the window shows and asks for, as one GUI-free model whose fields announce their
-changes (psygnal, as napari and ndv keep theirs): the window, its lessons, Compare and the
-screen fitting observe it and change it, instead of reaching into each other's widgets.
-"Why did this change?" then has one place to look: who set the field.
+changes (psygnal, as napari and ndv keep theirs): the window, its lessons, Compare, the
+View menu and the screen fitting observe it and change it, instead of reaching into each
+other's widgets. "Why did this change?" then has one place to look: who set the field.
 
 Plain data only (no Qt, no torch): it is read by tests without a window.
 """
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from psygnal import evented
 
 from .config import Config
 
 PLAY_MODES = ("steps", "phases")   # what Play advances by
+THEME_NAMES = ("light", "dark")
+# the text sizes the panels are drawn for: smaller, a projector's back row reads nothing;
+# larger, no panel layout fits even a 1920x1080 screen (the window's themes clamp alike)
+ZOOM_RANGE = (0.6, 3.0)
+
+
+class WindowModelError(ValueError):
+    """A value no field of the window's model can hold (a bug, not a user's input)."""
+
+
+def _zoom(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not math.isfinite(value) or value <= 0:
+        raise WindowModelError(f"text size {value!r} is not a positive number")
+    # a step past either end stops there: Ctrl+= held down stays at the largest size
+    return float(min(ZOOM_RANGE[1], max(ZOOM_RANGE[0], value)))
+
+
+def _room(value: Any) -> tuple[int, int, int, int] | None:
+    if value is None:
+        return None
+    x, y, w, h = (int(v) for v in value)
+    if w <= 0 or h <= 0:
+        raise WindowModelError(f"a screen of {w}x{h} has no room")
+    return x, y, w, h
+
+
+def _names(value: Iterable[str]) -> frozenset[str]:
+    if isinstance(value, str):   # one name is not a set of its letters
+        raise WindowModelError(f"docks_shown takes names, not the string {value!r}")
+    return frozenset(value)
+
+
+def _theme(value: Any) -> str:
+    if value not in THEME_NAMES:
+        raise WindowModelError(f"theme {value!r} is not one of {', '.join(THEME_NAMES)}")
+    return str(value)
+
+
+# each field's check (and the one form it is kept in): run before the change announces
+# itself, so an observer never sees a value the window cannot show
+_CHECKS = {"zoom": _zoom, "room": _room, "docks_shown": _names, "theme": _theme}
 
 
 @evented
@@ -21,7 +66,8 @@ PLAY_MODES = ("steps", "phases")   # what Play advances by
 class WindowModel:
     requested: Config = Config()          # what the settings ask the engine for
     confirmed: Config = Config()          # what the engine says is in force
-    zoom: float = 1.0                     # the text size (Ctrl+= / Ctrl+-)
+    zoom: float = 1.0                     # the text size (Ctrl+= / Ctrl+-), in ZOOM_RANGE
+    theme: str = "light"                  # View → Dark theme
     pace_ms: int = 0                      # the pause between steps, or phases
     play_mode: str = "steps"              # "phases": Play goes phase by phase
     running: bool = False                 # the engine is playing
@@ -29,6 +75,19 @@ class WindowModel:
     slide: int | None = None              # its slide on screen, from 0
     panels: tuple[str, ...] = ()          # the slide's panels on the stage, main first
     pinned_b: Config | None = None        # Compare's B beside A (None: not comparing)
+    # the docks shown (open, in front or behind a tab), by their object names: the View
+    # menu's ticks follow this, and ticking one changes it
+    docks_shown: frozenset[str] = frozenset()
+    full_screen: bool = False             # F11, the View menu, a lesson's F5
+    # the room the window's screen leaves it (x, y, width, height; None: not yet known);
+    # a new screen, or a new resolution, fits the window to it again
+    room: tuple[int, int, int, int] | None = None
+    # drawn for a picture (--screenshot, bench) at a size of its own: not fitted to a screen
+    drawn_off_screen: bool = False
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        check = _CHECKS.get(name)
+        super().__setattr__(name, check(value) if check else value)
 
     @property
     def in_lesson(self) -> bool:
@@ -38,3 +97,10 @@ class WindowModel:
     def waiting(self) -> bool:
         """The engine has not yet confirmed what the settings ask for."""
         return self.requested != self.confirmed
+
+    def scale_text(self, factor: float | None) -> None:
+        """Ctrl+= (factor > 1), Ctrl+- (< 1), Ctrl+0 (None: the normal size)."""
+        self.zoom = 1.0 if factor is None else self.zoom * factor
+
+    def show_dock(self, name: str, shown: bool) -> None:
+        self.docks_shown = self.docks_shown | {name} if shown else self.docks_shown - {name}

@@ -43,6 +43,7 @@ class CompareMode(QObject):
     def __init__(self, window):
         super().__init__(window)
         self.window = window
+        self.model = window.model   # what the window shows: the lesson, and B once pinned
         self.view = CompareView()
         # beside the graph's tabs (not one of them): shown, it sits next to the Memory
         # chart, which then shows both runs' memory
@@ -78,8 +79,8 @@ class CompareMode(QObject):
         self.menu = menu
         self.update_menu()
         # the open lesson's other slides, as the lesson or its slide changes
-        w.model.events.lesson.connect(lambda _name: self.update_menu())
-        w.model.events.slide.connect(lambda _index: self.update_menu())
+        self.model.events.lesson.connect(lambda _name: self.update_menu())
+        self.model.events.slide.connect(lambda _index: self.update_menu())
 
     def _action(self, menu: QMenu, text: str, name: str, slot) -> QAction:
         action = QAction(text, self.window)
@@ -154,9 +155,9 @@ class CompareMode(QObject):
         w = self.window
         self.dock.show()
         self.dock.raise_()
-        if w.model.in_lesson:   # the slide's stage holds its panels: they stay there
+        if self.model.in_lesson:   # the slide's stage holds its panels: they stay there
             return
-        w.memory_dock.show()
+        self.model.show_dock("memoryDock", True)
         w.memory_dock.raise_()
         w.gradients_panel.set_compact(True)
         w.gradients_panel.tabs.setCurrentWidget(w.grad_bars)
@@ -171,7 +172,7 @@ class CompareMode(QObject):
             self._forget()
         else:
             self.b_config = config
-            self.window.model.pinned_b = config
+            self.model.pinned_b = config
             self._new_history()
 
     def _on_config_applied(self, config: Config, did_reset: bool, names: list,
@@ -189,7 +190,7 @@ class CompareMode(QObject):
 
     def _forget(self) -> None:
         self.b_config, self.history_b = None, None
-        self.window.model.pinned_b = None
+        self.model.pinned_b = None
         self._set_ghost(None)
         self.stop_action.setEnabled(self.comparing)
 

@@ -16,7 +16,6 @@ from ..plain.lessons import Lesson, LessonError, bundled_names, find_lesson, loa
 from .lesson_player import LessonPlayer
 from .plain_dialogs import warn
 from .run_bar import DELAYS_MS
-from .screen_fit import fit_to_screen
 from .stage import Stage
 from .widgets.lesson_list import LessonList
 from .widgets.line_panel import SLIDE_GHOST_LABEL
@@ -37,6 +36,7 @@ class LessonMode(QObject):
     def __init__(self, window):
         super().__init__(window)
         self.window = window
+        self.model = window.model   # what the window shows: the lesson, its slide, text size
         self.player = LessonPlayer(self)
         self.player.slideChanged.connect(self._show_slide)
         self.player.left.connect(self._leave)
@@ -47,7 +47,7 @@ class LessonMode(QObject):
         self.stage.arranged.connect(self._place_graph_key)
         self.stage.arranged.connect(self._check_room)
         # a new text size: the narration's height and every least size changed
-        window.model.events.zoom.connect(lambda _zoom: self.on_text_size())
+        self.model.events.zoom.connect(lambda _zoom: self.on_text_size())
         self._watching_events = False   # (the window makes its panels after this)
         window.set_stage(self.stage)
         # the start page: every lesson, a tab beside the settings (which stay in front:
@@ -189,9 +189,10 @@ class LessonMode(QObject):
         w.code_view.set_config(slide.config)
         phases = slide.play == "phases"
         w.run_bar.set_pace(_pace_position(slide.pace), phases)
-        w.model.pace_ms, w.model.play_mode = w.run_bar.delay_ms(), slide.play
-        w.model.lesson, w.model.slide, w.model.panels = lesson.name, index, slide.panels
-        w.model.requested = slide.config
+        m = self.model
+        m.pace_ms, m.play_mode = w.run_bar.delay_ms(), slide.play
+        m.lesson, m.slide, m.panels = lesson.name, index, slide.panels
+        m.requested = slide.config
         self._show_panels(slide)
         self._show_ghost(lesson, index)
         # a room reads one box per module call, framed on what the slide is about
@@ -218,29 +219,23 @@ class LessonMode(QObject):
             w.events_view.changed.connect(self._rearrange)
             self._watching_events = True
 
-    def _panels(self) -> dict:
-        w = self.window
-        return {"graph": w.graph_view, "memory": w.memory, "code": w.code_view,
-                "events": w.events_view, "grad_norms": w.grad_bars, "junction": w.junction,
-                "cosine": w.cosine, "loss": w.loss_plot, "global_norm": w.global_norm}
-
     def _show_panels(self, slide) -> None:
-        w, panels = self.window, self._panels()
+        w, panels = self.window, self.window.named_panels
         shown = [(name, panels[name], STAGE_TITLES.get(name)) for name in slide.panels
                  if name in panels]
-        self.stage.show_slide(shown, slide.layout, w.theme.zoom,
+        self.stage.show_slide(shown, slide.layout, self.model.zoom,
                               self.narration.height_for_width)
         # per-node gradients cost hooks: measured only while the graph is on screen
         w.on_graph_visibility("graph" in slide.panels)
 
     def _ghost_panels(self) -> list:
-        w = self.window
-        return [w.loss_plot, w.global_norm, w.junction, w.memory]
+        panels = self.window.named_panels
+        return [panels[name] for name in ("loss", "global_norm", "junction", "memory")]
 
     def _show_ghost(self, lesson: Lesson, index: int) -> None:
         """keep = "ghost": the slide before's run (as it was left), dashed, beside this
         one's, on the same axes; else no ghost. Compare's B, while pinned, comes first."""
-        if self.window.model.pinned_b is not None:
+        if self.model.pinned_b is not None:
             return
         before = self.runs.get((lesson.name, index - 1))
         if lesson.slides[index].keep == "ghost" and before is not None:
@@ -251,7 +246,7 @@ class LessonMode(QObject):
             self._clear_ghost()
 
     def _clear_ghost(self) -> None:
-        if self._ghosted and not self.window.model.pinned_b is not None:
+        if self._ghosted and self.model.pinned_b is None:
             for panel in self._ghost_panels():
                 panel.set_ghost(None)
         self._ghosted = False
@@ -271,17 +266,17 @@ class LessonMode(QObject):
         """Text too large for the stage (a panel below its least size, or the narration
         scrolling): one step smaller, as the docks' screen fitting does, so Ctrl+= stops
         where the slide no longer fits, not at a size that crushes its charts."""
-        placement, w = self.stage.placement, self.window
-        if placement is None or w.theme.zoom <= 1.0 or w.drawn_off_screen:
+        placement, m = self.stage.placement, self.model
+        if placement is None or m.zoom <= 1.0 or m.drawn_off_screen:
             return
         if placement.fits < 1 or not placement.narration_whole:
             QTimer.singleShot(0, self._shrink_if_still_cramped)
 
     def _shrink_if_still_cramped(self) -> None:
-        placement, w = self.stage.placement, self.window
-        if self.staging and placement is not None and w.theme.zoom > 1.0 and \
+        placement = self.stage.placement
+        if self.staging and placement is not None and self.model.zoom > 1.0 and \
                 (placement.fits < 1 or not placement.narration_whole):
-            w.text_too_large()
+            self.window.text_too_large()
 
     def _rearrange(self) -> None:
         if self.staging and self.stage.isVisible():
@@ -290,16 +285,11 @@ class LessonMode(QObject):
     def on_text_size(self) -> None:
         """After Ctrl+= or Ctrl+-: the narration's height and every least size changed."""
         if self.staging:
-            self.stage.set_zoom(self.window.theme.zoom)
-
-    def staged_panels(self) -> list:
-        """The panels the stage has borrowed: their least sizes are the stage's to keep."""
-        return list(self.stage.panels.values())
+            self.stage.set_zoom(self.model.zoom)
 
     def refit(self) -> None:
-        """The window on its screen (after a slide, a new text size: the window's own
-        screen fitting calls this), and the stage laid out again for its room."""
-        fit_to_screen(self.window)
+        """The stage laid out again for its room, once the window is fitted to its
+        screen (after a slide, a new text size: the screen fitting calls this)."""
         if self.staging:
             self.stage.arrange()
 
@@ -314,7 +304,7 @@ class LessonMode(QObject):
         w.code_view.set_wrapped(False)
         self._clear_ghost()
         self.runs, self._on_screen = {}, None
-        w.model.lesson, w.model.slide, w.model.panels = None, None, ()
+        self.model.lesson, self.model.slide, self.model.panels = None, None, ()
         w.plot_stack.show_only([])   # all of them again
         w.plot_stack.put_in_front([])
         w.gradients_panel.put_in_front([])

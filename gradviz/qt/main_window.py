@@ -6,7 +6,8 @@ import sys
 import time
 
 import shiboken6
-from PySide6.QtCore import QEvent, Qt, QThread, QTimer, Signal, Slot
+from PySide6.QtCore import Qt, QThread, QTimer, Signal, Slot
+from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
@@ -31,10 +32,10 @@ from .graph_renderer import GraphRenderer
 from .lesson_mode import LessonMode
 from .panel_painter import PanelPainter
 from .run_bar import DELAYS_MS, RunBar
-from .screen_fit import available, fit_to_screen, set_least_sizes
+from .screen_fit import FitParts, ScreenFit
 from .settings import AppSettings, Remembered
-from .theme import TEXT_STEP, THEMES, Theme
-from .view_menu import add_keys, add_view_menu
+from .theme import THEMES, Theme
+from .view_menu import DockWatch, ViewMenu, add_keys, view_keys
 from .walks_words import walks_text
 from .widgets.code_view import CodeView
 from .widgets.events_view import EventsView
@@ -94,23 +95,29 @@ class MainWindow(QMainWindow):
         self._phase_step: int | None = None   # the step the status line's phase belongs to
         self.steps_done_at: int | None = None   # set when a run_steps() batch ends
         self._last_graph_request = 0.0
-        self.drawn_off_screen = False   # --screenshot: drawn at 1920x1080, not fitted to a screen
-        self._fit_timer = QTimer(self)       # see event(): screen fitting, coalesced
-        self._fit_timer.setSingleShot(True)
-        self._fit_timer.setInterval(250)
-        # fit_to_screen, and in a lesson a fair width for the slide's chart too
-        self._fit_timer.timeout.connect(lambda: self.lessons.refit())
         self.gc_guard = GuiThreadGC(self)   # before any thread starts
         # what the window shows and asks for, which its parts observe and change
         self.model = WindowModel(requested=remembered.config, confirmed=remembered.config,
-                                 zoom=remembered.zoom)
+                                 zoom=remembered.zoom, theme=remembered.theme)
+        # first of the model's observers: every other one finds the new theme in force
+        self.model.events.zoom.connect(self._show_theme)
+        self.model.events.theme.connect(self._show_theme)
         self._build_panels(remembered.config)
         self._build_docks()
         self._build_actions()
         self.lessons = LessonMode(self)     # the Lessons menu, narration and clicker keys
         self.file_menu = FileMenu(self)     # open, save, export, quit
+        self.screen_fit = ScreenFit(self, self.model, FitParts(
+            self.graph_dock, self.gradients_dock, (self.controls_dock, self.lessons.start_dock),
+            self.gradients_panel, self.plot_stack, self.loss_plot,
+            dict(self.named_panels, graph=self.graph_view.canvas)))
+        self.screen_fit.notice.connect(self.on_notice)
+        # in a lesson, a fair width for the slide's chart too
+        self.screen_fit.fitted.connect(lambda: self.lessons.refit())
         self._start_engine_and_layout(remembered.config)
         self.compare = CompareMode(self)    # the Compare menu: B pinned beside A
+        # every dock made: the model follows which are shown from here on
+        self.dock_watch = DockWatch(self.model, self.panel_docks())
         self.run_bar.speed.setValue(remembered.speed)
         restore_layout(self, remembered)
         self.apply_theme(self.theme)
@@ -136,6 +143,13 @@ class MainWindow(QMainWindow):
         self.events_view = EventsView()
         self.plots = [self.loss_plot, self.grad_bars, self.global_norm, self.junction,
                       self.cosine, self.memory]
+        # each panel by the name a lesson's slide gives it (plain.lessons.PANELS): what
+        # the stage borrows, and whose least size the screen fitting grows with the text
+        self.named_panels: dict[str, QWidget] = {
+            "graph": self.graph_view, "memory": self.memory, "code": self.code_view,
+            "events": self.events_view, "grad_norms": self.grad_bars,
+            "junction": self.junction, "cosine": self.cosine, "loss": self.loss_plot,
+            "global_norm": self.global_norm}
         for plot in self.plots:   # every head in the legends from the start, not only head0
             plot.set_model(config.head_names(), [])
         self.phase_label = QLabel("Starting the training engine (loading PyTorch)…")
@@ -208,7 +222,8 @@ class MainWindow(QMainWindow):
         return self.findChildren(QDockWidget)
 
     def take_panels_home(self, panels: dict[str, QWidget]) -> None:
-        """The panels a lesson's stage borrowed, back in their docks and panels."""
+        """The panels a lesson's stage borrowed, back in their docks and panels (their
+        least sizes come back as the model's panels go)."""
         homes = {self.graph_view: self.graph_dock, self.memory: self.memory_dock,
                  self.code_view: self.code_dock, self.events_view: self.events_dock}
         for widget in panels.values():
@@ -216,7 +231,6 @@ class MainWindow(QMainWindow):
                 homes[widget].setWidget(widget)
         self.gradients_panel.take_back()
         self.plot_stack.take_back()
-        set_least_sizes(self, self.theme.zoom)
 
     def first_layout(self) -> None:
         """Dock sizes for a first launch on a 1920x1080 projector (later launches restore
@@ -225,25 +239,31 @@ class MainWindow(QMainWindow):
                          [self.controls_scroll.minimumWidth(), int(self.width() * 0.36)],
                          Qt.Horizontal)
         self.resizeDocks([self.graph_dock], [int(self.height() * BOTTOM_SHARE)], Qt.Vertical)
-        fit_to_screen(self)
+        self.screen_fit.fit()
 
-    def event(self, event) -> bool:
-        # a panel that grows (a history plot shown, a larger zoom) asks for a new layout:
-        # check then that the window still fits its screen
-        # check then that the window still fits its screen; status-line text asks often
-        # while training, so the checks are coalesced to at most four a second
-        if event.type() == QEvent.LayoutRequest and self.isVisible() \
-                and not self._fit_timer.isActive():
-            self._fit_timer.start()
-        return super().event(event)
+    @property
+    def drawn_off_screen(self) -> bool:
+        """--screenshot, bench: drawn at a size of their own, not fitted to a screen."""
+        return self.model.drawn_off_screen
+
+    @drawn_off_screen.setter
+    def drawn_off_screen(self, off: bool) -> None:
+        self.model.drawn_off_screen = off
 
     def _build_actions(self) -> None:
-        add_keys(self)
+        add_keys(self, [(Qt.Key_Space, self.toggle_play), (Qt.Key_Right, self.sigPhase.emit),
+                        (QKeySequence(Qt.SHIFT | Qt.Key_Right), self.sigStep.emit),
+                        (Qt.Key_R, self.sigReset.emit),
+                        (QKeySequence(Qt.SHIFT | Qt.Key_R), self.reset_to_defaults),
+                        (Qt.Key_P, self.run_bar.phase_play.toggle)] + view_keys(self.model))
         # Space, R, M... after typing in a number field of the settings: the window's
         self.field_keys = FieldKeys(self)
         self.field_keys.install(self.controls)
         self.blank_screen = BlankScreen(self)   # B or '.', as a clicker's blank button
-        add_view_menu(self)
+        self.view_menu = ViewMenu(self, self.model, (
+            self.controls_dock, self.gradients_dock, self.graph_dock, self.code_dock,
+            self.memory_dock, self.events_dock), self.blank_screen.toggle)
+        self.dark_action = self.view_menu.dark
         rb = self.run_bar
         rb.playClicked.connect(self.toggle_play)
         rb.phaseClicked.connect(self.sigPhase.emit)
@@ -412,31 +432,26 @@ class MainWindow(QMainWindow):
         else:
             self.engine.restartWithDefaults()
 
-    def toggle_full_screen(self) -> None:
-        self.showNormal() if self.isFullScreen() else self.showFullScreen()
-
     def zoom_by(self, factor: float | None) -> None:
-        zoom = 1.0 if factor is None else self.theme.zoom * factor
-        self.apply_theme(self.theme.zoomed(zoom))
+        self.model.scale_text(factor)
 
     def text_too_large(self) -> None:
-        """Called by fit_to_screen where the panels at this text size need more than
-        the screen even in tabs: one step smaller (never below normal), and why."""
-        zoom = max(1.0, self.theme.zoom / TEXT_STEP)
-        self.apply_theme(self.theme.zoomed(zoom))
-        room = available(self)
-        self.on_notice(f"Text size {zoom:.0%} is the largest this {room.width()}x"
-                       f"{room.height()} screen has room for (closing a panel makes more)")
+        """A lesson's stage has no room at this text size: one step smaller, and why."""
+        self.screen_fit.text_too_large()
+
+    def _show_theme(self, *_changed) -> None:
+        theme = THEMES[self.model.theme].zoomed(self.model.zoom)
+        if theme != self.theme:
+            self.apply_theme(theme)
 
     def apply_theme(self, theme: Theme) -> None:
+        """The model's theme and text size on every panel (change those, not this)."""
         self.theme = theme
         appearance.apply(QApplication.instance(), theme)
         for panel in self.plots + [self.graph_view, self.code_view, self.events_view,
                                    self.compare.view, self.lessons.narration,
                                    self.lessons.start_page]:
             panel.apply_theme(theme)
-        set_least_sizes(self, theme.zoom)   # no plot squashed below what its text needs
-        self.model.zoom = theme.zoom          # the stage lays out again for it
         self.run_bar.phase_play.setStyleSheet(checkbox_css(theme))
         self._fit_controls()
         QTimer.singleShot(0, self._fit_controls)  # again once the new font has reached them

@@ -16,8 +16,8 @@ import torch
 
 from gradviz.app import main
 from gradviz.commands.run import OUT_FILES
-from gradviz.plain import run_folder
 from gradviz.core.session import Session
+from gradviz.plain import run_folder
 from gradviz.plain.run_folder import MANIFEST, recover
 
 ALL = sorted(OUT_FILES)

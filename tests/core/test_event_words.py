@@ -6,8 +6,8 @@ import pytest
 import torch
 from torch import nn
 
-from gradviz.plain import events as ev
 from gradviz.core.session import Session
+from gradviz.plain import events as ev
 from gradviz.plain.config import Config
 
 

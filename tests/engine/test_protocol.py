@@ -14,12 +14,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gradviz.plain import events as ev
 from gradviz.core.session import Session
 from gradviz.engine import b_runner, host
 from gradviz.engine import protocol as p
 from gradviz.engine.heartbeat import Heartbeat, SharedConnection
 from gradviz.engine.loop import EngineLoop
+from gradviz.plain import events as ev
 from gradviz.plain.config import Config
 from gradviz.plain.records import CompareRecord
 

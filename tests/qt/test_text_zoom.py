@@ -29,7 +29,7 @@ def _drawn(qtbot, w):
     qtbot.waitUntil(lambda: w.graph_view.graph is not None and w.graph_view.idle
                     and w.engine.session.step_index == 1
                     and "after the optimizer step" in w.graph_view.caption.text()
-                    and not w._fit_timer.isActive(), timeout=WAIT_MS)
+                    and not w.screen_fit.timer.isActive(), timeout=WAIT_MS)
     return w.graph_view.canvas
 
 
@@ -147,9 +147,9 @@ def test_the_text_grows_only_as_far_as_the_screen_has_room(qtbot, make_window):
     w = make_window(SMALL)
     for _ in range(8):   # 1.15 ** 8 = 3.06: more than any panel layout fits on this screen
         qtbot.keyClick(w, Qt.Key_Equal, Qt.ControlModifier)
-        qtbot.waitUntil(lambda: not w._fit_timer.isActive(), timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: not w.screen_fit.timer.isActive(), timeout=WAIT_MS)
     # the window's own resize comes after the fit (on a busy machine, a while after)
-    qtbot.waitUntil(lambda: not too_big(w) and not w._fit_timer.isActive()
+    qtbot.waitUntil(lambda: not too_big(w) and not w.screen_fit.timer.isActive()
                     and w.height() <= available(w).height(), timeout=WAIT_MS)
     largest = w.theme.zoom
     room = available(w)

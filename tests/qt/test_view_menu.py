@@ -1,0 +1,132 @@
+"""The View menu and the text-size keys, driven as a user does (the menu bar clicked, the
+item clicked, Ctrl+= typed): each changes the window's model, and the widgets and the
+menu's ticks follow the model, whoever changed it (a dock's own close button, a lesson)."""
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QDockWidget, QMenu
+
+from gradviz.plain.config import Config
+
+from waits import WAIT_MS
+
+SMALL = Config(batch_size=32, heads=3)
+STEP = 1.15   # one Ctrl+=: each text 15% larger
+IN_THE_MENU = ("controlsDock", "gradientsDock", "graphDock", "codeDock", "memoryDock",
+               "eventsDock")
+
+
+def click_in_view_menu(qtbot, w, name: str) -> None:
+    """The View title on the menu bar clicked, then the item named `name` in its menu."""
+    bar, menu = w.menuBar(), w.findChild(QMenu, "viewMenu")
+    qtbot.mouseClick(bar, Qt.LeftButton, pos=bar.actionGeometry(menu.menuAction()).center())
+    qtbot.waitUntil(menu.isVisible, timeout=WAIT_MS)
+    action = w.findChild(QAction, name)
+    qtbot.mouseClick(menu, Qt.LeftButton, pos=menu.actionGeometry(action).center())
+    qtbot.waitUntil(lambda: not menu.isVisible(), timeout=WAIT_MS)
+
+
+def ticked(w, name: str) -> bool:
+    return w.findChild(QAction, name).isChecked()
+
+
+def test_ctrl_plus_and_minus_change_the_model_and_every_panel_follows(qtbot, make_window):
+    w = make_window(SMALL)
+    m, chart = w.model, w.cosine.minimumHeight()
+    for _ in range(2):
+        qtbot.keyClick(w, Qt.Key_Equal, Qt.ControlModifier)
+    assert m.zoom == pytest.approx(STEP ** 2)
+    assert w.theme.zoom == pytest.approx(STEP ** 2)           # the window shows the model's
+    # the least sizes grew with it: the screen fitting tabs a panel rather than crush it
+    assert w.cosine.minimumHeight() == int(150 * STEP ** 2) and chart == 150
+    assert w.loss_plot.minimumHeight() == int(170 * STEP ** 2)
+    qtbot.keyClick(w, Qt.Key_Minus, Qt.ControlModifier)
+    assert m.zoom == pytest.approx(STEP) and w.theme.zoom == pytest.approx(STEP)
+    click_in_view_menu(qtbot, w, "normalTextAction")
+    assert m.zoom == 1.0 and w.theme.zoom == 1.0 and w.cosine.minimumHeight() == 150
+    click_in_view_menu(qtbot, w, "largerTextAction")
+    assert m.zoom == pytest.approx(STEP)
+
+
+def test_the_dark_theme_tick_follows_the_model(qtbot, make_window):
+    w = make_window(SMALL)
+    assert not ticked(w, "darkThemeAction") and w.theme.name == "light"
+    click_in_view_menu(qtbot, w, "darkThemeAction")
+    assert w.model.theme == "dark" and w.theme.name == "dark" and ticked(w, "darkThemeAction")
+    w.model.theme = "light"                    # not the menu: its tick follows all the same
+    assert not ticked(w, "darkThemeAction") and w.theme.name == "light"
+
+
+def test_a_dock_closed_anywhere_is_unticked_and_ticking_it_shows_it(qtbot, make_window):
+    w = make_window(SMALL)
+    memory = w.findChild(QDockWidget, "memoryDock")
+    assert "memoryDock" in w.model.docks_shown and ticked(w, "show_memoryDock")
+    click_in_view_menu(qtbot, w, "show_memoryDock")
+    assert memory.isHidden() and "memoryDock" not in w.model.docks_shown
+    assert not ticked(w, "show_memoryDock")
+    click_in_view_menu(qtbot, w, "show_memoryDock")
+    assert not memory.isHidden() and "memoryDock" in w.model.docks_shown
+    # the dock's own close button: the model, and so the tick, follow
+    events = w.findChild(QDockWidget, "eventsDock")
+    events.close()
+    assert "eventsDock" not in w.model.docks_shown and not ticked(w, "show_eventsDock")
+    w.model.show_dock("eventsDock", True)     # the model asked: the dock is shown
+    assert not events.isHidden() and ticked(w, "show_eventsDock")
+
+
+def test_a_lesson_puts_the_docks_away_and_the_ticks_follow_there_and_back(qtbot, make_window):
+    w = make_window(SMALL)
+    shown_before = w.model.docks_shown
+    assert set(IN_THE_MENU) <= shown_before and all(ticked(w, f"show_{n}") for n in IN_THE_MENU)
+    w.lessons.open_named("backward-twice")
+    assert w.model.docks_shown == frozenset()
+    assert not any(ticked(w, f"show_{name}") for name in IN_THE_MENU)
+    qtbot.keyClick(w, Qt.Key_Escape)
+    qtbot.waitUntil(lambda: w.model.docks_shown == shown_before, timeout=WAIT_MS)
+    assert all(ticked(w, f"show_{name}") for name in IN_THE_MENU)
+
+
+def test_f11_and_the_full_screen_item_go_through_the_model(qtbot, make_window):
+    w = make_window(SMALL)
+    qtbot.keyClick(w, Qt.Key_F11)
+    qtbot.waitUntil(w.isFullScreen, timeout=WAIT_MS)
+    assert w.model.full_screen and ticked(w, "fullScreenAction")
+    click_in_view_menu(qtbot, w, "fullScreenAction")
+    qtbot.waitUntil(lambda: not w.isFullScreen(), timeout=WAIT_MS)
+    assert not w.model.full_screen and not ticked(w, "fullScreenAction")
+    # full screen by other hands (a lesson's F5): the model is told, and F11 leaves it
+    w.showFullScreen()
+    qtbot.waitUntil(lambda: w.model.full_screen, timeout=WAIT_MS)
+    assert ticked(w, "fullScreenAction")
+    qtbot.keyClick(w, Qt.Key_F11)
+    qtbot.waitUntil(lambda: not w.isFullScreen(), timeout=WAIT_MS)
+
+
+def test_the_model_knows_the_screens_room_and_the_window_keeps_within_it(qtbot, make_window):
+    w = make_window(SMALL)
+    room = w.screen().availableGeometry()
+    qtbot.waitUntil(lambda: w.model.room is not None, timeout=WAIT_MS)
+    assert w.model.room == (room.x(), room.y(), room.width(), room.height())
+    # a window dragged larger than its screen comes back within it at the next fit
+    w.resize(room.width() + 300, room.height() + 200)
+    qtbot.waitUntil(lambda: w.width() <= room.width() and w.height() <= room.height(),
+                    timeout=WAIT_MS)
+
+
+def test_a_slides_panels_leave_their_least_size_to_the_stage_and_get_it_back(qtbot, make_window):
+    """The screen fitting follows the model's panels: a chart on a slide's stage keeps no
+    least size of the docks' (the stage places it), and has it again, at the text size
+    then in force, once the lesson is left."""
+    w = make_window(SMALL)
+    w.drawn_off_screen = True   # a 1920x1080 projector: the slide has room at a larger text
+    w.resize(1920, 1080)
+    w.lessons.open_named("losses-disagree")
+    assert w.model.panels == ("cosine", "junction")
+    assert w.cosine.minimumHeight() == 0 and w.junction.minimumWidth() == 0
+    assert w.grad_bars.minimumHeight() == 150                  # not on the slide: as ever
+    qtbot.keyClick(w, Qt.Key_Equal, Qt.ControlModifier)
+    assert w.cosine.minimumHeight() == 0
+    assert w.grad_bars.minimumHeight() == int(150 * STEP)
+    qtbot.keyClick(w, Qt.Key_Escape)
+    assert w.model.panels == ()
+    assert w.cosine.minimumSize().toTuple() == (int(210 * STEP), int(150 * STEP))
