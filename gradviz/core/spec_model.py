@@ -44,10 +44,11 @@ class SpecBatches:
         return [(xm, [p[m] for p in parts]) for m, xm in enumerate(x.split(sizes))]
 
 
-def _run_trunk(trunk: torch.nn.Module, x: torch.Tensor) -> tuple[object, Node | None]:
+def _run_trunk(trunk: torch.nn.Module, x: torch.Tensor,
+               calls: ModuleCalls) -> tuple[object, Node | None]:
     """The trunk's output, and the node of its first innermost module's output: every
     backward pass that reaches the trunk runs that node once, so it counts trunk walks.
-    The forward hooks live for this one call only."""
+    The forward hooks live for this one call only; calls records every module call."""
     first: list[Node] = []
 
     def note(_module, _inputs, out) -> None:
@@ -57,7 +58,8 @@ def _run_trunk(trunk: torch.nn.Module, x: torch.Tensor) -> tuple[object, Node | 
     handles = [m.register_forward_hook(note) for m in trunk.modules()
                if next(m.children(), None) is None]
     try:
-        out = trunk(x)
+        with calls.hooked(trunk):
+            out = trunk(x)
     finally:
         for h in handles:
             h.remove()
@@ -71,12 +73,10 @@ def spec_forward(model: SpecNet, spec: ModelSpec, cfg: Config, x: torch.Tensor,
     place (which every later reader of that tensor then sees, as in a plain loop).
     Also every trunk output (retain_grad reads each one's .grad)."""
     calls = ModuleCalls(model)
-    out, first_trunk = _run_trunk(model.trunk, x)
+    out, first_trunk = _run_trunk(model.trunk, x, calls)
     zs = trunk_outputs(out)
     if zs is None:
         raise RuntimeError(f"the trunk returned {type(out).__name__}, not a tensor")
-    if len(zs) == 1:
-        calls.add(model.trunk, (x,), zs[0])
     if cfg.retain_grad:
         for z in zs:
             if z.requires_grad:
@@ -101,7 +101,8 @@ def spec_forward(model: SpecNet, spec: ModelSpec, cfg: Config, x: torch.Tensor,
                 z.detach_()
             live.cuts.append(cut)
         with head_mode(cfg, k):   # no_grad / inference_mode: its loss gets no grad_fn
-            y = calls.run(head, zk)
+            with calls.hooked(head):
+                y = head(zk)
         if k == cfg.edit_data:
             # .data: the change every later reader and every node that saved z sees,
             # and autograd never hears of
