@@ -7,6 +7,7 @@ left of the drawing.
 from __future__ import annotations
 
 import json
+import statistics
 import threading
 import time
 from dataclasses import dataclass, field
@@ -161,32 +162,68 @@ def _spline(pos: str, flip) -> tuple[tuple[Point, ...], Point | None]:
     return tuple(points), end
 
 
-def bench_layout(repeats: int = 3) -> list[tuple[str, int, int, float]]:
-    """Time layout_graph (DOT, Graphviz, parse) on lecture-size and ~1,000-node graphs;
-    print and return (case, nodes, edges, best seconds)."""
+def bench_layout(repeats: int = 5) -> list[tuple[str, int, int, float]]:
+    """Time layout_graph (DOT, Graphviz, parse) on lecture-size and ~1,000-node graphs,
+    and on model files' module views up to a ResNet-18; print and return (case, nodes,
+    edges, median seconds)."""
     from gradviz.core.config import Config
+    from gradviz.core.module_graph import module_graph, run_key
     from gradviz.core.session import Session
-    cases = [("lecture (default config)", Config(), False),
-             ("lecture, saved tensors shown", Config(), True),
-             ("~150 nodes (trunk_depth=22)", Config(trunk_depth=22), False),
-             ("deep trunk (trunk_depth=193)", Config(trunk_depth=193), False),
-             ("deep trunk, saved tensors shown", Config(trunk_depth=193), True)]
-    print(f"layout program: {find_graphviz().name} ({find_graphviz().path})")
+    # (case, a Config or a model file's path, the view or None for every op, saved shown)
+    cases: list[tuple[str, Config | str, str | None, bool]] = [
+             ("lecture (default config)", Config(), None, False),
+             ("lecture, saved tensors shown", Config(), None, True),
+             ("~150 nodes (trunk_depth=22)", Config(trunk_depth=22), None, False),
+             ("deep trunk (trunk_depth=193)", Config(trunk_depth=193), None, False),
+             ("deep trunk, saved tensors shown", Config(trunk_depth=193), None, True)]
+    files = [("cnn_two_heads", _bundled("models", "cnn_two_heads.py")),
+             ("tiny_transformer", _bundled("models", "tiny_transformer.py")),
+             ("ResNet-18", _bundled("bench", "resnet18.py"))]
+    for name, path in files:
+        cases += [(f"{name}, module view", path, "modules", False),
+                  (f"{name}, op view", path, None, False)]
+    cases.append(("ResNet-18, every box opened", files[-1][1], "open", False))
+    print(f"layout program: {find_graphviz().name} ({find_graphviz().path}); "
+          f"{repeats} runs each")
     results = []
-    for name, config, saved in cases:
-        session = Session(config)
-        session.step()
-        graph = session.graph(show_saved=saved)
+    for name, config, view, saved in cases:
+        graph = _bench_graph(config, saved, Session)
+        if view == "open":   # every box and run opened in place: the op view, grouped
+            graph = module_graph(graph, {key for c in graph.modules
+                                         for key in (c.id, run_key([c]))})
+        elif view is not None:   # as the window draws it
+            graph = module_graph(graph)
         times = []
         for _ in range(repeats):
             start = time.perf_counter()
             layout_graph(graph)
             times.append(time.perf_counter() - start)
-        results.append((name, len(graph.nodes), len(graph.edges), min(times)))
+        median = statistics.median(times)
+        results.append((name, len(graph.nodes), len(graph.edges), median))
         print(f"{name:34} {len(graph.nodes):5} nodes {len(graph.edges):5} edges  "
-              f"best {min(times) * 1000:7.1f} ms  worst {max(times) * 1000:7.1f} ms",
+              f"median {median * 1000:7.1f} ms  worst {max(times) * 1000:7.1f} ms",
               flush=True)
     return results
+
+
+def _bundled(folder: str, name: str) -> str:
+    from importlib import resources
+    return str(resources.files("gradviz.resources") / folder / name)
+
+
+def _bench_graph(config: object, saved: bool, session_type: type) -> GraphData:
+    """One step's graph of the built-in model (config a Config) or of a model file (config
+    its path), batch 8."""
+    from gradviz.core.config import Config
+    from gradviz.core.model_file import ModelFile
+    if isinstance(config, Config):
+        session = session_type(config)
+    else:
+        model_file = ModelFile(str(config))
+        heads = len(model_file.build(0, 2).heads)
+        session = session_type(Config(heads=heads, batch_size=8, device="cpu"), model_file)
+    session.step()
+    return session.graph(show_saved=saved)
 
 
 if __name__ == "__main__":
