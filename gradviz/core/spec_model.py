@@ -8,7 +8,7 @@ import torch
 from torch import nn
 from torch.autograd.graph import Node
 
-from .autograd_walk import storage_key
+from .autograd_walk import is_accumulate_grad, next_nodes, storage_key
 from .config import EDIT_DATA_FACTOR, Config
 from .forward import ForwardResult, LiveGraph, head_mode
 from .graph import Cut
@@ -66,6 +66,23 @@ def _run_trunk(trunk: torch.nn.Module, x: torch.Tensor,
     return out, (first[0] if first else None)
 
 
+def _first_node(y: torch.Tensor) -> Node | None:
+    """The first autograd node a head cut off from z made (where the graph draws the
+    cut): below a detached head's output lie only its own nodes, the earliest made of
+    which read z."""
+    seen: set[int] = set()
+    stack, first = [y.grad_fn], None
+    while stack:
+        fn = stack.pop()
+        if fn is None or id(fn) in seen or is_accumulate_grad(fn):
+            continue
+        seen.add(id(fn))
+        if first is None or fn._sequence_nr() < first._sequence_nr():
+            first = fn
+        stack.extend(next_nodes(fn))
+    return first
+
+
 def spec_forward(model: SpecNet, spec: ModelSpec, cfg: Config, x: torch.Tensor,
                  targets: list[torch.Tensor],
                  probe: TapProbe | None) -> tuple[ForwardResult, list[torch.Tensor]]:
@@ -103,6 +120,8 @@ def spec_forward(model: SpecNet, spec: ModelSpec, cfg: Config, x: torch.Tensor,
         with head_mode(cfg, k):   # no_grad / inference_mode: its loss gets no grad_fn
             with calls.hooked(head):
                 y = head(zk)
+        if k in cfg.detach:
+            live.cuts[-1].target = _first_node(y)
         if k == cfg.edit_data:
             # .data: the change every later reader and every node that saved z sees,
             # and autograd never hears of
