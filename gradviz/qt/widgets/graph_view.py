@@ -89,12 +89,6 @@ class GraphView(QWidget):
         # (Backspace closes the last one)
         self._expanded: dict[str, None] = {}
         self._hovered = ""                  # the box under the mouse: Enter opens it
-        for key, act in ((Qt.Key_Return, self._open_hovered), (Qt.Key_Enter, self._open_hovered),
-                         (Qt.Key_Backspace, self.close_last_opened)):
-            shortcut = QShortcut(QKeySequence(key), self)
-            # the graph's own keys: Enter in a field of the controls is not for it
-            shortcut.setContext(Qt.WidgetWithChildrenShortcut)
-            shortcut.activated.connect(act)
         self._focus = ""                    # what the slide is about (set_focus)
         self._op_graph = None               # the graph as captured, and its caption
         self._op_caption = ""
@@ -219,10 +213,16 @@ class GraphView(QWidget):
         elif self._hovered == node_id:
             self._hovered = ""
 
-    def _open_hovered(self) -> None:
-        """Enter: the box under the mouse opens (or its call closes), as a double-click."""
-        if self._hovered:
+    def keyPressEvent(self, event) -> None:   # noqa: N802 (Qt's name)
+        """Enter: the box under the mouse opens (or its call closes), as a double-click;
+        Backspace closes what was opened last. Keys the canvas leaves unused come here,
+        so a key typed in a field of the controls is never the graph's."""
+        if event.key() in (Qt.Key_Return, Qt.Key_Enter) and self._hovered:
             self._toggle_open(self._hovered)
+        elif event.key() == Qt.Key_Backspace and self.module_view and self._expanded:
+            self.close_last_opened()
+        else:
+            super().keyPressEvent(event)
 
     def close_last_opened(self) -> None:
         """Backspace: the box or run opened last closes again (a run's blocks, then the
