@@ -7,6 +7,7 @@ import runpy
 from pathlib import Path
 
 import pytest
+from graph_panels import shown_graph_view
 from pointer import hover
 from PySide6.QtCore import Qt
 
@@ -14,7 +15,6 @@ from gradviz.core.config import Config
 from gradviz.core.graph_data import MODULE, OP, PARAM
 from gradviz.core.model_file import ModelFile
 from gradviz.core.session import Session
-from gradviz.qt.graph_renderer import GraphRenderer
 from gradviz.qt.widgets.graph_view import GraphView
 
 from waits import WAIT_MS
@@ -42,15 +42,7 @@ def _graph(path: Path):
 @pytest.fixture
 def view(qtbot):
     def make(path: Path) -> GraphView:
-        v = GraphView()
-        qtbot.addWidget(v)
-        renderer = GraphRenderer()   # on this thread: the test waits for its layouts
-        v.renderer = renderer
-        v.requestLayout.connect(renderer.render)
-        renderer.layoutReady.connect(v.on_layout)
-        v.resize(1280, 720)
-        v.show()
-        qtbot.waitExposed(v)
+        v = shown_graph_view(qtbot, (1280, 720))
         v.set_module_view(True)
         v.show_graph(_graph(path), "after one step")
         qtbot.waitUntil(lambda: v.idle and v.graph is not None, timeout=WAIT_MS)
