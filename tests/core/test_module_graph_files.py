@@ -3,17 +3,20 @@ leaf module call holding exactly the autograd nodes that call made (told apart b
 creation order between markers hooks place), every parameter folded into its own
 module's box, a run of identical blocks as one box with the states and gradient its
 blocks have in plain PyTorch, and the blocks again once the run is opened."""
+import itertools
 import runpy
 from pathlib import Path
 
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from torch import nn
 
 from gradviz.core.config import Config
-from gradviz.core.graph_data import CUT, FREED, MODULE, OP, PARAM, STALE
+from gradviz.core.graph_data import CUT, FREED, MODULE, OP, PARAM, STALE, ModuleCall
 from gradviz.core.model_file import ModelFile
-from gradviz.core.module_graph import JUNCTION_ID, RUN_PREFIX, module_graph
+from gradviz.core.module_graph import JUNCTION_ID, RUN_PREFIX, CallTree, module_graph
 from gradviz.core.session import Session
 
 from core_reference import made_nodes, sequence_marker
@@ -228,3 +231,26 @@ def test_a_detach_cut_leaves_the_collapsed_trunk_and_reaches_the_head():
     assert cuts == [(JUNCTION_ID, "m:heads.1", "detach()")]
     assert run.heads_reaching == (0,)    # the cut head's gradient never reaches the layers
     assert run.state == FREED
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from("ABC"), max_size=9))
+def test_runs_are_the_longest_stretches_of_alike_blocks(kinds):
+    """Blocks of kinds side by side in one parent, each with a Linear inside: a run is
+    each longest stretch of two or more of one kind, and nothing else."""
+    calls = []
+    for i, kind in enumerate(kinds):
+        calls.append(ModuleCall(f"p.{i}.fc", f"p.{i}.fc", "Linear", "Linear 4→4", (2, 4),
+                                parent=f"p.{i}"))
+        calls.append(ModuleCall(f"p.{i}", f"p.{i}", kind, kind, (2, 4), parent="p"))
+    calls.append(ModuleCall("p", "p", "Sequential", "Sequential", (2, 4)))
+    runs = CallTree(calls).run_of
+    start = 0
+    for _kind, group in itertools.groupby(kinds):
+        n = len(list(group))
+        for i in range(start, start + n):
+            want = [f"p.{j}" for j in range(start, start + n)] if n > 1 else None
+            got = runs.get(f"p.{i}")
+            assert ([c.id for c in got] if got else None) == want
+        start += n
+    assert not any(c.id.endswith(".fc") or c.id == "p" for r in runs.values() for c in r)
