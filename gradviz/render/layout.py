@@ -162,10 +162,10 @@ def _spline(pos: str, flip) -> tuple[tuple[Point, ...], Point | None]:
     return tuple(points), end
 
 
-def bench_layout(repeats: int = 5) -> list[tuple[str, int, int, float]]:
+def bench_layout(repeats: int = 5, only: str = "") -> list[tuple[str, int, int, float]]:
     """Time layout_graph (DOT, Graphviz, parse) on lecture-size and ~1,000-node graphs,
-    and on model files' module views up to a ResNet-18; print and return (case, nodes,
-    edges, median seconds)."""
+    and on model files' module views up to a ResNet-18 (only: the cases whose name has
+    that text); print and return (case, nodes, edges, median seconds)."""
     from gradviz.core.config import Config
     from gradviz.core.module_graph import module_graph, run_key
     from gradviz.core.session import Session
@@ -187,6 +187,8 @@ def bench_layout(repeats: int = 5) -> list[tuple[str, int, int, float]]:
           f"{repeats} runs each")
     results = []
     for name, config, view, saved in cases:
+        if only.lower() not in name.lower():
+            continue
         graph = _bench_graph(config, saved, Session)
         if view == "open":   # every box and run opened in place: the op view, grouped
             graph = module_graph(graph, {key for c in graph.modules
@@ -227,4 +229,12 @@ def _bench_graph(config: object, saved: bool, session_type: type) -> GraphData:
 
 
 if __name__ == "__main__":
-    bench_layout()
+    import argparse
+    parser = argparse.ArgumentParser(prog="python -m gradviz.render.layout",
+                                     description=bench_layout.__doc__)
+    parser.add_argument("--repeats", type=int, default=5, help="layouts of each case")
+    parser.add_argument("--only", default="", help="the cases whose name has this text")
+    args = parser.parse_args()
+    if args.repeats < 1:
+        parser.error("--repeats must be at least 1")
+    bench_layout(args.repeats, args.only)
