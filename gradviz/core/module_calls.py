@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import weakref
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import torch
 from torch import nn
@@ -23,8 +23,9 @@ class CallRecord:
     input_fns: tuple                # its inputs' nodes: what the call did not make
     # a call with several outputs (a trunk returning z0, z1, z2): every output's node
     more_output_fns: tuple = ()
-    parent: CallRecord | None = None   # the call it ran inside (model files' calls)
-    children: list[CallRecord] = field(default_factory=list, repr=False)
+    # the call it ran inside (model files' calls); no link back down: a cycle would keep
+    # the autograd nodes (and what they saved) alive until the garbage collector ran
+    parent: CallRecord | None = None
 
 
 def module_paths(model: nn.Module) -> dict[int, str]:
@@ -108,8 +109,7 @@ class ModuleCalls:
             path = self.paths.get(id(module), type(module).__name__)
             call = ModuleCall(path, path, type(module).__name__, describe(module),
                               _out_shape(out))
-            record = CallRecord(call, outs[0] if outs else None, fns, tuple(outs[1:]),
-                                children=children)
+            record = CallRecord(call, outs[0] if outs else None, fns, tuple(outs[1:]))
             for child in children:
                 child.parent = record
             if open_calls:
