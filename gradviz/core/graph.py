@@ -229,14 +229,18 @@ class _Builder:
         """Give each node a module call made (its parameters' leaves too) the call's id;
         nodes reached through the call's inputs were made before it, not by it."""
         times: dict[str, int] = {}
+        ids: dict[int, str] = {}    # id(record) -> its call's id here
+        calls, base = list(calls), len(self.graph.modules)
         for record in calls:
             call = record.call
             times[call.id] = times.get(call.id, 0) + 1
-            if times[call.id] > 1:   # a second micro-batch's graph held with the first
+            if times[call.id] > 1:   # a second micro-batch's graph, a module called twice
                 call = replace(call, id=f"{call.id}#{times[call.id]}")
+            ids[id(record)] = call.id
             self.graph.modules.append(call)
             stop = {id(fn) for fn in record.input_fns}
-            stack, seen = [record.output_fn], set()
+            stack = [record.output_fn, *getattr(record, "more_output_fns", ())]
+            seen: set[int] = set()
             while stack:
                 fn = stack.pop()
                 if fn is None or id(fn) in stop or id(fn) in seen or id(fn) not in self.ids:
@@ -245,6 +249,12 @@ class _Builder:
                 node = self._node_of(fn)
                 node.module = node.module or call.id
                 stack.extend(next_nodes(fn))
+        # a parent is recorded after its children: named once every id is known
+        for k, record in enumerate(calls):
+            parent = getattr(record, "parent", None)
+            if parent is not None and id(parent) in ids:
+                known = self.graph.modules[base + k]
+                self.graph.modules[base + k] = replace(known, parent=ids[id(parent)])
 
     def mark_reach(self, roots: list[Root]) -> None:
         above: dict[str, list[str]] = {n: [] for n in self.below}

@@ -2,7 +2,9 @@
 nodes, recorded as the forward pass runs them, so the module view groups ops exactly."""
 from __future__ import annotations
 
+import contextlib
 import weakref
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import torch
@@ -19,6 +21,11 @@ class CallRecord:
     call: ModuleCall
     output_fn: object               # the autograd node that made the call's output
     input_fns: tuple                # its inputs' nodes: what the call did not make
+    # a call with several outputs (a trunk returning z0, z1, z2): every output's node
+    more_output_fns: tuple = ()
+    # the call it ran inside (model files' calls); no link back down: a cycle would keep
+    # the autograd nodes (and what they saved) alive until the garbage collector ran
+    parent: CallRecord | None = None
 
 
 def module_paths(model: nn.Module) -> dict[int, str]:
@@ -30,11 +37,35 @@ def module_paths(model: nn.Module) -> dict[int, str]:
 
 
 def describe(module: nn.Module) -> str:
-    """A module's kind and sizes as a room reads them: "Linear 8→32", "Tanh"."""
+    """A module's kind and sizes as a room reads them: "Linear 8→32", "Conv2d 3→64 3×3",
+    "Tanh"."""
     kind = type(module).__name__
     if isinstance(module, nn.Linear):
         return f"{kind} {module.in_features}→{module.out_features}"
+    if isinstance(module, nn.modules.conv._ConvNd):
+        size = "×".join(str(k) for k in module.kernel_size)
+        return f"{kind} {module.in_channels}→{module.out_channels} {size}"
+    if isinstance(module, nn.Embedding):
+        return f"{kind} {module.num_embeddings}→{module.embedding_dim}"
+    if isinstance(module, nn.modules.batchnorm._NormBase):
+        return f"{kind} {module.num_features}"
+    if isinstance(module, nn.LayerNorm):
+        return f"{kind} {'×'.join(str(s) for s in module.normalized_shape)}"
+    if isinstance(module, nn.MultiheadAttention):
+        return f"{kind} {module.embed_dim}, {module.num_heads} heads"
     return kind
+
+
+def _tensors(values) -> Iterator[torch.Tensor]:
+    """The tensors among a call's arguments or outputs, one level into tuples, lists and
+    dicts (an attention layer's (output, weights), a keyword mask)."""
+    for value in values:
+        if isinstance(value, torch.Tensor):
+            yield value
+        elif isinstance(value, (tuple, list)):
+            yield from (v for v in value if isinstance(v, torch.Tensor))
+        elif isinstance(value, dict):
+            yield from (v for v in value.values() if isinstance(v, torch.Tensor))
 
 
 class ModuleCalls:
@@ -59,3 +90,43 @@ class ModuleCalls:
                           tuple(int(s) for s in out.shape), step)
         self.records.append(CallRecord(call, out.grad_fn,
                                        tuple(t.grad_fn for t in inputs if t.grad_fn is not None)))
+
+    @contextlib.contextmanager
+    def hooked(self, root: nn.Module) -> Iterator[None]:
+        """Record every module call under root (root's own too) while the block runs, each
+        with the call it ran inside: the module view picks its boxes from that tree (a
+        Linear, a whole repeated block). The inputs' nodes are taken before the call runs:
+        an in-place module (ReLU(inplace=True)) gives its input the output's node."""
+        open_calls: list[tuple[tuple, list[CallRecord]]] = []
+
+        def before(_module, args, kwargs) -> None:
+            fns = tuple(t.grad_fn for t in _tensors((args, kwargs)) if t.grad_fn is not None)
+            open_calls.append((fns, []))
+
+        def after(module, _args, _kwargs, out) -> None:
+            fns, children = open_calls.pop()
+            outs = [t.grad_fn for t in _tensors((out,))]
+            path = self.paths.get(id(module), type(module).__name__)
+            call = ModuleCall(path, path, type(module).__name__, describe(module),
+                              _out_shape(out))
+            record = CallRecord(call, outs[0] if outs else None, fns, tuple(outs[1:]))
+            for child in children:
+                child.parent = record
+            if open_calls:
+                open_calls[-1][1].append(record)
+            self.records.append(record)   # after its children: they claim their ops first
+
+        handles = []
+        try:
+            for module in root.modules():
+                handles.append(module.register_forward_pre_hook(before, with_kwargs=True))
+                handles.append(module.register_forward_hook(after, with_kwargs=True))
+            yield
+        finally:
+            for handle in handles:
+                handle.remove()
+
+
+def _out_shape(out) -> tuple[int, ...] | None:
+    first = next(_tensors((out,)), None)
+    return None if first is None else tuple(int(s) for s in first.shape)

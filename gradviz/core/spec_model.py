@@ -9,7 +9,7 @@ from torch import nn
 from torch.autograd.graph import Node
 
 from ..plain.config import EDIT_DATA_FACTOR, Config
-from .autograd_walk import storage_key
+from .autograd_walk import is_accumulate_grad, next_nodes, storage_key
 from .forward import ForwardResult, LiveGraph, head_mode
 from .graph import Cut
 from .model_file import ModelFile, ModelSpec, trunk_outputs
@@ -44,10 +44,11 @@ class SpecBatches:
         return [(xm, [p[m] for p in parts]) for m, xm in enumerate(x.split(sizes))]
 
 
-def _run_trunk(trunk: torch.nn.Module, x: torch.Tensor) -> tuple[object, Node | None]:
+def _run_trunk(trunk: torch.nn.Module, x: torch.Tensor,
+               calls: ModuleCalls) -> tuple[object, Node | None]:
     """The trunk's output, and the node of its first innermost module's output: every
     backward pass that reaches the trunk runs that node once, so it counts trunk walks.
-    The forward hooks live for this one call only."""
+    The forward hooks live for this one call only; calls records every module call."""
     first: list[Node] = []
 
     def note(_module, _inputs, out) -> None:
@@ -57,11 +58,29 @@ def _run_trunk(trunk: torch.nn.Module, x: torch.Tensor) -> tuple[object, Node | 
     handles = [m.register_forward_hook(note) for m in trunk.modules()
                if next(m.children(), None) is None]
     try:
-        out = trunk(x)
+        with calls.hooked(trunk):
+            out = trunk(x)
     finally:
         for h in handles:
             h.remove()
     return out, (first[0] if first else None)
+
+
+def _first_node(y: torch.Tensor) -> Node | None:
+    """The first autograd node a head cut off from z made (where the graph draws the
+    cut): below a detached head's output lie only its own nodes, the earliest made of
+    which read z."""
+    seen: set[int] = set()
+    stack, first = [y.grad_fn], None
+    while stack:
+        fn = stack.pop()
+        if fn is None or id(fn) in seen or is_accumulate_grad(fn):
+            continue
+        seen.add(id(fn))
+        if first is None or fn._sequence_nr() < first._sequence_nr():
+            first = fn
+        stack.extend(next_nodes(fn))
+    return first
 
 
 def spec_forward(model: SpecNet, spec: ModelSpec, cfg: Config, x: torch.Tensor,
@@ -71,12 +90,10 @@ def spec_forward(model: SpecNet, spec: ModelSpec, cfg: Config, x: torch.Tensor,
     place (which every later reader of that tensor then sees, as in a plain loop).
     Also every trunk output (retain_grad reads each one's .grad)."""
     calls = ModuleCalls(model)
-    out, first_trunk = _run_trunk(model.trunk, x)
+    out, first_trunk = _run_trunk(model.trunk, x, calls)
     zs = trunk_outputs(out)
     if zs is None:
         raise RuntimeError(f"the trunk returned {type(out).__name__}, not a tensor")
-    if len(zs) == 1:
-        calls.add(model.trunk, (x,), zs[0])
     if cfg.retain_grad:
         for z in zs:
             if z.requires_grad:
@@ -101,7 +118,10 @@ def spec_forward(model: SpecNet, spec: ModelSpec, cfg: Config, x: torch.Tensor,
                 z.detach_()
             live.cuts.append(cut)
         with head_mode(cfg, k):   # no_grad / inference_mode: its loss gets no grad_fn
-            y = calls.run(head, zk)
+            with calls.hooked(head):
+                y = head(zk)
+        if k in cfg.detach:
+            live.cuts[-1].target = _first_node(y)
         if k == cfg.edit_data:
             # .data: the change every later reader and every node that saved z sees,
             # and autograd never hears of

@@ -59,6 +59,7 @@ class ModuleCall:
     detail: str = ""                # "Linear 8→32"
     out_shape: tuple[int, ...] | None = None
     step: int | None = None         # the rnn's time step of this call
+    parent: str = ""                # the id of the call it ran inside ("": none recorded)
 
 
 @dataclass

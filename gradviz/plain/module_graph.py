@@ -3,6 +3,7 @@ parameters' leaves folded in), the junction z, the losses and the total, and the
 before that a carried rnn state reaches back into. Plain data in, plain data out."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 
 from .graph_data import (
@@ -28,6 +29,7 @@ from .graph_data import (
 
 JUNCTION_ID = "z"
 _STATE_PRIORITY = (DETACHED, STALE, FREED)   # a box shows its most telling op's state
+RUN_PREFIX = "r:"   # a run of repeated blocks drawn as one box: "r:" + its first call's id
 
 
 def box_id(call_id: str) -> str:
@@ -50,6 +52,9 @@ class _Boxes:
     owner: dict[str, str] = field(default_factory=dict)      # node id -> box id
     members: dict[str, list[str]] = field(default_factory=dict)
     _consumed: set[str] | None = None
+    tree: CallTree | None = None
+    # a box that is not one call's own: a run of blocks, or part of a block's own ops
+    made_for: dict[str, tuple[str, list[ModuleCall]]] = field(default_factory=dict)
 
     def consumed_inside(self) -> set[str]:
         """Nodes another node of their own box consumes (so not the box's output)."""
@@ -67,9 +72,11 @@ class _Boxes:
 
 def module_graph(graph: GraphData, expanded: frozenset | set = frozenset()) -> GraphData:
     """graph (the op view) drawn as module boxes. expanded: ids of module calls shown as
-    their ops instead (a box opened in place)."""
+    their ops instead (a box opened in place), and of runs (run_key) shown block by block."""
     boxes = _Boxes(graph, frozenset(expanded))
     calls = {c.id: c for c in graph.modules}
+    boxes.tree = CallTree(graph.modules)
+    _split_runs(boxes.tree, graph)
     _assign_modules(boxes, calls)
     _assign_roots(boxes)
     _assign_earlier(boxes)
@@ -83,6 +90,9 @@ def module_graph(graph: GraphData, expanded: frozenset | set = frozenset()) -> G
         made.add(box)
         if box in by_id:   # a node drawn as itself, with what folded into it (a loss's ops)
             out.nodes.append(_as_itself(by_id[box], boxes.members[box]))
+        elif box in boxes.made_for:
+            out.nodes.append(_group_node(box, [by_id[m] for m in boxes.members[box]],
+                                         boxes))
         else:
             out.nodes.append(_box_node(box, [by_id[m] for m in boxes.members[box]],
                                        calls, boxes))
@@ -113,21 +123,188 @@ def _as_itself(node: GraphNode, members: list[str]) -> GraphNode:
     return replace(node, members=tuple(members))
 
 
+class CallTree:
+    """The calls as the forward pass nested them (model files record every module call,
+    each with the call it ran inside): which calls are leaves, and runs of identical
+    blocks side by side (transformer layers, ResNet blocks of one shape)."""
+
+    def __init__(self, modules: list[ModuleCall]):
+        self.calls = {c.id: c for c in modules}
+        self.children: dict[str, list[ModuleCall]] = {}
+        for c in modules:   # recorded after their children: siblings in forward order
+            if c.parent in self.calls:
+                self.children.setdefault(c.parent, []).append(c)
+        self.run_of: dict[str, list[ModuleCall]] = {}   # block's call id -> its run
+        for siblings in self.children.values():
+            self._find_runs(siblings)
+
+    def _signature(self, call: ModuleCall) -> tuple:
+        """Equal for blocks that compute alike: kind, sizes and nested calls by their
+        names inside the block (so layers.0 and layers.1 match)."""
+        inner = tuple((child.path.removeprefix(call.path), self._signature(child))
+                      for child in self.children.get(call.id, ()))
+        return (call.kind, call.detail, call.out_shape, inner)
+
+    def _find_runs(self, siblings: list[ModuleCall]) -> None:
+        start = 0
+        while start < len(siblings):
+            first = siblings[start]
+            end = start + 1
+            if first.id in self.children:   # only blocks (calls with calls inside) repeat
+                sig = self._signature(first)
+                while end < len(siblings) and self._signature(siblings[end]) == sig:
+                    end += 1
+            if end - start > 1:
+                run = siblings[start:end]   # one list per run: its blocks share it
+                for call in run:
+                    self.run_of[call.id] = run
+            start = end
+
+    def chain(self, call_id: str) -> list[str]:
+        """call_id and the calls it ran inside, outermost first."""
+        out: list[str] = []
+        while call_id in self.calls and call_id not in out:
+            out.append(call_id)
+            call_id = self.calls[call_id].parent
+        return out[::-1]
+
+
+def _split_runs(tree: CallTree, graph: GraphData) -> None:
+    """A run is one box only where each block feeds the next alone: a block whose output
+    is read past the run (a head at that depth, the junction) ends a run there."""
+    if not tree.run_of:
+        return
+    block_of: dict[str, tuple[int, int]] = {}   # op id -> (id of its run, block index)
+    for node in graph.nodes:
+        for call_id in tree.chain(node.module) if node.kind == OP else ():
+            run = tree.run_of.get(call_id)
+            if run is not None:
+                block_of[node.id] = (id(run), run.index(tree.calls[call_id]))
+                break
+    runs = {id(r): r for r in tree.run_of.values()}
+    ends: dict[int, set[int]] = {}
+    for node in graph.nodes:   # the junction: its op's output is read by every head
+        if node.tensor and node.id in block_of:
+            ends.setdefault(block_of[node.id][0], set()).add(block_of[node.id][1])
+    for e in graph.edges:
+        src, dst = block_of.get(e.src), block_of.get(e.dst)
+        if src is not None and (dst is None or dst[0] != src[0]):
+            ends.setdefault(src[0], set()).add(src[1])
+    for key, cut_after in ends.items():
+        run = runs[key]
+        pieces, start = [], 0
+        for i in sorted(cut_after | {len(run) - 1}):
+            pieces.append(run[start:i + 1])
+            start = i + 1
+        for piece in pieces:
+            for call in piece:
+                if len(piece) > 1:
+                    tree.run_of[call.id] = piece
+                else:
+                    tree.run_of.pop(call.id, None)
+
+
+def run_key(run: list[ModuleCall]) -> str:
+    """What module_graph's expanded holds for a run opened block by block."""
+    return RUN_PREFIX + run[0].id
+
+
+def open_key(view: GraphData, node_id: str) -> str | None:
+    """What a double-click on node_id of a module view toggles in expanded: a run box's
+    run, a box's call (opened into its ops), an op's call (closed again); None: nothing."""
+    node = next((n for n in view.nodes if n.id == node_id), None)
+    if node is None:
+        return None
+    if node.id.startswith(RUN_PREFIX):
+        return node.id
+    call = next((c for c in view.modules if c.id == node.module), None)
+    return None if call is None else box_of(call)
+
+
+def enclosing_run(view: GraphData, node_id: str) -> str | None:
+    """The run (its run_key) an opened run's box or op belongs to: what closes it again."""
+    node = next((n for n in view.nodes if n.id == node_id), None)
+    if node is None or not node.module:
+        return None
+    tree = CallTree(view.modules)
+    for call_id in tree.chain(node.module):
+        if call_id in tree.run_of:
+            return run_key(tree.run_of[call_id])
+    return None
+
+
 def _assign_modules(boxes: _Boxes, calls: dict[str, ModuleCall]) -> None:
-    paths = {c.path for c in calls.values()}
+    tree = boxes.tree or CallTree(list(calls.values()))
+    glue: dict[str, str] = {}   # an op a block made itself (not a call inside it) -> call
     for node in boxes.graph.nodes:
-        if node.kind == PARAM:
-            path = node.label.rpartition(".")[0]
-            # a leaf folds into its module's box: by its name, as PyTorch prefixes it
-            group = box_of(calls[node.module]) if node.module in calls else ""
-            if group and group not in boxes.expanded and path in paths:
-                boxes.put(node.id, box_id(group))
-            else:
-                boxes.put(node.id, node.id)
-        elif node.kind == OP and node.module in calls:
-            group = box_of(calls[node.module])
-            boxes.put(node.id, node.id if group in boxes.expanded else box_id(group))
+        if node.kind != OP or node.module not in calls:
+            continue
+        box = _box_for(boxes, tree, node.module)
+        if box is None:
+            glue[node.id] = node.module
+        else:   # "": an opened call's op, drawn as itself
+            boxes.put(node.id, box or node.id)
+    _assign_glue(boxes, glue, calls)
+    _assign_params(boxes, calls)
     _assign_inputs(boxes)
+
+
+def _box_for(boxes: _Boxes, tree: CallTree, call_id: str) -> str | None:
+    """The box the ops of call_id go in (the op's own id: drawn as itself); None for the
+    ops a block made itself, outside its inner calls (a residual add)."""
+    for outer in tree.chain(call_id):   # the outermost closed run holds everything in it
+        run = tree.run_of.get(outer)
+        if run is not None and run_key(run) not in boxes.expanded:
+            key = run_key(run)
+            boxes.made_for.setdefault(key, ("run", run))
+            return key
+    group = box_of(tree.calls[call_id])
+    if group in boxes.expanded:
+        return ""
+    return None if call_id in tree.children else box_id(group)
+
+
+def _assign_glue(boxes: _Boxes, glue: dict[str, str], calls: dict[str, ModuleCall]) -> None:
+    """A block's own ops between its inner calls (the adds of a residual block, a
+    functional relu): one box per connected stretch of them, named after the block."""
+    links: dict[str, list[str]] = {op: [] for op in glue}
+    for e in boxes.graph.edges:
+        if e.kind == GRAD and e.src in glue and glue.get(e.dst) == glue[e.src]:
+            links[e.src].append(e.dst)
+            links[e.dst].append(e.src)
+    for node in boxes.graph.nodes:
+        if node.id not in glue or node.id in boxes.owner:
+            continue
+        box = f"m:{glue[node.id]}/{node.id}"
+        boxes.made_for[box] = ("glue", [calls[glue[node.id]]])
+        stack = [node.id]
+        while stack:
+            op = stack.pop()
+            if op not in boxes.owner:
+                boxes.put(op, box)
+                stack.extend(links[op])
+
+
+def _assign_params(boxes: _Boxes, calls: dict[str, ModuleCall]) -> None:
+    """A leaf folds into the box of the op of its own call that reads it, where it is that
+    module's (named as PyTorch prefixes it: a tied weight another module owns stays
+    itself); a leaf read by an opened call stays itself."""
+    kinds = {n.id: n for n in boxes.graph.nodes}
+    readers: dict[str, list[str]] = {}
+    for e in boxes.graph.edges:
+        if e.kind == GRAD and kinds[e.src].kind == PARAM:
+            readers.setdefault(e.src, []).append(e.dst)
+    for node in boxes.graph.nodes:
+        if node.kind != PARAM:
+            continue
+        call = calls.get(node.module)
+        own = [r for r in readers.get(node.id, ()) if kinds[r].module == node.module]
+        box = boxes.owner.get(own[0]) if own else None
+        if box is not None and box != own[0] and call is not None \
+                and node.label.startswith(call.path + "."):
+            boxes.put(node.id, box)
+        else:
+            boxes.put(node.id, node.id)
 
 
 def _assign_inputs(boxes: _Boxes) -> None:
@@ -216,6 +393,37 @@ def _box_node(box: str, nodes: list[GraphNode], calls: dict[str, ModuleCall],
                      grad_norm=out.grad_norm, heads_reaching=out.heads_reaching,
                      dtype=out.dtype, device=out.device, module=call.id,
                      members=tuple(n.id for n in nodes))
+
+
+def _group_node(box: str, nodes: list[GraphNode], boxes: _Boxes) -> GraphNode:
+    """A run of blocks ("trunk.layers.0–3 ×4", TransformerEncoderLayer) or a stretch of a
+    block's own ops, as one box: the state of its most telling op, the gradient and
+    heads of its output."""
+    what, run = boxes.made_for[box]
+    ops = [n for n in nodes if n.kind == OP]
+    consumed = boxes.consumed_inside()
+    outs = [n for n in ops if n.id not in consumed] or ops or nodes
+    out = outs[0]   # met first walking down from the losses: what leaves the box
+    first, last = run[0], run[-1]
+    if what == "run":
+        head, _, index = first.path.rpartition(".")
+        end = last.path.rpartition(".")[2]
+        name = f"{head}.{index}–{end}" if head and index.isdigit() and end.isdigit() \
+            else f"{first.path} … {last.path}"
+        label, detail = f"{name} ×{len(run)}", first.detail
+        shape = last.out_shape
+    else:
+        words = dict.fromkeys(_op_word(n.label) for n in ops)
+        label, detail, shape = first.path, f"{first.kind} · {' '.join(words)}", out.shape
+    return GraphNode(box, MODULE, label, shape=shape, detail=detail, state=_state(nodes),
+                     saved_bytes=sum(n.saved_bytes for n in ops), grad_norm=out.grad_norm,
+                     heads_reaching=out.heads_reaching, dtype=out.dtype, device=out.device,
+                     module=first.id, members=tuple(n.id for n in nodes))
+
+
+def _op_word(label: str) -> str:
+    """An autograd node's name as the op it undoes: "AddBackward0" -> "add"."""
+    return re.sub(r"Backward\d*$", "", label).lower() or label
 
 
 def _step_call(group: str, nodes: list[GraphNode], calls: dict[str, ModuleCall]) -> ModuleCall:

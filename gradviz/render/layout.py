@@ -1,5 +1,6 @@
 """Graph layout as plain numbers: where Graphviz puts each node and edge of a GraphData,
-for drawing natively (the Qt graph view). Qt-free; `python -m gradviz.render.layout` times it.
+for drawing natively (the Qt graph view). Qt-free; `python -m gradviz.commands.layout_speed`
+times it.
 
 Coordinates are in points, y growing downwards (Qt's convention), origin at the top
 left of the drawing.
@@ -8,7 +9,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from dataclasses import dataclass, field
 
 from gradviz.plain.graph_data import GraphData
@@ -19,7 +19,6 @@ from .graphviz_program import (
     Cancelled,
     GraphvizProgram,
     RenderError,
-    find_graphviz,
     layout,
 )
 
@@ -159,35 +158,3 @@ def _spline(pos: str, flip) -> tuple[tuple[Point, ...], Point | None]:
     if len(points) < 4 or (len(points) - 1) % 3:
         raise ValueError(f"edge pos is not a cubic Bezier: {pos[:60]!r}")
     return tuple(points), end
-
-
-def bench_layout(repeats: int = 3) -> list[tuple[str, int, int, float]]:
-    """Time layout_graph (DOT, Graphviz, parse) on lecture-size and ~1,000-node graphs;
-    print and return (case, nodes, edges, best seconds)."""
-    from gradviz.core.session import Session
-    from gradviz.plain.config import Config
-    cases = [("lecture (default config)", Config(), False),
-             ("lecture, saved tensors shown", Config(), True),
-             ("~150 nodes (trunk_depth=22)", Config(trunk_depth=22), False),
-             ("deep trunk (trunk_depth=193)", Config(trunk_depth=193), False),
-             ("deep trunk, saved tensors shown", Config(trunk_depth=193), True)]
-    print(f"layout program: {find_graphviz().name} ({find_graphviz().path})")
-    results = []
-    for name, config, saved in cases:
-        session = Session(config)
-        session.step()
-        graph = session.graph(show_saved=saved)
-        times = []
-        for _ in range(repeats):
-            start = time.perf_counter()
-            layout_graph(graph)
-            times.append(time.perf_counter() - start)
-        results.append((name, len(graph.nodes), len(graph.edges), min(times)))
-        print(f"{name:34} {len(graph.nodes):5} nodes {len(graph.edges):5} edges  "
-              f"best {min(times) * 1000:7.1f} ms  worst {max(times) * 1000:7.1f} ms",
-              flush=True)
-    return results
-
-
-if __name__ == "__main__":
-    bench_layout()

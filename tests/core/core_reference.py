@@ -210,3 +210,23 @@ def reachable_nodes(roots) -> int:
         seen[id(fn)] = fn  # holding fn keeps its id from being reused mid-walk
         stack.extend(n for n, _ in fn.next_functions if n is not None)
     return len(seen)
+
+
+def sequence_marker() -> int:
+    """The autograd creation counter now: a throwaway node's sequence number (nodes a
+    module call makes lie between the markers taken before and after it)."""
+    return (torch.zeros(1, requires_grad=True) * 1).grad_fn._sequence_nr()
+
+
+def made_nodes(losses) -> list:
+    """Every autograd node below the losses but the leaves' AccumulateGrad."""
+    seen, stack, found = set(), [loss.grad_fn for loss in losses], []
+    while stack:
+        fn = stack.pop()
+        if fn is None or fn in seen:
+            continue
+        seen.add(fn)
+        stack.extend(f for f, _ in fn.next_functions)
+        if type(fn).__name__ != "AccumulateGrad":
+            found.append(fn)
+    return found

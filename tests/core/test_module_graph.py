@@ -29,18 +29,24 @@ from gradviz.plain.graph_data import (
 from gradviz.plain.graph_focus import focus_ids
 from gradviz.plain.module_graph import JUNCTION_ID, module_graph
 
-from core_reference import RefNet, batch, loss_k, norm, ref_net, snapshot, weighted_sum, weights
+from core_reference import (
+    RefNet,
+    batch,
+    loss_k,
+    made_nodes,
+    norm,
+    ref_net,
+    sequence_marker,
+    snapshot,
+    weighted_sum,
+    weights,
+)
 
 BASE = Config(device="cpu", heads=3, batch_size=32, sample_every=1)
 
 
 def _leaf_paths(net: nn.Module) -> set[str]:
     return {n for n, m in net.named_modules() if n and not list(m.children())}
-
-
-def _marker() -> int:
-    """The autograd creation counter now: a throwaway node's sequence number."""
-    return (torch.zeros(1, requires_grad=True) * 1).grad_fn._sequence_nr()
 
 
 def _ops_by_module(net: nn.Module, x, targets) -> dict[str, list[str]]:
@@ -50,9 +56,9 @@ def _ops_by_module(net: nn.Module, x, targets) -> dict[str, list[str]]:
     for name, m in net.named_modules():
         if name and not list(m.children()):
             handles.append(m.register_forward_pre_hook(
-                lambda mod, inp, name=name: spans.__setitem__(name, [_marker(), None])))
+                lambda mod, inp, name=name: spans.__setitem__(name, [sequence_marker(), None])))
             handles.append(m.register_forward_hook(
-                lambda mod, inp, out, name=name: spans[name].__setitem__(1, _marker())))
+                lambda mod, inp, out, name=name: spans[name].__setitem__(1, sequence_marker())))
     try:
         z = net.trunk(x)
         losses = [loss_k(k, head(z), t) for k, (head, t) in enumerate(zip(net.heads, targets))]
@@ -60,15 +66,7 @@ def _ops_by_module(net: nn.Module, x, targets) -> dict[str, list[str]]:
         for h in handles:
             h.remove()
     found: dict[str, list[str]] = {name: [] for name in spans}
-    seen, stack = set(), [loss.grad_fn for loss in losses]
-    while stack:
-        fn = stack.pop()
-        if fn is None or fn in seen:
-            continue
-        seen.add(fn)
-        stack.extend(f for f, _ in fn.next_functions)
-        if type(fn).__name__ == "AccumulateGrad":
-            continue
+    for fn in made_nodes(losses):
         nr = fn._sequence_nr()
         for name, (lo, hi) in spans.items():
             if lo < nr < hi:

@@ -3,8 +3,9 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
-from PySide6.QtGui import QColor, QHelpEvent, QMouseEvent
+from pointer import hover
+from PySide6.QtCore import QEvent, QPoint, Qt
+from PySide6.QtGui import QColor, QHelpEvent
 from PySide6.QtWidgets import QApplication, QPushButton, QToolTip
 
 from gradviz.plain.config import Config
@@ -41,14 +42,6 @@ def wait_drawn(qtbot, w, condition=lambda g: True):
         return g is not None and w.graph_view.idle and condition(g)
     qtbot.waitUntil(ready, timeout=WAIT_MS)
     return w.graph_view.graph
-
-
-def hover(widget, pos: QPoint) -> None:
-    """Move the mouse over pos: offscreen Qt has no cursor for QTest.mouseMove to move,
-    so the move event the window system would send is sent directly."""
-    event = QMouseEvent(QEvent.MouseMove, QPointF(pos), QPointF(widget.mapToGlobal(pos)),
-                        Qt.NoButton, Qt.NoButton, Qt.NoModifier)
-    QApplication.sendEvent(widget, event)
 
 
 def centre(w, node_id) -> QPoint:

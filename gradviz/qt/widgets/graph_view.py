@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 from ...plain.atomic_write import write_text
 from ...plain.graph_data import EARLIER, JUNCTION, MODULE, GraphData
 from ...plain.graph_focus import focus_ids
-from ...plain.module_graph import box_of, module_graph
+from ...plain.module_graph import module_graph, open_key
 from ...render.dot import to_dot
 from . import plot_style as ps
 from .backward_sweep import BackwardSweep
@@ -42,7 +42,7 @@ KEY_BELOW_SHARE = 0.4      # the most of the panel's height the key takes below 
 KEY_BESIDE_SHARE = 0.35    # ... and of its width beside it
 BELOW_CANVAS_LEAST = 60    # px: the graph's least height with the key below it
 HINT = "hover a loss to see where its gradient flows"
-MODULE_HINT = "double-click a box to open it in place"
+MODULE_HINT = "double-click a box (or Enter on it) to open it in place, Backspace to close"
 # a projector's screen: there the module view is what opens (a room reads boxes, not ops)
 LECTURE_SCREEN = (1366, 800)
 
@@ -85,7 +85,10 @@ class GraphView(QWidget):
         self.module_key.activated.connect(self.module_toggle.toggle)
         # saved tensors fold into their box: the check box only where they can be drawn
         self.show_saved.setVisible(not self.module_toggle.isChecked())
-        self._expanded: set[str] = set()   # module calls opened in place
+        # module calls and runs of blocks opened in place, in the order they were opened
+        # (Backspace closes the last one)
+        self._expanded: dict[str, None] = {}
+        self._hovered = ""                  # the box under the mouse: Enter opens it
         self._focus = ""                    # what the slide is about (set_focus)
         self._op_graph = None               # the graph as captured, and its caption
         self._op_caption = ""
@@ -108,6 +111,7 @@ class GraphView(QWidget):
         self.canvas.least_label_px = LEAST_LABEL_PX if self.module_view else 0.0
         self.canvas.paramClicked.connect(self.show_param_history)
         self.canvas.nodeDoubleClicked.connect(self._toggle_open)
+        self.canvas.nodeHovered.connect(self._hover)
         self.fit_button.clicked.connect(lambda _checked=False: self.canvas.fit())
         self.legend = GraphLegend()
         self.history_plot = pg.PlotWidget()
@@ -190,16 +194,42 @@ class GraphView(QWidget):
             self.show_graph(self._op_graph, self._op_caption)
 
     def _toggle_open(self, node_id: str) -> None:
-        """Double-click: a module box opens in place into its ops; an op of an opened
-        call closes it again."""
+        """Double-click: a module box opens in place into its ops, a run of repeated
+        blocks into its blocks; an op of an opened call closes it again."""
         if not self.module_view or self.graph is None:
             return
-        node = next((n for n in self.graph.nodes if n.id == node_id), None)
-        call = next((c for c in self.graph.modules if node and c.id == node.module), None)
-        if call is None:
+        key = open_key(self.graph, node_id)
+        if key is None:
             return
-        self._expanded.symmetric_difference_update({box_of(call)})
+        if key in self._expanded:
+            del self._expanded[key]
+        else:
+            self._expanded[key] = None
         self._redraw()
+
+    def _hover(self, node_id: str, entering: bool) -> None:
+        if entering:
+            self._hovered = node_id
+        elif self._hovered == node_id:
+            self._hovered = ""
+
+    def keyPressEvent(self, event) -> None:   # noqa: N802 (Qt's name)
+        """Enter: the box under the mouse opens (or its call closes), as a double-click;
+        Backspace closes what was opened last. Keys the canvas leaves unused come here,
+        so a key typed in a field of the controls is never the graph's."""
+        if event.key() in (Qt.Key_Return, Qt.Key_Enter) and self._hovered:
+            self._toggle_open(self._hovered)
+        elif event.key() == Qt.Key_Backspace and self.module_view and self._expanded:
+            self.close_last_opened()
+        else:
+            super().keyPressEvent(event)
+
+    def close_last_opened(self) -> None:
+        """Backspace: the box or run opened last closes again (a run's blocks, then the
+        run itself: as many presses as there were opens)."""
+        if self.module_view and self._expanded:
+            self._expanded.pop(next(reversed(self._expanded)))
+            self._redraw()
 
     def set_focus(self, name: str | None) -> str | None:
         """Frame what a slide is about, the rest dimmed: "cut", "junction", "trunk",
@@ -218,7 +248,7 @@ class GraphView(QWidget):
         self._op_graph, self._op_caption = graph, caption
         wide = 1.6
         if self.module_view:
-            graph = module_graph(graph, self._expanded)
+            graph = module_graph(graph, frozenset(self._expanded))
             # module graphs are deep and narrow (a few heads side by side): top-down fits
             # them larger unless the panel is very wide
             wide = 2.5

@@ -1,14 +1,13 @@
 """The backward pass animated in the order the autograd engine ran it: recorded here by
 the test's own hooks on the graph's nodes, independently of gradviz's probe."""
 import torch
+from graph_panels import shown_graph_view
 
 from gradviz.core.session import Session
 from gradviz.plain.config import Config
 from gradviz.plain.graph_data import JUNCTION, LOSS, MODULE
 from gradviz.plain.module_graph import module_graph
-from gradviz.qt.graph_renderer import GraphRenderer
 from gradviz.qt.widgets.backward_sweep import WAITING
-from gradviz.qt.widgets.graph_view import GraphView
 
 from waits import WAIT_MS
 
@@ -59,15 +58,7 @@ def test_each_backward_calls_order_is_the_one_the_autograd_engine_ran():
 def test_the_module_view_lights_each_box_at_its_first_ops_turn(qtbot):
     recorded, graph = _run_recording(SEPARATE)
     boxes = module_graph(graph)
-    view = GraphView()
-    qtbot.addWidget(view)
-    renderer = GraphRenderer()
-    view.renderer = renderer
-    view.requestLayout.connect(renderer.render)
-    renderer.layoutReady.connect(view.on_layout)
-    view.resize(1000, 700)
-    view.show()
-    qtbot.waitExposed(view)
+    view = shown_graph_view(qtbot, (1000, 700))
     assert view.module_view
     view.animate_next_backward(400)
     view.show_graph(graph, "after backward 3 of 3")

@@ -2,13 +2,13 @@
 what opens, M switches to every op and back, a double-click opens a box in place, its
 labels are >= 14 px at 1024x768, states are drawn at box size, a focus frames a part."""
 import pytest
+from graph_panels import shown_graph_view
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFontInfo
 
 from gradviz.core.session import Session
 from gradviz.plain.config import Config
 from gradviz.plain.graph_data import JUNCTION, LOSS, MODULE, OP, TOTAL
-from gradviz.qt.graph_renderer import GraphRenderer
 from gradviz.qt.widgets.graph_canvas import FOCUS_DIM
 from gradviz.qt.widgets.graph_view import GraphView
 from gradviz.render import style
@@ -32,16 +32,7 @@ def _graph(config: Config, steps: int = 1):
 def _view(qtbot, size, graph, key: bool = True) -> GraphView:
     """A graph panel of size laid out by the app's own renderer (here, on this thread);
     key False: without its key, as on a slide where the graph is not wide."""
-    view = GraphView()
-    view.set_key_shown(key)
-    qtbot.addWidget(view)
-    renderer = GraphRenderer()
-    view.renderer = renderer   # kept alive with the view
-    view.requestLayout.connect(renderer.render)
-    renderer.layoutReady.connect(view.on_layout)
-    view.resize(*size)
-    view.show()
-    qtbot.waitExposed(view)
+    view = shown_graph_view(qtbot, size, key)
     view.show_graph(graph, "after one step")
     qtbot.waitUntil(lambda: view.idle and view.graph is not None, timeout=WAIT_MS)
     return view
