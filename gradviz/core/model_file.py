@@ -30,14 +30,13 @@ import torch
 from torch import nn
 
 from .config import MAX_HEADS, SHOWN_PATH_CHARS, ConfigError, shown
+from .model_seed import SEED_STRIDE
 
 REQUIRED = ("trunk", "heads", "losses", "batch")
 OPTIONAL = ("taps", "names")
 # the rows build()'s trial forward runs (on the CPU, under no_grad): enough to find a
 # wrong shape, small enough to cost nothing on a real model
 TRIAL_ROWS = 2
-# seeds each step's generator: seed * SEED_STRIDE + step (README, "Your own model")
-SEED_STRIDE = 1_000_003
 MAX_RAISED = 200   # characters of an exception's line in a refusal
 
 

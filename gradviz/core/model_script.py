@@ -7,7 +7,7 @@ from pathlib import Path
 
 from .config import Config
 from .loop_code import OwnModel, loop_code
-from .model_file import SEED_STRIDE
+from .model_seed import SEED_STRIDE
 from .script import _IMPORTS, _LOG, _MICRO, LOOP_MARK, _settings, docstring_literal
 
 _DOC = '''The training loop gradviz runs for this model file and these settings, as a plain

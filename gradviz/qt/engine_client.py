@@ -69,6 +69,7 @@ class EngineClient(QObject):
         self.in_process = in_process
         self.model_path = model_path
         self.model_name = ""          # the model file the engine trains, as it last said
+        self.model_taps: tuple[int, ...] | None = None   # its heads' trunk outputs (or None)
         self.head_names = config.head_names()   # what the engine calls the heads
         # (generation, StepRecord), drained by the GUI; the generation goes up with every
         # fresh model, so records of a model already replaced are told apart and dropped
@@ -350,6 +351,7 @@ class EngineClient(QObject):
         self.config = message.config
         self.head_names = list(message.head_names) or message.config.head_names()
         self.model_name = message.model
+        self.model_taps = None if message.taps is None else tuple(message.taps)
         if not message.model:   # the file was not used (What happened says why)
             self.model_path = None
         if message.did_reset:

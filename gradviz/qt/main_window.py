@@ -307,6 +307,9 @@ class MainWindow(QMainWindow):
                           generation: int) -> None:
         self.model.confirmed = config
         self.controls.set_config(config)
+        # the loop of the model that trains: the file's (its full path), or the built-in
+        self.code_view.set_model(self.engine.model_path if self.engine.model_name else None,
+                                 self.engine.model_taps)
         self.code_view.set_config(config)
         self.events_view.clear_current()
         if did_reset:
@@ -337,6 +340,8 @@ class MainWindow(QMainWindow):
 
     def open_model(self, path: str | None) -> None:
         """A fresh engine on the model file at path (None: back to the built-in one)."""
+        if path is None:   # the built-in model's loop at once (a slide's, say)
+            self.code_view.set_model(None)
         self.engine.openModel(path)
 
     @Slot(str)
