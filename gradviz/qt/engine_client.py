@@ -178,11 +178,13 @@ class EngineClient(QObject):
             return
         self._send(p.Reset())
 
-    def openModel(self, path: str | None) -> None:
-        """A fresh engine training the model file at path (None: the built-in model);
-        Reset and Shift+R then keep it."""
+    def openModel(self, path: str | None, config: Config | None = None) -> None:
+        """A fresh engine training the model file at path (None: the built-in model),
+        with config where given (else the last one); Reset and Shift+R then keep it."""
         self._stop_engine()
         self.model_path = path
+        if config is not None:
+            self.config = config
         self.notice.emit("Starting a fresh training engine on "
                          + ("the built-in model." if path is None else
                             f"the model file {path}."))

@@ -338,11 +338,12 @@ class MainWindow(QMainWindow):
                             "gradviz — autograd with several losses")
         self.controls.set_model_file(name)
 
-    def open_model(self, path: str | None) -> None:
-        """A fresh engine on the model file at path (None: back to the built-in one)."""
+    def open_model(self, path: str | None, config: Config | None = None) -> None:
+        """A fresh engine on the model file at path (None: back to the built-in one),
+        with config where given (else the engine's last one), fitted to the file."""
         if path is None:   # the built-in model's loop at once (a slide's, say)
             self.code_view.set_model(None)
-        self.engine.openModel(path)
+        self.engine.openModel(path, config)
 
     @Slot(str)
     def on_config_rejected(self, reason: str) -> None:
