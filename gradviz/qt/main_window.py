@@ -22,6 +22,7 @@ from ..core.history import History
 from ..core.window_model import WindowModel
 from . import appearance
 from .blank_screen import BlankScreen
+from .build_stop import BuildStop
 from .compare_mode import CompareMode
 from .controls import ControlsPanel
 from .field_keys import FieldKeys
@@ -293,6 +294,7 @@ class MainWindow(QMainWindow):
         self.renderer.layoutFailed.connect(self.graph_view.on_failed)
         self.renderer.layoutCancelled.connect(self.graph_view.on_cancelled)
         self.graph_dock.visibilityChanged.connect(self.on_graph_visibility)
+        self.build_stop = BuildStop(self)   # a model file's build, stopped by the user
         self.engine.start()
         self.render_thread.start()
 
@@ -374,6 +376,9 @@ class MainWindow(QMainWindow):
     def on_failed(self, event) -> None:
         self.events_view.show_event(event)
         self.events_dock.raise_()
+        if event.type == "ModelFileStopped":   # the user stopped it: no "press Reset"
+            self.phase_label.setText(f"{event.message} See “What happened”.")
+            return
         if event.type == "EngineStopped":
             self.phase_label.setText(f"{event.message} Press Reset (R) to start a fresh "
                                      "one — see “What happened”")
