@@ -4,11 +4,13 @@ takes B's process with it."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from ..core.devices import available_devices
 from ..core.threads import leave_a_core_free
 from ..plain.config import Config
 from . import protocol as p
+from .heartbeat import BUILDING_MODEL_FILE
 from .loop import EngineLoop
 
 ENGINE_NICENESS = 5     # how much lower than the window's the engine's CPU priority is
@@ -35,8 +37,9 @@ def run(conn, config: Config, own_process: bool = True, holder: dict | None = No
     loop = None
     try:
         conn.send([p.Hello(available_devices())])
-        if beat is not None:
-            beat.stage = "building the model"
+        if beat is not None:   # the window shows this stage (and a Stop) meanwhile
+            beat.stage = "building the model" if model_path is None else \
+                f"{BUILDING_MODEL_FILE} {Path(model_path).name}"
         loop = EngineLoop(config, b_in_own_process=own_process, model_path=model_path)
         if beat is not None:
             beat.stage = "ready"

@@ -12,6 +12,9 @@ import threading
 import time
 
 BEAT_SECONDS = 0.5
+# the engine's stage while a model file's code runs (its top level, build()): the window
+# then offers to stop it, since only the user can tell a slow build from a stuck one
+BUILDING_MODEL_FILE = "building the model file"
 SLOW_START_ENV = "GRADVIZ_SLOW_START"   # seconds: start as a busy, slow laptop does
 
 

@@ -130,7 +130,9 @@ class EngineLoop:
         config = s.pending_config or s.config
         names = list(s.spec.names) if s.spec is not None else config.head_names()
         model = "" if self.model_file is None else self.model_file.path.name
-        self.send(p.ConfigApplied(config, did_reset, list(s.param_names), names, model))
+        taps = None if self.model_file is None or self.model_file.taps is None \
+            else list(self.model_file.taps)
+        self.send(p.ConfigApplied(config, did_reset, list(s.param_names), names, model, taps))
         if did_reset and self.pinned is not None:   # a fresh A: B starts again beside it
             self.pinned.reset()
 

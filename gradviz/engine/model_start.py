@@ -1,6 +1,7 @@
 """A model file the window named, loaded in the engine's process: the file checked and
-the config fitted to it, or, when it raises or does not fit, the event that says so in
-What happened (with the file's own traceback lines) while the built-in model trains."""
+the config fitted to it, or, when it raises, allocates more than the machine has free,
+or does not fit, the event that says so in What happened (with the file's own traceback
+lines) while the built-in model trains."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,18 +10,31 @@ from ..core.model_file import ModelFile, check_taps, file_traceback
 from ..plain import events as ev
 from ..plain.config import Config, ConfigError
 from ..plain.model_keys import fit_config
+from .build_memory import capped_memory, limit_words
+
+
+def out_of_memory(exc: BaseException | None) -> bool:
+    """An allocation that failed: Python's MemoryError, or torch's RuntimeError."""
+    return isinstance(exc, MemoryError) or (
+        isinstance(exc, RuntimeError) and "allocate" in str(exc).lower())
 
 
 def not_used(exc: ConfigError, path: Path) -> ev.Event:
     """What happened: the one line of the refusal, then the file's own frames (of the
     exception its code raised, where it raised one)."""
     lines = file_traceback(exc.__cause__, path)
+    memory = ""
+    if out_of_memory(exc.__cause__):
+        room = limit_words()
+        memory = (" It asked for more memory than gradviz lets a model file's build take"
+                  + (f" (what the machine had free: {room})" if room else "")
+                  + ", so the allocation failed instead of the system killing the engine.")
     return ev.Event(
         step=0, phase="model file", call="loading the model file", type="ModelFileError",
         message="\n".join([str(exc), *lines]), title="The model file was not used",
         explanation="gradviz ran the model file to build its model, and it raised or "
-                    "did not fit the contract (README, “Your own model”). The built-in "
-                    "model trains instead.",
+                    "did not fit the contract (README, “Your own model”)." + memory
+                    + " The built-in model trains instead.",
         hint="Fix the file, then open it again (File → Open model…).")
 
 
@@ -28,8 +42,11 @@ def open_model(path: str, config: Config) -> tuple[ModelFile | None, Config, ev.
     """(the model file, config fitted to its heads, None), or (None, config, what
     happened) when the file cannot be loaded or its build(0) raises or does not fit."""
     try:
-        model_file = ModelFile(path)
-        fitted = fit_config(config, model_file.head_count())
+        # its top level and build(0) run under a memory ceiling (engine.build_memory)
+        with capped_memory():
+            model_file = ModelFile(path)
+            heads = model_file.head_count()
+        fitted = fit_config(config, heads)
         try:
             check_taps(fitted, model_file.taps)
         except ConfigError:   # a strategy for one junction, on heads at several depths

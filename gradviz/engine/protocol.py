@@ -152,6 +152,9 @@ class ConfigApplied:
     param_names: list
     head_names: list = field(default_factory=list)   # what the heads are called on screen
     model: str = ""   # the model file the engine trains (its name), "" for the built-in one
+    # the trunk output each head of the model file reads, where it returns several (the
+    # window's Code panel and "Copy as script" write the loop for them), else None
+    taps: list | None = None
 
 
 @dataclass(frozen=True)

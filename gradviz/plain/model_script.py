@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..plain.config import Config
-from ..plain.loop_code import OwnModel, loop_code
+from .config import Config
+from .loop_code import OwnModel, loop_code
 from .model_keys import SEED_STRIDE
 from .script import _IMPORTS, _LOG, _MICRO, LOOP_MARK, _settings, docstring_literal
 

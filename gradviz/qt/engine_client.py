@@ -12,6 +12,7 @@ import collections
 import dataclasses
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, QSocketNotifier, QTimer, Signal
@@ -19,6 +20,7 @@ from PySide6.QtCore import QObject, QSocketNotifier, QTimer, Signal
 from ..engine import host
 from ..engine import protocol as p
 from ..engine.child import last_sign_of_life
+from ..engine.heartbeat import BUILDING_MODEL_FILE
 from ..plain import events as ev
 from ..plain.config import Config
 
@@ -60,6 +62,8 @@ class EngineClient(QObject):
     engineStopped = Signal(str)       # one line: the engine died or hung
     bPinned = Signal(object, object)  # B's Config (None: not comparing), why not (or None)
     loading = Signal(str)             # one line while the engine starts ("importing torch")
+    modelBuilding = Signal(str)       # one line a beat while a model file's code runs
+    modelBuildEnded = Signal()        # ... until it is built, refused, stopped, or dies
 
     def __init__(self, config: Config, in_process: bool = False, parent=None,
                  model_path: str | None = None):
@@ -69,6 +73,12 @@ class EngineClient(QObject):
         self.in_process = in_process
         self.model_path = model_path
         self.model_name = ""          # the model file the engine trains, as it last said
+        self.model_taps: tuple[int, ...] | None = None   # its heads' trunk outputs (or None)
+        # the engine runs the model file's code and has not answered yet (see stopBuilding)
+        self.building = False
+        # what trained before openModel: where Stop building goes back to (None: built-in)
+        self._model_before: str | None = None
+        self._say_when_ready: ev.Event | None = None   # for What happened, after a restart
         self.head_names = config.head_names()   # what the engine calls the heads
         # (generation, StepRecord), drained by the GUI; the generation goes up with every
         # fresh model, so records of a model already replaced are told apart and dropped
@@ -115,6 +125,7 @@ class EngineClient(QObject):
         start = host.start_thread if self.in_process else host.start_process
         self._process, self._conn = start(self.config, self.model_path)
         self.alive = True
+        self.building = self.model_path is not None
         self._busy = True             # the first message is awaited like an answer
         self._starting = True
         self._beating = False
@@ -177,15 +188,48 @@ class EngineClient(QObject):
             return
         self._send(p.Reset())
 
-    def openModel(self, path: str | None) -> None:
-        """A fresh engine training the model file at path (None: the built-in model);
-        Reset and Shift+R then keep it."""
+    def openModel(self, path: str | None, config: Config | None = None) -> None:
+        """A fresh engine training the model file at path (None: the built-in model),
+        with config where given (else the last one); Reset and Shift+R then keep it."""
+        if not self.building and (self.model_path is None or self.model_name):
+            self._model_before = self.model_path   # the model in use, not one refused
         self._stop_engine()
         self.model_path = path
+        if config is not None:
+            self.config = config
         self.notice.emit("Starting a fresh training engine on "
                          + ("the built-in model." if path is None else
                             f"the model file {path}."))
         self.start()
+
+    def stopBuilding(self) -> None:
+        """End an engine still running a model file's code (its top level or build(),
+        which may loop or wait forever: only the user can tell slow from stuck, so no
+        clock decides it) and train, in a fresh one, the model from before the file was
+        opened: the built-in one, or the model file that trained then."""
+        if not self.building or self.model_path is None:
+            return
+        name = Path(self.model_path).name
+        back, self._model_before = self._model_before, None
+        if back == self.model_path:
+            back = None
+        self._stop_engine()
+        self.model_path = back
+        where = "the built-in model" if back is None else f"the model file {Path(back).name}"
+        line = f"Stopped building the model file {name}; training {where} instead."
+        # What happened says it once the fresh engine has announced its model (a fresh
+        # model clears the panel's current event)
+        self._say_when_ready = ev.Event(
+            step=0, phase="engine", call="building the model file",
+            type="ModelFileStopped", message=line,
+            title="Building the model file was stopped",
+            explanation=f"The training engine was running {name}'s own code (its top level "
+                        "or build()) and you stopped it before it finished. Its process "
+                        "was ended; the window and everything it shows are kept.",
+            hint="A build() that never returns often waits on input, data or a loop "
+                 "with no end; fix it, then open the file again (File → Open model…).")
+        self.start()
+        self.notice.emit(line)
 
     def restartWithDefaults(self) -> None:
         """A fresh engine with the default settings: after one that ran out of memory,
@@ -261,6 +305,7 @@ class EngineClient(QObject):
         self._stop_engine()
 
     def _stop_engine(self) -> None:
+        self._build_ended()
         if self._notifier is not None:
             self._notifier.setEnabled(False)
             self._notifier.deleteLater()
@@ -346,10 +391,17 @@ class EngineClient(QObject):
         self.devices = message.devices
         self.engineReady.emit(message.devices)
 
+    def _build_ended(self) -> None:
+        if self.building:
+            self.building = False
+            self.modelBuildEnded.emit()
+
     def _on_config_applied(self, message: p.ConfigApplied) -> None:
+        self._build_ended()   # built, or refused (then What happened says why)
         self.config = message.config
         self.head_names = list(message.head_names) or message.config.head_names()
         self.model_name = message.model
+        self.model_taps = None if message.taps is None else tuple(message.taps)
         if not message.model:   # the file was not used (What happened says why)
             self.model_path = None
         if message.did_reset:
@@ -359,6 +411,9 @@ class EngineClient(QObject):
             self.step_index, self.last_record = 0, None
         self.configApplied.emit(message.config, message.did_reset, message.param_names,
                                 self.generation)
+        event, self._say_when_ready = self._say_when_ready, None
+        if event is not None:
+            self.failed.emit(event)
 
     def _on_config_rejected(self, message: p.ConfigRejected) -> None:
         self.configRejected.emit(message.reason)
@@ -387,7 +442,11 @@ class EngineClient(QObject):
 
     def _on_alive(self, message: p.Alive) -> None:
         stage = self.stage = message.stage
-        if self._starting:
+        if self.building and stage.startswith(BUILDING_MODEL_FILE):
+            self.modelBuilding.emit(f"Building the model file "
+                                    f"{stage[len(BUILDING_MODEL_FILE):].strip()}… "
+                                    f"{message.seconds:.0f} s (Stop building ends it)")
+        elif self._starting:
             self.loading.emit(f"Starting the training engine: {stage} "
                               f"({time.monotonic() - self._started_at:.0f} s)…")
 

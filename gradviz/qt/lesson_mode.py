@@ -66,6 +66,9 @@ class LessonMode(QObject):
         # ... and their settings and pace: quitting mid-lesson remembers these, so the
         # next launch is the user's free mode, not a slide's (detach_ on, 1 s a step)
         self.settings_before: tuple | None = None
+        # the model file that trained before the lesson (lessons teach on the built-in
+        # model): opened again on leaving, with settings_before
+        self.model_before: str | None = None
         # each slide's run as it was left ((lesson, slide index) -> History): a slide that
         # keeps the one before as a ghost draws that run, dashed, on its own axes
         self.runs: dict[tuple[str, int], object] = {}
@@ -171,7 +174,8 @@ class LessonMode(QObject):
         if w.blank_screen.blank:   # PageDown on a blank screen: the next slide, seen
             w.blank_screen.toggle()
         if self.layout_before is None:   # the first slide: the user's layout, kept
-            if w.engine.model_path is not None:   # lessons are about the built-in model
+            self.model_before = w.engine.model_path
+            if self.model_before is not None:   # lessons are about the built-in model
                 w.open_model(None)
             self.layout_before = w.saveState()
             self.settings_before = (w.controls.config(), w.run_bar.speed.value())
@@ -312,9 +316,25 @@ class LessonMode(QObject):
             # every dock where, and as shown or closed as, the user had it
             w.restoreState(self.layout_before)
             self.layout_before = None
+        self._back_to_model_file()
         self.settings_before = None
         w.graph_view.set_key_shown(True)
         w.on_graph_visibility(w.graph_dock.isVisible())
+
+    def _back_to_model_file(self) -> None:
+        """The model file the lesson put aside, trained again with the settings and pace
+        the user had before the lesson (the built-in model keeps the last slide's, to
+        explore from). The user agreed to run it when it was opened: nothing is asked."""
+        path, self.model_before = self.model_before, None
+        # (a model opened during the lesson is the user's newer choice: it stays)
+        if path is None or self.settings_before is None or \
+                self.window.engine.model_path is not None:
+            return
+        config, speed = self.settings_before
+        w = self.window
+        w.run_bar.speed.setValue(speed)
+        w.controls.set_config(config)
+        w.open_model(path, config)
 
 
 def _pace_position(per_second: float) -> int:

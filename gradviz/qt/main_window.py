@@ -23,6 +23,7 @@ from ..plain.history import History
 from ..plain.window_model import WindowModel
 from . import appearance
 from .blank_screen import BlankScreen
+from .build_stop import BuildStop
 from .compare_mode import CompareMode
 from .controls import ControlsPanel
 from .field_keys import FieldKeys
@@ -313,6 +314,7 @@ class MainWindow(QMainWindow):
         self.renderer.layoutFailed.connect(self.graph_view.on_failed)
         self.renderer.layoutCancelled.connect(self.graph_view.on_cancelled)
         self.graph_dock.visibilityChanged.connect(self.on_graph_visibility)
+        self.build_stop = BuildStop(self)   # a model file's build, stopped by the user
         self.engine.start()
         self.render_thread.start()
 
@@ -327,6 +329,9 @@ class MainWindow(QMainWindow):
                           generation: int) -> None:
         self.model.confirmed = config
         self.controls.set_config(config)
+        # the loop of the model that trains: the file's (its full path), or the built-in
+        self.code_view.set_model(self.engine.model_path if self.engine.model_name else None,
+                                 self.engine.model_taps)
         self.code_view.set_config(config)
         self.events_view.clear_current()
         if did_reset:
@@ -355,9 +360,12 @@ class MainWindow(QMainWindow):
                             "gradviz — autograd with several losses")
         self.controls.set_model_file(name)
 
-    def open_model(self, path: str | None) -> None:
-        """A fresh engine on the model file at path (None: back to the built-in one)."""
-        self.engine.openModel(path)
+    def open_model(self, path: str | None, config: Config | None = None) -> None:
+        """A fresh engine on the model file at path (None: back to the built-in one),
+        with config where given (else the engine's last one), fitted to the file."""
+        if path is None:   # the built-in model's loop at once (a slide's, say)
+            self.code_view.set_model(None)
+        self.engine.openModel(path, config)
 
     @Slot(str)
     def on_config_rejected(self, reason: str) -> None:
@@ -388,6 +396,9 @@ class MainWindow(QMainWindow):
     def on_failed(self, event) -> None:
         self.events_view.show_event(event)
         self.events_dock.raise_()
+        if event.type == "ModelFileStopped":   # the user stopped it: no "press Reset"
+            self.phase_label.setText(f"{event.message} See “What happened”.")
+            return
         if event.type == "EngineStopped":
             self.phase_label.setText(f"{event.message} Press Reset (R) to start a fresh "
                                      "one — see “What happened”")

@@ -5,6 +5,7 @@ detach and the room sees `zk = z.detach()` appear."""
 from __future__ import annotations
 
 import difflib
+from pathlib import Path
 
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
@@ -12,7 +13,8 @@ from pygments.lexers import PythonLexer
 from PySide6.QtGui import QColor, QGuiApplication, QTextBlockFormat, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QLabel, QPushButton, QTextEdit, QVBoxLayout, QWidget
 
-from ...plain.loop_code import loop_code
+from ...plain.loop_code import OwnModel, loop_code
+from ...plain.model_script import model_script_text
 from ...plain.script import script_text
 from .title_row import TitleRow
 
@@ -59,6 +61,9 @@ class CodeView(QWidget):
         self._code = ""
         self.changed: list[int] = []   # lines the last change changed (from 0)
         self._config = None
+        # the model file the loop is of (its path), and its heads' taps; None: built-in
+        self._model_path: str | None = None
+        self._taps: tuple[int, ...] | None = None
         self._theme = "light"
         self._style = STYLES["light"]
         self._font_pt = 11.0
@@ -85,21 +90,42 @@ class CodeView(QWidget):
             self._render()
             self._show_first_changed()
 
+    def set_model(self, path: str | None, taps: tuple[int, ...] | None = None) -> None:
+        """The loop and the script are of the model file at path (its build() makes the
+        model, its batch() the data; taps: the trunk output each head reads), or, None,
+        of the built-in model. Shown again at once where a config is there."""
+        self._model_path, self._taps = path, (None if path is None else taps)
+        if self._config is not None:
+            self.set_config(self._config)
+
+    def model_path(self) -> str | None:
+        return self._model_path
+
+    def _own(self) -> OwnModel | None:
+        return None if self._model_path is None else OwnModel(self._taps)
+
     def set_config(self, config) -> None:
         """Show the loop of config; Copy as script then copies its whole program."""
         self._config = config
         self.script_button.setEnabled(True)
-        self.set_code(loop_code(config))
+        self.set_code(loop_code(config, self._own()))
 
     def config(self):
         return self._config
+
+    def script(self) -> str:
+        """The whole program Copy as script copies: for a model file, one that loads
+        the file by its path and prints what `gradviz run --model` reports."""
+        if self._model_path is None:
+            return script_text(self._config)
+        return model_script_text(self._config, Path(self._model_path).resolve(), self._taps)
 
     def copy(self) -> None:
         QGuiApplication.clipboard().setText(self._code)
 
     def copy_script(self) -> None:
         if self._config is not None:
-            QGuiApplication.clipboard().setText(script_text(self._config))
+            QGuiApplication.clipboard().setText(self.script())
 
     def apply_theme(self, theme) -> None:
         self._theme = theme.name if theme.name in STYLES else "light"

@@ -7,6 +7,8 @@ the step works against that head (what sum can do and UPGrad never does).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets  # before pyqtgraph: it binds to the first Qt
@@ -19,6 +21,7 @@ from . import plot_style as ps
 # ColorBrewer RdBu ends: a diverging map that stays readable with colour-vision deficiencies
 RED, WHITE, BLUE = "#B2182B", "#F7F7F7", "#2166AC"
 UNDEFINED = "#9E9E9E"
+LEAST_LABEL_PT = 6.0   # the smallest the labels get in a cramped matrix
 COLOURS = pg.ColorMap(pos=[0.0, 0.5, 1.0], color=[RED, WHITE, BLUE])
 CAPTION = ("<b style='color:{red}'>red</b>: the losses pull the trunk against each other"
            " &nbsp; <b style='color:{blue}'>blue</b>:&nbsp;they&nbsp;agree"
@@ -32,6 +35,31 @@ def cell_rgba(matrix: np.ndarray) -> np.ndarray:
     rgba = np.asarray(rgba, dtype=np.ubyte).reshape(*m.shape, 4)
     rgba[np.isnan(m)] = pg.mkColor(UNDEFINED).getRgb()
     return rgba
+
+
+def axis_labels(names: list[str], fit: Callable[[list[str]], bool]
+                ) -> tuple[list[str], list[str]]:
+    """(row labels, column labels). Each name under its column where every one fits in
+    a column's width (fit says); else the columns are numbered and each row's label
+    starts with its number, so the rows are the key to the columns ("0 quadrant" beside
+    the row, "0" under the column: full names under narrow columns ran together, as
+    "quadrantimage"). The built-in model's "head3" has its number in its name already:
+    its column is "h3", or "3" where even that does not fit."""
+    names = list(names)
+    numbers = [str(k) for k in range(len(names))]
+    if fit(names):
+        return names, names
+    if names == [f"head{k}" for k in numbers]:
+        short = [f"h{k}" for k in numbers]
+        return names, short if fit(short) else numbers
+    return [f"{k} {n}" for k, n in zip(numbers, names)], numbers
+
+
+def _label_height(f: QtGui.QFont) -> float:
+    """A tick label's height as pyqtgraph's axis gives it: 0.8 of its text's box."""
+    box = QtGui.QFontMetrics(f).boundingRect(QtCore.QRect(0, 0, 100, 100),
+                                             QtCore.Qt.AlignmentFlag.AlignCenter, "Ag")
+    return 0.8 * box.height()
 
 
 def update_text(names: list[str], cosines: np.ndarray | None) -> str:
@@ -95,9 +123,12 @@ class CosineHeatmap(QtWidgets.QWidget):
                 self.plot.addItem(self._cells[i][j])
                 self._texts[i][j].setPos(j, i)
                 self.plot.addItem(self._texts[i][j])
-        self.plot.getAxis("left").setTicks([list(enumerate(head_names))])
         self._names = list(head_names)
-        self._label_columns(short=K > 5)
+        self._labels: tuple[list[str], list[str]] | None = None
+        # the key, also where the labels have no room
+        self.plot_widget.setToolTip("rows and columns: " + ", ".join(
+            f"{k} {n}" for k, n in enumerate(head_names)))
+        self._label_axes(lambda _labels: False)   # until the cells' size is known
         self.plot.setRange(xRange=(-0.5, K - 0.5), yRange=(-0.5, K - 0.5), padding=0.02)
         self._seen = None
         self._update_seen = None
@@ -166,18 +197,74 @@ class CosineHeatmap(QtWidgets.QWidget):
                 self._cells[i][j].setBrush(QtGui.QColor(*rgba[i, j].tolist()))
         self._style_texts()
 
-    def _label_columns(self, short: bool) -> None:
-        """Under narrow columns full names would run together: "h3" for "head3"."""
-        names = [n.replace("head", "h") if short else n for n in self._names]
-        self.plot.getAxis("bottom").setTicks([list(enumerate(names))])
+    def _label_axes(self, fit: Callable[[list[str]], bool], room: bool = True) -> None:
+        """The labels that fit; none where the rows are lower than the smallest label
+        (the panel squeezed to its least size: its numbers are unreadable too, and
+        labels laid over each other would be worse than none)."""
+        labels = axis_labels(self._names, fit)
+        if not room or not fit(labels[1]):
+            labels = ([], [])
+        if labels == self._labels:
+            return
+        self._labels = labels
+        rows, columns = labels
+        self.plot.getAxis("left").setTicks([list(enumerate(rows))])
+        self.plot.getAxis("bottom").setTicks([list(enumerate(columns))])
+
+    def _fit_label_font(self, cell_px: float) -> bool:
+        """The theme's font for the labels, smaller where a row's label is taller than
+        its row (eight heads in a cramped tab: each row's name ran into the next);
+        whether the labels fit their rows at all."""
+        f = ps.font(self.theme)
+        room = cell_px - 2   # rows a pixel or two apart
+        tall = _label_height(f)
+        while tall > room and f.pointSizeF() > LEAST_LABEL_PT:
+            f.setPointSizeF(max(LEAST_LABEL_PT, f.pointSizeF() * max(0.5, room / tall) - 0.25))
+            tall = _label_height(f)
+        for side in ("left", "bottom"):
+            axis = self.plot.getAxis(side)
+            if axis.style["tickFont"] != f:
+                axis.setTickFont(f)
+        return tall <= room
+
+    def _labels_fit(self, labels: list[str], cell_px: float) -> bool:
+        """Whether every label fits under its column, a space between neighbours."""
+        metrics = QtGui.QFontMetrics(self.plot.getAxis("bottom").style["tickFont"]
+                                     or ps.font(self.theme))
+        room = cell_px - metrics.horizontalAdvance(" ")
+        return all(metrics.boundingRect(n).width() <= room for n in labels)
+
+    def tick_labels(self) -> list[tuple[QtCore.QRectF, str]]:
+        """Every axis label as drawn now: (its rect in this panel's coordinates, its
+        text); pyqtgraph leaves out a label that would stick out of its axis."""
+        out = []
+        image = QtGui.QImage(1, 1, QtGui.QImage.Format.Format_ARGB32)
+        painter = QtGui.QPainter(image)
+        try:
+            for side in ("left", "bottom"):
+                axis = self.plot.getAxis(side)
+                _, _, texts = axis.generateDrawSpecs(painter)
+                view = self.plot_widget
+                for rect, _flags, text in texts:
+                    scene = axis.mapRectToScene(rect)
+                    local = view.mapFromScene(scene).boundingRect()
+                    out.append((QtCore.QRectF(view.mapTo(self, local.topLeft()),
+                                              QtCore.QSizeF(local.size())), text))
+        finally:
+            painter.end()
+        return out
 
     def _style_texts(self) -> None:
         K = max(1, len(self._texts))
         # as big as the theme asks, but "-0.45" must still fit inside a cell
         view = self.plot.getViewBox()
         cell_px = min(view.width(), view.height()) / K
-        name_px = QtGui.QFontMetrics(ps.font(self.theme)).horizontalAdvance("head0  ")
-        self._label_columns(short=K > 5 or cell_px < name_px)
+        if cell_px > 0:   # a cell's side as drawn (the range has a margin round it)
+            drawn_px = min(cell_px, 1 / max(view.viewPixelSize()))
+            room = self._fit_label_font(drawn_px)
+            self._label_axes(lambda labels: self._labels_fit(labels, drawn_px), room)
+        else:   # squeezed flat: no matrix to label
+            self._label_axes(lambda _labels: False)
         f = ps.font(self.theme, 1.3, bold=True)
         wanted = f.pointSizeF() * self.logicalDpiY() / 72
         f.setPixelSize(max(8, round(min(wanted, cell_px / 4)) if cell_px > 0 else round(wanted)))

@@ -1,0 +1,72 @@
+"""A lesson opened while a model file trains (issue 22): the lesson teaches on the
+built-in model, and leaving it (Esc, or Lessons → Leave the lesson) brings back the
+model file the user had open, with the settings and pace they had before the lesson."""
+import pytest
+from PySide6.QtCore import Qt
+
+from gradviz.plain.config import Config
+from gradviz.qt.model_menu import example_path
+from gradviz.qt.settings import Remembered
+
+from waits import WAIT_MS
+
+# the user's own settings on the file, none of them a lesson's
+BEFORE = Config(device="cpu", lr=0.07, strategy="separate", batch_size=24)
+SPEED = 3   # the pace slider's position before the lesson
+
+
+def _on_the_file(w) -> bool:
+    s = w.engine.session
+    return w.engine.model_name == "deep_supervision.py" and s is not None and \
+        s.spec is not None
+
+
+def _leave_by_esc(qtbot, w) -> None:
+    qtbot.keyClick(w, Qt.Key_Escape)
+
+
+def _leave_by_menu(qtbot, w) -> None:
+    leave = next(a for a in w.lessons.menu.actions() if a.text().startswith("Leave"))
+    leave.trigger()
+
+
+@pytest.mark.parametrize("leave", [_leave_by_esc, _leave_by_menu], ids=["esc", "menu"])
+def test_leaving_a_lesson_brings_back_the_model_file_and_its_settings(
+        qtbot, make_window, leave):
+    w = make_window(remembered=Remembered(BEFORE, speed=SPEED),
+                    model_path=example_path("deep_supervision"))
+    qtbot.waitUntil(lambda: _on_the_file(w), timeout=WAIT_MS)
+    assert w.engine.session.config.lr == BEFORE.lr and w.run_bar.speed.value() == SPEED
+    w.lessons.open_named("backward-twice")
+    qtbot.waitUntil(lambda: w.engine.model_name == "" and w.engine.session is not None
+                    and w.engine.session.spec is None, timeout=WAIT_MS)
+    qtbot.keyClick(w, Qt.Key_PageDown)             # a slide on, as a lecturer would
+    qtbot.waitUntil(lambda: w.lessons.player.index == 1)
+    assert w.run_bar.speed.value() != SPEED or w.controls.config().lr != BEFORE.lr
+    leave(qtbot, w)
+    assert w.lessons.player.lesson is None
+    qtbot.waitUntil(lambda: _on_the_file(w) and w.engine.session.config.lr == BEFORE.lr,
+                    timeout=WAIT_MS)
+    engine = w.engine.session.config
+    assert (engine.strategy, engine.batch_size, engine.heads) == ("separate", 24, 3)
+    qtbot.waitUntil(lambda: w.controls.config().lr == BEFORE.lr, timeout=WAIT_MS)
+    assert w.controls.config().strategy == "separate"
+    assert w.run_bar.speed.value() == SPEED and w.engine.settings.delay_ms == \
+        w.run_bar.delay_ms()
+    assert [label.text for _, label in w.loss_plot.legend.items][:3] == \
+        ["shallow", "middle", "deep"]
+    assert "deep_supervision.py" in w.windowTitle()
+    assert "MODEL_FILE.build(SEED)" in w.code_view.code()
+
+
+def test_leaving_a_lesson_on_the_built_in_model_keeps_the_built_in_model(qtbot,
+                                                                         make_window):
+    w = make_window(Config(device="cpu"))
+    w.lessons.open_named("backward-twice")
+    assert w.lessons.staging
+    engine = w.engine._process
+    qtbot.keyClick(w, Qt.Key_Escape)
+    assert w.lessons.player.lesson is None
+    # no fresh engine: the built-in model, with the last slide's settings to explore
+    assert w.engine._process is engine and w.engine.model_path is None
+    assert w.lessons.model_before is None

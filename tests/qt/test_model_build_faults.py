@@ -1,0 +1,124 @@
+"""A model file whose build() never returns, or asks for more memory than the machine
+has (issue 22): the window lives on and answers. A build that runs on is shown as such,
+for as long as it runs (no clock calls it failed), beside "Stop building", which ends
+the engine and goes back to the model from before, saying so in one line; a build that
+allocates too much fails inside build() under the engine's memory ceiling, and What
+happened shows the file's own line."""
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from gradviz.plain.config import Config
+from gradviz.qt.main_window import MainWindow
+from gradviz.qt.model_menu import example_path
+from gradviz.qt.settings import Remembered
+
+from waits import WAIT_MS
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
+                                reason="/proc and RLIMIT_AS are Linux's")
+
+# its build() never returns (a loop with no end, as a wrong `while` makes one)
+HANGS = textwrap.dedent("""\
+    import torch
+
+
+    def build(seed):
+        while True:
+            pass
+    """)
+# its build() asks for 8 GiB at once, as a mistyped size does
+TOO_BIG = textwrap.dedent("""\
+    import torch
+    import torch.nn.functional as F
+    from torch import nn
+
+
+    def build(seed):
+        table = torch.empty(8 << 30, dtype=torch.uint8)
+        return {"trunk": nn.Linear(4, 4), "heads": [nn.Linear(4, 1)],
+                "losses": [F.mse_loss], "batch": None}
+    """)
+
+
+def _gone(pid: int) -> bool:
+    return not Path(f"/proc/{pid}").exists()
+
+
+def _wait_building(qtbot, w, name: str) -> None:
+    """The status line says the file is building, its seconds going up (the window reads
+    the engine's beats and repaints: it answers), and Stop building is offered."""
+    lines: list[str] = []
+    w.engine.modelBuilding.connect(lines.append)
+    qtbot.waitUntil(lambda: len(set(lines)) >= 2, timeout=WAIT_MS)
+    assert all(f"Building the model file {name}" in line for line in lines)
+    assert w.build_stop.button.isVisible() and name in w.phase_label.text()
+
+
+def _stop(qtbot, w, name: str, back: str) -> None:
+    hung = w.engine.pid
+    qtbot.mouseClick(w.build_stop.button, Qt.LeftButton)
+    line = f"Stopped building the model file {name}; training {back} instead."
+    assert line in w.phase_label.text()
+    assert _gone(hung)   # the engine that ran the loop is ended, not left spinning
+    qtbot.waitUntil(lambda: line in w.events_view.text(), timeout=WAIT_MS)
+    assert not w.build_stop.button.isVisible()
+
+
+def test_a_build_that_never_returns_is_stopped_by_the_user(qtbot, settings, tmp_path):
+    model = tmp_path / "hangs.py"
+    model.write_text(HANGS)
+    # gradviz --model hangs.py: the window opens on it, never having had a model
+    w = MainWindow(Remembered(Config(device="cpu")), settings, model_path=str(model))
+    qtbot.addWidget(w)
+    w.show()
+    try:
+        _wait_building(qtbot, w, "hangs.py")
+        assert w.generation == -1 and w.engine.alive   # still building: nothing failed
+        _stop(qtbot, w, "hangs.py", "the built-in model")
+        qtbot.waitUntil(lambda: w.generation >= 0, timeout=WAIT_MS)
+        assert w.engine.model_name == "" and w.engine.model_path is None
+        assert [label.text for _, label in w.loss_plot.legend.items][0] == "head0"
+    finally:
+        w.close()
+
+
+def test_stopping_a_build_goes_back_to_the_model_file_before_it(qtbot, make_window,
+                                                                 tmp_path):
+    model = tmp_path / "hangs.py"
+    model.write_text(HANGS)
+    w = make_window(Config(device="cpu"), model_path=example_path("deep_supervision"),
+                    in_process=False)
+    qtbot.waitUntil(lambda: w.engine.model_name == "deep_supervision.py", timeout=WAIT_MS)
+    generation = w.generation
+    w.open_model(str(model))   # as File → Open model… does once the user agreed
+    _wait_building(qtbot, w, "hangs.py")
+    _stop(qtbot, w, "hangs.py", "the model file deep_supervision.py")
+    qtbot.waitUntil(lambda: w.generation > generation
+                    and w.engine.model_name == "deep_supervision.py", timeout=WAIT_MS)
+    assert [label.text for _, label in w.loss_plot.legend.items][:3] == \
+        ["shallow", "middle", "deep"]
+
+
+def test_a_build_that_allocates_too_much_shows_its_line(qtbot, make_window, tmp_path,
+                                                        monkeypatch):
+    # the engine's ceiling: 1 GiB more than it has when the build starts (by default,
+    # what the machine has free); 8 GiB is granted without one (and never touched)
+    monkeypatch.setenv("GRADVIZ_BUILD_MEMORY_MB", "1024")
+    model = tmp_path / "too_big.py"
+    model.write_text(TOO_BIG)
+    w = make_window(Config(device="cpu"), model_path=model, in_process=False)
+    line = TOO_BIG.splitlines().index(
+        "    table = torch.empty(8 << 30, dtype=torch.uint8)") + 1
+    qtbot.waitUntil(lambda: f"too_big.py:{line}" in w.events_view.text(), timeout=WAIT_MS)
+    text = w.events_view.text()
+    assert "allocate" in text and "more memory than gradviz lets" in text
+    assert "torch.empty(8 &lt;&lt; 30" in text or "torch.empty(8 << 30" in text
+    assert w.engine.alive and w.engine.model_name == ""   # the built-in model trains
+    pid = w.engine.pid
+    qtbot.keyClick(w, Qt.Key_Space)
+    qtbot.waitUntil(lambda: len(w.history) >= 3, timeout=WAIT_MS)
+    assert w.engine.pid == pid   # the same engine: it never died

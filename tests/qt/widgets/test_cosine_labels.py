@@ -1,0 +1,129 @@
+"""The cosine matrix's labels never run together (issue 22): a model file's head names
+("quadrant", "image") stood under columns too narrow for them and read "quadrantimage".
+Where a name does not fit its column, the columns are numbered and each row's label
+starts with its number. Checked on the rects pyqtgraph draws the labels in."""
+import itertools
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtWidgets import QTabWidget
+
+from gradviz.plain.config import MAX_HEADS, Config
+from gradviz.qt.model_menu import example_path
+from gradviz.qt.theme import LIGHT
+from gradviz.qt.widgets.cosine_heatmap import CosineHeatmap
+
+from waits import WAIT_MS
+
+# the panel's size in the Gradients dock's "agreement" tab of the window at 1024x768 on a
+# real X server (measured on Xvfb, the window fitted to its screen at launch)
+AT_1024 = (450, 270)
+TINY_CELL = 12   # px: a cell this small has no room for a label a room could read
+
+
+def _drawn(qtbot, panel, names, size, zoom=1.0):
+    panel.apply_theme(LIGHT.zoomed(zoom))
+    panel.set_model(list(names), [])
+    panel.resize(*size)
+    panel.show()
+    qtbot.waitExposed(panel)
+    qtbot.waitUntil(lambda: panel.plot.getViewBox().width() > 0)
+    # the row labels' axis widens to them once it has measured them (a paint), and the
+    # view shrinks beside it: wait until each label sits at its own row or column
+    qtbot.waitUntil(lambda: _settled(panel, len(names)), timeout=WAIT_MS)
+    return panel.tick_labels()
+
+
+def _cell_px(panel) -> float:
+    """A cell's side as drawn, in pixels."""
+    one, right, down = _centre(panel, 0, 0), _centre(panel, 1, 0), _centre(panel, 0, 1)
+    return min(abs(right.x() - one.x()), abs(down.y() - one.y()))
+
+
+def _centre(panel, x: float, y: float) -> QPointF:
+    """A point of the matrix (column x, row y) in the panel's pixels."""
+    view, canvas = panel.plot.getViewBox(), panel.plot_widget
+    return QPointF(canvas.mapTo(panel, canvas.mapFromScene(view.mapViewToScene(QPointF(x, y)))))
+
+
+def _settled(panel, k: int) -> bool:
+    """Every label drawn (or, in a cell too small for any, none), each centred on its
+    row (left) or its column (below), to a pixel or two."""
+    labels = panel.tick_labels()
+    if not labels:
+        return _cell_px(panel) < TINY_CELL
+    if len(labels) != 2 * k:
+        return False
+    rows, columns = labels[:k], labels[k:]
+    return all(abs(rect.center().y() - _centre(panel, 0, i).y()) <= 2
+               for i, (rect, _) in enumerate(rows)) and \
+        all(abs(rect.center().x() - _centre(panel, j, 0).x()) <= 2
+            for j, (rect, _) in enumerate(columns))
+
+
+def _assert_apart(labels, names, panel=None) -> None:
+    """Every row and every column labelled (none left out), as names or numbers keyed by
+    the rows, and no two labels overlapping; or, where a cell is drawn smaller than the
+    smallest label could be read in (a panel squeezed to its least size), none."""
+    texts, k = [text for _, text in labels], len(names)
+    if panel is not None and not texts:
+        assert _cell_px(panel) < TINY_CELL
+        return
+    rows, columns = texts[:k], texts[k:]
+    numbers = [str(i) for i in range(k)]
+    assert columns in (list(names), [f"h{i}" for i in numbers], numbers), texts
+    assert rows == list(names) or rows == [f"{i} {n}" for i, n in zip(numbers, names)], texts
+    if columns == numbers != list(names) and rows == list(names):   # the built-in heads
+        assert rows == [f"head{i}" for i in numbers], texts
+    for (a, ta), (b, tb) in itertools.combinations(labels, 2):
+        assert not a.intersects(b), f"{ta!r} at {a} overlaps {tb!r} at {b}"
+
+
+@pytest.fixture
+def panel(qtbot):
+    made = CosineHeatmap()
+    qtbot.addWidget(made)
+    return made
+
+
+def test_long_names_at_1024x768_are_numbered_and_apart(qtbot, panel):
+    labels = _drawn(qtbot, panel, ["quadrant", "image"], AT_1024)
+    assert sorted(t for _, t in labels) == ["0", "0 quadrant", "1", "1 image"]
+    _assert_apart(labels, ["quadrant", "image"])
+
+
+def test_names_that_fit_stay_whole_under_their_columns(qtbot, panel):
+    labels = _drawn(qtbot, panel, ["a", "b"], AT_1024)
+    assert sorted(t for _, t in labels) == ["a", "a", "b", "b"]
+    _assert_apart(labels, ["a", "b"])
+
+
+def test_the_built_in_models_heads_keep_their_short_columns(qtbot, panel):
+    labels = _drawn(qtbot, panel, [f"head{k}" for k in range(8)], AT_1024)
+    assert [t for _, t in labels][:8] == [f"head{k}" for k in range(8)]   # as they are
+    _assert_apart(labels, [f"head{k}" for k in range(8)])
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(names=st.lists(st.text(st.characters(min_codepoint=33, max_codepoint=126),
+                              min_size=1, max_size=40),
+                      min_size=1, max_size=MAX_HEADS, unique=True),
+       width=st.integers(210, 900), height=st.integers(150, 600),
+       zoom=st.sampled_from([1.0, 1.25, 1.5]))
+def test_no_names_at_any_size_overlap(qtbot, panel, names, width, height, zoom):
+    _assert_apart(_drawn(qtbot, panel, names, (width, height), zoom), names, panel)
+
+
+def test_in_the_window_on_the_cnn_example_the_labels_are_apart(qtbot, make_window):
+    w = make_window(Config(device="cpu"), model_path=example_path("cnn_two_heads"))
+    qtbot.waitUntil(lambda: w.engine.model_name == "cnn_two_heads.py", timeout=WAIT_MS)
+    w.resize(1024, 768)
+    tabs = w.gradients_panel.findChild(QTabWidget, "gradientsTabs")
+    if w.gradients_panel.compact:   # cramped: the "agreement" tab, clicked
+        bar = tabs.tabBar()
+        qtbot.mouseClick(bar, Qt.LeftButton, pos=bar.tabRect(2).center())
+    qtbot.waitUntil(lambda: w.cosine.isVisible() and len(w.cosine.tick_labels()) == 4)
+    _assert_apart(w.cosine.tick_labels(), ["quadrant", "image"])
