@@ -11,7 +11,7 @@ from ..core.training_speed import PROBE_LEVELS, run_bench
 from ..exit_codes import EXIT_OK
 from .model_option import config_for, model_file_from_args
 from .options import fail
-from .run import timed_run
+from .run import UPDATE_COSINE_EVERY, timed_run
 
 
 def main(args: argparse.Namespace) -> int:
@@ -100,8 +100,11 @@ def _print_comparing(config, repeats: int, bare: float | None) -> None:
 def _describe_run(config) -> str:
     every = ("every step" if config.sample_every == 1
              else f"every {config.sample_every} steps")
+    update = {"all": "every step", "none": "never"}.get(
+        config.probes, f"every {max(config.sample_every, UPDATE_COSINE_EVERY)} steps")
     return (f"`gradviz run`'s loop as configured (probes {config.probes}, heavy probes "
-            f"{every}), report.json and metrics.csv streamed to a temporary folder")
+            f"{every}, the cosine with the update {update}), report.json and "
+            f"metrics.csv streamed to a temporary folder")
 
 
 def _describe(level: str) -> str:
