@@ -7,7 +7,7 @@ import statistics
 from ..core.config import ConfigError
 from ..core.devices import resolve_device
 from ..core.threads import leave_a_core_free
-from ..core.training_speed import PROBE_LEVELS, run_bench
+from ..core.training_speed import PROBE_LEVELS, run_bench, use_clock
 from ..engine.compare_cost import GRAPH_REQUEST_SECONDS, engine_rate
 from ..exit_codes import EXIT_OK
 from .model_option import config_for, model_file_from_args
@@ -35,12 +35,14 @@ def main(args: argparse.Namespace) -> int:
         device = resolve_device(config.device)
     except ConfigError as exc:
         fail(f"gradviz: {exc}")
+    use_clock(args.clock)
     threads = leave_a_core_free()
     model = f"trunk {config.trunk_depth}x{config.trunk_width}" if model_file is None \
         else f"the model file {model_file.path.name}"
     print(f"gradviz bench: {config.heads} heads, {model}, batch {config.batch_size}, on {device} "
           f"({threads} torch thread{'s' if threads > 1 else ''}), "
-          f"{config.steps} steps x {repeats} runs, median")
+          f"{config.steps} steps x {repeats} runs, median"
+          f"{', timed by CPU time' if args.clock == 'cpu' else ''}")
     print(f"{'loop':<12}{'steps/s':>10}{'of bare':>10}  probes")
     bare = None
     run = {"run": lambda c, n: timed_run(c, n, model_file)}
@@ -53,6 +55,9 @@ def main(args: argparse.Namespace) -> int:
         if r.name == "bare":
             bare = r.steps_per_second
         print(f"{r.name:<12}{_rate(r.steps_per_second)}{r.ratio:>9.0%}  {what}")
+    if args.clock != "wall":   # the lines below are timed by the wall clock (B's
+        use_clock("wall")      # process, the window's): no ratio to a CPU-timed loop
+        bare = None
     if model_file is None:   # the app and a pinned B do not take a model file yet
         _print_comparing(config, repeats, bare)
     if args.gui:

@@ -204,7 +204,7 @@ def _micro_batch_options(g) -> None:
                         "backward (the running sum)" + _d("clip_at"))
 
 
-_NOT_CONFIG = {"config", "command", "out", "screenshot", "func", "quiet", "repeats", "gui",
+_NOT_CONFIG = {"config", "command", "out", "screenshot", "func", "quiet", "repeats", "gui", "clock",
                "a", "b", "rtol", "lesson", "check"}
 
 

@@ -104,14 +104,13 @@ def timed_run(config, steps: int, model_file: ModelFile | None = None) -> float:
     import contextlib
     import io
     import tempfile
-    import time
 
-    from ..core.training_speed import warm_up
+    from ..core.training_speed import clock, warm_up
     session = run_session(config, model_file)
     warm_up(session, steps)
     with tempfile.TemporaryDirectory(prefix="gradviz-bench-") as folder, \
             contextlib.redirect_stdout(io.StringIO()):
-        start = time.perf_counter()
+        start = clock()
         with ReportWriter(Path(folder), config, str(session.device),
                           session.param_names) as report:
             trained = train(session, steps, False, report)
@@ -119,7 +118,7 @@ def timed_run(config, steps: int, model_file: ModelFile | None = None) -> float:
         if session.device.type == "cuda":
             import torch
             torch.cuda.synchronize(session.device)
-        elapsed = time.perf_counter() - start
+        elapsed = clock() - start
     return trained.count / elapsed if trained.count else 0.0
 
 

@@ -229,9 +229,11 @@ def test_the_report_says_which_model_file_and_what_its_heads_are_called(model, t
 
 
 def test_bench_times_a_model_file_against_its_plain_loop(model, capsys):
-    assert gradviz("bench", "--model", model, "--steps", "3", "--repeats", "1") == 0
+    assert gradviz("bench", "--model", model, "--steps", "3", "--repeats", "1",
+                   "--clock", "cpu") == 0
     out = capsys.readouterr().out
     assert "2 heads, the model file mine.py, batch 64" in out
+    assert out.splitlines()[0].endswith("median, timed by CPU time")
     rows = {line.split()[0]: line.split()[1:3] for line in out.splitlines()[2:]}
     assert set(rows) == {"bare", "none", "default", "everything", "run", "app"}
     # sane fields, not a speed: a rate, and its ratio to the plain loop in percent
