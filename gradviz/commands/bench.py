@@ -6,12 +6,18 @@ import statistics
 
 from ..core.devices import resolve_device
 from ..core.threads import leave_a_core_free
-from ..core.training_speed import PROBE_LEVELS, run_bench
+from ..core.training_speed import PROBE_LEVELS, run_bench, use_clock
+from ..engine.compare_cost import GRAPH_REQUEST_SECONDS, engine_rate
 from ..exit_codes import EXIT_OK
 from ..plain.config import ConfigError
 from .model_option import config_for, model_file_from_args
 from .options import fail
-from .run import timed_run
+from .run import UPDATE_COSINE_EVERY, timed_run
+
+APP_LINE = ("the app's engine as Play runs it at full speed, every panel fed as the "
+            "window asks: gradient norms every step; pushes, cosines, memory and each "
+            "node's gradient on its sampled steps; the graph with saved tensors every "
+            f"{GRAPH_REQUEST_SECONDS:g} s; messages pickled as for the pipe")
 
 
 def main(args: argparse.Namespace) -> int:
@@ -29,21 +35,29 @@ def main(args: argparse.Namespace) -> int:
         device = resolve_device(config.device)
     except ConfigError as exc:
         fail(f"gradviz: {exc}")
+    use_clock(args.clock)
     threads = leave_a_core_free()
     model = f"trunk {config.trunk_depth}x{config.trunk_width}" if model_file is None \
         else f"the model file {model_file.path.name}"
     print(f"gradviz bench: {config.heads} heads, {model}, batch {config.batch_size}, on {device} "
           f"({threads} torch thread{'s' if threads > 1 else ''}), "
-          f"{config.steps} steps x {repeats} runs, median")
+          f"{config.steps} steps x {repeats} runs, median"
+          f"{', timed by CPU time' if args.clock == 'cpu' else ''}")
     print(f"{'loop':<12}{'steps/s':>10}{'of bare':>10}  probes")
     bare = None
     run = {"run": lambda c, n: timed_run(c, n, model_file)}
+    if model_file is not None:   # the app's engine on the file, every panel fed
+        path = str(model_file.path)
+        run["app"] = lambda c, n: engine_rate(c, n, model_path=path, panels=True)
     for r in run_bench(config, config.steps, repeats, more=run, model_file=model_file):
         what = ("plain PyTorch loop" if r.name == "bare" else _describe_run(config)
-                if r.name == "run" else _describe(r.name))
+                if r.name == "run" else APP_LINE if r.name == "app" else _describe(r.name))
         if r.name == "bare":
             bare = r.steps_per_second
-        print(f"{r.name:<12}{r.steps_per_second:>10.0f}{r.ratio:>9.0%}  {what}")
+        print(f"{r.name:<12}{_rate(r.steps_per_second)}{r.ratio:>9.0%}  {what}")
+    if args.clock != "wall":   # the lines below are timed by the wall clock (B's
+        use_clock("wall")      # process, the window's): no ratio to a CPU-timed loop
+        bare = None
     if model_file is None:   # the app and a pinned B do not take a model file yet
         _print_comparing(config, repeats, bare)
     if args.gui:
@@ -71,7 +85,7 @@ def main(args: argparse.Namespace) -> int:
 def _print_comparing(config, repeats: int, bare: float | None) -> None:
     """What comparing costs: the app's engine with B pinned against it alone, and
     `gradviz compare` against `gradviz run` (medians of interleaved runs)."""
-    from ..engine.compare_cost import compare_rate, engine_rate
+    from ..engine.compare_cost import compare_rate
     in_loop = config.replace(strategy="in-loop")
     runs = {"alone": lambda: engine_rate(config, config.steps),
             "pinned": lambda: engine_rate(config, config.steps, b=config),
@@ -97,11 +111,20 @@ def _print_comparing(config, repeats: int, bare: float | None) -> None:
         print(f"{name:<12}{rate:>10.0f}{ratio}  {what}")
 
 
+def _rate(steps_per_second: float) -> str:
+    """Steps per second, 10 wide: a tenth shown below 100 (a CNN trains 5 a second)."""
+    return f"{steps_per_second:>10.1f}" if steps_per_second < 100 else \
+        f"{steps_per_second:>10.0f}"
+
+
 def _describe_run(config) -> str:
     every = ("every step" if config.sample_every == 1
              else f"every {config.sample_every} steps")
+    update = {"all": "every step", "none": "never"}.get(
+        config.probes, f"every {max(config.sample_every, UPDATE_COSINE_EVERY)} steps")
     return (f"`gradviz run`'s loop as configured (probes {config.probes}, heavy probes "
-            f"{every}), report.json and metrics.csv streamed to a temporary folder")
+            f"{every}, the cosine with the update {update}), report.json and "
+            f"metrics.csv streamed to a temporary folder")
 
 
 def _describe(level: str) -> str:

@@ -176,7 +176,9 @@ def _training_options(g) -> None:
     g.add_argument("--probes", choices=PROBE_LEVELS, default=S,
                    help="none: the losses only; default: also the gradient norms, and "
                         "every --sample-every steps the junction gradients, cosines and "
-                        "memory; all: all of it every step, each graph node's gradient too"
+                        "memory (gradviz run: each head's cosine with the update every "
+                        "20 steps at the least); all: all of it every step, each graph "
+                        "node's gradient too"
                         + _d("probes"))
     g.add_argument("--sample-every", type=int, default=S, metavar="N",
                    help="junction gradients, cosines and memory every N steps"
@@ -202,7 +204,7 @@ def _micro_batch_options(g) -> None:
                         "backward (the running sum)" + _d("clip_at"))
 
 
-_NOT_CONFIG = {"config", "command", "out", "screenshot", "func", "quiet", "repeats", "gui",
+_NOT_CONFIG = {"config", "command", "out", "screenshot", "func", "quiet", "repeats", "gui", "clock",
                "a", "b", "rtol", "lesson", "check"}
 
 

@@ -101,6 +101,10 @@ def add_bench(subparsers) -> None:
                     "(or the one the options describe; --steps defaults to 500 here).")
     add_training_options(p)
     p.add_argument("--repeats", type=int, default=3, help="runs of each; the median counts")
+    p.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                   help="time each loop by the wall clock, or by this process's CPU time "
+                        "(steadier on a machine other programs share; the comparing lines "
+                        "keep the wall clock) (default: wall)")
     p.add_argument("--gui", action="store_true",
                    help="also train in the app's window (offscreen) and time its response, "
                         "quiet and with another process keeping a core busy")

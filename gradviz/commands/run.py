@@ -25,6 +25,20 @@ from ..plain.script import script_text
 from .model_option import config_for, model_file_from_args
 from .options import fail
 
+# gradviz run measures each head's cosine with the trunk update every this many steps
+# at the least (`--probes all`: every step): it walks the trunk once more per head, and
+# on the bundled CNN, every step, it more than halved the speed. The app samples its
+# costly probes as often when it trains at full speed.
+UPDATE_COSINE_EVERY = 20
+
+
+def run_session(config, model_file: ModelFile | None = None) -> Session:
+    """The session `gradviz run` trains (and `gradviz bench` times): its update cosine
+    sampled (see UPDATE_COSINE_EVERY)."""
+    session = Session(config, model_file)
+    session.update_cosine_every = UPDATE_COSINE_EVERY
+    return session
+
 
 def _say(line: str) -> None:
     """A line on stdout. A reader that has gone (`gradviz run | head`) is not an error:
@@ -90,14 +104,13 @@ def timed_run(config, steps: int, model_file: ModelFile | None = None) -> float:
     import contextlib
     import io
     import tempfile
-    import time
 
-    from ..core.training_speed import warm_up
-    session = Session(config, model_file)
+    from ..core.training_speed import clock, warm_up
+    session = run_session(config, model_file)
     warm_up(session, steps)
     with tempfile.TemporaryDirectory(prefix="gradviz-bench-") as folder, \
             contextlib.redirect_stdout(io.StringIO()):
-        start = time.perf_counter()
+        start = clock()
         with ReportWriter(Path(folder), config, str(session.device),
                           session.param_names) as report:
             trained = train(session, steps, False, report)
@@ -105,7 +118,7 @@ def timed_run(config, steps: int, model_file: ModelFile | None = None) -> float:
         if session.device.type == "cuda":
             import torch
             torch.cuda.synchronize(session.device)
-        elapsed = time.perf_counter() - start
+        elapsed = clock() - start
     return trained.count / elapsed if trained.count else 0.0
 
 
@@ -266,7 +279,7 @@ def main(args: argparse.Namespace) -> int:
     if script is not None and staged is None:
         _write_script(script, config, model_file)
     try:
-        session = Session(config, model_file)
+        session = run_session(config, model_file)
     except ConfigError as exc:   # a model file's build() or batch() that does not fit too
         fail(f"gradviz: {exc}")
     except (RuntimeError, MemoryError) as exc:   # e.g. a model too big to allocate

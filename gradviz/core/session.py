@@ -90,10 +90,14 @@ class Session:
         # "sampled" (a pinned B, whose bars show the latest), "none" (gradviz compare
         # reads .grad itself): a second session must cost less than the first
         self.grad_norm_steps = "all"
-        # each head's cosine with the trunk update (one more trunk walk a head, on the
-        # sampled steps: a default `gradviz run` step took 6.4 ms instead of 4.6); off
-        # for gradviz compare, which does not report it
+        # each head's cosine with the trunk update: one more trunk walk a head (on the
+        # bundled CNN more than the step's own training); off for gradviz compare, which
+        # does not report it
         self.measure_update_cosine = True
+        # ... on every sampled step that is also a multiple of this (probes="all": every
+        # step). 1 where a person follows the steps (the app, a lesson's check); a
+        # headless `gradviz run`, which samples every step by default, raises it
+        self.update_cosine_every = 1
         self._node_grads = NodeGradProbe()
         self.reset()
 
@@ -296,7 +300,7 @@ class Session:
         plan = _StepPlan(cfg, step, StepRecord(step, {}, 0.0),
                          probe(cfg.heads) if heavy else None,
                          UpdateCosineProbe(list(self.model.trunk.parameters()))
-                         if heavy and self.measure_update_cosine else None,
+                         if self._measures_update(cfg, step, every) else None,
                          walk=heavy or (probing and cfg.keep_graphs),
                          node_grads=cfg.probes == "all" or (self.track_node_grads and sampled),
                          walks=TrunkWalks(self.device))
@@ -311,6 +315,12 @@ class Session:
             for micro, batch in enumerate(micros):
                 yield from self._micro_batch(plan, micro, batch, last=micro == len(micros) - 1)
         yield from self._finish_step(plan, probing)
+
+    def _measures_update(self, cfg: Config, step: int, every: int) -> bool:
+        """Whether this step measures each head's cosine with the trunk update."""
+        if cfg.probes == "none" or not self.measure_update_cosine:
+            return False
+        return cfg.probes == "all" or step % max(every, self.update_cosine_every) == 0
 
     def _micro_batches(self, cfg: Config, step: int) -> list[tuple[torch.Tensor, list]]:
         """This step's (x, targets) of each micro-batch."""

@@ -23,6 +23,7 @@ class SpecNet(nn.Module):
         self.kind = "file"
         self.trunk = spec.trunk
         self.heads = nn.ModuleList(spec.heads)
+        self.trunk_first = TrunkFirstNode(spec.trunk)
 
 
 class SpecBatches:
@@ -44,26 +45,37 @@ class SpecBatches:
         return [(xm, [p[m] for p in parts]) for m, xm in enumerate(x.split(sizes))]
 
 
-def _run_trunk(trunk: torch.nn.Module, x: torch.Tensor,
-               calls: ModuleCalls) -> tuple[object, Node | None]:
-    """The trunk's output, and the node of its first innermost module's output: every
+class TrunkFirstNode:
+    """The node of the trunk's first innermost module's output, each forward: every
     backward pass that reaches the trunk runs that node once, so it counts trunk walks.
-    The forward hooks live for this one call only; calls records every module call."""
-    first: list[Node] = []
+    One hook, registered once on each innermost module of the trunk (adding and removing
+    them around every forward cost a registration per module per step); it notes only
+    while armed, so a module the heads share, or a call outside the trunk's forward,
+    notes nothing."""
 
-    def note(_module, _inputs, out) -> None:
-        if not first and isinstance(out, torch.Tensor) and out.grad_fn is not None:
-            first.append(out.grad_fn)
+    def __init__(self, trunk: nn.Module):
+        self._first: Node | None = None
+        self._armed = False
+        for m in trunk.modules():
+            if next(m.children(), None) is None:
+                m.register_forward_hook(self._note)
 
-    handles = [m.register_forward_hook(note) for m in trunk.modules()
-               if next(m.children(), None) is None]
-    try:
-        with calls.hooked(trunk):
-            out = trunk(x)
-    finally:
-        for h in handles:
-            h.remove()
-    return out, (first[0] if first else None)
+    def _note(self, _module, _inputs, out) -> None:
+        if self._armed and isinstance(out, torch.Tensor) and out.grad_fn is not None:
+            self._first, self._armed = out.grad_fn, False
+
+    def run(self, trunk: nn.Module, x: torch.Tensor,
+            calls: ModuleCalls) -> tuple[object, Node | None]:
+        """The trunk's output, and that node (None if no innermost module made one);
+        calls records every module call of this forward."""
+        self._first, self._armed = None, True
+        try:
+            with calls.hooked(trunk):
+                out = trunk(x)
+        finally:
+            self._armed = False
+        first, self._first = self._first, None   # the step's graph is not held here
+        return out, first
 
 
 def _first_node(y: torch.Tensor) -> Node | None:
@@ -90,7 +102,7 @@ def spec_forward(model: SpecNet, spec: ModelSpec, cfg: Config, x: torch.Tensor,
     place (which every later reader of that tensor then sees, as in a plain loop).
     Also every trunk output (retain_grad reads each one's .grad)."""
     calls = ModuleCalls(model)
-    out, first_trunk = _run_trunk(model.trunk, x, calls)
+    out, first_trunk = model.trunk_first.run(model.trunk, x, calls)
     zs = trunk_outputs(out)
     if zs is None:
         raise RuntimeError(f"the trunk returned {type(out).__name__}, not a tensor")

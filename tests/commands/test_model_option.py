@@ -229,11 +229,18 @@ def test_the_report_says_which_model_file_and_what_its_heads_are_called(model, t
 
 
 def test_bench_times_a_model_file_against_its_plain_loop(model, capsys):
-    assert gradviz("bench", "--model", model, "--steps", "3", "--repeats", "1") == 0
+    assert gradviz("bench", "--model", model, "--steps", "3", "--repeats", "1",
+                   "--clock", "cpu") == 0
     out = capsys.readouterr().out
     assert "2 heads, the model file mine.py, batch 64" in out
-    rows = {line.split()[0] for line in out.splitlines()[2:]}
-    assert rows == {"bare", "none", "default", "everything", "run"}
+    assert out.splitlines()[0].endswith("median, timed by CPU time")
+    rows = {line.split()[0]: line.split()[1:3] for line in out.splitlines()[2:]}
+    assert set(rows) == {"bare", "none", "default", "everything", "run", "app"}
+    # sane fields, not a speed: a rate, and its ratio to the plain loop in percent
+    for rate, ratio in rows.values():
+        assert float(rate) > 0 and ratio.endswith("%") and int(ratio[:-1]) > 0, out
+    assert rows["bare"][1] == "100%"
+    assert "every panel fed as the window asks" in out
     assert gradviz("bench", "--model", model, "--gui") == 2
     assert "does not take a model file yet" in one_line(capsys)
 

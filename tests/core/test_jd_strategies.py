@@ -206,26 +206,65 @@ def test_gradviz_run_without_torchjd_is_one_line_and_exit_2(monkeypatch, capsys)
     assert len(err.splitlines()) == 1 and "needs torchjd" in err and "pip install" in err
 
 
-def test_gradviz_run_writes_update_cosine_in_the_report_and_the_csv(tmp_path):
+def test_update_cosine_sampled_is_measured_on_those_steps_only_and_exactly():
+    cfg = BASE.replace(strategy="sum")
+    s = Session(cfg)
+    s.update_cosine_every = 3
+    for step in range(7):
+        init = snapshot(s)
+        record = s.step()
+        assert record is not None, s.error
+        assert record.cosine is not None   # the junction's cosines: every step still
+        if step % 3:
+            assert record.update_cosine is None
+            continue
+        net = ref_net(cfg, init)
+        _, losses = forward(net, *batch(s, step, cfg.batch_size))
+        update = _rows(net, [w * loss for w, loss in zip(weights(cfg), losses)]).sum(0)
+        expected = _cosines(_rows(net, losses), update)
+        assert [record.update_cosine[f"head{k}"] for k in range(3)] == \
+            pytest.approx(expected, abs=1e-4)
+
+
+def test_probes_all_measure_the_update_cosine_every_step_whatever_the_sampling():
+    s = Session(BASE.replace(probes="all", sample_every=5))
+    s.update_cosine_every = 3
+    records = [s.step() for _ in range(4)]
+    assert all(r is not None and r.update_cosine is not None for r in records)
+
+
+def _run_report(argv: list[str], out):
     import csv
     import json
 
     from gradviz.app import main
+    assert main(argv) == 0
+    steps = json.loads((out / "report.json").read_text())["steps"]
+    return steps, list(csv.DictReader((out / "metrics.csv").open()))
+
+
+def test_gradviz_run_writes_update_cosine_in_the_report_and_the_csv(tmp_path):
+    from gradviz.commands.run import UPDATE_COSINE_EVERY
     out = tmp_path / "out"
+    steps = UPDATE_COSINE_EVERY + 1
     argv = ["run", "--device", "cpu", "--heads", "3", "--loss-weights", "1,1,4", "--steps",
-            "3", "--out", str(out), "--quiet", "--strategy"]
-    assert main([*argv, "upgrad"]) == 0
-    steps = json.loads((out / "report.json").read_text())["steps"]
-    rows = list(csv.DictReader((out / "metrics.csv").open()))
-    assert len(steps) == len(rows) == 3
-    for step, row in zip(steps, rows):
-        assert list(step["update_cosine"]) == ["head0", "head1", "head2"]
-        assert all(v > 0 for v in step["update_cosine"].values())
-        for head, value in step["update_cosine"].items():
+            str(steps), "--out", str(out), "--quiet", "--strategy"]
+    records, rows = _run_report([*argv, "upgrad"], out)
+    assert len(records) == len(rows) == steps
+    for step, (record, row) in enumerate(zip(records, rows)):
+        if step % UPDATE_COSINE_EVERY:   # sampled: absent, not zero, between
+            assert record["update_cosine"] is None
+            assert all(row[f"update_cosine.head{k}"] == "" for k in range(3))
+            continue
+        assert list(record["update_cosine"]) == ["head0", "head1", "head2"]
+        assert all(v > 0 for v in record["update_cosine"].values())
+        for head, value in record["update_cosine"].items():
             assert float(row[f"update_cosine.{head}"]) == value
-    assert main([*argv, "sum"]) == 0
-    steps = json.loads((out / "report.json").read_text())["steps"]
-    assert min(steps[0]["update_cosine"].values()) < 0
+    records, _ = _run_report([*argv, "sum"], out)
+    assert min(records[0]["update_cosine"].values()) < 0
+    records, _ = _run_report([*argv, "sum", "--probes", "all", "--steps", "3"], out)
+    assert len(records) == 3
+    assert all(r["update_cosine"] is not None for r in records)
 
 
 @pytest.mark.parametrize("strategy", list(AGGREGATORS))

@@ -259,3 +259,37 @@ class Refuse(torch.autograd.Function):
     assert session.error.phase == "backward" and session.error.type == "ValueError"
     session.model_file.module.Refuse.refusing = False
     assert session.step() is not None   # the same step again, now through
+
+
+def _plain_trunk_passes(path, cfg: Config) -> int:
+    """Trunk passes of step 0 in a plain loop, counted by a pre-hook on the node of the
+    trunk's first Linear (every pass into the trunk runs it once)."""
+    built = runpy.run_path(str(path))["build"](cfg.seed)
+    trunk, heads, losses_of, taps = (built[k] for k in ("trunk", "heads", "losses", "taps"))
+    x, targets = built["batch"](0, cfg.batch_size,
+                                torch.Generator().manual_seed(cfg.seed * 1_000_003))
+    passes = [0]
+    first = trunk.first(x)
+    first.grad_fn.register_prehook(lambda _: passes.__setitem__(0, passes[0] + 1))
+    shallow = torch.tanh(first)
+    zs = (shallow, trunk.second(shallow))
+    terms = [losses_of[k](heads[k](zs[taps[k]]), targets[k]) for k in range(3)]
+    if cfg.strategy == "sum":
+        sum(terms).backward()
+    else:
+        for t in terms:
+            t.backward(retain_graph=True)
+    return passes[0]
+
+
+@pytest.mark.parametrize("strategy", ["sum", "separate"])
+def test_trunk_walks_of_a_model_file_are_the_plain_loops_with_hooks_added_once(
+        model_path, strategy):
+    cfg = BASE.replace(strategy=strategy)
+    session, got = trained(model_path, cfg, 3)
+    expected = _plain_trunk_passes(model_path, cfg)
+    assert expected == {"sum": 1, "separate": 3}[strategy]
+    assert [record.trunk_walks for record, _ in got] == [expected] * 3
+    # one forward hook on each innermost trunk module, however many forwards ran
+    trunk = session.model.trunk
+    assert [len(m._forward_hooks) for m in (trunk.first, trunk.second)] == [1, 1]
