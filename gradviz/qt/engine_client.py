@@ -213,7 +213,7 @@ class EngineClient(QObject):
         back, self._model_before = self._model_before, None
         if back == self.model_path:
             back = None
-        self._stop_engine()
+        self._stop_engine(at_once=True)
         self.model_path = back
         where = "the built-in model" if back is None else f"the model file {Path(back).name}"
         line = f"Stopped building the model file {name}; training {where} instead."
@@ -304,7 +304,9 @@ class EngineClient(QObject):
         self._send(p.Shutdown(), busy=False)
         self._stop_engine()
 
-    def _stop_engine(self) -> None:
+    def _stop_engine(self, at_once: bool = False) -> None:
+        """at_once: kill it without waiting for it to stop by itself (a build that
+        runs the file's own loop never reads the pipe's end)."""
         self._build_ended()
         if self._notifier is not None:
             self._notifier.setEnabled(False)
@@ -317,7 +319,7 @@ class EngineClient(QObject):
         self.alive = False
         if process is None:
             return
-        process.join(JOIN_SECONDS)
+        process.join(0 if at_once else JOIN_SECONDS)
         if process.is_alive() and hasattr(process, "terminate"):
             process.terminate()
             process.join(0.3)

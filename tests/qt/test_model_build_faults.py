@@ -63,7 +63,9 @@ def _stop(qtbot, w, name: str, back: str) -> None:
     qtbot.mouseClick(w.build_stop.button, Qt.LeftButton)
     line = f"Stopped building the model file {name}; training {back} instead."
     assert line in w.phase_label.text()
-    assert _gone(hung)   # the engine that ran the loop is ended, not left spinning
+    # the engine that ran the loop is ended, not left spinning (reaped: a busy machine
+    # may take a moment to take a killed process off its table)
+    qtbot.waitUntil(lambda: _gone(hung), timeout=WAIT_MS)
     qtbot.waitUntil(lambda: line in w.events_view.text(), timeout=WAIT_MS)
     assert not w.build_stop.button.isVisible()
 
