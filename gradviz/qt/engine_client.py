@@ -319,7 +319,11 @@ class EngineClient(QObject):
         self.alive = False
         if process is None:
             return
-        process.join(0 if at_once else JOIN_SECONDS)
+        if at_once and hasattr(process, "kill"):
+            process.kill()
+            process.join(1.0)   # SIGKILL cannot be caught: it ends within the kernel's next turn
+        else:
+            process.join(JOIN_SECONDS)
         if process.is_alive() and hasattr(process, "terminate"):
             process.terminate()
             process.join(0.3)
