@@ -15,7 +15,7 @@ do are the slide's point.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 # the least size (px at text size 1) of each panel: below it its title, axes and legend
 # take the plot's room, or the cosine matrix's numbers overlap (seen at 1024x768)
@@ -25,8 +25,14 @@ LEAST: dict[str, tuple[int, int]] = {
     "graph": (340, 230), "code": (360, 200), "events": (320, 170),
 }
 # of each least size, the part that grows with the text (the rest is a picture fitted to
-# any size): the graph's boxes are fitted to its panel, only its caption and buttons grow
-GROWS: dict[str, float] = {"graph": 0.25}
+# any size): the graph's boxes are fitted to its panel, only its caption and buttons grow;
+# the loop's font steps down in a smaller panel (FONT_STEPS) as the graph's boxes do:
+# grown in full, beside an error after Ctrl+= twice at 1024x768 it left the error's
+# explanation 94% of the height its text needs
+GROWS: dict[str, float] = {"graph": 0.25, "code": 0.25}
+# the panels whose font is set smaller, in TEXT_SHRINK steps down to the normal text
+# size, where their rect is smaller than their least size grown in full with the text
+FONT_STEPS = frozenset({"code"})
 GAP = 6                 # px between the stage's parts
 STRIP_AT_MOST = 0.40    # of the stage's height, for the narration as a strip on top
 COLUMN_SHARES = (0.30, 0.36, 0.42, 0.50)   # of the width, tried for a narration column
@@ -64,6 +70,8 @@ class Placement:
     text_whole: bool = True         # every text panel (What happened) has its text's height
     text_fit: float = 1.0           # the most-cut text panel's height over its text's (<= 1)
     text_scale: float = 1.0         # the text panels' font, of the text size's (<= 1)
+    # a FONT_STEPS panel's font, of the text size's (<= 1), by name
+    font_scale: dict[str, float] = field(default_factory=dict)
 
 
 def least_size(panel: str, zoom: float) -> tuple[int, int]:
@@ -86,7 +94,28 @@ def place(width: int, height: int, panels: tuple[str, ...] | list[str], zoom: fl
     size, 1 / zoom).
     layout: "stacked" prefers the panels one above another, anything else beside."""
     width, height = max(1, width), max(1, height)
-    names = list(panels)
+    chosen = _choose(width, height, list(panels), zoom, layout, narration_height,
+                     content_height, text_floor)
+    return replace(chosen, font_scale={n: font_step(n, r, zoom)
+                                       for n, r in chosen.panels.items() if n in FONT_STEPS})
+
+
+def font_step(name: str, rect: Rect, zoom: float) -> float:
+    """The font (of the text size's) of a FONT_STEPS panel in rect: the largest
+    TEXT_SHRINK step at which rect holds its least size grown in full with the text
+    (as much text as at the normal size), never below the normal text size."""
+    w, h = LEAST.get(name, (300, 180))
+    floor = min(1.0, 1 / max(zoom, 1e-6))
+    scale = 1.0
+    while scale > floor and (rect.w < w * zoom * scale or rect.h < h * zoom * scale):
+        scale = max(floor, scale * TEXT_SHRINK)
+    return scale
+
+
+def _choose(width: int, height: int, names: list[str], zoom: float, layout: str,
+            narration_height: Callable[[int], int],
+            content_height: Mapping[str, Callable[[int, float], int]] | None,
+            text_floor: float | None) -> Placement:
     options = []
     for narration, whole, room in _narration_options(width, height, narration_height):
         arrangement, rects, fits, text, scale = _arrange(

@@ -102,6 +102,10 @@ class Stage(QWidget):
             if name in self.content_height and hasattr(self.panels[name], "set_text_scale"):
                 # an explanation that cannot be whole at the larger text size, smaller
                 self.panels[name].set_text_scale(placement.text_scale)
+            elif name in placement.font_scale and hasattr(self.panels[name], "set_text_scale"):
+                # the loop in a panel smaller than the text size wants, its font a step
+                # smaller (down to the normal size), as the graph's boxes are fitted
+                self.panels[name].set_text_scale(placement.font_scale[name])
             self.slots[name].setGeometry(r.x, r.y, r.w, r.h)
         self.arranged.emit()
 

@@ -108,6 +108,27 @@ def test_any_room_gets_parts_inside_it_that_never_overlap(width, height, panels,
     for i, a in enumerate(parts):
         for b in parts[i + 1:]:
             assert not (a.w and a.h and b.w and b.h and overlaps(a, b)), (a, b)
+    # the loop's font: never larger than the text size's, never below the normal size
+    for scale in p.font_scale.values():
+        assert min(1.0, 1 / zoom) - 1e-9 <= scale <= 1.0
+
+
+def test_the_loops_font_steps_down_so_an_error_beside_it_is_whole():
+    """Lesson 07 after Ctrl+= twice at 1024x768: the loop's least size grown in full with
+    the text left the error's explanation 94% of its height. The loop's panel now grows
+    a quarter as much, and its font steps down instead (to the normal size at most), as
+    the graph's boxes are fitted to theirs; at the normal text size nothing changes."""
+    # (an explanation this long was cut beside a loop grown in full; 94% whole)
+    explanation = lines(2550, px_per_char=8.5, line_px=20, chrome=40)
+    zoomed = place(1024, 658, ("events", "code"), 1.3225, narration_height=lines(330),
+                   content_height={"events": explanation})
+    events, code = zoomed.panels["events"], zoomed.panels["code"]
+    assert explanation(events.w, zoomed.text_scale) <= events.h and zoomed.fits >= 1
+    assert 1 / 1.3225 <= zoomed.font_scale["code"] < 1.0
+    assert code.w >= least_size("code", 1.3225)[0] and code.h >= least_size("code", 1.3225)[1]
+    normal = place(1280, 610, ("events", "code"), 1.0, narration_height=lines(330),
+                   content_height={"events": explanation})
+    assert normal.font_scale == {"code": 1.0}
 
 
 def test_a_short_narration_is_a_strip_not_a_half_empty_column():

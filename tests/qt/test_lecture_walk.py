@@ -11,13 +11,17 @@ import sys
 from pathlib import Path
 
 import pytest
-from lecture_walk import TOOLS
+from lecture_walk import TOOLS, check_slide
 from test_real_display import _start_xvfb, needs_x
 
 HERE = Path(__file__).resolve().parent
 ALL = os.environ.get("GRADVIZ_LECTURE_WALK") == "all"
 RUNS = [("1024x768", 0), ("1024x768", 2), ("1280x720", 0), ("1280x720", 2)] if ALL \
     else [("1024x768", 0)]
+
+# of the graph slides, those whose OCR reads a module name; of the focused ones, those
+# whose OCR reads the state the focus is about (measured by the full walk: see below)
+MODULES_READ, STATES_READ = 0.7, 0.9
 
 needs_tools = pytest.mark.skipif(not all(shutil.which(t) for t in TOOLS),
                                  reason=f"needs {', '.join(TOOLS)} (xdotool, imagemagick, "
@@ -48,10 +52,29 @@ def test_paged_with_page_down_alone_every_slide_plays_and_reads(tmp_path, size, 
         assert s["window"][0] <= width and s["window"][1] <= height, where
         assert s["narration_read"] >= 0.85 and s["narration_last_words"], where
         assert all(s["panels"].values()), (where, s["panels"])
-    # the graph read from a seat: its module names, and the state its focus is about
-    # (OCR misses a label now and then, a bold name beside its heat strip most: most
-    # slides, not every one)
+    # the graph read from a seat: its module names, and the state its focus is about.
+    # The walk of every lesson (GRADVIZ_LECTURE_WALK=all) read the names on 14-16 of 20
+    # graph slides at each size and text size (an rnn's "trunk · t=0" reads as "trunk
+    # 0": lesson 08 accounts for one or two misses a walk) and the state on 9-10 of 10
+    # focused slides, once badges had 7:1 contrast and room around their letters
     graph = [s for s in slides if "modules" in s]
     focused = [s for s in graph if s["focus"]]
-    assert sum(bool(s["modules"]) for s in graph) >= 0.6 * len(graph), graph
-    assert sum(bool(s["state_words"]) for s in focused) >= 0.6 * len(focused), focused
+    assert sum(not s["modules"] for s in graph) <= misses(MODULES_READ, len(graph)), graph
+    assert sum(not s["state_words"] for s in focused) <= misses(STATES_READ, len(focused)), \
+        focused
+
+
+def misses(rate: float, slides: int) -> int:
+    """The slides OCR may miss of so many: what the rate leaves, and one at least (OCR
+    misses a label now and then; the default walk has three graph slides)."""
+    return max(1, round((1 - rate) * slides))
+
+
+def test_a_code_name_in_the_narration_is_sought_as_the_shot_shows_it():
+    """`retain_graph` on screen is read as "retain_graph": the walk sought
+    "retaingraph" and failed lesson 12's slides 3 and 4 at every size."""
+    slide = {"narration": "**Notice:** walks the trunk once. No `retain_graph` needed.",
+             "panels": []}
+    read = check_slide("Notice: walks the trunk once. No retain_graph needed.", slide)
+    assert read["narration_read"] == 1.0 and read["narration_last_words"]
+    assert not check_slide("Notice: walks the trunk once.", slide)["narration_last_words"]

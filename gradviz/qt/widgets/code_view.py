@@ -67,6 +67,7 @@ class CodeView(QWidget):
         self._theme = "light"
         self._style = STYLES["light"]
         self._font_pt = 11.0
+        self.text_scale = 1.0   # of the text size's: set smaller on a lesson's stage
         self._wrapped = False
         self.text.document().documentLayout().documentSizeChanged.connect(
             lambda _size: self._reflowed())
@@ -133,6 +134,14 @@ class CodeView(QWidget):
         self._font_pt = theme.font_pt
         self._render()
 
+    def set_text_scale(self, scale: float) -> None:
+        """The loop's font, of the text size's: the lesson stage sets it a step smaller
+        (never below the normal size) where its panel is smaller than the text size
+        wants, so the panel beside it keeps the room its text needs."""
+        if scale != self.text_scale:
+            self.text_scale = scale
+            self._render()
+
     def _render(self) -> None:
         formatter = HtmlFormatter(style=self._style, noclasses=True, nowrap=False)
         body = highlight(self._code, PythonLexer(), formatter)
@@ -140,7 +149,7 @@ class CodeView(QWidget):
         kept = self.text.verticalScrollBar().value()   # a new theme or text size: stay put
         self.text.setHtml(
             f"<div style='background:{bg}; font-family:monospace; "
-            f"font-size:{self._font_pt:.1f}pt'>{body}</div>")
+            f"font-size:{self._font_pt * self.text_scale:.1f}pt'>{body}</div>")
         self.text.setStyleSheet(f"QTextEdit {{ background: {bg}; }}")
         if self._wrapped:   # pygments' <pre> makes every line unbreakable
             whole = QTextCursor(self.text.document())

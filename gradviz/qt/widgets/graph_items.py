@@ -19,6 +19,9 @@ from ...render.layout import EdgePath, NodeBox
 FONT_PT = 13.0
 HEAT = pg.colormap.get("inferno")       # gradient magnitude: dark (small) to bright (large)
 HEAT_RANGE = (0.15, 0.9)                 # the part of the map that reads on white and grey
+STRIP_GAP = 6.0      # scene px more between a module box's heat strip and its name
+BADGE_PAD_X, BADGE_PAD_Y = 9.0, 3.0      # scene px around a state badge's letters
+BADGE_DARKER = 125   # a badge's fill, of its state's colour (QColor.darker's percent)
 
 
 # the colour map looked up once: mapping a value through pyqtgraph each time cost most of
@@ -152,15 +155,16 @@ class NodeItem(QGraphicsPathItem):
         self.text.setFont(font)
         self.text.setText(node_label(node))
         t = self.text.boundingRect()
-        # clear of the heat strip on the left by as much as a letter's stem is wide:
-        # closer, a reader (tesseract too) took the strip for part of "heads.0.0"
-        scale = min(2.2, (r.width() - 30) / max(t.width(), 1),
+        # clear of the heat strip on the left by half a letter's width more than a stem:
+        # a stem apart, a reader (tesseract too) still took the dark strip for a letter
+        # of a bold "heads.0.0" ("(neads.1.2"), and read about a third of the names
+        scale = min(2.2, (r.width() - 30 - STRIP_GAP) / max(t.width(), 1),
                     (r.height() - 6) / max(t.height(), 1))
         self.text.setScale(scale)
         # dark whatever the state: the fill and the badge say "freed", the name must
         # still read from the back row
         self.text.setBrush(QBrush(QColor("#111111")))
-        self.text.setPos(r.center().x() - t.width() * scale / 2 + 8,
+        self.text.setPos(r.center().x() - t.width() * scale / 2 + 8 + STRIP_GAP / 2,
                          r.center().y() - t.height() * scale / 2)
         self._style_badge(r, scale, box_badge(node) if node.kind in style.BOX_KINDS else None)
 
@@ -176,15 +180,19 @@ class NodeItem(QGraphicsPathItem):
         self.badge_text.setBrush(QBrush(QColor("#FFFFFF")))
         self.badge_text.setScale(scale)
         t = self.badge_text.boundingRect()
-        w, h = t.width() * scale + 14, t.height() * scale + 2
+        # room around the letters: a pill as tight as the text's box let a reader run
+        # the white letters into the page around it ("changed in place" went unread)
+        w, h = t.width() * scale + 2 * BADGE_PAD_X, t.height() * scale + 2 * BADGE_PAD_Y
         # hung below the box, over the edge leaving it: the box's own lines stay clear
         pill = QRectF(r.center().x() - w / 2, r.bottom() - 3, w, h)
         path = QPainterPath()
         path.addRoundedRect(pill, h / 2, h / 2)
         self.badge.setPath(path)
-        self.badge.setBrush(QBrush(QColor(colour)))
+        # darker than the state's own colour: white on the border's red is 5.9:1, on
+        # this 8:1 and more, which a washed-out projector (and OCR) still reads
+        self.badge.setBrush(QBrush(QColor(colour).darker(BADGE_DARKER)))
         self.badge.setPen(QPen(Qt.NoPen))
-        self.badge_text.setPos(pill.left() + 7, pill.top() + 1)
+        self.badge_text.setPos(pill.left() + BADGE_PAD_X, pill.top() + BADGE_PAD_Y)
 
     def _style_heat(self, node, r: QRectF, heat: float | None) -> None:
         """A strip on the left edge: the gradient magnitude, on the colour bar's scale."""

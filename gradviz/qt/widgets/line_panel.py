@@ -101,6 +101,7 @@ def total_colour(theme: Theme) -> str:
 # an empty chart's axes (a fresh slide, a reset): no steps yet, values 0 to 1, rather than
 # the last run's ranges, which look like data, or pyqtgraph's -30 to 30 steps
 EMPTY_STEPS, EMPTY_VALUES = (0.0, 10.0), (0.0, 1.0)
+FLAT_SPAN = 0.001   # of a norm: values this close to the largest are one value (rounding)
 
 
 class LinePanel(QtWidgets.QWidget):
@@ -142,7 +143,8 @@ class LinePanel(QtWidgets.QWidget):
         self._ghost_sample = pg.PlotDataItem()   # its legend entry, while there is one
         self._floored = False   # y range set by _floor_at_zero (autorange off until data)
         self._x_held = False    # x range set for a lone step (autorange off until two)
-        self._tops: dict[str, float | None] = {}   # each series' largest finite value
+        # each series' largest and smallest finite value
+        self._tops: dict[str, tuple[float, float] | None] = {}
 
     # -- public -----------------------------------------------------------------------
     def curves(self) -> dict[str, pg.PlotDataItem]:
@@ -233,15 +235,22 @@ class LinePanel(QtWidgets.QWidget):
         set_curve_data(self._curves[name], x, y)
         if self.non_negative:
             finite = y[np.isfinite(y)]
-            self._tops[name] = float(finite.max()) if len(finite) else None
+            self._tops[name] = (float(finite.max()), float(finite.min())) \
+                if len(finite) else None
             self._floor_at_zero()
 
     def _floor_at_zero(self) -> None:
         """Every value 0 so far (a detached head's push on the trunk): 0 at the bottom of
-        the axis, not in the middle of -0.04 to 0.04, which says a norm went negative."""
-        tops = [top for top in self._tops.values() if top is not None]
-        if tops and max(tops) == 0.0:
+        the axis, not in the middle of -0.04 to 0.04, which says a norm went negative.
+        Every value the same but for rounding (a norm clipped to 0.5): 0 to it, not an
+        axis from 0.4999996 to 0.4999997 whose float noise looked like wild swings."""
+        spans = [span for span in self._tops.values() if span is not None]
+        top = max((high for high, _ in spans), default=None)
+        if top == 0.0:
             self.plot.setYRange(*EMPTY_VALUES, padding=0.05)   # turns y autorange off
+            self._floored = True
+        elif top is not None and top - min(low for _, low in spans) <= FLAT_SPAN * top:
+            self.plot.setYRange(0.0, top, padding=0.05)
             self._floored = True
         elif self._floored:
             self._floored = False

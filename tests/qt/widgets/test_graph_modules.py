@@ -134,7 +134,28 @@ def test_states_are_drawn_at_box_size(qtbot):
     kept = _view(qtbot, (1024, 768), _graph(BASE.replace(retain_grad=True)))
     z = next(i for i in kept.canvas.nodes.values() if i.node.kind == JUNCTION)
     assert z.badge.isVisible() and z.badge_text.text() == "z.grad kept"
-    assert z.badge.brush().color() == QColor(style.KEPT_COLOUR)
+    # the kept .grad's green (darker), and every badge's white letters at 7:1 or more
+    # (WCAG's enhanced contrast: "changed in place" on the border's own red, 5.9:1,
+    # went unread in a full-screen shot)
+    fill = z.badge.brush().color()
+    assert fill.green() > fill.red() and fill.green() > fill.blue()
+    for badge in (z, trunk, stale):
+        text, back = badge.badge_text.brush().color(), badge.badge.brush().color()
+        assert _contrast(text, back) >= 7.0, (badge.node.label, back.name())
+    # and clear of the pill's edge by a few pixels on screen
+    pill = view.canvas.mapFromScene(stale.badge.sceneBoundingRect()).boundingRect()
+    letters = view.canvas.mapFromScene(stale.badge_text.sceneBoundingRect()).boundingRect()
+    assert pill.height() - letters.height() >= 4 and pill.width() - letters.width() >= 12
+
+
+def _contrast(a: QColor, b: QColor) -> float:
+    """WCAG 2 contrast ratio of two colours (relative luminance of sRGB)."""
+    def lum(c: QColor) -> float:
+        def ch(v: float) -> float:
+            return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
+        return 0.2126 * ch(c.redF()) + 0.7152 * ch(c.greenF()) + 0.0722 * ch(c.blueF())
+    hi, lo = sorted((lum(a), lum(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
 
 
 def test_a_double_click_opens_a_box_in_place_and_closes_it(qtbot):

@@ -224,6 +224,33 @@ def test_a_push_of_zero_sits_at_the_bottom_of_the_axis_never_below(show):
     assert high >= 3.0 and low <= 0.0
 
 
+def test_a_clipped_norm_is_a_flat_line_from_zero_not_float_noise(show):
+    """clip_grad_norm_(..., 0.5) on lesson 09: every step's norm is 0.5 but for float
+    rounding (0.49999960 to 0.49999972), and the axis spanned just that: the noise
+    filled the chart as wild swings. A norm that does not change sits on 0 to it."""
+    from gradviz.core.history import History
+    from gradviz.core.records import StepRecord
+
+    rng = np.random.default_rng(0)
+    norms = 0.5 - rng.uniform(0, 4e-7, 20)
+    h = History(head_names(3), param_names(3))
+    for t, norm in enumerate(norms):
+        h.append(StepRecord(step=t, losses=dict(zip(head_names(3), [1.0] * 3)), total=3.0,
+                            global_grad_norm=float(norm)))
+    panel = show(GlobalNormPlot)
+    panel.update_from(h)
+    panel.grab()
+    low, high = panel.plot.getViewBox().viewRange()[1]
+    assert -0.05 <= low <= 0.0 and 0.5 <= high <= 0.6
+    # a norm that does change (the unclipped one falling from 1.4): the axis follows it
+    h.append(StepRecord(step=20, losses=dict(zip(head_names(3), [1.0] * 3)), total=3.0,
+                        global_grad_norm=1.4))
+    panel.update_from(h)
+    panel.grab()
+    low, high = panel.plot.getViewBox().viewRange()[1]
+    assert high >= 1.4 and low > 0.3
+
+
 def test_an_empty_chart_has_neutral_axes_not_the_last_runs(show):
     # a new slide (or Reset) empties the history: the last run's ranges looked like data
     panel = show(GlobalNormPlot)
