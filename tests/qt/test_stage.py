@@ -62,7 +62,7 @@ def test_an_errors_explanation_is_whole_on_every_error_slide(qtbot, room, presse
     the larger one cannot be, never below the window's text at the normal size), and
     the narration too. Beside the loop (lesson 07) it reached 94% of its text's height:
     the loop's font steps down instead, never below the normal size either."""
-    from gradviz.core.config import Config
+    from gradviz.plain.config import Config
     from gradviz.qt.widgets.code_view import CodeView
     from gradviz.qt.widgets.demo import recorded_event
     from gradviz.qt.widgets.events_view import EventsView

@@ -228,8 +228,8 @@ def test_a_clipped_norm_is_a_flat_line_from_zero_not_float_noise(show):
     """clip_grad_norm_(..., 0.5) on lesson 09: every step's norm is 0.5 but for float
     rounding (0.49999960 to 0.49999972), and the axis spanned just that: the noise
     filled the chart as wild swings. A norm that does not change sits on 0 to it."""
-    from gradviz.core.history import History
-    from gradviz.core.records import StepRecord
+    from gradviz.plain.history import History
+    from gradviz.plain.records import StepRecord
 
     rng = np.random.default_rng(0)
     norms = 0.5 - rng.uniform(0, 4e-7, 20)
