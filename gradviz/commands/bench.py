@@ -25,8 +25,6 @@ def main(args: argparse.Namespace) -> int:
     steps_given = hasattr(args, "steps")
     model_file = model_file_from_args(args)
     config = config_for(args, model_file)
-    if model_file is not None and args.gui:
-        fail("gradviz: bench --gui times the window, which does not take a model file yet")
     if not steps_given:
         config = config.replace(steps=500)
     if repeats < 1 or config.steps < 1:
@@ -62,10 +60,11 @@ def main(args: argparse.Namespace) -> int:
         _print_comparing(config, repeats, bare)
     if args.gui:
         from ..qt.window_speed import measure_window
+        model_path = None if model_file is None else str(model_file.path)
         for name, busy, pin_b in (("app", False, False), ("app, busy", True, False),
                                   ("app, B", False, True)):
             g = measure_window(config.replace(steps=200), busy=busy, launch=name == "app",
-                              pin_b=pin_b)
+                               pin_b=pin_b, model_path=model_path)
             ratio = f"{g['steps_per_second'] / bare:>9.0%}" if bare else f"{'':>9}"
             how = (", another process keeping a core busy" if busy else
                    ", B (these settings) pinned and compared live, in its own process"

@@ -59,10 +59,12 @@ _BUSY = "while True: pass"
 
 
 def measure_window(config, seconds: float = 8.0, busy: bool = False,
-                  launch: bool = True, pin_b: bool = False) -> dict:
+                  launch: bool = True, pin_b: bool = False,
+                  model_path: str | None = None) -> dict:
     """Train with every panel live for `seconds`; with busy, while another process keeps
     a core busy; with launch, also time a fresh launch (time_to_window); with pin_b,
-    while B (these same settings) trains beside A in its own process, compared live."""
+    while B (these same settings) trains beside A in its own process, compared live;
+    with model_path, the window trains that model file (as `gradviz --model` opens it)."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     import pyqtgraph  # noqa: F401  (after PySide6: it binds to the first Qt)
     from PySide6.QtCore import QTimer
@@ -76,7 +78,8 @@ def measure_window(config, seconds: float = 8.0, busy: bool = False,
     app = QApplication.instance() or QApplication([])
     quiet_offscreen_warnings()   # else a line of offscreen-plugin noise per window
     with tempfile.TemporaryDirectory() as tmp:
-        window = MainWindow(Remembered(config), AppSettings(os.path.join(tmp, "settings.json")))
+        window = MainWindow(Remembered(config), AppSettings(os.path.join(tmp, "settings.json")),
+                            model_path=model_path)
         # every panel drawn, side by side, at a projector's 1920x1080: not fitted to the
         # offscreen screen (800x600), which would put most of them into tabs
         window.drawn_off_screen = True
@@ -130,9 +133,10 @@ def measure_window(config, seconds: float = 8.0, busy: bool = False,
         heartbeat.stop()
         window.refresh()
         steps = len(window.history) - start_steps[0]
+        trained = window.engine.model_path   # the model file it trained (None: built-in)
         window.close()
     gaps.sort()
-    result.update({"steps_per_second": steps / seconds,
+    result.update({"steps_per_second": steps / seconds, "model_path": trained,
                    "median_gap_ms": statistics.median(gaps) * 1000,
                    "p99_gap_ms": gaps[int(len(gaps) * 0.99)] * 1000,
                    "max_gap_ms": gaps[-1] * 1000})
