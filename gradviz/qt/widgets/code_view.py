@@ -199,10 +199,12 @@ class CodeView(QWidget):
 
     def _show_first_changed(self) -> None:
         """Scroll the change into view: all of it with a little context above where it
-        fits, else its largest run of lines, ending at the view's bottom where even that
-        does not fit. The first changed line at the top, as before, left the line a
+        fits, else its largest run of lines, from the top of its next-to-last line where
+        even that does not fit (a run of new code builds up to its call, often followed
+        by one line more). The first changed line at the top, as before, left the line a
         slide is about below the fold: `trunk_params = ...` in view and mtl_backward /
-        jac_to_grad not (lesson 13), or `z.data.mul_(0.5)` under its loop (lesson 12)."""
+        jac_to_grad not (lesson 13), or `z.data.mul_(0.5)` under its loop (lesson 12);
+        the run's end at the bottom showed only wrapped comments (lesson 13)."""
         if not self.changed:
             return
         room = self.text.viewport().height()
@@ -210,8 +212,11 @@ class CodeView(QWidget):
         if bottom - top > room:
             first, last = _largest_run(self.changed)
             top, bottom = self._span(first, last)
+            if bottom - top > room:
+                top, bottom = self._span(max(first, last - 1), last)
+                bottom = top + room   # its top row first: the rest as far as it goes
         context = 2 * self.text.fontMetrics().height()
-        value = max(bottom - room, top - context) if bottom - top <= room else bottom - room
+        value = max(bottom - room, top - context) if bottom - top < room else top
         self.text.verticalScrollBar().setValue(max(0, int(value)))
 
     def _span(self, first: int, last: int) -> tuple[float, float]:
