@@ -73,6 +73,7 @@ class LessonMode(QObject):
         # keeps the one before as a ghost draws that run, dashed, on its own axes
         self.runs: dict[tuple[str, int], object] = {}
         self._on_screen: tuple[str, int] | None = None   # the slide shown, by the same key
+        self._zoom_asked = False   # the text size changed on this slide: is it still whole?
         self._ghosted = False    # the line panels draw a slide's ghost (not Compare's B)
         self._build_menu()
         self._build_keys()
@@ -183,6 +184,7 @@ class LessonMode(QObject):
         if self._on_screen is not None:   # the run the slide left, kept for a ghost
             self.runs[self._on_screen] = w.history
         self._on_screen = (lesson.name, index)
+        self._zoom_asked = False   # the lecturer's text size is kept from here on
         count = len(lesson.slides)
         w.setWindowTitle(f"gradviz — {title_text(lesson.title)} — slide {index + 1}/{count}: "
                          f"{title_text(slide.title)}")
@@ -268,18 +270,21 @@ class LessonMode(QObject):
 
     def _check_room(self) -> None:
         """Text too large for the stage (a panel below its least size, or the narration
-        scrolling): one step smaller, as the docks' screen fitting does, so Ctrl+= stops
-        where the slide no longer fits, not at a size that crushes its charts."""
+        scrolling) just after Ctrl+=: one step smaller, as the docks' screen fitting
+        does, so Ctrl+= stops where the slide no longer fits, not at a size that crushes
+        its charts. Only then: a later slide that is cramped at the lecturer's size is
+        fitted by the stage itself (its text and the code's font a step smaller); taking
+        the size back there left lesson 13 at normal text from its second slide on."""
         placement, m = self.stage.placement, self.model
-        if placement is None or m.zoom <= 1.0 or m.drawn_off_screen:
+        if not self._zoom_asked or placement is None or m.zoom <= 1.0 or m.drawn_off_screen:
             return
         if placement.fits < 1 or not placement.narration_whole:
             QTimer.singleShot(0, self._shrink_if_still_cramped)
 
     def _shrink_if_still_cramped(self) -> None:
         placement = self.stage.placement
-        if self.staging and placement is not None and self.model.zoom > 1.0 and \
-                (placement.fits < 1 or not placement.narration_whole):
+        if self.staging and self._zoom_asked and placement is not None and \
+                self.model.zoom > 1.0 and (placement.fits < 1 or not placement.narration_whole):
             self.window.text_too_large()
 
     def _rearrange(self) -> None:
@@ -288,6 +293,7 @@ class LessonMode(QObject):
 
     def on_text_size(self) -> None:
         """After Ctrl+= or Ctrl+-: the narration's height and every least size changed."""
+        self._zoom_asked = True   # does the slide still fit? (until the next slide)
         if self.staging:
             self.stage.set_zoom(self.model.zoom)
 

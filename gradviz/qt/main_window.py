@@ -39,6 +39,7 @@ from .theme import THEMES, Theme
 from .view_menu import DockWatch, ViewMenu, add_keys, view_keys
 from .walks_words import walks_text
 from .widgets.code_view import CodeView
+from .widgets.elided_label import ElidedLabel
 from .widgets.events_view import EventsView
 from .widgets.grad_views import CosineHeatmap, GlobalNormPlot, GradNormBars, JunctionPlot
 from .widgets.gradients_panel import GradientsPanel
@@ -153,9 +154,9 @@ class MainWindow(QMainWindow):
             "global_norm": self.global_norm}
         for plot in self.plots:   # every head in the legends from the start, not only head0
             plot.set_model(config.head_names(), [])
-        self.phase_label = QLabel("Starting the training engine (loading PyTorch)…")
+        # cut at a word where long, never under the fields at its right
+        self.phase_label = ElidedLabel("Starting the training engine (loading PyTorch)…")
         self.phase_label.setObjectName("phaseLabel")
-        self.phase_label.setTextFormat(Qt.PlainText)   # it quotes files and errors
         self.statusBar().addWidget(self.phase_label, 1)
         # one pass vs K passes: the newest step's backward time and trunk walks
         self.walks_label = QLabel("")

@@ -9,6 +9,8 @@ from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
 
 from ..plain.stage_layout import Placement, place
 
+TITLE_INSET = 6   # px: a title's text at least 12 px from the part beside it
+
 
 class StageSlot(QFrame):
     """One panel on the stage, under its name where the panel has no title of its own."""
@@ -19,6 +21,9 @@ class StageSlot(QFrame):
         self.title = QLabel("")
         self.title.setObjectName(f"stageTitle_{name}")
         self.title.setTextFormat(Qt.PlainText)
+        # the title's first letter TITLE_INSET px further in: at the stage's GAP from a
+        # narration column, OCR of a hall's view read "Autograd graph" as "/utograd"
+        self.title.setContentsMargins(TITLE_INSET, 0, 0, 0)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)

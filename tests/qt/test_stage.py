@@ -123,3 +123,34 @@ def test_a_chart_on_the_stage_shows_no_controls_and_gets_them_back_at_home(qtbot
     loss.show()
     qtbot.waitExposed(loss)
     assert loss.log_scale.isVisible() and loss.smoothing.isVisible()
+
+
+@pytest.mark.parametrize("room", ROOMS)
+@pytest.mark.parametrize("presses", [0, 2])
+def test_a_panels_title_keeps_its_distance_from_the_part_beside_it(qtbot, stage, room,
+                                                                      presses):
+    """Lesson 06 at 1024x768 after Ctrl+= twice: "Autograd graph" began 6 px from the
+    narration column beside it, and OCR of the hall's view read it as "/utograd"."""
+    theme = LIGHT.zoomed(TEXT_STEP ** presses)
+    stage.narration.apply_theme(theme)
+    stage.resize(*room)
+    stage.show()
+    qtbot.waitExposed(stage)
+    close = []
+    for name, index in SLIDES:
+        lesson = find_lesson(name)
+        slide = lesson.slides[index]
+        stage.narration.show_slide(lesson.title, slide, index, len(lesson.slides))
+        panels = [(p, stage.panel_widgets.setdefault(p, QWidget()), p.title())
+                  for p in slide.panels]
+        stage.show_slide(panels, slide.layout, theme.zoom, stage.narration.height_for_width)
+        parts = [stage.narration.geometry()] + [stage.slots[p].geometry() for p in slide.panels]
+        for p in slide.panels:
+            title = stage.slots[p].title
+            text_left = title.mapTo(stage, title.contentsRect().topLeft()).x()
+            top = title.mapTo(stage, title.rect().topLeft()).y()
+            for other in parts:
+                beside = other.right() < text_left and other.top() <= top <= other.bottom()
+                if beside and text_left - other.right() - 1 < 10:
+                    close.append((name, index + 1, p, text_left - other.right() - 1))
+    assert close == []

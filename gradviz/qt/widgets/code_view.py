@@ -199,18 +199,46 @@ class CodeView(QWidget):
 
     def _show_first_changed(self) -> None:
         """Scroll the change into view: all of it with a little context above where it
-        fits, else its first line at the top."""
+        fits, else its largest run of lines, from the top of its next-to-last line where
+        even that does not fit (a run of new code builds up to its call, often followed
+        by one line more). The first changed line at the top, as before, left the line a
+        slide is about below the fold: `trunk_params = ...` in view and mtl_backward /
+        jac_to_grad not (lesson 13), or `z.data.mul_(0.5)` under its loop (lesson 12);
+        the run's end at the bottom showed only wrapped comments (lesson 13)."""
         if not self.changed:
             return
+        room = self.text.viewport().height()
+        top, bottom = self._span(self.changed[0], self.changed[-1])
+        if bottom - top > room:
+            first, last = _largest_run(self.changed)
+            top, bottom = self._span(first, last)
+            if bottom - top > room:
+                top, bottom = self._span(max(first, last - 1), last)
+                bottom = top + room   # its top row first: the rest as far as it goes
+        context = 2 * self.text.fontMetrics().height()
+        value = max(bottom - room, top - context) if bottom - top < room else top
+        self.text.verticalScrollBar().setValue(max(0, int(value)))
+
+    def _span(self, first: int, last: int) -> tuple[float, float]:
+        """The top of line `first` and the bottom of line `last` in the document (px)."""
         document = self.text.document()
         layout = document.documentLayout()
-        last_line = min(self.changed[-1], document.blockCount() - 1)
-        top = layout.blockBoundingRect(document.findBlockByNumber(self.changed[0])).top()
-        bottom = layout.blockBoundingRect(document.findBlockByNumber(last_line)).bottom()
-        room = self.text.viewport().height()
-        context = 2 * self.text.fontMetrics().height()
-        value = max(bottom - room, top - context) if bottom - top <= room else top
-        self.text.verticalScrollBar().setValue(max(0, int(value)))
+        last = min(last, document.blockCount() - 1)
+        top = layout.blockBoundingRect(document.findBlockByNumber(first)).top()
+        return top, layout.blockBoundingRect(document.findBlockByNumber(last)).bottom()
+
+
+def _largest_run(lines: list[int]) -> tuple[int, int]:
+    """(first, last) of the longest run of consecutive line numbers, the later one of
+    two as long (a loop's new code comes after the set-up it needs)."""
+    runs: list[tuple[int, int]] = []
+    for line in lines:
+        if runs and line == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], line)
+        else:
+            runs.append((line, line))
+    return max(reversed(runs), key=lambda run: run[1] - run[0])
+
 
 if __name__ == "__main__":  # the loop of a made-up lesson, alone in a window
     import sys

@@ -288,6 +288,9 @@ class JunctionPlot(LinePanel):
                 self.legend.addItem(self._samples[Z_GRAD], Z_GRAD)
             else:
                 self.legend.removeItem(self._samples[Z_GRAD])
+            # its columns again: added after the fit, the long name took the first
+            # column's width and pushed "head2" past the panel's edge (lesson 06)
+            self._place_legend()
 
     def update_from(self, history: History) -> None:
         if not self._needs_update(history):

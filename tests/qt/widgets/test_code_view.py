@@ -1,5 +1,6 @@
 """The Code panel: the loop of the config it is given, and Copy as script copies the
 whole program that loop is the end of."""
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QPushButton
 
@@ -95,3 +96,40 @@ def test_in_a_narrow_dock_the_title_has_a_line_of_its_own(qtbot):
     assert lines < 3.5, view.title.text()        # beside the buttons: seven lines
     view.resize(1200, 300)
     qtbot.waitUntil(lambda: not view.title_above())
+
+
+@pytest.mark.parametrize("height", [260, 200])   # ~4 rows of code: the stage at 1024x768
+@pytest.mark.parametrize("lesson, index, key", [
+    ("one-pass-or-k", 4, "z.data.mul_(0.5)"),
+    ("aggregate-conflicts", 1, "jac_to_grad(trunk_params, UPGrad())"),
+])
+def test_a_slides_key_line_is_in_view_where_its_whole_change_is_not(qtbot, lesson, index,
+                                                                      key, height):
+    """At 1024x768 after Ctrl+= twice the stage's Code panel showed four or five lines
+    from the first changed one: lesson 12 slide 5's `z.data.mul_(0.5)` and lesson 13
+    slide 2's mtl_backward / jac_to_grad were below the fold."""
+    from gradviz.plain.lessons import find_lesson
+    slides = find_lesson(lesson).slides
+    view = CodeView()
+    qtbot.addWidget(view)
+    view.set_wrapped(True)                     # as on the stage
+    view.set_text_scale(1.3225)
+    view.resize(380, height)
+    view.show()
+    qtbot.waitExposed(view)
+    view.set_config(slides[index - 1].config)
+    view.set_config(slides[index].config)
+    text = view.text
+    document = text.document()
+    line = next(b for b in range(document.blockCount())
+                if key in document.findBlockByNumber(b).text())
+    assert line in view.changed
+    layout = document.documentLayout()
+    first, last = (layout.blockBoundingRect(document.findBlockByNumber(n))
+                   for n in (view.changed[0], view.changed[-1]))
+    assert last.bottom() - first.top() > text.viewport().height()   # not all of it fits
+    shown = text.verticalScrollBar().value()
+    rect = layout.blockBoundingRect(document.findBlockByNumber(line))
+    # the line's first row (its call; a long comment wraps below it) in view
+    row = text.fontMetrics().height()
+    assert shown <= rect.top() and rect.top() + row <= shown + text.viewport().height()

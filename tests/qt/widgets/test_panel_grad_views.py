@@ -308,3 +308,22 @@ def test_z_grad_is_drawn_and_named_only_where_retain_grad_kept_it(show):
     assert y == pytest.approx([r.z_grad_norm for r in kept])
     panel.update_from(plain_again)               # retain_grad off again (a new slide)
     assert Z_GRAD not in [label.text for _, label in panel.legend.items]
+
+
+@pytest.mark.parametrize("width", range(330, 480, 8))
+def test_every_legend_entry_is_whole_in_the_panel(show, width):
+    """Lesson 06 slide 2 at 1024x768: the junction chart's legend had "z.grad
+    (retain_grad)" in its first column and "head2" in its third, cut at the panel's
+    right edge ("head"): a column was counted narrower than it was laid out."""
+    import dataclasses
+
+    from PySide6.QtCore import QRectF
+    panel = show(JunctionPlot, size=(width, 430))
+    kept = [dataclasses.replace(r, z_grad_norm=0.1) for r in make_records(steps=12)]
+    panel.update_from(make_history(kept))
+    panel.grab()
+    view = panel.plot_widget
+    for sample, label in panel.legend.items:
+        for item in (sample, label):
+            shown = view.mapFromScene(item.mapRectToScene(item.boundingRect())).boundingRect()
+            assert QRectF(view.rect()).contains(QRectF(shown)), (label.text, shown, view.width())
