@@ -118,8 +118,11 @@ class GraphCanvas(QGraphicsView):
             if item is not None:
                 item.restyle(node, heat_fraction(node.grad_norm, self.heat), names, boxes)
         paths = {(e.src, e.dst, e.kind): e for e in graph.edges}
+        badges = [n.badge.mapRectToScene(n.badge.boundingRect())
+                  for n in self.nodes.values() if n.badge.isVisible()]
         for item in self.edges:
             item.label_scale = CUT_LABEL_SCALE if boxes else 1.0
+            item.clear_of = badges
             p = item.edge_path
             edge = paths.get((p.src, p.dst, p.kind))
             if edge is not None:

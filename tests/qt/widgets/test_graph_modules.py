@@ -350,3 +350,25 @@ def test_where_the_whole_graph_is_legible_it_is_shown_whole(qtbot):
     assert all(seen.contains(drawn_rect(i)) for i in view.canvas.nodes.values())
     assert min(_label_px(view, i) for i in view.canvas.nodes.values()
                if i.text.text()) >= 14.0
+
+
+def test_a_cuts_bar_is_clear_of_the_state_badges(qtbot):
+    """Lesson 08 slide 1: the rnn's carried state detached every step. The edge from the
+    step before to this step's first box is short, and the bar across its middle lay
+    under the step before's "freed" badge."""
+    graph = _graph(BASE.replace(model="rnn", truncate="every-step"), steps=2)
+    view = _view(qtbot, (470, 350), graph, key=False)
+    assert view.set_focus("state") is None
+    canvas = view.canvas
+    badges = {i.node.label: i.badge.mapRectToScene(i.badge.boundingRect())
+              for i in canvas.nodes.values() if i.badge.isVisible()}
+    assert "the step before" in badges
+    cuts = [e for e in canvas.edges if e.bar.isVisible()]
+    assert cuts
+    for cut in cuts:
+        bar = cut.bar.mapRectToScene(cut.bar.boundingRect())
+        label = cut.label.mapRectToScene(cut.label.boundingRect())
+        assert [k for k, r in badges.items() if r.intersects(bar)] == []
+        assert [k for k, r in badges.items() if r.intersects(label)] == []
+    rects = list(badges.values())
+    assert not any(a.intersects(b) for n, a in enumerate(rects) for b in rects[n + 1:])
