@@ -372,3 +372,15 @@ def test_a_cuts_bar_is_clear_of_the_state_badges(qtbot):
         assert [k for k, r in badges.items() if r.intersects(label)] == []
     rects = list(badges.values())
     assert not any(a.intersects(b) for n, a in enumerate(rects) for b in rects[n + 1:])
+
+
+def test_summed_micro_batches_say_how_many_graphs_are_alive(qtbot):
+    """Lesson 09 slide 3: 4 micro-batch losses summed, then one backward. The narration
+    says all 4 graphs are alive; the panel, framed on one of them, said "66 boxes"."""
+    config = BASE.replace(accumulate=4, accumulate_mode="sum-first")
+    view = _view(qtbot, (470, 400), _graph(config))
+    trunk0 = [i for i in view.canvas.nodes.values() if i.node.label == "trunk.0"]
+    assert len(trunk0) == 4                       # the 4 forward passes, one box each
+    assert "4 graphs alive" in view.caption.text()
+    view = _view(qtbot, (470, 400), _graph(BASE.replace(accumulate=4)))
+    assert "graphs alive" not in view.caption.text()   # each freed before the next
