@@ -77,7 +77,9 @@ def snap_start(start: float, length: float, spans: list[tuple[float, float]],
     and a margin included) ends up whole in view or wholly out of it. Framed at 14 px,
     the names a slide's narration used were cut at the panel's edges ("Linear 8→32"
     under a name above the top). First as few of keep (the slide's focus) cut as can
-    be, then as few boxes cut, then the least shift, at most a view's length; the view
+    be, then as few boxes cut, then the least shift, at most a quarter of the view or a
+    box's length (a longer one moved what the view is centred on, the junction, to its
+    edge); the view
     stays within bounds (the scene). A keep span whole at start stays whole (a shift
     that cut fewer boxes pushed the cut the slide is about out of view). Plain numbers
     in, the start out."""
@@ -94,10 +96,11 @@ def snap_start(start: float, length: float, spans: list[tuple[float, float]],
 
     kept = [k for k in keep if whole(start, k)]
 
+    reach = max([length / 4] + [b - a for a, b in spans])
     options = {clamp(start)}
     for a, b in spans:   # each box just whole, or just out, at either edge
         options |= {clamp(x) for x in (a, b - length, b, a - length)
-                    if abs(x - start) <= length}
+                    if abs(x - start) <= reach}
     return min(sorted(options), key=lambda at: (sum(not whole(at, k) for k in kept),
                                                 sum(cut(at, k) for k in keep),
                                                 sum(cut(at, s) for s in spans),

@@ -18,7 +18,7 @@ def test_a_box_cut_at_the_top_is_shown_whole_or_not_at_all():
     # 2.5 rows tall, starting in the middle of row 1 (its name above the view's top)
     at = snap_start(140.0, 190.0, ROWS, [], (-20.0, 760.0))
     assert len(_cut(140.0, 190.0, ROWS)) == 2       # rows 1 and 3, where it started
-    assert _cut(at, 190.0, ROWS) == [] and abs(at - 140.0) <= 190.0
+    assert len(_cut(at, 190.0, ROWS)) <= 1 and abs(at - 140.0) <= 89.0
     # a length the rows fit: no box cut at all
     at = snap_start(140.0, 3 * 92.0 - 1, ROWS, [], (-20.0, 760.0))
     assert _cut(at, 3 * 92.0 - 1, ROWS) == []
@@ -37,12 +37,13 @@ spans = st.lists(st.tuples(st.floats(0, 1000), st.floats(1, 200)).map(
 
 
 @given(spans, st.floats(-50, 1050), st.floats(20, 600))
-def test_the_view_stays_in_the_scene_and_moves_at_most_its_length(boxes, start, length):
+def test_the_view_stays_in_the_scene_and_moves_little(boxes, start, length):
     lo, hi = -20.0, 1220.0
     at = snap_start(start, length, boxes, boxes[:2], (lo, hi))
     assert lo <= at <= max(lo, hi - length)
     clamped = min(max(start, lo), max(lo, hi - length))
-    assert abs(at - clamped) <= length + 1e-6
+    reach = max([length / 4] + [b - a for a, b in boxes])
+    assert abs(at - clamped) <= reach + 1e-6
     # never more boxes cut than where it started
     assert len(_cut(at, length, boxes)) <= len(_cut(clamped, length, boxes)) or \
         sum(map(lambda k: k in _cut(at, length, boxes), boxes[:2])) < \

@@ -258,30 +258,31 @@ class GraphCanvas(QGraphicsView):
             self._frame_at(base * factor, self._placed(target, base * factor))
             return
         # larger where that lets the edges fall between boxes: the fewest of the focus's
-        # parts out of view, then the fewest names cut, then the least larger (a sliver
-        # of a box past the edge, its name out of view, is no harm)
+        # parts out of view, then the fewest names cut, then the most boxes whole, then
+        # the least larger (a sliver of a box past the edge, its name out, is no harm)
         options = []
         for more in SNAP_SCALES:
             scale = base * factor * more
             middle = self._placed(target, scale)
             options.append((self._framing_cost(scale, middle), more, scale, middle))
-        _cost, _more, scale, middle = min(options, key=lambda o: (o[0][:2], o[1], o[0]))
+        _cost, _more, scale, middle = min(options, key=lambda o: (o[0][:3], o[1], o[0]))
         self._frame_at(scale, middle)
 
     def _frame_at(self, scale: float, middle: QPointF) -> None:
         self.setTransform(QTransform.fromScale(scale, scale))
         self.centerOn(middle)
 
-    def _framing_cost(self, scale: float, middle: QPointF) -> tuple[int, int, int]:
+    def _framing_cost(self, scale: float, middle: QPointF) -> tuple[int, int, int, int]:
         """Of a view at scale centred on middle: the focus's parts not whole in it, the
-        boxes cut through their text (or shown without their badge), the boxes cut."""
+        boxes cut through their text (or shown without their badge), fewer boxes whole
+        in it (minus their number), the boxes cut."""
         vw, vh = self.viewport().width() / scale, self.viewport().height() / scale
         seen = QRectF(middle.x() - vw / 2, middle.y() - vh / 2, vw, vh).adjusted(-1, -1, 1, 1)
         lost = sum(not seen.contains(r) for r in self.focus_parts())
         read = sum(cut_through_label(seen, item) for item in self.nodes.values())
-        cut = sum(seen.intersects(r) and not seen.contains(r)
-                  for r in map(drawn_rect, self.nodes.values()))
-        return lost, read, cut
+        drawn = [drawn_rect(item) for item in self.nodes.values()]
+        cut = sum(seen.intersects(r) and not seen.contains(r) for r in drawn)
+        return lost, read, -sum(seen.contains(r) for r in drawn), cut
 
     def _fit_scale(self, rect: QRectF) -> float:
         """The scale at which rect (scene) just fits the view, as fitInView's."""
@@ -317,15 +318,19 @@ class GraphCanvas(QGraphicsView):
         keep = [r.adjusted(-m, -m, m, m) for r in self.focus_parts()]
         scene = self.scene().sceneRect()
         for axis in "yxy":   # across the rows first (a top-down graph), then the columns
-            if axis == "y":   # the boxes beside the view along the other axis: no matter
+            # the boxes beside the view along the other axis do not matter (a focus box
+            # far to the right, whole along y, held a strip's view on an empty band)
+            if axis == "y":
                 near = [r for r in boxes if r.right() > x0 and r.left() < x0 + vw]
+                near_keep = [r for r in keep if r.right() > x0 and r.left() < x0 + vw]
                 y0 = snap_start(y0, vh, [(r.top(), r.bottom()) for r in near],
-                                [(r.top(), r.bottom()) for r in keep],
+                                [(r.top(), r.bottom()) for r in near_keep],
                                 (scene.top(), scene.bottom()))
             else:
                 near = [r for r in boxes if r.bottom() > y0 and r.top() < y0 + vh]
+                near_keep = [r for r in keep if r.bottom() > y0 and r.top() < y0 + vh]
                 x0 = snap_start(x0, vw, [(r.left(), r.right()) for r in near],
-                                [(r.left(), r.right()) for r in keep],
+                                [(r.left(), r.right()) for r in near_keep],
                                 (scene.left(), scene.right()))
         return x0, y0
 
