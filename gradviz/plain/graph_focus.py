@@ -68,3 +68,40 @@ def _state_focus(graph: GraphData) -> set[str]:
     return _ends(graph, (GRAD, CUT, SAVED_EDGE),
                  {n.id for n in graph.nodes if n.kind == EARLIER or
                   (n.kind == INPUT and n.label.startswith("h"))})
+
+
+def snap_start(start: float, length: float, spans: list[tuple[float, float]],
+               keep: list[tuple[float, float]], bounds: tuple[float, float]) -> float:
+    """Where a view `length` long, now starting at `start`, should start along one axis
+    so that its edges cut through no box: each of spans (a box's extent, its state badge
+    and a margin included) ends up whole in view or wholly out of it. Framed at 14 px,
+    the names a slide's narration used were cut at the panel's edges ("Linear 8→32"
+    under a name above the top). First as few of keep (the slide's focus) cut as can
+    be, then as few boxes cut, then the least shift, at most a quarter of the view or a
+    box's length (a longer one moved what the view is centred on, the junction, to its
+    edge); the view
+    stays within bounds (the scene). A keep span whole at start stays whole (a shift
+    that cut fewer boxes pushed the cut the slide is about out of view). Plain numbers
+    in, the start out."""
+    lo, hi = bounds[0], max(bounds[0], bounds[1] - length)
+
+    def clamp(x: float) -> float:
+        return min(max(x, lo), hi)
+
+    def whole(at: float, span: tuple[float, float]) -> bool:
+        return span[0] >= at - 0.5 and span[1] <= at + length + 0.5
+
+    def cut(at: float, span: tuple[float, float]) -> bool:
+        return span[0] < at + length and span[1] > at and not whole(at, span)
+
+    kept = [k for k in keep if whole(start, k)]
+
+    reach = max([length / 4] + [b - a for a, b in spans])
+    options = {clamp(start)}
+    for a, b in spans:   # each box just whole, or just out, at either edge
+        options |= {clamp(x) for x in (a, b - length, b, a - length)
+                    if abs(x - start) <= reach}
+    return min(sorted(options), key=lambda at: (sum(not whole(at, k) for k in kept),
+                                                sum(cut(at, k) for k in keep),
+                                                sum(cut(at, s) for s in spans),
+                                                abs(at - start)))

@@ -387,7 +387,8 @@ def _box_node(box: str, nodes: list[GraphNode], calls: dict[str, ModuleCall],
     # the call's output: the one op of the box that no other op of the box consumes
     consumed = boxes.consumed_inside()
     out = next((n for n in ops if n.id not in consumed), ops[0] if ops else nodes[0])
-    label = call.path if call.step is None else f"{call.path} · t={call.step}"
+    # words, not "· t=0": OCR (and a reader at the back) lost the "t=" and read "trunk 0"
+    label = call.path if call.step is None else f"{call.path}, step {call.step}"
     return GraphNode(box, MODULE, label, shape=call.out_shape, detail=call.detail,
                      state=_state(nodes), saved_bytes=sum(n.saved_bytes for n in ops),
                      grad_norm=out.grad_norm, heads_reaching=out.heads_reaching,

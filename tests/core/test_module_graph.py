@@ -231,10 +231,10 @@ def test_rnn_time_steps_are_one_box_each_and_the_truncation_a_cut():
     view = module_graph(g)
     labels = [n.label for n in view.by_kind(MODULE)]
     seq = s.data.x.shape[1] // s.model.trunk.ih.in_features     # time steps of the input
-    assert sorted(lb for lb in labels if lb.startswith("trunk ·")) == \
-        sorted(f"trunk · t={t}" for t in range(seq))
+    assert sorted(lb for lb in labels if lb.startswith("trunk, step")) == \
+        sorted(f"trunk, step {t}" for t in range(seq))
     assert "trunk.readout" in labels
-    step0 = _box(view, "trunk · t=0")
+    step0 = _box(view, "trunk, step 0")
     # each step's box holds that step's ih, hh and tanh(ih + hh), and both weights
     by_id = {n.id: n for n in g.nodes}
     assert {by_id[m].module for m in step0.members if by_id[m].kind == OP} == {
@@ -242,12 +242,12 @@ def test_rnn_time_steps_are_one_box_each_and_the_truncation_a_cut():
     assert {"trunk.ih.weight", "trunk.hh.weight"} <= {by_id[m].label for m in step0.members}
     links = {(e.src, e.dst) for e in view.edges if e.kind == GRAD}
     for t in range(seq - 1):
-        assert (_box(view, f"trunk · t={t}").id, _box(view, f"trunk · t={t + 1}").id) in links
+        assert (_box(view, f"trunk, step {t}").id, _box(view, f"trunk, step {t + 1}").id) in links
     (before,) = view.by_kind(EARLIER)
     (cut,) = [e for e in view.edges if e.kind == CUT]
     assert (cut.src, cut.dst) == (before.id, step0.id)
     opened = module_graph(g, expanded={"trunk@1"})
-    assert "trunk · t=1" not in {n.label for n in opened.nodes}
+    assert "trunk, step 1" not in {n.label for n in opened.nodes}
     assert sum(n.label == "AddmmBackward0" and n.module.endswith("@1")
                for n in opened.nodes) == 2
 
@@ -260,7 +260,7 @@ def test_rnn_state_carried_without_truncation_reaches_the_step_before_as_one_edg
     (before,) = view.by_kind(EARLIER)
     assert len(before.members) > 5
     out_of_before = [e for e in view.edges if e.src == before.id]
-    assert [(e.dst, e.kind) for e in out_of_before] == [(_box(view, "trunk · t=0").id,
+    assert [(e.dst, e.kind) for e in out_of_before] == [(_box(view, "trunk, step 0").id,
                                                          GRAD)]
 
 
@@ -325,4 +325,4 @@ def test_focus_names_pick_the_boxes_a_slide_is_about():
     _, g = _graph(BASE.replace(model="rnn"), steps=2)
     rnn = module_graph(g)
     (before,) = rnn.by_kind(EARLIER)
-    assert {before.id, _box(rnn, "trunk · t=0").id} <= focus_ids(rnn, "state")
+    assert {before.id, _box(rnn, "trunk, step 0").id} <= focus_ids(rnn, "state")

@@ -36,8 +36,8 @@ PANEL_WORDS = {
     "cosine": "Do the losses agree", "grad_norms": "Gradient norm per parameter",
 }
 # the graph's module names as PyTorch names its parameters (trunk.0, heads.1.0, ...), and
-# an rnn's time steps ("trunk · t=0")
-MODULE_NAME = re.compile(r"\b(?:trunk|heads)(?:\.\d|\W{1,4}t=\d)")
+# an rnn's time steps ("trunk, step 0")
+MODULE_NAME = re.compile(r"\b(?:trunk|heads)(?:\.\d|\W{1,4}step \d)")
 # the words that show a slide's focus on the graph; the rnn's carried state: the step
 # before's box, the cut, or what became of the step before's graph
 FOCUS_WORDS = {

@@ -54,9 +54,9 @@ def test_paged_with_page_down_alone_every_slide_plays_and_reads(tmp_path, size, 
         assert all(s["panels"].values()), (where, s["panels"])
     # the graph read from a seat: its module names, and the state its focus is about.
     # The walk of every lesson (GRADVIZ_LECTURE_WALK=all) read the names on 14-16 of 20
-    # graph slides at each size and text size (an rnn's "trunk · t=0" reads as "trunk
-    # 0": lesson 08 accounts for one or two misses a walk) and the state on 9-10 of 10
-    # focused slides, once badges had 7:1 contrast and room around their letters
+    # graph slides at each size and text size (an rnn's box then read "trunk · t=0",
+    # OCR'd as "trunk 0": lesson 08 accounted for one or two misses a walk) and the
+    # state on 9-10 of 10 focused slides, once badges had 7:1 contrast and room around their letters
     graph = [s for s in slides if "modules" in s]
     focused = [s for s in graph if s["focus"]]
     assert sum(not s["modules"] for s in graph) <= misses(MODULES_READ, len(graph)), graph

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFontInfo, QPainter
+from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QFontInfo, QPainter, QTransform
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsView
 
 from ...plain.graph_data import GRAD, JUNCTION, LOSS, PARAM
+from ...plain.graph_focus import snap_start
 from ...render import style
 from ...render.layout import GraphLayout
 from .graph_items import EdgeItem, NodeItem
@@ -25,6 +26,32 @@ ZOOM_STEP = 1.15
 LEAST_LABEL_PX = 14.0
 # of a focus's margin (scene px, of focus_rect's 40), what a larger text size may use up
 FOCUS_SPARE = 30
+# scene px kept clear around a box at the view's edge (a box flush with it read as cut;
+# more than this, and rows whose badges hang into the gap between them left no room)
+BOX_MARGIN = 1.5
+# how much larger than the least the module view may be drawn so that its edges fall
+# between boxes (the rows' pitch and the view's height rarely agree; a strip 1.8 rows
+# tall after Ctrl+= twice shows one row whole rather than two cut through)
+SNAP_SCALES = tuple(1.0 + k / 20 for k in range(21))
+
+
+def drawn_rect(item) -> QRectF:
+    """A box as drawn, in scene coordinates: with its state badge hung below it (a box
+    framed without it lost its "changed in place" at the panel's bottom)."""
+    rect = item.boundingRect()
+    badge = getattr(item, "badge", None)
+    if badge is not None and badge.isVisible():
+        rect = rect.united(badge.mapRectToParent(badge.boundingRect()))
+    return item.mapRectToScene(rect)
+
+
+def cut_through_label(seen: QRectF, item) -> bool:
+    """Whether a view showing seen (scene) cuts item's name or kind, or shows them
+    without the state badge below (a sliver of a box past the edge is no harm)."""
+    text = item.text.mapRectToScene(item.text.boundingRect())
+    if not item.text.text() or not seen.intersects(text):
+        return False
+    return not seen.contains(text) or not seen.contains(drawn_rect(item))
 
 
 def heat_range(graph) -> tuple[float, float] | None:
@@ -91,8 +118,11 @@ class GraphCanvas(QGraphicsView):
             if item is not None:
                 item.restyle(node, heat_fraction(node.grad_norm, self.heat), names, boxes)
         paths = {(e.src, e.dst, e.kind): e for e in graph.edges}
+        badges = [n.badge.mapRectToScene(n.badge.boundingRect())
+                  for n in self.nodes.values() if n.badge.isVisible()]
         for item in self.edges:
             item.label_scale = CUT_LABEL_SCALE if boxes else 1.0
+            item.clear_of = badges
             p = item.edge_path
             edge = paths.get((p.src, p.dst, p.kind))
             if edge is not None:
@@ -161,20 +191,24 @@ class GraphCanvas(QGraphicsView):
         self.highlight_head(self.highlighted)
         self.fit()
 
-    def focus_rect(self) -> QRectF | None:
-        """The scene rectangle of the focus's nodes, with a margin (None: no focus)."""
-        rect = None
-        for node_id in self.focus_ids:
-            item = self.nodes.get(node_id)
-            if item is not None:
-                r = item.mapRectToScene(item.boundingRect())
-                rect = r if rect is None else rect.united(r)
-        if rect is None:
-            return None
+    def focus_parts(self) -> list[QRectF]:
+        """The scene rectangles of the focus's boxes (badges too) and of a cut's
+        "detach()" between two of them (empty: no focus)."""
+        parts = [drawn_rect(self.nodes[i]) for i in self.focus_ids if i in self.nodes]
         for item in self.edges:   # a cut's "detach()" between two framed boxes, whole
             p = item.edge_path
             if p.src in self.focus_ids and p.dst in self.focus_ids and item.label.isVisible():
-                rect = rect.united(item.label.mapRectToScene(item.label.boundingRect()))
+                parts.append(item.label.mapRectToScene(item.label.boundingRect()))
+        return parts if any(i in self.nodes for i in self.focus_ids) else []
+
+    def focus_rect(self) -> QRectF | None:
+        """The scene rectangle of the focus's boxes, with a margin (None: no focus)."""
+        parts = self.focus_parts()
+        if not parts:
+            return None
+        rect = parts[0]
+        for r in parts[1:]:
+            rect = rect.united(r)
         return rect.adjusted(-40, -40, 40, 40)
 
     def _hovered(self, node_id: str, entering: bool) -> None:
@@ -195,38 +229,110 @@ class GraphCanvas(QGraphicsView):
             self.paramClicked.emit(node.label)
 
     def fit(self) -> None:
-        """The whole graph (or the slide's focus) in view at text zoom 1, but never its
-        boxes' text below least_label_px: then its middle (the focus, else the junction
-        z where the heads meet) that large; at a larger text zoom, that much larger still
+        """The whole graph in view, but never its boxes' text below least_label_px: where
+        it fits only smaller, the slide's focus (else the junction z where the heads meet)
+        framed at that size or larger; at a larger text zoom, that much larger still
         (labels grow with every other text; drag pans, the wheel zooms out). A focus
         grows with the text only as far as it stays whole: the text size applied on top
-        of its fit cut the boxes the slide is about."""
+        of its fit cut the boxes the slide is about. Framed larger than the whole, the
+        view is shifted so that its edges cut through no box (see snap_start). The op
+        view (least_label_px 0) frames the focus, else the whole picture."""
         if self.layout is None:
             return
         self.user_framed = False
         focus = self.focus_rect()
-        framed = focus or self.scene().sceneRect()
-        self.fitInView(framed, Qt.KeepAspectRatio)
-        line = self.label_line_px()
-        if self.least_label_px and 0 < line < self.least_label_px:
-            # a hair over: scaled to exactly the least, rounding left 13.999... px
-            grow = (self.least_label_px + 0.01) / line
-            self.scale(grow, grow)
-            self.centerOn(self._middle(framed))
-        if self.text_zoom != 1.0:
-            factor = self.text_zoom
-            if focus is not None:   # (never below 1: least_label_px holds)
-                factor = min(factor, max(1.0, self._room_for(
-                    focus.adjusted(FOCUS_SPARE, FOCUS_SPARE, -FOCUS_SPARE, -FOCUS_SPARE))))
-            self._scale_about_centre(factor)
+        whole = self.scene().sceneRect()
+        base = self._fit_scale(whole)
+        least = self.least_label_px / self._label_px_per_scale()
+        legible_whole = bool(self.least_label_px) and base >= least
+        if focus is not None and not legible_whole:
+            base = max(self._fit_scale(focus), least)
+        else:
+            base = max(base, least)
+        factor = self.text_zoom
+        if focus is not None and factor != 1.0:   # (never below 1: least_label_px holds)
+            spare = focus.adjusted(FOCUS_SPARE, FOCUS_SPARE, -FOCUS_SPARE, -FOCUS_SPARE)
+            factor = min(factor, max(1.0, self._fit_scale(spare) / base))
+        target = focus or (whole if legible_whole else None)
+        if not self.least_label_px or legible_whole and factor == 1.0:
+            self._frame_at(base * factor, self._placed(target, base * factor))
+            return
+        # larger where that lets the edges fall between boxes: the fewest of the focus's
+        # parts out of view, then the fewest names cut, then the most boxes whole, then
+        # the least larger (a sliver of a box past the edge, its name out, is no harm)
+        options = []
+        for more in SNAP_SCALES:
+            scale = base * factor * more
+            middle = self._placed(target, scale)
+            options.append((self._framing_cost(scale, middle), more, scale, middle))
+        _cost, _more, scale, middle = min(options, key=lambda o: (o[0][:3], o[1], o[0]))
+        self._frame_at(scale, middle)
 
-    def _room_for(self, rect: QRectF) -> float:
-        """How much larger rect (scene) could be drawn and still be whole in the view."""
-        shown = self.viewportTransform().mapRect(rect)
-        view = self.viewport().rect()
-        if shown.width() <= 0 or shown.height() <= 0:
+    def _frame_at(self, scale: float, middle: QPointF) -> None:
+        self.setTransform(QTransform.fromScale(scale, scale))
+        self.centerOn(middle)
+
+    def _framing_cost(self, scale: float, middle: QPointF) -> tuple[int, int, int, int]:
+        """Of a view at scale centred on middle: the focus's parts not whole in it, the
+        boxes cut through their text (or shown without their badge), fewer boxes whole
+        in it (minus their number), the boxes cut."""
+        vw, vh = self.viewport().width() / scale, self.viewport().height() / scale
+        seen = QRectF(middle.x() - vw / 2, middle.y() - vh / 2, vw, vh).adjusted(-1, -1, 1, 1)
+        lost = sum(not seen.contains(r) for r in self.focus_parts())
+        read = sum(cut_through_label(seen, item) for item in self.nodes.values())
+        drawn = [drawn_rect(item) for item in self.nodes.values()]
+        cut = sum(seen.intersects(r) and not seen.contains(r) for r in drawn)
+        return lost, read, -sum(seen.contains(r) for r in drawn), cut
+
+    def _fit_scale(self, rect: QRectF) -> float:
+        """The scale at which rect (scene) just fits the view, as fitInView's."""
+        view = self.viewport().rect().adjusted(2, 2, -2, -2)   # fitInView's margin
+        if rect.width() <= 0 or rect.height() <= 0:
             return 1.0
-        return min(view.width() / shown.width(), view.height() / shown.height())
+        return min(view.width() / rect.width(), view.height() / rect.height())
+
+    def _label_px_per_scale(self) -> float:
+        """A box's smallest text in view pixels at scene scale 1 (1: no boxes)."""
+        sizes = [QFontInfo(item.text.font()).pixelSize() * item.text.scale()
+                 for item in self.nodes.values() if item.text.text()]
+        return min(sizes, default=1.0) or 1.0
+
+    def _placed(self, target: QRectF | None, scale: float) -> QPointF:
+        """The scene point to centre the view on at scale: target's middle (None: the
+        junction's, else the scene's); along an axis where target is longer than the
+        view, its start (the trunk's top, the left head). In the module view, shifted so
+        that no box is cut through by the view's edges."""
+        vw = self.viewport().width() / scale
+        vh = self.viewport().height() / scale
+        middle = self._middle(target or self.scene().sceneRect())
+        x0 = target.left() if target is not None and target.width() > vw else middle.x() - vw / 2
+        y0 = target.top() if target is not None and target.height() > vh else middle.y() - vh / 2
+        if self.least_label_px:
+            x0, y0 = self._snapped(x0, y0, vw, vh)
+        return QPointF(x0 + vw / 2, y0 + vh / 2)
+
+    def _snapped(self, x0: float, y0: float, vw: float, vh: float) -> tuple[float, float]:
+        """x0, y0 moved so each box (its badge too) is whole in the view or out of it."""
+        m = BOX_MARGIN
+        boxes = [drawn_rect(item).adjusted(-m, -m, m, m) for item in self.nodes.values()]
+        keep = [r.adjusted(-m, -m, m, m) for r in self.focus_parts()]
+        scene = self.scene().sceneRect()
+        for axis in "yxy":   # across the rows first (a top-down graph), then the columns
+            # the boxes beside the view along the other axis do not matter (a focus box
+            # far to the right, whole along y, held a strip's view on an empty band)
+            if axis == "y":
+                near = [r for r in boxes if r.right() > x0 and r.left() < x0 + vw]
+                near_keep = [r for r in keep if r.right() > x0 and r.left() < x0 + vw]
+                y0 = snap_start(y0, vh, [(r.top(), r.bottom()) for r in near],
+                                [(r.top(), r.bottom()) for r in near_keep],
+                                (scene.top(), scene.bottom()))
+            else:
+                near = [r for r in boxes if r.bottom() > y0 and r.top() < y0 + vh]
+                near_keep = [r for r in keep if r.bottom() > y0 and r.top() < y0 + vh]
+                x0 = snap_start(x0, vw, [(r.left(), r.right()) for r in near],
+                                [(r.left(), r.right()) for r in near_keep],
+                                (scene.left(), scene.right()))
+        return x0, y0
 
     def _middle(self, framed: QRectF):
         if not self.focus_ids:

@@ -251,6 +251,9 @@ class EdgeItem(QGraphicsPathItem):
         self.bar.setVisible(False)
         self.label = QGraphicsSimpleTextItem(self)
         self.label_scale = 1.0     # larger in the module view, as its box text is
+        # scene rectangles a cut's bar must stay clear of: the state badges hung below the
+        # boxes (a short edge's middle lay under the step before's "freed")
+        self.clear_of: list[QRectF] = []
 
     def restyle(self, edge, heads_along: tuple[int, ...],
                 heat_width: float | None = None) -> None:
@@ -297,18 +300,29 @@ class EdgeItem(QGraphicsPathItem):
         self.bar.setVisible(show)
         if not show:
             return
+        width = style.CUT_BAR_WIDTH * self.label_scale
+        # the middle, else the point nearest it whose bar is clear of every badge
+        for at in (0.5, 0.6, 0.4, 0.7, 0.3, 0.8, 0.2, 0.9, 0.5):
+            bar = self._bar_path(at)
+            drawn = bar.boundingRect().adjusted(-width / 2, -width / 2, width / 2, width / 2)
+            if not any(drawn.intersects(self.mapRectFromScene(r)) for r in self.clear_of):
+                break
+        self.bar.setPath(bar)
+        pen = QPen(colour, width)
+        pen.setCapStyle(Qt.FlatCap)
+        self.bar.setPen(pen)
+
+    def _bar_path(self, at: float) -> QPainterPath:
+        """A bar across the edge at percent at of its length, normal to it there."""
         path = self.path()
-        mid, angle = path.pointAtPercent(0.5), path.angleAtPercent(0.5)
+        mid, angle = path.pointAtPercent(at), path.angleAtPercent(at)
         half = 28.0 * self.label_scale
         rad = math.radians(angle)
         # normal to the curve there (Qt's angles run counter-clockwise, y down)
         nx, ny = math.sin(rad), math.cos(rad)
         bar = QPainterPath(QPointF(mid.x() - nx * half, mid.y() - ny * half))
         bar.lineTo(QPointF(mid.x() + nx * half, mid.y() + ny * half))
-        self.bar.setPath(bar)
-        pen = QPen(colour, style.CUT_BAR_WIDTH * self.label_scale)
-        pen.setCapStyle(Qt.FlatCap)
-        self.bar.setPen(pen)
+        return bar
 
     def _arrow(self, colour: QColor, width: float, show: bool) -> None:
         tip = self.edge_path.arrow_end

@@ -8,6 +8,7 @@ import html
 import os
 import tempfile
 import threading
+from collections import Counter
 
 import numpy as np
 import pyqtgraph as pg
@@ -45,6 +46,13 @@ HINT = "hover a loss to see where its gradient flows"
 MODULE_HINT = "double-click a box (or Enter on it) to open it in place, Backspace to close"
 # a projector's screen: there the module view is what opens (a room reads boxes, not ops)
 LECTURE_SCREEN = (1366, 800)
+
+
+def forward_passes(graph) -> int:
+    """How many forward passes' graphs graph holds: the most calls of one module (an rnn's
+    calls per time step are one pass's; 0: no modules)."""
+    calls = Counter(c.path for c in graph.modules if c.step is None)
+    return max(calls.values(), default=0)
 
 
 def module_view_default() -> bool:
@@ -294,7 +302,11 @@ class GraphView(QWidget):
             self._sweep_due_ms = None
         # the dock's title already says "Autograd graph"
         if self._drawing_boxes:
-            self._set_caption(f"Graph {caption} · {len(graph.nodes)} boxes", HINT)
+            # micro-batches summed before one backward: their graphs are all alive, side
+            # by side, and a panel framed on one showed no sign of the others
+            alive = forward_passes(graph)
+            alive_text = f" · {alive} graphs alive" if alive > 1 else ""
+            self._set_caption(f"Graph {caption}{alive_text} · {len(graph.nodes)} boxes", HINT)
         else:
             self._set_caption(f"Graph {caption} · {len(graph.nodes)} nodes", HINT)
         if self.history_param:
