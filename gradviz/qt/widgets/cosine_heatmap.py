@@ -22,6 +22,9 @@ from . import plot_style as ps
 RED, WHITE, BLUE = "#B2182B", "#F7F7F7", "#2166AC"
 UNDEFINED = "#9E9E9E"
 LEAST_LABEL_PT = 6.0   # the smallest the labels get in a cramped matrix
+# wider than this many times its height, the panel puts its notes beside the matrix
+WIDE_RATIO = 1.6
+NO_LIMIT = (1 << 24) - 1   # Qt's QWIDGETSIZE_MAX, which PySide6 does not export
 COLOURS = pg.ColorMap(pos=[0.0, 0.5, 1.0], color=[RED, WHITE, BLUE])
 CAPTION = ("<b style='color:{red}'>red</b>: the losses pull the trunk against each other"
            " &nbsp; <b style='color:{blue}'>blue</b>:&nbsp;they&nbsp;agree"
@@ -88,11 +91,20 @@ class CosineHeatmap(QtWidgets.QWidget):
         self.colour_bar = pg.ColorBarItem(values=(-1, 1), colorMap=COLOURS, interactive=False,
                                           colorMapMenu=False, width=22)
         self.plot_widget.addItem(self.colour_bar, row=0, col=1)
-        layout.addWidget(self.plot_widget, 1)
+        # the matrix and its notes (the key, the update line): side by side in a wide,
+        # low panel (a slide's bottom strip), where below it they would leave the cells
+        # too small for numbers a hall can read; one above the other otherwise
+        self.body = QtWidgets.QBoxLayout(QtWidgets.QBoxLayout.Direction.TopToBottom)
+        self.body.setSpacing(6)
+        self.body.addWidget(self.plot_widget, 1)
+        notes = QtWidgets.QVBoxLayout()
+        notes.setSpacing(2)
+        self.body.addLayout(notes)
+        layout.addLayout(self.body, 1)
         self.caption = QtWidgets.QLabel()
         self.caption.setObjectName("cosineHeatmapCaption")
         self.caption.setWordWrap(True)
-        layout.addWidget(self.caption)
+        notes.addWidget(self.caption)
         self.update_line = QtWidgets.QLabel()
         self.update_line.setObjectName("cosineUpdateLine")
         self.update_line.setTextFormat(QtCore.Qt.TextFormat.PlainText)
@@ -100,7 +112,8 @@ class CosineHeatmap(QtWidgets.QWidget):
         self.update_line.setToolTip(
             "Each head's trunk gradient (of its own loss) against the trunk gradient the "
             "optimizer is handed: below 0, this step raises that head's loss, to first order")
-        layout.addWidget(self.update_line)
+        notes.addWidget(self.update_line)
+        notes.addStretch(1)
         self._update_seen: object = None
         self._cells: list[list[QtWidgets.QGraphicsRectItem]] = []
         self._texts: list[list[pg.TextItem]] = []
@@ -108,6 +121,16 @@ class CosineHeatmap(QtWidgets.QWidget):
         self._seen: object = None
         self.set_model(["head0"], [])
         self.plot.getViewBox().sigResized.connect(self._style_texts)  # cells resized
+
+    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
+        wide = event.size().width() > WIDE_RATIO * event.size().height()
+        self.body.setDirection(QtWidgets.QBoxLayout.Direction.LeftToRight if wide
+                               else QtWidgets.QBoxLayout.Direction.TopToBottom)
+        # beside the matrix the notes take at most two fifths of the width
+        width = event.size().width() * 2 // 5 if wide else NO_LIMIT
+        for label in (self.caption, self.update_line):
+            label.setMaximumWidth(width)
+        super().resizeEvent(event)
 
     def set_model(self, head_names: list[str], param_names: list[str]) -> None:
         for item in [x for row in self._cells + self._texts for x in row]:
