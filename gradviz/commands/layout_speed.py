@@ -43,7 +43,7 @@ def bench_layout(repeats: int = 5, only: str = "") -> list[tuple[str, int, int, 
     for name, config, view, saved in cases:
         if only.lower() not in name.lower():
             continue
-        graph = _bench_graph(config, saved, Session)
+        graph = _bench_graph(config, saved)
         if view == "open":   # every box and run opened in place: the op view, grouped
             graph = module_graph(graph, {key for c in graph.modules
                                          for key in (c.id, run_key([c]))})
@@ -66,15 +66,15 @@ def _bundled(folder: str, name: str) -> str:
     return str(resources.files("gradviz.resources") / folder / name)
 
 
-def _bench_graph(config: object, saved: bool, session_type: type) -> GraphData:
+def _bench_graph(config: Config | str, saved: bool) -> GraphData:
     """One step's graph of the built-in model (config a Config) or of a model file (config
     its path), batch 8."""
     if isinstance(config, Config):
-        session = session_type(config)
+        session = Session(config)
     else:
         model_file = ModelFile(str(config))
         heads = len(model_file.build(0, 2).heads)
-        session = session_type(Config(heads=heads, batch_size=8, device="cpu"), model_file)
+        session = Session(Config(heads=heads, batch_size=8, device="cpu"), model_file)
     session.step()
     return session.graph(show_saved=saved)
 
