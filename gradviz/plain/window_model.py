@@ -17,6 +17,9 @@ from psygnal import evented
 from .config import Config
 
 PLAY_MODES = ("steps", "phases")   # what Play advances by
+# the paces the run bar's slider offers: the pause between steps (or phases), in ms, as
+# fast as it goes first; a lesson's slide asks for the one nearest its own
+PACES_MS = (0, 5, 20, 50, 100, 200, 350, 500, 750, 1000, 1500)
 THEME_NAMES = ("light", "dark")
 # the text sizes the panels are drawn for: smaller, a projector's back row reads nothing;
 # larger, no panel layout fits even a 1920x1080 screen (the window's themes clamp alike)
@@ -50,6 +53,28 @@ def _names(value: Iterable[str]) -> frozenset[str]:
     return frozenset(value)
 
 
+def _pace(value: Any) -> int:
+    if isinstance(value, bool) or value not in PACES_MS:
+        raise WindowModelError(f"pace {value!r} ms is not one of the run bar's "
+                               f"{', '.join(map(str, PACES_MS))}")
+    return int(value)
+
+
+def _play_mode(value: Any) -> str:
+    if value not in PLAY_MODES:
+        raise WindowModelError(f"play mode {value!r} is not one of {', '.join(PLAY_MODES)}")
+    return str(value)
+
+
+def nearest_pace_ms(per_second: float) -> int:
+    """The run bar's pace nearest a lesson's, given in steps or phases a second (0 or
+    less: as fast as it goes)."""
+    if per_second <= 0:
+        return 0
+    wanted = 1000.0 / per_second
+    return min(PACES_MS[1:], key=lambda ms: abs(ms - wanted))
+
+
 def _theme(value: Any) -> str:
     if value not in THEME_NAMES:
         raise WindowModelError(f"theme {value!r} is not one of {', '.join(THEME_NAMES)}")
@@ -58,7 +83,8 @@ def _theme(value: Any) -> str:
 
 # each field's check (and the one form it is kept in): run before the change announces
 # itself, so an observer never sees a value the window cannot show
-_CHECKS = {"zoom": _zoom, "room": _room, "docks_shown": _names, "theme": _theme}
+_CHECKS = {"zoom": _zoom, "room": _room, "docks_shown": _names, "theme": _theme,
+           "pace_ms": _pace, "play_mode": _play_mode}
 
 
 @evented
@@ -68,13 +94,17 @@ class WindowModel:
     confirmed: Config = Config()          # what the engine says is in force
     zoom: float = 1.0                     # the text size (Ctrl+= / Ctrl+-), in ZOOM_RANGE
     theme: str = "light"                  # View → Dark theme
-    pace_ms: int = 0                      # the pause between steps, or phases
+    pace_ms: int = 0                      # the pause between steps, or phases (PACES_MS)
     play_mode: str = "steps"              # "phases": Play goes phase by phase
     running: bool = False                 # the engine is playing
     lesson: str | None = None             # the open lesson's name (None: free mode)
     slide: int | None = None              # its slide on screen, from 0
     panels: tuple[str, ...] = ()          # the slide's panels on the stage, main first
     pinned_b: Config | None = None        # Compare's B beside A (None: not comparing)
+    blank: bool = False                   # B or '.': the screen blanked, as in a slide deck
+    # the lesson's stage has no room for its slide at the text size the lecturer asked
+    # for (Ctrl+=): the screen fitting takes the text a step smaller, and says why
+    text_too_large: bool = False
     # the docks shown (open, in front or behind a tab), by their object names: the View
     # menu's ticks follow this, and ticking one changes it
     docks_shown: frozenset[str] = frozenset()

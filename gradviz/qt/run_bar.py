@@ -8,10 +8,11 @@ from PySide6.QtCore import QEvent, QSignalBlocker, QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton, QSlider, QWidget
 
 from ..engine.protocol import MIN_PHASE_MS
+from ..plain.window_model import PACES_MS
 
 # slider position -> pause between steps (ms): from "as fast as it goes" to a pace a
-# room can follow while someone talks
-DELAYS_MS = (0, 5, 20, 50, 100, 200, 350, 500, 750, 1000, 1500)
+# room can follow while someone talks (the window's model holds one of these)
+DELAYS_MS = PACES_MS
 PHASE_PLAY_TEXT = ("phase by phase", "phases")     # (full, compact)
 QWIDGETSIZE_MAX = (1 << 24) - 1
 
@@ -187,6 +188,10 @@ class RunBar(QWidget):
         self.phase_play.setChecked(phases)
         self._show_pace()
         del blocker
+
+    def show_pace(self, ms: int, phases: bool) -> None:
+        """The pace (one of DELAYS_MS) and play mode the window's model holds."""
+        self.set_pace(DELAYS_MS.index(ms), phases)
 
     def delay_ms(self) -> int:
         """The pause between steps (or phases) the slider sets."""

@@ -52,12 +52,18 @@ def test_any_positive_text_size_is_kept_within_the_sizes_drawn(zoom):
 @given(st.sampled_from([math.nan, math.inf, -math.inf, 0, 0.0, -1.0, "1.5", None, True])
        | st.floats(max_value=0.0))
 def test_a_text_size_that_is_no_size_is_refused_and_nothing_changes(zoom):
-    model = WindowModel(zoom=1.5)
-    seen = []
-    model.events.zoom.connect(seen.append)
+    _refused_unchanged(WindowModel(zoom=1.5), "zoom", zoom)
+
+
+def _refused_unchanged(model: WindowModel, field: str, value) -> list:
+    """Setting field to value raises, and the field keeps its value, unannounced; what
+    its signal says from then on."""
+    before, seen = getattr(model, field), []
+    getattr(model.events, field).connect(seen.append)
     with pytest.raises(WindowModelError):
-        model.zoom = zoom
-    assert model.zoom == 1.5 and seen == []
+        setattr(model, field, value)
+    assert getattr(model, field) == before and seen == []
+    return seen
 
 
 @given(st.lists(st.sampled_from(["+", "-", "0"]), max_size=40))
@@ -108,11 +114,58 @@ def test_the_screens_room_has_a_size_or_is_refused(room):
         assert model.room is None
 
 
-def test_full_screen_and_drawing_off_screen_announce_themselves():
+@pytest.mark.parametrize("first, second", [("full_screen", "drawn_off_screen"),
+                                           ("blank", "text_too_large")])
+def test_the_flags_announce_each_change_once(first, second):
+    """Full screen and drawing off screen; a blank screen (B), a lesson's stage out of
+    room at the text size asked for."""
     model = WindowModel()
     changes = []
     model.events.connect(lambda info: changes.append((info.signal.name, info.args[0])))
-    model.full_screen = True
-    model.full_screen = True
-    model.drawn_off_screen = True
-    assert changes == [("full_screen", True), ("drawn_off_screen", True)]
+    setattr(model, first, True)
+    setattr(model, first, True)          # the same: nothing said
+    setattr(model, second, True)
+    setattr(model, second, False)
+    assert changes == [(first, True), (second, True), (second, False)]
+
+
+# ---- the pace, the play mode, a blank screen, text too large for a lesson's stage -------
+PACES = (0, 5, 20, 50, 100, 200, 350, 500, 750, 1000, 1500)   # the run bar's slider
+
+
+@pytest.mark.parametrize("pace", [7, -5, 2000, 100.5, "100", None, True])
+def test_a_pace_the_run_bar_has_not_is_refused_and_nothing_changes(pace):
+    model = WindowModel(pace_ms=350)
+    seen = _refused_unchanged(model, "pace_ms", pace)
+    model.pace_ms = 1500
+    assert seen == [1500]
+
+
+def test_only_steps_or_phases_is_a_play_mode():
+    model = WindowModel()
+    seen = []
+    model.events.play_mode.connect(seen.append)
+    for mode in ("phase", "", None, "Phases"):
+        with pytest.raises(WindowModelError):
+            model.play_mode = mode
+    model.play_mode = "phases"
+    assert model.play_mode == "phases" and seen == ["phases"]
+
+
+@given(st.floats(min_value=0.1, max_value=1000.0))
+def test_a_lesson_pace_becomes_the_run_bars_nearest(per_second):
+    from gradviz.plain.window_model import PACES_MS, nearest_pace_ms
+    assert PACES_MS == PACES
+    wanted = 1000.0 / per_second
+    ms = nearest_pace_ms(per_second)
+    assert ms in PACES and ms > 0   # a pace asked for is never "as fast as it goes"
+    assert all(abs(ms - wanted) <= abs(other - wanted) for other in PACES[1:])
+    WindowModel().pace_ms = ms     # the model takes it
+
+
+@pytest.mark.parametrize("per_second, ms", [(0, 0), (-1, 0), (1, 1000), (2, 500),
+                                            (50, 20), (19, 50), (0.5, 1500)])
+def test_a_lesson_pace_in_steps_a_second_is_this_pause(per_second, ms):
+    from gradviz.plain.window_model import nearest_pace_ms
+    assert nearest_pace_ms(per_second) == ms
+
