@@ -1,15 +1,18 @@
 """B or '.' blanks the screen, as presentation software does (a clicker's "blank" button
 sends B): a black cover over the whole window, so the hall looks at the lecturer. B or '.'
-again, or a change of slide, brings the window back."""
+again, or a change of slide, brings the window back. Blank is the window model's to say
+(model.blank): the cover follows it."""
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QColor, QKeySequence, QPalette, QShortcut
 from PySide6.QtWidgets import QWidget
 
+from ..plain.window_model import WindowModel
+
 
 class BlankScreen(QWidget):
-    def __init__(self, window: QWidget):
+    def __init__(self, window: QWidget, model: WindowModel):
         super().__init__(window)
         self.setObjectName("blankScreen")
         self.setAutoFillBackground(True)
@@ -19,6 +22,8 @@ class BlankScreen(QWidget):
         self.setCursor(Qt.BlankCursor)
         self.hide()
         self._window = window
+        self.model = model
+        model.events.blank.connect(self._show)
         window.installEventFilter(self)
         self.shortcuts = []
         for key in (Qt.Key_B, Qt.Key_Period):
@@ -32,7 +37,10 @@ class BlankScreen(QWidget):
         return self.isVisible()
 
     def toggle(self) -> None:
-        if self.isVisible():
+        self.model.blank = not self.model.blank
+
+    def _show(self, blank: bool) -> None:
+        if not blank:
             self.hide()
         else:
             self.setGeometry(self._window.rect())

@@ -8,15 +8,25 @@ and memory charts and as pale bars beside A's gradient norms; the Compare dock s
 verdict of each step, the differences per parameter group, both peaks and B's error."""
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QFileDialog, QMenu
+from PySide6.QtWidgets import QDockWidget, QFileDialog, QMainWindow, QMenu, QWidget
 
 from ..plain.config import Config, ConfigError, from_mapping, load_toml
 from ..plain.history import History
+from ..plain.window_model import WindowModel
+from .lesson_player import LessonPlayer
 from .widgets.compare_view import CompareView
+from .widgets.gradients_panel import GradientsPanel
+from .window_layout import add_dock
+
+if TYPE_CHECKING:
+    from .engine_client import EngineClient
 
 TOML_FILTER = "gradviz configs (*.toml)"
 # B is probed as A is and trains as many steps as A: these never tell them apart
@@ -39,22 +49,43 @@ def differences(a: Config, b: Config) -> str:
     return "; ".join(told) if told else "the same settings as A (so far)"
 
 
+class Ghosted(Protocol):
+    """A chart that draws a second run (B) beside the first."""
+
+    def set_ghost(self, history: History | None) -> None: ...
+
+
+@dataclass(frozen=True)
+class CompareParts:
+    """What Compare works with, handed over by the window (which owns them all)."""
+    engine: EngineClient              # pins B, and reports B's steps beside A's
+    history: Callable[[], History]    # A's run as it is now (a fresh model, a new one)
+    generation: Callable[[], int]     # the fresh model A's steps on screen belong to
+    lessons: LessonPlayer             # the open lesson, whose other slides can be B
+    ghosts: Sequence[Ghosted]         # the charts that draw B dashed or pale beside A
+    memory_dock: QDockWidget          # Memory, put in front beside the Compare dock
+    gradients_panel: GradientsPanel   # whose per-parameter bars (A | B) go in front
+    grad_bars: QWidget
+
+
 class CompareMode(QObject):
-    def __init__(self, window):
+    def __init__(self, window: QMainWindow, model: WindowModel, parts: CompareParts):
         super().__init__(window)
         self.window = window
-        self.model = window.model   # what the window shows: the lesson, and B once pinned
+        # what the window shows: the lesson, the settings (A), and B once pinned
+        self.model = model
+        self.parts = parts
         self.view = CompareView()
         # beside the graph's tabs (not one of them): shown, it sits next to the Memory
         # chart, which then shows both runs' memory
-        self.dock = window.add_dock("Compare", "compareDock", self.view,
-                                    Qt.BottomDockWidgetArea)
+        self.dock = add_dock(window, "Compare", "compareDock", self.view,
+                             Qt.BottomDockWidgetArea)
         self.dock.hide()
         self.b_name = ""
         self.b_config: Config | None = None   # B as the engine pinned it
         self.history_b: History | None = None
-        window.engine.bPinned.connect(self._on_pinned)
-        window.engine.configApplied.connect(self._on_config_applied)
+        parts.engine.bPinned.connect(self._on_pinned)
+        parts.engine.configApplied.connect(self._on_config_applied)
         self._build_menu()
 
     # ---- the menu -----------------------------------------------------------------------
@@ -75,7 +106,7 @@ class CompareMode(QObject):
         self.stop_action = self._action(menu, "Stop comparing", "stopCompareAction",
                                         self.stop)
         menu.aboutToShow.connect(self.update_menu)
-        menu.aboutToShow.connect(w.engine.warmB)   # B's process loads while B is chosen
+        menu.aboutToShow.connect(self.parts.engine.warmB)   # B's process loads while B is chosen
         self.menu = menu
         self.update_menu()
         # the open lesson's other slides, as the lesson or its slide changes
@@ -93,7 +124,7 @@ class CompareMode(QObject):
         """The open lesson's other slides, and Stop only while comparing."""
         self.stop_action.setEnabled(self.comparing)
         self.slides_menu.clear()
-        player = self.window.lessons.player
+        player = self.parts.lessons
         lesson = player.lesson
         self.slides_menu.setEnabled(lesson is not None and len(lesson.slides) > 1)
         if lesson is None:
@@ -106,7 +137,7 @@ class CompareMode(QObject):
 
     @property
     def comparing(self) -> bool:
-        return self.window.engine.pinned_b is not None
+        return self.parts.engine.pinned_b is not None
 
     # ---- choosing B ---------------------------------------------------------------------
     def compare_with_file(self, path: str | None = None) -> None:
@@ -117,7 +148,7 @@ class CompareMode(QObject):
             return
         try:
             values = {k.replace("-", "_"): v for k, v in load_toml(path).items()}
-            b = from_mapping(values, self.window.controls.config())
+            b = from_mapping(values, self.model.requested)
         except ConfigError as exc:
             self._show_dock()
             self.view.show_failed(str(exc))
@@ -126,10 +157,10 @@ class CompareMode(QObject):
 
     def pin_settings(self) -> None:
         """B = the settings as they are now; a toggle changed next changes A alone."""
-        self.pin(self.window.controls.config(), "the settings pinned")
+        self.pin(self.model.requested, "the settings pinned")
 
     def pin_slide(self, index: int) -> None:
-        lesson = self.window.lessons.player.lesson
+        lesson = self.parts.lessons.lesson
         if lesson is None or not 0 <= index < len(lesson.slides):
             return
         slide = lesson.slides[index]
@@ -139,28 +170,28 @@ class CompareMode(QObject):
         """Train B beside A (both from step 0) and show the comparison."""
         self.b_name = name
         self._show_dock()
-        self.view.show_pinned(name, differences(self.window.controls.config(), config))
-        self.window.engine.pinB(config)
+        self.view.show_pinned(name, differences(self.model.requested, config))
+        self.parts.engine.pinB(config)
         self.stop_action.setEnabled(True)
 
     def stop(self) -> None:
         """Stop comparing: B is dropped, A goes on."""
-        self.window.engine.pinB(None)
+        self.parts.engine.pinB(None)
         self._forget()
         self.view.show_stopped()
 
     def _show_dock(self) -> None:
         """The Compare dock beside the Memory chart (A's and B's memory), and the
         per-parameter bars (A | B) in front of the gradient charts."""
-        w = self.window
+        parts = self.parts
         self.dock.show()
         self.dock.raise_()
         if self.model.in_lesson:   # the slide's stage holds its panels: they stay there
             return
         self.model.show_dock("memoryDock", True)
-        w.memory_dock.raise_()
-        w.gradients_panel.set_compact(True)
-        w.gradients_panel.tabs.setCurrentWidget(w.grad_bars)
+        parts.memory_dock.raise_()
+        parts.gradients_panel.set_compact(True)
+        parts.gradients_panel.tabs.setCurrentWidget(parts.grad_bars)
 
     # ---- what the engine says -------------------------------------------------------------
     def _on_pinned(self, config: Config | None, problem: str | None) -> None:
@@ -184,7 +215,7 @@ class CompareMode(QObject):
         self.view.set_differences(self.b_name, differences(config, self.b_config))
 
     def _new_history(self) -> None:
-        a = self.window.history
+        a = self.parts.history()
         self.history_b = History(a.head_names, a.param_names, keys=a.keys)
         self._set_ghost(self.history_b)
 
@@ -195,14 +226,13 @@ class CompareMode(QObject):
         self.stop_action.setEnabled(self.comparing)
 
     def _set_ghost(self, history: History | None) -> None:
-        w = self.window
-        for panel in (w.loss_plot, w.global_norm, w.grad_bars, w.memory):
+        for panel in self.parts.ghosts:
             panel.set_ghost(history)
 
     def drain(self) -> int:
         """Move B's reported steps into its history and show the newest verdict; how
         many steps were new."""
-        compared, generation = self.window.engine.compared, self.window.generation
+        compared, generation = self.parts.engine.compared, self.parts.generation()
         latest, new = None, 0
         while compared:
             record_generation, record = compared.popleft()

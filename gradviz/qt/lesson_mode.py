@@ -2,24 +2,38 @@
 clicker sends (PageDown / PageUp, Home, Esc), and each slide applied: its config (from
 step 0), its panels, its pace, and where it stops.
 
-It drives the window only through what a user could do (the controls' config, Reset,
-Pause, the pace slider and its phase-by-phase toggle, the docks), so the window needs no
-lesson code of its own; where a slide stops is the engine's to keep (exact at any pace).
+A slide changes the window's model (plain.window_model): the lesson and slide, the
+panels on the stage, the settings asked for, the pace and play mode; the window and its
+panels follow the model (the window puts its docks away while a lesson is open, and back
+after it). The engine gets each slide as one message; where a slide stops is the
+engine's to keep (exact at any pace). The panels a slide puts on the stage, and the
+engine, are handed over by the window (LessonParts): nothing is fished off it.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
-from PySide6.QtWidgets import QFileDialog
+from PySide6.QtWidgets import QFileDialog, QMainWindow, QWidget
 
+from ..plain.config import Config
+from ..plain.history import History
 from ..plain.lessons import Lesson, LessonError, bundled_names, find_lesson, load_lesson
+from ..plain.window_model import WindowModel, nearest_pace_ms
 from .lesson_player import LessonPlayer
 from .plain_dialogs import warn
-from .run_bar import DELAYS_MS
 from .stage import Stage
 from .widgets.lesson_list import LessonList
 from .widgets.line_panel import SLIDE_GHOST_LABEL
 from .widgets.narration_view import NarrationView, title_text
+from .window_layout import add_dock
+
+if TYPE_CHECKING:
+    from .engine_client import EngineClient
+    from .widgets.graph_view import GraphView
 
 BASE_TITLE = "gradviz — autograd with several losses"
 # what each panel a slide can name is called on the stage, where it has no title of its
@@ -32,11 +46,29 @@ STAGE_TITLES = {"graph": "Autograd graph", "memory": "Memory", "code": "Code",
                 "events": "What happened"}
 
 
+# the charts that draw the slide before's run beside this one's (keep = "ghost")
+GHOSTED = ("loss", "global_norm", "junction", "memory")
+
+
+@dataclass(frozen=True)
+class LessonParts:
+    """What a lesson works with, handed over by the window (which owns them all)."""
+    engine: EngineClient              # each slide as one message; where it stops
+    history: Callable[[], History]    # the run on screen now (kept for a ghost)
+    # every panel a slide can name (plain.lessons.PANELS), by that name: the stage
+    # borrows them, and the window takes them home when the lesson ends
+    panels: Mapping[str, QWidget]
+    graph_view: GraphView             # one box per module call, framed on the focus
+    # a fresh engine on a model file (None: the built-in model), with a config or not
+    open_model: Callable[[str | None, Config | None], None]
+
+
 class LessonMode(QObject):
-    def __init__(self, window):
+    def __init__(self, window: QMainWindow, model: WindowModel, parts: LessonParts):
         super().__init__(window)
         self.window = window
-        self.model = window.model   # what the window shows: the lesson, its slide, text size
+        self.model = model   # what the window shows: the lesson, its slide, text size
+        self.parts = parts
         self.player = LessonPlayer(self)
         self.player.slideChanged.connect(self._show_slide)
         self.player.left.connect(self._leave)
@@ -48,24 +80,18 @@ class LessonMode(QObject):
         self.stage.arranged.connect(self._check_room)
         # a new text size: the narration's height and every least size changed
         self.model.events.zoom.connect(lambda _zoom: self.on_text_size())
-        self._watching_events = False   # (the window makes its panels after this)
-        window.set_stage(self.stage)
-        # the start page: every lesson, a tab beside the settings (which stay in front:
-        # a student exploring alone starts there)
+        # the start page: every lesson, a tab beside the settings (the window puts it
+        # there; the settings stay in front: a student exploring alone starts there)
         self.start_page = LessonList(self._bundled())
         self.start_page.chosen.connect(self.open_named)
-        self.start_dock = window.add_dock("Lessons", "startDock", self.start_page,
-                                          Qt.LeftDockWidgetArea)
-        window.tabifyDockWidget(window.controls_dock, self.start_dock)
-        window.controls_dock.raise_()
+        self.start_dock = add_dock(window, "Lessons", "startDock", self.start_page,
+                                   Qt.LeftDockWidgetArea)
         self.presenting = False
         self._start_was_shown = True
-        # the docks as the user had them before the lesson (saveState's bytes, made by
-        # this window): put back on leaving, and what quitting mid-lesson remembers
-        self.layout_before = None
-        # ... and their settings and pace: quitting mid-lesson remembers these, so the
-        # next launch is the user's free mode, not a slide's (detach_ on, 1 s a step)
-        self.settings_before: tuple | None = None
+        # the settings and pace (ms) as the user had them before the lesson: quitting
+        # mid-lesson remembers these, so the next launch is the user's free mode, not a
+        # slide's (detach_ on, 1 s a step)
+        self.settings_before: tuple[Config, int] | None = None
         # the model file that trained before the lesson (lessons teach on the built-in
         # model): opened again on leaving, with settings_before
         self.model_before: str | None = None
@@ -125,18 +151,14 @@ class LessonMode(QObject):
     def toggle_presenting(self) -> None:
         """F5, as in a slide deck: full screen, the menus out of the way (and, outside a
         lesson, the settings; a lesson's stage shows none). F5 or Esc leaves."""
-        w = self.window
         self.presenting = not self.presenting
-        w.menuBar().setVisible(not self.presenting)
+        self.window.menuBar().setVisible(not self.presenting)
         if not self.staging:
-            w.controls_dock.setVisible(not self.presenting)
+            self.model.show_dock("controlsDock", not self.presenting)
             if self.presenting:
                 self._start_was_shown = self.start_dock.isVisible()
             self.start_dock.setVisible(not self.presenting and self._start_was_shown)
-        if self.presenting:
-            w.showFullScreen()
-        else:
-            w.showNormal()
+        self.model.full_screen = self.presenting
 
     def _escape(self) -> None:
         """Esc leaves the presentation first, then the lesson."""
@@ -168,75 +190,55 @@ class LessonMode(QObject):
     @property
     def staging(self) -> bool:
         """A lesson is open: its slides are on the stage, the docks put away."""
-        return self.player.lesson is not None and self.layout_before is not None
+        return self.player.lesson is not None and self.model.in_lesson
 
     def _show_slide(self, lesson: Lesson, index: int) -> None:
-        w, slide = self.window, lesson.slides[index]
-        if w.blank_screen.blank:   # PageDown on a blank screen: the next slide, seen
-            w.blank_screen.toggle()
-        if self.layout_before is None:   # the first slide: the user's layout, kept
-            self.model_before = w.engine.model_path
+        slide, m, engine = lesson.slides[index], self.model, self.parts.engine
+        m.blank = False   # PageDown on a blank screen: the next slide, seen
+        if not m.in_lesson:   # the first slide: the user's model file and settings, kept
+            self.model_before = engine.model_path
             if self.model_before is not None:   # lessons are about the built-in model
-                w.open_model(None)
-            self.layout_before = w.saveState()
-            self.settings_before = (w.controls.config(), w.run_bar.speed.value())
-            self._enter_stage()
+                self.parts.open_model(None, None)
+            self.settings_before = (m.requested, m.pace_ms)
         if self._on_screen is not None:   # the run the slide left, kept for a ghost
-            self.runs[self._on_screen] = w.history
+            self.runs[self._on_screen] = self.parts.history()
         self._on_screen = (lesson.name, index)
         self._zoom_asked = False   # the lecturer's text size is kept from here on
+        m.text_too_large = False
+        # the lesson open: the window puts its docks away (their layout kept for the
+        # lesson's end) and shows the stage; nothing a slide does not name is on screen
+        m.lesson = lesson.name
         count = len(lesson.slides)
-        w.setWindowTitle(f"gradviz — {title_text(lesson.title)} — slide {index + 1}/{count}: "
-                         f"{title_text(slide.title)}")
-        self.narration.apply_theme(w.theme)
+        self.window.setWindowTitle(f"gradviz — {title_text(lesson.title)} — slide "
+                                   f"{index + 1}/{count}: {title_text(slide.title)}")
         self.narration.show_slide(lesson.title, slide, index, count)
-        # the controls, the code and the pace show the slide's...
-        w.controls.set_config(slide.config)
-        w.code_view.set_config(slide.config)
-        phases = slide.play == "phases"
-        w.run_bar.set_pace(_pace_position(slide.pace), phases)
-        m = self.model
-        m.pace_ms, m.play_mode = w.run_bar.delay_ms(), slide.play
-        m.lesson, m.slide, m.panels = lesson.name, index, slide.panels
+        # the engine gets the slide as one message: a fresh model at step 0 (each slide
+        # starts there), built once, its pace and play mode, where it stops (the engine
+        # pauses itself there: exact at full speed) and, a clicker sending no Space,
+        # Play where the slide autoplays...
+        pace_ms = nearest_pace_ms(slide.pace)
+        engine.showSlide(slide.config, pace_ms, slide.play == "phases",
+                         slide.stop if isinstance(slide.stop, int) else None, slide.autoplay)
+        # ...and the settings, the code, the pace and the stage show it (the window
+        # tells the engine nothing more: it has them all)
+        m.pace_ms, m.play_mode = pace_ms, slide.play
+        m.slide, m.panels = index, slide.panels
         m.requested = slide.config
         self._show_panels(slide)
         self._show_ghost(lesson, index)
         # a room reads one box per module call, framed on what the slide is about
-        w.graph_view.set_module_view(True)
-        w.graph_view.set_focus(slide.focus or None)
-        # ...and the engine gets it as one message: a fresh model at step 0 (each slide
-        # starts there), built once, its pace and play mode, where it stops (the engine
-        # pauses itself there: exact at full speed) and, a clicker sending no Space,
-        # Play where the slide autoplays
-        w.sigSlide.emit(slide.config, w.run_bar.delay_ms(), phases,
-                        slide.stop if isinstance(slide.stop, int) else None, slide.autoplay)
-
-    def _enter_stage(self) -> None:
-        """The docks put away (their layout is kept in layout_before) and the stage in
-        the window's middle: nothing a slide does not name stays on screen."""
-        w = self.window
-        for dock in w.panel_docks():
-            dock.hide()
-        w.show_stage(True)
-        w.events_view.allow_log(False)
-        w.code_view.set_wrapped(True)
-        if not self._watching_events:
-            # an error's explanation came (or went): the stage gives it room to be read
-            w.events_view.changed.connect(self._rearrange)
-            self._watching_events = True
+        self.parts.graph_view.set_module_view(True)
+        self.parts.graph_view.set_focus(slide.focus or None)
 
     def _show_panels(self, slide) -> None:
-        w, panels = self.window, self.window.named_panels
+        panels = self.parts.panels
         shown = [(name, panels[name], STAGE_TITLES.get(name)) for name in slide.panels
                  if name in panels]
         self.stage.show_slide(shown, slide.layout, self.model.zoom,
                               self.narration.height_for_width)
-        # per-node gradients cost hooks: measured only while the graph is on screen
-        w.on_graph_visibility("graph" in slide.panels)
 
     def _ghost_panels(self) -> list:
-        panels = self.window.named_panels
-        return [panels[name] for name in ("loss", "global_norm", "junction", "memory")]
+        return [self.parts.panels[name] for name in GHOSTED]
 
     def _show_ghost(self, lesson: Lesson, index: int) -> None:
         """keep = "ghost": the slide before's run (as it was left), dashed, beside this
@@ -261,7 +263,7 @@ class LessonMode(QObject):
         """The graph's key where the graph is the slide's main panel and wide enough for
         it; beside a chart, or in a column narrowed by large text, it took half the
         panel (the narration says what is drawn)."""
-        stage, view = self.stage, self.window.graph_view
+        stage, view = self.stage, self.parts.graph_view
         placed = stage.placement.panels.get("graph") if stage.placement else None
         wide = placed is not None and placed.w >= KEY_LEAST_WIDTH * stage.zoom
         shown = bool(stage.shown) and stage.shown[0] == "graph" and wide
@@ -285,15 +287,17 @@ class LessonMode(QObject):
         placement = self.stage.placement
         if self.staging and self._zoom_asked and placement is not None and \
                 self.model.zoom > 1.0 and (placement.fits < 1 or not placement.narration_whole):
-            self.window.text_too_large()
+            self.model.text_too_large = True   # the screen fitting takes it a step smaller
 
-    def _rearrange(self) -> None:
+    def rearrange(self) -> None:
+        """An error's explanation came (or went): the stage gives it room to be read."""
         if self.staging and self.stage.isVisible():
             self.stage.arrange()
 
     def on_text_size(self) -> None:
         """After Ctrl+= or Ctrl+-: the narration's height and every least size changed."""
         self._zoom_asked = True   # does the slide still fit? (until the next slide)
+        self.model.text_too_large = False   # (not known at this size until arranged)
         if self.staging:
             self.stage.set_zoom(self.model.zoom)
 
@@ -304,28 +308,18 @@ class LessonMode(QObject):
             self.stage.arrange()
 
     def _leave(self) -> None:
-        w = self.window
-        w.sigStopAt.emit(None)
+        self.parts.engine.setStopAt(None)
         self.narration.clear()
-        w.setWindowTitle(BASE_TITLE)
-        w.show_stage(False)
-        w.take_panels_home(self.stage.release())
-        w.events_view.allow_log(True)
-        w.code_view.set_wrapped(False)
+        self.window.setWindowTitle(BASE_TITLE)
         self._clear_ghost()
         self.runs, self._on_screen = {}, None
+        # the window takes the stage's panels home, and every dock back where, and as
+        # shown or closed as, the user had it
         self.model.lesson, self.model.slide, self.model.panels = None, None, ()
-        w.plot_stack.show_only([])   # all of them again
-        w.plot_stack.put_in_front([])
-        w.gradients_panel.put_in_front([])
-        if self.layout_before is not None:
-            # every dock where, and as shown or closed as, the user had it
-            w.restoreState(self.layout_before)
-            self.layout_before = None
+        self.model.text_too_large = False
         self._back_to_model_file()
         self.settings_before = None
-        w.graph_view.set_key_shown(True)
-        w.on_graph_visibility(w.graph_dock.isVisible())
+        self.parts.graph_view.set_key_shown(True)
 
     def _back_to_model_file(self) -> None:
         """The model file the lesson put aside, trained again with the settings and pace
@@ -334,20 +328,9 @@ class LessonMode(QObject):
         path, self.model_before = self.model_before, None
         # (a model opened during the lesson is the user's newer choice: it stays)
         if path is None or self.settings_before is None or \
-                self.window.engine.model_path is not None:
+                self.parts.engine.model_path is not None:
             return
-        config, speed = self.settings_before
-        w = self.window
-        w.run_bar.speed.setValue(speed)
-        w.controls.set_config(config)
-        w.open_model(path, config)
-
-
-def _pace_position(per_second: float) -> int:
-    """The pace slider's position nearest a slide's pace, in steps or phases per second
-    (0: as fast as it goes)."""
-    if per_second <= 0:
-        return 0
-    wanted = 1000.0 / per_second
-    return min(range(len(DELAYS_MS)), key=lambda i: abs(DELAYS_MS[i] - wanted)
-               if DELAYS_MS[i] else 1e9)
+        config, pace_ms = self.settings_before
+        self.model.pace_ms = pace_ms       # (the window tells the engine)
+        self.model.requested = config
+        self.parts.open_model(path, config)

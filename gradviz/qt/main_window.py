@@ -24,13 +24,13 @@ from ..plain.window_model import WindowModel
 from . import appearance
 from .blank_screen import BlankScreen
 from .build_stop import BuildStop
-from .compare_mode import CompareMode
+from .compare_mode import CompareMode, CompareParts
 from .controls import ControlsPanel
 from .field_keys import FieldKeys
 from .file_menu import FileMenu
 from .gc_guard import GuiThreadGC
 from .graph_renderer import GraphRenderer
-from .lesson_mode import LessonMode
+from .lesson_mode import LessonMode, LessonParts
 from .panel_painter import PanelPainter
 from .run_bar import DELAYS_MS, RunBar
 from .screen_fit import FitParts, ScreenFit
@@ -48,7 +48,7 @@ from .widgets.loss_plot import LossPlot
 from .widgets.memory_plot import MemoryPlot
 from .widgets.plot_stack import PlotStack
 from .widgets.plot_style import checkbox_css
-from .window_layout import BOTTOM_SHARE, restore_layout
+from .window_layout import BOTTOM_SHARE, add_dock, restore_layout
 
 LIVE_GRAPH_SECONDS = 1.5   # while running, refresh the graph this often
 # a backward call's sweep over the graph: within the pace's time for a phase, but long
@@ -69,8 +69,6 @@ class MainWindow(QMainWindow):
     sigRunSteps = Signal(int)
     sigAnimatePhases = Signal(bool)   # Play goes phase by phase
     sigStopAt = Signal(object)        # Play pauses once this many steps are done (None: never)
-    # a lesson's slide, as one message: config, delay ms, phases, stop at, play
-    sigSlide = Signal(object, int, bool, object, bool)
     sigRequestGraph = Signal()
     sigShowSaved = Signal(bool)
     sigTorchviz = Signal(str)
@@ -105,9 +103,15 @@ class MainWindow(QMainWindow):
         self.model.events.zoom.connect(self._show_theme)
         self.model.events.theme.connect(self._show_theme)
         self._build_panels(remembered.config)
+        self.model.events.requested.connect(self._show_requested)
         self._build_docks()
         self._build_actions()
-        self.lessons = LessonMode(self)     # the Lessons menu, narration and clicker keys
+        self._start_engine_and_layout(remembered.config)
+        # the Lessons menu, narration and clicker keys
+        self.lessons = LessonMode(self, self.model, LessonParts(
+            self.engine, lambda: self.history, self.named_panels, self.graph_view,
+            self.open_model))
+        self._place_lessons()
         self.file_menu = FileMenu(self)     # open, save, export, quit
         self.screen_fit = ScreenFit(self, self.model, FitParts(
             self.graph_dock, self.gradients_dock, (self.controls_dock, self.lessons.start_dock),
@@ -116,8 +120,11 @@ class MainWindow(QMainWindow):
         self.screen_fit.notice.connect(self.on_notice)
         # in a lesson, a fair width for the slide's chart too
         self.screen_fit.fitted.connect(lambda: self.lessons.refit())
-        self._start_engine_and_layout(remembered.config)
-        self.compare = CompareMode(self)    # the Compare menu: B pinned beside A
+        # the Compare menu: B pinned beside A
+        self.compare = CompareMode(self, self.model, CompareParts(
+            self.engine, lambda: self.history, lambda: self.generation, self.lessons.player,
+            (self.loss_plot, self.global_norm, self.grad_bars, self.memory),
+            self.memory_dock, self.gradients_panel, self.grad_bars))
         # every dock made: the model follows which are shown from here on
         self.dock_watch = DockWatch(self.model, self.panel_docks())
         self.run_bar.speed.setValue(remembered.speed)
@@ -170,11 +177,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.rate_label)
 
     def add_dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
-        dock = QDockWidget(title, self)
-        dock.setObjectName(name)
-        dock.setWidget(widget)
-        self.addDockWidget(area, dock)
-        return dock
+        return add_dock(self, title, name, widget, area)
 
     def _build_docks(self) -> None:
         central = QWidget()
@@ -214,6 +217,52 @@ class MainWindow(QMainWindow):
         self.stage = stage
         self._grid.addWidget(stage, 1, 0)
         stage.hide()
+
+    def _place_lessons(self) -> None:
+        """The lessons' stage in the middle, their start page a tab beside the settings
+        (which stay in front: a student exploring alone starts there); and the window
+        following the lesson the model says is open."""
+        self.set_stage(self.lessons.stage)
+        self.tabifyDockWidget(self.controls_dock, self.lessons.start_dock)
+        self.controls_dock.raise_()
+        # the docks as the user had them before the lesson (saveState's bytes): put
+        # back when it ends, and what quitting mid-lesson remembers
+        self.layout_before: bytes | None = None
+        self.model.events.lesson.connect(self._show_lesson)
+        self.model.events.panels.connect(self._track_graph)
+        # an error's explanation came (or went): the stage gives it room to be read
+        self.events_view.changed.connect(self.lessons.rearrange)
+
+    def _show_lesson(self, name: str | None) -> None:
+        """A lesson opened: every dock put away (their layout kept), the stage in the
+        middle. Left: the panels the stage borrowed back home, and every dock where,
+        and as shown or closed as, the user had it."""
+        if name is not None:
+            if self.layout_before is None:
+                self.layout_before = self.saveState()
+                self.model.docks_shown = frozenset()
+                self.show_stage(True)
+                self.events_view.allow_log(False)
+                self.code_view.set_wrapped(True)
+            return
+        if self.layout_before is None:
+            return
+        self.show_stage(False)
+        self.take_panels_home(self.lessons.stage.release())
+        self.events_view.allow_log(True)
+        self.code_view.set_wrapped(False)
+        self.plot_stack.show_only([])   # all of them again
+        self.plot_stack.put_in_front([])
+        self.gradients_panel.put_in_front([])
+        self.restoreState(self.layout_before)
+        self.layout_before = None
+        self.on_graph_visibility(self.graph_dock.isVisible())
+
+    def _track_graph(self, panels: tuple[str, ...]) -> None:
+        """Per-node gradients cost hooks: in a lesson, measured only while its slide has
+        the graph on the stage (out of one, while the graph's dock is shown)."""
+        if self.model.in_lesson:
+            self.on_graph_visibility("graph" in panels)
 
     def show_stage(self, shown: bool) -> None:
         self.plot_stack.setVisible(not shown)
@@ -261,7 +310,7 @@ class MainWindow(QMainWindow):
         # Space, R, M... after typing in a number field of the settings: the window's
         self.field_keys = FieldKeys(self)
         self.field_keys.install(self.controls)
-        self.blank_screen = BlankScreen(self)   # B or '.', as a clicker's blank button
+        self.blank_screen = BlankScreen(self, self.model)   # B or '.', as a clicker's blank button
         self.view_menu = ViewMenu(self, self.model, (
             self.controls_dock, self.gradients_dock, self.graph_dock, self.code_dock,
             self.memory_dock, self.events_dock), self.blank_screen.toggle)
@@ -287,12 +336,14 @@ class MainWindow(QMainWindow):
                              (self.sigStep, w.stepOnce), (self.sigReset, w.reset),
                              (self.sigDelay, w.setDelay), (self.sigRunSteps, w.runSteps),
                              (self.sigAnimatePhases, w.setAnimatePhases),
-                             (self.sigStopAt, w.setStopAt), (self.sigSlide, w.showSlide),
+                             (self.sigStopAt, w.setStopAt),
                              (self.sigRequestGraph, w.requestGraph),
                              (self.sigShowSaved, w.setShowSaved),
                              (self.sigTorchviz, w.exportTorchviz),
                              (self.sigTrackNodeGrads, w.setTrackNodeGrads)):
             signal.connect(slot)
+        self.model.events.pace_ms.connect(self._show_pace)
+        self.model.events.play_mode.connect(self._show_play_mode)
         w.phaseDone.connect(self.on_phase)
         w.failed.connect(self.on_failed)
         w.runningChanged.connect(self.on_running)
@@ -330,6 +381,9 @@ class MainWindow(QMainWindow):
                           generation: int) -> None:
         self.model.confirmed = config
         self.controls.set_config(config)
+        # the settings show what the engine put in force (a model file's heads, say),
+        # and a change made next is made to it: it is what they ask for from here on
+        self.model.requested = config
         # the loop of the model that trains: the file's (its full path), or the built-in
         self.code_view.set_model(self.engine.model_path if self.engine.model_name else None,
                                  self.engine.model_taps)
@@ -430,8 +484,14 @@ class MainWindow(QMainWindow):
     @Slot(object)
     def on_config_changed(self, config: Config) -> None:
         self.model.requested = config
-        self.code_view.set_config(config)
         self.sigSetConfig.emit(config)
+
+    def _show_requested(self, config: Config) -> None:
+        """The settings asked for (by the user, a lesson's slide, a settings file) in the
+        settings and the code; the engine is told by whoever asks."""
+        if self.controls.config() != config:   # (not back into the fields being typed in)
+            self.controls.set_config(config)
+        self.code_view.set_config(config)
 
     def toggle_play(self) -> None:
         (self.sigPause if self.running else self.sigPlay).emit()
@@ -447,9 +507,19 @@ class MainWindow(QMainWindow):
     def zoom_by(self, factor: float | None) -> None:
         self.model.scale_text(factor)
 
-    def text_too_large(self) -> None:
-        """A lesson's stage has no room at this text size: one step smaller, and why."""
-        self.screen_fit.text_too_large()
+    def _show_pace(self, ms: int) -> None:
+        """The model's pace on the run bar, and to the engine where it has another (a
+        lesson's slide has sent it along with the slide; the slider, on its own)."""
+        self.run_bar.show_pace(ms, self.model.play_mode == "phases")
+        if self.engine.settings.delay_ms != ms:
+            self.sigDelay.emit(ms)
+
+    def _show_play_mode(self, mode: str) -> None:
+        """Play step by step or phase by phase, as the model says, likewise."""
+        phases = mode == "phases"
+        self.run_bar.show_pace(self.model.pace_ms, phases)
+        if self.engine.settings.animate_phases != phases:
+            self.sigAnimatePhases.emit(phases)
 
     def _show_theme(self, *_changed) -> None:
         theme = THEMES[self.model.theme].zoomed(self.model.zoom)
@@ -524,10 +594,11 @@ class MainWindow(QMainWindow):
     # ---- closing ---------------------------------------------------------------------------
     def remembered(self) -> Remembered:
         # mid-lesson, the docks as they were before it: the next launch is not a slide's
-        layout = self.lessons.layout_before or self.saveState()
+        layout = self.layout_before or self.saveState()
         # ... and the settings and pace from before it
-        config, speed = self.lessons.settings_before or (self.controls.config(),
-                                                         self.run_bar.speed.value())
+        config, pace_ms = self.lessons.settings_before or (self.controls.config(),
+                                                           self.run_bar.delay_ms())
+        speed = DELAYS_MS.index(pace_ms)
         return Remembered(config, self.theme.name, self.theme.zoom, speed,
                           self.saveGeometry(), layout, tuple(sorted(self.trusted_models)))
 

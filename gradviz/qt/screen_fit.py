@@ -126,6 +126,8 @@ class ScreenFit(QObject):
                       model.events.drawn_off_screen):
             field.connect(self.ask)
         model.events.full_screen.connect(self._full_screen)
+        # a lesson's stage found no room at the text size asked for
+        model.events.text_too_large.connect(lambda cramped: cramped and self.text_too_large())
         self._least_sizes()
 
     # ---- what is observed -----------------------------------------------------------------

@@ -3,7 +3,7 @@ sees them, or the first-launch ones."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QApplication, QDockWidget
+from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QWidget
 
 from .settings import warn as settings_warning
 from .window_state import BadLayout, check_window_state
@@ -13,6 +13,16 @@ from .window_state import BadLayout, check_window_state
 # at 92% of it left a 100 px strip at 1280x720 and 68 px at 1024x768 unused
 LEAST_ROOM, PROJECTOR_AT_MOST = (1024, 700), (1366, 800)
 BOTTOM_SHARE = 0.42   # of the window's height, for the docks below the plots
+
+
+def add_dock(window: QMainWindow, title: str, name: str, widget: QWidget,
+             area: Qt.DockWidgetArea) -> QDockWidget:
+    """widget in a dock of its own, named (saveState keeps docks by name), in area."""
+    dock = QDockWidget(title, window)
+    dock.setObjectName(name)
+    dock.setWidget(widget)
+    window.addDockWidget(area, dock)
+    return dock
 
 
 def restore_layout(window, remembered) -> None:

@@ -49,6 +49,7 @@ def test_the_counter_finds_reaches_however_the_window_is_named():
     assert reaches(source) == ["graph_dock", "lessons", "theme"]
 
 
-@pytest.mark.parametrize("module", ["screen_fit.py", "view_menu.py"])
+@pytest.mark.parametrize("module", ["screen_fit.py", "view_menu.py", "compare_mode.py",
+                                    "lesson_mode.py"])
 def test_the_module_reaches_into_no_attribute_of_the_window(module):
     assert reaches((QT / module).read_text()) == []
