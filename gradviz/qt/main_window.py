@@ -176,9 +176,6 @@ class MainWindow(QMainWindow):
         self.rate_label.setObjectName("rateLabel")
         self.statusBar().addPermanentWidget(self.rate_label)
 
-    def add_dock(self, title: str, name: str, widget: QWidget, area) -> QDockWidget:
-        return add_dock(self, title, name, widget, area)
-
     def _build_docks(self) -> None:
         central = QWidget()
         grid = QGridLayout(central)
@@ -196,18 +193,19 @@ class MainWindow(QMainWindow):
         scroll.setWidget(self.controls)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.controls_scroll = scroll
-        self.controls_dock = self.add_dock("Settings", "controlsDock", scroll,
-                                           Qt.LeftDockWidgetArea)
+        self.controls_dock = add_dock(self, "Settings", "controlsDock", scroll,
+                                      Qt.LeftDockWidgetArea)
         self.gradients_panel = GradientsPanel(self.grad_bars, self.junction, self.cosine)
-        self.gradients_dock = self.add_dock("Gradients", "gradientsDock", self.gradients_panel,
-                                         Qt.RightDockWidgetArea)
-        self.graph_dock = self.add_dock("Autograd graph", "graphDock", self.graph_view,
-                                     Qt.BottomDockWidgetArea)
-        self.code_dock = self.add_dock("Code", "codeDock", self.code_view, Qt.BottomDockWidgetArea)
-        self.memory_dock = self.add_dock("Memory", "memoryDock", self.memory,
-                                         Qt.BottomDockWidgetArea)
-        self.events_dock = self.add_dock("What happened", "eventsDock", self.events_view,
-                                      Qt.BottomDockWidgetArea)
+        self.gradients_dock = add_dock(self, "Gradients", "gradientsDock",
+                                       self.gradients_panel, Qt.RightDockWidgetArea)
+        self.graph_dock = add_dock(self, "Autograd graph", "graphDock", self.graph_view,
+                                   Qt.BottomDockWidgetArea)
+        self.code_dock = add_dock(self, "Code", "codeDock", self.code_view,
+                                  Qt.BottomDockWidgetArea)
+        self.memory_dock = add_dock(self, "Memory", "memoryDock", self.memory,
+                                    Qt.BottomDockWidgetArea)
+        self.events_dock = add_dock(self, "What happened", "eventsDock", self.events_view,
+                                    Qt.BottomDockWidgetArea)
         for dock in (self.code_dock, self.memory_dock, self.events_dock):
             self.tabifyDockWidget(self.graph_dock, dock)
         self.graph_dock.raise_()

@@ -181,8 +181,9 @@ class RunBar(QWidget):
         self.delayChanged.emit(DELAYS_MS[position])
 
     def set_pace(self, position: int, phases: bool) -> None:
-        """The slider and the phase box as a lesson's slide sets them, shown without a
-        word to the engine (the slide's one message carries them)."""
+        """The slider and the phase box as the window's model has them, shown without a
+        word to the engine (the window tells it what it does not have yet: a lesson's
+        slide has sent them along with the slide)."""
         blocker = QSignalBlocker(self)
         self.speed.setValue(position)
         self.phase_play.setChecked(phases)
