@@ -36,8 +36,11 @@ PANEL_WORDS = {
     "cosine": "Do the losses agree", "grad_norms": "Gradient norm per parameter",
 }
 # the graph's module names as PyTorch names its parameters (trunk.0, heads.1.0, ...), and
-# an rnn's time steps ("trunk, step 0")
-MODULE_NAME = re.compile(r"\b(?:trunk|heads)(?:\.\d|\W{1,4}step \d)")
+# an rnn's time steps ("trunk, step 0"). A zero may be read as the letter O: in a sans
+# font out of a word's context OCR cannot tell them apart (every shot of lesson 08 slide
+# 2 read "trunk, step O"), a reader can, and PyTorch's names hold no letter there (the
+# lines are searched in lower case)
+MODULE_NAME = re.compile(r"\b(?:trunk|heads)(?:\.[\do]|\W{1,4}step [\do])")
 # the words that show a slide's focus on the graph; the rnn's carried state: the step
 # before's box, the cut, or what became of the step before's graph
 FOCUS_WORDS = {
@@ -46,6 +49,13 @@ FOCUS_WORDS = {
     "trunk": ("trunk",),
 }
 LABEL_WORDS = 5   # an OCR line this short is a box's label or badge, not a paragraph
+# how tesseract is asked to find the text on a full-screen shot, each read in turn, as a
+# reader's eye moves from one part of the screen to the next: the page's columns as it
+# finds them; sparse text (a box's label beside a bar of colour it leaves out of the
+# columns); the page as one block of lines (the columns' search took the box below a
+# detach bar for a picture, and read "heads." or nothing of its name; read as lines, the
+# same shot gives "heads.0.0")
+PAGE_READINGS = ((), ("--psm", "11"), ("--psm", "6"))
 
 
 def sh(*args: str, display: str, **kw) -> subprocess.CompletedProcess:
@@ -172,10 +182,8 @@ def walk(lesson_path: Path, display: str, out: Path, zoom_presses: int, tag: str
                 played, took = wait_played(display, Path(tmp) / "status.png", 240)
                 shot = out / f"{tag}-{name}-{index + 1}.png"
                 sh("import", "-window", "root", str(shot), display=display)
-                # the page's columns as tesseract finds them, then sparse text (a box's
-                # label beside a bar of colour it leaves out of the columns)
-                ocr = sh("tesseract", str(shot), "-", display=display).stdout + "\n" + \
-                    sh("tesseract", str(shot), "-", "--psm", "11", display=display).stdout
+                ocr = "\n".join(sh("tesseract", str(shot), "-", *mode, display=display).stdout
+                                for mode in PAGE_READINGS)
                 (out / f"{shot.stem}.txt").write_text(ocr)
                 geometry = sh("xdotool", "getwindowgeometry", win, display=display).stdout
                 size = re.search(r"Geometry: (\d+)x(\d+)", geometry)

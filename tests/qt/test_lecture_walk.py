@@ -78,3 +78,12 @@ def test_a_code_name_in_the_narration_is_sought_as_the_shot_shows_it():
     read = check_slide("Notice: walks the trunk once. No retain_graph needed.", slide)
     assert read["narration_read"] == 1.0 and read["narration_last_words"]
     assert not check_slide("Notice: walks the trunk once.", slide)["narration_last_words"]
+
+
+def test_a_zero_read_as_the_letter_o_is_still_a_module_name():
+    """Lesson 08 slide 2: every shot read the rnn's box as "trunk, step O"; a name
+    needs its number, and a paragraph's "trunk" is no box's name."""
+    slide = {"narration": "", "panels": ["graph"], "focus": ""}
+    assert check_slide("trunk, step O\nheads.O.1", slide)["modules"] == \
+        ["heads.o", "trunk, step o"]
+    assert check_slide("the trunk and the heads\ntrunk.", slide)["modules"] == []
