@@ -174,6 +174,7 @@ class MemoryPlot(LinePanel):
 
     def apply_theme(self, theme: Theme) -> None:
         super().apply_theme(theme)
+        theme = self.theme   # at the stage's text scale, as the rest of the panel
         ps.style_plot(self.nodes_plot, theme)
         self._fit_nodes_plot()
         for plot in (self.plot, self.nodes_plot):
