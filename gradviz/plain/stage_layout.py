@@ -18,21 +18,30 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
 # the least size (px at text size 1) of each panel: below it its title, axes and legend
-# take the plot's room, or the cosine matrix's numbers overlap (seen at 1024x768)
+# take the plot's room, or the cosine matrix's numbers overlap (seen at 1024x768); the
+# loop's: its title and three lines (on the stage it shows no Copy buttons)
 LEAST: dict[str, tuple[int, int]] = {
-    "loss": (300, 170), "global_norm": (300, 150), "grad_norms": (300, 190),
+    "loss": (300, 145), "global_norm": (300, 150), "grad_norms": (300, 190),
     "junction": (300, 190), "cosine": (240, 230), "memory": (320, 200),
-    "graph": (340, 230), "code": (360, 200), "events": (320, 170),
+    "graph": (340, 230), "code": (360, 125), "events": (320, 170),
 }
 # of each least size, the part that grows with the text (the rest is a picture fitted to
 # any size): the graph's boxes are fitted to its panel, only its caption and buttons grow;
 # the loop's font steps down in a smaller panel (FONT_STEPS) as the graph's boxes do:
 # grown in full, beside an error after Ctrl+= twice at 1024x768 it left the error's
 # explanation 94% of the height its text needs
-GROWS: dict[str, float] = {"graph": 0.25, "code": 0.25}
+# the cosine matrix's cells are fitted to the panel and its numbers to the cells (14 px
+# in a 48 px cell): only its title and labels grow
+GROWS: dict[str, float] = {"graph": 0.25, "code": 0.25, "cosine": 0.4}
 # the panels whose font is set smaller, in TEXT_SHRINK steps down to the normal text
 # size, where their rect is smaller than their least size grown in full with the text
 FONT_STEPS = frozenset({"code"})
+# the charts whose font is set smaller so, where they are a slide's second or third panel
+# and no arrangement keeps every panel its least size at the text size: lesson 13's
+# second slide after Ctrl+= twice at 1024x768 (a narration half the height, the cosine
+# matrix, the loss chart and the loop below it) cut the loss chart's step axis; the main
+# panel and the narration keep the lecturer's text size
+SECONDARY_STEPS = frozenset({"loss", "global_norm", "junction", "memory", "cosine"})
 GAP = 6                 # px between the stage's parts
 STRIP_AT_MOST = 0.40    # of the stage's height, for the narration as a strip on top
 COLUMN_SHARES = (0.30, 0.36, 0.42, 0.50)   # of the width, tried for a narration column
@@ -74,10 +83,18 @@ class Placement:
     font_scale: dict[str, float] = field(default_factory=dict)
 
 
-def least_size(panel: str, zoom: float) -> tuple[int, int]:
+def least_size(panel: str, zoom: float, scale: float = 1.0) -> tuple[int, int]:
+    """The least size at text size zoom, the panel's font set to scale of it."""
     w, h = LEAST.get(panel, (300, 180))
-    grown = 1 + GROWS.get(panel, 1.0) * (zoom - 1)
+    grown = 1 + GROWS.get(panel, 1.0) * (zoom * scale - 1)
     return int(w * grown), int(h * grown)
+
+
+def steps(names: list[str] | tuple[str, ...]) -> set[str]:
+    """The slide's panels whose font may be set smaller than the text size: the loop
+    anywhere, a chart where it is not the main panel."""
+    return {n for i, n in enumerate(names)
+            if n in FONT_STEPS or (i > 0 and n in SECONDARY_STEPS)}
 
 
 def place(width: int, height: int, panels: tuple[str, ...] | list[str], zoom: float = 1.0,
@@ -96,8 +113,9 @@ def place(width: int, height: int, panels: tuple[str, ...] | list[str], zoom: fl
     width, height = max(1, width), max(1, height)
     chosen = _choose(width, height, list(panels), zoom, layout, narration_height,
                      content_height, text_floor)
+    stepped = steps(list(chosen.panels))
     return replace(chosen, font_scale={n: font_step(n, r, zoom)
-                                       for n, r in chosen.panels.items() if n in FONT_STEPS})
+                                       for n, r in chosen.panels.items() if n in stepped})
 
 
 def font_step(name: str, rect: Rect, zoom: float) -> float:
@@ -195,11 +213,28 @@ def _arrange(room: Rect, names: list[str], zoom: float, layout: str,
     that keep the least sizes, the one whose text is whole at the largest font (the
     first of equals: the larger main panel), or if none, the least cut at the normal
     size; else the one that squeezes its most-squeezed panel least. A text that cannot
-    be whole never counts as a squeeze (its panel then scrolls, as a dock's does)."""
+    be whole never counts as a squeeze (its panel then scrolls, as a dock's does).
+    All at the text size first; only where no candidate keeps every panel its least
+    size so, again with the secondary charts' and the loop's fonts set smaller
+    (font_step), their least sizes with them."""
+    at_size = _arrange_at(room, names, zoom, layout, content, floor, set())
+    if at_size[2] >= 1:
+        return at_size
+    smaller = _arrange_at(room, names, zoom, layout, content, floor, steps(names))
+    return smaller if smaller[2] > at_size[2] else at_size
+
+
+def _arrange_at(room: Rect, names: list[str], zoom: float, layout: str,
+                content: Mapping[str, Callable[[int, float], int]], floor: float,
+                stepped: set[str]):
     best, best_text = None, None
-    for arrangement, rects in _candidates(room, len(names), layout):
-        fits = min((_fit(r, least_size(n, zoom)) for n, r in zip(names, rects)),
-                   default=1.0)
+    # set smaller, the secondary panels share the rest as their least heights do (equal
+    # halves left lesson 13's loss chart's step axis 3 px short beside the loop)
+    weights = [least_size(n, 1.0)[1] for n in names[1:]] if stepped else None
+    for arrangement, rects in _candidates(room, len(names), layout, weights):
+        fits = min((_fit(r, least_size(n, zoom, font_step(n, r, zoom) if n in stepped
+                                       else 1.0))
+                    for n, r in zip(names, rects)), default=1.0)
         text, scale = _text_fit(names, rects, zoom, content, floor)
         if fits >= 1 and text >= 1 and scale >= 1:
             return arrangement, rects, fits, 1.0, 1.0
@@ -245,7 +280,8 @@ def _fit(rect: Rect, least: tuple[int, int]) -> float:
     return min(rect.w / max(1, least[0]), rect.h / max(1, least[1]))
 
 
-def _candidates(room: Rect, count: int, layout: str):
+def _candidates(room: Rect, count: int, layout: str, weights: list[int] | None = None):
+    """weights: how the panels after the main one share the rest (default: equally)."""
     stacked = layout == "stacked"
     if count <= 1:
         yield "alone", [room] * count
@@ -262,7 +298,8 @@ def _candidates(room: Rect, count: int, layout: str):
         for kind in order:
             beside = kind == "main-left"
             main, others = _split(room, [share, 1 - share], beside)
-            yield kind, [main] + _split(others, [1 / rest] * rest, not beside)
+            parts = weights if weights and beside else [1] * rest
+            yield kind, [main] + _split(others, [w / sum(parts) for w in parts], not beside)
     yield "column", _split(room, [1 / count] * count, False)
 
 

@@ -31,6 +31,11 @@ class StageSlot(QFrame):
         self.panel: QWidget | None = None
 
     def hold(self, panel: QWidget, title: str | None) -> None:
+        # no name above a panel's own title (the loop's "The training loop ..."): beside
+        # lesson 13's cosine matrix after Ctrl+= twice at 1024x768 the two took half of
+        # its height
+        if getattr(panel, "own_title", False):
+            title = None
         self.title.setText(title or "")
         self.title.setVisible(bool(title))
         if panel is not self.panel:

@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gradviz.plain.lessons import PANELS
-from gradviz.plain.stage_layout import GAP, STRIP_AT_MOST, least_size, place
+from gradviz.plain.stage_layout import GAP, STRIP_AT_MOST, least_size, place, steps
 
 # the stage's room on a 1024x768 and a 1280x720 screen: the window less its title bar,
 # menu bar, run bar and status bar (about 110 px)
@@ -124,7 +124,8 @@ def test_the_loops_font_steps_down_so_an_error_beside_it_is_whole():
                    content_height={"events": explanation})
     events, code = zoomed.panels["events"], zoomed.panels["code"]
     assert explanation(events.w, zoomed.text_scale) <= events.h and zoomed.fits >= 1
-    assert 1 / 1.3225 <= zoomed.font_scale["code"] < 1.0
+    # (the loop shows no Copy buttons on the stage: here it keeps the text size)
+    assert 1 / 1.3225 <= zoomed.font_scale["code"] <= 1.0
     assert code.w >= least_size("code", 1.3225)[0] and code.h >= least_size("code", 1.3225)[1]
     normal = place(1280, 610, ("events", "code"), 1.0, narration_height=lines(330),
                    content_height={"events": explanation})
@@ -195,3 +196,54 @@ def test_a_text_that_cannot_be_whole_gets_the_most_of_its_lines_shown():
                   narration_height=lambda width: 10_000 if width < 1000 else 216,
                   content_height={"events": explanation})
     assert strip.narration.w == 1024 and p.text_fit >= strip.text_fit
+
+
+# lesson 13 slide 2's narration after Ctrl+= twice, as the real narration view measured
+# it at 1024x768: 367 px high at the stage's 1020 px, 689 px at 500 (its text reflows)
+LESSON_13_2 = {1020: 367, 800: 466, 700: 528, 600: 627, 500: 689, 400: 943, 340: 1036}
+
+
+def lesson_13_2(width: int) -> int:
+    below = [h for w, h in LESSON_13_2.items() if w <= width]
+    return min(below) if below else 2000
+
+
+def test_lesson_13_slide_2_after_ctrl_plus_twice_keeps_every_panel_its_least_size():
+    """The cosine matrix, the loss chart and the loop below a narration half the stage
+    high (1024x768, Ctrl+= twice): every panel was squeezed (the matrix's numbers 13 px,
+    the loss chart's step axis cut, one line of the loop). Nothing can move below the
+    narration's strip, so the second and third panels' fonts step down to the normal
+    size, and the main panel and the narration keep the lecturer's size."""
+    zoom = 1.15 ** 2
+    p = place(1020, 659, ["cosine", "loss", "code"], zoom, narration_height=lesson_13_2)
+    assert p.narration_whole and p.narration.h >= lesson_13_2(p.narration.w)
+    assert p.fits >= 1
+    for name, r in p.panels.items():
+        least_w, least_h = least_size(name, zoom, p.font_scale.get(name, 1.0))
+        assert r.w >= least_w and r.h >= least_h, (name, r)
+    assert "cosine" not in p.font_scale                     # the main panel: as asked
+    for name in ("loss", "code"):                            # never below the normal size
+        assert 1 / zoom - 1e-9 <= p.font_scale[name] < 1.0
+    cosine = p.panels["cosine"]
+    assert cosine.w * cosine.h > max(r.w * r.h for n, r in p.panels.items() if n != "cosine")
+    # the matrix keeps the height for 14 px numbers: three cells of 48 px, its title and
+    # its labels at the larger size
+    assert cosine.h >= 3 * 48 + 2 * 26 * zoom
+
+
+def test_a_slide_that_fits_at_the_text_size_sets_no_chart_smaller():
+    """The charts' fonts step down only where no arrangement fits at the text size."""
+    for width, height in ROOMS:
+        for zoom in ZOOMS:
+            p = place(width, height, ["memory", "loss"], zoom, narration_height=lines(300))
+            if p.fits >= 1 and all(r.w >= least_size(n, zoom)[0] and
+                                   r.h >= least_size(n, zoom)[1]
+                                   for n, r in p.panels.items()):
+                assert p.font_scale.get("loss", 1.0) == 1.0, (width, height, zoom)
+
+
+def test_only_the_loop_and_charts_after_the_main_one_may_be_set_smaller():
+    assert steps(["cosine", "loss", "code"]) == {"loss", "code"}
+    assert steps(["loss", "cosine"]) == {"cosine"}
+    assert steps(["code", "graph"]) == {"code"}
+    assert steps(["graph", "events"]) == set()

@@ -154,3 +154,57 @@ def test_a_panels_title_keeps_its_distance_from_the_part_beside_it(qtbot, stage,
                 if beside and text_left - other.right() - 1 < 10:
                     close.append((name, index + 1, p, text_left - other.right() - 1))
     assert close == []
+
+
+def test_lesson_13s_crowded_slide_keeps_its_panels_readable_after_ctrl_plus_twice(qtbot):
+    """Lesson 13 slide 2 at 1024x768 after Ctrl+= twice: the narration takes half the
+    stage, and the cosine matrix, the loss chart and the loop share the rest. The
+    matrix's numbers were 13-14 px, the loss chart's step axis was cut and the loop
+    showed one line: now the numbers are at least 14 px (the matrix's title on one line),
+    the step axis and its title are inside the chart, and the loop shows three lines,
+    the second and third panels' text no smaller than the normal size."""
+    import numpy as np
+
+    from gradviz.qt.widgets.code_view import CodeView
+    from gradviz.qt.widgets.cosine_heatmap import CosineHeatmap
+    from gradviz.qt.widgets.loss_plot import LossPlot
+
+    theme = LIGHT.zoomed(TEXT_STEP ** 2)
+    stage = Stage(NarrationView())
+    qtbot.addWidget(stage)
+    heads = ["head0", "head1", "head2"]
+    cosine, loss, code = CosineHeatmap(), LossPlot(), CodeView()
+    cosine.set_model(heads, [])
+    cosine._show(np.array([[1.0, -0.45, 0.43], [-0.45, 1.0, 0.09], [0.43, 0.09, 1.0]]))
+    loss.set_model(heads, [])
+    lesson = find_lesson("13-aggregate-conflicts")
+    slide = lesson.slides[1]
+    code.set_wrapped(True)
+    code.set_config(slide.config)
+    assert tuple(slide.panels) == ("cosine", "loss", "code")
+    for part in (stage.narration, cosine, loss, code):
+        part.apply_theme(theme)
+    stage.resize(1020, 659)
+    stage.show()
+    qtbot.waitExposed(stage)
+    stage.narration.show_slide(lesson.title, slide, 1, len(lesson.slides))
+    stage.show_slide([("cosine", cosine, None), ("loss", loss, None), ("code", code, "Code")],
+                     slide.layout, theme.zoom, stage.narration.height_for_width)
+    qtbot.waitUntil(lambda: code.text.viewport().height() > 0 and cosine.plot.getViewBox()
+                    .height() > 0)
+    text = stage.narration.text
+    assert text.document().size().height() <= text.viewport().height() + 1
+    qtbot.waitUntil(lambda: cosine._texts[0][1].textItem.font().pixelSize() >= 14)
+    assert cosine._title.text() == "Do the losses agree?"   # one line
+    # the step axis, its numbers and its title inside the chart
+    axis = loss.plot.getAxis("bottom")
+    view = loss.plot_widget
+    bottom = view.mapFromScene(axis.label.sceneBoundingRect()).boundingRect().bottom()
+    assert axis.label.isVisible() and bottom <= view.height() + 1
+    assert axis.mapRectToScene(axis.boundingRect()).bottom() <= view.height() + 1
+    # the loop: three lines of it, at no smaller than the normal text size
+    lines = code.text.viewport().height() / code.text.fontMetrics().lineSpacing()
+    assert lines >= 3
+    for panel in (loss, code):
+        assert panel.text_scale * theme.font_pt >= LIGHT.font_pt - 0.01
+    assert cosine.text_scale == 1.0

@@ -34,6 +34,7 @@ def changed_lines(before: str, after: str) -> list[int]:
 
 
 class CodeView(QWidget):
+    own_title = True   # its title says what it is: a lesson's stage names it no more
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setObjectName("codeView")
@@ -132,7 +133,16 @@ class CodeView(QWidget):
         self._theme = theme.name if theme.name in STYLES else "light"
         self._style = STYLES[self._theme]
         self._font_pt = theme.font_pt
+        self._scale_title()
         self._render()
+
+    def set_controls_shown(self, shown: bool) -> None:
+        """Copy and Copy as script shown or not: a lesson's stage shows neither (a slide
+        reads the loop, nobody copies it from a projector), and beside lesson 13's
+        cosine matrix after Ctrl+= twice at 1024x768 their row left one line of code."""
+        for button in (self.copy_button, self.script_button):
+            button.setVisible(shown)
+        self._fit_title()
 
     def set_text_scale(self, scale: float) -> None:
         """The loop's font, of the text size's: the lesson stage sets it a step smaller
@@ -140,7 +150,14 @@ class CodeView(QWidget):
         wants, so the panel beside it keeps the room its text needs."""
         if scale != self.text_scale:
             self.text_scale = scale
+            self._scale_title()
             self._render()
+
+    def _scale_title(self) -> None:
+        # its title too (else, at the text size, it took three of the panel's lines)
+        font = self.title.font()
+        font.setPointSizeF(self._font_pt * self.text_scale)
+        self.title.setFont(font)
 
     def _render(self) -> None:
         formatter = HtmlFormatter(style=self._style, noclasses=True, nowrap=False)

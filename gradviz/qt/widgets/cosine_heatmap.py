@@ -22,10 +22,17 @@ from . import plot_style as ps
 RED, WHITE, BLUE = "#B2182B", "#F7F7F7", "#2166AC"
 UNDEFINED = "#9E9E9E"
 LEAST_LABEL_PT = 6.0   # the smallest the labels get in a cramped matrix
+WIDEST_NUMBER = "−0.45"   # the widest a cell's number is drawn
+NUMBER_MARGIN = 0.08      # of a cell, clear each side of its number
 # wider than this many times its height, the panel puts its notes beside the matrix
 WIDE_RATIO = 1.6
 NO_LIMIT = (1 << 24) - 1   # Qt's QWIDGETSIZE_MAX, which PySide6 does not export
 COLOURS = pg.ColorMap(pos=[0.0, 0.5, 1.0], color=[RED, WHITE, BLUE])
+TITLE = "Do the losses agree? (cosine of trunk gradients)"
+# where the title would take two lines: its question alone, what the numbers are at the
+# head of the notes (wrapped, the title took a line of the cells' height: beside lesson
+# 13's loss chart and loop after Ctrl+= twice at 1024x768 their numbers were 14 px)
+SHORT_TITLE, WHAT = "Do the losses agree?", "cosines of the trunk gradients: "
 CAPTION = ("<b style='color:{red}'>red</b>: the losses pull the trunk against each other"
            " &nbsp; <b style='color:{blue}'>blue</b>:&nbsp;they&nbsp;agree"
            " &nbsp; <b style='color:{grey}'>grey&nbsp;–</b>:&nbsp;no&nbsp;gradient")
@@ -65,6 +72,18 @@ def _label_height(f: QtGui.QFont) -> float:
     return 0.8 * box.height()
 
 
+def _number_px(f: QtGui.QFont, cell_px: float) -> int:
+    """The largest pixel size at which the widest number ("−0.45") fits inside a cell,
+    NUMBER_MARGIN of the cell clear on each side, and its height half the cell: a
+    quarter of the cell (the rule this replaces) left the numbers 13 px tall in the
+    cells of lesson 13's crowded slide, where 17 px fit."""
+    probe = QtGui.QFont(f)
+    probe.setPixelSize(100)
+    wide = QtGui.QFontMetricsF(probe).horizontalAdvance(WIDEST_NUMBER) / 100
+    room = cell_px * (1 - 2 * NUMBER_MARGIN)
+    return max(1, int(min(room / max(wide, 1e-6), cell_px / 2)))
+
+
 def update_text(names: list[str], cosines: np.ndarray | None) -> str:
     """The line under the matrix: 'with the update: head0 +0.24 · head1 −0.02 …'."""
     if cosines is None:
@@ -78,8 +97,9 @@ class CosineHeatmap(QtWidgets.QWidget):
     def __init__(self, parent: QtWidgets.QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("cosineHeatmap")
-        self.theme = LIGHT
-        layout, self._title = ps.header(self, "Do the losses agree? (cosine of trunk gradients)")
+        self.theme = self.theme_asked = LIGHT
+        self.text_scale = 1.0   # of the text size's: set smaller on a lesson's stage
+        layout, self._title = ps.header(self, TITLE)
         self.plot_widget = pg.GraphicsLayoutWidget()
         self.plot_widget.setObjectName("cosineHeatmapCanvas")
         self.plot = self.plot_widget.addPlot(row=0, col=0)
@@ -130,7 +150,22 @@ class CosineHeatmap(QtWidgets.QWidget):
         width = event.size().width() * 2 // 5 if wide else NO_LIMIT
         for label in (self.caption, self.update_line):
             label.setMaximumWidth(width)
+        self._fit_title(event.size().width())
         super().resizeEvent(event)
+
+    def _fit_title(self, width: int) -> None:
+        margins = self.layout().contentsMargins()
+        room = width - margins.left() - margins.right()
+        short = self._title.fontMetrics().horizontalAdvance(TITLE) > room
+        self._title.setText(SHORT_TITLE if short else TITLE)
+        self._set_caption(short)
+
+    def _set_caption(self, short: bool) -> None:
+        dark = pg.mkColor(self.theme.background).lightness() < 128
+        # the cell colours are too deep to read as text on a dark background
+        red, blue = ("#F4796B", "#7FB8E6") if dark else (RED, BLUE)
+        self.caption.setText((WHAT if short else "") +
+                             CAPTION.format(red=red, blue=blue, grey=UNDEFINED))
 
     def set_model(self, head_names: list[str], param_names: list[str]) -> None:
         for item in [x for row in self._cells + self._texts for x in row]:
@@ -182,7 +217,17 @@ class CosineHeatmap(QtWidgets.QWidget):
     def cell_colour(self, i: int, j: int) -> QtGui.QColor:
         return self._cells[i][j].brush().color()
 
+    def set_text_scale(self, scale: float) -> None:
+        """Its text, of the text size's: a lesson's stage sets it smaller (never below
+        the normal size) where the matrix is a secondary panel with less room than the
+        text size wants."""
+        if scale != self.text_scale:
+            self.text_scale = scale
+            self.apply_theme(self.theme_asked)
+
     def apply_theme(self, theme: Theme) -> None:
+        self.theme_asked = theme
+        theme = theme.zoomed(theme.zoom * self.text_scale)
         self.theme = theme
         ps.style_panel(self, theme, [self.plot_widget], self._title)
         ps.style_plot(self.plot, theme)
@@ -204,10 +249,7 @@ class CosineHeatmap(QtWidgets.QWidget):
         bar_axis.setWidth(int(theme.font_pt * 3.2))
         self.caption.setFont(ps.font(theme))
         self.update_line.setFont(ps.font(theme))
-        dark = pg.mkColor(theme.background).lightness() < 128
-        # the cell colours are too deep to read as text on a dark background
-        red, blue = ("#F4796B", "#7FB8E6") if dark else (RED, BLUE)
-        self.caption.setText(CAPTION.format(red=red, blue=blue, grey=UNDEFINED))
+        self._fit_title(self.width())
         self._style_texts()
 
     def _show(self, matrix: np.ndarray) -> None:
@@ -290,7 +332,8 @@ class CosineHeatmap(QtWidgets.QWidget):
             self._label_axes(lambda _labels: False)
         f = ps.font(self.theme, 1.3, bold=True)
         wanted = f.pointSizeF() * self.logicalDpiY() / 72
-        f.setPixelSize(max(8, round(min(wanted, cell_px / 4)) if cell_px > 0 else round(wanted)))
+        f.setPixelSize(max(8, min(round(wanted), _number_px(f, cell_px)))
+                       if cell_px > 0 else round(wanted))
         rgba = cell_rgba(self._matrix) if self._matrix.size else None
         for i, row in enumerate(self._texts):
             for j, item in enumerate(row):

@@ -120,7 +120,8 @@ class LinePanel(QtWidgets.QWidget):
         """y_short: the y-axis title shown where y_label is longer than the axis."""
         super().__init__(parent)
         self.setObjectName(name)
-        self.theme = LIGHT
+        self.theme = self.theme_asked = LIGHT
+        self.text_scale = 1.0   # of the text size's: set smaller on a lesson's stage
         self._layout, self._title = ps.header(self, title, controls)
         self._controls = tuple(controls)
         self.plot_widget, self.plot, self.legend = ps.new_canvas(x_label, y_label)
@@ -165,7 +166,18 @@ class LinePanel(QtWidgets.QWidget):
         self._seen = None
         self._ghost_legend()
 
+    def set_text_scale(self, scale: float) -> None:
+        """Its text, of the text size's: a lesson's stage sets it smaller (never below
+        the normal size) where the chart is a secondary panel with less room than the
+        text size wants: grown in full beside lesson 13's cosine matrix after Ctrl+=
+        twice at 1024x768, its step axis was cut off."""
+        if scale != self.text_scale:
+            self.text_scale = scale
+            self.apply_theme(self.theme_asked)
+
     def apply_theme(self, theme: Theme) -> None:
+        self.theme_asked = theme
+        theme = theme.zoomed(theme.zoom * self.text_scale)
         self.theme = theme
         ps.style_panel(self, theme, [self.plot_widget], self._title)
         ps.style_plot(self.plot, theme)

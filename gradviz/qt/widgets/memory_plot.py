@@ -38,6 +38,9 @@ BYTES_SHARE = (3, 2)       # side by side: the bytes plot's part of the width, t
 
 class MemoryPlot(LinePanel):
     legend_may_go_beside = False   # (its second plot takes the places beside the first)
+    # its title says what it is: a lesson's stage puts no "Memory" above it (the two
+    # took three lines of a secondary chart's height after Ctrl+= twice at 1024x768)
+    own_title = True
 
     def __init__(self, parent: QtWidgets.QWidget | None = None):
         super().__init__("memoryPlot", "Memory held by the autograd graph", "", "",
@@ -174,6 +177,7 @@ class MemoryPlot(LinePanel):
 
     def apply_theme(self, theme: Theme) -> None:
         super().apply_theme(theme)
+        theme = self.theme   # at the stage's text scale, as the rest of the panel
         ps.style_plot(self.nodes_plot, theme)
         self._fit_nodes_plot()
         for plot in (self.plot, self.nodes_plot):

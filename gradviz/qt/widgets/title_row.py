@@ -24,8 +24,9 @@ class TitleRow:
 
     def beside(self, width: int) -> int:
         """The room the title has beside the buttons."""
-        buttons = sum(b.sizeHint().width() for b in self.buttons)
-        return self.line(width) - buttons - (len(self.buttons) + 1) * max(
+        shown = [b for b in self.buttons if not b.isHidden()]   # hidden on a lesson's stage
+        buttons = sum(b.sizeHint().width() for b in shown)
+        return self.line(width) - buttons - (len(shown) + 1) * max(
             0, self.row.spacing()) - 4
 
     def fit(self, width: int, text: str) -> int:
