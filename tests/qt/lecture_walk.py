@@ -56,6 +56,7 @@ LABEL_WORDS = 5   # an OCR line this short is a box's label or badge, not a para
 # detach bar for a picture, and read "heads." or nothing of its name; read as lines, the
 # same shot gives "heads.0.0")
 PAGE_READINGS = ((), ("--psm", "11"), ("--psm", "6"))
+GAP_LINES = 1.5   # a gap between words wider than so many lines' heights parts columns
 
 
 def sh(*args: str, display: str, **kw) -> subprocess.CompletedProcess:
@@ -112,6 +113,31 @@ def wait_played(display: str, scratch: Path, timeout: float) -> tuple[bool, floa
         if same >= 2 and paused:
             return True, time.monotonic() - start
     return False, time.monotonic() - start
+
+
+def columns(tsv: str) -> str:
+    """Tesseract's words (its tsv) as lines, a line broken where a wide gap parts its
+    words: read as one block, the page ran a graph box's name on into the panel beside it
+    ("heads.0.0 heads.1.0 expected version @ instead. Hint: ..."), and no name read as a
+    box's own line."""
+    lines: dict[tuple[str, ...], list[tuple[int, int, int, str]]] = {}
+    for row in tsv.splitlines()[1:]:
+        cells = row.split("\t")
+        if len(cells) == 12 and cells[0] == "5" and cells[11].strip():
+            left, _top, width, height = (int(c) for c in cells[6:10])
+            lines.setdefault(tuple(cells[1:5]), []).append((left, width, height, cells[11]))
+    out = []
+    for words in lines.values():
+        words.sort()
+        tall = max(h for _l, _w, h, _t in words)
+        part = [words[0][3]]
+        for (left, width, _h, _t), (nxt, _w2, _h2, text) in zip(words, words[1:]):
+            if nxt - (left + width) > GAP_LINES * tall:
+                out.append(" ".join(part))
+                part = []
+            part.append(text)
+        out.append(" ".join(part))
+    return "\n".join(out)
 
 
 def _norm(text: str) -> str:
@@ -182,8 +208,9 @@ def walk(lesson_path: Path, display: str, out: Path, zoom_presses: int, tag: str
                 played, took = wait_played(display, Path(tmp) / "status.png", 240)
                 shot = out / f"{tag}-{name}-{index + 1}.png"
                 sh("import", "-window", "root", str(shot), display=display)
-                ocr = "\n".join(sh("tesseract", str(shot), "-", *mode, display=display).stdout
-                                for mode in PAGE_READINGS)
+                ocr = "\n".join(
+                    columns(sh("tesseract", str(shot), "-", *mode, "tsv", display=display).stdout)
+                    for mode in PAGE_READINGS)
                 (out / f"{shot.stem}.txt").write_text(ocr)
                 geometry = sh("xdotool", "getwindowgeometry", win, display=display).stdout
                 size = re.search(r"Geometry: (\d+)x(\d+)", geometry)

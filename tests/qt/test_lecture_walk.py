@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from lecture_walk import TOOLS, check_slide
+from lecture_walk import TOOLS, check_slide, columns
 from test_real_display import _start_xvfb, needs_x
 
 HERE = Path(__file__).resolve().parent
@@ -87,3 +87,23 @@ def test_a_zero_read_as_the_letter_o_is_still_a_module_name():
     assert check_slide("trunk, step O\nheads.O.1", slide)["modules"] == \
         ["heads.o", "trunk, step o"]
     assert check_slide("the trunk and the heads\ntrunk.", slide)["modules"] == []
+
+
+def _tsv(*words: tuple[int, int, str]) -> str:
+    """Tesseract's tsv for words on one line: (left, width, text), 20 px high."""
+    head = "level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth" \
+           "\theight\tconf\ttext"
+    return "\n".join([head] + [f"5\t1\t1\t1\t1\t{i}\t{left}\t100\t{width}\t20\t95\t{text}"
+                               for i, (left, width, text) in enumerate(words, 1)])
+
+
+def test_a_wide_gap_parts_a_line_into_columns():
+    """Lesson 05 slide 1 at 1280x720, read as one block: the graph's names ran on into
+    the error beside them, a line too long to be a box's label."""
+    line = _tsv((10, 80, "heads.0.0"), (100, 80, "heads.1.0"), (400, 70, "expected"),
+                (475, 60, "version"), (540, 10, "@"), (555, 60, "instead."))
+    assert columns(line).splitlines() == ["heads.0.0 heads.1.0", "expected version @ instead."]
+    slide = {"narration": "", "panels": ["graph"], "focus": ""}
+    assert check_slide(columns(line), slide)["modules"] == ["heads.0", "heads.1"]
+    # words a space apart stay one line
+    assert columns(_tsv((10, 50, "What"), (65, 20, "to"), (90, 25, "do:"))) == "What to do:"
