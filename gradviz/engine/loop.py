@@ -238,7 +238,10 @@ class EngineLoop:
         if phase.event is not None:
             self.send(p.Failed(phase.event))
         self._last_phase = phase.detail
-        self._send_graph(f"after {phase.detail}")
+        # a failed phase's detail is the error's title, which What happened shows: the
+        # caption read "Graph after The carried hidden state reaches a freed graph"
+        self._send_graph("at the error" if phase.event is not None
+                         else f"after {phase.detail}")
         return phase
 
     def _at_stop(self) -> bool:

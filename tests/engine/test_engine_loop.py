@@ -73,3 +73,19 @@ def test_at_a_pace_the_rate_said_is_the_pace_not_one_steps_speed():
     loop.handle(p.Settings(p.EngineSettings(delay_ms=0)))   # as fast as it goes
     loop.train_batch(lambda: False)
     assert loop.steps_per_second > 0
+
+
+def test_a_phase_that_fails_sends_its_graph_as_at_the_error():
+    """Phase by phase into PyTorch's "backward through the graph a second time": the
+    graph's caption read "Graph after The carried hidden state reaches a freed graph",
+    the error's title run into a sentence; What happened shows the title."""
+    loop = EngineLoop(Config(device="cpu", strategy="separate", retain_graph="never"))
+    whens = []
+    while not any(isinstance(m, p.Failed) for m in loop.outbox):
+        loop.handle(p.Phase())
+        whens += [m.when for m in loop.outbox if isinstance(m, p.Graph)]
+        if any(isinstance(m, p.Failed) for m in loop.outbox):
+            break
+        loop.take_outbox()
+    assert whens[-1] == "at the error"
+    assert all(w.startswith("after ") for w in whens[:-1]) and len(whens) > 1
