@@ -109,6 +109,7 @@ class GraphCanvas(QGraphicsView):
         self.text_zoom = 1.0   # the theme's zoom: the fitted picture is drawn this much larger
         self.focus_ids: frozenset[str] = frozenset()   # what the slide is about: framed
         self.least_label_px = 0.0   # > 0: fit() never draws a box's text smaller than this
+        self._hidden_labels: list = []   # edge labels fit() hid, cut by the view's edges
         # the user zoomed or panned since the last fit: a resize then keeps their view
         # (else it fits again: a panel that grew or shrank cut the graph off on the right)
         self.user_framed = False
@@ -163,6 +164,7 @@ class GraphCanvas(QGraphicsView):
         scene.clear()
         self.layout = layout
         self.nodes = {}
+        self._hidden_labels = []   # (deleted with the scene's items)
         for node_id, box in layout.nodes.items():
             item = NodeItem(node_id, box)
             item.on_hover = self._hovered
@@ -298,12 +300,21 @@ class GraphCanvas(QGraphicsView):
             # shown a pixel short than not at all
             if node_id not in self.focus_ids and cut_through_label(seen, item):
                 item.setVisible(False)
+        for edge in self.edges:   # and a cut's "detach()" that would read "deta"
+            label = edge.label
+            rect = label.mapRectToScene(label.boundingRect())
+            if label.isVisible() and rect.intersects(seen) and not seen.contains(rect):
+                label.setVisible(False)
+                self._hidden_labels.append(label)
 
     def _show_all(self) -> None:
         """Every box shown again (a new framing, or the user's own, hides none)."""
         for item in self.nodes.values():
             if not item.isVisible():
                 item.setVisible(True)
+        for label in self._hidden_labels:
+            label.setVisible(True)
+        self._hidden_labels = []
 
     def _frame_at(self, scale: float, middle: QPointF) -> None:
         self.setTransform(QTransform.fromScale(scale, scale))
@@ -322,6 +333,12 @@ class GraphCanvas(QGraphicsView):
         lost = sum(not exact.adjusted(-1, -1, 1, 1).contains(r) for r in self.focus_parts())
         seen = exact.adjusted(slack, slack, -slack, -slack)
         read = sum(cut_through_label(exact, item, slack) for item in self.nodes.values())
+        # a cut's "detach()" sliced at the edge ("deta") is a name cut through as well
+        near = exact.adjusted(-slack, -slack, slack, slack)
+        for item in self.edges:
+            if item.label.isVisible():
+                label = item.label.mapRectToScene(item.label.boundingRect())
+                read += near.intersects(label) and not seen.contains(label)
         drawn = [drawn_rect(item) for item in self.nodes.values()]
         cut = sum(seen.intersects(r) and not seen.contains(r) for r in drawn)
         return lost, read, -sum(seen.contains(r) for r in drawn), cut

@@ -380,6 +380,7 @@ DETACHED = BASE.replace(detach=(1,))
     ((556, 425), 1.0, CASES["detach_ error"], "cut"),   # lesson 04 slide 2
     ((482, 455), 1.0, DETACHED, "cut"),           # lesson 04 slide 1 at 1280x720
     ((586, 202), 1.3225, EDITED, "changed"),      # lesson 05 slide 1, Ctrl+= twice
+    ((571, 398), 1.0, EDITED, "changed"),         # lesson 05 slide 1 at 1280x720
 ])
 def test_dimmed_neighbours_are_not_cut_through_at_the_panels_edge(qtbot, size, zoom,
                                                                    config, focus):
@@ -391,6 +392,10 @@ def test_dimmed_neighbours_are_not_cut_through_at_the_panels_edge(qtbot, size, z
     view.canvas.set_text_zoom(zoom)
     assert _cut_by_the_edges(view) == []
     seen = _seen(view).adjusted(-1, -1, 1, 1)
+    # nor a cut's "detach()" sliced to "deta" at the top
+    labels = [e.label.mapRectToScene(e.label.boundingRect()) for e in view.canvas.edges
+              if e.label.isVisible()]
+    assert not [r for r in labels if r.intersects(seen) and not seen.contains(r)]
     # framed so that the edges fall between boxes; at most two the framing could not
     # clear hidden (a box drawn sliced is never shown), none of the focus, and the room
     # keeps some context around it
