@@ -32,7 +32,13 @@ BOX_MARGIN = 1.5
 # how much larger than the least the module view may be drawn so that its edges fall
 # between boxes (the rows' pitch and the view's height rarely agree; a strip 1.8 rows
 # tall after Ctrl+= twice shows one row whole rather than two cut through)
-SNAP_SCALES = tuple(1.0 + k / 20 for k in range(21))
+SNAP_SCALES = tuple(1.0 + k / 40 for k in range(41))
+# ... and smaller, down to the least label size, where no larger one does (a dimmed
+# neighbour beside a focus framed large read "hea / Lin" at the edge at every larger one)
+SHRINK_SCALES = tuple(1.0 - k / 40 for k in range(1, 21))
+# a focus is framed at most this much larger than the least label size: two boxes fitted
+# to a wide panel drew "z now a leaf" at 35 px with nothing around it
+FOCUS_MOST = 1.5
 
 
 def drawn_rect(item) -> QRectF:
@@ -40,18 +46,22 @@ def drawn_rect(item) -> QRectF:
     framed without it lost its "changed in place" at the panel's bottom)."""
     rect = item.boundingRect()
     badge = getattr(item, "badge", None)
-    if badge is not None and badge.isVisible():
+    if badge is not None and badge.isVisibleTo(item):   # (item itself may be hidden)
         rect = rect.united(badge.mapRectToParent(badge.boundingRect()))
     return item.mapRectToScene(rect)
 
 
-def cut_through_label(seen: QRectF, item) -> bool:
+def cut_through_label(seen: QRectF, item, slack: float = 0.0) -> bool:
     """Whether a view showing seen (scene) cuts item's name or kind, or shows them
-    without the state badge below (a sliver of a box past the edge is no harm)."""
+    without the state badge below (a sliver of a box past the edge is no harm). slack
+    (scene px) is the doubt about where the edge falls, counted against the framing
+    both ways: text within slack of the edge is in view, and must be whole within it."""
     text = item.text.mapRectToScene(item.text.boundingRect())
-    if not item.text.text() or not seen.intersects(text):
+    if not item.text.text() or not seen.adjusted(-slack, -slack, slack, slack).intersects(
+            text):
         return False
-    return not seen.contains(text) or not seen.contains(drawn_rect(item))
+    inner = seen.adjusted(slack, slack, -slack, -slack)
+    return not inner.contains(text) or not inner.contains(drawn_rect(item))
 
 
 def heat_range(graph) -> tuple[float, float] | None:
@@ -99,6 +109,7 @@ class GraphCanvas(QGraphicsView):
         self.text_zoom = 1.0   # the theme's zoom: the fitted picture is drawn this much larger
         self.focus_ids: frozenset[str] = frozenset()   # what the slide is about: framed
         self.least_label_px = 0.0   # > 0: fit() never draws a box's text smaller than this
+        self._hidden_labels: list = []   # edge labels fit() hid, cut by the view's edges
         # the user zoomed or panned since the last fit: a resize then keeps their view
         # (else it fits again: a panel that grew or shrank cut the graph off on the right)
         self.user_framed = False
@@ -119,7 +130,7 @@ class GraphCanvas(QGraphicsView):
                 item.restyle(node, heat_fraction(node.grad_norm, self.heat), names, boxes)
         paths = {(e.src, e.dst, e.kind): e for e in graph.edges}
         badges = [n.badge.mapRectToScene(n.badge.boundingRect())
-                  for n in self.nodes.values() if n.badge.isVisible()]
+                  for n in self.nodes.values() if n.badge.isVisibleTo(n)]
         for item in self.edges:
             item.label_scale = CUT_LABEL_SCALE if boxes else 1.0
             item.clear_of = badges
@@ -153,6 +164,7 @@ class GraphCanvas(QGraphicsView):
         scene.clear()
         self.layout = layout
         self.nodes = {}
+        self._hidden_labels = []   # (deleted with the scene's items)
         for node_id, box in layout.nodes.items():
             item = NodeItem(node_id, box)
             item.on_hover = self._hovered
@@ -235,18 +247,20 @@ class GraphCanvas(QGraphicsView):
         (labels grow with every other text; drag pans, the wheel zooms out). A focus
         grows with the text only as far as it stays whole: the text size applied on top
         of its fit cut the boxes the slide is about. Framed larger than the whole, the
-        view is shifted so that its edges cut through no box (see snap_start). The op
+        view is shifted so that its edges cut through no box (see snap_start); a focus
+        is framed at most FOCUS_MOST times the least label size. The op
         view (least_label_px 0) frames the focus, else the whole picture."""
         if self.layout is None:
             return
         self.user_framed = False
+        self._show_all()
         focus = self.focus_rect()
         whole = self.scene().sceneRect()
         base = self._fit_scale(whole)
         least = self.least_label_px / self._label_px_per_scale()
         legible_whole = bool(self.least_label_px) and base >= least
         if focus is not None and not legible_whole:
-            base = max(self._fit_scale(focus), least)
+            base = max(min(self._fit_scale(focus), least * FOCUS_MOST), least)
         else:
             base = max(base, least)
         factor = self.text_zoom
@@ -257,16 +271,50 @@ class GraphCanvas(QGraphicsView):
         if not self.least_label_px or legible_whole and factor == 1.0:
             self._frame_at(base * factor, self._placed(target, base * factor))
             return
-        # larger where that lets the edges fall between boxes: the fewest of the focus's
-        # parts out of view, then the fewest names cut, then the most boxes whole, then
-        # the least larger (a sliver of a box past the edge, its name out, is no harm)
+        # larger where that lets the edges fall between boxes (smaller, down to the least
+        # label size, only where no larger one does): the fewest of the focus's parts out
+        # of view, then the fewest names cut, then not smaller, then the most boxes whole,
+        # then the nearest size (a sliver of a box past the edge, its name out, is no
+        # harm). What the edges still cut through is hidden, never shown sliced.
         options = []
-        for more in SNAP_SCALES:
+        for more in SNAP_SCALES + SHRINK_SCALES:
             scale = base * factor * more
+            if scale < least * 0.999:
+                continue
             middle = self._placed(target, scale)
             options.append((self._framing_cost(scale, middle), more, scale, middle))
-        _cost, _more, scale, middle = min(options, key=lambda o: (o[0][:3], o[1], o[0]))
+        _cost, _more, scale, middle = min(options, key=lambda o: (
+            o[0][:2], o[1] < 1.0, o[0][2], abs(o[1] - 1.0), o[0]))
         self._frame_at(scale, middle)
+        self._hide_cut_through()
+
+    def _hide_cut_through(self) -> None:
+        """Hide the boxes (not the focus's) the view's edges still cut through their text:
+        where no framing at a legible size keeps every box whole or out (the rows' and
+        columns' pitch against the panel's), a box sliced to "hea / Lin" read as broken
+        from the back of a hall, dimmed or not; its edges still lead off that way."""
+        # text within a pixel of the edge counts as in view (a whole one there is whole)
+        seen = self.mapToScene(self.viewport().rect()).boundingRect().adjusted(-1, -1, 1, 1)
+        for node_id, item in self.nodes.items():
+            # never the focus: framed first, and the part the slide is about is better
+            # shown a pixel short than not at all
+            if node_id not in self.focus_ids and cut_through_label(seen, item):
+                item.setVisible(False)
+        for edge in self.edges:   # and a cut's "detach()" that would read "deta"
+            label = edge.label
+            rect = label.mapRectToScene(label.boundingRect())
+            if label.isVisible() and rect.intersects(seen) and not seen.contains(rect):
+                label.setVisible(False)
+                self._hidden_labels.append(label)
+
+    def _show_all(self) -> None:
+        """Every box shown again (a new framing, or the user's own, hides none)."""
+        for item in self.nodes.values():
+            if not item.isVisible():
+                item.setVisible(True)
+        for label in self._hidden_labels:
+            label.setVisible(True)
+        self._hidden_labels = []
 
     def _frame_at(self, scale: float, middle: QPointF) -> None:
         self.setTransform(QTransform.fromScale(scale, scale))
@@ -276,13 +324,40 @@ class GraphCanvas(QGraphicsView):
         """Of a view at scale centred on middle: the focus's parts not whole in it, the
         boxes cut through their text (or shown without their badge), fewer boxes whole
         in it (minus their number), the boxes cut."""
-        vw, vh = self.viewport().width() / scale, self.viewport().height() / scale
-        seen = QRectF(middle.x() - vw / 2, middle.y() - vh / 2, vw, vh).adjusted(-1, -1, 1, 1)
-        lost = sum(not seen.contains(r) for r in self.focus_parts())
-        read = sum(cut_through_label(seen, item) for item in self.nodes.values())
+        # the edges judged a pixel either way: Qt rounds where it puts the view to whole
+        # pixels, and a box judged flush with the edge came out a pixel cut
+        # (the focus, a pixel past the edge, still counts as whole: a tight focus would
+        # otherwise count as lost at the very size it was fitted at)
+        slack = max(1.0, 1.0 / scale)
+        exact = self._seen_at(scale, middle)
+        lost = sum(not exact.adjusted(-1, -1, 1, 1).contains(r) for r in self.focus_parts())
+        seen = exact.adjusted(slack, slack, -slack, -slack)
+        read = sum(cut_through_label(exact, item, slack) for item in self.nodes.values())
+        # a cut's "detach()" sliced at the edge ("deta") is a name cut through as well
+        near = exact.adjusted(-slack, -slack, slack, slack)
+        for item in self.edges:
+            if item.label.isVisible():
+                label = item.label.mapRectToScene(item.label.boundingRect())
+                read += near.intersects(label) and not seen.contains(label)
         drawn = [drawn_rect(item) for item in self.nodes.values()]
         cut = sum(seen.intersects(r) and not seen.contains(r) for r in drawn)
         return lost, read, -sum(seen.contains(r) for r in drawn), cut
+
+    def _seen_at(self, scale: float, middle: QPointF) -> QRectF:
+        """The scene rectangle a view at scale centred on middle shows, as Qt places it:
+        within the scene, and centred on it along an axis where the scene is the shorter
+        (there centerOn is ignored: a framing judged where it asked to be cut x (input)
+        at the edge where the view really was)."""
+        vw, vh = self.viewport().width() / scale, self.viewport().height() / scale
+        scene = self.scene().sceneRect()
+
+        def start(want: float, length: float, lo: float, hi: float) -> float:
+            if length >= hi - lo:
+                return (lo + hi - length) / 2
+            return min(max(want - length / 2, lo), hi - length)
+
+        return QRectF(start(middle.x(), vw, scene.left(), scene.right()),
+                      start(middle.y(), vh, scene.top(), scene.bottom()), vw, vh)
 
     def _fit_scale(self, rect: QRectF) -> float:
         """The scale at which rect (scene) just fits the view, as fitInView's."""
@@ -367,6 +442,7 @@ class GraphCanvas(QGraphicsView):
             item.mapRectToScene(item.boundingRect())).height()
 
     def _scale_about_centre(self, factor: float) -> None:
+        self._show_all()
         anchor = self.transformationAnchor()
         self.setTransformationAnchor(QGraphicsView.AnchorViewCenter)
         self.scale(factor, factor)
@@ -375,6 +451,7 @@ class GraphCanvas(QGraphicsView):
     def zoom(self, factor: float) -> None:
         self.scale(factor, factor)
         self.user_framed = True
+        self._show_all()
 
     def wheelEvent(self, event) -> None:   # noqa: N802 (Qt's name)
         steps = event.angleDelta().y() / 120
@@ -385,6 +462,7 @@ class GraphCanvas(QGraphicsView):
     def mouseMoveEvent(self, event) -> None:   # noqa: N802 (Qt's name)
         if event.buttons():   # a drag pans the picture
             self.user_framed = True
+            self._show_all()
         super().mouseMoveEvent(event)
 
     def resizeEvent(self, event) -> None:   # noqa: N802 (Qt's name)
