@@ -39,8 +39,9 @@ PANEL_WORDS = {
 # an rnn's time steps ("trunk, step 0"). A zero may be read as the letter O: in a sans
 # font out of a word's context OCR cannot tell them apart (every shot of lesson 08 slide
 # 2 read "trunk, step O"), a reader can, and PyTorch's names hold no letter there (the
-# lines are searched in lower case)
-MODULE_NAME = re.compile(r"\b(?:trunk|heads)(?:\.[\do]|\W{1,4}step [\do])")
+# lines are searched in lower case); nor a hyphen, which the dot between numbers may be
+# read as (lesson 04 slide 2: "heads-1-0")
+MODULE_NAME = re.compile(r"\b(?:trunk|heads)(?:[.-][\do]|\W{1,4}step [\do])")
 # the words that show a slide's focus on the graph; the rnn's carried state: the step
 # before's box, the cut, or what became of the step before's graph
 FOCUS_WORDS = {

@@ -86,6 +86,7 @@ def test_a_zero_read_as_the_letter_o_is_still_a_module_name():
     slide = {"narration": "", "panels": ["graph"], "focus": ""}
     assert check_slide("trunk, step O\nheads.O.1", slide)["modules"] == \
         ["heads.o", "trunk, step o"]
+    assert check_slide("| heads-1-0", slide)["modules"] == ["heads-1"]
     assert check_slide("the trunk and the heads\ntrunk.", slide)["modules"] == []
 
 
