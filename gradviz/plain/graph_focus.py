@@ -49,7 +49,10 @@ def _ends(graph: GraphData, kinds: tuple[str, ...], ids: set[str]) -> set[str]:
 
 
 def _cut_focus(graph: GraphData) -> set[str]:
-    return {end for e in graph.edges if e.kind == CUT for end in (e.src, e.dst)}
+    """The cut's two ends, and what detach_() cut in place under an earlier user (a head
+    that had saved z): lesson 04 slide 2's answer, dimmed, was the one box it asks about."""
+    ends = {end for e in graph.edges if e.kind == CUT for end in (e.src, e.dst)}
+    return ends | {n.id for n in graph.nodes if n.state == DETACHED}
 
 
 def _junction_focus(graph: GraphData) -> set[str]:

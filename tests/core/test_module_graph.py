@@ -318,6 +318,13 @@ def test_focus_names_pick_the_boxes_a_slide_is_about():
     changed = {n.id for n in view.by_kind(MODULE) if n.state == STALE}
     assert changed and focus_ids(view, "changed") == changed
     assert focus_ids(view, "") == set()
+    # detach_() after head 0 saved z: the cut, and head 0's box it changed under it
+    failed = Session(BASE.replace(detach=(1,), detach_mode="detach_"))
+    assert failed.step() is None and "detached in-place" in failed.error.message
+    in_place = module_graph(failed.graph(show_saved=False))
+    assert {in_place.node(i).label for i in focus_ids(in_place, "cut")} == {
+        "z", "heads.1.0", "heads.0.0"}
+    assert _box(in_place, "heads.0.0").state == DETACHED
     with pytest.raises(ValueError) as err:
         focus_ids(view, "the moon")
     assert "\n" not in str(err.value) and "cut" in str(err.value)
