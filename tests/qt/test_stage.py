@@ -208,3 +208,51 @@ def test_lesson_13s_crowded_slide_keeps_its_panels_readable_after_ctrl_plus_twic
     for panel in (loss, code):
         assert panel.text_scale * theme.font_pt >= LIGHT.font_pt - 0.01
     assert cosine.text_scale == 1.0
+
+
+@pytest.mark.parametrize("heads", [0, 1])      # lesson 11's slides: three heads, four
+@pytest.mark.parametrize("presses", [0, 2])    # normal text, and Ctrl+= twice
+def test_lesson_11s_cosine_numbers_are_legible_at_1024x768(qtbot, heads, presses):
+    """Lesson 11 slide 2 (four heads) at 1024x768 after Ctrl+= twice: the matrix is the
+    main panel, about 557x361 px; with its notes below it the matrix was 176 px high and
+    the colour bar took 70 px of its width: its numbers were 9 px (19 at the normal
+    size). Now the notes stand beside it, the colour bar gives way (the notes say what
+    red and blue mean), the numbers are at least 14 px and the notes whole."""
+    import numpy as np
+
+    from gradviz.qt.widgets.cosine_heatmap import CosineHeatmap
+    from gradviz.qt.widgets.grad_views import JunctionPlot
+
+    theme = LIGHT.zoomed(TEXT_STEP ** presses)
+    stage = Stage(NarrationView())
+    qtbot.addWidget(stage)
+    lesson = find_lesson("11-losses-disagree")
+    slide = lesson.slides[heads]
+    names = [f"head{k}" for k in range(slide.config.heads)]
+    cosine, junction = CosineHeatmap(), JunctionPlot()
+    cosine.set_model(names, [])
+    junction.set_model(names, [])
+    matrix = np.eye(len(names))
+    matrix[0, -1] = matrix[-1, 0] = -0.45   # the widest number a cell shows
+    cosine._show(matrix)
+    for part in (stage.narration, cosine, junction):
+        part.apply_theme(theme)
+    assert tuple(slide.panels) == ("cosine", "junction")
+    stage.resize(*ROOMS[0])
+    stage.show()
+    qtbot.waitExposed(stage)
+    stage.narration.show_slide(lesson.title, slide, heads, len(lesson.slides))
+    stage.show_slide([("cosine", cosine, None), ("junction", junction, None)],
+                     slide.layout, theme.zoom, stage.narration.height_for_width)
+    qtbot.waitUntil(lambda: cosine.plot.getViewBox().height() > 0)
+    qtbot.waitUntil(lambda: cosine._texts[0][-1].textItem.font().pixelSize() >= 14)
+    assert cosine.cell_text(0, len(names) - 1) == "-0.45"
+
+    def whole(label) -> bool:
+        return (label.height() >= label.heightForWidth(label.width())
+                and label.width() >= label.minimumSizeHint().width()
+                and cosine.rect().contains(label.geometry()))
+    # the notes whole and in the panel, once its layout has run
+    qtbot.waitUntil(lambda: whole(cosine.caption) and whole(cosine.update_line))
+    text = stage.narration.text
+    assert text.document().size().height() <= text.viewport().height() + 1
