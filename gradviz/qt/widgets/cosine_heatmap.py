@@ -182,6 +182,9 @@ class CosineHeatmap(QtWidgets.QWidget):
             else:   # a fixed column, so the estimate above is what is drawn
                 label.setFixedWidth(notes)
         self.colour_bar.setVisible(bar)
+        margin_v = self._grid_margin_v(bar)
+        self.plot_widget.ci.layout.setContentsMargins(GRID_MARGIN, margin_v, GRID_MARGIN,
+                                                      margin_v)
 
     def _cell_estimate(self, size: QtCore.QSize, notes: int | None, bar: bool
                        ) -> tuple[float, bool]:
@@ -200,8 +203,7 @@ class CosineHeatmap(QtWidgets.QWidget):
         notes_h = self.caption.heightForWidth(notes_w) + notes_spacing + \
             self._update_line_height(notes_w)
         if beside:   # whole: as high as the body, and no word wider than the column
-            widest = max(label.minimumSizeHint().width()
-                         for label in (self.caption, self.update_line))
+            widest = self._widest_word()
             plot_w, plot_h = inner_w - notes_w - spacing, body_h
             whole = notes_h <= body_h and widest <= notes_w
         else:
@@ -209,7 +211,7 @@ class CosineHeatmap(QtWidgets.QWidget):
         # (the grid's margins and spacing as set, not read back: asked of the layout
         # while the window was being built, Qt crashed)
         view_w = plot_w - 2 * GRID_MARGIN - self.plot.getAxis("left").width()
-        view_h = plot_h - 2 * GRID_MARGIN - self.plot.getAxis("bottom").height()
+        view_h = plot_h - 2 * self._grid_margin_v(bar) - self.plot.getAxis("bottom").height()
         if bar:
             view_w -= GRID_SPACING + self._bar_width()
         K = max(1, len(self._names))
@@ -223,6 +225,34 @@ class CosineHeatmap(QtWidgets.QWidget):
             QtCore.QRect(0, 0, max(1, width), NO_LIMIT), QtCore.Qt.TextFlag.TextWordWrap,
             widest)
         return max(box.height(), self.update_line.heightForWidth(width))
+
+    def _widest_word(self) -> int:
+        """The notes' widest unbreakable run ("grey –: no gradient"), laid out as the
+        labels lay it out (the labels' own minimumSizeHint changed with the width they
+        were last given)."""
+        widest = 0
+        for label in (self.caption, self.update_line):
+            doc = QtGui.QTextDocument()
+            doc.setDefaultFont(label.font())
+            doc.setDocumentMargin(0)
+            option = doc.defaultTextOption()   # (a document breaks inside words too)
+            option.setWrapMode(QtGui.QTextOption.WrapMode.WordWrap)
+            doc.setDefaultTextOption(option)
+            if label is self.caption:
+                doc.setHtml(label.text())
+            else:
+                doc.setPlainText(update_text(self._names, np.full(len(self._names), -0.45)))
+            doc.setTextWidth(1)
+            widest = max(widest, int(doc.idealWidth()) + 1)
+        return widest
+
+    def _grid_margin_v(self, bar: bool) -> int:
+        """Above and below the plot: room for half the colour bar's "+1" and "−1", which
+        stick out of its ends (3 px cut them at 1280x720 after Ctrl+= twice)."""
+        if not bar:
+            return GRID_MARGIN
+        tick = QtGui.QFontMetrics(ps.font(self.theme)).height()
+        return max(GRID_MARGIN, tick // 2 + 2)
 
     def _bar_width(self) -> float:
         """The colour bar's width with its tick labels, laid out or not."""
