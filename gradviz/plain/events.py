@@ -119,12 +119,12 @@ def _first_paragraph(text: str) -> str:
 _IN_SITUATION = {
     ("edit-detached", "modified by an inplace operation"): (
         "A detached tensor was edited in place",
-        "zk = z.detach() is cut from the graph but shares z's storage and its version "
-        "counter. zk.mul_(1.0) changed no value, yet it bumped that counter, so every "
-        "node that saved z before the edit (the first layer of each head up to this one) "
-        "sees a newer version than it saved and refuses to compute its gradient.",
-        "Don't edit a detached tensor in place while the graph still needs it: use "
-        "zk = z.detach().clone() (its own storage), or an out-of-place zk = zk * 1.0."),
+        "zk = z.detach() is cut from the graph but shares z's storage and version "
+        "counter. zk.mul_(1.0) changed no value, yet bumped the counter: each node that "
+        "saved z before the edit (each head's first layer, up to this one) sees a newer "
+        "version than it saved, and refuses to run.",
+        "Don't edit a detached tensor in place while the graph needs it: use "
+        "zk = z.detach().clone() (its own storage), or zk = zk * 1.0 (out of place)."),
     ("rnn-never", "backward through the graph a second time"): (
         "The carried hidden state reaches a freed graph",
         "The recurrent trunk's hidden state is carried from one step to the next without "

@@ -48,6 +48,11 @@ COLUMN_SHARES = (0.30, 0.36, 0.42, 0.50)   # of the width, tried for a narration
 # of the room, for the main panel beside or above the others; the last two only where a
 # text panel's content (an error's Why and What to do) needs more of the room to be read
 MAIN_SHARES = (0.62, 0.55, 0.50, 0.45, 0.40)
+# how much larger than its least size the main panel is made (where the room allows)
+# before a text panel beside it gets a font larger than it needs to be whole: lesson 05's
+# explanation took the room at a size above the normal one, and the graph it names was
+# left a 136 px strip of boxes after Ctrl+= twice at 1024x768
+MAIN_COMFORT = 1.15
 # each step a text panel's font may be made smaller (of the text size's) to be whole;
 # never below the normal text size (1 / zoom)
 TEXT_SHRINK = 0.93
@@ -149,8 +154,9 @@ def _choose(width: int, height: int, names: list[str], zoom: float, layout: str,
         # that does: after Ctrl+= twice an error's explanation cannot be whole at
         # 1024x768 at that size, and a column of narration beside it left it a third of
         # its lines
-        def legible(p: Placement) -> tuple[float, float]:
-            return round(p.text_fit, 2), round(p.text_scale, 3)
+        def legible(p: Placement) -> tuple[float, float, float]:
+            return (round(p.text_fit, 2), _comfort(p.panels, names, zoom),
+                    round(p.text_scale, 3))
         most = max(legible(p) for p in whole)
         whole = [p for p in whole if legible(p) >= most]
         # everything fits: the largest main panel, less the room a column of narration
@@ -163,6 +169,13 @@ def _choose(width: int, height: int, names: list[str], zoom: float, layout: str,
         return max(whole, key=score)
     # nothing fits whole: the narration read whole first, then the least squeezed panels
     return max(options, key=lambda p: (p.narration_whole, round(p.fits, 3)))
+
+
+def _comfort(rects: Mapping[str, Rect], names: list[str], zoom: float) -> float:
+    """The main panel's size over its least, up to MAIN_COMFORT."""
+    if not names or names[0] not in rects:
+        return MAIN_COMFORT
+    return round(min(MAIN_COMFORT, _fit(rects[names[0]], least_size(names[0], zoom))), 2)
 
 
 def _main_area(p: Placement) -> int:
@@ -239,8 +252,9 @@ def _arrange_at(room: Rect, names: list[str], zoom: float, layout: str,
         if fits >= 1 and text >= 1 and scale >= 1:
             return arrangement, rects, fits, 1.0, 1.0
         option = (arrangement, rects, fits, text, scale)
-        if fits >= 1 and (best_text is None or
-                          (min(1.0, text), scale) > (min(1.0, best_text[3]), best_text[4])):
+        def legible(o) -> tuple[float, float, float]:
+            return (min(1.0, o[3]), _comfort(dict(zip(names, o[1])), names, zoom), o[4])
+        if fits >= 1 and (best_text is None or legible(option) > legible(best_text)):
             best_text = option
         if best is None or fits > best[2]:
             best = option

@@ -208,3 +208,108 @@ def test_lesson_13s_crowded_slide_keeps_its_panels_readable_after_ctrl_plus_twic
     for panel in (loss, code):
         assert panel.text_scale * theme.font_pt >= LIGHT.font_pt - 0.01
     assert cosine.text_scale == 1.0
+
+
+@pytest.mark.parametrize("heads", [0, 1])      # lesson 11's slides: three heads, four
+@pytest.mark.parametrize("presses", [0, 2])    # normal text, and Ctrl+= twice
+def test_lesson_11s_cosine_numbers_are_legible_at_1024x768(qtbot, heads, presses):
+    """Lesson 11 slide 2 (four heads) at 1024x768 after Ctrl+= twice: the matrix is the
+    main panel, about 557x361 px; with its notes below it the matrix was 176 px high and
+    the colour bar took 70 px of its width: its numbers were 9 px (19 at the normal
+    size). Now the notes stand beside it, the colour bar gives way (the notes say what
+    red and blue mean), the numbers are at least 14 px and the notes whole."""
+    import numpy as np
+
+    from gradviz.qt.widgets.cosine_heatmap import CosineHeatmap
+    from gradviz.qt.widgets.grad_views import JunctionPlot
+
+    theme = LIGHT.zoomed(TEXT_STEP ** presses)
+    stage = Stage(NarrationView())
+    qtbot.addWidget(stage)
+    lesson = find_lesson("11-losses-disagree")
+    slide = lesson.slides[heads]
+    names = [f"head{k}" for k in range(slide.config.heads)]
+    cosine, junction = CosineHeatmap(), JunctionPlot()
+    cosine.set_model(names, [])
+    junction.set_model(names, [])
+    matrix = np.eye(len(names))
+    matrix[0, -1] = matrix[-1, 0] = -0.45   # the widest number a cell shows
+    cosine._show(matrix)
+    for part in (stage.narration, cosine, junction):
+        part.apply_theme(theme)
+    assert tuple(slide.panels) == ("cosine", "junction")
+    stage.resize(*ROOMS[0])
+    stage.show()
+    qtbot.waitExposed(stage)
+    stage.narration.show_slide(lesson.title, slide, heads, len(lesson.slides))
+    stage.show_slide([("cosine", cosine, None), ("junction", junction, None)],
+                     slide.layout, theme.zoom, stage.narration.height_for_width)
+    qtbot.waitUntil(lambda: cosine.plot.getViewBox().height() > 0)
+    qtbot.waitUntil(lambda: cosine._texts[0][-1].textItem.font().pixelSize() >= 14)
+    assert cosine.cell_text(0, len(names) - 1) == "-0.45"
+
+    def whole(label) -> bool:
+        return (label.height() >= label.heightForWidth(label.width())
+                and label.width() >= label.minimumSizeHint().width()
+                and cosine.rect().contains(label.geometry()))
+    # the notes whole and in the panel, once its layout has run
+    qtbot.waitUntil(lambda: whole(cosine.caption) and whole(cosine.update_line))
+    text = stage.narration.text
+    assert text.document().size().height() <= text.viewport().height() + 1
+
+
+def _inplace_error_message() -> str:
+    """PyTorch's own message for lesson 05's error: a tensor a Linear saved, edited in
+    place through a detached alias."""
+    import torch
+
+    # a leaf, as the app's message names no op that made z
+    z = torch.randn(64, 32, requires_grad=True)
+    out = torch.nn.Linear(32, 16)(z)          # saves z for its weight's gradient
+    zk = z.detach()
+    zk.mul_(1.0)                               # no value changes; the version does
+    with pytest.raises(RuntimeError) as raised:
+        out.sum().backward()
+    return str(raised.value)
+
+
+def test_lesson_05s_graph_is_more_than_a_strip_beside_its_whole_error(qtbot):
+    """Lesson 05 slide 1 at 1024x768 after Ctrl+= twice: What happened scrolled its last
+    line of What to do out of view, and the graph (the slide's main panel) was left
+    261 px, its boxes a 136 px strip, while the explanation's font was larger than it
+    needed. Now the explanation is whole, no smaller than the normal text, and the
+    graph is at least 1.15 times its least height (MAIN_COMFORT)."""
+    from gradviz.plain.events import from_exception
+    from gradviz.plain.stage_layout import least_size
+    from gradviz.qt.widgets.events_view import EventsView
+
+    message = _inplace_error_message()
+    assert "modified by an inplace operation" in message
+    theme = LIGHT.zoomed(TEXT_STEP ** 2)
+    stage = Stage(NarrationView())
+    qtbot.addWidget(stage)
+    events = EventsView()
+    events.allow_log(False)
+    events.show_event(from_exception(RuntimeError(message), 0, "backward",
+                                     "backward 1 of 1: total", "edit-detached"))
+    assert message.split("\n\n")[0].replace("\n", " ").strip() in events.text()
+    for part in (stage.narration, events):
+        part.apply_theme(theme)
+    stage.resize(*ROOMS[0])
+    stage.show()
+    qtbot.waitExposed(stage)
+    lesson = find_lesson("05-edit-detached")
+    slide = lesson.slides[0]
+    assert tuple(slide.panels) == ("graph", "events")
+    stage.narration.show_slide(lesson.title, slide, 0, len(lesson.slides))
+    stage.show_slide([("graph", QWidget(), "Autograd graph"),
+                      ("events", events, "What happened")],
+                     slide.layout, theme.zoom, stage.narration.height_for_width)
+    qtbot.waitUntil(lambda: events.scroll.viewport().height() > 0)
+    needed = events.current.heightForWidth(events.scroll.viewport().width())
+    assert needed <= events.scroll.viewport().height()
+    assert events.current.font().pointSizeF() >= LIGHT.font_pt - 0.01
+    graph = stage.slots["graph"].geometry()
+    assert graph.height() >= 1.15 * least_size("graph", theme.zoom)[1] - 1
+    text = stage.narration.text
+    assert text.document().size().height() <= text.viewport().height() + 1

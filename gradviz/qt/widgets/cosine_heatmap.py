@@ -25,7 +25,12 @@ LEAST_LABEL_PT = 6.0   # the smallest the labels get in a cramped matrix
 WIDEST_NUMBER = "−0.45"   # the widest a cell's number is drawn
 NUMBER_MARGIN = 0.08      # of a cell, clear each side of its number
 # wider than this many times its height, the panel puts its notes beside the matrix
+# (where the cells are as large either way)
 WIDE_RATIO = 1.6
+# of the panel's width, tried for the notes beside the matrix: the narrowest at which
+# they are whole leaves the matrix the most
+NOTES_BESIDE = (0.25, 0.3, 0.35, 0.4)
+GRID_MARGIN, GRID_SPACING = 3, 6   # px round the matrix and between it and the colour bar
 NO_LIMIT = (1 << 24) - 1   # Qt's QWIDGETSIZE_MAX, which PySide6 does not export
 COLOURS = pg.ColorMap(pos=[0.0, 0.5, 1.0], color=[RED, WHITE, BLUE])
 TITLE = "Do the losses agree? (cosine of trunk gradients)"
@@ -102,6 +107,10 @@ class CosineHeatmap(QtWidgets.QWidget):
         layout, self._title = ps.header(self, TITLE)
         self.plot_widget = pg.GraphicsLayoutWidget()
         self.plot_widget.setObjectName("cosineHeatmapCanvas")
+        # pyqtgraph's 9 px round the plot were a sixth of a crowded slide's cell
+        grid = self.plot_widget.ci.layout
+        grid.setContentsMargins(*[GRID_MARGIN] * 4)
+        grid.setHorizontalSpacing(GRID_SPACING)
         self.plot = self.plot_widget.addPlot(row=0, col=0)
         self.plot.setMenuEnabled(False)
         self.plot.hideButtons()
@@ -143,15 +152,121 @@ class CosineHeatmap(QtWidgets.QWidget):
         self.plot.getViewBox().sigResized.connect(self._style_texts)  # cells resized
 
     def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
-        wide = event.size().width() > WIDE_RATIO * event.size().height()
-        self.body.setDirection(QtWidgets.QBoxLayout.Direction.LeftToRight if wide
-                               else QtWidgets.QBoxLayout.Direction.TopToBottom)
-        # beside the matrix the notes take at most two fifths of the width
-        width = event.size().width() * 2 // 5 if wide else NO_LIMIT
-        for label in (self.caption, self.update_line):
-            label.setMaximumWidth(width)
         self._fit_title(event.size().width())
+        self._arrange_body(event.size())
         super().resizeEvent(event)
+
+    def _arrange_body(self, size: QtCore.QSize) -> None:
+        """The notes below the matrix or beside it, the colour bar shown or not: of the
+        arrangements that leave the notes whole, the one whose numbers are largest;
+        of equals, the colour bar shown, and the notes beside only in a wide, low panel.
+        Four heads on lesson 11's stage after Ctrl+= twice at 1024x768 (557x361 px):
+        the notes below left the matrix 176 px high and the colour bar took 70 px of
+        its width, and the numbers were 9 px; beside, the bar hidden (the notes say
+        what red and blue mean), they are 16."""
+        wide = size.width() > WIDE_RATIO * size.height()
+        options = []
+        for notes in (None,) + tuple(int(size.width() * share) for share in NOTES_BESIDE):
+            for bar in (True, False):
+                cell, whole = self._cell_estimate(size, notes, bar)
+                number = min(self._wanted_number_px(), self._number_px_for(cell))
+                beside = notes is not None
+                options.append(((whole, number, bar, beside == wide, cell), notes, bar))
+        _, notes, bar = max(options)
+        self.body.setDirection(QtWidgets.QBoxLayout.Direction.TopToBottom if notes is None
+                               else QtWidgets.QBoxLayout.Direction.LeftToRight)
+        for label in (self.caption, self.update_line):
+            if notes is None:
+                label.setMinimumWidth(0)
+                label.setMaximumWidth(NO_LIMIT)
+            else:   # a fixed column, so the estimate above is what is drawn
+                label.setFixedWidth(notes)
+        self.colour_bar.setVisible(bar)
+        margin_v = self._grid_margin_v(bar)
+        self.plot_widget.ci.layout.setContentsMargins(GRID_MARGIN, margin_v, GRID_MARGIN,
+                                                      margin_v)
+
+    def _cell_estimate(self, size: QtCore.QSize, notes: int | None, bar: bool
+                       ) -> tuple[float, bool]:
+        """(a cell's side in px, whether the notes are whole) were the panel size and
+        the notes beside the matrix, notes px wide (None: below it), the colour bar
+        shown (or not): from the axes' and the bar's sizes as they are now (they change
+        little with the cells)."""
+        margins = self.layout().contentsMargins()
+        inner_w = size.width() - margins.left() - margins.right()
+        title = self._title.heightForWidth(inner_w)
+        body_h = (size.height() - margins.top() - margins.bottom() - title
+                  - self.layout().spacing())
+        spacing, notes_spacing = self.body.spacing(), 2
+        beside = notes is not None
+        notes_w = notes if notes is not None else inner_w
+        notes_h = self.caption.heightForWidth(notes_w) + notes_spacing + \
+            self._update_line_height(notes_w)
+        if beside:   # whole: as high as the body, and no word wider than the column
+            widest = self._widest_word()
+            plot_w, plot_h = inner_w - notes_w - spacing, body_h
+            whole = notes_h <= body_h and widest <= notes_w
+        else:
+            plot_w, plot_h, whole = inner_w, body_h - notes_h - spacing, True
+        # (the grid's margins and spacing as set, not read back: asked of the layout
+        # while the window was being built, Qt crashed)
+        view_w = plot_w - 2 * GRID_MARGIN - self.plot.getAxis("left").width()
+        view_h = plot_h - 2 * self._grid_margin_v(bar) - self.plot.getAxis("bottom").height()
+        if bar:
+            view_w -= GRID_SPACING + self._bar_width()
+        K = max(1, len(self._names))
+        return max(0.0, min(view_w, view_h)) / K, whole
+
+    def _update_line_height(self, width: int) -> int:
+        """The update line's height at width with every head's number measured and as
+        wide as it gets: the notes' place is chosen once, not again on every step."""
+        widest = update_text(self._names, np.full(len(self._names), -0.45))
+        box = self.update_line.fontMetrics().boundingRect(
+            QtCore.QRect(0, 0, max(1, width), NO_LIMIT), QtCore.Qt.TextFlag.TextWordWrap,
+            widest)
+        return max(box.height(), self.update_line.heightForWidth(width))
+
+    def _widest_word(self) -> int:
+        """The notes' widest unbreakable run ("grey –: no gradient"), laid out as the
+        labels lay it out (the labels' own minimumSizeHint changed with the width they
+        were last given)."""
+        widest = 0
+        for label in (self.caption, self.update_line):
+            doc = QtGui.QTextDocument()
+            doc.setDefaultFont(label.font())
+            doc.setDocumentMargin(0)
+            option = doc.defaultTextOption()   # (a document breaks inside words too)
+            option.setWrapMode(QtGui.QTextOption.WrapMode.WordWrap)
+            doc.setDefaultTextOption(option)
+            if label is self.caption:
+                doc.setHtml(label.text())
+            else:
+                doc.setPlainText(update_text(self._names, np.full(len(self._names), -0.45)))
+            doc.setTextWidth(1)
+            widest = max(widest, int(doc.idealWidth()) + 1)
+        return widest
+
+    def _grid_margin_v(self, bar: bool) -> int:
+        """Above and below the plot: room for half the colour bar's "+1" and "−1", which
+        stick out of its ends (3 px cut them at 1280x720 after Ctrl+= twice)."""
+        if not bar:
+            return GRID_MARGIN
+        tick = QtGui.QFontMetrics(ps.font(self.theme)).height()
+        return max(GRID_MARGIN, tick // 2 + 2)
+
+    def _bar_width(self) -> float:
+        """The colour bar's width with its tick labels, laid out or not."""
+        laid = self.colour_bar.width()
+        return laid if laid > 0 else self.colour_bar.axis.width() + 30
+
+    def _number_font(self) -> QtGui.QFont:
+        return ps.font(self.theme, 1.3, bold=True)
+
+    def _wanted_number_px(self) -> int:
+        return round(self._number_font().pointSizeF() * self.logicalDpiY() / 72)
+
+    def _number_px_for(self, cell_px: float) -> int:
+        return _number_px(self._number_font(), cell_px) if cell_px > 0 else 0
 
     def _fit_title(self, width: int) -> None:
         margins = self.layout().contentsMargins()
@@ -250,6 +365,7 @@ class CosineHeatmap(QtWidgets.QWidget):
         self.caption.setFont(ps.font(theme))
         self.update_line.setFont(ps.font(theme))
         self._fit_title(self.width())
+        self._arrange_body(self.size())   # the notes' and the numbers' sizes changed
         self._style_texts()
 
     def _show(self, matrix: np.ndarray) -> None:
@@ -330,10 +446,9 @@ class CosineHeatmap(QtWidgets.QWidget):
             self._label_axes(lambda labels: self._labels_fit(labels, drawn_px), room)
         else:   # squeezed flat: no matrix to label
             self._label_axes(lambda _labels: False)
-        f = ps.font(self.theme, 1.3, bold=True)
-        wanted = f.pointSizeF() * self.logicalDpiY() / 72
-        f.setPixelSize(max(8, min(round(wanted), _number_px(f, cell_px)))
-                       if cell_px > 0 else round(wanted))
+        f = self._number_font()
+        wanted = self._wanted_number_px()
+        f.setPixelSize(max(8, min(wanted, _number_px(f, cell_px))) if cell_px > 0 else wanted)
         rgba = cell_rgba(self._matrix) if self._matrix.size else None
         for i, row in enumerate(self._texts):
             for j, item in enumerate(row):
