@@ -30,6 +30,9 @@ WIDE_RATIO = 1.6
 # of the panel's width, tried for the notes beside the matrix: the narrowest at which
 # they are whole leaves the matrix the most
 NOTES_BESIDE = (0.25, 0.3, 0.35, 0.4)
+# of the text's own size, the numbers at which the colour bar is kept (beyond, hiding
+# it to make them larger still is not worth what it says)
+BAR_WORTH = 0.8
 GRID_MARGIN, GRID_SPACING = 3, 6   # px round the matrix and between it and the colour bar
 NO_LIMIT = (1 << 24) - 1   # Qt's QWIDGETSIZE_MAX, which PySide6 does not export
 COLOURS = pg.ColorMap(pos=[0.0, 0.5, 1.0], color=[RED, WHITE, BLUE])
@@ -169,7 +172,10 @@ class CosineHeatmap(QtWidgets.QWidget):
         for notes in (None,) + tuple(int(size.width() * share) for share in NOTES_BESIDE):
             for bar in (True, False):
                 cell, whole = self._cell_estimate(size, notes, bar)
-                number = min(self._wanted_number_px(), self._number_px_for(cell))
+                # numbers this close to the text's own size gain nothing worth the
+                # colour bar: it stays (hidden for a pixel more, it left roomy panels)
+                number = min(round(BAR_WORTH * self._wanted_number_px()),
+                             self._number_px_for(cell))
                 beside = notes is not None
                 options.append(((whole, number, bar, beside == wide, cell), notes, bar))
         _, notes, bar = max(options)

@@ -127,3 +127,17 @@ def test_in_the_window_on_the_cnn_example_the_labels_are_apart(qtbot, make_windo
         qtbot.mouseClick(bar, Qt.LeftButton, pos=bar.tabRect(2).center())
     qtbot.waitUntil(lambda: w.cosine.isVisible() and len(w.cosine.tick_labels()) == 4)
     _assert_apart(w.cosine.tick_labels(), ["quadrant", "image"])
+
+
+def test_a_roomy_panel_keeps_its_colour_bar_and_a_crowded_one_hides_it(qtbot):
+    """A panel whose numbers are near the text's own size with the colour bar keeps it
+    (hidden for a pixel more, it left roomy panels); lesson 11's four heads after Ctrl+=
+    twice at 1024x768 hide it, for numbers a room can read."""
+    panel = CosineHeatmap()
+    qtbot.addWidget(panel)
+    _drawn(qtbot, panel, ["head0", "head1", "head2"], (480, 330))
+    assert panel.colour_bar.isVisible()
+    crowded = CosineHeatmap()
+    qtbot.addWidget(crowded)
+    _drawn(qtbot, crowded, [f"head{k}" for k in range(4)], (557, 361), zoom=1.3225)
+    assert not crowded.colour_bar.isVisible()
