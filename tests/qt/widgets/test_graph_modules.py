@@ -450,3 +450,17 @@ def test_summed_micro_batches_say_how_many_graphs_are_alive(qtbot):
     assert "4 graphs alive" in view.caption.text()
     view = _view(qtbot, (470, 400), _graph(BASE.replace(accumulate=4)))
     assert "graphs alive" not in view.caption.text()   # each freed before the next
+
+
+@pytest.mark.parametrize("size", [(390, 185), (380, 175)])
+def test_a_low_panel_after_ctrl_plus_twice_is_never_blank(qtbot, size):
+    """Lesson 01 slide 2 after Ctrl+= twice at 1024x768: a graph panel 380x127 px showed
+    no box at all (an empty view cuts no name, and won the framing): a box is whole in
+    view, and none is cut through its name."""
+    view = _view(qtbot, size, _graph(BASE.replace(strategy="separate")), key=False)
+    view.canvas.set_text_zoom(1.3225)
+    seen = _seen(view)
+    assert [i for i in view.canvas.nodes.values()
+            if i.isVisible() and seen.contains(drawn_rect(i))]
+    cut = _cut_by_the_edges(view)    # (drawn sliced, were they shown)
+    assert all(not i.isVisible() for i in view.canvas.nodes.values() if i.node.label in cut)
