@@ -3,7 +3,6 @@ as B beside A in one process, B's process killed or hung stops B alone (A goes o
 record says why in words), Reset starts a fresh one, and the engine's end ends it."""
 import os
 import signal
-import time
 from pathlib import Path
 
 import pytest
@@ -165,14 +164,13 @@ def _b_processes_of_this_one() -> list[int]:
     return found
 
 
-def _b_processes_once_shown(count: int) -> list[int]:
-    """B's processes, once `count` show their command line: Popen returns when the exec
-    has begun, and Linux fills /proc/N/cmdline a moment later (a loaded machine found
-    none there once). A start that failed never shows: a minute says so."""
-    deadline = time.monotonic() + 60
-    while len(found := _b_processes_of_this_one()) < count and time.monotonic() < deadline:
-        time.sleep(0.01)
-    return found
+def _b_processes_once_up(loop) -> list[int]:
+    """B's processes, once the one started ahead has said it is up (its first heartbeat,
+    sent before any import): Popen returns when the exec has begun, and Linux fills
+    /proc/N/cmdline a moment later (a loaded machine found none there once)."""
+    spare = loop.b_place._spare
+    assert spare is not None and spare._conn.poll(60), "B's process never said it is up"
+    return _b_processes_of_this_one()
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="looks in Linux's /proc")
@@ -181,7 +179,7 @@ def test_the_compare_menu_starts_bs_process_ahead_and_the_pin_takes_that_one():
     try:
         loop.handle(p.WarmB())
         loop.handle(p.WarmB())                  # the menu opened again: still one process
-        warm = _b_processes_once_shown(1)
+        warm = _b_processes_once_up(loop)
         assert len(warm) == 1
         loop.handle(p.PinB(BASE.replace(strategy="in-loop")))
         assert [m for m in loop.take_outbox() if isinstance(m, p.BPinned)][-1].problem is None
@@ -200,7 +198,7 @@ def test_the_compare_menu_starts_bs_process_ahead_and_the_pin_takes_that_one():
 def test_a_b_process_started_ahead_and_never_pinned_ends_with_the_engine():
     loop = EngineLoop(BASE, b_in_own_process=True)
     loop.handle(p.WarmB())
-    assert len(_b_processes_once_shown(1)) == 1
+    assert len(_b_processes_once_up(loop)) == 1
     loop.handle(p.Shutdown())
     assert _b_processes_of_this_one() == []
 
