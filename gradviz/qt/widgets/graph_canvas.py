@@ -56,12 +56,18 @@ def cut_through_label(seen: QRectF, item, slack: float = 0.0) -> bool:
     without the state badge below (a sliver of a box past the edge is no harm). slack
     (scene px) is the doubt about where the edge falls, counted against the framing
     both ways: text within slack of the edge is in view, and must be whole within it."""
-    text = item.text.mapRectToScene(item.text.boundingRect())
-    if not item.text.text() or not seen.adjusted(-slack, -slack, slack, slack).intersects(
-            text):
+    if not item.text.text():
+        return False
+    return _cuts_text(seen, item.text.mapRectToScene(item.text.boundingRect()),
+                      drawn_rect(item), slack)
+
+
+def _cuts_text(seen: QRectF, text: QRectF, drawn: QRectF, slack: float) -> bool:
+    """cut_through_label on a box's text and drawn rectangles (scene), measured once."""
+    if not seen.adjusted(-slack, -slack, slack, slack).intersects(text):
         return False
     inner = seen.adjusted(slack, slack, -slack, -slack)
-    return not inner.contains(text) or not inner.contains(drawn_rect(item))
+    return not inner.contains(text) or not inner.contains(drawn)
 
 
 def heat_range(graph) -> tuple[float, float] | None:
@@ -279,12 +285,13 @@ class GraphCanvas(QGraphicsView):
         # sliver of a box past the edge, its name out, is no harm). What the edges still
         # cut through is hidden, never shown sliced.
         options = []
+        shapes = self._shapes()   # the same at every scale: measured once, not per option
         for more in SNAP_SCALES + SHRINK_SCALES:
             scale = base * factor * more
             if scale < least * 0.999:
                 continue
             middle = self._placed(target, scale)
-            options.append((self._framing_cost(scale, middle), more, scale, middle))
+            options.append((self._framing_cost(scale, middle, shapes), more, scale, middle))
         _cost, _more, scale, middle = min(options, key=lambda o: (
             o[0][0], o[0][2] == 0, o[0][1], o[1] < 1.0, o[0][2], abs(o[1] - 1.0), o[0]))
         self._frame_at(scale, middle)
@@ -322,26 +329,35 @@ class GraphCanvas(QGraphicsView):
         self.setTransform(QTransform.fromScale(scale, scale))
         self.centerOn(middle)
 
-    def _framing_cost(self, scale: float, middle: QPointF) -> tuple[int, int, int, int]:
+    def _shapes(self) -> tuple[list[QRectF], list[tuple[QRectF, QRectF]], list[QRectF],
+                               list[QRectF]]:
+        """What a framing is judged on, in scene rectangles: the focus's parts, each
+        named box's (text, drawn) pair, every box drawn, and the shown edge labels."""
+        named = [(item.text.mapRectToScene(item.text.boundingRect()), drawn_rect(item))
+                 for item in self.nodes.values() if item.text.text()]
+        drawn = [drawn_rect(item) for item in self.nodes.values()]
+        labels = [item.label.mapRectToScene(item.label.boundingRect())
+                  for item in self.edges if item.label.isVisible()]
+        return self.focus_parts(), named, drawn, labels
+
+    def _framing_cost(self, scale: float, middle: QPointF, shapes
+                      ) -> tuple[int, int, int, int]:
         """Of a view at scale centred on middle: the focus's parts not whole in it, the
         boxes cut through their text (or shown without their badge), fewer boxes whole
-        in it (minus their number), the boxes cut."""
+        in it (minus their number), the boxes cut. shapes: what self._shapes() measured."""
+        focus, named, drawn, labels = shapes
         # the edges judged a pixel either way: Qt rounds where it puts the view to whole
         # pixels, and a box judged flush with the edge came out a pixel cut
         # (the focus, a pixel past the edge, still counts as whole: a tight focus would
         # otherwise count as lost at the very size it was fitted at)
         slack = max(1.0, 1.0 / scale)
         exact = self._seen_at(scale, middle)
-        lost = sum(not exact.adjusted(-1, -1, 1, 1).contains(r) for r in self.focus_parts())
+        lost = sum(not exact.adjusted(-1, -1, 1, 1).contains(r) for r in focus)
         seen = exact.adjusted(slack, slack, -slack, -slack)
-        read = sum(cut_through_label(exact, item, slack) for item in self.nodes.values())
+        read = sum(_cuts_text(exact, text, box, slack) for text, box in named)
         # a cut's "detach()" sliced at the edge ("deta") is a name cut through as well
         near = exact.adjusted(-slack, -slack, slack, slack)
-        for item in self.edges:
-            if item.label.isVisible():
-                label = item.label.mapRectToScene(item.label.boundingRect())
-                read += near.intersects(label) and not seen.contains(label)
-        drawn = [drawn_rect(item) for item in self.nodes.values()]
+        read += sum(near.intersects(r) and not seen.contains(r) for r in labels)
         cut = sum(seen.intersects(r) and not seen.contains(r) for r in drawn)
         return lost, read, -sum(seen.contains(r) for r in drawn), cut
 
