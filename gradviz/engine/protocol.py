@@ -22,23 +22,16 @@ from typing import Any, Union
 import numpy as np
 
 from ..plain.config import Config
+from ..plain.engine_settings import EngineSettings as EngineSettings
 from ..plain.events import Event
 from ..plain.graph_data import GraphData
 from ..plain.records import CompareRecord, PhaseRecord, StepRecord
 
 log = logging.getLogger("gradviz.protocol")
+# EngineSettings (imported above, re-exported): the window's settings of the engine, one
+# record replayed to a fresh engine
 
 MIN_PHASE_MS = 50   # Play by phases: at most one phase (and its graph) per 50 ms
-
-
-# ---- the window's settings of the engine: one record, replayed to a fresh engine ------
-@dataclass(frozen=True)
-class EngineSettings:
-    delay_ms: int = 0                # between steps (or phases)
-    animate_phases: bool = False     # Play goes phase by phase, at the delay
-    stop_at: int | None = None       # step index where Play pauses itself (None: never)
-    show_saved: bool = False         # the graph draws the tensors backward saved
-    track_node_grads: bool = True    # measure the gradient through every graph node
 
 
 # ---- window -> engine ---------------------------------------------------------------------

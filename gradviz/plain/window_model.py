@@ -15,8 +15,12 @@ from typing import Any
 from psygnal import evented
 
 from .config import Config
+from .engine_settings import EngineSettings
 
 PLAY_MODES = ("steps", "phases")   # what Play advances by
+# the engine's life as the window knows it: starting (a process loading torch), building
+# (running a model file's own code), ready, stopped (died or frozen: Reset starts one)
+ENGINE_STATES = ("starting", "building", "ready", "stopped")
 # the paces the run bar's slider offers: the pause between steps (or phases), in ms, as
 # fast as it goes first; a lesson's slide asks for the one nearest its own
 PACES_MS = (0, 5, 20, 50, 100, 200, 350, 500, 750, 1000, 1500)
@@ -75,6 +79,21 @@ def nearest_pace_ms(per_second: float) -> int:
     return min(PACES_MS[1:], key=lambda ms: abs(ms - wanted))
 
 
+def _engine_state(value: Any) -> str:
+    if value not in ENGINE_STATES:
+        raise WindowModelError(f"engine state {value!r} is not one of "
+                               f"{', '.join(ENGINE_STATES)}")
+    return str(value)
+
+
+def _stop_at(value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise WindowModelError(f"stop at step {value!r} is not a step count")
+    return value
+
+
 def _theme(value: Any) -> str:
     if value not in THEME_NAMES:
         raise WindowModelError(f"theme {value!r} is not one of {', '.join(THEME_NAMES)}")
@@ -84,7 +103,8 @@ def _theme(value: Any) -> str:
 # each field's check (and the one form it is kept in): run before the change announces
 # itself, so an observer never sees a value the window cannot show
 _CHECKS = {"zoom": _zoom, "room": _room, "docks_shown": _names, "theme": _theme,
-           "pace_ms": _pace, "play_mode": _play_mode}
+           "pace_ms": _pace, "play_mode": _play_mode, "engine_state": _engine_state,
+           "stop_at": _stop_at}
 
 
 @evented
@@ -94,13 +114,31 @@ class WindowModel:
     confirmed: Config = Config()          # what the engine says is in force
     zoom: float = 1.0                     # the text size (Ctrl+= / Ctrl+-), in ZOOM_RANGE
     theme: str = "light"                  # View → Dark theme
+    # ---- the window's settings of the engine (engine_settings() composes them) ----------
     pace_ms: int = 0                      # the pause between steps, or phases (PACES_MS)
     play_mode: str = "steps"              # "phases": Play goes phase by phase
+    stop_at: int | None = None            # Play pauses itself once this many steps are done
+    show_saved: bool = False              # the graph draws the tensors backward saved
+    track_node_grads: bool = True         # per-node gradients (hooks: only while shown)
+    # ---- what the engine said (one writer: the engine adapter) --------------------------
+    engine_state: str = "starting"        # ENGINE_STATES
+    engine_stage: str = ""                # what it last said it was doing ("importing torch")
     running: bool = False                 # the engine is playing
+    generation: int = 0                   # goes up with every fresh model
+    head_names: tuple[str, ...] = ()      # the heads, as the engine names them
+    param_names: tuple[str, ...] = ()     # the parameters, as the model names them
+    model_name: str = ""                  # the model file that trains ("": the built-in one)
+    model_path: str | None = None         # its path (None: the built-in model)
+    model_taps: tuple[int, ...] | None = None   # the trunk outputs its heads read
+    devices: tuple[tuple[str, str], ...] = ()   # (device, description) the engine offers
+    steps_per_second: float = 0.0         # the engine's rate, as it last said
+    # ---- lessons and Compare ---------------------------------------------------------------
     lesson: str | None = None             # the open lesson's name (None: free mode)
     slide: int | None = None              # its slide on screen, from 0
     panels: tuple[str, ...] = ()          # the slide's panels on the stage, main first
-    pinned_b: Config | None = None        # Compare's B beside A (None: not comparing)
+    focus: str | None = None              # what the slide's graph frames (None: all of it)
+    b_requested: Config | None = None     # Compare's B as asked for (None: not comparing)
+    pinned_b: Config | None = None        # B as the engine trains it beside A (adapter)
     blank: bool = False                   # B or '.': the screen blanked, as in a slide deck
     # the lesson's stage has no room for its slide at the text size the lecturer asked
     # for (Ctrl+=): the screen fitting takes the text a step smaller, and says why
@@ -127,6 +165,12 @@ class WindowModel:
     def waiting(self) -> bool:
         """The engine has not yet confirmed what the settings ask for."""
         return self.requested != self.confirmed
+
+    def engine_settings(self) -> EngineSettings:
+        """The settings the engine is sent whole (and replayed to a fresh one)."""
+        return EngineSettings(delay_ms=self.pace_ms, animate_phases=self.play_mode == "phases",
+                              stop_at=self.stop_at, show_saved=self.show_saved,
+                              track_node_grads=self.track_node_grads)
 
     def scale_text(self, factor: float | None) -> None:
         """Ctrl+= (factor > 1), Ctrl+- (< 1), Ctrl+0 (None: the normal size)."""
