@@ -31,6 +31,7 @@ from torch import nn
 
 from ..plain.config import MAX_HEADS, SHOWN_PATH_CHARS, ConfigError, shown
 from ..plain.model_keys import SEED_STRIDE
+from .model_folder import serve_folder
 
 REQUIRED = ("trunk", "heads", "losses", "batch")
 OPTIONAL = ("taps", "names")
@@ -113,11 +114,9 @@ class ModelFile:
             raise ModelFileError(f"model file {self.named} cannot be loaded as Python")
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module   # dataclasses and pickling look a class's module up
-        # its own helpers beside it import, as under `python FILE`; at the end of the
-        # path, so that no file there stands in for a module gradviz or torch imports
-        folder = str(self.path.parent)
-        if folder not in sys.path:
-            sys.path.append(folder)
+        # its own helpers beside it import, as under `python FILE`, but for it alone:
+        # a file there never stands in for a module gradviz, torch or a solver imports
+        serve_folder(str(self.path.parent), name)
         try:
             spec.loader.exec_module(module)
         except Exception as exc:

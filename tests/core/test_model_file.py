@@ -191,3 +191,25 @@ def test_a_file_beside_it_never_stands_in_for_an_installed_module(tmp_path):
     load(tmp_path, model_text()).build(0, 4)
     sys.modules.pop("colorsys", None)   # imported afresh: found through sys.path now
     assert importlib.import_module("colorsys").__file__ != str(tmp_path / "colorsys.py")
+
+
+def test_a_library_probing_for_a_module_never_finds_the_one_beside_the_model(tmp_path):
+    """A module no one installed (as a QP solver's optional back end is) beside the
+    model file: the model file imports it, a library asking for it is told it is not
+    there, as if the folder were elsewhere."""
+    import importlib
+    import importlib.util
+    import sys
+    name = "gradviz_test_absent_solver"
+    (tmp_path / f"{name}.py").write_text("MARK = 'beside the model'\n")
+    mf = load(tmp_path, model_text(trunk=f"nn.Linear(4, 8 + 0 * len(__import__({name!r}).MARK))"))
+    try:
+        assert mf.build(0, 4).trunk.out_features == 8   # the model file's own import works
+        library = sys.modules[name]                     # then as a library would ask for it
+        del sys.modules[name]
+        assert importlib.util.find_spec(name) is None
+        with pytest.raises(ModuleNotFoundError):
+            importlib.import_module(name)
+        assert library.MARK == "beside the model"
+    finally:
+        sys.modules.pop(name, None)
