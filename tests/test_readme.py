@@ -105,3 +105,26 @@ def test_the_compare_example_runs_as_written(tmp_path):
     assert proc.returncode == 1, proc.stderr           # 1: different, as the README says
     assert "verdict: different" in proc.stdout
     assert (tmp_path / "cmp" / "compare.json").exists()
+
+
+def _project() -> dict:
+    import tomllib
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+
+
+def test_torch_has_a_floor_and_no_untested_cap():
+    """A cap with no recorded break replaced a user's newer torch with an older download."""
+    torch = next(d for d in _project()["dependencies"] if d.startswith("torch"))
+    assert torch == "torch>=2.3"   # TorchJD's floor, nothing above it
+
+
+def test_the_distribution_is_ours_and_says_who_and_what():
+    """PyPI's `gradviz` is another author's project: pip install of that name installs
+    it. The import package and the command keep the name."""
+    project = _project()
+    assert project["name"] != "gradviz" and project["name"].startswith("gradviz-")
+    assert project["scripts"] == {"gradviz": "gradviz.app:main"}
+    assert project["authors"] and project["keywords"]
+    assert {"Programming Language :: Python :: 3.11", "Programming Language :: Python :: 3.13",
+            "Environment :: X11 Applications :: Qt"} <= set(project["classifiers"])
+    assert "pip install gradviz" not in _readme()
