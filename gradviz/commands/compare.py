@@ -131,7 +131,7 @@ def _write(out: Path, result: Comparison) -> None:
 def main(args: argparse.Namespace) -> int:
     model_file = model_file_from_args(args)
     a, b = _configs(args, model_file)
-    out = _prepare_out(args.out) if args.out is not None else None
+    out = _prepare_out(args.out, args.force) if args.out is not None else None
     leave_a_core_free()
     try:
         result = compare(a, b, min(a.steps, b.steps), args.rtol, model_file)

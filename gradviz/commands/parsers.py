@@ -35,7 +35,9 @@ def add_run(subparsers) -> None:
     p.add_argument("--out", metavar="DIR",
                    help="write report.json, metrics.csv, graph.dot, graph.svg, graph.png "
                         "here, in place of the last run's, together (default: no files, "
-                        "only the summary)")
+                        "only the summary); a folder holding files gradviz did not write "
+                        "is refused")
+    add_force(p)
     p.add_argument("--quiet", action="store_true",
                    help="print only the summary, not a line every tenth of the run")
     # SUPPRESS: an absent --script leaves no attribute for the config to mistake for a key
@@ -44,6 +46,12 @@ def add_run(subparsers) -> None:
                         "prints each step's losses, total and, with --grad-norms, gradient "
                         "norms), before training; in the --out folder, with the report")
     p.set_defaults(func=_later("run"))
+
+
+def add_force(p) -> None:
+    p.add_argument("--force", action="store_true",
+                   help="write into the --out folder even where it holds files gradviz did "
+                        "not write (gradviz's own names there are replaced)")
 
 
 def add_compare(subparsers) -> None:
@@ -60,7 +68,9 @@ def add_compare(subparsers) -> None:
                    help="largest relative difference still called the same, relative to "
                         "the largest gradient in each group")
     p.add_argument("--out", metavar="DIR",
-                   help="write compare.json and compare.csv here (default: print only)")
+                   help="write compare.json and compare.csv here (default: print only); "
+                        "a folder holding files gradviz did not write is refused")
+    add_force(p)
     p.set_defaults(func=_later("compare"))
 
 

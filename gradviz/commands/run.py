@@ -18,6 +18,7 @@ from ..plain.atomic_write import check_writable, remove_stale_parts, write_text
 from ..plain.config import SHOWN_PATH_CHARS, ConfigError, shown
 from ..plain.events import first_line
 from ..plain.model_script import model_script_text
+from ..plain.out_folder import foreign
 from ..plain.records import StepRecord
 from ..plain.report import ReportWriter
 from ..plain.run_folder import MoveUnfinished, RunFolder
@@ -128,6 +129,10 @@ PNG_MAX_PIXELS = 40e6   # a 1,000-node graph at full size is ~750 Mpx and 20 s o
 GRAPH_FILES = ("graph.dot", "graph_torchviz.dot", "graph.svg", "graph.png")   # in write order
 # the files --out writes; a folder already there under one of these names is refused
 OUT_FILES = ("report.json", "metrics.csv") + GRAPH_FILES
+# the files that say whose a folder is (their header), with the ones written beside them:
+# run's and compare's, so either command may reuse a folder the other wrote
+COMPANIONS = {"report.json": OUT_FILES[1:], "compare.json": ("compare.csv",)}
+SHOWN_FOREIGN = 3   # names of files gradviz did not write, in the refusal
 
 
 def _export(run: RunFolder, session: Session) -> str | None:
@@ -171,14 +176,17 @@ def _listed(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def _prepare_out(name: str) -> Path:
-    """The output folder, made and shown writable before any training is spent."""
+def _prepare_out(name: str, force: bool = False) -> Path:
+    """The output folder, made and shown writable before any training is spent; one that
+    holds files gradviz did not write is refused (--force: written into anyway)."""
     if not name.strip():
         fail("gradviz: --out needs a folder name, e.g. --out out/")
     out, named = Path(name), shown(name, SHOWN_PATH_CHARS)
     try:
         if out.exists() and not out.is_dir():
             fail(f"gradviz: --out {named} is not a folder")
+        if not force:
+            _refuse_foreign(out, named)
         out.mkdir(parents=True, exist_ok=True)
         check_writable(out)
     except OSError as exc:
@@ -188,6 +196,16 @@ def _prepare_out(name: str) -> Path:
             fail(f"gradviz: cannot write {file}: {shown(str(out / file), SHOWN_PATH_CHARS)} "
                  "is a folder")
     return out
+
+
+def _refuse_foreign(out: Path, named: str) -> None:
+    strangers = foreign(out, OUT_FILES, COMPANIONS)
+    if strangers:
+        more = len(strangers) - SHOWN_FOREIGN
+        names = ", ".join(shown(n, 60) for n in strangers[:SHOWN_FOREIGN]) + \
+            (f" and {more} more" if more > 0 else "")
+        fail(f"gradviz: --out {named} holds files gradviz did not write ({names}); "
+             "name an empty or new folder, or add --force to write there anyway")
 
 
 def _train_and_write(out: Path | None, config, session: Session, quiet: bool,
@@ -274,7 +292,7 @@ def main(args: argparse.Namespace) -> int:
     script = vars(args).pop("script", None)
     model_file = model_file_from_args(args)
     config = config_for(args, model_file)
-    out = _prepare_out(args.out) if args.out is not None else None
+    out = _prepare_out(args.out, args.force) if args.out is not None else None
     staged = _script_target(script, out) if script is not None and script.strip() else None
     if script is not None and staged is None:
         _write_script(script, config, model_file)

@@ -23,18 +23,29 @@ COMMITTING = ".gradviz-done-"  # complete, being moved in (finished by the next 
 MANIFEST = ".gradviz-run.json"  # in the folder: the files the last run put there
 
 
-def read_manifest(folder: Path, owned: frozenset[str]) -> list[str]:
-    """The names the last run left in folder, only those gradviz writes (a hand-edited or
-    hostile manifest cannot make it delete anything else); [] when there is none."""
+def _manifest_list(folder: Path, key: str) -> list[str]:
+    """The manifest's list under key, its strings only; [] when there is none."""
     try:
         with open(folder / MANIFEST, "rb") as f:
             document = json.loads(f.read(64 * 1024).decode("utf-8"))
     except (OSError, ValueError, RecursionError):
         return []
-    files = document.get("files") if isinstance(document, dict) else None
-    if not isinstance(files, list):
+    names = document.get(key) if isinstance(document, dict) else None
+    if not isinstance(names, list):
         return []
-    return [name for name in files if isinstance(name, str) and name in owned]
+    return [name for name in names if isinstance(name, str)]
+
+
+def read_manifest(folder: Path, owned: frozenset[str]) -> list[str]:
+    """The names the last run left in folder, only those gradviz writes (a hand-edited or
+    hostile manifest cannot make it delete anything else); [] when there is none."""
+    return [name for name in _manifest_list(folder, "files") if name in owned]
+
+
+def read_made(folder: Path) -> list[str]:
+    """The files the last run wrote into folder besides its own (a --script), which a
+    later run keeps: never deleted, only recognised as gradviz's."""
+    return _manifest_list(folder, "made")
 
 
 class MoveUnfinished(OSError):
@@ -154,8 +165,12 @@ class RunFolder:
         """Move the staged files in, in place of the last run's; returns their names."""
         names = self.written()
         owned = [name for name in names if name in self.owned]
+        # what this run writes besides its own files, and what earlier runs wrote so
+        # (still there): the folder stays recognisably gradviz's
+        made = sorted({name for name in names if name not in self.owned} |
+                      {name for name in read_made(self.folder) if (self.folder / name).is_file()})
         write_text(self.staging / MANIFEST,
-                   json.dumps({"gradviz_run_files": 1, "files": owned}) + "\n")
+                   json.dumps({"gradviz_run_files": 1, "files": owned, "made": made}) + "\n")
         staging = self.staging
         done = staging.with_name(COMMITTING + staging.name[len(STAGING):])
         os.replace(staging, done)   # from here on, a kill is finished by the next run

@@ -54,7 +54,8 @@ def hidden(folder: Path) -> list[str]:
 
 @pytest.fixture
 def first_run(tmp_path) -> Path:
-    """An --out folder holding a whole run (seed 0) and a file of the user's."""
+    """An --out folder holding a whole run (seed 0) and a file of the user's (so a run
+    into it needs --force)."""
     out = tmp_path / "out"
     assert run("--out", str(out)) == 0
     (out / "notes.txt").write_text("mine")
@@ -77,14 +78,14 @@ def test_a_kill_during_the_graph_export_leaves_the_last_run_whole(first_run, mon
                                                                   capsys):
     before = snapshot(first_run)
     _fail_at(monkeypatch, "graph.svg", KeyboardInterrupt())   # Ctrl+C mid-export
-    assert run("--out", str(first_run), "--seed", "1") == 130
+    assert run("--out", str(first_run), "--force", "--seed", "1") == 130
     assert snapshot(first_run) == before                  # not one byte of the new run
     assert hidden(first_run) == [MANIFEST]                # no staging folder, no .part
 
 
 def test_a_full_disk_during_the_export_says_what_was_written(first_run, monkeypatch, capsys):
     _fail_at(monkeypatch, "graph.svg", OSError(errno.ENOSPC, "No space left on device"))
-    assert run("--out", str(first_run), "--seed", "1") == 2
+    assert run("--out", str(first_run), "--force", "--seed", "1") == 2
     err = one_line(capsys)
     assert ("wrote report.json, metrics.csv, graph.dot and graph_torchviz.dot to "
             in err), err
@@ -108,7 +109,7 @@ def test_files_gradviz_did_not_write_are_never_removed(tmp_path, monkeypatch, ca
 
 
 def test_a_second_whole_run_replaces_every_file_of_the_first(first_run):
-    assert run("--out", str(first_run), "--seed", "1") == 0
+    assert run("--out", str(first_run), "--force", "--seed", "1") == 0
     assert visible(first_run) == sorted(ALL + ["notes.txt"])
     assert seed_of(first_run) == 1
     rows = (first_run / "metrics.csv").read_text().splitlines()
@@ -125,7 +126,7 @@ def test_a_commit_killed_half_way_is_finished_by_the_next_run(first_run, monkeyp
         moved.append(Path(old).name)
         real_keep_mode(new, old)
     monkeypatch.setattr(run_folder, "keep_mode", killed_on_the_third_file)
-    assert run("--out", str(first_run), "--seed", "1") == 130
+    assert run("--out", str(first_run), "--force", "--seed", "1") == 130
     assert any(n.startswith(run_folder.COMMITTING) for n in hidden(first_run))
     monkeypatch.setattr(run_folder, "keep_mode", real_keep_mode)
     recover(first_run, frozenset(OUT_FILES))              # what the next run does first
@@ -147,11 +148,11 @@ def test_a_move_that_fails_half_way_says_so_and_the_next_run_finishes_it(first_r
             raise PermissionError(errno.EACCES, "Permission denied")
         real_keep_mode(new, old)
     monkeypatch.setattr(run_folder, "keep_mode", refused_on_the_third_file)
-    assert run("--out", str(first_run), "--seed", "1") == 2
+    assert run("--out", str(first_run), "--force", "--seed", "1") == 2
     err = one_line(capsys)
     assert "could not move every file" in err and "the next run into it finishes" in err
     monkeypatch.setattr(run_folder, "keep_mode", real_keep_mode)
-    assert run("--out", str(first_run), "--seed", "2") == 0
+    assert run("--out", str(first_run), "--force", "--seed", "2") == 0
     assert seed_of(first_run) == 2 and hidden(first_run) == [MANIFEST]
 
 
@@ -175,7 +176,7 @@ def test_what_killed_runs_left_is_cleaned_by_the_next(first_run):
     abandoned = staging(f"{run_folder.STAGING}456-0another-yy")   # ...two days old
     two_days_ago = time.time() - 2 * 24 * 3600
     os.utime(abandoned, (two_days_ago, two_days_ago))
-    assert run("--out", str(first_run)) == 0
+    assert run("--out", str(first_run), "--force") == 0
     assert not killed.exists() and not old_part.exists() and not abandoned.exists()
     assert live.is_dir() and elsewhere.is_dir()
 
@@ -202,7 +203,7 @@ def test_a_replaced_file_keeps_its_mode(first_run, inside_out):
     (first_run / "report.json").chmod(0o644)
     previous = os.umask(0o077)
     try:
-        assert run("--out", str(first_run), "--script", str(script)) == 0
+        assert run("--out", str(first_run), "--force", "--script", str(script)) == 0
     finally:
         os.umask(previous)
     assert stat.S_IMODE(script.stat().st_mode) == 0o755          # still executable
@@ -240,7 +241,7 @@ def test_out_of_memory_mid_run_is_one_line_and_exit_2(first_run, monkeypatch, ca
             raise error
         return real_step(self)
     monkeypatch.setattr(Session, "step", step)
-    assert run("--out", str(first_run), "--steps", "10") == 2
+    assert run("--out", str(first_run), "--force", "--steps", "10") == 2
     err = one_line(capsys)
     assert err.startswith("gradviz: out of memory at step 3") and "--batch-size" in err
     assert snapshot(first_run) == before and hidden(first_run) == [MANIFEST]
@@ -283,3 +284,52 @@ def test_gradviz_run_piped_into_head_finishes_quietly(tmp_path):
     assert err == ""
     assert visible(out) == ALL
     assert len(json.loads((out / "report.json").read_text())["steps"]) == 300
+
+
+# ---- a folder holding files gradviz did not write ------------------------------------
+def test_another_tools_files_are_refused_in_one_line_and_left_alone(tmp_path, capsys):
+    out = tmp_path / "theirs"
+    out.mkdir()
+    (out / "report.json").write_text('{"their": "report"}')
+    (out / "metrics.csv").write_text("their,columns\n")
+    before = snapshot(out)
+    assert run("--out", str(out)) == 2
+    line = one_line(capsys)
+    assert "holds files gradviz did not write ('metrics.csv', 'report.json')" in line
+    assert "--force" in line
+    assert snapshot(out) == before and hidden(out) == []
+
+
+def test_force_writes_into_it_and_keeps_what_gradviz_does_not_write(tmp_path):
+    out = tmp_path / "theirs"
+    out.mkdir()
+    (out / "report.json").write_text('{"their": "report"}')
+    (out / "notes.txt").write_text("mine")
+    assert run("--out", str(out), "--force", "--seed", "3") == 0
+    assert seed_of(out) == 3 and (out / "notes.txt").read_text() == "mine"
+
+
+def test_a_folder_gradviz_wrote_is_reused_without_force(tmp_path):
+    """Recognised by the run's manifest, or (written before there was one) by
+    report.json's own header; a --script written into it is gradviz's too."""
+    out = tmp_path / "out"
+    assert run("--out", str(out), "--script", str(out / "loop.py")) == 0
+    assert run("--out", str(out), "--seed", "1") == 0
+    (out / MANIFEST).unlink()
+    (out / "loop.py").unlink()
+    assert run("--out", str(out), "--seed", "2") == 0 and seed_of(out) == 2
+
+
+def test_compare_refuses_another_tools_folder_too(tmp_path, capsys):
+    out = tmp_path / "theirs"
+    out.mkdir()
+    (out / "compare.json").write_text("{}")
+    a, b = tmp_path / "a.toml", tmp_path / "b.toml"
+    a.write_text('strategy = "sum"\n')
+    b.write_text('strategy = "separate"\n')
+    try:
+        code = main(["compare", str(a), str(b), "--steps", "2", "--out", str(out)])
+    except SystemExit as exc:
+        code = exc.code
+    assert code == 2 and "did not write ('compare.json')" in capsys.readouterr().err
+    assert (out / "compare.json").read_text() == "{}"
