@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import dataclasses
 import json
 import math
@@ -26,7 +27,15 @@ from PySide6.QtCore import QByteArray, QStandardPaths
 from ..plain.atomic_write import write_text
 from ..plain.config import SHOWN_PATH_CHARS, Config, ConfigError, from_mapping, shown
 from .run_bar import DELAYS_MS
-from .settings_file import MAX_BYTES, VERSION, beside, merge, read_document
+from .settings_file import (
+    MAX_BYTES,
+    VERSION,
+    beside,
+    merge,
+    one_at_a_time,
+    read_document,
+    remove_killed_writes,
+)
 from .theme import THEMES
 
 __all__ = ["AppSettings", "Remembered", "MAX_BYTES", "VERSION", "ZOOM_RANGE"]
@@ -189,8 +198,12 @@ class AppSettings:
         """What was saved; fallback and defaults where nothing (or something unusable) was,
         with one warning line per unusable value."""
         remembered = Remembered(fallback)
-        document = self._choose_target()
-        self._loaded = document or {}
+        with one_at_a_time(self.path):
+            remove_killed_writes(self.path)
+            document = self._choose_target()
+        # nothing saved yet: what this window starts with is its base, so a save writes
+        # only what it changed, not its defaults over another window's first save
+        self._loaded = document or _document(remembered)
         if self._refused:
             warn(f"{self._refused}; it is left as it is, "
                  + (f"and this session's settings are read from and saved to "
@@ -218,7 +231,14 @@ class AppSettings:
     def save(self, r: Remembered) -> bool:
         """Merge r's changed keys into the file and write it atomically; on failure warn
         once and keep the old file. True if saved."""
+        with contextlib.suppress(OSError):   # a folder to lock; else the write says why
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        with one_at_a_time(self.path):
+            return self._save_locked(r)
+
+    def _save_locked(self, r: Remembered) -> bool:
         old_target = self.target
+        remove_killed_writes(self.path)
         disk = self._choose_target() or {}
         if self.target is None:
             warn(f"not saved: {self._refused}, and so is {self._named(beside(self.path))}; "

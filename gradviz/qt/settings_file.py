@@ -1,14 +1,19 @@
 """The settings file on disk: telling ours (a JSON object of our version) from anyone
-else's, where ours goes when the path holds someone else's file, and merging a save into
-what another gradviz may have written there meanwhile."""
+else's, where ours goes when the path holds someone else's file, merging a save into
+what another gradviz may have written there meanwhile, and one gradviz at a time doing
+so (a lock on the folder)."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ..plain.atomic_write import remove_stale_parts
 from ..plain.config import shown
 from ..plain.events import first_line
 
@@ -85,12 +90,43 @@ def merge(disk: dict, base: dict | None, ours: dict) -> tuple[dict, list[str]]:
     for key, value in ours.items():
         was = _MISSING if base is None else _on_keys_of(value, base.get(key, _MISSING))
         now = disk.get(key, _MISSING)
-        if base is not None and _same(value, was):
+        if base is not None and _same(value, was) and now is not _MISSING:
             continue                         # not changed here: disk's may be another's
-        if base is not None and not _same(_on_keys_of(value, now), was) \
+        if base is not None and now is not _MISSING and not _same(_on_keys_of(value, now), was) \
                 and not _same(_on_keys_of(value, now), value):
             clashes.append(key)
         if isinstance(value, dict) and isinstance(now, dict):
             value = {**{k: v for k, v in now.items() if k not in value}, **value}
         merged[key] = value
     return merged, clashes
+
+
+@contextlib.contextmanager
+def one_at_a_time(path: Path) -> Iterator[None]:
+    """Held while one gradviz reads, merges and writes the settings at path, so two
+    windows saving at once never merge into the same old file (the later would drop the
+    earlier's change). The lock is on the folder (flock: released when the process
+    ends, however it ends), not on the file, which each save replaces. Without a folder
+    to lock (not made yet, or not on POSIX) the save goes on unlocked."""
+    if sys.platform == "win32":
+        yield
+        return
+    import fcntl
+    try:
+        fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)   # closing the last descriptor releases the lock
+
+
+def remove_killed_writes(path: Path) -> None:
+    """The .NAME.*.part files a save killed mid-write left beside path (and beside the
+    file ours go to when path is someone else's). Called holding one_at_a_time(path):
+    no other gradviz is writing one of them then."""
+    with contextlib.suppress(OSError):
+        remove_stale_parts(path.parent, [path.name, beside(path).name])

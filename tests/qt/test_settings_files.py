@@ -259,3 +259,65 @@ def test_nohup_is_respected(monkeypatch):
         assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
     finally:
         signal.signal(signal.SIGHUP, previous)
+
+
+def test_two_windows_on_a_file_not_there_yet_keep_each_others_change(tmp_path, capsys):
+    """Neither loaded a file: each saves what it changed, not its defaults over the
+    other's first save."""
+    path = tmp_path / "new" / "settings.json"
+    a, b = AppSettings(path), AppSettings(path)
+    ra, rb = a.load(Config()), b.load(Config())
+    ra.theme = "dark"
+    rb.zoom = 1.7
+    assert a.save(ra) and b.save(rb)                      # b quits last
+    saved = json.loads(path.read_text())
+    assert saved["theme"] == "dark" and saved["zoom"] == 1.7
+    assert warnings(capsys.readouterr().err) == []
+
+
+KILLED_MID_SAVE = """
+import os, sys
+from gradviz.plain.config import Config
+from gradviz.qt.settings import AppSettings, Remembered
+def stuck(fd):                       # the temporary file is written: stop here
+    print("writing", flush=True)
+    sys.stdin.read()
+os.fsync = stuck
+AppSettings(sys.argv[1]).save(Remembered(Config(), theme="dark"))
+"""
+
+
+def test_a_save_killed_mid_write_leaves_nothing_after_the_next_start(tmp_path):
+    path = tmp_path / "settings.json"
+    AppSettings(path).save(Remembered(Config(), theme="light"))
+    child = subprocess.Popen([sys.executable, "-c", KILLED_MID_SAVE, str(path)],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline() == "writing\n"
+    finally:
+        child.kill()
+        child.wait(timeout=60)
+    parts = [p.name for p in tmp_path.iterdir() if p.name.endswith(".part")]
+    assert len(parts) == 1 and parts[0].startswith(".settings.json.")
+    assert AppSettings(path).load(Config()).theme == "light"   # the old file, whole
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["settings.json"]
+
+
+def test_a_save_waits_while_another_gradviz_is_saving(tmp_path):
+    """Two saves at once would both merge into the same old file, and the later would
+    drop the earlier's change: one waits for the other's lock."""
+    import threading
+
+    from gradviz.qt.settings_file import one_at_a_time
+    path = tmp_path / "settings.json"
+    settings = AppSettings(path)
+    r = settings.load(Config())
+    r.theme = "dark"
+    saved = []
+    with one_at_a_time(path):
+        waiting = threading.Thread(target=lambda: saved.append(settings.save(r)))
+        waiting.start()
+        waiting.join(0.5)
+        assert waiting.is_alive() and not path.exists()
+    waiting.join(60)
+    assert saved == [True] and json.loads(path.read_text())["theme"] == "dark"
