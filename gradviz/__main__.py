@@ -1,4 +1,4 @@
 """`python -m gradviz`: the same as the `gradviz` command."""
-from .app import main
+from .app import entry
 
-raise SystemExit(main())
+entry()

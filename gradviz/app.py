@@ -6,10 +6,11 @@ interrupt at any moment of start-up ends with one line rather than a traceback.
 """
 from __future__ import annotations
 
+import os
 import signal
 import sys
 
-from .exit_codes import EXIT_INTERRUPTED
+from .exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_STRAY_THREADS
 
 _interrupted = False
 
@@ -81,5 +82,32 @@ def main(argv: list[str] | None = None) -> int:
             signal.signal(signal.SIGINT, previous)
 
 
+def _stray_threads() -> list:
+    """Threads still running that would keep the process from ending: a model file's
+    own (gradviz's commands start none that outlive them)."""
+    import threading
+    return [t for t in threading.enumerate()
+            if t is not threading.main_thread() and not t.daemon and t.is_alive()]
+
+
+def entry() -> None:
+    """The `gradviz` command (and `python -m gradviz`): main(), then an end, even where
+    a model file left a thread running (Python would wait for it forever): one line
+    names the file, and the process ends at once, with EXIT_STRAY_THREADS in place of
+    success."""
+    code = main()
+    strays = _stray_threads()
+    if not strays:
+        raise SystemExit(code)
+    files = getattr(sys.modules.get("gradviz.core.model_file"), "LOADED", [])
+    who = f"model file {files[-1]}" if files else "something this command ran"
+    print(f"gradviz: {who} left {len(strays)} thread{'s' if len(strays) > 1 else ''} "
+          f"running ({', '.join(sorted(t.name for t in strays)[:3])}); "
+          "they end with gradviz", file=sys.stderr)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(EXIT_STRAY_THREADS if code == EXIT_OK else code)
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    entry()

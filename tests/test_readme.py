@@ -123,7 +123,7 @@ def test_the_distribution_is_ours_and_says_who_and_what():
     it. The import package and the command keep the name."""
     project = _project()
     assert project["name"] != "gradviz" and project["name"].startswith("gradviz-")
-    assert project["scripts"] == {"gradviz": "gradviz.app:main"}
+    assert project["scripts"] == {"gradviz": "gradviz.app:entry"}
     assert project["authors"] and project["keywords"]
     assert {"Programming Language :: Python :: 3.11", "Programming Language :: Python :: 3.13",
             "Environment :: X11 Applications :: Qt"} <= set(project["classifiers"])

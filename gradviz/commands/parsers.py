@@ -29,7 +29,9 @@ def add_run(subparsers) -> None:
         epilog="Exit status: 0 done (also when stdout closes early, as in `gradviz run | "
                "head`: the files are still written), 2 bad input, out of memory or a file "
                "that could not be written (one line says which), 3 the run hit the autograd "
-               "error it demonstrates (the report is still written). --out replaces the "
+               "error it demonstrates, or the model file's code raised at a step (the report "
+               "is still written), 4 done, but the model file left threads running. "
+               "--out replaces the "
                "last run's files there all at once, or leaves them as they were.")
     add_training_options(p)
     p.add_argument("--out", metavar="DIR",

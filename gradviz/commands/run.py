@@ -1,7 +1,8 @@
 """`gradviz run`: train headless, print a summary, write a report.
 
 Exit status: 0 done, 2 bad arguments/config/device, out of memory or a file that could
-not be written, 3 the run hit the autograd error (or divergence) it demonstrates.
+not be written, 3 the run hit the autograd error (or divergence) it demonstrates or the
+model file's error at a step, 4 done but a model file left threads (gradviz.exit_codes).
 """
 from __future__ import annotations
 

@@ -39,6 +39,12 @@ OPTIONAL = ("taps", "names")
 # wrong shape, small enough to cost nothing on a real model
 TRIAL_ROWS = 2
 MAX_RAISED = 200   # characters of an exception's line in a refusal
+# what a model file's code may raise that gradviz turns into one line naming the file:
+# any exception, and the exits (sys.exit(n), SystemExit, GeneratorExit) that would end
+# gradviz's own process; never KeyboardInterrupt (a Ctrl+C is the user's)
+RAISED_BY_USER: tuple[type[BaseException], ...] = (Exception, SystemExit, GeneratorExit)
+# the model files this process loaded, as named (what a line about a stray thread says)
+LOADED: list[str] = []
 
 
 class ModelFileError(ConfigError):
@@ -97,6 +103,7 @@ class ModelFile:
         self.path = p.resolve()
         source = self.path.read_bytes()
         self.digest = hashlib.sha256(source).hexdigest()
+        LOADED.append(self.named)
         self.module = self._load()
         build = getattr(self.module, "build", None)
         if not callable(build):
@@ -119,7 +126,7 @@ class ModelFile:
         serve_folder(str(self.path.parent), name)
         try:
             spec.loader.exec_module(module)
-        except Exception as exc:
+        except RAISED_BY_USER as exc:
             del sys.modules[name]
             raise ModelFileError(f"model file {self.named}: {raised(exc, self.path)}") from exc
         return module
@@ -132,7 +139,7 @@ class ModelFile:
         if self._heads is None:
             try:
                 built = self._build(0)
-            except Exception as exc:
+            except RAISED_BY_USER as exc:
                 raise self.fail(f"build(seed) raised {raised(exc, self.path)}") from exc
             spec = self._checked(built)
             self._heads = len(spec.heads)
@@ -144,7 +151,7 @@ class ModelFile:
         each head and loss) on a few rows; ModelFileError says what does not fit."""
         try:
             built = self._build(seed)
-        except Exception as exc:
+        except RAISED_BY_USER as exc:
             raise self.fail(f"build(seed) raised {raised(exc, self.path)}") from exc
         spec = self._checked(built)
         self._trial(spec, seed, batch_size)
@@ -216,7 +223,7 @@ class ModelFile:
                        targets: list[torch.Tensor]) -> None:
         try:
             out = spec.trunk(x)
-        except Exception as exc:
+        except RAISED_BY_USER as exc:
             raise self.fail(f"the trunk raised {raised(exc, self.path)}") from exc
         zs = trunk_outputs(out)
         if zs is None:
@@ -232,13 +239,13 @@ class ModelFile:
         for k, (head, loss) in enumerate(zip(spec.heads, spec.losses)):
             try:
                 y = head(zs[spec.taps[k]])
-            except Exception as exc:
+            except RAISED_BY_USER as exc:
                 raise self.fail(f"head {k} raised {raised(exc, self.path)}") from exc
             if not isinstance(y, torch.Tensor):
                 raise self.fail(f"head {k} must return a tensor, not {type(y).__name__}")
             try:
                 value = loss(y, targets[k])
-            except Exception as exc:
+            except RAISED_BY_USER as exc:
                 raise self.fail(f"losses[{k}] raised {raised(exc, self.path)}") from exc
             if not isinstance(value, torch.Tensor) or value.numel() != 1:
                 got = tuple(value.shape) if isinstance(value, torch.Tensor) \
@@ -251,7 +258,7 @@ class ModelFile:
         with batch_size rows (accumulation splits them into micro-batches)."""
         try:
             got = spec.batch(step, batch_size, step_generator(seed, step))
-        except Exception as exc:
+        except RAISED_BY_USER as exc:
             raise self.fail(f"batch(step, batch_size, generator) raised "
                             f"{raised(exc, self.path)}") from exc
         k = len(spec.heads)

@@ -29,7 +29,7 @@ from .graph import Root, capture
 from .jd_strategies import SharedParts
 from .kept_graphs import KeptGraphs
 from .model import MultiHeadNet
-from .model_file import ModelFile, ModelFileError, ModelSpec, file_traceback
+from .model_file import RAISED_BY_USER, ModelFile, ModelFileError, ModelSpec, file_traceback
 from .node_grads import NodeGradProbe
 from .probes import JunctionProbe
 from .sgd import PlainSGD
@@ -119,7 +119,8 @@ class Session:
         # what a forward or backward may raise and the step survive: a model file's code
         # (its modules, losses, custom autograd functions) anything; the built-in model
         # only what PyTorch does
-        self._user_errors: type[Exception] = RuntimeError if self.spec is None else Exception
+        self._user_errors: tuple[type[BaseException], ...] = \
+            (RuntimeError,) if self.spec is None else RAISED_BY_USER
         self.param_names = [n for n, _ in self.model.named_parameters()]
         self.params = [p for _, p in self.model.named_parameters()]
         self.param_sizes = tuple(p.numel() for p in self.params)
@@ -452,17 +453,21 @@ class Session:
             raise _StepFailed(self._event(exc, plan.step, "backward", call)) from exc
 
     def _event(self, exc: BaseException, step: int, phase: str, call: str) -> ev.Event:
-        event = ev.from_exception(exc, step, phase, call,
-                                  ev.situation(self.config, other_device(self.device).type))
-        if self.model_file is None:
-            return event
-        # the model file's own code raised: its frames (file:line), as the user's traceback
-        path = self.model_file.path
-        lines = file_traceback(exc, path) or file_traceback(exc.__cause__, path)
+        situation = ev.situation(self.config, other_device(self.device).type)
+        path = self.model_file.path if self.model_file is not None else None
+        lines = [] if path is None else \
+            file_traceback(exc, path) or file_traceback(exc.__cause__, path)
         if not lines:
-            return event
-        title = ("Your model file raised an error" if event.title == ev.GENERIC_TITLE
-                 else event.title)
+            return ev.from_exception(exc, step, phase, call, situation)
+        # the model file's own code raised (PyTorch, where a torch call in it refused)
+        assert self.model_file is not None
+        source = ev.who_raised(exc)
+        if source != ev.PYTORCH:
+            source = f"model file {self.model_file.named}"
+        event = ev.from_exception(exc, step, phase, call, situation, source)
+        title = ("Your model file raised an error" if event.title in
+                 (ev.GENERIC_TITLE, f"{source} raised an error") else event.title)
+        # its frames (file:line), as the user's traceback
         return dataclasses.replace(event, title=title,
                                    message="\n".join([event.message, *lines]))
 

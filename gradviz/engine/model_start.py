@@ -35,7 +35,7 @@ def not_used(exc: ConfigError, path: Path) -> ev.Event:
         explanation="gradviz ran the model file to build its model, and it raised or "
                     "did not fit the contract (README, “Your own model”)." + memory
                     + " The built-in model trains instead.",
-        hint="Fix the file, then open it again (File → Open model…).")
+        hint="Fix the file, then open it again (File → Open model…).", source="gradviz")
 
 
 def open_model(path: str, config: Config) -> tuple[ModelFile | None, Config, ev.Event | None]:

@@ -106,7 +106,8 @@ class PinnedB:
                                 str(exc), "B cannot be compared with A",
                                 "B must build the same model as A (the same heads, "
                                 "trunk, seed and device) to start from the same weights.",
-                                "Change A back, or pin B again (Compare menu)."))
+                                "Change A back, or pin B again (Compare menu).",
+                                source="gradviz"))
             return
         self.b_config = config
         a_file = self.a.model_file   # B trains A's model file too, in B's own process
@@ -214,7 +215,8 @@ class PinnedB:
                             "the same time; that process ended (a crash inside PyTorch, "
                             "running out of memory, or a kill from outside) or stopped "
                             "answering. A goes on.",
-                            "Pin B again (Compare menu), or press Reset, to start it afresh.")
+                            "Pin B again (Compare menu), or press Reset, to start it afresh.",
+                            source="gradviz")
         if not isinstance(reply, p.BRefused):   # a reply out of turn: a bug of ours
             reply = p.BRefused("RuntimeError", f"B replied {type(reply).__name__} to {call}")
         if reply.kind == "ConfigError":
@@ -223,7 +225,9 @@ class PinnedB:
             error = MemoryError(reply.text)
         else:
             error = RuntimeError(reply.text)
-        return ev.from_exception(error, step, "pin", call)
+        # refused by gradviz (a config B cannot take), else what B's process reported
+        return ev.from_exception(error, step, "pin", call,
+                                 source="gradviz" if reply.kind == "ConfigError" else None)
 
     def _compare(self, ra: StepRecord, ga, rb: StepRecord, gb,
                  configs: tuple[Config, Config]) -> None:

@@ -85,6 +85,30 @@ _DIVERGENCE = {
 }
 
 
+PYTORCH = "PyTorch"
+# the top-level packages whose errors are PyTorch's own (a C++ op raises from the frame
+# that called it: gradviz's, for an op gradviz calls)
+_PYTORCH_PACKAGES = {"torch", "gradviz"}
+_NAMES = {"torchjd": "TorchJD"}
+
+
+def who_raised(exc: BaseException) -> str:
+    """The package whose code raised exc (its innermost frame's): PyTorch for torch
+    itself and for a torch op gradviz called, else that package ("qpsolvers", "TorchJD"),
+    or "gradviz" for an error of gradviz's own that is no torch error."""
+    tb = exc.__traceback__
+    if tb is None:
+        return PYTORCH
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    top = str(tb.tb_frame.f_globals.get("__name__", "")).split(".")[0]
+    if top == "gradviz" and not isinstance(exc, RuntimeError):
+        return "gradviz"
+    if top in _PYTORCH_PACKAGES or not top:
+        return PYTORCH
+    return _NAMES.get(top, top)
+
+
 @dataclass(frozen=True)
 class Event:
     """Something that stopped a step: a PyTorch error or a divergence."""
@@ -96,12 +120,18 @@ class Event:
     title: str
     explanation: str
     hint: str
+    # who raised it: "PyTorch", "gradviz", a library ("qpsolvers"), "model file NAME"
+    source: str = PYTORCH
 
     def to_dict(self) -> dict:
         return asdict(self)
 
     def one_line(self) -> str:
-        return f"{self.type} at step {self.step}, {self.call}: {self.message}"
+        """One line: its first (a model file's own frames follow on lines of their own),
+        naming who raised it where that is not PyTorch."""
+        first = (self.message.splitlines() or [""])[0]
+        raised = self.type if self.source == PYTORCH else f"{self.source} raised {self.type}"
+        return f"{raised} at step {self.step}, {self.call}: {first}"
 
 
 def first_line(exc: BaseException, limit: int = 200) -> str:
@@ -196,18 +226,26 @@ GENERIC_TITLE = "PyTorch raised an error"   # an error no explanation here match
 
 
 def from_exception(exc: BaseException, step: int, phase: str, call: str,
-                   situation: str | None = None) -> Event:
+                   situation: str | None = None, source: str | None = None) -> Event:
+    """The event of exc; source: who raised it (None: who_raised(exc) tells)."""
     message = _first_paragraph(str(exc)) or type(exc).__name__
     lowered = str(exc).lower()
+    source = who_raised(exc) if source is None else source
     for (where, words), (title, why, hint) in _IN_SITUATION.items():
         if where == situation and words.lower() in lowered:
-            return Event(step, phase, call, type(exc).__name__, message, title, why, hint)
+            return Event(step, phase, call, type(exc).__name__, message, title, why, hint,
+                         source)
     for words, title, why, hint in _EXPLANATIONS:
         if words.lower() in lowered:
-            return Event(step, phase, call, type(exc).__name__, message, title, why, hint)
-    return Event(step, phase, call, type(exc).__name__, message, GENERIC_TITLE,
-                 "PyTorch refused this combination of settings; its message above says why.",
-                 "Change the last toggle back, or reset.")
+            return Event(step, phase, call, type(exc).__name__, message, title, why, hint,
+                         source)
+    if source == PYTORCH:
+        return Event(step, phase, call, type(exc).__name__, message, GENERIC_TITLE,
+                     "PyTorch refused this combination of settings; its message above says "
+                     "why.", "Change the last toggle back, or reset.", source)
+    return Event(step, phase, call, type(exc).__name__, message, f"{source} raised an error",
+                 f"{source} raised this error, not PyTorch; its message above says why.",
+                 "Change the last toggle back, or reset.", source)
 
 
 def divergence(step: int, phase: str, call: str, what: str, optimizer: str = "sgd") -> Event:

@@ -91,3 +91,29 @@ def test_a_file_that_does_not_fit_is_refused_in_one_line(tmp_path):
     loop = EngineLoop(Config(device="cpu"), model_path=str(path))
     (rejected,) = _of(loop, p.ConfigRejected)
     assert "has no 'batch'" in rejected.reason and "\n" not in rejected.reason
+
+
+@pytest.mark.parametrize("exits", ["import sys\nsys.exit(7)\n", "raise SystemExit('bye')\n",
+                                   "raise GeneratorExit\n"])
+def test_a_file_that_exits_is_one_event_naming_it_and_the_engine_goes_on(tmp_path, exits):
+    """sys.exit in a model file would end the engine's process with no word."""
+    path = tmp_path / "leaves.py"
+    path.write_text(exits + NET)
+    loop = EngineLoop(Config(device="cpu"), model_path=str(path))
+    out = loop.take_outbox()
+    (rejected,) = [m for m in out if isinstance(m, p.ConfigRejected)]
+    assert "\n" not in rejected.reason and "leaves.py" in rejected.reason
+    assert rejected.reason.startswith("model file ")
+    assert any(m for m in out if isinstance(m, p.Failed))
+    assert loop.session.step() is not None                    # the built-in model trains
+
+
+def test_an_exit_at_a_step_is_that_steps_event(tmp_path):
+    path = tmp_path / "later.py"
+    path.write_text(NET.replace('"losses": [F.mse_loss, F.mse_loss]',
+                                '"losses": [F.mse_loss, lambda y, t: exit(5) if y.shape[0] > 2 '
+                                'else F.mse_loss(y, t)]'))
+    loop = EngineLoop(Config(device="cpu", batch_size=8), model_path=str(path))
+    assert loop.model_file is not None
+    assert loop.session.step() is None and loop.session.error is not None
+    assert loop.session.error.type == "SystemExit"

@@ -126,6 +126,7 @@ def test_b_stops_at_its_error_and_a_goes_on(qtbot, make_window, tmp_path):
     details = text_of(w.compare.view.details)
     assert "Trying to backward through the graph a second time" in details
     assert "A goes on" in details
+    assert "B stopped" not in details and "PyTorch says" in details   # said once, above
     assert w.events_view.event is None          # A had no error
 
 

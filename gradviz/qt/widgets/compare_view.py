@@ -106,8 +106,9 @@ class CompareView(QtWidgets.QWidget):
                 f"B {_bytes_or_not(record.peak_b)}.")
         if record.error is not None:
             e = record.error
-            text += (f"<br><span style='color:{DIFFERENT}'><b>B stopped at step {e.step}: "
-                     f"{html.escape(e.title)}</b></span> ({html.escape(e.call)}): "
+            # the verdict above says B stopped, and why: here who said so, and what next
+            text += (f"<br><span style='color:{DIFFERENT}'><b>{html.escape(e.source)} says"
+                     f"</b></span> ({html.escape(e.type)}, {html.escape(e.call)}): "
                      f"<tt>{html.escape(e.message)}</tt><br>A goes on. "
                      f"{html.escape(e.hint)}")
         self.details.setText(text)

@@ -73,7 +73,7 @@ class EventsView(QWidget):
     def _write(self, event) -> None:
         e = {k: _breakable(html.escape(str(v))) for k, v in event.to_dict().items()}
         engine = event.phase == "engine"   # the engine's process itself stopped
-        says = "gradviz says" if engine else "PyTorch says"
+        says = "gradviz says" if engine else f"{e['source']} says"
         # "forward — forward" said the same thing twice
         where = e["phase"] if e["call"] == e["phase"] else f"{e['phase']} — {e['call']}"
         tail = ("Everything shown so far is kept." if engine else
