@@ -7,7 +7,8 @@ from __future__ import annotations
 import argparse
 import importlib
 
-from .options import add_training_options
+from ..plain.torch_missing import torch_missing, torch_missing_words
+from .options import add_training_options, fail
 
 # core.compare.DEFAULT_RTOL, which this module cannot import without torch; a test keeps
 # the two equal
@@ -15,9 +16,16 @@ DEFAULT_RTOL = 1e-5
 
 
 def _later(command: str):
-    """The command's main(args), its module imported only when it is called."""
+    """The command's main(args), its module imported only when it is called (torch
+    with it: where torch is not installed, one line says how to install it)."""
     def main(args: argparse.Namespace) -> int:
-        return importlib.import_module(f"gradviz.commands.{command}").main(args)
+        try:
+            module = importlib.import_module(f"gradviz.commands.{command}")
+        except ModuleNotFoundError as exc:
+            if not torch_missing(exc):
+                raise
+            fail(f"gradviz: {torch_missing_words()}")
+        return module.main(args)
     main.__name__ = f"{command}_main"
     return main
 

@@ -3,9 +3,13 @@ process never imports torch), or on a thread for tests. Both run the same loop."
 from __future__ import annotations
 
 import multiprocessing
+import os
 import signal
 import threading
 
+from ..exit_codes import EXIT_USAGE
+from ..plain import events as ev
+from ..plain.torch_missing import torch_missing, torch_missing_words
 from . import child
 from . import protocol as p
 from .heartbeat import slow_start
@@ -38,8 +42,33 @@ def serve(conn, config, own_process: bool = True, holder: dict | None = None,
     if beat is not None:
         beat.stage = "importing torch"
         slow_start()
-    from .engine_main import run  # torch: only ever on the engine's side
+    try:
+        from .engine_main import run  # torch: only ever on the engine's side
+    except ModuleNotFoundError as exc:
+        if not torch_missing(exc):
+            raise
+        _say_torch_is_missing(conn, own_process)
+        return
     run(conn, config, own_process, holder, beat, model_path)
+
+
+def _say_torch_is_missing(conn, own_process: bool) -> None:
+    """What happened says it in one line with the install command, then the engine
+    ends (its window's "engine stopped" follows: there is nothing to train with)."""
+    line = torch_missing_words()
+    event = ev.Event(step=0, phase="engine", call="starting the training engine",
+                     type="ModuleNotFoundError", message=line,
+                     title="PyTorch is not installed",
+                     explanation="The training engine trains with PyTorch, and this Python "
+                                 "has no torch package.",
+                     hint="Install it with the command above, then press Reset (R).",
+                     source="gradviz")
+    try:
+        conn.send([p.Failed(event)])
+    except OSError:   # the window went meanwhile
+        pass
+    if own_process:
+        os._exit(EXIT_USAGE)
 
 
 def start_process(config, model_path: str | None = None):

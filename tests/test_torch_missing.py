@@ -1,0 +1,62 @@
+"""Without torch installed, `gradviz run` and the app's engine say so in one line with
+the command that installs it, never a traceback nor only "engine stopped". torch is
+hidden by a package of that name first on sys.path that fails as a missing one does."""
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from gradviz.exit_codes import EXIT_USAGE
+from gradviz.plain.torch_missing import CPU_TORCH
+
+HIDE = "raise ModuleNotFoundError(\"No module named 'torch'\", name='torch')\n"
+ENGINE = textwrap.dedent("""
+    import multiprocessing
+    from gradviz.engine import protocol as p
+    from gradviz.engine.host import serve
+    from gradviz.plain.config import Config
+    ours, theirs = multiprocessing.Pipe()
+    serve(theirs, Config(), own_process=False)
+    (failed,) = ours.recv()
+    assert isinstance(failed, p.Failed)
+    print(failed.event.title)
+    print(failed.event.message)
+    """)
+
+
+@pytest.fixture
+def no_torch(tmp_path):
+    """A python -I command line whose sys.path finds the failing torch first."""
+    shim = tmp_path / "shim"
+    (shim / "torch").mkdir(parents=True)
+    (shim / "torch" / "__init__.py").write_text(HIDE)
+
+    def command(code: str) -> list[str]:
+        return [sys.executable, "-I", "-c",
+                f"import sys; sys.path.insert(0, {str(shim)!r})\n{code}"]
+    return command
+
+
+def test_run_says_torch_is_missing_and_how_to_install_it(no_torch, tmp_path):
+    out = subprocess.run(no_torch("from gradviz.app import main; "
+                                  "raise SystemExit(main(['run', '--steps', '1']))"),
+                         cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert out.returncode == EXIT_USAGE
+    assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr, out.stderr
+    assert "torch) is not installed" in out.stderr and f"-m pip install {CPU_TORCH}" in out.stderr
+
+
+def test_the_engine_says_it_in_what_happened(no_torch, tmp_path):
+    out = subprocess.run(no_torch(ENGINE), cwd=tmp_path, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    title, message = out.stdout.splitlines()
+    assert title == "PyTorch is not installed"
+    assert f"-m pip install {CPU_TORCH}" in message and "Traceback" not in out.stderr
+
+
+def test_the_install_command_is_the_readmes():
+    from pathlib import Path
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    assert f"pip install {CPU_TORCH}" in readme
