@@ -10,7 +10,7 @@ import os
 import signal
 import sys
 
-from .exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_STRAY_THREADS
+from .exit_codes import EXIT_INTERRUPTED, EXIT_LEFT_RUNNING, EXIT_OK
 
 _interrupted = False
 
@@ -90,23 +90,33 @@ def _stray_threads() -> list:
             if t is not threading.main_thread() and not t.daemon and t.is_alive()]
 
 
+def _counted(n: int, what: str, plural: str = "s") -> str:
+    return f"{n} {what}{plural if n > 1 else ''}"
+
+
 def entry() -> None:
-    """The `gradviz` command (and `python -m gradviz`): main(), then an end, even where
-    a model file left a thread running (Python would wait for it forever): one line
-    names the file, and the process ends at once, with EXIT_STRAY_THREADS in place of
-    success."""
+    """The `gradviz` command (and `python -m gradviz`): main(), then an end that leaves
+    nothing behind. Processes it started and their own (a model file's `sleep`, its
+    multiprocessing workers; the engine's process group is ended by its window) are
+    killed; a thread a model file left running would keep Python waiting forever. Either
+    is one line naming the file, and EXIT_LEFT_RUNNING in place of success."""
+    from .engine.child import descendants, end_processes
     code = main()
+    processes = descendants(os.getpid())
+    end_processes(processes)
     strays = _stray_threads()
-    if not strays:
+    if not strays and not processes:
         raise SystemExit(code)
     files = getattr(sys.modules.get("gradviz.core.model_file"), "LOADED", [])
     who = f"model file {files[-1]}" if files else "something this command ran"
-    print(f"gradviz: {who} left {len(strays)} thread{'s' if len(strays) > 1 else ''} "
-          f"running ({', '.join(sorted(t.name for t in strays)[:3])}); "
+    left = [_counted(len(strays), "thread")] if strays else []
+    left += [_counted(len(processes), "process", "es")] if processes else []
+    names = f" ({', '.join(sorted(t.name for t in strays)[:3])})" if strays else ""
+    print(f"gradviz: {who} left {' and '.join(left)} running{names}; "
           "they end with gradviz", file=sys.stderr)
     sys.stdout.flush()
     sys.stderr.flush()
-    os._exit(EXIT_STRAY_THREADS if code == EXIT_OK else code)
+    os._exit(EXIT_LEFT_RUNNING if code == EXIT_OK else code)
 
 
 if __name__ == "__main__":

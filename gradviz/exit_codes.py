@@ -6,6 +6,6 @@ EXIT_OK = 0
 EXIT_USAGE = 2             # bad arguments or input, or a file not written: one line says which
 EXIT_AUTOGRAD_ERROR = 3    # training stopped on PyTorch's error (or divergence), or on a
                            # model file's own error (sys.exit too) at a step
-EXIT_STRAY_THREADS = 4     # the work was done, but a model file left threads running:
-                           # one line names the file, and the process ends without them
+EXIT_LEFT_RUNNING = 4      # the work was done, but a model file left threads or processes
+                           # running: one line names the file, and they end with gradviz
 EXIT_INTERRUPTED = 130     # what shells report for a command ended by Ctrl+C (128 + SIGINT)

@@ -27,7 +27,8 @@ from gradviz.qt.main_window import MainWindow
 from gradviz.qt.settings import AppSettings, Remembered
 app = QApplication([])
 settings = AppSettings(os.path.join(tempfile.mkdtemp(), "s.json"))
-w = MainWindow(Remembered(Config(batch_size=16, heads=2, device="cpu")), settings)
+w = MainWindow(Remembered(Config(batch_size=16, heads=2, device="cpu")), settings,
+               model_path=sys.argv[1] if len(sys.argv) > 1 else None)   # a model file
 w.show()
 def until(done):
     while not done():

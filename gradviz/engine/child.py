@@ -20,8 +20,9 @@ class ChildProcess:
     """A started child, asked about as multiprocessing.Process is (exitcode negative for
     a signal), so the window and the engine treat any child alike."""
 
-    def __init__(self, popen: subprocess.Popen):
+    def __init__(self, popen: subprocess.Popen, own_group: bool = False):
         self._popen = popen
+        self._group = own_group and sys.platform != "win32"   # its pid is its group's id
         self._cpu = -1.0
         self._cpu_grew_at = time.monotonic()
 
@@ -59,15 +60,29 @@ class ChildProcess:
             self._popen.terminate()
 
     def kill(self) -> None:
-        if self.is_alive():
+        """SIGKILL, to its whole process group where it leads one: what it started (B's
+        process, a model file's children) ends with it."""
+        if self._group:
+            self._kill_group()
+        elif self.is_alive():
             self._popen.kill()
+
+    def _kill_group(self) -> None:
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):   # the group has ended already
+            pass
 
     def stop_now(self) -> None:
         """SIGSTOP, for tests of a process that stops making progress (POSIX only)."""
         os.kill(self.pid, signal.SIGSTOP)
 
     def close(self) -> None:
-        """Nothing to free: the Popen is reaped by poll() and wait()."""
+        """It has ended (the Popen is reaped by poll() and wait()); what it started and
+        left in its process group ends now. (Linux never gives a pid out again while a
+        group of that id has a member, so the id still names its group.)"""
+        if self._group and not self.is_alive():
+            self._kill_group()
 
 
 def _cpu_seconds(pid: int) -> float | None:
@@ -92,19 +107,22 @@ def child_command(module: str, *args: str) -> list[str]:
     return [sys.executable, "-I", "-m", module, *args]
 
 
-def start_isolated(module: str) -> tuple[ChildProcess, Connection]:
+def start_isolated(module: str, own_group: bool = False) -> tuple[ChildProcess, Connection]:
     """(the child, our end of its socket pair) for `python -I -m module`, started with
     Ctrl+C ignored: a Ctrl+C in the terminal reaches the whole process group, and the
-    window decides when its children stop (it saves settings first)."""
+    window decides when its children stop (it saves settings first). own_group: in a
+    session and process group of its own, which everything it starts joins, so that
+    ChildProcess.kill() and close() end them all (the engine; B joins the engine's)."""
     ours, theirs = socket.socketpair()
     try:
-        popen = _popen_ignoring_ctrl_c(module, theirs)
+        popen = _popen_ignoring_ctrl_c(module, theirs, own_group)
     finally:
         theirs.close()   # else our end never sees EOF when the child dies
-    return ChildProcess(popen), Connection(ours.detach())
+    return ChildProcess(popen, own_group), Connection(ours.detach())
 
 
-def _popen_ignoring_ctrl_c(module: str, theirs: socket.socket) -> subprocess.Popen:
+def _popen_ignoring_ctrl_c(module: str, theirs: socket.socket,
+                           own_group: bool = False) -> subprocess.Popen:
     # an ignored signal stays ignored through exec, and Python at start keeps it so
     main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main_thread else None
@@ -118,7 +136,8 @@ def _popen_ignoring_ctrl_c(module: str, theirs: socket.socket) -> subprocess.Pop
             pipe.close()
             return popen
         return subprocess.Popen(child_command(module, str(theirs.fileno())),
-                                pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL)
+                                pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
+                                start_new_session=own_group)
     finally:
         if main_thread:
             signal.signal(signal.SIGINT, signal.SIG_DFL if previous is None else previous)
@@ -130,3 +149,54 @@ def parent_connection(argv: list[str]) -> Connection:
         shared = socket.fromshare(sys.stdin.buffer.read())
         return Connection(shared.detach())
     return Connection(int(argv[1]))
+
+
+def _proc_stats() -> list[tuple[int, int, int]]:
+    """(pid, parent pid, process group) of every process /proc shows ([] elsewhere)."""
+    out = []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue   # ended meanwhile
+        if fields[0] != b"Z":   # a zombie has ended: only its parent's wait is due
+            out.append((int(name), int(fields[1]), int(fields[2])))
+    return out
+
+
+def descendants(pid: int) -> list[int]:
+    """The live processes pid started, and theirs, and so on (Linux's /proc)."""
+    children: dict[int, list[int]] = {}
+    for child, parent, _ in _proc_stats():
+        children.setdefault(parent, []).append(child)
+    found, todo = [], list(children.get(pid, []))
+    while todo:
+        child = todo.pop()
+        found.append(child)
+        todo.extend(children.get(child, []))
+    return found
+
+
+def end_processes(pids: list[int]) -> None:
+    """SIGKILL each (one that has ended meanwhile is skipped)."""
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def end_own_group() -> None:
+    """Where this process leads a process group (the engine does): every other process
+    in it (B's process, what a model file started) ends now, before this one does."""
+    if sys.platform == "win32" or os.getpgrp() != os.getpid():
+        return
+    me = os.getpid()
+    end_processes([pid for pid, _, group in _proc_stats() if group == me and pid != me])

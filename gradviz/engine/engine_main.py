@@ -10,6 +10,7 @@ from ..core.devices import available_devices
 from ..core.threads import leave_a_core_free
 from ..plain.config import Config
 from . import protocol as p
+from .child import end_own_group
 from .heartbeat import BUILDING_MODEL_FILE
 from .loop import EngineLoop
 
@@ -71,6 +72,7 @@ def run(conn, config: Config, own_process: bool = True, holder: dict | None = No
             loop.end_b()   # B's process, if any, ends with the engine
         conn.close()
         if own_process:
+            end_own_group()   # what a model file started ends with the engine
             # skip the interpreter's teardown (torch's takes a few hundred ms): nothing
             # is left to save, and quitting must not wait for it
             os._exit(0)

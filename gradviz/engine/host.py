@@ -75,7 +75,7 @@ def start_process(config, model_path: str | None = None):
     """(process, the window's end of the pipe) of a fresh engine process, started
     isolated (nothing imported from the working folder) and handed its config and the
     model file's path (plain data: the file runs in that process only)."""
-    process, ours = child.start_isolated("gradviz.engine.engine_process")
+    process, ours = child.start_isolated("gradviz.engine.engine_process", own_group=True)
     try:
         ours.send(p.Begin(config, model_path))
     except OSError:   # it died at once: the window finds out from the pipe's EOF

@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 from gradviz.engine.child import child_command
-from gradviz.exit_codes import EXIT_AUTOGRAD_ERROR, EXIT_STRAY_THREADS, EXIT_USAGE
+from gradviz.exit_codes import EXIT_AUTOGRAD_ERROR, EXIT_LEFT_RUNNING, EXIT_USAGE
 
 MODEL = textwrap.dedent("""
     import torch
@@ -32,7 +32,7 @@ CASES = {
                        EXIT_AUTOGRAD_ERROR, "raised SystemExit at step 0"),
     "a stray thread": (dict(build="import threading, time; threading.Thread(target=time.sleep, "
                                   "args=(1000,), name='forever').start()"),
-                       EXIT_STRAY_THREADS, "threads running (forever, forever)"),
+                       EXIT_LEFT_RUNNING, "threads running (forever, forever)"),
 }
 
 

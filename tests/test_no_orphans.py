@@ -1,0 +1,113 @@
+"""Nothing gradviz starts outlives it: a model file that starts `sleep 1000` with
+subprocess and a multiprocessing worker leaves none of them running once `gradviz run`
+has ended, nor once the window has quit (its engine, B's process and what each
+started). /proc tells which of them still run."""
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from test_isolation import APP  # the app with B pinned, then quit
+
+from gradviz.engine.child import child_command
+from gradviz.exit_codes import EXIT_LEFT_RUNNING
+
+pytestmark = pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads Linux's /proc")
+
+QUIT_SECONDS = 1.0   # what may pass between quitting and the last child's end
+MODEL = textwrap.dedent("""
+    import multiprocessing, os, subprocess, time
+    import torch
+    import torch.nn.functional as F
+    from torch import nn
+
+    def build(seed):
+        sleeper = subprocess.Popen(["sleep", "1000"])
+        worker = multiprocessing.Process(target=time.sleep, args=(1000,))
+        worker.start()
+        with open(os.path.join({marks!r}, str(os.getpid())), "a") as f:
+            f.write(f"{{sleeper.pid}} {{worker.pid}}\\n")
+        def batch(step, batch_size, generator):
+            x = torch.randn(batch_size, 4, generator=generator)
+            return x, [x[:, :2], x[:, 2:]]
+        return {{"trunk": nn.Linear(4, 8), "heads": [nn.Linear(8, 2), nn.Linear(8, 2)],
+                "losses": [F.mse_loss, F.mse_loss], "batch": batch}}
+    """)
+
+
+@pytest.fixture
+def spawning_model(tmp_path):
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    path = tmp_path / "spawner.py"
+    path.write_text(MODEL.format(marks=str(marks)))
+    return path, marks
+
+
+def running(pid: int) -> bool:
+    """Whether pid is a live process (a zombie has ended: only its reaping is due)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != b"Z"
+
+
+def survivors(pids: list[int], within: float) -> list[int]:
+    """The pids still running once `within` seconds have passed (sooner, once none is)."""
+    deadline = time.monotonic() + within
+    while True:
+        alive = [pid for pid in pids if running(pid)]
+        if not alive or time.monotonic() > deadline:
+            return alive
+
+
+def started(marks: Path) -> list[int]:
+    """Every process the model file's builds started, and the processes that built it."""
+    pids = []
+    for mark in marks.iterdir():
+        pids.append(int(mark.name))
+        pids += [int(pid) for line in mark.read_text().split("\n") for pid in line.split()]
+    return pids
+
+
+def run_to_files(command: list[str], tmp_path: Path, timeout: float, **env):
+    """(exit status, stdout, stderr) of command, its output in files: a child left
+    running would hold a pipe open, and reading one to its end would wait for it."""
+    with open(tmp_path / "out", "w+") as out, open(tmp_path / "err", "w+") as err:
+        try:
+            code = subprocess.run(command, cwd=tmp_path, stdout=out, stderr=err,
+                                  timeout=timeout, env=dict(os.environ, **env)).returncode
+        finally:
+            out.seek(0)
+            err.seek(0)
+            text = out.read(), err.read()
+    return code, *text
+
+
+def test_gradviz_run_leaves_nothing_running(spawning_model, tmp_path):
+    path, marks = spawning_model
+    code, _, err = run_to_files(child_command("gradviz", "run", "--quiet", "--model",
+                                              str(path), "--steps", "2", "--batch-size", "8"),
+                                tmp_path, timeout=120)
+    pids = started(marks)
+    assert len(pids) == 5            # gradviz run; build(0) and build(seed): two of each
+    assert code == EXIT_LEFT_RUNNING, err
+    assert err.count("\n") == 1 and "spawner.py" in err and "left 4 processes running" in err
+    assert survivors(pids, QUIT_SECONDS) == []
+
+
+def test_the_window_its_engine_and_b_leave_nothing_running(spawning_model, tmp_path):
+    path, marks = spawning_model
+    script = tmp_path / "app.py"
+    script.write_text(APP)
+    code, out, err = run_to_files([sys.executable, "-I", str(script), str(path)], tmp_path,
+                                  timeout=600, QT_QPA_PLATFORM="offscreen")
+    assert code == 0, err[-2000:]
+    engine = int(out.split()[1])
+    builders = {int(mark.name) for mark in marks.iterdir()}
+    assert engine in builders and len(builders) == 2      # the engine and B's process
+    assert survivors(started(marks), QUIT_SECONDS) == []
