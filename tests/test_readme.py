@@ -128,3 +128,12 @@ def test_the_distribution_is_ours_and_says_who_and_what():
     assert {"Programming Language :: Python :: 3.11", "Programming Language :: Python :: 3.13",
             "Environment :: X11 Applications :: Qt"} <= set(project["classifiers"])
     assert "pip install gradviz" not in _readme()
+
+
+def test_the_test_command_shows_pytests_progress_as_it_goes():
+    """The suite takes minutes: its progress line must not be silenced by addopts."""
+    import tomllib
+    options = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]
+    addopts = options["ini_options"].get("addopts", "").split()
+    assert not {"-q", "--quiet", "-qq", "--no-summary"} & set(addopts)
+    assert options["ini_options"].get("console_output_style", "progress") == "progress"

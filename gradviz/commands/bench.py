@@ -37,11 +37,13 @@ def main(args: argparse.Namespace) -> int:
     threads = leave_a_core_free()
     model = f"trunk {config.trunk_depth}x{config.trunk_width}" if model_file is None \
         else f"the model file {model_file.path.name}"
-    print(f"gradviz bench: {config.heads} heads, {model}, batch {config.batch_size}, on {device} "
-          f"({threads} torch thread{'s' if threads > 1 else ''}), "
-          f"{config.steps} steps x {repeats} runs, median"
-          f"{', timed by CPU time' if args.clock == 'cpu' else ''}")
-    print(f"{'loop':<12}{'steps/s':>10}{'of bare':>10}  probes")
+    if not args.quiet:
+        print(f"gradviz bench: {config.heads} heads, {model}, batch {config.batch_size}, on "
+              f"{device} ({threads} torch thread{'s' if threads > 1 else ''}), "
+              f"{config.steps} steps x {repeats} runs, median"
+              f"{', timed by CPU time' if args.clock == 'cpu' else ''}")
+    if not args.quiet:
+        print(f"{'loop':<12}{'steps/s':>10}{'of bare':>10}  probes")
     bare = None
     run = {"run": lambda c, n: timed_run(c, n, model_file)}
     if model_file is not None:   # the app's engine on the file, every panel fed
@@ -73,7 +75,7 @@ def main(args: argparse.Namespace) -> int:
                   f"every panel live, the engine in its own process{how}; the window "
                   f"answered within {g['median_gap_ms']:.0f} ms (median), "
                   f"{g['p99_gap_ms']:.0f} ms (99%), {g['max_gap_ms']:.0f} ms (worst)")
-            if name == "app":
+            if name == "app" and not args.quiet:
                 print(f"launch: the window showed {g['window_visible_s']:.2f} s after launch "
                       f"(torch {'loaded' if g['torch_in_window_process'] else 'not loaded'} "
                       f"in its process); the engine's first model was ready at "

@@ -97,6 +97,13 @@ def to_json(result: Comparison) -> dict:
     }
 
 
+def step_lines(result: Comparison) -> str:
+    """-v: each step's largest relative difference per group, one line a step."""
+    return "\n".join(
+        f"step {s.step:>5}  " + "  ".join(f"{g} {d.max_rel:.3g}" for g, d in s.groups.items())
+        for s in result.steps)
+
+
 def to_csv(result: Comparison) -> str:
     out = io.StringIO()
     writer = csv.writer(out)
@@ -137,7 +144,10 @@ def main(args: argparse.Namespace) -> int:
         result = compare(a, b, min(a.steps, b.steps), args.rtol, model_file)
     except ConfigError as exc:
         fail(f"gradviz: {exc}")
-    print(table(result, (args.a, args.b)))
+    if not args.quiet:
+        print(table(result, (args.a, args.b)))
+    if args.verbose:
+        print(step_lines(result))
     if out is not None:
         _write(out, result)
     if result.error is not None:

@@ -21,6 +21,25 @@ def _lessons(name: str) -> list:
         fail(f"gradviz: {exc}")
 
 
+def _progress(line: str) -> None:
+    """Progress on stderr as it happens (stdout keeps the verdicts, one a lesson)."""
+    print(line, file=sys.stderr, flush=True)
+
+
+def _played(count: int):
+    def played(i: int, slide, run, seconds: float) -> None:
+        steps = len(run.records)
+        end = f", stopped on {run.error.type}" if run.error is not None else ""
+        _progress(f"  slide {i + 1}/{count} played: {steps} step{'s' if steps != 1 else ''} "
+                  f"in {seconds:.1f} s{end}")
+    return played
+
+
+def _checked(i: int, promise: dict, broken: str | None) -> None:
+    what = ", ".join(f"{k} = {v!r}" for k, v in promise.items())
+    _progress(f"  slide {i + 1}: {what}: {'holds' if broken is None else 'broken'}")
+
+
 def main(args: argparse.Namespace) -> int:
     if args.check is None:
         for lesson in _lessons(""):
@@ -35,7 +54,10 @@ def main(args: argparse.Namespace) -> int:
         fail(f"gradviz: {exc}")
     broken = 0
     for lesson in lessons:
-        problems = check_lesson(lesson)
+        if not args.quiet:
+            _progress(f"{lesson.name}: playing {len(lesson.slides)} slides")
+        problems = check_lesson(lesson, None if args.quiet else _played(len(lesson.slides)),
+                                _checked if args.verbose else None)
         broken += len(problems)
         print(f"{lesson.name}: {'ok' if not problems else f'{len(problems)} broken'}")
         for problem in problems:

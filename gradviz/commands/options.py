@@ -204,8 +204,8 @@ def _micro_batch_options(g) -> None:
                         "backward (the running sum)" + _d("clip_at"))
 
 
-_NOT_CONFIG = {"config", "command", "out", "force", "screenshot", "func", "quiet", "repeats",
-               "gui", "clock", "a", "b", "rtol", "lesson", "check"}
+_NOT_CONFIG = {"config", "command", "out", "force", "screenshot", "func", "quiet", "verbose",
+               "repeats", "gui", "clock", "a", "b", "rtol", "lesson", "check"}
 
 
 def take_model_file(args: argparse.Namespace) -> str | None:

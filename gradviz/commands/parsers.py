@@ -48,14 +48,22 @@ def add_run(subparsers) -> None:
                         "only the summary); a folder holding files gradviz did not write "
                         "is refused")
     add_force(p)
-    p.add_argument("--quiet", action="store_true",
-                   help="print only the summary, not a line every tenth of the run")
+    add_verbosity(p, quiet="print only the summary, not a line every tenth of the run",
+                  verbose="print a line for every step")
     # SUPPRESS: an absent --script leaves no attribute for the config to mistake for a key
     p.add_argument("--script", metavar="FILE", default=argparse.SUPPRESS,
                    help="also write these settings as a plain PyTorch program (python FILE "
                         "prints each step's losses, total and, with --grad-norms, gradient "
                         "norms), before training; in the --out folder, with the report")
     p.set_defaults(func=_later("run"))
+
+
+def add_verbosity(p, quiet: str, verbose: str) -> None:
+    """-q/--quiet and -v/--verbose, as every command takes them: less, or more, than
+    the results and the progress it prints by default."""
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("-q", "--quiet", action="store_true", help=quiet)
+    group.add_argument("-v", "--verbose", action="store_true", help=verbose)
 
 
 def add_force(p) -> None:
@@ -81,6 +89,9 @@ def add_compare(subparsers) -> None:
                    help="write compare.json and compare.csv here (default: print only); "
                         "a folder holding files gradviz did not write is refused")
     add_force(p)
+    add_verbosity(p, quiet="print nothing but errors: the exit status says same or "
+                           "different (as cmp -s)",
+                  verbose="also print each step's largest relative difference per group")
     p.set_defaults(func=_later("compare"))
 
 
@@ -110,6 +121,10 @@ def add_lessons(subparsers) -> None:
     p.add_argument("--check", nargs="?", const="", metavar="NAME_OR_FILE",
                    help="run every slide (of one lesson, or of all) headless and check "
                         "what its narration promises")
+    add_verbosity(p, quiet="--check: print only each lesson's verdict and what broke, not "
+                           "its progress (on stderr: each lesson as it starts, each slide "
+                           "as it has played)",
+                  verbose="--check: also print each promise of each slide as it is checked")
     p.set_defaults(func=_later("lessons"))
 
 
@@ -125,6 +140,10 @@ def add_bench(subparsers) -> None:
                    help="time each loop by the wall clock, or by this process's CPU time "
                         "(steadier on a machine other programs share; the comparing lines "
                         "keep the wall clock) (default: wall)")
+    add_verbosity(p, quiet="print only the table's rows, not the lines that describe the "
+                           "run and its columns nor the app's launch times",
+                  verbose="the same as the default: every loop's line is printed as soon as "
+                          "it is measured")
     p.add_argument("--gui", action="store_true",
                    help="also train in the app's window (offscreen) and time its response, "
                         "quiet and with another process keeping a core busy")

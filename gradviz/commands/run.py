@@ -84,9 +84,10 @@ class Trained:
         self.last = record
 
 
-def train(session: Session, steps: int, quiet: bool, report: ReportWriter | None) -> Trained:
+def train(session: Session, steps: int, quiet: bool, report: ReportWriter | None,
+          verbose: bool = False) -> Trained:
     trained = Trained()
-    every = _progress_every(steps)
+    every = 1 if verbose else _progress_every(steps)
     while trained.count < steps:
         record = session.step()
         if record is None:  # PyTorch raised, or the loss diverged
@@ -210,18 +211,18 @@ def _refuse_foreign(out: Path, named: str) -> None:
 
 
 def _train_and_write(out: Path | None, config, session: Session, quiet: bool,
-                     script: Path | None = None) -> Trained:
+                     script: Path | None = None, verbose: bool = False) -> Trained:
     """Train, streaming the report into a staging folder; then every file of the run
     (the script too, given one inside out) replaces the last run's at once. A failed
     write is exit 2 with one line saying exactly what was and was not written."""
     if out is None:
-        return train(session, config.steps, quiet, None)
+        return train(session, config.steps, quiet, None, verbose)
     where = shown(str(out), SHOWN_PATH_CHARS)
     try:
         with RunFolder(out, OUT_FILES) as run:
             with ReportWriter(run.staging, config, str(session.device),
                               session.param_names, _model_file_entry(session)) as report:
-                trained = train(session, config.steps, quiet, report)
+                trained = train(session, config.steps, quiet, report, verbose)
                 report.finish(session.events)
             if script is not None:
                 write_text(run.path(script.name),
@@ -305,7 +306,7 @@ def main(args: argparse.Namespace) -> int:
         fail(f"gradviz: cannot build that model: {first_line(exc)}")
     leave_a_core_free()
     try:
-        trained = _train_and_write(out, config, session, args.quiet, staged)
+        trained = _train_and_write(out, config, session, args.quiet, staged, args.verbose)
     except _out_of_memory() as exc:
         kept = f"the files in {shown(str(out), SHOWN_PATH_CHARS)} are as they were; " \
             if out else ""

@@ -4,6 +4,7 @@ what only a run shows (a metric not measured, a ratio to a zero) breaks a promis
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 
 from ..plain.config import ConfigError, shown
@@ -185,17 +186,28 @@ def check_devices(lesson: Lesson) -> None:
             raise LessonError(f"{where}, slide {i + 1}, config: {exc}") from exc
 
 
-def check_lesson(lesson: Lesson) -> list[str]:
-    """Every broken promise, as 'slide N (title): what went wrong'; [] if all hold."""
-    runs = [run_slide(s) for s in lesson.slides]
+def check_lesson(lesson: Lesson, played=None, checked=None) -> list[str]:
+    """Every broken promise, as 'slide N (title): what went wrong'; [] if all hold.
+    played(i, slide, run, seconds): told as each slide has played; checked(i, promise,
+    broken or None): as each promise is checked (progress, for the command)."""
+    runs = []
+    for i, slide in enumerate(lesson.slides):
+        started = time.perf_counter()
+        runs.append(run_slide(slide))
+        if played is not None:
+            played(i, slide, runs[-1], time.perf_counter() - started)
     problems = []
     for i, (slide, run) in enumerate(zip(lesson.slides, runs)):
         broken = []
         for promise in slide.expect:
+            why = None
             try:
                 _check(promise, run, lesson, runs, slide)
             except Broken as exc:
-                broken.append(str(exc))
+                why = str(exc)
+                broken.append(why)
+            if checked is not None:
+                checked(i, promise, why)
         if slide.stop == "error" and run.error is None:
             broken.append(f"stop = \"error\", but no error came in {slide.steps} steps")
         title = " ".join(slide.title.split())   # a title may span lines; a problem may not

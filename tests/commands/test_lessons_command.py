@@ -21,11 +21,12 @@ BASE = {"device": "cpu", "heads": 2, "batch-size": 16, "steps": 3}
 
 
 def check(path) -> tuple[int, str, str]:
-    """main(['lessons', '--check', path]) in this process: (exit status, stdout, stderr)."""
+    """main(['lessons', '--check', path, '--quiet']) in this process: (exit status,
+    stdout, stderr), the check's progress left out."""
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
-            code = main(["lessons", "--check", str(path)])
+            code = main(["lessons", "--check", str(path), "--quiet"])
         except SystemExit as exc:
             code = exc.code
     return code, out.getvalue(), err.getvalue()
@@ -356,3 +357,22 @@ def test_the_app_refuses_a_bad_lesson_with_the_checks_own_line(tmp_path, text, w
     assert done.returncode == 2 and not (tmp_path / "shot.png").exists()
     assert done.stderr.splitlines() == check(path)[2].splitlines()
     assert done.stderr.startswith(f"gradviz: {words.format(p=path)}")
+
+
+def test_check_says_each_lesson_and_slide_as_it_goes(tmp_path, capsys):
+    """A long check is not silent: the lesson as it starts, each slide as it has played
+    (stderr; stdout keeps the verdict); -v also each promise."""
+    path = write(tmp_path, SLIDE + 'expect = [{ decreases = "total" }]\n' + SLIDE +
+                 'expect = [{ grows = "total" }]\nconfig = { steps = 3 }\n')
+    code = main(["lessons", "--check", str(path)])
+    out, err = capsys.readouterr()
+    assert out.startswith("mine: ") and out.count("\n") == 1 and code in (0, 1)
+    lines = err.splitlines()
+    assert lines[0] == "mine: playing 2 slides"
+    assert lines[1].startswith("  slide 1/2 played: ") and " steps in " in lines[1]
+    assert lines[2].startswith("  slide 2/2 played: ") and " steps in " in lines[2]
+    main(["lessons", "--check", str(path), "-v"])
+    err = capsys.readouterr().err
+    assert "  slide 1: decreases = 'total': " in err and "  slide 2: grows = 'total': " in err
+    main(["lessons", "--check", str(path), "-q"])
+    assert "played" not in capsys.readouterr().err
