@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ..core.model_file import ModelFile, ModelFileError, check_taps
+from ..core.model_file import RAISED_BY_USER, ModelFile, ModelFileError, check_taps
 from ..core.session import Session
 from ..core.threads import leave_a_core_free
 from ..plain import events as ev
@@ -465,7 +465,8 @@ class EngineLoop:
         """Run a session call; an unexpected Python error is reported, not raised."""
         try:
             return action()
-        except Exception as exc:  # a bug of ours must not take the lecture down
+        # a bug of ours must not take the lecture down, nor a model file's sys.exit
+        except RAISED_BY_USER as exc:
             event = ev.from_exception(exc, self.session.step_index, "internal",
                                       "gradviz itself")
             self.session.error = event
