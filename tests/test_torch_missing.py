@@ -60,3 +60,25 @@ def test_the_install_command_is_the_readmes():
     from pathlib import Path
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     assert f"pip install {CPU_TORCH}" in readme
+
+
+def test_the_app_says_it_before_any_window_opens(tmp_path):
+    """A Python with everything but torch (site-packages, torch's entries left out):
+    the window's process looks torch up (it never imports it) and says so in one line."""
+    import os
+    import site
+    from pathlib import Path
+
+    packages = Path(next(p for p in site.getsitepackages() if Path(p, "PySide6").exists()))
+    farm = tmp_path / "without-torch"
+    farm.mkdir()
+    for entry in packages.iterdir():
+        if not entry.name.lower().startswith(("torch", "functorch")):
+            (farm / entry.name).symlink_to(entry)
+    out = subprocess.run([sys.executable, "-I", "-S", "-c",   # gradviz through its .pth
+                          f"import site; site.addsitedir({str(farm)!r})\n"
+                          "from gradviz.app import main; raise SystemExit(main([]))"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                         env=dict(os.environ, QT_QPA_PLATFORM="offscreen"))
+    assert out.returncode == EXIT_USAGE, out.stderr
+    assert out.stderr.count("\n") == 1 and "torch) is not installed" in out.stderr

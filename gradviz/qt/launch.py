@@ -107,6 +107,7 @@ def launch(args) -> int:
     if args.screenshot is not None and not str(args.screenshot).strip():
         fail("gradviz: --screenshot needs a file name, e.g. --screenshot shot.png")
     _check_display()
+    _check_torch()
     ctrl_c = CtrlC()   # before the slow imports: a Ctrl+C during them is handled too
     try:
         return _open(args, ctrl_c)
@@ -117,6 +118,17 @@ def launch(args) -> int:
         # Qt and pyqtgraph: about half a second after the window has gone). Frozen
         # objects are skipped by those collections.
         gc.freeze()
+
+
+def _check_torch() -> None:
+    """The engine trains with torch: where this Python has none, one line says how to
+    install it, before any window opens on an engine that cannot start. Looked up, not
+    imported: the window's process never imports torch."""
+    import importlib.util
+
+    from ..plain.torch_missing import torch_missing_words
+    if importlib.util.find_spec("torch") is None:
+        fail(f"gradviz: {torch_missing_words()}")
 
 
 def _lesson(args):
