@@ -79,6 +79,11 @@ class Lesson:
     source: str = ""                   # what messages call it: "lesson file 'x.toml'"
 
 
+def title_text(title: str) -> str:
+    """A slide's title as plain text (the window's title bar): no Markdown backticks."""
+    return title.replace("`", "") if title.count("`") % 2 == 0 else title
+
+
 def _text(where: str, data: dict, key: str, default: str | None = None) -> str:
     value = data.get(key, default)
     if not isinstance(value, str) or not value.strip():

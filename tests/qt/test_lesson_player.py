@@ -1,47 +1,8 @@
-"""The lesson player and narration panel on their own: slides forward and back, on to the
-next lesson after the last slide, and the narration shown as the slide says."""
-from gradviz.plain.lessons import bundled_names, find_lesson
-from gradviz.qt.lesson_player import LessonPlayer
+"""The narration panel on its own: the slide's heading and text as the slide says (moving
+between slides is tests/plain/test_lesson_controller.py's)."""
+from gradviz.plain.lessons import find_lesson
 from gradviz.qt.theme import LIGHT
 from gradviz.qt.widgets.narration_view import NarrationView
-
-from waits import WAIT_MS
-
-
-def test_pages_through_a_lesson_and_on_to_the_next(qtbot):
-    player = LessonPlayer()
-    seen = []
-    player.slideChanged.connect(lambda lesson, i: seen.append((lesson.name, i)))
-    names = bundled_names()
-    player.open_named(names[0])
-    count = len(player.lesson.slides)
-    for _ in range(count):
-        player.next()
-    assert seen[:count] == [(names[0], i) for i in range(count)]
-    assert seen[-1] == (names[1], 0)            # PageDown on the last slide: next lesson
-    player.previous()                            # at a lesson's first slide: stays
-    assert seen[-1] == (names[1], 0) and len(seen) == count + 1
-    player.next()
-    player.first()
-    assert seen[-1] == (names[1], 0)
-
-
-def test_the_last_lesson_stays_on_its_last_slide(qtbot):
-    player = LessonPlayer()
-    last = find_lesson(bundled_names()[-1])
-    player.open(last, len(last.slides) - 1)
-    player.next()
-    assert player.lesson.name == last.name and player.index == len(last.slides) - 1
-
-
-def test_leaving_says_so_once(qtbot):
-    player = LessonPlayer()
-    player.open_named("zero-grad")
-    with qtbot.waitSignal(player.left, timeout=WAIT_MS):
-        player.leave()
-    assert player.lesson is None
-    with qtbot.assertNotEmitted(player.left):
-        player.leave()
 
 
 def test_narration_shows_the_lesson_slide_and_text(qtbot):

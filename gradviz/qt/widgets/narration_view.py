@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QTextCursor, QTextDocumentFragment
 from PySide6.QtWidgets import QLabel, QMessageBox, QTextBrowser, QVBoxLayout, QWidget
 
+from ...plain.lessons import title_text
 from ..safe_markdown import InertDocument, markdown_document
 
 IDLE = "No lesson open. Lessons → pick one, or start gradviz with --lesson NAME."
@@ -26,11 +27,6 @@ def title_html(title: str) -> str:
         return html.escape(title)
     return "".join(f"<code>{html.escape(part)}</code>" if i % 2 else html.escape(part)
                    for i, part in enumerate(parts))
-
-
-def title_text(title: str) -> str:
-    """A slide's title as plain text (the window's title bar): no Markdown backticks."""
-    return title.replace("`", "") if title.count("`") % 2 == 0 else title
 
 
 def refusal(slide, index: int, count: int, problem: str) -> str:
