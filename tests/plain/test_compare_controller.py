@@ -187,7 +187,8 @@ def test_drain_keeps_this_models_b_steps_and_shows_the_newest_verdict():
     c.pinned_by_engine(B)
     compared = deque([(4, record(0)), (5, record(0)), (5, record(1, b=False)), (5, record(2))])
     assert c.compare.drain(compared, 5) == 2               # generation 4's step: dropped
-    assert not compared and len(c.compare.history_b) == 2
+    history = c.compare.history_b
+    assert not compared and history is not None and len(history) == 2
     assert [r.step for r, in c.calls.named("record")] == [2]
     assert c.compare.drain(deque(), 5) == 0 and len(c.calls.named("record")) == 1
     assert c.compare.seen() == (id(c.compare.history_b), 2)
