@@ -130,6 +130,17 @@ def _below_or_about(kind: str, value: dict, run: SlideRun, runs: list[SlideRun])
         raise Broken(f"{name} is {times:.2f}× slide {n}'s, not {value['times']:g}×")
 
 
+def _check_reference(ref, runs: list[SlideRun]) -> None:
+    """A line drawn at slide N's value at step S: that run measured it there."""
+    if ref.slide is None:
+        return
+    records = runs[ref.slide - 1].records
+    value = metric(records[ref.step], ref.metric) if ref.step < len(records) else None
+    if value is None or not math.isfinite(value):
+        raise Broken(f"reference {shown(ref.label)}: slide {ref.slide} has no "
+                     f"{ref.metric} at step {ref.step} to draw")
+
+
 def _same_gradients(n: int, lesson: Lesson, slide: Slide, same: bool = True) -> None:
     """same: the gradients are slide n's up to rounding; False: they differ from them."""
     try:
@@ -194,6 +205,11 @@ def check_lesson(lesson: Lesson) -> list[str]:
         for promise in slide.expect:
             try:
                 _check(promise, run, lesson, runs, slide)
+            except Broken as exc:
+                broken.append(str(exc))
+        for ref in slide.reference:
+            try:
+                _check_reference(ref, runs)
             except Broken as exc:
                 broken.append(str(exc))
         if slide.stop == "error" and run.error is None:

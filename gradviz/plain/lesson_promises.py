@@ -6,7 +6,7 @@ import math
 from typing import Any
 
 from .config import Config, shown
-from .lesson_format import LessonError, is_count, is_number, refuse_unknown, unknown
+from .lesson_format import LessonError, checked_table, is_count, is_number, unknown
 from .lesson_metrics import metric_problem, unmeasured
 from .same_model import model_difference
 
@@ -69,14 +69,7 @@ def _other_slide(where: str, value: Any, index: int, configs: list[Config], key:
 
 
 def _cross_slide(where: str, kind: str, value: Any, index: int, configs: list[Config]) -> None:
-    keys = CROSS_SLIDE[kind]
-    if not isinstance(value, dict):
-        raise LessonError(f"{where}: give a table {{ {', '.join(f'{k} = …' for k in keys)} }}"
-                          f" (got {shown(value)})")
-    refuse_unknown(where, value, keys)
-    missing = [k for k in keys if k not in value]
-    if missing:
-        raise LessonError(f"{where}: needs {', '.join(missing)} as well")
+    checked_table(where, value, CROSS_SLIDE[kind])
     _other_slide(where, value["slide"], index, configs, "slide")
     name = value["of" if kind == "ratio" else "metric"]
     for cfg, which in ((configs[index], "this slide"), (configs[value["slide"] - 1],
