@@ -203,6 +203,9 @@ class GlobalNormPlot(LinePanel):
     def ghost_data(self) -> tuple[np.ndarray, np.ndarray]:
         return self._ghost_data[0].copy(), self._ghost_data[1].copy()
 
+    def _reference_colour(self, metric: str) -> str:
+        return self.theme.total_colour   # its one line's
+
     def _ghost_legend(self) -> None:
         # one line, or A's and B's: the title says which is which (a legend row would
         # take height this chart is short of)
@@ -261,6 +264,14 @@ class JunctionPlot(LinePanel):
 
     def _draws_ghost(self) -> bool:
         return True
+
+    def _reference_colour(self, metric: str) -> str:
+        """A head's push in its head's colour (junction.head2: head 2's), z.grad in the
+        total's."""
+        head = metric.partition(".")[2]
+        if head.startswith("head") and head[4:].isdigit():
+            return self.theme.head_colour(int(head[4:]))
+        return self.theme.total_colour
 
     def _draw_ghost(self) -> None:
         ghost = self.ghost
