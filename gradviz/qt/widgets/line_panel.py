@@ -149,9 +149,10 @@ class LinePanel(QtWidgets.QWidget):
         # each series' largest and smallest finite value
         self._tops: dict[str, tuple[float, float] | None] = {}
         # a slide's reference lines; the lines ignore the range, so these invisible
-        # points at their values put them in it where the axis follows the data
+        # points at their values put them in it where the axis follows the data (on
+        # the plot only while there are lines: the panels count their data items)
         self._references: list[tuple[DrawnReference, pg.InfiniteLine]] = []
-        self._reference_points = self.plot.plot(pen=pg.mkPen((0, 0, 0, 0)))
+        self._reference_points = pg.PlotDataItem(pen=pg.mkPen((0, 0, 0, 0)))
 
     # -- public -----------------------------------------------------------------------
     def curves(self) -> dict[str, pg.PlotDataItem]:
@@ -179,6 +180,14 @@ class LinePanel(QtWidgets.QWidget):
             self.plot.removeItem(line)
         self._references = [(ref, new_reference_line(self.plot, ref)) for ref in references]
         values = [ref.value for ref in references]
+        on_plot = self._reference_points in self.plot.items
+        # added before its data is set: pyqtgraph, adding an item that has data, asked
+        # the canvas (not yet its view box) for its range and raised
+        self._reference_points.setData([], [])
+        if values and not on_plot:
+            self.plot.addItem(self._reference_points)
+        elif not values and on_plot:
+            self.plot.removeItem(self._reference_points)
         self._reference_points.setData([0.0] * len(values), values)
         self._restyle()
         if self.non_negative:

@@ -74,12 +74,14 @@ def test_a_reference_is_in_view_where_the_axis_follows_the_data(show, qtbot):
 def test_the_next_slides_empty_list_takes_the_lines_away(show):
     panel = show(GlobalNormPlot, size=STAGE_CHART)
     panel.update_from(make_history(_clipped(), heads=1))
+    data_items = len(panel.plot.listDataItems())
     panel.set_references([DrawnReference("global_grad_norm", 1.37, "a"),
                           DrawnReference("global_grad_norm", 0.9, "b")])
     lines = [line for _, line in panel.references()]
     assert [line.value() for line in lines] == [1.37, 0.9]
     panel.set_references([])
     assert panel.references() == [] and not any(line in panel.plot.items for line in lines)
+    assert len(panel.plot.listDataItems()) == data_items   # nothing left behind
     panel.update_from(make_history(_clipped(3), heads=1))
     assert not _in_view(panel, 1.37)   # the range is the data's again
     assert np.allclose(panel.data()["global grad norm"][1], 0.5)
