@@ -10,14 +10,19 @@ from ..theme import Theme
 from . import plot_style as ps
 
 REFERENCE_WIDTH = 2.0   # thinner than a series' 3 px: a mark, not a run
-LABEL_AT = 0.02         # the label's place along the line, from the left of the view
-LABEL_FILL = 0.85       # the panel's colour behind the label, this opaque: legible over lines
+LABEL_AT = 0.98         # the label's place along the line: at its right end
+# the label sits below a line in the view's upper half, above one in its lower half (so a
+# line at the top of the range keeps its label in view: 09's norm before clipping)
+LABEL_ANCHORS = [(1, 0), (1, 1)]
+# the panel's colour behind the label, this opaque: the text legible over the curves, the
+# curves still seen through it (at 0.85 it hid head 2's run where the two met)
+LABEL_FILL = 0.6
 
 
 def new_reference_line(plot: pg.PlotItem, ref: DrawnReference) -> pg.InfiniteLine:
-    """A fixed line at ref.value, its label just above it at the left, over the curves."""
+    """A fixed line at ref.value, its label at its right end, over the curves."""
     line = pg.InfiniteLine(pos=ref.value, angle=0, movable=False, label=ref.label,
-                           labelOpts=dict(position=LABEL_AT, anchors=[(0, 1), (0, 1)]))
+                           labelOpts=dict(position=LABEL_AT, anchors=LABEL_ANCHORS))
     line.setZValue(20)
     plot.addItem(line, ignoreBounds=True)   # its value enters the range another way
     return line
