@@ -63,7 +63,7 @@ def test_the_data_slides_words_hold_in_plain_pytorch():
     trunk = [n for n in clean if n.startswith("trunk")]
     moved = norm(torch.cat([(data[n] - clean[n]).reshape(-1) for n in trunk])) / \
         norm(torch.cat([clean[n].reshape(-1) for n in trunk]))
-    assert moved == pytest.approx(0.04, abs=0.005)                    # "about 4%"
+    assert moved == pytest.approx(0.04, abs=0.005)                    # "~4%"
     assert norm(data["trunk.0.weight"]) / norm(clean["trunk.0.weight"]) == \
         pytest.approx(1.013, abs=0.0005)                              # "+1.3%"
 
@@ -108,7 +108,8 @@ def test_a_reference_to_a_run_that_stopped_at_step_0_breaks_in_one_line():
 
 
 def test_a_false_promise_on_the_data_slide_fails_in_one_line():
-    """The promise that pins the narration's +1.3%: written false, --check says so."""
+    """The promise that pins trunk.0.weight's +1.3% on the .data slide: written false,
+    --check says so."""
     lines = 'expect = [{ ratio = { of = "grad_norm.trunk.0.weight", slide = 1, is = 1.0 } }]'
     # two heads here: halved after head 0, head 1 reads it and the trunk's gradient moves
     found = problems(slide("clean"), slide("data", "config = { edit-data = 0 }\n" + lines))
