@@ -6,7 +6,8 @@ gradient norms are kept as a (steps, parameters) column, "grad_norms"; a paramet
 whose .grad was None (no gradient reached it) is NaN there too, and 1.0 in the
 "grad_missing" column (0.0 where it had a gradient, NaN where not sampled), so no
 gradient is never drawn as a zero one. The per-step probes sampled with the update
-cosine (trunk_step, trunk_step_vs_sum, loss_change*) are NaN where not sampled.
+cosine (trunk_grad_norm, trunk_step, trunk_step_vs_sum, loss_change*) are NaN where not
+sampled (and trunk_grad_norm where the trunk had no gradient).
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ class History:
         self._cols = {
             "step": (), "total": (), "global_grad_norm": (), "saved_bytes": (),
             "saved_bytes_peak": (), "graph_nodes": (), "z_grad_norm": (),
-            "trunk_step": (), "trunk_step_vs_sum": (),
+            "trunk_grad_norm": (), "trunk_step": (), "trunk_step_vs_sum": (),
             "losses": (K,), "junction": (K,), "update_cosine": (K,),
             "loss_change": (K,), "loss_change_trunk": (K,), "loss_change_head": (K,),
             "grad_norms": (P,), "grad_missing": (P,),
@@ -43,6 +44,8 @@ class History:
         # the newest sampled per-head loss change and its parts ({} until one): keys
         # "loss_change", "loss_change_trunk", "loss_change_head", each a (K,) array
         self.last_loss_change: dict[str, np.ndarray] = {}
+        # the newest sampled trunk_grad_norm, trunk_step, trunk_step_vs_sum ({} until one)
+        self.last_step: dict[str, float | None] = {}
         # None for a parameter whose .grad was None (not 0.0: no gradient at all)
         self.last_grad_norms: dict[str, float | None] = {}
 
@@ -93,8 +96,11 @@ class History:
             row = [r.update_cosine.get(h, np.nan) for h in self.keys]
             d["update_cosine"][i] = row
             self.last_update_cosine = np.array(row, dtype=float)
+        if r.trunk_step is not None or r.trunk_grad_norm is not None:
+            self.last_step = r.trunk_step_fields()
         _put(d["trunk_step"], i, r.trunk_step)
         _put(d["trunk_step_vs_sum"], i, r.trunk_step_vs_sum)
+        _put(d["trunk_grad_norm"], i, r.trunk_grad_norm)
         self._append_loss_change(r, i)
         if r.grad_norms is not None:
             self.last_grad_norms = dict(r.grad_norms)
