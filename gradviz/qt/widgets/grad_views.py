@@ -32,7 +32,7 @@ TITLE_B = "Gradient norm per parameter: A | B (pale)"
 B_SHARE = 0.4    # B's bar: its colour, this much over the panel, outlined in the colour
 # a parameter whose .grad is None has no bar (not a bar of 0): a cross stands on the axis
 NO_GRAD_MARK = "✕"
-NO_GRAD_KEY = f"  ({NO_GRAD_MARK}: no gradient, None)"
+NO_GRAD_KEY = f"  {NO_GRAD_MARK} = no gradient (None)"
 NO_GRAD_TIP = ("no gradient (None): no backward call reached this parameter, so its .grad "
                "is None, not a tensor of zeros")
 

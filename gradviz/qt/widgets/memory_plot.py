@@ -31,9 +31,9 @@ from .series import join_samples
 
 HELD, PEAK, NODES = "held at step end", "peak after forward", "graph nodes"
 # what the two byte lines count, and what they do not (the panel's tooltip)
-COUNTS = ("Bytes of the tensors the autograd graph saved for backward (parameters not "
-          "counted), measured after each forward and at the step's end; the peak is the "
-          "most of those. Gradients (.grad), the optimizer's state and the buffers "
+COUNTS = ("Bytes of the tensors the autograd graphs alive saved for backward (parameters "
+          "not counted), measured after each forward and at the step's end; the peak is "
+          "the most of those. Gradients (.grad), the optimizer's state and the buffers "
           "backward allocates while it runs are not counted.")
 # A panel this many times wider than high (the bottom dock of a 1280x720 window) puts
 # the two plots side by side: stacked, each got a third of its height, too little for
