@@ -11,7 +11,7 @@ from .lesson_metrics import metric_problem, unmeasured
 from .same_model import model_difference
 
 ON_ITS_OWN = ("grows", "flat", "zero", "positive", "negative", "absent", "ends_negative",
-              "ends_positive", "small", "decreases", "not_decreasing")
+              "ends_positive", "small", "decreases", "not_decreasing", "no_gradient")
 # promises that compare this slide with another: their tables' keys
 CROSS_SLIDE = {"ratio": ("of", "slide", "is"), "below": ("metric", "slide"),
                "about": ("metric", "slide", "times")}
@@ -48,6 +48,9 @@ def check_promise(where: str, item: Any, index: int, configs: list[Config]) -> d
         _cross_slide(where, kind, value, index, configs)
     else:
         _metric(where, value, configs[index], kind == "absent")
+        if kind == "no_gradient" and not str(value).startswith("grad_norm."):
+            raise LessonError(f"{where}: no_gradient takes a parameter's grad_norm.PARAM "
+                              f"(got {shown(value)})")
     return {kind: value}
 
 

@@ -221,6 +221,9 @@ def test_every_metric_name_of_a_config_is_one_a_record_holds():
         found |= {f"cosine.{i}.{j}": record.cosine[i][j] for i in range(2) for j in range(2)}
         found |= {f"update_cosine.{h}": v for h, v in record.update_cosine.items()}
         found["update_cosine.min"] = min(record.update_cosine.values())
+        found |= record.trunk_step_fields()
+        for family in ("loss_change", "loss_change_trunk", "loss_change_head"):
+            found |= {f"{family}.{h}": v for h, v in getattr(record, family).items()}
         assert sorted(found) == sorted(metric_names(cfg))
         assert all(v is not None for v in found.values())
 

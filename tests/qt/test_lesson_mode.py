@@ -437,9 +437,9 @@ def test_a_slide_that_keeps_a_ghost_draws_the_slide_befores_run_on_its_axes(qtbo
             assert np.array_equal(x, full_batch[name][0])
             assert np.allclose(y, full_batch[name][1], equal_nan=True), name
     top = w.memory.plot.getViewBox().viewRange()[1][1]
-    assert top >= np.nanmax(full_batch["peak within step"][1])   # one axis for both
-    assert np.nanmax(w.memory.data()["peak within step"][1]) < \
-        np.nanmax(full_batch["peak within step"][1])             # micro-batches hold less
+    assert top >= np.nanmax(full_batch["peak after forward"][1])   # one axis for both
+    assert np.nanmax(w.memory.data()["peak after forward"][1]) < \
+        np.nanmax(full_batch["peak after forward"][1])             # micro-batches hold less
     assert any("slide before" in label.text for _, label in w.memory.legend.items)
     qtbot.keyClick(w, Qt.Key_Escape)                    # out of the lesson: no ghost
     assert w.memory.ghost is None and w.junction.ghost is None
