@@ -29,7 +29,7 @@ def elide_at_word(text: str, width: int, measure: Callable[[str], int]) -> str:
 class ElidedLabel(QLabel):
     def __init__(self, text: str = "", parent=None):
         super().__init__(parent)
-        self.setTextFormat(Qt.PlainText)   # it quotes files and errors
+        self.setTextFormat(Qt.TextFormat.PlainText)   # it quotes files and errors
         self._full = ""
         self.setText(text)
 
