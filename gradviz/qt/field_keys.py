@@ -24,15 +24,16 @@ class FieldKeys(QObject):
                 field.installEventFilter(self)
 
     def eventFilter(self, field, event) -> bool:   # noqa: N802 (Qt's name)
-        if event.type() == QEvent.ShortcutOverride and \
+        if event.type() == QEvent.Type.ShortcutOverride and \
                 isinstance(field, (QAbstractSpinBox, QLineEdit)):
             text = event.text()
-            modified = event.modifiers() & (Qt.ControlModifier | Qt.AltModifier |
-                                            Qt.MetaModifier)
+            mod = Qt.KeyboardModifier
+            modified = event.modifiers() & (mod.ControlModifier | mod.AltModifier
+                                            | mod.MetaModifier)
             if text and text.isprintable() and not modified and text not in NUMBER_TEXT:
-                if event.key() == Qt.Key_Space and isinstance(field, QLineEdit):
+                if event.key() == Qt.Key.Key_Space and isinstance(field, QLineEdit):
                     field.editingFinished.emit()   # the typed list applies before Play
-                elif event.key() == Qt.Key_Space:
+                elif event.key() == Qt.Key.Key_Space and isinstance(field, QAbstractSpinBox):
                     field.interpretText()   # the typed value applies before Play
                 event.ignore()              # not the field's: the shortcut fires
                 return True
