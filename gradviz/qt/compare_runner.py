@@ -58,13 +58,13 @@ class CompareRunner(QObject):
 
     def _done(self, code: int, status) -> None:
         process, self._process = self._process, None
-        if process is None:
+        if process is None or self._folder is None:   # (both are set together)
             return
         out = Path(self._folder.name) / "out" / "compare.json"
         if code in (0, 1, 3) and out.exists():
             self.finished.emit(json.loads(out.read_text(encoding="utf-8")))
         else:
-            err = bytes(process.readAllStandardError()).decode(errors="replace").strip()
+            err = bytes(process.readAllStandardError().data()).decode(errors="replace").strip()
             self.failed.emit((err.splitlines() or [f"gradviz compare exited {code}"])[-1])
         process.deleteLater()
 
