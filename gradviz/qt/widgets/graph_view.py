@@ -514,7 +514,9 @@ class GraphView(QWidget):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         scene.render(painter, QRectF(), rect)
         painter.end()
-        return image.save(path, b"PNG")
+        # PySide6's stub types the format (a char*) as bytes; at run time it takes str
+        # only (b"PNG" raises ValueError)
+        return image.save(path, "PNG")  # type: ignore[call-overload]
 
     def apply_theme(self, theme) -> None:
         font = self.caption.font()
