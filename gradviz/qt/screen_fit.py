@@ -136,7 +136,7 @@ class ScreenFit(QObject):
         if cramped:
             self.text_too_large()
 
-    def eventFilter(self, watched, event) -> bool:   # noqa: N802 (Qt's name)
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:   # noqa: N802 (Qt's name)
         if watched is self.window:
             kind = event.type()
             if kind in (QEvent.Type.LayoutRequest, QEvent.Type.Resize):
