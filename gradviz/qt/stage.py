@@ -5,6 +5,7 @@ the window puts them home in their docks when the lesson ends."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
 
 from ..plain.stage_layout import Placement, place
@@ -15,7 +16,7 @@ TITLE_INSET = 6   # px: a title's text at least 12 px from the part beside it
 class StageSlot(QFrame):
     """One panel on the stage, under its name where the panel has no title of its own."""
 
-    def __init__(self, name: str, parent=None):
+    def __init__(self, name: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName(f"stage_{name}")
         self.title = QLabel("")
@@ -121,7 +122,7 @@ class Stage(QWidget):
             self.slots[name].setGeometry(r.x, r.y, r.w, r.h)
         self.arranged.emit()
 
-    def resizeEvent(self, event) -> None:   # noqa: N802 (Qt's name)
+    def resizeEvent(self, event: QResizeEvent) -> None:   # noqa: N802 (Qt's name)
         super().resizeEvent(event)
         self.arrange()
 
