@@ -109,7 +109,7 @@ class DockWatch(QObject):
         model.events.docks_shown.connect(self._show)
         self._told()
 
-    def eventFilter(self, watched, event) -> bool:   # noqa: N802 (Qt's name)
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:   # noqa: N802 (Qt's name)
         if event.type() in (QEvent.Type.ShowToParent, QEvent.Type.HideToParent) \
                 and not self._applying:
             self._told()
