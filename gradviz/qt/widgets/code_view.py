@@ -10,7 +10,14 @@ from pathlib import Path
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
-from PySide6.QtGui import QColor, QGuiApplication, QTextBlockFormat, QTextCursor, QTextFormat
+from PySide6.QtGui import (
+    QColor,
+    QGuiApplication,
+    QResizeEvent,
+    QTextBlockFormat,
+    QTextCursor,
+    QTextFormat,
+)
 from PySide6.QtWidgets import QLabel, QPushButton, QTextEdit, QVBoxLayout, QWidget
 
 from ...plain.config import Config
@@ -210,7 +217,7 @@ class CodeView(QWidget):
         """Whether the title is on a line of its own, above the buttons."""
         return self._top.above
 
-    def resizeEvent(self, event) -> None:
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._fit_title()
 
