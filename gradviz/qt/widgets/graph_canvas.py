@@ -7,7 +7,15 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFontInfo, QPainter, QTransform
+from PySide6.QtGui import (
+    QColor,
+    QFontInfo,
+    QMouseEvent,
+    QPainter,
+    QResizeEvent,
+    QTransform,
+    QWheelEvent,
+)
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsView
 
 from ...plain.graph_data import GRAD, JUNCTION, LOSS, PARAM
@@ -471,19 +479,19 @@ class GraphCanvas(QGraphicsView):
         self.user_framed = True
         self._show_all()
 
-    def wheelEvent(self, event) -> None:   # noqa: N802 (Qt's name)
+    def wheelEvent(self, event: QWheelEvent) -> None:   # noqa: N802 (Qt's name)
         steps = event.angleDelta().y() / 120
         if steps:
             self.zoom(ZOOM_STEP ** steps)
         event.accept()
 
-    def mouseMoveEvent(self, event) -> None:   # noqa: N802 (Qt's name)
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:   # noqa: N802 (Qt's name)
         if event.buttons():   # a drag pans the picture
             self.user_framed = True
             self._show_all()
         super().mouseMoveEvent(event)
 
-    def resizeEvent(self, event) -> None:   # noqa: N802 (Qt's name)
+    def resizeEvent(self, event: QResizeEvent) -> None:   # noqa: N802 (Qt's name)
         super().resizeEvent(event)
         if not self.user_framed:
             self.fit()
