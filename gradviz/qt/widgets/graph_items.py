@@ -10,7 +10,13 @@ from collections.abc import Callable
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPainterPath, QPen, QPolygonF
-from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsPolygonItem, QGraphicsSimpleTextItem
+from PySide6.QtWidgets import (
+    QGraphicsPathItem,
+    QGraphicsPolygonItem,
+    QGraphicsSceneHoverEvent,
+    QGraphicsSceneMouseEvent,
+    QGraphicsSimpleTextItem,
+)
 
 from ...plain.graph_data import CUT, GRAD, INPUT, LOSS, OP, SAVED, TOTAL
 from ...render import style
@@ -212,24 +218,24 @@ class NodeItem(QGraphicsPathItem):
                                   brush.Dense4Pattern if dead else brush.SolidPattern))
         self.heat.setVisible(True)
 
-    def hoverEnterEvent(self, event) -> None:
+    def hoverEnterEvent(self, event: QGraphicsSceneHoverEvent) -> None:
         if self.on_hover:
             self.on_hover(self.node_id, True)
         super().hoverEnterEvent(event)
 
-    def hoverLeaveEvent(self, event) -> None:
+    def hoverLeaveEvent(self, event: QGraphicsSceneHoverEvent) -> None:
         if self.on_hover:
             self.on_hover(self.node_id, False)
         super().hoverLeaveEvent(event)
 
-    def mouseDoubleClickEvent(self, event) -> None:
+    def mouseDoubleClickEvent(self, event: QGraphicsSceneMouseEvent) -> None:
         if self.on_double_click and event.button() == Qt.MouseButton.LeftButton:
             self.on_double_click(self.node_id)
             event.accept()
             return
         super().mouseDoubleClickEvent(event)
 
-    def mousePressEvent(self, event) -> None:
+    def mousePressEvent(self, event: QGraphicsSceneMouseEvent) -> None:
         if self.on_click and event.button() == Qt.MouseButton.LeftButton:
             self.on_click(self.node_id)
             event.accept()
