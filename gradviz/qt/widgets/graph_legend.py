@@ -11,8 +11,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QLinearGradient, QPainter, QPen
+from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetrics,
+    QLinearGradient,
+    QPainter,
+    QPaintEvent,
+    QPen,
+)
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from ...plain.graph_data import (
@@ -177,7 +186,7 @@ class GraphLegend(QWidget):
     def heightForWidth(self, width: int) -> int:
         return self._flow(width)[1] + self._bar_height() + 6
 
-    def sizeHint(self):
+    def sizeHint(self) -> QSize:
         hint = super().sizeHint()
         hint.setWidth(self.minimumWidth())
         hint.setHeight(self.heightForWidth(self.minimumWidth()))
@@ -189,7 +198,7 @@ class GraphLegend(QWidget):
         return len({y for _, _, y in placed})
 
     # ---- painting -------------------------------------------------------------------
-    def paintEvent(self, event) -> None:
+    def paintEvent(self, event: QPaintEvent) -> None:
         p = QPainter(self)
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
         p.setFont(self._font())
