@@ -13,7 +13,15 @@ from collections import Counter
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QGuiApplication, QImage, QKeySequence, QPainter, QShortcut
+from PySide6.QtGui import (
+    QGuiApplication,
+    QImage,
+    QKeyEvent,
+    QKeySequence,
+    QPainter,
+    QResizeEvent,
+    QShortcut,
+)
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -223,7 +231,7 @@ class GraphView(QWidget):
         elif self._hovered == node_id:
             self._hovered = ""
 
-    def keyPressEvent(self, event) -> None:   # noqa: N802 (Qt's name)
+    def keyPressEvent(self, event: QKeyEvent) -> None:   # noqa: N802 (Qt's name)
         """Enter: the box under the mouse opens (or its call closes), as a double-click;
         Backspace closes what was opened last. Keys the canvas leaves unused come here,
         so a key typed in a field of the controls is never the graph's."""
@@ -428,7 +436,7 @@ class GraphView(QWidget):
                 return w
         return most
 
-    def resizeEvent(self, event) -> None:
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._place_key()
         self._fit_caption()
