@@ -5,6 +5,7 @@ what a number is typed with; Space first applies what was typed, then plays."""
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QAbstractSpinBox, QLineEdit
 
 NUMBER_TEXT = set("0123456789.,-+eE")   # what typing a number needs (1e-3, -0.5, 1,5)
@@ -23,9 +24,10 @@ class FieldKeys(QObject):
             if not isinstance(field.parent(), QAbstractSpinBox):
                 field.installEventFilter(self)
 
-    def eventFilter(self, field, event) -> bool:   # noqa: N802 (Qt's name)
-        if event.type() == QEvent.Type.ShortcutOverride and \
-                isinstance(field, (QAbstractSpinBox, QLineEdit)):
+    def eventFilter(self, field: QObject, event: QEvent) -> bool:   # noqa: N802 (Qt's name)
+        # (a shortcut override is a key event: the isinstance only tells the type checker)
+        if event.type() == QEvent.Type.ShortcutOverride and isinstance(event, QKeyEvent) \
+                and isinstance(field, (QAbstractSpinBox, QLineEdit)):
             text = event.text()
             mod = Qt.KeyboardModifier
             modified = event.modifiers() & (mod.ControlModifier | mod.AltModifier
