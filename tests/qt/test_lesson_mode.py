@@ -369,7 +369,7 @@ def test_an_error_slides_explanation_is_whole_beside_the_graph(qtbot, make_windo
     w.resize(1024, 768)
     w.lessons.open_named("backward-twice")
     qtbot.waitUntil(lambda: w.events_view.event is not None, timeout=WAIT_MS)
-    bar = w.events_view.scroll.verticalScrollBar()
+    bar = w.events_view.scroll_area.verticalScrollBar()
     qtbot.waitUntil(lambda: bar.maximum() == 0, timeout=WAIT_MS)
     assert "What to do:" in w.events_view.text()
     stage = w.lessons.stage

@@ -15,6 +15,7 @@ from PySide6 import QtCore, QtGui, QtWidgets  # before pyqtgraph: it binds to th
 
 from gradviz.plain.history import History
 
+from ..own_layout import own_layout
 from ..theme import LIGHT, Theme
 from . import plot_style as ps
 from . import step_readout
@@ -201,11 +202,11 @@ class CosineHeatmap(QtWidgets.QWidget):
         the notes beside the matrix, notes px wide (None: below it), the colour bar
         shown (or not): from the axes' and the bar's sizes as they are now (they change
         little with the cells)."""
-        margins = self.layout().contentsMargins()
+        margins = own_layout(self).contentsMargins()
         inner_w = size.width() - margins.left() - margins.right()
         title = self._title.heightForWidth(inner_w)
         body_h = (size.height() - margins.top() - margins.bottom() - title
-                  - self.layout().spacing())
+                  - own_layout(self).spacing())
         spacing, notes_spacing = self.body.spacing(), 2
         beside = notes is not None
         notes_w = notes if notes is not None else inner_w
@@ -284,7 +285,7 @@ class CosineHeatmap(QtWidgets.QWidget):
         return _number_px(self._number_font(), cell_px) if cell_px > 0 else 0
 
     def _fit_title(self, width: int) -> None:
-        margins = self.layout().contentsMargins()
+        margins = own_layout(self).contentsMargins()
         room = width - margins.left() - margins.right()
         short = self._title.fontMetrics().horizontalAdvance(TITLE) > room
         self._title.setText(SHORT_TITLE if short else TITLE)

@@ -49,6 +49,10 @@ def split_name(name: str, head_names: list[str]) -> tuple[int | None, str, str]:
     return head, group, ".".join(rest[:-1] + [rest[-1][:1]])
 
 
+def _head_rank(head: int | None) -> int:
+    """Where a head's bars go: the trunk (and anything unknown, None) first."""
+    return -1 if head is None else head
+
 class GradNormBars(QtWidgets.QWidget):
     """The newest per-parameter gradient norms: trunk first, then each head in its colour;
     with B pinned beside A, each parameter's pair of bars side by side, A | B (pale)."""
@@ -76,7 +80,8 @@ class GradNormBars(QtWidgets.QWidget):
         self._names: list[str] = []
         self._head_of_bar: list[int | None] = []   # None: trunk
         self._heights = np.zeros(0)
-        self._seen: object = None
+        # the norms last drawn, A's and B's: History replaces its dict on each probed step
+        self._seen: tuple[dict[str, float | None], dict[str, float | None] | None] | None = None
         self._marks: list[pg.TextItem] = []
         self._missing: list[str] = []     # A's parameters drawn as no gradient
         self.set_model(["head0"], [])
@@ -85,18 +90,22 @@ class GradNormBars(QtWidgets.QWidget):
         self._names = list(param_names)
         split = [split_name(n, head_names) for n in param_names]
         # trunk (and anything unknown) first, then heads in order: stable sort by head
-        order = sorted(range(len(split)), key=lambda i: -1 if split[i][0] is None else split[i][0])
+        order = sorted(range(len(split)), key=lambda i: _head_rank(split[i][0]))
         self._names = [param_names[i] for i in order]
         split = [split[i] for i in order]
         self._head_of_bar = [h for h, _, _ in split]
-        xs, groups, x = [], [], 0.0
+        xs: list[float] = []
+        groups: list[tuple[str, int | None, float, float]] = []   # (group, head, x0, x1)
+        x = 0.0
         for i, (head, group, _) in enumerate(split):
             if i and group != split[i - 1][1]:
                 x += GROUP_GAP
             xs.append(x)
-            if not groups or groups[-1][0] != group:
-                groups.append([group, head, x, x])
-            groups[-1][3] = x
+            if groups and groups[-1][0] == group:   # the group goes on to this bar
+                name, first_head, first, _ = groups[-1]
+                groups[-1] = (name, first_head, first, x)
+            else:
+                groups.append((group, head, x, x))
             x += 1.0
         self._xs = np.array(xs)
         self._groups = groups
