@@ -7,6 +7,7 @@ from typing import Protocol
 from .config import Config
 from .engine_settings import EngineSettings
 from .history import History
+from .lesson_references import DrawnReference
 from .lessons import Slide
 from .records import CompareRecord
 from .stage_layout import Placement
@@ -53,6 +54,13 @@ class Ghosts(Protocol):
     """The charts that draw a second run, dashed or pale, beside the one on screen."""
 
     def set_ghost(self, history: History | None) -> None: ...
+
+
+class ReferenceLines(Protocol):
+    """The charts a slide draws reference lines on (plain.lesson_references)."""
+
+    def set_references(self, lines: dict[str, list[DrawnReference]]) -> None:
+        """lines: each chart's, by panel name ([]: none, the last slide's taken away)."""
 
 
 class Narration(Protocol):

@@ -12,12 +12,14 @@ from .controller_views import (
     Ghosts,
     GraphFraming,
     Narration,
+    ReferenceLines,
     SlideEngine,
     StageView,
     Titles,
 )
 from .engine_settings import EngineSettings
 from .history import History
+from .lesson_references import REFERENCE_PANELS, reference_lines
 from .lessons import Lesson, Slide, bundled_names, find_lesson, title_text
 from .stage_layout import Placement
 from .window_model import WindowModel, nearest_pace_ms
@@ -36,6 +38,7 @@ class LessonViews:
     stage: StageView
     graph: GraphFraming
     ghosts: Ghosts                    # the charts a keep = "ghost" slide draws on
+    references: ReferenceLines        # the charts a slide draws reference lines on
     narration: Narration
     titles: Titles
     history: Callable[[], History]    # the run on screen now (kept for a ghost)
@@ -148,6 +151,9 @@ class LessonController:
         m.slide, m.panels = index, slide.panels
         views.stage.show_slide(slide.panels, slide.layout, m.zoom)
         self._show_ghost(lesson, index)
+        # the lines the slide draws at the values it names (this lesson's kept runs)
+        kept = {i: run for (name, i), run in self.runs.items() if name == lesson.name}
+        views.references.set_references(reference_lines(slide, kept))
         # a room reads one box per module call, framed on what the slide is about
         views.graph.set_module_view(True)
         m.focus = slide.focus or None
@@ -245,6 +251,7 @@ class LessonController:
         views.narration.clear()
         views.titles.set_title(BASE_TITLE)
         self._clear_ghost()
+        views.references.set_references({panel: [] for panel in REFERENCE_PANELS})
         self.runs, self._on_screen = {}, None
         # the window takes the stage's panels home, and every dock back where, and as
         # shown or closed as, the user had it

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QFileDialog, QMainWindow, QWidget
 from ..plain.config import Config
 from ..plain.history import History
 from ..plain.lesson_controller import BASE_TITLE, LessonController, LessonViews
+from ..plain.lesson_references import DrawnReference
 from ..plain.lessons import Lesson, LessonError, Slide, bundled_names, find_lesson, load_lesson
 from ..plain.stage_layout import Placement
 from ..plain.window_model import WindowModel
@@ -90,6 +91,17 @@ class SlideGhosts:
                 chart.set_ghost(history, SLIDE_GHOST_LABEL)  # type: ignore[attr-defined]
 
 
+class ChartReferences:
+    """The ReferenceLines protocol on the charts, by the name a slide gives each."""
+
+    def __init__(self, panels: Mapping[str, QWidget]):
+        self.panels = panels
+
+    def set_references(self, lines: dict[str, list[DrawnReference]]) -> None:
+        for name, drawn in lines.items():
+            self.panels[name].set_references(drawn)  # type: ignore[attr-defined]
+
+
 class WindowTitle:
     def __init__(self, window: QMainWindow):
         self._window = window
@@ -112,7 +124,8 @@ class LessonMode(QObject):
         self.controller = LessonController(model, LessonViews(
             EngineSlides(parts.engine, model, parts.open_model),
             StagePanels(self.stage, parts.panels, self.narration), parts.graph_view,
-            SlideGhosts(parts.panels), self.narration, WindowTitle(window), parts.history,
+            SlideGhosts(parts.panels), ChartReferences(parts.panels), self.narration,
+            WindowTitle(window), parts.history,
             lambda run: QTimer.singleShot(0, run)))
         self.stage.arranged.connect(self.controller.on_arranged)
         # what a slide is about, framed (the graph view follows the model's focus)

@@ -9,6 +9,7 @@ from gradviz.plain.config import Config
 from gradviz.plain.engine_settings import EngineSettings
 from gradviz.plain.history import History
 from gradviz.plain.lesson_controller import LessonController, LessonViews
+from gradviz.plain.lesson_references import DrawnReference
 from gradviz.plain.lessons import Lesson, Slide
 from gradviz.plain.stage_layout import Placement, Rect
 from gradviz.plain.window_model import WindowModel
@@ -94,6 +95,16 @@ class FakeChart:
         self.calls.add(self.name, history)
 
 
+class FakeReferences:
+    def __init__(self, calls: Calls):
+        self.calls = calls
+        self.lines: dict[str, list[DrawnReference]] = {}
+
+    def set_references(self, lines: dict[str, list[DrawnReference]]) -> None:
+        self.lines = lines
+        self.calls.add("references", lines)
+
+
 class FakeNarration:
     def __init__(self, calls: Calls):
         self.calls = calls
@@ -149,6 +160,7 @@ class Rig:
     graph: FakeGraph
     chart: FakeChart
     titles: FakeTitles
+    references: FakeReferences
     runs: Runs
     later: Later
     lessons: LessonController
@@ -158,10 +170,11 @@ def rig(model: WindowModel | None = None) -> Rig:
     model = model or WindowModel(requested=A, confirmed=A, pace_ms=5)
     calls = Calls(model)
     stage, graph, chart = FakeStage(calls), FakeGraph(calls), FakeChart(calls)
-    titles, runs, later = FakeTitles(calls), Runs(), Later()
+    titles, references, runs, later = FakeTitles(calls), FakeReferences(calls), Runs(), Later()
     lessons = LessonController(model, LessonViews(
-        FakeEngine(calls), stage, graph, chart, FakeNarration(calls), titles, runs, later))
-    return Rig(model, calls, stage, graph, chart, titles, runs, later, lessons)
+        FakeEngine(calls), stage, graph, chart, references, FakeNarration(calls), titles,
+        runs, later))
+    return Rig(model, calls, stage, graph, chart, titles, references, runs, later, lessons)
 
 
 def placement(fits: float = 1.0, whole: bool = True, graph_width: int = 0) -> Placement:

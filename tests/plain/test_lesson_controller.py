@@ -1,12 +1,17 @@
 """The lesson controller against fakes of what it drives (no window, no engine process):
 the slide order, PageDown / PageUp / Home / leaving, one engine command per slide with
 its settings, the window model after each, ghosts, and what leaving gives back."""
+import dataclasses
+
 import pytest
 
 from gradviz.plain.config import Config
 from gradviz.plain.engine_settings import EngineSettings
+from gradviz.plain.history import History
 from gradviz.plain.lesson_controller import BASE_TITLE
-from gradviz.plain.lessons import bundled_names, find_lesson
+from gradviz.plain.lesson_references import DrawnReference, Reference
+from gradviz.plain.lessons import Lesson, Slide, bundled_names, find_lesson
+from gradviz.plain.records import StepRecord
 from gradviz.plain.window_model import WindowModel
 
 from controller_fakes import FIRST, LESSON, SECOND, THIRD, A, placement, rig
@@ -306,3 +311,24 @@ def test_open_named_opens_a_bundled_lesson_by_its_short_name():
     assert r.model.lesson == "02-backward-twice"
     assert r.calls.named("show_slide")[0][0] == find_lesson("backward-twice").slides[0].config
     assert isinstance(r.model.requested, Config)
+
+
+def test_a_slide_draws_its_reference_lines_from_the_run_it_names_and_leaving_clears_them():
+    drawn = Slide(
+        "Drawn", A, "n", panels=("junction", "global_norm"), reference=(
+            Reference("junction.h1", "slide 1's push", slide=1, step=0),
+            Reference("global_grad_norm", "the clip", number=1.5)))
+    lesson = Lesson("98-drawn", "Drawn", (FIRST, drawn))
+    run = History(["h0", "h1"], ["w"])
+    run.append(StepRecord(step=0, losses={"h0": 1.0, "h1": 2.0}, total=3.0,
+                          junction_grad_norms={"h0": 0.25, "h1": 0.75}))
+    r = rig()
+    r.lessons.views = dataclasses.replace(r.lessons.views, history=lambda: run)
+    r.lessons.open(lesson)
+    assert r.references.lines == {"junction": [], "global_norm": []}
+    r.lessons.next()                                  # slide 1's run, as it was left
+    assert r.references.lines == {
+        "junction": [DrawnReference("junction.h1", 0.75, "slide 1's push")],
+        "global_norm": [DrawnReference("global_grad_norm", 1.5, "the clip")]}
+    r.lessons.leave()
+    assert r.references.lines == {"junction": [], "global_norm": []}
