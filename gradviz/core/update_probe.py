@@ -1,8 +1,9 @@
 """Does the step help every head? Per head, the cosine between that head's gradient on the
 trunk's parameters (of its own loss L_k, summed over the step's micro-batches) and the
 trunk gradient the optimizer is handed (.grad after the step's backward calls). Below 0,
-the step, to first order, raises that head's loss: `sum` can do that to a head that
-conflicts with the others; UPGrad never does.
+the trunk's part of the update raises that head's loss, to first order (its own layers'
+update lowers it, and may lower it more): `sum` can do that to a head that conflicts with
+the others; UPGrad never does.
 
 Each head's trunk gradient is taken with torch.autograd.grad at the forward, before the
 junction probe's hooks are registered (they would count it) and before the backward

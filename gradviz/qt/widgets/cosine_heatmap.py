@@ -143,7 +143,9 @@ class CosineHeatmap(QtWidgets.QWidget):
         self.update_line.setWordWrap(True)
         self.update_line.setToolTip(
             "Each head's trunk gradient (of its own loss) against the trunk gradient the "
-            "optimizer is handed: below 0, this step raises that head's loss, to first order")
+            "optimizer is handed: below 0, the trunk's part of this step raises that head's "
+            "loss, to first order; the head's own layers' part lowers it, and may lower it "
+            "more")
         notes.addWidget(self.update_line)
         notes.addStretch(1)
         self._update_seen: object = None
