@@ -191,3 +191,25 @@ def test_separate_and_backward_list_agree_with_each_other():
     for name in grads["separate"]:
         torch.testing.assert_close(grads["backward-list"][name], grads["separate"][name],
                                    **TIGHT)
+
+
+def test_autograd_grad_is_separates_gradient_bit_for_bit_and_the_sums_up_to_rounding():
+    """What lesson 12 says of it: each head's trunk gradient is added after its own walk,
+    as separate's .grad adds them; the sum adds at z and walks the trunk once."""
+    cfg = BASE.replace(strategy="autograd-grad", trunk_width=32, batch_size=64)
+    s = Session(cfg)
+    init = snapshot(s)
+    assert s.step() is not None, s.error
+    got = session_grads(s)
+    net, losses = _net_and_losses(cfg, s, init)
+    for k, loss in enumerate(losses):   # separate: one backward per loss into .grad
+        loss.backward(retain_graph=k < len(losses) - 1)
+    separate = {n: p.grad.clone() for n, p in _params(net).items()}
+    net2, losses2 = _net_and_losses(cfg, s, init)
+    summed = grads_of(net2, weighted_sum(weights(cfg), losses2))
+    assert all(torch.equal(got[n], separate[n]) for n in got)
+    trunk = [n for n in got if n.startswith("trunk.")]
+    assert not all(torch.equal(got[n], summed[n]) for n in trunk)
+    largest = max(summed[n].abs().max().item() for n in trunk)
+    difference = max((got[n] - summed[n]).abs().max().item() for n in trunk)
+    assert 0 < difference / largest < 1e-6
