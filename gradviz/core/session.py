@@ -485,13 +485,13 @@ class Session:
             raise _StepFailed(self._event(exc, step, "forward",
                                           self._forward_detail(cfg, micro))) from exc
         live, z, firsts, losses = result.live, result.z, result.head_firsts, result.losses
+        scale = cfg.micro_scale(x.shape[0])   # 1/N, or n_i/B (scale-by size)
         if update is not None:   # first: the junction's hooks would count its walks
-            update.add_micro_batch(losses, self._taps_z or [z])
+            update.add_micro_batch(losses, self._taps_z or [z], scale)
             if isinstance(junction, TapProbe):   # hooked during the forward: it did
                 junction.forget_current()
         if isinstance(junction, JunctionProbe):
             junction.watch(live.z_node, tuple(z.shape), firsts)
-        scale = cfg.micro_scale(x.shape[0])   # 1/N, or n_i/B (scale-by size)
         factors = [w * scale for w in cfg.weights()]
         live.terms = [loss if f == 1.0 else f * loss for f, loss in zip(factors, losses)]
         # each loss node is labelled with its head's name: a model file's own names
