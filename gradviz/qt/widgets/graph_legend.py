@@ -12,8 +12,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QLinearGradient, QPainter, QPen
+from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetrics,
+    QLinearGradient,
+    QPainter,
+    QPaintEvent,
+    QPen,
+)
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from ...plain.graph_data import (
@@ -60,7 +69,7 @@ class GraphLegend(QWidget):
         # nothing until a graph is drawn: a key of lines no graph on screen has (a
         # "detach cut" before any cut) says what is not there
         self._present: set[str] = set()
-        policy = QSizePolicy(QSizePolicy.Preferred, QSizePolicy.Preferred)
+        policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         policy.setHeightForWidth(True)
         self.setSizePolicy(policy)
         self._fit_text()
@@ -117,9 +126,11 @@ class GraphLegend(QWidget):
             out.append(KeyEntry("freed by backward", self._box(
                 QColor(style.FREED_FILL), QPen(QColor("#999999"), 1.5))))
         for state in ("changed in place", "detached in place"):
-            if state in present:   # a saved tensor backward would refuse
+            # a saved tensor backward would refuse (each of the two has its border)
+            border = style.state_border(state)
+            if state in present and border is not None:
                 out.append(KeyEntry(state, self._box(
-                    QColor(style.KIND_FILL[MODULE]), stroke_pen(style.state_border(state)))))
+                    QColor(style.KIND_FILL[MODULE]), stroke_pen(border))))
         if "cut" in present:
             out.append(KeyEntry("detach cut", self._cut_line))
         return out
@@ -140,7 +151,8 @@ class GraphLegend(QWidget):
     @staticmethod
     def _cut_line(p: QPainter, r: QRectF) -> None:
         p.setPen(stroke_pen(style.edge_stroke(CUT, ())))
-        p.drawLine(r.left(), r.center().y(), r.right(), r.center().y())
+        y = int(r.center().y())   # whole pixels, as Qt's int drawLine draws it
+        p.drawLine(int(r.left()), y, int(r.right()), y)
 
     # ---- where each line goes -------------------------------------------------------
     def _font(self) -> QFont:
@@ -182,7 +194,7 @@ class GraphLegend(QWidget):
     def heightForWidth(self, width: int) -> int:
         return self._flow(width)[1] + self._bar_height() + 6
 
-    def sizeHint(self):
+    def sizeHint(self) -> QSize:
         hint = super().sizeHint()
         hint.setWidth(self.minimumWidth())
         hint.setHeight(self.heightForWidth(self.minimumWidth()))
@@ -194,9 +206,9 @@ class GraphLegend(QWidget):
         return len({y for _, _, y in placed})
 
     # ---- painting -------------------------------------------------------------------
-    def paintEvent(self, event) -> None:
+    def paintEvent(self, event: QPaintEvent) -> None:
         p = QPainter(self)
-        p.setRenderHint(QPainter.Antialiasing)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
         p.setFont(self._font())
         text = self.palette().windowText().color()
         placed, bottom = self._flow(self.width())
@@ -204,7 +216,7 @@ class GraphLegend(QWidget):
             entry.draw(p, QRectF(x, y + (self.row - 16) / 2, SWATCH, 16))  # mid-line
             p.setPen(text)
             p.drawText(QRectF(x + SWATCH + GAP, y, self._width_of(entry), self.row),
-                       Qt.AlignVCenter | Qt.AlignLeft, entry.label)
+                       Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, entry.label)
         if self.heat is not None:
             self._colour_bar(p, bottom + 8, text)
         p.end()
@@ -212,7 +224,7 @@ class GraphLegend(QWidget):
     def _colour_bar(self, p: QPainter, y: int, text: QColor) -> None:
         width = max(60, min(self.width() - 2 * MARGIN, 420))
         p.setPen(text)
-        p.drawText(QRectF(MARGIN, y, width, self.row), Qt.AlignVCenter,
+        p.drawText(QRectF(MARGIN, y, width, self.row), Qt.AlignmentFlag.AlignVCenter,
                    "gradient in the last backward")
         y += self.row
         bar = QRectF(MARGIN, y, width, 16)
@@ -226,6 +238,6 @@ class GraphLegend(QWidget):
                                                       f"{10 ** self.heat[1]:.2g}")
         p.setPen(text)
         below = QRectF(bar.left(), bar.bottom() + 2, bar.width(), self.row)
-        p.drawText(below, Qt.AlignLeft, lo)
-        p.drawText(below, Qt.AlignRight, hi)
-        p.drawText(below, Qt.AlignHCenter, "log scale")
+        p.drawText(below, Qt.AlignmentFlag.AlignLeft, lo)
+        p.drawText(below, Qt.AlignmentFlag.AlignRight, hi)
+        p.drawText(below, Qt.AlignmentFlag.AlignHCenter, "log scale")
