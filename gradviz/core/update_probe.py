@@ -1,8 +1,9 @@
 """Does the step help every head? Per head, the cosine between that head's gradient on the
-trunk's parameters (of its own loss L_k, summed over the step's micro-batches) and the
-trunk gradient the optimizer is handed (.grad after the step's backward calls). Below 0,
-the step, to first order, raises that head's loss: `sum` can do that to a head that
-conflicts with the others; UPGrad never does.
+trunk's parameters (of the step's L_k: its micro-batches' gradients weighted as the step's
+loss is, n_i/B or 1/N) and the trunk gradient the optimizer is handed (.grad after the
+step's backward calls). Below 0, the trunk's part of the update raises that head's loss,
+to first order (its own layers' update lowers it, and may lower it more): `sum` can do
+that to a head that conflicts with the others; UPGrad never does.
 
 Each head's trunk gradient is taken with torch.autograd.grad at the forward, before the
 junction probe's hooks are registered (they would count it) and before the backward
@@ -25,7 +26,7 @@ class UpdateCosineProbe:
         """heads: each head's own parameters, for the step's effect (None: not measured)."""
         self.trunk = list(trunk)
         self.heads = None if heads is None else [list(h) for h in heads]
-        self._rows: torch.Tensor | None = None   # (heads, trunk parameters), summed
+        self._rows: torch.Tensor | None = None   # (heads, trunk parameters), weighted
         # the step's L_k: on the trunk (heads, trunk parameters) and on head k's own
         # layers (one flat vector a head, on that head's device)
         self.trunk_rows: torch.Tensor | None = None
@@ -68,13 +69,16 @@ class UpdateCosineProbe:
             if head:
                 own.append(_flat(head, grads[len(self.trunk):]) * share)
         stacked = torch.stack(rows)
-        self._rows = stacked if self._rows is None else self._rows + stacked
-        if self.heads is not None:
-            self._add_effect(stacked, own, factors, share)
-
-    def _add_effect(self, stacked: torch.Tensor, own: list[torch.Tensor],
-                    factors: Sequence[float] | None, share: float) -> None:
+        # weighted by the micro-batch's share of the step's loss: added unweighted, a
+        # 40-example part counted as much as an 8-example one, and a step whose gradient
+        # is the full batch's did not report the full batch's cosines
         weighted = stacked * share
+        self._rows = weighted if self._rows is None else self._rows + weighted
+        if self.heads is not None:
+            self._add_effect(stacked, weighted, own, factors)
+
+    def _add_effect(self, stacked: torch.Tensor, weighted: torch.Tensor,
+                    own: list[torch.Tensor], factors: Sequence[float] | None) -> None:
         self.trunk_rows = weighted if self.trunk_rows is None else self.trunk_rows + weighted
         self.head_rows = own if not self.head_rows else \
             [a + b for a, b in zip(self.head_rows, own)]

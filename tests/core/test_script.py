@@ -242,7 +242,7 @@ def test_the_script_imports_torch_and_the_standard_library_only():
                if isinstance(node, ast.Import) for alias in node.names}
     modules |= {node.module.split(".")[0] for node in ast.walk(tree)
                 if isinstance(node, ast.ImportFrom)}
-    assert modules <= {"functools", "math", "sys", "torch"}
+    assert modules <= {"functools", "math", "os", "sys", "torch"}
     assert 'DEVICE = torch.device("cpu")' in script_text(cfg)
 
 

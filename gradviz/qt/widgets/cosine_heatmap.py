@@ -145,8 +145,9 @@ class CosineHeatmap(QtWidgets.QWidget):
         self.update_line.setWordWrap(True)
         self.update_line.setToolTip(
             "Each head's trunk gradient (of its own loss) against the trunk gradient the "
-            "optimizer is handed: below 0, this step raises that head's loss, to first "
-            "order.\n" + step_readout.TIP)
+            "optimizer is handed: below 0, the trunk's part of this step raises that head's "
+            "loss, to first order; the head's own layers' part lowers it, and may lower it "
+            "more.\n" + step_readout.TIP)
         self._readout = False   # the step's readout shown: room is kept for it
         notes.addWidget(self.update_line)
         notes.addStretch(1)
