@@ -38,7 +38,7 @@ def add_run(subparsers) -> None:
                "head`: the files are still written), 2 bad input, out of memory or a file "
                "that could not be written (one line says which), 3 the run hit the autograd "
                "error it demonstrates, or the model file's code raised at a step (the report "
-               "is still written), 4 done, but the model file left threads running. "
+               "is still written), 4 done, but the model file left threads or processes running. "
                "--out replaces the "
                "last run's files there all at once, or leaves them as they were.")
     add_training_options(p)

@@ -2,7 +2,7 @@
 
 Exit status: 0 done, 2 bad arguments/config/device, out of memory or a file that could
 not be written, 3 the run hit the autograd error (or divergence) it demonstrates or the
-model file's error at a step, 4 done but a model file left threads (gradviz.exit_codes).
+model file's error at a step, 4 done but a model file left threads or processes.
 """
 from __future__ import annotations
 
