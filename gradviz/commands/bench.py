@@ -5,8 +5,9 @@ import argparse
 import statistics
 
 from ..core.devices import resolve_device
+from ..core.loop_timer import use_clock
 from ..core.threads import leave_a_core_free
-from ..core.training_speed import PROBE_LEVELS, run_bench, use_clock
+from ..core.training_speed import PROBE_LEVELS, run_bench
 from ..engine.compare_cost import GRAPH_REQUEST_SECONDS, engine_rate
 from ..exit_codes import EXIT_OK
 from ..plain.config import ConfigError
