@@ -12,14 +12,21 @@ from PySide6.QtCore import QObject, QTimer
 PAINT_HZ = 25              # the fastest the panels repaint
 PAINT_SHARE = 0.3          # ...but at most this share of the GUI thread's time: the
                            # engine needs a core too (and in-process, the GIL)
+LONGEST_WAIT_MS = 1000     # between frames, at most: the steps on screen move every second
 
 
 class PanelPainter(QObject):
     def __init__(self, parent: QObject, panels: Callable[[], list], history: Callable,
-                 shown_key: Callable[[], tuple], before_frame: Callable[[], None]):
+                 shown_key: Callable[[], tuple], before_frame: Callable[[], None],
+                 clock: Callable[[], float] = time.thread_time):
         """panels(): the panels; history(): what they show; shown_key(): what a panel
-        that is up to date has drawn; before_frame(): new steps in, before each frame."""
+        that is up to date has drawn; before_frame(): new steps in, before each frame.
+        clock: the GUI thread's CPU time, in seconds. A frame's share is of the time the
+        thread worked, not of the wall clock: on a busy machine the wall clock counts the
+        other programs' turns too, and the painter waited up to a second after each
+        frame (six frames in ten seconds at a load of 12)."""
         super().__init__(parent)
+        self._clock = clock
         self._panels, self._history = panels, history
         self._shown_key, self._before_frame = shown_key, before_frame
         self._shown: dict = {}        # panel -> the shown_key() it last drew
@@ -46,7 +53,7 @@ class PanelPainter(QObject):
             self._update(panel)
 
     def _frame(self) -> None:
-        self._frame_started = time.perf_counter()
+        self._frame_started = self._clock()
         self._before_frame()
         self._due = self._panels_due()
         self._paint_next()
@@ -60,9 +67,9 @@ class PanelPainter(QObject):
 
     def _frame_done(self) -> None:
         """Schedule the next frame so that painting keeps to its share of the time."""
-        busy_ms = (time.perf_counter() - self._frame_started) * 1000
+        busy_ms = (self._clock() - self._frame_started) * 1000
         wait_ms = max(1000 / PAINT_HZ - busy_ms, busy_ms * (1 / PAINT_SHARE - 1))
-        self.frame_timer.start(int(min(wait_ms, 1000)))
+        self.frame_timer.start(int(min(wait_ms, LONGEST_WAIT_MS)))
 
     def _panels_due(self) -> list:
         # a panel in a hidden tab costs nothing and catches up once shown
