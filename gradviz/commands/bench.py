@@ -101,8 +101,13 @@ def _print_window(config, model_file) -> None:
 
 
 def _lateness(g: dict) -> str:
-    return (f"{g['median_late_ms']:.0f} ms late (median), {g['p99_late_ms']:.0f} ms (99%), "
-            f"{g['max_late_ms']:.0f} ms (worst), by a {PROBE_MS} ms probe timer")
+    return (f"{_ms(g['median_late_ms'])} ms late (median), {_ms(g['p99_late_ms'])} ms (99%), "
+            f"{_ms(g['max_late_ms'])} ms (worst), by a {PROBE_MS} ms probe timer")
+
+
+def _ms(value: float) -> str:
+    """A tenth of a millisecond shown below 10 ms (a probe's lateness is often 0.1 ms)."""
+    return f"{value:.1f}" if value < 10 else f"{value:.0f}"
 
 
 def _print_comparing(config, repeats: int, bare: float | None) -> None:
