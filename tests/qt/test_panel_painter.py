@@ -26,9 +26,10 @@ class Clock:
         return self.now
 
 
-def _painter(panels, key, clock=None):
+def painter_of(panels, key, clock=None, history=None):
+    """(its owner, a painter) of these panels; key[0] is what an up-to-date one shows."""
     owner = QObject()
-    painter = PanelPainter(owner, lambda: panels, lambda: None, lambda: key[0],
+    painter = PanelPainter(owner, lambda: panels, lambda: history, lambda: key[0],
                            lambda: None, **({"clock": clock} if clock else {}))
     return owner, painter
 
@@ -42,7 +43,7 @@ def test_a_panel_in_a_tab_behind_is_left_alone_until_shown(qtbot):
     tabs.show()
     qtbot.waitExposed(tabs)
     key = [(0, 10)]
-    _owner, painter = _painter([front, behind], key)
+    _owner, painter = painter_of([front, behind], key)
     painter.paint_all()
     assert (front.updates, behind.updates) == (1, 0)
     key[0] = (0, 20)   # new steps: the one in front follows, the one behind does not
@@ -59,7 +60,7 @@ def test_a_panel_already_up_to_date_is_not_updated_again(qtbot):
     panel.show()
     qtbot.waitExposed(panel)
     key = [(0, 5)]
-    _owner, painter = _painter([panel], key)
+    _owner, painter = painter_of([panel], key)
     for _ in range(3):
         painter.paint_all()
     assert panel.updates == 1
@@ -67,7 +68,7 @@ def test_a_panel_already_up_to_date_is_not_updated_again(qtbot):
 
 def test_the_pause_after_a_frame_follows_the_threads_cpu_time(qtbot):
     clock = Clock()
-    _owner, painter = _painter([], [(0, 0)], clock)
+    _owner, painter = painter_of([], [(0, 0)], clock)
     painter._frame_started = 0.0
     clock.now = 0.012   # 12 ms of the GUI thread's time: 30% of it is 12 + 28 ms
     painter._frame_done()
@@ -79,3 +80,4 @@ def test_the_pause_after_a_frame_follows_the_threads_cpu_time(qtbot):
     painter._frame_done()
     assert painter.frame_timer.interval() == 1000
     painter.stop()
+

@@ -10,9 +10,10 @@ import pytest
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QApplication, QLabel, QVBoxLayout, QWidget
 
+from gradviz.qt.panel_painter import PanelPainter
 from gradviz.qt.theme import LIGHT
 from gradviz.qt.widgets.cosine_heatmap import CosineHeatmap
-from gradviz.qt.widgets.grad_views import GradNormBars, JunctionPlot
+from gradviz.qt.widgets.grad_views import GlobalNormPlot, GradNormBars, JunctionPlot
 from gradviz.qt.widgets.gradients_panel import GradientsPanel
 from gradviz.qt.widgets.steady_label import SteadyLabel
 
@@ -133,3 +134,27 @@ def test_a_steady_label_is_sized_for_its_widest_text_and_repaints_only(qtbot):
     before = paints.total()
     _settle()
     assert paints.total() == before
+
+
+def test_a_chart_takes_its_new_range_before_it_paints(qtbot):
+    """Its range follows the data as soon as it is updated, so that its one paint of
+    the frame draws it: a range found while painting asks for a second paint."""
+    chart = GlobalNormPlot()
+    qtbot.addWidget(chart)
+    chart.resize(500, 300)
+    chart.show()
+    qtbot.waitExposed(chart)
+    records = make_records(3, 40)
+    history = make_history(records[:20])
+    key = [(0, 20)]
+    owner = QObject()
+    painter = PanelPainter(owner, lambda: [chart], lambda: history, lambda: key[0],
+                           lambda: None)
+    painter.paint_all()
+    qtbot.waitUntil(lambda: chart.plot.viewRange()[0][1] >= 19)
+    history.extend(records[20:])
+    key[0] = (0, 40)
+    painter.paint_all()   # no paint between this and the asserts: no event is handled
+    (x_low, x_high), (y_low, y_high) = chart.plot.viewRange()
+    norms = [r.global_grad_norm for r in records]
+    assert x_high >= 39 and y_high >= max(norms) and y_low <= min(norms)
