@@ -95,6 +95,7 @@ class Probe:
         from PySide6.QtCore import Qt, QTimer
         self.late: list[float] = []
         self.last_turn = time.perf_counter()
+        self.finished = False
         self._until, self._done = until, done
         self._timer = QTimer()
         self._timer.setTimerType(Qt.TimerType.PreciseTimer)
@@ -110,20 +111,27 @@ class Probe:
         self.last_turn = now
         if now >= self._until:
             self._timer.stop()
+            self.finished = True
             self._done()
 
 
-def watch_for_a_freeze(probe: Probe, report: Callable[[dict], None]) -> None:
-    """If the event loop stops turning for FROZEN_S, report what was measured and the
-    freeze, and end the process: the bench's phase ends even when the window cannot."""
+def watch_for_a_freeze(probe: Probe, report: Callable[[dict], None],
+                       end: Callable[[], None] = lambda: os._exit(3),
+                       frozen_s: float = FROZEN_S, look_s: float = 1.0) -> threading.Thread:
+    """If the event loop stops turning for frozen_s before the phase is over, report
+    what was measured and the freeze, and end(): the bench's phase ends even when the
+    window cannot."""
     def watch() -> None:
-        while True:
-            time.sleep(1.0)
+        while not probe.finished:
+            time.sleep(look_s)
             away = time.perf_counter() - probe.last_turn
-            if away > FROZEN_S:
+            if away > frozen_s and not probe.finished:
                 report({**lateness_summary(probe.late), "frozen_s": away})
-                os._exit(3)
-    threading.Thread(target=watch, name="freeze watch", daemon=True).start()
+                end()
+                return
+    thread = threading.Thread(target=watch, name="freeze watch", daemon=True)
+    thread.start()
+    return thread
 
 
 def _print_result(result: dict) -> None:
@@ -217,7 +225,7 @@ def measure(config: Config, seconds: float, size: tuple[int, int], busy: bool = 
                             model_path=model_path)
         # every panel drawn, side by side, at the size asked for: not fitted to the
         # offscreen screen (800x600), which would put most of them into tabs
-        window.drawn_off_screen = True
+        window.model.drawn_off_screen = True
         window.resize(*size)
         window.show()
         phase = Phase(window, seconds, pin_b, busy, profile)

@@ -2,6 +2,8 @@
 runs it: it trains in the real two-process app (no torch in the window's process),
 measures, and prints nothing but its numbers (the offscreen plugin used to warn once a
 window)."""
+from test_window_reaches import QT, reaches
+
 from gradviz.commands.window_phase import job_arguments, phase_process, phase_result
 from gradviz.plain.config import Config
 from gradviz.qt.window_speed import lateness_summary
@@ -41,3 +43,45 @@ def test_lateness_is_summarised_by_nearest_rank():
     assert summary["median_late_ms"] == 100.0
     assert summary["p99_late_ms"] == 198.0
     assert summary["max_late_ms"] == 200.0
+
+
+def test_a_frozen_window_ends_its_phase_and_says_so(qtbot):
+    """The event loop stopped turning (no probe tick for longer than the limit): the
+    watch reports what was measured and the freeze, and ends the phase."""
+    import threading
+    import time
+
+    from gradviz.qt.window_speed import Probe, watch_for_a_freeze
+    probe = Probe(until=time.perf_counter() + 3600, done=lambda: None)
+    probe.late = [0.001, 0.002, 0.004]
+    probe.last_turn = time.perf_counter() - 100   # its last tick, 100 s ago
+    reports: list[dict] = []
+    ended = threading.Event()
+    watch = watch_for_a_freeze(probe, reports.append, end=ended.set, frozen_s=30,
+                               look_s=0.01)
+    assert ended.wait(timeout=60)
+    watch.join(timeout=60)
+    assert len(reports) == 1
+    assert reports[0]["frozen_s"] >= 100
+    assert reports[0]["max_late_ms"] == 4.0
+
+
+def test_a_phase_that_ended_is_not_called_frozen(qtbot):
+    import time
+
+    from gradviz.qt.window_speed import Probe, watch_for_a_freeze
+    probe = Probe(until=time.perf_counter(), done=lambda: None)
+    probe.finished = True   # ended normally, then closing the window took long
+    probe.last_turn = time.perf_counter() - 100
+    reports: list[dict] = []
+    watch = watch_for_a_freeze(probe, reports.append, end=lambda: None, frozen_s=30,
+                               look_s=0.01)
+    watch.join(timeout=60)
+    assert not watch.is_alive() and reports == []
+
+
+def test_the_window_benchmark_uses_the_model_and_public_methods_only():
+    """What it reads off the window: the model (engine facts, the drawn-off-screen
+    switch), the history the panels draw, refresh, Play and Compare's pin."""
+    used = set(reaches((QT / "window_speed.py").read_text()))
+    assert used <= {"model", "history", "refresh", "toggle_play", "compare"}, used
