@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import faulthandler
 import json
 import os
 import subprocess
@@ -115,8 +116,14 @@ class Probe:
             self._done()
 
 
+def _end_frozen() -> None:
+    """Every thread's stack on stderr (where the window was stuck), then exit 3."""
+    faulthandler.dump_traceback(all_threads=True)
+    os._exit(3)
+
+
 def watch_for_a_freeze(probe: Probe, report: Callable[[dict], None],
-                       end: Callable[[], None] = lambda: os._exit(3),
+                       end: Callable[[], None] = _end_frozen,
                        frozen_s: float = FROZEN_S, look_s: float = 1.0) -> threading.Thread:
     """If the event loop stops turning for frozen_s before the phase is over, report
     what was measured and the freeze, and end(): the bench's phase ends even when the

@@ -158,3 +158,26 @@ def test_a_chart_takes_its_new_range_before_it_paints(qtbot):
     (x_low, x_high), (y_low, y_high) = chart.plot.viewRange()
     norms = [r.global_grad_norm for r in records]
     assert x_high >= 39 and y_high >= max(norms) and y_low <= min(norms)
+
+
+@pytest.mark.parametrize("chart_type", [JunctionPlot, GlobalNormPlot])
+def test_a_small_chart_of_a_long_run_comes_to_rest(qtbot, chart_type):
+    """At 1024x768 the push chart's plot was 32 px wide: the range followed the
+    downsampled data and the downsampling followed the range, a new range at every
+    paint, for ever, and the window's timers never fired. Once drawn, it stays put."""
+    chart = chart_type()
+    qtbot.addWidget(chart)
+    chart.set_model(head_names(HEADS), param_names(HEADS))
+    chart.apply_theme(LIGHT)
+    chart.resize(200, 170)
+    chart.show()
+    qtbot.waitExposed(chart)
+    chart.update_from(make_history(make_records(HEADS, 3000, sample_every=20)))
+    _settle()
+    _settle()
+    paints = EventCount(QEvent.Type.Paint, chart.plot_widget.viewport())
+    ranges = chart.plot.viewRange()
+    for _ in range(5):
+        _settle()
+    assert chart.plot.viewRange() == ranges
+    assert paints.total() == 0
