@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 
 import pyqtgraph as pg
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QEvent, QObject, QTimer
 
 PAINT_HZ = 25              # the fastest the panels repaint
 PAINT_SHARE = 0.3          # ...but at most this share of the GUI thread's time: the
@@ -32,6 +32,7 @@ class PanelPainter(QObject):
         self._shown_key, self._before_frame = shown_key, before_frame
         self._shown: dict = {}        # panel -> the shown_key() it last drew
         self._due: list = []          # panels this frame has still to bring up to date
+        self._watched: set[int] = set()   # the panels whose showing is watched (ids)
         self._frame_started = 0.0
         self.frame_timer = QTimer(self)
         self.frame_timer.setSingleShot(True)
@@ -73,9 +74,20 @@ class PanelPainter(QObject):
         self.frame_timer.start(int(min(wait_ms, LONGEST_WAIT_MS)))
 
     def _panels_due(self) -> list:
-        # a panel in a hidden tab costs nothing and catches up once shown
-        shown = self._shown_key()
-        return [p for p in self._panels() if p.isVisible() and self._shown.get(p) != shown]
+        # a panel in a hidden tab (or a closed dock) costs nothing, and catches up as it
+        # is shown (eventFilter)
+        shown, panels = self._shown_key(), self._panels()
+        for panel in panels:
+            if id(panel) not in self._watched:
+                self._watched.add(id(panel))
+                panel.installEventFilter(self)
+        return [p for p in panels if p.isVisible() and self._shown.get(p) != shown]
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Type.Show and watched in self._panels() \
+                and self._shown.get(watched) != self._shown_key():
+            self._update(watched)   # shown out of date: brought up to date before it paints
+        return False
 
     def _update(self, panel) -> None:
         panel.update_from(self._history())

@@ -46,12 +46,19 @@ def test_a_panel_in_a_tab_behind_is_left_alone_until_shown(qtbot):
     _owner, painter = painter_of([front, behind], key)
     painter.paint_all()
     assert (front.updates, behind.updates) == (1, 0)
+    front.setVisible(False)   # as a closed dock's panel: left alone too
+    key[0] = (0, 15)
+    painter.paint_all()
+    assert (front.updates, behind.updates) == (1, 0)
+    front.setVisible(True)
+    assert (front.updates, behind.updates) == (2, 0)
     key[0] = (0, 20)   # new steps: the one in front follows, the one behind does not
     painter.paint_all()
-    assert (front.updates, behind.updates) == (2, 0)
-    tabs.setCurrentWidget(behind)
+    assert (front.updates, behind.updates) == (3, 0)
+    tabs.setCurrentWidget(behind)   # shown: it catches up at once, not at the next frame
+    assert (front.updates, behind.updates) == (3, 1)
     painter.paint_all()
-    assert (front.updates, behind.updates) == (2, 1)   # it catches up once shown
+    assert (front.updates, behind.updates) == (3, 1)   # and is up to date after
 
 
 def test_a_panel_already_up_to_date_is_not_updated_again(qtbot):
