@@ -1,1 +1,3 @@
-"""Data that ships with gradviz (lesson presets, themes, icons): no code."""
+"""What ships with gradviz beside its package: lessons, presets, demo recordings and
+screenshots (data), and the example model files and a benchmark model (code, run only
+where a command names them)."""

@@ -105,3 +105,12 @@ def test_the_compare_example_runs_as_written(tmp_path):
     assert proc.returncode == 1, proc.stderr           # 1: different, as the README says
     assert "verdict: different" in proc.stdout
     assert (tmp_path / "cmp" / "compare.json").exists()
+
+
+def test_the_readme_counts_the_presets_that_ship():
+    from gradviz.plain.presets import preset_names
+    words = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+             "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen"]
+    said = re.search(r"(\w+) presets ship with gradviz", _readme())
+    assert said, "the README no longer says how many presets ship"
+    assert words.index(said.group(1).lower()) == len(preset_names())

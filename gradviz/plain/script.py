@@ -25,15 +25,19 @@ Run: python {name} [--grad-norms]
 Each optimizer step prints one line: the step, each head's loss (the mean over its
 micro-batches), the total (sum of w_k * loss_k) and, with --grad-norms, the gradient
 norm of every parameter (model.named_parameters() order) after backward, before
-optimizer.step(). Numbers are written in full precision; on the CPU they match
-`gradviz run` with the same settings. Where the settings demonstrate a PyTorch error,
-the program stops with that error.
+optimizer.step(): None for a parameter whose .grad is None (no gradient reached it).
+Numbers are written in full precision; on the CPU they match `gradviz run` with the same
+settings bit for bit, at the thread count gradviz uses and this program sets below (the
+cores it may run on, less one). At another count sums (BatchNorm's, for one) may round
+differently in the last digits. Where the settings demonstrate a PyTorch error, the
+program stops with that error.
 
 {settings}
 '''
 
 _IMPORTS = '''import functools
 import math
+import os
 import sys
 
 import torch
@@ -41,6 +45,10 @@ from torch import nn
 from torch.nn import functional as F
 
 DEVICE = torch.device("cpu")   # or "cuda", "mps": same program, last digits differ
+# gradviz's thread count: the cores this process may run on, less one (left to the window
+# or the shell). A float sum split over another number of threads rounds differently.
+CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+torch.set_num_threads(max(1, (CORES or 1) - 1))
 '''
 
 _MLP = '''
@@ -224,7 +232,7 @@ class StepLog:
             sys.exit(f"step {step}: a loss is NaN or infinite (training diverged)")
         numbers = means + [sum(w * v for w, v in zip(weights, means))]
         if "--grad-norms" in sys.argv[1:]:
-            numbers += [0.0 if p.grad is None else p.grad.norm().item()
+            numbers += [None if p.grad is None else p.grad.norm().item()
                         for _, p in model.named_parameters()]
         print(step, *map(repr, numbers), flush=True)
 '''

@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
-from psygnal import evented
+from psygnal import SignalGroup, evented
 
 from .config import Config
 from .engine_settings import EngineSettings
@@ -110,6 +110,8 @@ _CHECKS = {"zoom": _zoom, "room": _room, "docks_shown": _names, "theme": _theme,
 @evented
 @dataclass
 class WindowModel:
+    # one change signal per field, set by @evented (declared so type checkers know it)
+    events: ClassVar[SignalGroup]
     requested: Config = Config()          # what the settings ask the engine for
     confirmed: Config = Config()          # what the engine says is in force
     zoom: float = 1.0                     # the text size (Ctrl+= / Ctrl+-), in ZOOM_RANGE

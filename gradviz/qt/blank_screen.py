@@ -17,18 +17,18 @@ class BlankScreen(QWidget):
         self.setObjectName("blankScreen")
         self.setAutoFillBackground(True)
         palette = self.palette()
-        palette.setColor(QPalette.Window, QColor("black"))
+        palette.setColor(QPalette.ColorRole.Window, QColor("black"))
         self.setPalette(palette)
-        self.setCursor(Qt.BlankCursor)
+        self.setCursor(Qt.CursorShape.BlankCursor)
         self.hide()
         self._window = window
         self.model = model
         model.events.blank.connect(self._show)
         window.installEventFilter(self)
         self.shortcuts = []
-        for key in (Qt.Key_B, Qt.Key_Period):
+        for key in (Qt.Key.Key_B, Qt.Key.Key_Period):
             shortcut = QShortcut(QKeySequence(key), window)
-            shortcut.setContext(Qt.WindowShortcut)
+            shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
             shortcut.activated.connect(self.toggle)
             self.shortcuts.append(shortcut)
 
@@ -48,6 +48,6 @@ class BlankScreen(QWidget):
             self.show()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self._window and event.type() == QEvent.Resize:
+        if watched is self._window and event.type() == QEvent.Type.Resize:
             self.setGeometry(self._window.rect())   # full screen (F5) stays blank whole
         return False

@@ -19,7 +19,7 @@ class CompareRunner(QObject):
                                  # turn it into a QVariantMap and sort its keys)
     failed = Signal(str)         # one line: what went wrong
 
-    def __init__(self, parent=None):
+    def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._process: QProcess | None = None
         self._folder: tempfile.TemporaryDirectory | None = None
@@ -56,15 +56,15 @@ class CompareRunner(QObject):
         self._process = process
         process.start()
 
-    def _done(self, code: int, status) -> None:
+    def _done(self, code: int, status: QProcess.ExitStatus) -> None:
         process, self._process = self._process, None
-        if process is None:
+        if process is None or self._folder is None:   # (both are set together)
             return
         out = Path(self._folder.name) / "out" / "compare.json"
         if code in (0, 1, 3) and out.exists():
             self.finished.emit(json.loads(out.read_text(encoding="utf-8")))
         else:
-            err = bytes(process.readAllStandardError()).decode(errors="replace").strip()
+            err = bytes(process.readAllStandardError().data()).decode(errors="replace").strip()
             self.failed.emit((err.splitlines() or [f"gradviz compare exited {code}"])[-1])
         process.deleteLater()
 

@@ -5,6 +5,7 @@ what a number is typed with; Space first applies what was typed, then plays."""
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QAbstractSpinBox, QLineEdit
 
 NUMBER_TEXT = set("0123456789.,-+eE")   # what typing a number needs (1e-3, -0.5, 1,5)
@@ -23,16 +24,18 @@ class FieldKeys(QObject):
             if not isinstance(field.parent(), QAbstractSpinBox):
                 field.installEventFilter(self)
 
-    def eventFilter(self, field, event) -> bool:   # noqa: N802 (Qt's name)
-        if event.type() == QEvent.ShortcutOverride and \
-                isinstance(field, (QAbstractSpinBox, QLineEdit)):
+    def eventFilter(self, field: QObject, event: QEvent) -> bool:   # noqa: N802 (Qt's name)
+        # (a shortcut override is a key event: the isinstance only tells the type checker)
+        if event.type() == QEvent.Type.ShortcutOverride and isinstance(event, QKeyEvent) \
+                and isinstance(field, (QAbstractSpinBox, QLineEdit)):
             text = event.text()
-            modified = event.modifiers() & (Qt.ControlModifier | Qt.AltModifier |
-                                            Qt.MetaModifier)
+            mod = Qt.KeyboardModifier
+            modified = event.modifiers() & (mod.ControlModifier | mod.AltModifier
+                                            | mod.MetaModifier)
             if text and text.isprintable() and not modified and text not in NUMBER_TEXT:
-                if event.key() == Qt.Key_Space and isinstance(field, QLineEdit):
+                if event.key() == Qt.Key.Key_Space and isinstance(field, QLineEdit):
                     field.editingFinished.emit()   # the typed list applies before Play
-                elif event.key() == Qt.Key_Space:
+                elif event.key() == Qt.Key.Key_Space and isinstance(field, QAbstractSpinBox):
                     field.interpretText()   # the typed value applies before Play
                 event.ignore()              # not the field's: the shortcut fires
                 return True

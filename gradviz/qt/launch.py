@@ -6,11 +6,16 @@ import gc
 import os
 import signal
 import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..commands.options import config_from_args, fail, take_model_file
 from ..exit_codes import EXIT_OK
 from ..plain.config import Config
 from .display import display_problem, invisible_notice
+
+if TYPE_CHECKING:
+    from PySide6.QtCore import QTimer
 
 SETTINGS_ENV = "GRADVIZ_SETTINGS"  # a JSON file's path; tests and kiosks point it elsewhere
 CTRL_C_POLL_MS = 200
@@ -29,11 +34,11 @@ class CtrlC:
     SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
                     if hasattr(signal, name))
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.pressed = False
         self.signum = signal.SIGINT
         self._previous: dict = {}
-        self._timer = None
+        self._timer: QTimer | None = None
         for signum in self.SIGNALS:
             if signum != signal.SIGINT and signal.getsignal(signum) is signal.SIG_IGN:
                 continue   # `nohup gradviz` asked to outlive the terminal
@@ -50,17 +55,18 @@ class CtrlC:
     def exit_status(self) -> int:
         return 128 + int(self.signum)   # what shells report for a command ended by it
 
-    def watch(self, close) -> None:
+    def watch(self, close: Callable[[], object]) -> None:
         """Call close() on the GUI thread within CTRL_C_POLL_MS of one of the signals."""
         from PySide6.QtCore import QTimer
 
+        timer = self._timer = QTimer()
+
         def poll() -> None:
             if self.pressed:
-                self._timer.stop()
+                timer.stop()
                 close()
-        self._timer = QTimer()
-        self._timer.timeout.connect(poll)
-        self._timer.start(CTRL_C_POLL_MS)
+        timer.timeout.connect(poll)
+        timer.start(CTRL_C_POLL_MS)
 
     def restore(self) -> None:
         if self._timer is not None:

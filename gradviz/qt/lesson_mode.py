@@ -1,13 +1,7 @@
-"""Lessons in the window: the Lessons menu, the narration dock, the keys a presenter's
-clicker sends (PageDown / PageUp, Home, Esc), and each slide applied: its config (from
-step 0), its panels, its pace, and where it stops.
-
-A slide changes the window's model (plain.window_model): the lesson and slide, the
-panels on the stage, the settings asked for, the pace and play mode; the window and its
-panels follow the model (the window puts its docks away while a lesson is open, and back
-after it). The engine gets each slide as one message; where a slide stops is the
-engine's to keep (exact at any pace). The panels a slide puts on the stage, and the
-engine, are handed over by the window (LessonParts): nothing is fished off it.
+"""Lessons in the window, as Qt: the Lessons menu, the start page, the narration dock, the
+keys a presenter's clicker sends (PageDown / PageUp, Home, Esc, F5), the lesson file
+dialog, and the stage. What a slide does (the window's model, the engine, the ghosts,
+the graph's framing) is the Qt-free LessonController's; this module hands it the views.
 """
 from __future__ import annotations
 
@@ -21,31 +15,29 @@ from PySide6.QtWidgets import QFileDialog, QMainWindow, QWidget
 
 from ..plain.config import Config
 from ..plain.history import History
-from ..plain.lessons import Lesson, LessonError, bundled_names, find_lesson, load_lesson
-from ..plain.window_model import WindowModel, nearest_pace_ms
-from .lesson_player import LessonPlayer
+from ..plain.lesson_controller import BASE_TITLE, LessonController, LessonViews
+from ..plain.lesson_references import DrawnReference
+from ..plain.lessons import Lesson, LessonError, Slide, bundled_names, find_lesson, load_lesson
+from ..plain.stage_layout import Placement
+from ..plain.window_model import WindowModel
+from .engine_bridge import EngineSlides, bridge_lessons
 from .plain_dialogs import warn
 from .stage import Stage
 from .widgets.lesson_list import LessonList
 from .widgets.line_panel import SLIDE_GHOST_LABEL
-from .widgets.narration_view import NarrationView, title_text
+from .widgets.narration_view import NarrationView
 from .window_layout import add_dock
 
 if TYPE_CHECKING:
     from .engine_client import EngineClient
     from .widgets.graph_view import GraphView
 
-BASE_TITLE = "gradviz — autograd with several losses"
+__all__ = ["BASE_TITLE", "LessonMode", "LessonParts"]
+
 # what each panel a slide can name is called on the stage, where it has no title of its
 # own (the charts have theirs)
-# px at text size 1: a graph panel narrower shows no key (beside a 620 px graph at
-# 1024x768 the key took 240 px and the graph's heads were cut off; its boxes say their
-# state in words, "freed", "changed in place", and the narration says what is drawn)
-KEY_LEAST_WIDTH = 900
 STAGE_TITLES = {"graph": "Autograd graph", "memory": "Memory", "code": "Code",
                 "events": "What happened"}
-
-
 # the charts that draw the slide before's run beside this one's (keep = "ghost")
 GHOSTED = ("loss", "global_norm", "junction", "memory")
 
@@ -63,46 +55,112 @@ class LessonParts:
     open_model: Callable[[str | None, Config | None], None]
 
 
+class StagePanels:
+    """The StageView protocol on the Stage widget: a slide's panels, by name, borrowed."""
+
+    def __init__(self, stage: Stage, panels: Mapping[str, QWidget], narration: NarrationView):
+        self.stage, self.panels, self.narration = stage, panels, narration
+
+    @property
+    def placement(self) -> Placement | None:
+        return self.stage.placement
+
+    def show_slide(self, panels: tuple[str, ...], layout: str, zoom: float) -> None:
+        shown = [(name, self.panels[name], STAGE_TITLES.get(name)) for name in panels
+                 if name in self.panels]
+        self.stage.show_slide(shown, layout, zoom, self.narration.height_for_width)
+
+    def set_zoom(self, zoom: float) -> None:
+        self.stage.set_zoom(zoom)
+
+    def arrange(self) -> None:
+        self.stage.arrange()
+
+
+class SlideGhosts:
+    """The Ghosts protocol on the charts a keep = "ghost" slide draws the one before on."""
+
+    def __init__(self, panels: Mapping[str, QWidget]):
+        self.charts = [panels[name] for name in GHOSTED]
+
+    def set_ghost(self, history: History | None) -> None:
+        for chart in self.charts:
+            if history is None:
+                chart.set_ghost(None)  # type: ignore[attr-defined]
+            else:
+                chart.set_ghost(history, SLIDE_GHOST_LABEL)  # type: ignore[attr-defined]
+
+
+class ChartReferences:
+    """The ReferenceLines protocol on the charts, by the name a slide gives each."""
+
+    def __init__(self, panels: Mapping[str, QWidget]):
+        self.panels = panels
+
+    def set_references(self, lines: dict[str, list[DrawnReference]]) -> None:
+        for name, drawn in lines.items():
+            self.panels[name].set_references(drawn)  # type: ignore[attr-defined]
+
+
+class WindowTitle:
+    def __init__(self, window: QMainWindow):
+        self._window = window
+
+    def set_title(self, title: str) -> None:
+        self._window.setWindowTitle(title)
+
+
 class LessonMode(QObject):
     def __init__(self, window: QMainWindow, model: WindowModel, parts: LessonParts):
         super().__init__(window)
         self.window = window
         self.model = model   # what the window shows: the lesson, its slide, text size
         self.parts = parts
-        self.player = LessonPlayer(self)
-        self.player.slideChanged.connect(self._show_slide)
-        self.player.left.connect(self._leave)
         self.narration = NarrationView()
         # a slide's narration and panels, in the window's middle in place of the docks
         # (see plain.stage_layout): shown only while a lesson is open
         self.stage = Stage(self.narration)
-        self.stage.arranged.connect(self._place_graph_key)
-        self.stage.arranged.connect(self._check_room)
-        # a new text size: the narration's height and every least size changed
-        self.model.events.zoom.connect(lambda _zoom: self.on_text_size())
+        bridge_lessons(parts.engine, model)
+        self.controller = LessonController(model, LessonViews(
+            EngineSlides(parts.engine, model, parts.open_model),
+            StagePanels(self.stage, parts.panels, self.narration), parts.graph_view,
+            SlideGhosts(parts.panels), ChartReferences(parts.panels), self.narration,
+            WindowTitle(window), parts.history,
+            lambda run: QTimer.singleShot(0, run)))
+        self.stage.arranged.connect(self.controller.on_arranged)
+        # what a slide is about, framed (the graph view follows the model's focus)
+        model.events.focus.connect(parts.graph_view.set_focus)
         # the start page: every lesson, a tab beside the settings (the window puts it
         # there; the settings stay in front: a student exploring alone starts there)
         self.start_page = LessonList(self._bundled())
         self.start_page.chosen.connect(self.open_named)
         self.start_dock = add_dock(window, "Lessons", "startDock", self.start_page,
-                                   Qt.LeftDockWidgetArea)
+                                   Qt.DockWidgetArea.LeftDockWidgetArea)
         self.presenting = False
         self._start_was_shown = True
-        # the settings and pace (ms) as the user had them before the lesson: quitting
-        # mid-lesson remembers these, so the next launch is the user's free mode, not a
-        # slide's (detach_ on, 1 s a step)
-        self.settings_before: tuple[Config, int] | None = None
-        # the model file that trained before the lesson (lessons teach on the built-in
-        # model): opened again on leaving, with settings_before
-        self.model_before: str | None = None
-        # each slide's run as it was left ((lesson, slide index) -> History): a slide that
-        # keeps the one before as a ghost draws that run, dashed, on its own axes
-        self.runs: dict[tuple[str, int], object] = {}
-        self._on_screen: tuple[str, int] | None = None   # the slide shown, by the same key
-        self._zoom_asked = False   # the text size changed on this slide: is it still whole?
-        self._ghosted = False    # the line panels draw a slide's ghost (not Compare's B)
         self._build_menu()
         self._build_keys()
+
+    @property
+    def player(self) -> LessonController:
+        """Which lesson and slide is on (the controller)."""
+        return self.controller
+
+    @property
+    def slide(self) -> Slide | None:
+        return self.controller.slide
+
+    @property
+    def staging(self) -> bool:
+        return self.controller.staging
+
+    @property
+    def settings_before(self) -> tuple[Config, int] | None:
+        return self.controller.settings_before
+
+    @property
+    def model_before(self) -> str | None:
+        return self.controller.model_before
 
     # ---- menu and keys ----------------------------------------------------------------
     def _build_menu(self) -> None:
@@ -117,11 +175,12 @@ class LessonMode(QObject):
             action.triggered.connect(lambda _checked=False, n=name: self.open_named(n))
             menu.addAction(action)
         menu.addSeparator()
+        player = self.controller
         menu.addAction("Open a lesson file…", self._open_file)
-        menu.addAction("Next slide\tPage Down", self.player.next)
-        menu.addAction("Previous slide\tPage Up", self.player.previous)
+        menu.addAction("Next slide\tPage Down", player.next)
+        menu.addAction("Previous slide\tPage Up", player.previous)
         menu.addAction("Present (full screen, no settings)\tF5", self.toggle_presenting)
-        menu.addAction("Leave the lesson\tEsc", self.player.leave)
+        menu.addAction("Leave the lesson\tEsc", player.leave)
         self.menu = menu
 
     @staticmethod
@@ -140,12 +199,14 @@ class LessonMode(QObject):
         self.start_page.list.setFocus()
 
     def _build_keys(self) -> None:
-        for key, slot in ((Qt.Key_PageDown, self.player.next),
-                          (Qt.Key_PageUp, self.player.previous),
-                          (Qt.Key_Home, self.player.first), (Qt.Key_Escape, self._escape),
-                          (Qt.Key_F5, self.toggle_presenting)):
+        player = self.controller
+        keys: list[tuple[Qt.Key, Callable[[], None]]] = [
+            (Qt.Key.Key_PageDown, player.next), (Qt.Key.Key_PageUp, player.previous),
+            (Qt.Key.Key_Home, player.first), (Qt.Key.Key_Escape, self._escape),
+            (Qt.Key.Key_F5, self.toggle_presenting)]
+        for key, slot in keys:
             shortcut = QShortcut(QKeySequence(key), self.window)
-            shortcut.setContext(Qt.WindowShortcut)
+            shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
             shortcut.activated.connect(slot)
 
     def toggle_presenting(self) -> None:
@@ -165,7 +226,7 @@ class LessonMode(QObject):
         if self.presenting:
             self.toggle_presenting()
         else:
-            self.player.leave()
+            self.controller.leave()
 
     def _open_file(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self.window, "Open a lesson", "",
@@ -176,161 +237,19 @@ class LessonMode(QObject):
             except LessonError as exc:
                 warn(self.window, "Not a lesson", str(exc))
 
-    # ---- opening and showing --------------------------------------------------------------
+    # ---- forwarded to the controller ----------------------------------------------------
     def open_named(self, name: str) -> None:
-        self.open(find_lesson(name))
+        self.controller.open_named(name)
 
     def open(self, lesson: Lesson, index: int = 0) -> None:
-        self.player.open(lesson, index)
-
-    @property
-    def slide(self):
-        return self.player.slide
-
-    @property
-    def staging(self) -> bool:
-        """A lesson is open: its slides are on the stage, the docks put away."""
-        return self.player.lesson is not None and self.model.in_lesson
-
-    def _show_slide(self, lesson: Lesson, index: int) -> None:
-        slide, m, engine = lesson.slides[index], self.model, self.parts.engine
-        m.blank = False   # PageDown on a blank screen: the next slide, seen
-        if not m.in_lesson:   # the first slide: the user's model file and settings, kept
-            self.model_before = engine.model_path
-            if self.model_before is not None:   # lessons are about the built-in model
-                self.parts.open_model(None, None)
-            self.settings_before = (m.requested, m.pace_ms)
-        if self._on_screen is not None:   # the run the slide left, kept for a ghost
-            self.runs[self._on_screen] = self.parts.history()
-        self._on_screen = (lesson.name, index)
-        self._zoom_asked = False   # the lecturer's text size is kept from here on
-        m.text_too_large = False
-        # the lesson open: the window puts its docks away (their layout kept for the
-        # lesson's end) and shows the stage; nothing a slide does not name is on screen
-        m.lesson = lesson.name
-        count = len(lesson.slides)
-        self.window.setWindowTitle(f"gradviz — {title_text(lesson.title)} — slide "
-                                   f"{index + 1}/{count}: {title_text(slide.title)}")
-        self.narration.show_slide(lesson.title, slide, index, count)
-        # the engine gets the slide as one message: a fresh model at step 0 (each slide
-        # starts there), built once, its pace and play mode, where it stops (the engine
-        # pauses itself there: exact at full speed) and, a clicker sending no Space,
-        # Play where the slide autoplays...
-        pace_ms = nearest_pace_ms(slide.pace)
-        engine.showSlide(slide.config, pace_ms, slide.play == "phases",
-                         slide.stop if isinstance(slide.stop, int) else None, slide.autoplay)
-        # ...and the settings, the code, the pace and the stage show it (the window
-        # tells the engine nothing more: it has them all)
-        m.pace_ms, m.play_mode = pace_ms, slide.play
-        m.slide, m.panels = index, slide.panels
-        m.requested = slide.config
-        self._show_panels(slide)
-        self._show_ghost(lesson, index)
-        # a room reads one box per module call, framed on what the slide is about
-        self.parts.graph_view.set_module_view(True)
-        self.parts.graph_view.set_focus(slide.focus or None)
-
-    def _show_panels(self, slide) -> None:
-        panels = self.parts.panels
-        shown = [(name, panels[name], STAGE_TITLES.get(name)) for name in slide.panels
-                 if name in panels]
-        self.stage.show_slide(shown, slide.layout, self.model.zoom,
-                              self.narration.height_for_width)
-
-    def _ghost_panels(self) -> list:
-        return [self.parts.panels[name] for name in GHOSTED]
-
-    def _show_ghost(self, lesson: Lesson, index: int) -> None:
-        """keep = "ghost": the slide before's run (as it was left), dashed, beside this
-        one's, on the same axes; else no ghost. Compare's B, while pinned, comes first."""
-        if self.model.pinned_b is not None:
-            return
-        before = self.runs.get((lesson.name, index - 1))
-        if lesson.slides[index].keep == "ghost" and before is not None:
-            for panel in self._ghost_panels():
-                panel.set_ghost(before, SLIDE_GHOST_LABEL)
-            self._ghosted = True
-        else:
-            self._clear_ghost()
-
-    def _clear_ghost(self) -> None:
-        if self._ghosted and self.model.pinned_b is None:
-            for panel in self._ghost_panels():
-                panel.set_ghost(None)
-        self._ghosted = False
-
-    def _place_graph_key(self) -> None:
-        """The graph's key where the graph is the slide's main panel and wide enough for
-        it; beside a chart, or in a column narrowed by large text, it took half the
-        panel (the narration says what is drawn)."""
-        stage, view = self.stage, self.parts.graph_view
-        placed = stage.placement.panels.get("graph") if stage.placement else None
-        wide = placed is not None and placed.w >= KEY_LEAST_WIDTH * stage.zoom
-        shown = bool(stage.shown) and stage.shown[0] == "graph" and wide
-        if shown != view.key_shown:
-            view.set_key_shown(shown)
-
-    def _check_room(self) -> None:
-        """Text too large for the stage (a panel below its least size, or the narration
-        scrolling) just after Ctrl+=: one step smaller, as the docks' screen fitting
-        does, so Ctrl+= stops where the slide no longer fits, not at a size that crushes
-        its charts. Only then: a later slide that is cramped at the lecturer's size is
-        fitted by the stage itself (its text and the code's font a step smaller); taking
-        the size back there left lesson 13 at normal text from its second slide on."""
-        placement, m = self.stage.placement, self.model
-        if not self._zoom_asked or placement is None or m.zoom <= 1.0 or m.drawn_off_screen:
-            return
-        if placement.fits < 1 or not placement.narration_whole:
-            QTimer.singleShot(0, self._shrink_if_still_cramped)
-
-    def _shrink_if_still_cramped(self) -> None:
-        placement = self.stage.placement
-        if self.staging and self._zoom_asked and placement is not None and \
-                self.model.zoom > 1.0 and (placement.fits < 1 or not placement.narration_whole):
-            self.model.text_too_large = True   # the screen fitting takes it a step smaller
+        self.controller.open(lesson, index)
 
     def rearrange(self) -> None:
         """An error's explanation came (or went): the stage gives it room to be read."""
-        if self.staging and self.stage.isVisible():
-            self.stage.arrange()
-
-    def on_text_size(self) -> None:
-        """After Ctrl+= or Ctrl+-: the narration's height and every least size changed."""
-        self._zoom_asked = True   # does the slide still fit? (until the next slide)
-        self.model.text_too_large = False   # (not known at this size until arranged)
-        if self.staging:
-            self.stage.set_zoom(self.model.zoom)
+        if self.stage.isVisible():
+            self.controller.rearrange()
 
     def refit(self) -> None:
         """The stage laid out again for its room, once the window is fitted to its
         screen (after a slide, a new text size: the screen fitting calls this)."""
-        if self.staging:
-            self.stage.arrange()
-
-    def _leave(self) -> None:
-        self.parts.engine.setStopAt(None)
-        self.narration.clear()
-        self.window.setWindowTitle(BASE_TITLE)
-        self._clear_ghost()
-        self.runs, self._on_screen = {}, None
-        # the window takes the stage's panels home, and every dock back where, and as
-        # shown or closed as, the user had it
-        self.model.lesson, self.model.slide, self.model.panels = None, None, ()
-        self.model.text_too_large = False
-        self._back_to_model_file()
-        self.settings_before = None
-        self.parts.graph_view.set_key_shown(True)
-
-    def _back_to_model_file(self) -> None:
-        """The model file the lesson put aside, trained again with the settings and pace
-        the user had before the lesson (the built-in model keeps the last slide's, to
-        explore from). The user agreed to run it when it was opened: nothing is asked."""
-        path, self.model_before = self.model_before, None
-        # (a model opened during the lesson is the user's newer choice: it stays)
-        if path is None or self.settings_before is None or \
-                self.parts.engine.model_path is not None:
-            return
-        config, pace_ms = self.settings_before
-        self.model.pace_ms = pace_ms       # (the window tells the engine)
-        self.model.requested = config
-        self.parts.open_model(path, config)
+        self.controller.rearrange()

@@ -24,14 +24,14 @@ def trust_key(path: str) -> str:
 
 def ask_to_run(parent: QWidget | None, path: str) -> bool:
     """Whether the user agrees that the file's code runs (in the engine's process)."""
-    box = QMessageBox(QMessageBox.Warning, "Run this model file?",
+    box = QMessageBox(QMessageBox.Icon.Warning, "Run this model file?",
                       f"{path} is Python code. Opening it runs it, with your user's rights, "
                       "in gradviz's training engine. Open only a file you trust.",
-                      QMessageBox.Open | QMessageBox.Cancel, parent)
+                      QMessageBox.StandardButton.Open | QMessageBox.StandardButton.Cancel, parent)
     box.setObjectName("runModelQuestion")
-    box.setTextFormat(Qt.PlainText)   # the path is the user's, shown as written
-    box.setDefaultButton(QMessageBox.Cancel)
-    return box.exec() == QMessageBox.Open
+    box.setTextFormat(Qt.TextFormat.PlainText)   # the path is the user's, shown as written
+    box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+    return box.exec() == QMessageBox.StandardButton.Open
 
 
 def add_examples(menu: QMenu, open_model: Callable[[str | None], None]) -> QMenu:

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 
 def warn(parent: QWidget | None, title: str, text: str) -> None:
     """A modal warning whose title and text are shown exactly as written."""
-    box = QMessageBox(QMessageBox.Warning, title, text, QMessageBox.Ok, parent)
+    box = QMessageBox(QMessageBox.Icon.Warning, title, text, QMessageBox.StandardButton.Ok, parent)
     box.setObjectName("plainWarning")
-    box.setTextFormat(Qt.PlainText)
+    box.setTextFormat(Qt.TextFormat.PlainText)
     box.exec()

@@ -9,7 +9,8 @@ from PySide6.QtGui import QTextCharFormat, QTextCursor, QTextDocument, QTextForm
 from ..plain.narration_limits import MAX_NESTING, MAX_TABLE_CELLS, narration_problem
 
 # GitHub's dialect (tables, strikethrough, task lists, autolinks) with raw HTML off
-FEATURES = QTextDocument.MarkdownDialectGitHub | QTextDocument.MarkdownNoHTML
+FEATURES = (QTextDocument.MarkdownFeature.MarkdownDialectGitHub
+            | QTextDocument.MarkdownFeature.MarkdownNoHTML)
 
 
 class InertDocument(QTextDocument):
@@ -39,16 +40,17 @@ def _images(document: QTextDocument) -> list:
 def _select(document: QTextDocument, fragment) -> QTextCursor:
     cursor = QTextCursor(document)
     cursor.setPosition(fragment.position())
-    cursor.setPosition(fragment.position() + fragment.length(), QTextCursor.KeepAnchor)
+    cursor.setPosition(fragment.position() + fragment.length(), QTextCursor.MoveMode.KeepAnchor)
     return cursor
 
 
 def _as_text(image_format: QTextCharFormat) -> QTextCharFormat:
     """An image's format as the surrounding text's (a link keeps its target)."""
     text_format = QTextCharFormat(image_format)
-    text_format.setObjectType(QTextFormat.NoObject)
-    for key in (QTextFormat.ImageName, QTextFormat.ImageWidth, QTextFormat.ImageHeight,
-                QTextFormat.ImageTitle, QTextFormat.ImageAltText):
+    text_format.setObjectType(QTextFormat.ObjectTypes.NoObject)
+    prop = QTextFormat.Property
+    for key in (prop.ImageName, prop.ImageWidth, prop.ImageHeight, prop.ImageTitle,
+                prop.ImageAltText):
         text_format.clearProperty(key)
     return text_format
 
@@ -60,13 +62,13 @@ def _make_inert(document: QTextDocument) -> None:
     for fragment in _fragments(document):
         char_format = fragment.charFormat()
         if char_format.isImageFormat():
-            alt = char_format.property(QTextFormat.ImageAltText)
+            alt = char_format.property(QTextFormat.Property.ImageAltText)
             text_format = _as_text(char_format)
-            text_format.clearProperty(QTextFormat.TextToolTip)
+            text_format.clearProperty(QTextFormat.Property.TextToolTip)
             _select(document, fragment).insertText(alt if isinstance(alt, str) else "",
                                                    text_format)
-        elif char_format.hasProperty(QTextFormat.TextToolTip):
-            char_format.clearProperty(QTextFormat.TextToolTip)
+        elif char_format.hasProperty(QTextFormat.Property.TextToolTip):
+            char_format.clearProperty(QTextFormat.Property.TextToolTip)
             _select(document, fragment).setCharFormat(char_format)
 
 
@@ -77,7 +79,7 @@ def _structure_problem(document: QTextDocument) -> str | None:
     block = document.begin()
     while block.isValid():
         listed = block.textList()
-        quoted = block.blockFormat().intProperty(QTextFormat.BlockQuoteLevel)
+        quoted = block.blockFormat().intProperty(QTextFormat.Property.BlockQuoteLevel)
         indent = listed.format().indent() if listed is not None else 0
         depth = max(depth, indent + quoted)
         table = QTextCursor(block).currentTable()

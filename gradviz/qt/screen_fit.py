@@ -19,6 +19,7 @@ from PySide6.QtGui import QScreen
 from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QWidget
 
 from ..plain.window_model import WindowModel
+from .own_layout import own_layout
 from .theme import TEXT_STEP
 from .widgets.gradients_panel import GradientsPanel
 from .widgets.loss_plot import LossPlot
@@ -102,7 +103,7 @@ def _beside_the_graph(window: QMainWindow, dock: QDockWidget) -> None:
     """dock at the bottom, to the right of the graph's tab group (added to the area, not
     split off the graph: Qt adds a dock split off a tabbed one as one more tab)."""
     hidden = dock.isHidden()
-    window.addDockWidget(Qt.BottomDockWidgetArea, dock, Qt.Horizontal)
+    window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock, Qt.Orientation.Horizontal)
     dock.setHidden(hidden)
 
 
@@ -127,21 +128,25 @@ class ScreenFit(QObject):
             field.connect(self.ask)
         model.events.full_screen.connect(self._full_screen)
         # a lesson's stage found no room at the text size asked for
-        model.events.text_too_large.connect(lambda cramped: cramped and self.text_too_large())
+        model.events.text_too_large.connect(self._cramped)
         self._least_sizes()
 
     # ---- what is observed -----------------------------------------------------------------
-    def eventFilter(self, watched, event) -> bool:   # noqa: N802 (Qt's name)
+    def _cramped(self, cramped: bool) -> None:
+        if cramped:
+            self.text_too_large()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:   # noqa: N802 (Qt's name)
         if watched is self.window:
             kind = event.type()
-            if kind in (QEvent.LayoutRequest, QEvent.Resize):
+            if kind in (QEvent.Type.LayoutRequest, QEvent.Type.Resize):
                 # a panel grew (a history plot shown, a larger text), or the window was
                 # sized by hand: does it still fit?
                 self.ask()
-            elif kind == QEvent.WindowStateChange:
+            elif kind == QEvent.Type.WindowStateChange:
                 # F11, a lesson's F5, or the window manager: the model says what is so
                 self.model.full_screen = self.window.isFullScreen()
-            elif kind == QEvent.Show and not self._watching_screen \
+            elif kind == QEvent.Type.Show and not self._watching_screen \
                     and self.window.windowHandle() is not None:
                 # the window's own handle exists once it is shown: its screen from then on
                 handle = self.window.windowHandle()
@@ -240,7 +245,7 @@ class ScreenFit(QObject):
             if (wide and "w" in dims) or (tall and "h" in dims):
                 move()
                 parts.graph_dock.raise_()   # the graph stays the tab in front of its group
-                window.layout().activate()
+                own_layout(window).activate()
 
 
 def _tabs_for_cramped_charts(panel: GradientsPanel, zoom: float) -> None:

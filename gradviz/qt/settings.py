@@ -61,7 +61,8 @@ class Remembered:
 
 
 def default_path() -> Path:
-    base = QStandardPaths.writableLocation(QStandardPaths.AppConfigLocation) or str(Path.home())
+    base = (QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppConfigLocation)
+            or str(Path.home()))
     return Path(base) / FILE_NAME
 
 

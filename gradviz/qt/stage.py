@@ -5,6 +5,7 @@ the window puts them home in their docks when the lesson ends."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
 
 from ..plain.stage_layout import Placement, place
@@ -15,19 +16,19 @@ TITLE_INSET = 6   # px: a title's text at least 12 px from the part beside it
 class StageSlot(QFrame):
     """One panel on the stage, under its name where the panel has no title of its own."""
 
-    def __init__(self, name: str, parent=None):
+    def __init__(self, name: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName(f"stage_{name}")
         self.title = QLabel("")
         self.title.setObjectName(f"stageTitle_{name}")
-        self.title.setTextFormat(Qt.PlainText)
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
         # the title's first letter TITLE_INSET px further in: at the stage's GAP from a
         # narration column, OCR of a hall's view read "Autograd graph" as "/utograd"
         self.title.setContentsMargins(TITLE_INSET, 0, 0, 0)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(2)
-        layout.addWidget(self.title)
+        self.box = QVBoxLayout(self)
+        self.box.setContentsMargins(0, 0, 0, 0)
+        self.box.setSpacing(2)
+        self.box.addWidget(self.title)
         self.panel: QWidget | None = None
 
     def hold(self, panel: QWidget, title: str | None) -> None:
@@ -39,7 +40,7 @@ class StageSlot(QFrame):
         self.title.setText(title or "")
         self.title.setVisible(bool(title))
         if panel is not self.panel:
-            self.layout().addWidget(panel, 1)
+            self.box.addWidget(panel, 1)
             self.panel = panel
         panel.show()
 
@@ -87,7 +88,7 @@ class Stage(QWidget):
     def _slot_height(self, name: str, widget):
         def height(width: int, scale: float = 1.0) -> int:   # its own and its title's
             slot = self.slots[name]
-            title = slot.title.sizeHint().height() + slot.layout().spacing() \
+            title = slot.title.sizeHint().height() + slot.box.spacing() \
                 if slot.title.isVisibleTo(slot) else 0
             return title + widget.height_for_width(width, scale)
         return height
@@ -98,8 +99,9 @@ class Stage(QWidget):
         self.arrange()
 
     def arrange(self) -> None:
-        floors = [self.panels[n].least_text_scale(self.zoom) for n in self.content_height
-                  if hasattr(self.panels[n], "least_text_scale")]
+        text_panels = [self.panels[n] for n in self.content_height]
+        floors = [panel.least_text_scale(self.zoom) for panel in text_panels
+                  if hasattr(panel, "least_text_scale")]
         placement = place(self.width(), self.height(), self.shown, self.zoom,
                           self.layout_name, self.narration_height, self.content_height,
                           max(floors) if floors else None)
@@ -109,17 +111,18 @@ class Stage(QWidget):
         self.narration.setGeometry(r.x, r.y, r.w, r.h)
         for name in self.shown:
             r = placement.panels[name]
-            if name in self.content_height and hasattr(self.panels[name], "set_text_scale"):
+            panel = self.panels[name]
+            if name in self.content_height and hasattr(panel, "set_text_scale"):
                 # an explanation that cannot be whole at the larger text size, smaller
-                self.panels[name].set_text_scale(placement.text_scale)
-            elif name in placement.font_scale and hasattr(self.panels[name], "set_text_scale"):
+                panel.set_text_scale(placement.text_scale)
+            elif name in placement.font_scale and hasattr(panel, "set_text_scale"):
                 # the loop in a panel smaller than the text size wants, its font a step
                 # smaller (down to the normal size), as the graph's boxes are fitted
-                self.panels[name].set_text_scale(placement.font_scale[name])
+                panel.set_text_scale(placement.font_scale[name])
             self.slots[name].setGeometry(r.x, r.y, r.w, r.h)
         self.arranged.emit()
 
-    def resizeEvent(self, event) -> None:   # noqa: N802 (Qt's name)
+    def resizeEvent(self, event: QResizeEvent) -> None:   # noqa: N802 (Qt's name)
         super().resizeEvent(event)
         self.arrange()
 

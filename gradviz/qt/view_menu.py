@@ -25,7 +25,7 @@ def add_keys(widget: QWidget, keys: Sequence[tuple[Key, Slot]]) -> list[QShortcu
     shortcuts = []
     for key, slot in keys:
         shortcut = QShortcut(QKeySequence(key), widget)
-        shortcut.setContext(Qt.WindowShortcut)
+        shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
         shortcut.activated.connect(slot)
         shortcuts.append(shortcut)
     return shortcuts
@@ -33,11 +33,11 @@ def add_keys(widget: QWidget, keys: Sequence[tuple[Key, Slot]]) -> list[QShortcu
 
 def view_keys(model: WindowModel) -> list[tuple[Key, Slot]]:
     """The text size and F11: changes of the model, which the window then shows."""
-    return [(QKeySequence.ZoomIn, lambda: model.scale_text(TEXT_STEP)),
+    return [(QKeySequence.StandardKey.ZoomIn, lambda: model.scale_text(TEXT_STEP)),
             (QKeySequence("Ctrl+="), lambda: model.scale_text(TEXT_STEP)),
-            (QKeySequence.ZoomOut, lambda: model.scale_text(1 / TEXT_STEP)),
+            (QKeySequence.StandardKey.ZoomOut, lambda: model.scale_text(1 / TEXT_STEP)),
             (QKeySequence("Ctrl+0"), lambda: model.scale_text(None)),
-            (Qt.Key_F11, lambda: setattr(model, "full_screen", not model.full_screen))]
+            (Qt.Key.Key_F11, lambda: setattr(model, "full_screen", not model.full_screen))]
 
 
 class ViewMenu(QObject):
@@ -55,7 +55,9 @@ class ViewMenu(QObject):
         for text, name, factor in (("Larger text\tCtrl++", "largerTextAction", TEXT_STEP),
                                    ("Smaller text\tCtrl+-", "smallerTextAction", 1 / TEXT_STEP),
                                    ("Normal text size\tCtrl+0", "normalTextAction", None)):
-            action = menu.addAction(text, lambda _checked=False, f=factor: model.scale_text(f))
+            def scale(_checked: bool = False, f: float | None = factor) -> None:
+                model.scale_text(f)
+            action = menu.addAction(text, scale)
             action.setObjectName(name)
         self.full_screen = self._ticked(menu, "Full screen\tF11", "fullScreenAction",
                                         lambda on: setattr(model, "full_screen", on))
@@ -64,9 +66,10 @@ class ViewMenu(QObject):
         self.dock_actions: dict[str, QAction] = {}
         for dock in docks:
             name = dock.objectName()
-            self.dock_actions[name] = self._ticked(
-                menu, dock.windowTitle(), f"show_{name}",
-                lambda on, n=name: model.show_dock(n, on))
+            def show(on: bool, n: str = name) -> None:
+                model.show_dock(n, on)
+            self.dock_actions[name] = self._ticked(menu, dock.windowTitle(), f"show_{name}",
+                                                   show)
         self.menu = menu
         model.events.theme.connect(self._tick)
         model.events.full_screen.connect(self._tick)
@@ -106,8 +109,8 @@ class DockWatch(QObject):
         model.events.docks_shown.connect(self._show)
         self._told()
 
-    def eventFilter(self, watched, event) -> bool:   # noqa: N802 (Qt's name)
-        if event.type() in (QEvent.ShowToParent, QEvent.HideToParent) \
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:   # noqa: N802 (Qt's name)
+        if event.type() in (QEvent.Type.ShowToParent, QEvent.Type.HideToParent) \
                 and not self._applying:
             self._told()
         return False

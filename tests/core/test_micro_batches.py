@@ -172,3 +172,42 @@ def test_compare_tells_batch_norm_micro_batches_different_in_words():
     result = compare(a, a.replace(accumulate=4), 5)
     assert not result.same
     assert "1.00×" not in result.verdict()   # different, never told in words of same
+
+
+def plain_update_cosines(cfg: Config, state, session, sizes, shares,
+                         factors=None) -> list[float]:
+    """Each head's cosine with the trunk update, by a plain accumulation loop: per part,
+    each head's trunk gradient of its own loss (added with the part's share of the
+    step's loss) and the trunk gradient of the weighted total (added with the part's
+    factor in the backward: its share where not given)."""
+    net = plain_net(cfg, state)
+    trunk = list(net.trunk.parameters())
+    rows, update = [0.0] * cfg.heads, 0.0
+    for (x, targets), share, factor in zip(parts(session, sizes), shares, factors or shares):
+        z = net.trunk(x)
+        losses = [loss_k(k, head(z), targets[k]) for k, head in enumerate(net.heads)]
+        flat = [torch.cat([g.reshape(-1) for g in torch.autograd.grad(
+            loss, trunk, retain_graph=True)]) for loss in losses]
+        total = torch.cat([g.reshape(-1) for g in torch.autograd.grad(
+            weighted_sum(weights(cfg), losses), trunk)])
+        rows = [r + share * g for r, g in zip(rows, flat)]
+        update = update + factor * total
+    return [torch.nn.functional.cosine_similarity(r, update, dim=0).item() for r in rows]
+
+
+@pytest.mark.parametrize("scale_by", ["size", "mean"])
+def test_update_cosine_weighs_each_micro_batch_as_its_loss_is_weighted(scale_by):
+    """40, 8, 8, 8 scaled by size reported 0.679 / 0.170 / 0.672 (each part's gradient
+    counted alike) where the full batch's are 0.695 / 0.176 / 0.685. Each head's row is
+    the gradient of the step's loss (the parts' n_i/B); scaled by 1/N, the update is not
+    that loss's gradient, and the cosine says so."""
+    cfg = BASE.replace(micro_batch_sizes=SIZES, accumulate=4, scale_by=scale_by,
+                       probes="all")
+    s, state = engine_step(cfg)
+    factors = [n / 64 for n in SIZES] if scale_by == "size" else [1 / 4] * 4
+    expected = plain_update_cosines(BASE, state, s, SIZES, [n / 64 for n in SIZES], factors)
+    got = [s.last_record.update_cosine[f"head{k}"] for k in range(3)]
+    assert got == pytest.approx(expected, abs=1e-5)
+    if scale_by == "size":   # the full batch's gradient, so the full batch's cosines
+        full = plain_update_cosines(BASE, state, s, (64,), (1.0,))
+        assert got == pytest.approx(full, abs=1e-5)

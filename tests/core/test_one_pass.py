@@ -191,3 +191,73 @@ def test_separate_and_backward_list_agree_with_each_other():
     for name in grads["separate"]:
         torch.testing.assert_close(grads["backward-list"][name], grads["separate"][name],
                                    **TIGHT)
+
+
+def test_autograd_grad_is_separates_gradient_bit_for_bit_and_the_sums_up_to_rounding():
+    """What lesson 12 says of it: each head's trunk gradient is added after its own walk,
+    as separate's .grad adds them; the sum adds at z and walks the trunk once."""
+    cfg = BASE.replace(strategy="autograd-grad", trunk_width=32, batch_size=64)
+    s = Session(cfg)
+    init = snapshot(s)
+    assert s.step() is not None, s.error
+    got = session_grads(s)
+    net, losses = _net_and_losses(cfg, s, init)
+    for k, loss in enumerate(losses):   # separate: one backward per loss into .grad
+        loss.backward(retain_graph=k < len(losses) - 1)
+    separate = {n: p.grad.clone() for n, p in _params(net).items()}
+    net2, losses2 = _net_and_losses(cfg, s, init)
+    summed = grads_of(net2, weighted_sum(weights(cfg), losses2))
+    assert all(torch.equal(got[n], separate[n]) for n in got)
+    trunk = [n for n in got if n.startswith("trunk.")]
+    assert not all(torch.equal(got[n], summed[n]) for n in trunk)
+    largest = max(summed[n].abs().max().item() for n in trunk)
+    difference = max((got[n] - summed[n]).abs().max().item() for n in trunk)
+    assert 0 < difference / largest < 1e-6
+
+
+def _counted_net(cfg, session, init):
+    """(the reference net's z, its losses, the trunk passes counted so far): a pre-hook
+    on the first trunk node, as _reference_walks counts them."""
+    net = ref_net(cfg, init)
+    x, targets = batch(session, 0, cfg.batch_size)
+    passes = [0]
+    first = net.trunk[0](x)
+    first.grad_fn.register_prehook(lambda _: passes.__setitem__(0, passes[0] + 1))
+    z = net.trunk[1:](first)
+    losses = [F.mse_loss(head(z), targets[k]) if k % 2 == 0
+              else F.cross_entropy(head(z), targets[k]) for k, head in enumerate(net.heads)]
+    return net, z, losses, passes
+
+
+def test_trunk_walks_leave_out_the_update_cosine_probes_own_walks():
+    """What the status bar's tooltip says: the probe walks the trunk once per head on a
+    sampled step, and those walks are not in the count."""
+    cfg = BASE.replace(probes="all")
+    s = Session(cfg)
+    init = snapshot(s)
+    record = s.step()
+    assert record is not None and record.update_cosine is not None   # the probe ran
+    net, _, losses, passes = _counted_net(cfg, s, init)
+    trunk = list(net.trunk.parameters())
+    for loss in losses:   # the probe's walks: each head's gradient on the trunk
+        torch.autograd.grad(loss, trunk, retain_graph=True)
+    assert passes[0] == 3
+    sum(losses).backward()
+    assert passes[0] == 3 + 1 and record.trunk_walks == 1   # the strategy's walk alone
+
+
+@pytest.mark.parametrize("chunk, walks", [(1, 3), (None, 1)])
+def test_upgrad_walks_the_trunk_once_per_head_because_rows_go_one_at_a_time(chunk, walks):
+    """torchjd's mtl_backward takes the trunk's Jacobian one row (one walk) per head at
+    parallel_chunk_size=1, as gradviz runs it; batched by vmap it is one walk."""
+    from torchjd.autojac import mtl_backward
+    cfg = BASE.replace(strategy="upgrad")
+    s = Session(cfg)
+    init = snapshot(s)
+    record = s.step()
+    assert record is not None, s.error
+    net, z, losses, passes = _counted_net(cfg, s, init)
+    mtl_backward(losses, features=z, tasks_params=[list(h.parameters()) for h in net.heads],
+                 shared_params=list(net.trunk.parameters()), parallel_chunk_size=chunk)
+    assert passes[0] == walks
+    assert record.trunk_walks == 3

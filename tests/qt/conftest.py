@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+from PySide6.QtGui import QFont, QPalette
 from pytestqt.qtbot import QtBot
 
 from gradviz.plain.config import Config
@@ -27,6 +28,17 @@ def _generous(wait):
 for _name in ("waitUntil", "waitSignal", "waitSignals", "waitCallback", "waitExposed",
               "waitActive"):
     setattr(QtBot, _name, _generous(getattr(QtBot, _name)))
+
+
+@pytest.fixture(autouse=True)
+def _app_look_restored(qapp):
+    """Each test starts with the application's font and palette as Qt made them: a theme
+    applied at a larger text size (appearance.apply sets both application-wide) must not
+    change how the next test's widgets measure their text."""
+    font, palette = QFont(qapp.font()), QPalette(qapp.palette())
+    yield
+    qapp.setFont(font)
+    qapp.setPalette(palette)
 
 
 @pytest.fixture

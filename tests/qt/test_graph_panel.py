@@ -139,19 +139,20 @@ def test_layout_stays_put_between_steps_and_changes_with_structure(qtbot, make_w
     step(qtbot, w)
     wait_drawn(qtbot, w)
     canvas = w.graph_view.canvas
-    layout = canvas.layout
+    layout = canvas.graph_layout
     positions = {k: (i.box.x, i.box.y) for k, i in canvas.nodes.items()}
     step(qtbot, w, n=2)
     with qtbot.waitSignal(w.engine.graphReady, timeout=WAIT_MS):   # this step's graph
         w.sigRequestGraph.emit()
     qtbot.waitUntil(lambda: w.graph_view.idle, timeout=WAIT_MS)
-    assert canvas.layout is layout
+    assert canvas.graph_layout is layout
     assert {k: (i.box.x, i.box.y) for k, i in canvas.nodes.items()} == positions
     strategy = w.controls.widgets["strategy"]
     strategy.setCurrentIndex(strategy.findData("in-loop"))
     qtbot.waitUntil(lambda: w.engine.session.config.strategy == "in-loop", timeout=WAIT_MS)
     step(qtbot, w)
-    qtbot.waitUntil(lambda: canvas.layout is not layout and w.graph_view.idle, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: canvas.graph_layout is not layout and w.graph_view.idle,
+                    timeout=WAIT_MS)
 
 
 def test_export_svg_png_dot_and_torchviz(qtbot, make_window, tmp_path):

@@ -1,5 +1,6 @@
 """Lessons in the window, driven as a lecturer does: the Lessons menu, PageDown / PageUp,
-Esc, each slide's config, panels and stop applied."""
+Home, Esc, F5, the stage's layout and the window's docks around a lesson. What each slide
+asks of the engine and the model is tests/plain/test_lesson_controller.py's (no window)."""
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
@@ -23,71 +24,18 @@ def test_the_lessons_menu_opens_a_lesson_and_names_it(qtbot, make_window):
     assert w.windowTitle() == (f"gradviz — {lesson.title} — slide 1/2: "
                                f"{lesson.slides[0].title}")
     assert w.lessons.stage.isVisible()
-    qtbot.waitUntil(lambda: engine(w).strategy == "separate"
-                    and engine(w).retain_graph == "never", timeout=WAIT_MS)
-    assert w.controls.config().retain_graph == "never"          # the controls show it too
+    assert w.controls.config() == lesson.slides[0].config       # the controls show it
 
 
-def test_page_down_and_up_change_the_slide_and_its_config(qtbot, make_window):
+def test_the_clickers_keys_move_between_slides(qtbot, make_window):
     w = make_window()
     w.lessons.open_named("detach-vs-detach_")
-    qtbot.waitUntil(lambda: engine(w).detach_mode == "detach", timeout=WAIT_MS)
+    for key, shown in ((Qt.Key_PageDown, 2), (Qt.Key_PageUp, 1), (Qt.Key_PageDown, 2),
+                       (Qt.Key_Home, 1)):
+        qtbot.keyClick(w, key)
+        assert f"slide {shown}/3" in w.windowTitle() and w.model.slide == shown - 1
     qtbot.keyClick(w, Qt.Key_PageDown)
-    assert "slide 2/3" in w.windowTitle()
-    qtbot.waitUntil(lambda: engine(w).detach_mode == "detach_", timeout=WAIT_MS)
     assert on_stage(w) == ["graph", "events"]    # the slide's panels, and only those
-    qtbot.keyClick(w, Qt.Key_PageUp)
-    assert "slide 1/3" in w.windowTitle()
-    qtbot.keyClick(w, Qt.Key_PageDown)
-    qtbot.keyClick(w, Qt.Key_Home)
-    assert "slide 1/3" in w.windowTitle()
-
-
-def test_page_down_on_the_last_slide_opens_the_next_lesson(qtbot, make_window):
-    w = make_window()
-    lesson = find_lesson("07-device-mismatch")
-    w.lessons.open(lesson, len(lesson.slides) - 1)
-    qtbot.keyClick(w, Qt.Key_PageDown)
-    assert find_lesson("08-rnn-truncation").title in w.windowTitle()
-
-
-def test_entering_a_slide_plays_it_to_where_it_stops(qtbot, make_window):
-    """A clicker sends PageDown and PageUp, never Space: the slide entered plays by
-    itself, the engine pauses it at its stop, and PageUp replays the one before."""
-    w = make_window()
-    w.lessons.open_named("zero-grad")                 # stop = 40
-    qtbot.waitUntil(lambda: w.generation >= 1 and w.running)
-    qtbot.waitUntil(lambda: not w.running)
-    w.refresh()
-    assert len(w.history) == 40                       # the engine pauses itself at the stop
-    generation = w.generation
-    qtbot.keyClick(w, Qt.Key_PageDown)
-    qtbot.waitUntil(lambda: w.generation > generation and w.running)
-    qtbot.waitUntil(lambda: not w.running)
-    generation = w.generation
-    qtbot.keyClick(w, Qt.Key_PageUp)                  # back, and played again from step 0
-    qtbot.waitUntil(lambda: w.generation > generation and w.running)
-    qtbot.waitUntil(lambda: not w.running)
-    w.refresh()
-    assert len(w.history) == 40
-
-
-def test_a_slide_that_opts_out_of_autoplay_waits_for_play(qtbot, make_window, tmp_path):
-    path = tmp_path / "still.toml"
-    path.write_text('title = "Still"\nconfig = { heads = 2, batch-size = 16 }\n'
-                    '[[slides]]\ntitle = "Look first"\nnarration = "n"\nstop = 5\n'
-                    'autoplay = false\n')
-    w = make_window()
-    w.lessons.open(load_lesson(path))
-    qtbot.waitUntil(lambda: w.generation >= 1 and w.controls.config().heads == 2)
-    w.refresh()
-    assert not w.running and len(w.history) == 0
-    running = []   # both messages can come in one batch: the signal, not the flag
-    w.engine.runningChanged.connect(running.append)
-    qtbot.keyClick(w, Qt.Key_Space)
-    qtbot.waitUntil(lambda: running[-2:] == [True, False])   # after any late Pause
-    w.refresh()
-    assert len(w.history) == 5
 
 
 def test_esc_leaves_the_lesson_and_keeps_the_settings(qtbot, make_window):
@@ -342,6 +290,7 @@ def test_a_slide_naming_an_unknown_focus_is_a_bad_lesson(tmp_path):
 
 
 def test_the_graphs_key_is_shown_where_the_graph_is_the_slides_main_panel(qtbot, make_window):
+    # (its width rule at each text size: tests/plain/test_lesson_controller.py)
     w = make_window()
     w.drawn_off_screen = True   # laid out as on a 1920x1080 screen, not the offscreen one
     w.resize(1920, 1080)
@@ -349,12 +298,6 @@ def test_the_graphs_key_is_shown_where_the_graph_is_the_slides_main_panel(qtbot,
     assert w.graph_view.isVisible() and not w.graph_view.side_scroll.isVisible()
     w.lessons.open_named("backward-twice")        # graph, then What happened
     assert w.graph_view.side_scroll.isVisible()
-    # on a projector the graph keeps the room: beside a 790 px graph at 1280x720 (620 px
-    # at 1024x768) the key took 240 px and cut the heads off; the boxes say their state
-    w.resize(1280, 720)
-    qtbot.waitUntil(lambda: not w.graph_view.side_scroll.isVisible(), timeout=WAIT_MS)
-    w.resize(1920, 1080)
-    qtbot.waitUntil(lambda: w.graph_view.side_scroll.isVisible(), timeout=WAIT_MS)
     w.lessons.open_named("leaky-graphs")
     qtbot.keyClick(w, Qt.Key_Escape)              # free mode: the key, as before
     qtbot.waitUntil(lambda: w.graph_view.isVisible(), timeout=WAIT_MS)
@@ -369,7 +312,7 @@ def test_an_error_slides_explanation_is_whole_beside_the_graph(qtbot, make_windo
     w.resize(1024, 768)
     w.lessons.open_named("backward-twice")
     qtbot.waitUntil(lambda: w.events_view.event is not None, timeout=WAIT_MS)
-    bar = w.events_view.scroll.verticalScrollBar()
+    bar = w.events_view.scroll_area.verticalScrollBar()
     qtbot.waitUntil(lambda: bar.maximum() == 0, timeout=WAIT_MS)
     assert "What to do:" in w.events_view.text()
     stage = w.lessons.stage
@@ -437,9 +380,9 @@ def test_a_slide_that_keeps_a_ghost_draws_the_slide_befores_run_on_its_axes(qtbo
             assert np.array_equal(x, full_batch[name][0])
             assert np.allclose(y, full_batch[name][1], equal_nan=True), name
     top = w.memory.plot.getViewBox().viewRange()[1][1]
-    assert top >= np.nanmax(full_batch["peak within step"][1])   # one axis for both
-    assert np.nanmax(w.memory.data()["peak within step"][1]) < \
-        np.nanmax(full_batch["peak within step"][1])             # micro-batches hold less
+    assert top >= np.nanmax(full_batch["peak after forward"][1])   # one axis for both
+    assert np.nanmax(w.memory.data()["peak after forward"][1]) < \
+        np.nanmax(full_batch["peak after forward"][1])             # micro-batches hold less
     assert any("slide before" in label.text for _, label in w.memory.legend.items)
     qtbot.keyClick(w, Qt.Key_Escape)                    # out of the lesson: no ghost
     assert w.memory.ghost is None and w.junction.ghost is None
@@ -466,6 +409,28 @@ def test_lesson_01s_last_slide_shows_3x_2x_1x_against_the_slide_befores_ghost(qt
     assert np.allclose(ratios, [3.0, 2.0, 1.0], rtol=1e-4), ratios
 
 
+def test_the_data_slide_draws_the_clean_runs_push_as_a_line_till_the_next_slide(
+        qtbot, make_window):
+    """Lesson 12's .data slide: head 2's push in the clean run (slide 1, step 0) as a
+    labelled line on the junction chart; the next slide, and leaving, take it away."""
+    lesson = find_lesson("12-one-pass-or-k")
+    w = make_window()
+    w.lessons.open(lesson, 0)                          # the sum: the clean run
+    qtbot.waitUntil(lambda: w.generation >= 1 and len(w.history) >= 2, timeout=WAIT_MS)
+    clean = w.history
+    w.lessons.open(lesson, 4)                          # z.data.mul_(0.5)
+    ((ref, line),) = w.junction.references()
+    assert ref.value == clean.column("junction")[0, 2] and line.value() == ref.value
+    assert line.label.toPlainText() == "head2, clean run, step 0"
+    assert w.global_norm.references() == []
+    qtbot.keyClick(w, Qt.Key_PageDown)                 # no_grad: junction, no line
+    assert w.junction.references() == []
+    w.lessons.open(lesson, 4)
+    assert len(w.junction.references()) == 1
+    qtbot.keyClick(w, Qt.Key_Escape)
+    assert w.junction.references() == []
+
+
 def test_larger_text_stops_where_the_slide_no_longer_fits(qtbot, make_window):
     """Ctrl+= for the back row grows the text as far as the slide's panels keep their
     least sizes and its narration stays whole on this 1024x768 window; the status line
@@ -488,22 +453,15 @@ def test_larger_text_stops_where_the_slide_no_longer_fits(qtbot, make_window):
             assert width >= least_w and height >= least_h, (name, width, height)
 
 
-def test_the_window_model_follows_the_lesson_the_pace_and_the_text_size(qtbot, make_window):
+def test_the_window_model_follows_the_lesson_and_compares_menu_follows_it(qtbot, make_window):
     """One model says what is on screen; Compare's slide menu follows it, not the
     lesson's widgets."""
     w = make_window()
-    seen = []
-    w.model.events.connect(lambda info: seen.append(info.signal.name))
     w.lessons.open_named("backward-twice")
     m = w.model
     assert (m.lesson, m.slide, m.panels) == ("02-backward-twice", 0, ("graph", "events"))
-    assert m.play_mode == w.lessons.slide.play and m.pace_ms == w.run_bar.delay_ms()
+    assert m.pace_ms == w.run_bar.delay_ms() and w.run_bar.phase_play.isChecked()
     assert w.compare.slides_menu.isEnabled()            # told by the model, no menu opened
-    qtbot.waitUntil(lambda: m.confirmed.retain_graph == "never" and not m.waiting,
-                    timeout=WAIT_MS)
-    qtbot.keyClick(w, Qt.Key_Equal, Qt.ControlModifier)
-    assert m.zoom == pytest.approx(1.15)
     qtbot.keyClick(w, Qt.Key_Escape)
     assert (m.lesson, m.slide, m.panels) == (None, None, ())
     assert not w.compare.slides_menu.isEnabled()
-    assert {"lesson", "slide", "panels", "zoom", "confirmed"} <= set(seen)

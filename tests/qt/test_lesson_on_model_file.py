@@ -1,7 +1,8 @@
 """A lesson opened while a model file trains (issue 22): the lesson teaches on the
 built-in model, and leaving it (Esc, or Lessons → Leave the lesson) brings back the
-model file the user had open, with the settings and pace they had before the lesson."""
-import pytest
+model file the user had open, with the settings and pace they had before the lesson.
+The rule (which file, which settings, not one opened meanwhile) is tested without a
+window in tests/plain/test_lesson_controller.py; this is its wiring to a real engine."""
 from PySide6.QtCore import Qt
 
 from gradviz.plain.config import Config
@@ -21,18 +22,7 @@ def _on_the_file(w) -> bool:
         s.spec is not None
 
 
-def _leave_by_esc(qtbot, w) -> None:
-    qtbot.keyClick(w, Qt.Key_Escape)
-
-
-def _leave_by_menu(qtbot, w) -> None:
-    leave = next(a for a in w.lessons.menu.actions() if a.text().startswith("Leave"))
-    leave.trigger()
-
-
-@pytest.mark.parametrize("leave", [_leave_by_esc, _leave_by_menu], ids=["esc", "menu"])
-def test_leaving_a_lesson_brings_back_the_model_file_and_its_settings(
-        qtbot, make_window, leave):
+def test_leaving_a_lesson_brings_back_the_model_file_and_its_settings(qtbot, make_window):
     w = make_window(remembered=Remembered(BEFORE, speed=SPEED),
                     model_path=example_path("deep_supervision"))
     qtbot.waitUntil(lambda: _on_the_file(w), timeout=WAIT_MS)
@@ -43,7 +33,8 @@ def test_leaving_a_lesson_brings_back_the_model_file_and_its_settings(
     qtbot.keyClick(w, Qt.Key_PageDown)             # a slide on, as a lecturer would
     qtbot.waitUntil(lambda: w.lessons.player.index == 1)
     assert w.run_bar.speed.value() != SPEED or w.controls.config().lr != BEFORE.lr
-    leave(qtbot, w)
+    leave = next(a for a in w.lessons.menu.actions() if a.text().startswith("Leave"))
+    leave.trigger()                                # (Esc: the clicker's keys test)
     assert w.lessons.player.lesson is None
     qtbot.waitUntil(lambda: _on_the_file(w) and w.engine.session.config.lr == BEFORE.lr,
                     timeout=WAIT_MS)
@@ -59,14 +50,3 @@ def test_leaving_a_lesson_brings_back_the_model_file_and_its_settings(
     assert "MODEL_FILE.build(SEED)" in w.code_view.code()
 
 
-def test_leaving_a_lesson_on_the_built_in_model_keeps_the_built_in_model(qtbot,
-                                                                         make_window):
-    w = make_window(Config(device="cpu"))
-    w.lessons.open_named("backward-twice")
-    assert w.lessons.staging
-    engine = w.engine._process
-    qtbot.keyClick(w, Qt.Key_Escape)
-    assert w.lessons.player.lesson is None
-    # no fresh engine: the built-in model, with the last slide's settings to explore
-    assert w.engine._process is engine and w.engine.model_path is None
-    assert w.lessons.model_before is None

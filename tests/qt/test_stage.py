@@ -89,9 +89,9 @@ def test_an_errors_explanation_is_whole_on_every_error_slide(qtbot, room, presse
         panels = [(p, widgets.get(p, QWidget()), "What happened" if p == "events" else None)
                   for p in slide.panels]
         stage.show_slide(panels, slide.layout, theme.zoom, stage.narration.height_for_width)
-        qtbot.waitUntil(lambda: events.scroll.viewport().height() > 0)
-        shown = events.scroll.viewport().height()
-        needed = events.current.heightForWidth(events.scroll.viewport().width())
+        qtbot.waitUntil(lambda: events.scroll_area.viewport().height() > 0)
+        shown = events.scroll_area.viewport().height()
+        needed = events.current.heightForWidth(events.scroll_area.viewport().width())
         if needed > shown:
             cut.append((name, index + 1, needed, shown))
         # never smaller than the window's text at the normal size
@@ -305,9 +305,9 @@ def test_lesson_05s_graph_is_more_than_a_strip_beside_its_whole_error(qtbot):
     stage.show_slide([("graph", QWidget(), "Autograd graph"),
                       ("events", events, "What happened")],
                      slide.layout, theme.zoom, stage.narration.height_for_width)
-    qtbot.waitUntil(lambda: events.scroll.viewport().height() > 0)
-    needed = events.current.heightForWidth(events.scroll.viewport().width())
-    assert needed <= events.scroll.viewport().height()
+    qtbot.waitUntil(lambda: events.scroll_area.viewport().height() > 0)
+    needed = events.current.heightForWidth(events.scroll_area.viewport().width())
+    assert needed <= events.scroll_area.viewport().height()
     assert events.current.font().pointSizeF() >= LIGHT.font_pt - 0.01
     graph = stage.slots["graph"].geometry()
     assert graph.height() >= 1.15 * least_size("graph", theme.zoom)[1] - 1

@@ -10,9 +10,17 @@ from pathlib import Path
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
-from PySide6.QtGui import QColor, QGuiApplication, QTextBlockFormat, QTextCursor, QTextFormat
+from PySide6.QtGui import (
+    QColor,
+    QGuiApplication,
+    QResizeEvent,
+    QTextBlockFormat,
+    QTextCursor,
+    QTextFormat,
+)
 from PySide6.QtWidgets import QLabel, QPushButton, QTextEdit, QVBoxLayout, QWidget
 
+from ...plain.config import Config
 from ...plain.loop_code import OwnModel, loop_code
 from ...plain.model_script import model_script_text
 from ...plain.script import script_text
@@ -40,7 +48,7 @@ class CodeView(QWidget):
         self.setObjectName("codeView")
         self.text = QTextEdit(readOnly=True)
         self.text.setObjectName("codeText")
-        self.text.setLineWrapMode(QTextEdit.NoWrap)
+        self.text.setLineWrapMode(QTextEdit.LineWrapMode.NoWrap)
         self.copy_button = QPushButton("Copy")
         self.copy_button.setObjectName("copyCode")
         self.copy_button.setToolTip("Copy the loop to the clipboard")
@@ -61,7 +69,7 @@ class CodeView(QWidget):
         layout.addWidget(self.text, 1)
         self._code = ""
         self.changed: list[int] = []   # lines the last change changed (from 0)
-        self._config = None
+        self._config: Config | None = None   # the loop shown (None: none yet)
         # the model file the loop is of (its path), and its heads' taps; None: built-in
         self._model_path: str | None = None
         self._taps: tuple[int, ...] | None = None
@@ -81,7 +89,8 @@ class CodeView(QWidget):
         reads the loop and cannot scroll it: beside a chart at 1024x768 the marked
         `total.backward(retain_graph=k < ...)` was cut at "k <"), or one line each."""
         self._wrapped = wrapped
-        self.text.setLineWrapMode(QTextEdit.WidgetWidth if wrapped else QTextEdit.NoWrap)
+        mode = QTextEdit.LineWrapMode
+        self.text.setLineWrapMode(mode.WidgetWidth if wrapped else mode.NoWrap)
         self._render()
 
     def set_code(self, code: str) -> None:
@@ -106,21 +115,24 @@ class CodeView(QWidget):
     def _own(self) -> OwnModel | None:
         return None if self._model_path is None else OwnModel(self._taps)
 
-    def set_config(self, config) -> None:
+    def set_config(self, config: Config) -> None:
         """Show the loop of config; Copy as script then copies its whole program."""
         self._config = config
         self.script_button.setEnabled(True)
         self.set_code(loop_code(config, self._own()))
 
-    def config(self):
+    def config(self) -> Config | None:
         return self._config
 
     def script(self) -> str:
         """The whole program Copy as script copies: for a model file, one that loads
         the file by its path and prints what `gradviz run --model` reports."""
+        config = self._config
+        if config is None:   # (Copy as script is enabled once a loop is shown)
+            raise RuntimeError("the Code panel has shown no loop: no script to copy")
         if self._model_path is None:
-            return script_text(self._config)
-        return model_script_text(self._config, Path(self._model_path).resolve(), self._taps)
+            return script_text(config)
+        return model_script_text(config, Path(self._model_path).resolve(), self._taps)
 
     def copy(self) -> None:
         QGuiApplication.clipboard().setText(self._code)
@@ -170,7 +182,7 @@ class CodeView(QWidget):
         self.text.setStyleSheet(f"QTextEdit {{ background: {bg}; }}")
         if self._wrapped:   # pygments' <pre> makes every line unbreakable
             whole = QTextCursor(self.text.document())
-            whole.select(QTextCursor.Document)
+            whole.select(QTextCursor.SelectionType.Document)
             breakable = QTextBlockFormat()
             breakable.setNonBreakableLines(False)
             whole.mergeBlockFormat(breakable)
@@ -188,10 +200,11 @@ class CodeView(QWidget):
                 continue
             mark = QTextEdit.ExtraSelection()
             mark.format.setBackground(QColor(CHANGED[self._theme]))
-            mark.format.setProperty(QTextFormat.FullWidthSelection, True)
+            mark.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
             mark.cursor = QTextCursor(block)
             if self._wrapped:   # the whole line, each row it wraps to (else the first)
-                mark.cursor.movePosition(QTextCursor.EndOfBlock, QTextCursor.KeepAnchor)
+                mark.cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock,
+                                         QTextCursor.MoveMode.KeepAnchor)
             marks.append(mark)
         self.text.setExtraSelections(marks)
         self.title.setText(TITLE + (CHANGED_NOTE if marks else ""))
@@ -204,7 +217,7 @@ class CodeView(QWidget):
         """Whether the title is on a line of its own, above the buttons."""
         return self._top.above
 
-    def resizeEvent(self, event) -> None:
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._fit_title()
 

@@ -27,25 +27,30 @@ def _fmt(x) -> str:
     return "—" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3g}"
 
 
+def _cell_text(item: QtWidgets.QTableWidgetItem | None) -> str:
+    """A table cell's or header's text ("": a cell never filled reads empty)."""
+    return "" if item is None else item.text()
+
+
 class CompareView(QtWidgets.QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setObjectName("compareView")
         self.pinned = QtWidgets.QLabel("")
         self.pinned.setObjectName("comparePinned")
-        self.pinned.setTextFormat(Qt.RichText)   # our markup; names and files escaped
+        self.pinned.setTextFormat(Qt.TextFormat.RichText)   # our markup; names and files escaped
         self.pinned.setWordWrap(True)
         self.verdict = QtWidgets.QLabel("The Compare menu trains a second configuration B "
                                         "beside these settings A.")
         self.verdict.setObjectName("compareVerdict")
         self.verdict.setWordWrap(True)
-        self.verdict.setTextFormat(Qt.RichText)
+        self.verdict.setTextFormat(Qt.TextFormat.RichText)
         self.table = QtWidgets.QTableWidget(0, len(COLUMNS))
         self.table.setObjectName("compareTable")
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.verticalHeader().setVisible(False)
-        self.table.setEditTriggers(QtWidgets.QAbstractItemView.NoEditTriggers)
-        self.table.horizontalHeader().setSectionResizeMode(QtWidgets.QHeaderView.Stretch)
+        self.table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.Stretch)
         self.plots = pg.GraphicsLayoutWidget()
         self.loss_plot = self.plots.addPlot(row=0, col=0)
         self.memory_plot = self.plots.addPlot(row=0, col=1)
@@ -54,7 +59,7 @@ class CompareView(QtWidgets.QWidget):
             plot.addLegend(offset=(-10, 10))
         self.details = QtWidgets.QLabel("")
         self.details.setObjectName("compareDetails")
-        self.details.setTextFormat(Qt.RichText)
+        self.details.setTextFormat(Qt.TextFormat.RichText)
         self.details.setWordWrap(True)
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
@@ -136,7 +141,7 @@ class CompareView(QtWidgets.QWidget):
                 item = self.table.item(row, col)
                 if item is None:
                     item = QtWidgets.QTableWidgetItem()
-                    item.setTextAlignment(Qt.AlignCenter)
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
                     self.table.setItem(row, col, item)
                 item.setText(text)
         self._fit_table()
@@ -148,7 +153,8 @@ class CompareView(QtWidgets.QWidget):
         table = self.table
         header = table.horizontalHeader()
         metrics = header.fontMetrics()
-        labels = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
+        labels = [_cell_text(table.horizontalHeaderItem(c))
+                  for c in range(table.columnCount())]
         widest = max(metrics.horizontalAdvance(line) for label in labels
                      for line in label.split("\n"))
         header.setMinimumSectionSize(widest + 2 * metrics.averageCharWidth() + 8)
@@ -159,7 +165,7 @@ class CompareView(QtWidgets.QWidget):
 
     def table_rows(self) -> list[list[str]]:
         """The table's text, row by row (what a reader sees)."""
-        return [[self.table.item(r, c).text() for c in range(self.table.columnCount())]
+        return [[_cell_text(self.table.item(r, c)) for c in range(self.table.columnCount())]
                 for r in range(self.table.rowCount())]
 
     # ---- from gradviz compare's compare.json ---------------------------------------------
@@ -206,7 +212,7 @@ class CompareView(QtWidgets.QWidget):
             plot.plot(x, [(s[key]["a"] or 0) * scale for s in steps], name="A",
                       pen=pg.mkPen("#1F4E9E", width=3))
             plot.plot(x, [(s[key]["b"] or 0) * scale for s in steps], name="B (ghost)",
-                      pen=pg.mkPen("#C05000", width=3, style=Qt.DashLine))
+                      pen=pg.mkPen("#C05000", width=3, style=Qt.PenStyle.DashLine))
         # from 0: ratios show
         self.memory_plot.setYRange(0, max([p / size for p in peaks] + [1.0]) * 1.15)
 

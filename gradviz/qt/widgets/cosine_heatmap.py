@@ -15,8 +15,10 @@ from PySide6 import QtCore, QtGui, QtWidgets  # before pyqtgraph: it binds to th
 
 from gradviz.plain.history import History
 
+from ..own_layout import own_layout
 from ..theme import LIGHT, Theme
 from . import plot_style as ps
+from . import step_readout
 from .steady_label import SteadyLabel
 
 # ColorBrewer RdBu ends: a diverging map that stays readable with colour-vision deficiencies
@@ -146,7 +148,10 @@ class CosineHeatmap(QtWidgets.QWidget):
         self.update_line.setWordWrap(True)
         self.update_line.setToolTip(
             "Each head's trunk gradient (of its own loss) against the trunk gradient the "
-            "optimizer is handed: below 0, this step raises that head's loss, to first order")
+            "optimizer is handed: below 0, the trunk's part of this step raises that head's "
+            "loss, to first order; the head's own layers' part lowers it, and may lower it "
+            "more.\n" + step_readout.TIP)
+        self._readout = False   # the step's readout shown: room is kept for it
         notes.addWidget(self.update_line)
         notes.addStretch(1)
         self._update_seen: object = None
@@ -226,11 +231,11 @@ class CosineHeatmap(QtWidgets.QWidget):
         the notes beside the matrix, notes px wide (None: below it), the colour bar
         shown (or not): from the axes' and the bar's sizes as they are now (they change
         little with the cells)."""
-        margins = self.layout().contentsMargins()
+        margins = own_layout(self).contentsMargins()
         inner_w = size.width() - margins.left() - margins.right()
         title = self._title.heightForWidth(inner_w)
         body_h = (size.height() - margins.top() - margins.bottom() - title
-                  - self.layout().spacing())
+                  - own_layout(self).spacing())
         spacing, notes_spacing = self.body.spacing(), 2
         beside = notes is not None
         notes_w = notes if notes is not None else inner_w
@@ -254,11 +259,23 @@ class CosineHeatmap(QtWidgets.QWidget):
     def _update_line_height(self, width: int) -> int:
         """The update line's height at width with every head's number measured and as
         wide as it gets: the notes' place is chosen once, not again on every step."""
-        widest = update_text(self._names, np.full(len(self._names), -0.45))
+        widest = self._update_sample()
         box = self.update_line.fontMetrics().boundingRect(
             QtCore.QRect(0, 0, max(1, width), NO_LIMIT), QtCore.Qt.TextFlag.TextWordWrap,
             widest)
         return max(box.height(), self.update_line.heightForWidth(width))
+
+    def _size_update_line(self) -> None:
+        """The update line sized for the widest it shows (a layout pass only then)."""
+        waiting = update_text(self._names, None)
+        self.update_line.set_widest(self._update_sample() if self._readout else max(
+            waiting, self._update_sample(), key=self.update_line.fontMetrics().horizontalAdvance))
+
+    def _update_sample(self) -> str:
+        """The update line at its widest: every head's number, and the step's readout
+        once there is one."""
+        text = update_text(self._names, np.full(len(self._names), -0.45))
+        return text + "\n" + step_readout.SAMPLE if self._readout else text
 
     def _widest_word(self) -> int:
         """The notes' widest unbreakable run ("grey –: no gradient"), laid out as the
@@ -275,7 +292,7 @@ class CosineHeatmap(QtWidgets.QWidget):
             if label is self.caption:
                 doc.setHtml(label.text())
             else:
-                doc.setPlainText(update_text(self._names, np.full(len(self._names), -0.45)))
+                doc.setPlainText(self._update_sample())
             doc.setTextWidth(1)
             widest = max(widest, int(doc.idealWidth()) + 1)
         return widest
@@ -303,7 +320,7 @@ class CosineHeatmap(QtWidgets.QWidget):
         return _number_px(self._number_font(), cell_px) if cell_px > 0 else 0
 
     def _fit_title(self, width: int) -> None:
-        margins = self.layout().contentsMargins()
+        margins = own_layout(self).contentsMargins()
         room = width - margins.left() - margins.right()
         short = self._title.fontMetrics().horizontalAdvance(TITLE) > room
         self._title.setText(SHORT_TITLE if short else TITLE)
@@ -331,6 +348,7 @@ class CosineHeatmap(QtWidgets.QWidget):
                 self._texts[i][j].setPos(j, i)
                 self.plot.addItem(self._texts[i][j])
         self._names = list(head_names)
+        self._readout = False   # a fresh model: none yet
         self._labels: tuple[list[str], list[str]] | None = None
         # the key, also where the labels have no room
         self.plot_widget.setToolTip("rows and columns: " + ", ".join(
@@ -339,9 +357,7 @@ class CosineHeatmap(QtWidgets.QWidget):
         self.plot.setRange(xRange=(-0.5, K - 0.5), yRange=(-0.5, K - 0.5), padding=0.02)
         self._seen = None
         self._update_seen = None
-        self.update_line.set_widest(max(
-            update_text(head_names, None), update_text(head_names, np.full(K, -0.45)),
-            key=self.update_line.fontMetrics().horizontalAdvance))
+        self._size_update_line()
         self.update_line.setText(update_text(head_names, None))
         self._show(np.full((K, K), np.nan))
         self.apply_theme(self.theme)
@@ -351,7 +367,14 @@ class CosineHeatmap(QtWidgets.QWidget):
         if update is not self._update_seen and update is not None \
                 and len(update) == len(self._names):
             self._update_seen = update
-            self.update_line.setText(update_text(self._names, update))
+            more = step_readout.readout(self._names, history)
+            self.update_line.setText("\n".join(t for t in (update_text(self._names, update),
+                                                            more) if t))
+            if bool(more) and not self._readout:   # room for it, from now on
+                self._readout = True
+                self._size_update_line()
+                self._measure_widths()
+                self._arrange_body(self.size())
         cos = history.last_cosine
         if cos is self._seen or cos is None:  # a new array arrives only on sampled steps
             return

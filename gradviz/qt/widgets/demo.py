@@ -76,8 +76,9 @@ def demo_records(heads: int = 3, steps: int = 1500, sample_every: int = 5,
         decay = 0.4 + 0.6 * np.exp(-t / 400)
         norms = {p: s * decay * rng.lognormal(0.0, 0.3) for p, s in scale.items()}
         sampled = t % sample_every == 0
-        leaking = keep_graphs_from is not None and t >= keep_graphs_from
-        kept = t - keep_graphs_from + 1 if leaking else 0
+        kept = (t - keep_graphs_from + 1
+                if keep_graphs_from is not None and t >= keep_graphs_from else 0)
+        leaking = kept > 0
         yield StepRecord(
             step=t, losses=dict(zip(names, losses.tolist())), total=float(losses.sum()),
             grad_norms=norms, global_grad_norm=float(np.sqrt(sum(v * v for v in norms.values()))),

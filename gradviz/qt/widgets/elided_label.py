@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QEvent, QSize, Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QLabel
 
 ELLIPSIS = "…"
@@ -29,7 +30,7 @@ def elide_at_word(text: str, width: int, measure: Callable[[str], int]) -> str:
 class ElidedLabel(QLabel):
     def __init__(self, text: str = "", parent=None):
         super().__init__(parent)
-        self.setTextFormat(Qt.PlainText)   # it quotes files and errors
+        self.setTextFormat(Qt.TextFormat.PlainText)   # it quotes files and errors
         self._full = ""
         self.setText(text)
 
@@ -49,11 +50,11 @@ class ElidedLabel(QLabel):
         # any width: the text is elided to what the status bar leaves it
         return QSize(0, super().minimumSizeHint().height())
 
-    def resizeEvent(self, event) -> None:   # noqa: N802 (Qt's name)
+    def resizeEvent(self, event: QResizeEvent) -> None:   # noqa: N802 (Qt's name)
         super().resizeEvent(event)
         self._elide()
 
-    def changeEvent(self, event) -> None:   # noqa: N802 (Qt's name)
+    def changeEvent(self, event: QEvent) -> None:   # noqa: N802 (Qt's name)
         super().changeEvent(event)
         self._elide()   # a new font (Ctrl+=) measures otherwise
 

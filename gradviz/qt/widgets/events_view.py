@@ -7,6 +7,9 @@ import html
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QListWidget, QScrollArea, QVBoxLayout, QWidget
 
+from ...plain.events import Event
+from ..own_layout import own_layout
+
 # the explanation's font, of the text size's: a little larger than the window's text
 EMPHASIS = 1.1
 CALM = "Nothing went wrong. Errors that PyTorch raises will be shown and explained here."
@@ -23,37 +26,41 @@ def _breakable(text: str) -> str:
 
 class EventsView(QWidget):
     changed = Signal()   # its text changed: its height for a width too (the stage asks)
+    # the error shown (None: all is well). Its name hides QWidget.event(), which Qt
+    # looks up on the object for an override (a test widget that set `event` before
+    # its first event crashed); to be renamed with its readers (the screenshot mode)
+    event: Event | None   # type: ignore[assignment]
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setObjectName("eventsView")
         self.current = QLabel(CALM)
         self.current.setObjectName("eventText")
-        self.current.setTextFormat(Qt.RichText)   # our markup; the event's text escaped
+        self.current.setTextFormat(Qt.TextFormat.RichText)   # our markup; the event's text escaped
         self.current.setWordWrap(True)
-        self.current.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.current.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.log = QListWidget()
         self.log.setObjectName("eventLog")
         self.log.setWordWrap(True)
-        self.current.setAlignment(Qt.AlignTop | Qt.AlignLeft)
+        self.current.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         # the explanation at the full text size, never shown: what height_for_width
         # measures while the one shown is set smaller (set_text_scale) to be whole
         self._measure = QLabel()
-        self._measure.setTextFormat(Qt.RichText)
+        self._measure.setTextFormat(Qt.TextFormat.RichText)
         self._measure.setWordWrap(True)
         self._font_pt = self.current.font().pointSizeF()
         self.text_scale = 1.0
         # scrolls: in a narrow dock the explanation runs longer than the dock, and its
         # last lines (Why, What to do) were cut off with no way to reach them
-        self.scroll = QScrollArea()
-        self.scroll.setObjectName("eventScroll")
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-        self.scroll.setFrameShape(QScrollArea.NoFrame)
-        self.scroll.setWidget(self.current)
+        self.scroll_area = QScrollArea()
+        self.scroll_area.setObjectName("eventScroll")
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll_area.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.scroll_area.setWidget(self.current)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
-        layout.addWidget(self.scroll, 3)
+        layout.addWidget(self.scroll_area, 3)
         self.log_title = QLabel("Earlier in this session:")
         layout.addWidget(self.log_title)
         layout.addWidget(self.log, 1)
@@ -62,15 +69,15 @@ class EventsView(QWidget):
         self._error_colour = "#C00000"
         self._show_log()
 
-    def show_event(self, event) -> None:
+    def show_event(self, event: Event) -> None:
         self.event = event
         self._write(event)
         self.log.insertItem(0, event.one_line())
-        self.scroll.verticalScrollBar().setValue(0)   # a new error: its title in view
+        self.scroll_area.verticalScrollBar().setValue(0)   # a new error: its title in view
         self._show_log()
         self.changed.emit()
 
-    def _write(self, event) -> None:
+    def _write(self, event: Event) -> None:
         e = {k: _breakable(html.escape(str(v))) for k, v in event.to_dict().items()}
         engine = event.phase == "engine"   # the engine's process itself stopped
         says = "gradviz says" if engine else "PyTorch says"
@@ -127,15 +134,15 @@ class EventsView(QWidget):
         if font.pointSizeF() != self._font_pt * scale:
             font.setPointSizeF(self._font_pt * scale)
             self._measure.setFont(font)
-        margins = self.layout().contentsMargins()
+        margins = own_layout(self).contentsMargins()
         # less the scroll bar's width: shown while the text is laid out narrower, it
         # took the width the last line needed
         inner = max(1, width - margins.left() - margins.right()
-                    - self.scroll.verticalScrollBar().sizeHint().width())
+                    - self.scroll_area.verticalScrollBar().sizeHint().width())
         height = self._measure.heightForWidth(inner) + margins.top() + margins.bottom()
         if self.log.isVisibleTo(self):
             height += self.log_title.sizeHint().height() + 3 * self.log.sizeHintForRow(0) \
-                + 2 * self.layout().spacing()
+                + 2 * own_layout(self).spacing()
         return height
 
     def apply_theme(self, theme) -> None:

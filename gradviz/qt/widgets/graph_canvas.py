@@ -7,7 +7,15 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFontInfo, QPainter, QTransform
+from PySide6.QtGui import (
+    QColor,
+    QFontInfo,
+    QMouseEvent,
+    QPainter,
+    QResizeEvent,
+    QTransform,
+    QWheelEvent,
+)
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsView
 
 from ...plain.graph_data import GRAD, JUNCTION, LOSS, PARAM
@@ -97,18 +105,18 @@ class GraphCanvas(QGraphicsView):
         super().__init__(parent)
         self.setObjectName("graphCanvas")
         self.setScene(QGraphicsScene(self))
-        self.setRenderHints(QPainter.Antialiasing | QPainter.TextAntialiasing)
-        self.setDragMode(QGraphicsView.ScrollHandDrag)
+        self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
+        self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
         # a drag pans and the wheel zooms; scroll bars only took room from the picture,
         # and coming and going as it was framed, they left a fitted graph cut off
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-        self.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-        self.setTransformationAnchor(QGraphicsView.AnchorUnderMouse)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
         self.setBackgroundBrush(QColor("white"))  # Graphviz-style card in both themes
         self.nodes: dict[str, NodeItem] = {}
         self.edges: list[EdgeItem] = []
         self.graph = None
-        self.layout: GraphLayout | None = None
+        self.graph_layout: GraphLayout | None = None
         self.heat: tuple[float, float] | None = None
         self.highlighted: int | None = None
         self._heads_by_node: dict[str, tuple[int, ...]] = {}
@@ -122,7 +130,7 @@ class GraphCanvas(QGraphicsView):
 
     # ---- content ----------------------------------------------------------------------
     def show_graph(self, graph, layout: GraphLayout) -> None:
-        rebuilt = layout is not self.layout
+        rebuilt = layout is not self.graph_layout
         if rebuilt:
             self._rebuild(layout)
         self.graph = graph
@@ -131,9 +139,9 @@ class GraphCanvas(QGraphicsView):
         names = style.head_names(graph)
         boxes = any(n.kind in style.BOX_KINDS for n in graph.nodes)
         for node in graph.nodes:
-            item = self.nodes.get(node.id)
-            if item is not None:
-                item.restyle(node, heat_fraction(node.grad_norm, self.heat), names, boxes)
+            node_item = self.nodes.get(node.id)
+            if node_item is not None:
+                node_item.restyle(node, heat_fraction(node.grad_norm, self.heat), names, boxes)
         paths = {(e.src, e.dst, e.kind): e for e in graph.edges}
         badges = [n.badge.mapRectToScene(n.badge.boundingRect())
                   for n in self.nodes.values() if n.badge.isVisibleTo(n)]
@@ -168,16 +176,16 @@ class GraphCanvas(QGraphicsView):
     def _rebuild(self, layout: GraphLayout) -> None:
         scene = self.scene()
         scene.clear()
-        self.layout = layout
+        self.graph_layout = layout
         self.nodes = {}
         self._hidden_labels = []   # (deleted with the scene's items)
         for node_id, box in layout.nodes.items():
-            item = NodeItem(node_id, box)
-            item.on_hover = self._hovered
-            item.on_click = self._clicked
-            item.on_double_click = self._double_clicked
-            scene.addItem(item)
-            self.nodes[node_id] = item
+            node_item = NodeItem(node_id, box)
+            node_item.on_hover = self._hovered
+            node_item.on_click = self._clicked
+            node_item.on_double_click = self._double_clicked
+            scene.addItem(node_item)
+            self.nodes[node_id] = node_item
         self.edges = [EdgeItem(p) for p in layout.edges if len(p.points) >= 4]
         for item in self.edges:
             scene.addItem(item)
@@ -189,12 +197,12 @@ class GraphCanvas(QGraphicsView):
         what is out of the focus stays dimmed)."""
         self.highlighted = head
         focus = self.focus_ids & set(self.nodes)
-        for node_id, item in self.nodes.items():
+        for node_id, node_item in self.nodes.items():
             if head is not None:
                 on = head in self._heads_by_node.get(node_id, ())
             else:
                 on = not focus or node_id in focus
-            item.setOpacity(1.0 if on else DIM if head is not None else FOCUS_DIM)
+            node_item.setOpacity(1.0 if on else DIM if head is not None else FOCUS_DIM)
         for item in self.edges:
             p = item.edge_path
             if head is not None:
@@ -256,7 +264,7 @@ class GraphCanvas(QGraphicsView):
         view is shifted so that its edges cut through no box (see snap_start); a focus
         is framed at most FOCUS_MOST times the least label size. The op
         view (least_label_px 0) frames the focus, else the whole picture."""
-        if self.layout is None:
+        if self.graph_layout is None:
             return
         self.user_framed = False
         self._show_all()
@@ -447,7 +455,7 @@ class GraphCanvas(QGraphicsView):
         again, as fit says; where the user zoomed or panned, about the middle of their
         view: what the room is looking at stays in view)."""
         factor, self.text_zoom = zoom / self.text_zoom, zoom
-        if self.layout is None or factor == 1.0:
+        if self.graph_layout is None or factor == 1.0:
             return
         if self.user_framed:
             self._scale_about_centre(factor)
@@ -462,7 +470,7 @@ class GraphCanvas(QGraphicsView):
     def _scale_about_centre(self, factor: float) -> None:
         self._show_all()
         anchor = self.transformationAnchor()
-        self.setTransformationAnchor(QGraphicsView.AnchorViewCenter)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
         self.scale(factor, factor)
         self.setTransformationAnchor(anchor)
 
@@ -471,19 +479,19 @@ class GraphCanvas(QGraphicsView):
         self.user_framed = True
         self._show_all()
 
-    def wheelEvent(self, event) -> None:   # noqa: N802 (Qt's name)
+    def wheelEvent(self, event: QWheelEvent) -> None:   # noqa: N802 (Qt's name)
         steps = event.angleDelta().y() / 120
         if steps:
             self.zoom(ZOOM_STEP ** steps)
         event.accept()
 
-    def mouseMoveEvent(self, event) -> None:   # noqa: N802 (Qt's name)
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:   # noqa: N802 (Qt's name)
         if event.buttons():   # a drag pans the picture
             self.user_framed = True
             self._show_all()
         super().mouseMoveEvent(event)
 
-    def resizeEvent(self, event) -> None:   # noqa: N802 (Qt's name)
+    def resizeEvent(self, event: QResizeEvent) -> None:   # noqa: N802 (Qt's name)
         super().resizeEvent(event)
         if not self.user_framed:
             self.fit()

@@ -5,11 +5,18 @@ from __future__ import annotations
 
 import html
 import math
+from collections.abc import Callable
 
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPainterPath, QPen, QPolygonF
-from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsPolygonItem, QGraphicsSimpleTextItem
+from PySide6.QtWidgets import (
+    QGraphicsPathItem,
+    QGraphicsPolygonItem,
+    QGraphicsSceneHoverEvent,
+    QGraphicsSceneMouseEvent,
+    QGraphicsSimpleTextItem,
+)
 
 from ...plain.graph_data import CUT, GRAD, INPUT, LOSS, OP, SAVED, TOTAL
 from ...render import style
@@ -40,7 +47,8 @@ def heat_colour(fraction: float | None) -> QColor:
 
 
 # how render.style's dash kinds are drawn
-DASHES = {style.SOLID: Qt.SolidLine, style.DASHED: Qt.DashLine, style.DOTTED: Qt.DotLine}
+DASHES = {style.SOLID: Qt.PenStyle.SolidLine, style.DASHED: Qt.PenStyle.DashLine,
+          style.DOTTED: Qt.PenStyle.DotLine}
 
 
 def stroke_pen(stroke: style.Stroke, width: float | None = None) -> QPen:
@@ -92,9 +100,10 @@ class NodeItem(QGraphicsPathItem):
         self.badge = QGraphicsPathItem(self)          # "z.grad kept" on the junction
         self.badge_text = QGraphicsSimpleTextItem(self.badge)
         self.badge.setVisible(False)
-        self.on_hover = None     # callback(node_id, entering) set by the canvas
-        self.on_click = None
-        self.on_double_click = None
+        # set by the canvas: hover(node_id, entering), click(node_id), double click(node_id)
+        self.on_hover: Callable[[str, bool], None] | None = None
+        self.on_click: Callable[[str], None] | None = None
+        self.on_double_click: Callable[[str], None] | None = None
 
     def rect(self) -> QRectF:
         b = self.box
@@ -191,7 +200,7 @@ class NodeItem(QGraphicsPathItem):
         # darker than the state's own colour: white on the border's red is 5.9:1, on
         # this 8:1 and more, which a washed-out projector (and OCR) still reads
         self.badge.setBrush(QBrush(QColor(colour).darker(BADGE_DARKER)))
-        self.badge.setPen(QPen(Qt.NoPen))
+        self.badge.setPen(QPen(Qt.PenStyle.NoPen))
         self.badge_text.setPos(pill.left() + BADGE_PAD_X, pill.top() + BADGE_PAD_Y)
 
     def _style_heat(self, node, r: QRectF, heat: float | None) -> None:
@@ -202,31 +211,32 @@ class NodeItem(QGraphicsPathItem):
         strip = QPainterPath()
         strip.addRoundedRect(QRectF(r.left() + 3, r.top() + 4, 8, r.height() - 8), 3, 3)
         self.heat.setPath(strip)
-        self.heat.setPen(QPen(Qt.NoPen))
+        self.heat.setPen(QPen(Qt.PenStyle.NoPen))
         dead = node.grad_norm == 0.0
+        brush = Qt.BrushStyle
         self.heat.setBrush(QBrush(QColor("#FFFFFF") if dead else heat_colour(heat),
-                                  Qt.Dense4Pattern if dead else Qt.SolidPattern))
+                                  brush.Dense4Pattern if dead else brush.SolidPattern))
         self.heat.setVisible(True)
 
-    def hoverEnterEvent(self, event) -> None:
+    def hoverEnterEvent(self, event: QGraphicsSceneHoverEvent) -> None:
         if self.on_hover:
             self.on_hover(self.node_id, True)
         super().hoverEnterEvent(event)
 
-    def hoverLeaveEvent(self, event) -> None:
+    def hoverLeaveEvent(self, event: QGraphicsSceneHoverEvent) -> None:
         if self.on_hover:
             self.on_hover(self.node_id, False)
         super().hoverLeaveEvent(event)
 
-    def mouseDoubleClickEvent(self, event) -> None:
-        if self.on_double_click and event.button() == Qt.LeftButton:
+    def mouseDoubleClickEvent(self, event: QGraphicsSceneMouseEvent) -> None:
+        if self.on_double_click and event.button() == Qt.MouseButton.LeftButton:
             self.on_double_click(self.node_id)
             event.accept()
             return
         super().mouseDoubleClickEvent(event)
 
-    def mousePressEvent(self, event) -> None:
-        if self.on_click and event.button() == Qt.LeftButton:
+    def mousePressEvent(self, event: QGraphicsSceneMouseEvent) -> None:
+        if self.on_click and event.button() == Qt.MouseButton.LeftButton:
             self.on_click(self.node_id)
             event.accept()
             return
@@ -263,7 +273,7 @@ class EdgeItem(QGraphicsPathItem):
         stroke = style.edge_stroke(edge.kind, heads_along)
         live = edge.kind == GRAD and bool(heads_along)
         pen = stroke_pen(stroke, heat_width if live else None)
-        pen.setCapStyle(Qt.RoundCap)
+        pen.setCapStyle(Qt.PenCapStyle.RoundCap)
         self.setPen(pen)
         colour, width = pen.color(), pen.widthF()
         self._arrow(colour, width, style.has_arrow(edge.kind))
@@ -309,7 +319,7 @@ class EdgeItem(QGraphicsPathItem):
                 break
         self.bar.setPath(bar)
         pen = QPen(colour, width)
-        pen.setCapStyle(Qt.FlatCap)
+        pen.setCapStyle(Qt.PenCapStyle.FlatCap)
         self.bar.setPen(pen)
 
     def _bar_path(self, at: float) -> QPainterPath:
@@ -338,7 +348,7 @@ class EdgeItem(QGraphicsPathItem):
         side = QPointF(-uy * size * 0.5, ux * size * 0.5)
         self.arrow.setPolygon(QPolygonF([QPointF(*tip), base + side, base - side]))
         self.arrow.setBrush(QBrush(colour))
-        self.arrow.setPen(QPen(Qt.NoPen))
+        self.arrow.setPen(QPen(Qt.PenStyle.NoPen))
         self.arrow.setVisible(True)
 
 

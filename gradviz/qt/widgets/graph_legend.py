@@ -1,18 +1,28 @@
 """The graph's key: node kinds, head colours, shared/dead/cut/freed, and the colour bar
 of gradient magnitude (log scale, the range of the step on screen).
 
-Only what the graph on screen has is listed (no "detach cut" line without a cut), and
-the lines flow left to right, wrapping at the key's width: a tall narrow key beside the
-graph is one column, a wide short one below it a few rows. On a 1024-pixel screen a
-fixed column of every line took more of the graph's dock than the graph did.
+Only what the graph on screen has is listed (nothing before a graph is drawn, no "detach
+cut" line without a cut), and the lines flow left to right, wrapping at the key's width:
+a tall narrow key beside the graph is one column, a wide short one below it a few rows.
+On a 1024-pixel screen a fixed column of every line took more of the graph's dock than
+the graph did.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QLinearGradient, QPainter, QPen
+from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetrics,
+    QLinearGradient,
+    QPainter,
+    QPaintEvent,
+    QPen,
+)
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from ...plain.graph_data import (
@@ -37,6 +47,8 @@ GAP = 8             # between a swatch and its label
 SPACING = 18        # between one entry and the next on a row
 MARGIN = 8
 KINDS = (MODULE, JUNCTION, EARLIER, PARAM, INPUT, OP, SAVED, LOSS, TOTAL)
+# the lines a key is made wide enough for before its first graph (none of them listed)
+ROOM_FOR = frozenset(KINDS) | {"shared", "dead", "cut", "freed"}
 
 
 @dataclass(frozen=True)
@@ -54,8 +66,10 @@ class GraphLegend(QWidget):
         self.font_pt = 11.0
         self.row = ROW
         self._metrics = QFontMetrics(self._font())
-        self._present: set[str] = set(KINDS) | {"shared", "dead", "cut", "freed"}
-        policy = QSizePolicy(QSizePolicy.Preferred, QSizePolicy.Preferred)
+        # nothing until a graph is drawn: a key of lines no graph on screen has (a
+        # "detach cut" before any cut) says what is not there
+        self._present: set[str] = set()
+        policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         policy.setHeightForWidth(True)
         self.setSizePolicy(policy)
         self._fit_text()
@@ -89,31 +103,35 @@ class GraphLegend(QWidget):
         return [e.label for e in self._entries()] + (
             ["gradient in the last backward"] if self.heat is not None else [])
 
-    def _entries(self) -> list[KeyEntry]:
+    def _entries(self, present: set[str] | frozenset[str] | None = None) -> list[KeyEntry]:
+        """The lines for what is present (the graph on screen's by default)."""
+        present = self._present if present is None else present
         grey = QPen(QColor("#555555"), 1.5)
         out = [KeyEntry(style.KIND_NAMES[kind], self._box(
                    QColor(style.KIND_FILL[kind]), grey,
                    rounded=kind in (OP, LOSS, TOTAL) + style.BOX_KINDS,
                    ellipse=kind == SAVED))
-               for kind in KINDS if kind in self._present]
+               for kind in KINDS if kind in present]
         # a border in a head's colour: only that head's gradient runs through the node
         out += [KeyEntry(f"{name} only",
                          self._box(QColor("white"), stroke_pen(style.node_border(OP, (k,)))))
                 for k, name in sorted(self.head_names.items())]
-        if "shared" in self._present:
+        if "shared" in present:
             out.append(KeyEntry("shared: several losses", self._box(
                 QColor("white"), stroke_pen(style.node_border(OP, (0, 1))))))
-        if "dead" in self._present:
+        if "dead" in present:
             out.append(KeyEntry("dead: no loss reaches it", self._box(
                 QColor("white"), stroke_pen(style.node_border(OP, ())))))
-        if "freed" in self._present:
+        if "freed" in present:
             out.append(KeyEntry("freed by backward", self._box(
                 QColor(style.FREED_FILL), QPen(QColor("#999999"), 1.5))))
         for state in ("changed in place", "detached in place"):
-            if state in self._present:   # a saved tensor backward would refuse
+            # a saved tensor backward would refuse (each of the two has its border)
+            border = style.state_border(state)
+            if state in present and border is not None:
                 out.append(KeyEntry(state, self._box(
-                    QColor(style.KIND_FILL[MODULE]), stroke_pen(style.state_border(state)))))
-        if "cut" in self._present:
+                    QColor(style.KIND_FILL[MODULE]), stroke_pen(border))))
+        if "cut" in present:
             out.append(KeyEntry("detach cut", self._cut_line))
         return out
 
@@ -133,7 +151,8 @@ class GraphLegend(QWidget):
     @staticmethod
     def _cut_line(p: QPainter, r: QRectF) -> None:
         p.setPen(stroke_pen(style.edge_stroke(CUT, ())))
-        p.drawLine(r.left(), r.center().y(), r.right(), r.center().y())
+        y = int(r.center().y())   # whole pixels, as Qt's int drawLine draws it
+        p.drawLine(int(r.left()), y, int(r.right()), y)
 
     # ---- where each line goes -------------------------------------------------------
     def _font(self) -> QFont:
@@ -145,10 +164,11 @@ class GraphLegend(QWidget):
         return SWATCH + GAP + self._metrics.horizontalAdvance(entry.label)
 
     def _fit_text(self) -> None:
-        """Room for the widest line, whole, at the text size."""
+        """Room for the widest line, whole, at the text size (before a graph, for the
+        lines a graph usually brings: the panel is laid out as it will be)."""
         self._metrics = QFontMetrics(self._font())
         self.row = max(ROW, round(self._metrics.height() * 1.35))
-        widths = [self._width_of(e) for e in self._entries()]
+        widths = [self._width_of(e) for e in self._entries(self._present or ROOM_FOR)]
         widest = max(widths + [self._metrics.horizontalAdvance("gradient in the last backward")])
         self.setMinimumWidth(2 * MARGIN + widest)
         self.updateGeometry()
@@ -174,7 +194,7 @@ class GraphLegend(QWidget):
     def heightForWidth(self, width: int) -> int:
         return self._flow(width)[1] + self._bar_height() + 6
 
-    def sizeHint(self):
+    def sizeHint(self) -> QSize:
         hint = super().sizeHint()
         hint.setWidth(self.minimumWidth())
         hint.setHeight(self.heightForWidth(self.minimumWidth()))
@@ -186,9 +206,9 @@ class GraphLegend(QWidget):
         return len({y for _, _, y in placed})
 
     # ---- painting -------------------------------------------------------------------
-    def paintEvent(self, event) -> None:
+    def paintEvent(self, event: QPaintEvent) -> None:
         p = QPainter(self)
-        p.setRenderHint(QPainter.Antialiasing)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
         p.setFont(self._font())
         text = self.palette().windowText().color()
         placed, bottom = self._flow(self.width())
@@ -196,7 +216,7 @@ class GraphLegend(QWidget):
             entry.draw(p, QRectF(x, y + (self.row - 16) / 2, SWATCH, 16))  # mid-line
             p.setPen(text)
             p.drawText(QRectF(x + SWATCH + GAP, y, self._width_of(entry), self.row),
-                       Qt.AlignVCenter | Qt.AlignLeft, entry.label)
+                       Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, entry.label)
         if self.heat is not None:
             self._colour_bar(p, bottom + 8, text)
         p.end()
@@ -204,7 +224,7 @@ class GraphLegend(QWidget):
     def _colour_bar(self, p: QPainter, y: int, text: QColor) -> None:
         width = max(60, min(self.width() - 2 * MARGIN, 420))
         p.setPen(text)
-        p.drawText(QRectF(MARGIN, y, width, self.row), Qt.AlignVCenter,
+        p.drawText(QRectF(MARGIN, y, width, self.row), Qt.AlignmentFlag.AlignVCenter,
                    "gradient in the last backward")
         y += self.row
         bar = QRectF(MARGIN, y, width, 16)
@@ -218,6 +238,6 @@ class GraphLegend(QWidget):
                                                       f"{10 ** self.heat[1]:.2g}")
         p.setPen(text)
         below = QRectF(bar.left(), bar.bottom() + 2, bar.width(), self.row)
-        p.drawText(below, Qt.AlignLeft, lo)
-        p.drawText(below, Qt.AlignRight, hi)
-        p.drawText(below, Qt.AlignHCenter, "log scale")
+        p.drawText(below, Qt.AlignmentFlag.AlignLeft, lo)
+        p.drawText(below, Qt.AlignmentFlag.AlignRight, hi)
+        p.drawText(below, Qt.AlignmentFlag.AlignHCenter, "log scale")

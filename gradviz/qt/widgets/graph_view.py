@@ -13,7 +13,15 @@ from collections import Counter
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QGuiApplication, QImage, QKeySequence, QPainter, QShortcut
+from PySide6.QtGui import (
+    QGuiApplication,
+    QImage,
+    QKeyEvent,
+    QKeySequence,
+    QPainter,
+    QResizeEvent,
+    QShortcut,
+)
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -74,7 +82,7 @@ class GraphView(QWidget):
         self.setObjectName("graphView")
         self.caption = QLabel("The autograd graph appears after the first forward pass.")
         self.caption.setObjectName("graphCaption")
-        self.caption.setTextFormat(Qt.PlainText)   # "Graph not drawn: <reason>"
+        self.caption.setTextFormat(Qt.TextFormat.PlainText)   # "Graph not drawn: <reason>"
         self.caption.setWordWrap(True)
         self.show_saved = QCheckBox("saved tensors")
         self.show_saved.setObjectName("showSavedCheck")
@@ -88,8 +96,8 @@ class GraphView(QWidget):
                                       f"its parameters are; off: every autograd op. "
                                       f"{MODULE_HINT.capitalize()}")
         self.module_toggle.toggled.connect(self._module_view_changed)
-        self.module_key = QShortcut(QKeySequence(Qt.Key_M), self)
-        self.module_key.setContext(Qt.WindowShortcut)
+        self.module_key = QShortcut(QKeySequence(Qt.Key.Key_M), self)
+        self.module_key.setContext(Qt.ShortcutContext.WindowShortcut)
         self.module_key.activated.connect(self.module_toggle.toggle)
         # saved tensors fold into their box: the check box only where they can be drawn
         self.show_saved.setVisible(not self.module_toggle.isChecked())
@@ -107,11 +115,13 @@ class GraphView(QWidget):
         self.export_button = QToolButton()
         self.export_button.setObjectName("exportGraphButton")
         self.export_button.setText("Export")
-        self.export_button.setPopupMode(QToolButton.InstantPopup)
+        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         menu = QMenu(self.export_button)
         for text, kind in (("SVG (as on screen)…", "svg"), ("PNG (as on screen)…", "png"),
                            ("DOT…", "dot"), ("torchviz DOT…", "torchviz")):
-            menu.addAction(text, lambda _checked=False, k=kind: self._export_dialog(k))
+            def export(_checked: bool = False, k: str = kind) -> None:
+                self._export_dialog(k)
+            menu.addAction(text, export)
         self.export_button.setMenu(menu)
         self.canvas = GraphCanvas()
         self.sweep = BackwardSweep(self.canvas, self)   # the backward pass, animated
@@ -142,11 +152,11 @@ class GraphView(QWidget):
         self.side_scroll = QScrollArea()
         self.side_scroll.setObjectName("graphSideScroll")
         self.side_scroll.setWidgetResizable(True)
-        self.side_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-        self.side_scroll.setFrameShape(QScrollArea.NoFrame)
+        self.side_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.side_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         self.side_scroll.setWidget(side)
         self.side_scroll.setMinimumWidth(side.minimumSizeHint().width() + 16)
-        self.split = QSplitter(Qt.Horizontal)
+        self.split = QSplitter(Qt.Orientation.Horizontal)
         self.split.setObjectName("graphKeySplitter")
         self.split.addWidget(self.canvas)
         self.split.addWidget(self.side_scroll)
@@ -221,13 +231,13 @@ class GraphView(QWidget):
         elif self._hovered == node_id:
             self._hovered = ""
 
-    def keyPressEvent(self, event) -> None:   # noqa: N802 (Qt's name)
+    def keyPressEvent(self, event: QKeyEvent) -> None:   # noqa: N802 (Qt's name)
         """Enter: the box under the mouse opens (or its call closes), as a double-click;
         Backspace closes what was opened last. Keys the canvas leaves unused come here,
         so a key typed in a field of the controls is never the graph's."""
-        if event.key() in (Qt.Key_Return, Qt.Key_Enter) and self._hovered:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self._hovered:
             self._toggle_open(self._hovered)
-        elif event.key() == Qt.Key_Backspace and self.module_view and self._expanded:
+        elif event.key() == Qt.Key.Key_Backspace and self.module_view and self._expanded:
             self.close_last_opened()
         else:
             super().keyPressEvent(event)
@@ -262,8 +272,8 @@ class GraphView(QWidget):
             wide = 2.5
         rankdir = "LR" if self.canvas.width() > wide * self.canvas.height() else "TB"
         key = (graph.structure_key(), rankdir)
-        if self.canvas.layout is not None and key == self._drawn_key:
-            self._draw(graph, self.canvas.layout, caption)   # same shape: restyle only
+        if self.canvas.graph_layout is not None and key == self._drawn_key:
+            self._draw(graph, self.canvas.graph_layout, caption)   # same shape: restyle only
             return
         if self._busy:
             if key != self._asked_key:
@@ -369,7 +379,7 @@ class GraphView(QWidget):
 
     def key_beside(self) -> bool:
         """Whether the key is beside the graph (a wide panel) rather than below it."""
-        return self.split.orientation() == Qt.Horizontal
+        return self.split.orientation() == Qt.Orientation.Horizontal
 
     def _place_key(self) -> None:
         """Key beside the graph in a wide panel, in rows below it otherwise; the
@@ -385,7 +395,7 @@ class GraphView(QWidget):
             return
         self._key_placed = (beside, size)
         if beside:
-            self.split.setOrientation(Qt.Horizontal)
+            self.split.setOrientation(Qt.Orientation.Horizontal)
             self.canvas.setMinimumHeight(0)        # their size hints'
             self.side_scroll.setMinimumHeight(0)
             side = size
@@ -394,7 +404,7 @@ class GraphView(QWidget):
         else:
             # stacked, the two minimum heights would add up: the panel would ask as much
             # as it did side by side (a window at 150% text on 1280x720 went past 720)
-            self.split.setOrientation(Qt.Vertical)
+            self.split.setOrientation(Qt.Orientation.Vertical)
             self.canvas.setMinimumHeight(BELOW_CANVAS_LEAST)
             self.side_scroll.setMinimumHeight(1)
             self.side.setMaximumWidth(16_777_215)
@@ -426,7 +436,7 @@ class GraphView(QWidget):
                 return w
         return most
 
-    def resizeEvent(self, event) -> None:
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._place_key()
         self._fit_caption()
@@ -506,13 +516,15 @@ class GraphView(QWidget):
                 return False
             scene.render(painter, QRectF(), rect)
             return painter.end()
-        image = QImage(int(rect.width() * 2), int(rect.height() * 2), QImage.Format_ARGB32)
-        image.fill(Qt.white)
+        image = QImage(int(rect.width() * 2), int(rect.height() * 2), QImage.Format.Format_ARGB32)
+        image.fill(Qt.GlobalColor.white)
         painter = QPainter(image)
-        painter.setRenderHint(QPainter.Antialiasing)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         scene.render(painter, QRectF(), rect)
         painter.end()
-        return image.save(path, "PNG")
+        # PySide6's stub types the format (a char*) as bytes; at run time it takes str
+        # only (b"PNG" raises ValueError)
+        return image.save(path, "PNG")  # type: ignore[call-overload]
 
     def apply_theme(self, theme) -> None:
         font = self.caption.font()

@@ -24,16 +24,17 @@ class LessonList(QWidget):
         self.list.setWordWrap(True)
         for name, title in lessons:
             item = QListWidgetItem(f"{name.split('-', 1)[0]}  {title}")
-            item.setData(Qt.UserRole, name)
+            item.setData(Qt.ItemDataRole.UserRole, name)
             self.list.addItem(item)
-        self.list.itemActivated.connect(lambda item: self.chosen.emit(item.data(Qt.UserRole)))
+        self.list.itemActivated.connect(
+            lambda item: self.chosen.emit(item.data(Qt.ItemDataRole.UserRole)))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 6, 8, 6)
         layout.addWidget(self.heading)
         layout.addWidget(self.list, 1)
 
     def names(self) -> list[str]:
-        return [self.list.item(i).data(Qt.UserRole) for i in range(self.list.count())]
+        return [self.list.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.list.count())]
 
     def apply_theme(self, theme) -> None:
         for widget in (self.heading, self.list):

@@ -11,6 +11,8 @@ from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QTextCursor, QTextDocumentFragment
 from PySide6.QtWidgets import QLabel, QMessageBox, QTextBrowser, QVBoxLayout, QWidget
 
+from ...plain.lessons import title_text
+from ..own_layout import own_layout
 from ..safe_markdown import InertDocument, markdown_document
 
 IDLE = "No lesson open. Lessons → pick one, or start gradviz with --lesson NAME."
@@ -28,11 +30,6 @@ def title_html(title: str) -> str:
                    for i, part in enumerate(parts))
 
 
-def title_text(title: str) -> str:
-    """A slide's title as plain text (the window's title bar): no Markdown backticks."""
-    return title.replace("`", "") if title.count("`") % 2 == 0 else title
-
-
 def refusal(slide, index: int, count: int, problem: str) -> str:
     """The one line shown in place of a narration that is over the limits."""
     return (f"Slide {index + 1} of {count} ({title_text(slide.title)}): its narration is "
@@ -42,7 +39,7 @@ def refusal(slide, index: int, count: int, problem: str) -> str:
 def shown_target(url: QUrl) -> str:
     """A link's target as one line of text, cut to a length a status line can show;
     encoded, so that spaces or right-to-left marks cannot disguise where it leads."""
-    target = " ".join(url.toString(QUrl.FullyEncoded).split())
+    target = " ".join(url.toString(QUrl.ComponentFormattingOption.FullyEncoded).split())
     return target if len(target) <= SHOWN_TARGET_CHARS else \
         target[:SHOWN_TARGET_CHARS - 1] + "…"
 
@@ -65,14 +62,14 @@ class NarrationView(QWidget):
         self.setObjectName("narrationView")
         self.heading = QLabel(IDLE)
         self.heading.setObjectName("narrationHeading")
-        self.heading.setTextFormat(Qt.RichText)   # our markup; the file's text escaped
+        self.heading.setTextFormat(Qt.TextFormat.RichText)   # our markup; the file's text escaped
         self.heading.setWordWrap(True)
         self.text = NarrationBrowser()
         self.text.setObjectName("narrationText")
         self.text.anchorClicked.connect(self._on_link)
         self.link_note = QLabel("")
         self.link_note.setObjectName("narrationLink")
-        self.link_note.setTextFormat(Qt.PlainText)
+        self.link_note.setTextFormat(Qt.TextFormat.PlainText)
         self.link_note.setWordWrap(True)
         self.link_note.setMinimumWidth(1)   # a long target never widens the dock
         self.link_note.hide()
@@ -128,13 +125,13 @@ class NarrationView(QWidget):
             self.open_url(url)
 
     def _confirm(self, target: str) -> bool:
-        box = QMessageBox(QMessageBox.Question, "Open this link?",
+        box = QMessageBox(QMessageBox.Icon.Question, "Open this link?",
                           f"Open this link from the lesson in your web browser?\n\n{target}",
-                          QMessageBox.Open | QMessageBox.Cancel, self)
+                          QMessageBox.StandardButton.Open | QMessageBox.StandardButton.Cancel, self)
         box.setObjectName("openLinkQuestion")
-        box.setTextFormat(Qt.PlainText)
-        box.setDefaultButton(QMessageBox.Cancel)
-        return box.exec() == QMessageBox.Open
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        return box.exec() == QMessageBox.StandardButton.Open
 
     def needed_height(self) -> int:
         """The height that shows the whole slide, heading and text, at today's width
@@ -149,7 +146,7 @@ class NarrationView(QWidget):
         stage tries several: the text reflows). Measured on a copy of the document (the
         browser lays out its own lazily, and measured there it gave the height of an
         earlier width); the copy is inert too."""
-        margins = self.layout().contentsMargins()
+        margins = own_layout(self).contentsMargins()
         inner = max(1, width - margins.left() - margins.right())
         frame = 2 * self.text.frameWidth()
         measure = InertDocument()
@@ -159,15 +156,15 @@ class NarrationView(QWidget):
         measure.setTextWidth(max(1, inner - frame))
         text = int(measure.size().height())
         heading = self.heading.heightForWidth(inner)
-        return (margins.top() + margins.bottom() + heading + self.layout().spacing()
+        return (margins.top() + margins.bottom() + heading + own_layout(self).spacing()
                 + text + frame + 4)
 
     def set_whole(self, whole: bool) -> None:
         """Shown whole (the stage gave it the height its text needs): no scroll bar, whose
         coming, as the text was first laid out narrower, took the width the last line
         needed and pushed it out of sight."""
-        self.text.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff if whole
-                                             else Qt.ScrollBarAsNeeded)
+        self.text.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff if whole
+                                             else Qt.ScrollBarPolicy.ScrollBarAsNeeded)
 
     def apply_theme(self, theme) -> None:
         """Narration is read from the back of the room: larger than the panels' text."""

@@ -21,7 +21,7 @@ def test_a_long_explanation_in_a_small_dock_is_whole_and_scrolls(qtbot):
     view.show_event(_real_error())
     label = view.current
     qtbot.waitUntil(lambda: label.height() >= label.heightForWidth(label.width()))
-    bar = view.scroll.verticalScrollBar()
+    bar = view.scroll_area.verticalScrollBar()
     assert bar.maximum() > 0 and bar.value() == 0      # the title first
     assert "What to do:" in label.text()
     bar.setValue(bar.maximum())                          # scrolled: the last line in view
@@ -36,7 +36,7 @@ def test_a_new_error_is_shown_from_its_title(qtbot):
     view.show()
     error = _real_error()
     view.show_event(error)
-    bar = view.scroll.verticalScrollBar()
+    bar = view.scroll_area.verticalScrollBar()
     qtbot.waitUntil(lambda: bar.maximum() > 0)
     bar.setValue(bar.maximum())
     view.show_event(error)
@@ -59,7 +59,7 @@ def test_a_long_run_of_code_wraps_inside_a_narrow_dock(qtbot):
     view.show()
     qtbot.waitExposed(view)
     view.show_event(_in_place_edit_error())
-    viewport = view.scroll.viewport()
+    viewport = view.scroll_area.viewport()
     # every line within the dock: before, the label was as wide as that run of code
     # and cut at the dock's edge, the heading too
     qtbot.waitUntil(lambda: view.current.width() <= viewport.width())

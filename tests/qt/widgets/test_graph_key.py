@@ -5,6 +5,7 @@ import pytest
 from gradviz.core.session import Session
 from gradviz.plain.config import Config
 from gradviz.qt.widgets.graph_view import GraphView
+from gradviz.render import style
 from gradviz.render.layout import layout_graph
 
 
@@ -27,6 +28,27 @@ def _view(qtbot, width: int, height: int, graph) -> GraphView:
     qtbot.waitExposed(view)
     view.on_layout(graph, layout_graph(graph, rankdir="TB"), "after one step")
     return view
+
+
+def test_before_any_graph_the_key_lists_nothing(qtbot):
+    """A fresh graph panel listed every kind, "detach cut" included, with no graph drawn."""
+    view = GraphView()
+    qtbot.addWidget(view)
+    view.resize(900, 500)
+    view.show()
+    qtbot.waitExposed(view)
+    assert view.legend.entries() == []
+    assert view.legend.rows() == 0
+
+
+def test_the_key_names_only_kinds_the_graph_on_screen_has(qtbot):
+    graph = _graph(Config(batch_size=16))
+    view = _view(qtbot, 900, 500, graph)
+    kinds = {n.kind for n in graph.nodes}
+    named = {name: kind for kind, name in style.KIND_NAMES.items()}
+    listed = [e for e in view.legend.entries() if e in named]
+    assert listed and all(named[e] in kinds for e in listed)
+    assert {style.KIND_NAMES[k] for k in kinds if k in style.KIND_NAMES} == set(listed)
 
 
 def test_a_cut_is_in_the_key_only_where_a_head_reads_a_detached_z(qtbot):

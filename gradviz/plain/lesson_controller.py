@@ -1,0 +1,277 @@
+"""A lesson in the window, without the window: which slide is on (PageDown / PageUp, Home,
+leaving), and what each slide writes into the window's model and asks of the engine, the
+stage, the graph, the charts' ghosts, the narration and the title bar (controller_views)."""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .config import Config
+from .controller_views import (
+    Ghosts,
+    GraphFraming,
+    Narration,
+    ReferenceLines,
+    SlideEngine,
+    StageView,
+    Titles,
+)
+from .engine_settings import EngineSettings
+from .history import History
+from .lesson_references import REFERENCE_PANELS, reference_lines
+from .lessons import Lesson, Slide, bundled_names, find_lesson, title_text
+from .stage_layout import Placement
+from .window_model import WindowModel, nearest_pace_ms
+
+BASE_TITLE = "gradviz — autograd with several losses"
+# px at text size 1: a graph panel narrower shows no key (beside a 620 px graph at
+# 1024x768 the key took 240 px and the graph's heads were cut off; its boxes say their
+# state in words, "freed", "changed in place", and the narration says what is drawn)
+KEY_LEAST_WIDTH = 900
+
+
+@dataclass(frozen=True)
+class LessonViews:
+    """What a lesson drives, handed over by the window (which owns them all)."""
+    engine: SlideEngine
+    stage: StageView
+    graph: GraphFraming
+    ghosts: Ghosts                    # the charts a keep = "ghost" slide draws on
+    references: ReferenceLines        # the charts a slide draws reference lines on
+    narration: Narration
+    titles: Titles
+    history: Callable[[], History]    # the run on screen now (kept for a ghost)
+    # run a check once the events pending now are handled (the stage's room settles)
+    later: Callable[[Callable[[], None]], None]
+
+
+def slide_title(lesson: Lesson, index: int) -> str:
+    """The window's title on a slide: the lesson, where in it, the slide."""
+    return (f"gradviz — {title_text(lesson.title)} — slide {index + 1}/"
+            f"{len(lesson.slides)}: {title_text(lesson.slides[index].title)}")
+
+
+def slide_settings(slide: Slide, model: WindowModel) -> EngineSettings:
+    """The engine's settings on a slide: its pace, play mode and stop; the rest as the
+    window has them (saved tensors, per-node gradients)."""
+    return dataclasses.replace(
+        model.engine_settings(), delay_ms=nearest_pace_ms(slide.pace),
+        animate_phases=slide.play == "phases",
+        stop_at=slide.stop if isinstance(slide.stop, int) else None)
+
+
+def cramped(placement: Placement) -> bool:
+    """A panel below its least size, or the narration scrolling."""
+    return placement.fits < 1 or not placement.narration_whole
+
+
+class LessonController:
+    def __init__(self, model: WindowModel, views: LessonViews):
+        self.model = model   # the one writer of lesson, slide, panels, focus, text_too_large
+        self.views = views
+        self.lesson: Lesson | None = None
+        self.index = 0
+        # the settings and pace (ms) as the user had them before the lesson: quitting
+        # mid-lesson remembers these, so the next launch is the user's free mode, not a
+        # slide's (detach_ on, 1 s a step)
+        self.settings_before: tuple[Config, int] | None = None
+        # the model file that trained before the lesson (lessons teach on the built-in
+        # model): opened again on leaving, with settings_before
+        self.model_before: str | None = None
+        # each slide's run as it was left ((lesson, slide index) -> History): a slide that
+        # keeps the one before as a ghost draws that run, dashed, on its own axes
+        self.runs: dict[tuple[str, int], History] = {}
+        self._on_screen: tuple[str, int] | None = None   # the slide shown, by the same key
+        self._zoom_asked = False   # the text size changed on this slide: is it still whole?
+        self._ghosted = False      # the charts draw a slide's ghost (not Compare's B)
+        # a new text size: the narration's height and every least size changed
+        model.events.zoom.connect(self.on_text_size)
+
+    @property
+    def slide(self) -> Slide | None:
+        return None if self.lesson is None else self.lesson.slides[self.index]
+
+    @property
+    def staging(self) -> bool:
+        """A lesson is open: its slides are on the stage, the docks put away."""
+        return self.lesson is not None and self.model.in_lesson
+
+    # ---- moving between slides -----------------------------------------------------------
+    def open_named(self, name: str) -> None:
+        """A bundled lesson by name, or a lesson file; LessonError if there is none."""
+        self.open(find_lesson(name))
+
+    def open(self, lesson: Lesson, index: int = 0) -> None:
+        self.lesson, self.index = lesson, max(0, min(index, len(lesson.slides) - 1))
+        self._show_slide(lesson, self.index)
+
+    def next(self) -> None:
+        """The next slide; after the last one, the next bundled lesson (if there is one)."""
+        if self.lesson is None:
+            return
+        if self.index + 1 < len(self.lesson.slides):
+            self.open(self.lesson, self.index + 1)
+            return
+        names = bundled_names()
+        if self.lesson.name in names and names.index(self.lesson.name) + 1 < len(names):
+            self.open(find_lesson(names[names.index(self.lesson.name) + 1]))
+
+    def previous(self) -> None:
+        if self.lesson is not None and self.index > 0:
+            self.open(self.lesson, self.index - 1)
+
+    def first(self) -> None:
+        if self.lesson is not None:
+            self.open(self.lesson, 0)
+
+    def leave(self) -> None:
+        """Out of the lesson (Esc): the settings stay, a model file put aside comes back."""
+        if self.lesson is not None:
+            self.lesson = None
+            self._leave()
+
+    # ---- a slide -------------------------------------------------------------------------
+    def _show_slide(self, lesson: Lesson, index: int) -> None:
+        slide, m, views = lesson.slides[index], self.model, self.views
+        m.blank = False   # PageDown on a blank screen: the next slide, seen
+        if not m.in_lesson:
+            self._put_model_file_aside()
+        if self._on_screen is not None:   # the run the slide left, kept for a ghost
+            self.runs[self._on_screen] = views.history()
+        self._on_screen = (lesson.name, index)
+        self._zoom_asked = False   # the lecturer's text size is kept from here on
+        m.text_too_large = False
+        # the lesson open: the window puts its docks away (their layout kept for the
+        # lesson's end) and shows the stage; nothing a slide does not name is on screen
+        m.lesson = lesson.name
+        views.titles.set_title(slide_title(lesson, index))
+        views.narration.show_slide(lesson.title, slide, index, len(lesson.slides))
+        self._send_slide(slide)
+        m.slide, m.panels = index, slide.panels
+        views.stage.show_slide(slide.panels, slide.layout, m.zoom)
+        self._show_ghost(lesson, index)
+        # the lines the slide draws at the values it names (this lesson's kept runs)
+        kept = {i: run for (name, i), run in self.runs.items() if name == lesson.name}
+        views.references.set_references(reference_lines(slide, kept))
+        # a room reads one box per module call, framed on what the slide is about
+        views.graph.set_module_view(True)
+        m.focus = slide.focus or None
+
+    def _put_model_file_aside(self) -> None:
+        """The first slide: the user's model file and settings, kept for the lesson's end
+        (lessons are about the built-in model)."""
+        m = self.model
+        self.model_before = m.model_path
+        if self.model_before is not None:
+            self.views.engine.open_model(None, None)
+        self.settings_before = (m.requested, m.pace_ms)
+
+    def _send_slide(self, slide: Slide) -> None:
+        """The engine gets the slide as one message: a fresh model at step 0 (each slide
+        starts there), its pace and play mode, where it stops (the engine pauses itself
+        there: exact at full speed) and, a clicker sending no Space, Play where the slide
+        autoplays. Then the model says the same, and the engine is sent nothing more."""
+        settings = slide_settings(slide, self.model)
+        self.views.engine.show_slide(slide.config, settings, slide.autoplay)
+        m = self.model
+        m.pace_ms, m.play_mode, m.stop_at = settings.delay_ms, slide.play, settings.stop_at
+        m.requested = slide.config
+
+    def _show_ghost(self, lesson: Lesson, index: int) -> None:
+        """keep = "ghost": the slide before's run (as it was left), dashed, beside this
+        one's, on the same axes; else no ghost. Compare's B, while pinned, comes first."""
+        if self.model.pinned_b is not None:
+            return
+        before = self.runs.get((lesson.name, index - 1))
+        if lesson.slides[index].keep == "ghost" and before is not None:
+            self.views.ghosts.set_ghost(before)
+            self._ghosted = True
+        else:
+            self._clear_ghost()
+
+    def _clear_ghost(self) -> None:
+        if self._ghosted and self.model.pinned_b is None:
+            self.views.ghosts.set_ghost(None)
+        self._ghosted = False
+
+    # ---- the stage's room ---------------------------------------------------------------
+    def on_arranged(self) -> None:
+        """The stage placed its parts again (a slide, a resize, a text size)."""
+        if self.staging:
+            self._place_graph_key()
+            self._check_room()
+
+    def _place_graph_key(self) -> None:
+        """The graph's key where the graph is the slide's main panel and wide enough for
+        it; beside a chart, or in a column narrowed by large text, it took half the
+        panel (the narration says what is drawn)."""
+        placement, m, graph = self.views.stage.placement, self.model, self.views.graph
+        placed = placement.panels.get("graph") if placement else None
+        wide = placed is not None and placed.w >= KEY_LEAST_WIDTH * m.zoom
+        shown = bool(m.panels) and m.panels[0] == "graph" and wide
+        if shown != graph.key_shown:
+            graph.set_key_shown(shown)
+
+    def _check_room(self) -> None:
+        """Text too large for the stage just after Ctrl+=: one step smaller, as the docks'
+        screen fitting does, so Ctrl+= stops where the slide no longer fits, not at a size
+        that crushes its charts. Only then: a later slide that is cramped at the
+        lecturer's size is fitted by the stage itself (its text and the code's font a
+        step smaller); taking the size back there left lesson 13 at normal text from its
+        second slide on."""
+        placement, m = self.views.stage.placement, self.model
+        if not self._zoom_asked or placement is None or m.zoom <= 1.0 or m.drawn_off_screen:
+            return
+        if cramped(placement):
+            self.views.later(self._shrink_if_still_cramped)
+
+    def _shrink_if_still_cramped(self) -> None:
+        placement = self.views.stage.placement
+        if self.staging and self._zoom_asked and placement is not None and \
+                self.model.zoom > 1.0 and cramped(placement):
+            self.model.text_too_large = True   # the screen fitting takes it a step smaller
+
+    def on_text_size(self, _zoom: float | None = None) -> None:
+        """After Ctrl+= or Ctrl+-: the narration's height and every least size changed."""
+        self._zoom_asked = True   # does the slide still fit? (until the next slide)
+        self.model.text_too_large = False   # (not known at this size until arranged)
+        if self.staging:
+            self.views.stage.set_zoom(self.model.zoom)
+
+    def rearrange(self) -> None:
+        """The stage laid out again for its room (a new explanation, a fitted window)."""
+        if self.staging:
+            self.views.stage.arrange()
+
+    # ---- leaving --------------------------------------------------------------------------
+    def _leave(self) -> None:
+        m, views = self.model, self.views
+        m.stop_at = None
+        views.narration.clear()
+        views.titles.set_title(BASE_TITLE)
+        self._clear_ghost()
+        views.references.set_references({panel: [] for panel in REFERENCE_PANELS})
+        self.runs, self._on_screen = {}, None
+        # the window takes the stage's panels home, and every dock back where, and as
+        # shown or closed as, the user had it
+        m.lesson, m.slide, m.panels = None, None, ()
+        m.text_too_large = False
+        self._back_to_model_file()
+        self.settings_before = None
+        views.graph.set_key_shown(True)
+
+    def _back_to_model_file(self) -> None:
+        """The model file the lesson put aside, trained again with the settings and pace
+        the user had before the lesson (the built-in model keeps the last slide's, to
+        explore from). The user agreed to run it when it was opened: nothing is asked."""
+        path, self.model_before = self.model_before, None
+        # (another model file opened during the lesson is the user's newer choice: it
+        # stays; the one put aside may still be named until the engine confirms)
+        now = self.model.model_path
+        if path is None or self.settings_before is None or now not in (None, path):
+            return
+        config, pace_ms = self.settings_before
+        self.views.engine.open_model(path, config)   # first: it is sent config, once
+        self.model.pace_ms = pace_ms
+        self.model.requested = config
