@@ -1,6 +1,7 @@
 """The layer rules in pyproject.toml's import-linter contracts hold: plain reaches for no
 torch, core for no GUI, renderer or command line, render for no Qt, and the window for
-no torch and no core (indirect imports count too)."""
+no torch and no core (indirect imports count too); and no modules, nor packages, import
+each other in a circle (imports inside functions count too)."""
 import logging
 from pathlib import Path
 
@@ -29,7 +30,7 @@ def test_import_linter_contracts_are_kept(tmp_path, monkeypatch, capsys):
                                        cache_dir=str(tmp_path), no_logo=True)
     out = capsys.readouterr().out
     assert rc == 0, out
-    assert "0 broken" in out and "4 kept" in out
+    assert "0 broken" in out and "5 kept" in out
 
 
 @pytest.mark.parametrize(("package", "forbidden"), [
@@ -39,13 +40,44 @@ def test_import_linter_contracts_are_kept(tmp_path, monkeypatch, capsys):
 ])
 def test_a_forbidden_import_breaks_a_contract(tmp_path, monkeypatch, capsys, package, forbidden):
     """The contracts can fail."""
-    bad = ROOT / "gradviz" / package / "_layer_probe.py"
-    bad.write_text(f"import {forbidden}  # deliberately forbidden\n")
+    probe = f"import {forbidden}  # deliberately forbidden\n"
+    rc = _lint_with(tmp_path, monkeypatch, {f"{package}/_layer_probe.py": probe})
+    assert rc != 0
+    assert f"gradviz.{package}._layer_probe -> {forbidden}" in capsys.readouterr().out
+
+
+def _lint_with(tmp_path, monkeypatch, probes: dict[str, str]) -> int:
+    """lint-imports' result with the probe modules {path under gradviz: source} added."""
+    made = []
     try:
+        for name, source in probes.items():
+            path = ROOT / "gradviz" / name
+            path.write_text(source)
+            made.append(path)
         monkeypatch.chdir(ROOT)
         rc = importlinter_cli.lint_imports(config_filename=str(ROOT / "pyproject.toml"),
                                            cache_dir=str(tmp_path), no_logo=True)
     finally:
-        bad.unlink()
+        for path in made:
+            path.unlink()
+    return rc
+
+
+@pytest.mark.parametrize(("probes", "named"), [
+    # two modules of one package, one import hidden inside a function
+    ({"engine/_circle_a.py": "from . import _circle_b\n",
+      "engine/_circle_b.py": "def f():\n    from . import _circle_a\n"},
+     ["gradviz.engine", "._circle_"]),
+    # two packages through a module each, as commands and qt once did
+    ({"qt/_circle_c.py": "def f():\n    from ..commands import _circle_d\n",
+      "commands/_circle_d.py": "from ..qt import _circle_c\n"},
+     ["No cycles are allowed in gradviz.", ".commands", ".qt"]),
+])
+def test_an_import_circle_breaks_a_contract(tmp_path, monkeypatch, capsys, probes, named):
+    """The no-circles contract can fail, and says where the circle is."""
+    rc = _lint_with(tmp_path, monkeypatch, probes)
+    out = capsys.readouterr().out
     assert rc != 0
-    assert f"gradviz.{package}._layer_probe -> {forbidden}" in capsys.readouterr().out
+    assert "no import circles" in out and "BROKEN" in out
+    for words in named:
+        assert words in out, out[-2000:]

@@ -5,14 +5,17 @@ import argparse
 import statistics
 
 from ..core.devices import resolve_device
+from ..core.loop_timer import use_clock
+from ..core.model_bench import bare_model_loop
 from ..core.threads import leave_a_core_free
-from ..core.training_speed import PROBE_LEVELS, run_bench, use_clock
+from ..core.training_speed import PROBE_LEVELS, bare_loop, run_bench
 from ..engine.compare_cost import GRAPH_REQUEST_SECONDS, engine_rate
 from ..exit_codes import EXIT_OK
 from ..plain.config import ConfigError
 from .model_option import config_for, model_file_from_args
 from .options import fail
 from .run import UPDATE_COSINE_EVERY, timed_run
+from .window_phase import PROBE_MS, job_arguments, run_phase
 
 APP_LINE = ("the app's engine as Play runs it at full speed, every panel fed as the "
             "window asks: gradient norms every step; pushes, cosines, memory and each "
@@ -61,26 +64,52 @@ def main(args: argparse.Namespace) -> int:
     if model_file is None:   # the app and a pinned B do not take a model file yet
         _print_comparing(config, repeats, bare)
     if args.gui:
-        from ..qt.window_speed import measure_window
-        model_path = None if model_file is None else str(model_file.path)
-        for name, busy, pin_b in (("app", False, False), ("app, busy", True, False),
-                                  ("app, B", False, True)):
-            g = measure_window(config.replace(steps=200), busy=busy, launch=name == "app",
-                               pin_b=pin_b, model_path=model_path)
-            ratio = f"{g['steps_per_second'] / bare:>9.0%}" if bare else f"{'':>9}"
-            how = (", another process keeping a core busy" if busy else
-                   ", B (these settings) pinned and compared live, in its own process"
-                   if pin_b else "")
-            print(f"{name:<12}{g['steps_per_second']:>10.0f}{ratio}  "
-                  f"every panel live, the engine in its own process{how}; the window "
-                  f"answered within {g['median_gap_ms']:.0f} ms (median), "
-                  f"{g['p99_gap_ms']:.0f} ms (99%), {g['max_gap_ms']:.0f} ms (worst)")
-            if name == "app" and not args.quiet:
-                print(f"launch: the window showed {g['window_visible_s']:.2f} s after launch "
-                      f"(torch {'loaded' if g['torch_in_window_process'] else 'not loaded'} "
-                      f"in its process); the engine's first model was ready at "
-                      f"{g['engine_ready_s']:.2f} s")
+        _print_window(config, model_file, quiet=args.quiet)
     return EXIT_OK
+
+
+# the window phases: (name, size, another process keeping a core busy, B pinned)
+WINDOW_PHASES = (("app", (1920, 1080), False, False), ("app, small", (1024, 768), False, False),
+                 ("app, busy", (1920, 1080), True, False), ("app, B", (1920, 1080), False, True))
+WINDOW_SECONDS = 8.0
+
+
+def _print_window(config, model_file, quiet: bool = False) -> None:
+    """The app itself, its window's process started afresh for each phase, against a
+    bare loop timed by the wall clock just before it (the same machine's load)."""
+    use_clock("wall")
+    model_path = None if model_file is None else str(model_file.path)
+    for name, size, busy, pin_b in WINDOW_PHASES:
+        bare = bare_loop(config, config.steps) if model_file is None \
+            else bare_model_loop(model_file, config, config.steps)
+        g = run_phase(job_arguments(config.replace(steps=200), WINDOW_SECONDS, size, busy,
+                                    pin_b, launch=name == "app", model_path=model_path))
+        how = (", another process keeping a core busy" if busy else
+               ", B (these settings) pinned and compared live, in its own process"
+               if pin_b else "")
+        where = f"every panel live at {size[0]}x{size[1]}, the engine in its own process{how}"
+        if "frozen_s" in g:
+            print(f"{name:<12}{'':>10}{'':>9}  {where}: the window's event loop stopped "
+                  f"turning for {g['frozen_s']:.0f} s (before: {_lateness(g)})")
+            continue
+        print(f"{name:<12}{_rate(g['steps_per_second'])}{g['steps_per_second'] / bare:>9.0%}  "
+              f"{where}; the window answered {_lateness(g)}; its process used "
+              f"{g['window_cpu_share']:.0%} of a core")
+        if "window_visible_s" in g and not quiet:   # -q: only the rows
+            print(f"launch: the window showed {g['window_visible_s']:.2f} s after launch "
+                  f"(torch {'loaded' if g['torch_in_window_process'] else 'not loaded'} "
+                  f"in its process); the engine's first model was ready at "
+                  f"{g['engine_ready_s']:.2f} s")
+
+
+def _lateness(g: dict) -> str:
+    return (f"{_ms(g['median_late_ms'])} ms late (median), {_ms(g['p99_late_ms'])} ms (99%), "
+            f"{_ms(g['max_late_ms'])} ms (worst), by a {PROBE_MS} ms probe timer")
+
+
+def _ms(value: float) -> str:
+    """A tenth of a millisecond shown below 10 ms (a probe's lateness is often 0.1 ms)."""
+    return f"{value:.1f}" if value < 10 else f"{value:.0f}"
 
 
 def _print_comparing(config, repeats: int, bare: float | None) -> None:

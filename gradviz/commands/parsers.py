@@ -148,7 +148,8 @@ def add_bench(subparsers) -> None:
                           "it is measured")
     p.add_argument("--gui", action="store_true",
                    help="also train in the app's window (offscreen) and time its response, "
-                        "quiet and with another process keeping a core busy")
+                        "quiet at 1920x1080 and 1024x768, with another process keeping a "
+                        "core busy, and with B pinned")
     p.set_defaults(func=_later("bench"))
 
 

@@ -108,7 +108,8 @@ def timed_run(config, steps: int, model_file: ModelFile | None = None) -> float:
     import io
     import tempfile
 
-    from ..core.training_speed import clock, warm_up
+    from ..core.loop_timer import clock
+    from ..core.training_speed import warm_up
     session = run_session(config, model_file)
     warm_up(session, steps)
     with tempfile.TemporaryDirectory(prefix="gradviz-bench-") as folder, \

@@ -10,8 +10,8 @@ import torch
 
 from ..plain.config import Config
 from .devices import resolve_device
+from .loop_timer import timed
 from .model_file import ModelFile, step_generator, trunk_outputs
-from .training_speed import _timed
 
 
 def bare_model_loop(model_file: ModelFile, config: Config, steps: int) -> float:
@@ -34,4 +34,4 @@ def bare_model_loop(model_file: ModelFile, config: Config, steps: int) -> float:
         total.backward()
         opt.step()
 
-    return _timed(one, steps, device)
+    return timed(one, steps, device)

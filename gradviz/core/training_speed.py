@@ -8,7 +8,6 @@ from __future__ import annotations
 import functools
 import operator
 import statistics
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -18,7 +17,9 @@ import torch
 from ..plain.config import Config
 from .data import make_data
 from .devices import resolve_device
+from .loop_timer import WARM_UP_STEPS, sync, timed
 from .model import MultiHeadNet, head_loss
+from .model_bench import bare_model_loop
 from .model_file import ModelFile
 from .session import Session
 
@@ -30,34 +31,11 @@ PROBE_LEVELS: dict[str, dict[str, Any]] = {
 }
 
 
-# How a loop is timed: wall-clock (what a user waits), or this process's CPU time. On a
-# machine other programs share, wall-clock ratios swing by a fifth from one run to the
-# next; the CPU time the loop itself took does not, and with one torch thread it is the
-# wall-clock time of an idle core.
-CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time.process_time}
-_clock = [time.perf_counter]
-
-
-def use_clock(name: str) -> None:
-    """Time every loop from here on by CLOCKS[name]."""
-    _clock[0] = CLOCKS[name]
-
-
-def clock() -> float:
-    """Now, on the clock in use (see use_clock)."""
-    return _clock[0]()
-
-
 @dataclass
 class BenchResult:
     name: str
     steps_per_second: float
     ratio: float  # to the bare loop
-
-
-def _sync(device: torch.device) -> None:
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
 
 
 def bare_loop(config: Config, steps: int) -> float:
@@ -79,30 +57,19 @@ def bare_loop(config: Config, steps: int) -> float:
         total.backward()
         opt.step()
 
-    return _timed(one, steps, device)
+    return timed(one, steps, device)
 
 
 def engine_loop(config: Config, steps: int, model_file: ModelFile | None = None) -> float:
     session = Session(config, model_file)
-    return _timed(lambda _: session.step(), steps, session.device)
+    return timed(lambda _: session.step(), steps, session.device)
 
 
 def warm_up(session: Session, steps: int) -> None:
-    """The steps _timed runs before it starts the clock."""
-    for _ in range(min(20, steps)):
+    """The steps loop_timer.timed runs before it starts the clock."""
+    for _ in range(min(WARM_UP_STEPS, steps)):
         session.step()
-    _sync(session.device)
-
-
-def _timed(one, steps: int, device: torch.device) -> float:
-    for step in range(min(20, steps)):  # warm-up: allocator, caches, lazy inits
-        one(step)
-    _sync(device)
-    start = clock()
-    for step in range(steps):
-        one(step)
-    _sync(device)
-    return steps / (clock() - start)
+    sync(session.device)
 
 
 def run_bench(config: Config, steps: int = 500, repeats: int = 3,
@@ -116,7 +83,6 @@ def run_bench(config: Config, steps: int = 500, repeats: int = 3,
         if model_file is None:
             rates["bare"].append(bare_loop(config, steps))
         else:
-            from .model_bench import bare_model_loop  # it imports this module
             rates["bare"].append(bare_model_loop(model_file, config, steps))
         for name, changes in PROBE_LEVELS.items():
             rates.setdefault(name, []).append(

@@ -22,12 +22,13 @@ from typing import Any
 from ..core.compare import flat_grads
 from ..core.model_file import ModelFile
 from ..core.session import Session
+from ..core.threads import leave_a_core_free
 from ..plain import events as ev
 from ..plain.config import Config, ConfigError
 from . import protocol as p
-from .child import ChildProcess, last_sign_of_life, start_isolated
+from .child import ChildProcess, exit_words, last_sign_of_life, start_isolated
 from .heartbeat import Heartbeat, SharedConnection
-from .host import exit_words
+from .niceness import yield_to_the_window
 
 SILENT_SECONDS = 20.0    # no beat nor CPU time for this long: B stopped making progress
 BEAT_LOOK_SECONDS = 0.1  # waiting for a reply: how often to look at B's liveness
@@ -141,8 +142,6 @@ def serve(conn: SharedConnection, beat: Heartbeat) -> None:
     """B's process (engine.b_process, which started the beat before torch was imported):
     answer reset and step until told to stop or A's end closes."""
     try:
-        from ..core.threads import leave_a_core_free
-        from .engine_main import yield_to_the_window
         leave_a_core_free(sharers=2)   # A's engine trains at the same time
         yield_to_the_window()
         server = BServer(conn, beat)

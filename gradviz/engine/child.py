@@ -16,6 +16,20 @@ import time
 from multiprocessing.connection import Connection
 
 
+def exit_words(exitcode: int | None) -> str:
+    """How a process ended, in words: 'exit code -9 / killed by signal SIGKILL' and the
+    like (the window says it of the engine, the engine of a pinned B's process)."""
+    if exitcode is None:
+        return "it no longer answers"
+    if exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        return f"exit code {exitcode} / killed by signal {name}"
+    return f"exit code {exitcode}"
+
+
 class ChildProcess:
     """A started child, asked about as multiprocessing.Process is (exitcode negative for
     a signal), so the window and the engine treat any child alike."""

@@ -9,7 +9,7 @@ import pickle
 import time
 
 from ..core.compare import compare
-from ..core.training_speed import clock
+from ..core.loop_timer import clock
 from ..plain.config import Config
 from . import protocol as p
 from .loop import EngineLoop

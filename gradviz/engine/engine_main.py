@@ -13,18 +13,9 @@ from . import protocol as p
 from .child import end_own_group
 from .heartbeat import BUILDING_MODEL_FILE
 from .loop import EngineLoop
+from .niceness import yield_to_the_window
 
-ENGINE_NICENESS = 5     # how much lower than the window's the engine's CPU priority is
 B_LOOK_SECONDS = 0.005  # B's steps in flight: how soon to look for their replies again
-
-
-def yield_to_the_window() -> None:
-    """When the machine is busy, the window's process gets the CPU first: a window that
-    stutters in front of a lecture hall costs more than a slower step."""
-    try:
-        os.nice(ENGINE_NICENESS)
-    except (AttributeError, OSError):   # not on this system, or not allowed: carry on
-        pass
 
 
 def run(conn, config: Config, own_process: bool = True, holder: dict | None = None,

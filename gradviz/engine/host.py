@@ -12,21 +12,8 @@ from ..plain import events as ev
 from ..plain.torch_missing import torch_missing, torch_missing_words
 from . import child
 from . import protocol as p
+from .child import exit_words as exit_words  # the window says how its engine ended
 from .heartbeat import slow_start
-
-
-def exit_words(exitcode: int | None) -> str:
-    """How a process ended, in words: 'exit code -9 / killed by signal SIGKILL' and the
-    like (the window says it of the engine, the engine of a pinned B's process)."""
-    if exitcode is None:
-        return "it no longer answers"
-    if exitcode < 0:
-        try:
-            name = signal.Signals(-exitcode).name
-        except ValueError:
-            name = f"signal {-exitcode}"
-        return f"exit code {exitcode} / killed by signal {name}"
-    return f"exit code {exitcode}"
 
 
 def serve(conn, config, own_process: bool = True, holder: dict | None = None,

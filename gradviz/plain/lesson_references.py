@@ -9,9 +9,9 @@ was left) at step S (default 0).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -20,8 +20,13 @@ from .history import History
 from .lesson_format import LessonError, checked_table, is_count, is_number, refuse_unknown
 from .lesson_metrics import metric_problem, unmeasured
 
-if TYPE_CHECKING:
-    from .lessons import Slide
+
+class SlideReferences(Protocol):
+    """What reference_lines reads of a slide (plain.lessons' Slide): named by this
+    protocol rather than imported, since lessons imports this module."""
+
+    @property
+    def reference(self) -> Sequence[Reference]: ...
 
 REFERENCE_KEYS = ("metric", "value", "label")
 SOURCE_KEYS = ("slide", "step")
@@ -143,7 +148,7 @@ def history_value(history: History, metric: str, step: int) -> float | None:
     return float(value) if np.isfinite(value) else None
 
 
-def reference_lines(slide: Slide, kept: Mapping[int, History]
+def reference_lines(slide: SlideReferences, kept: Mapping[int, History]
                     ) -> dict[str, list[DrawnReference]]:
     """Each chart that takes references, with the lines it draws for this slide (empty
     where none: a chart clears the last slide's). kept: the lesson's runs as they were

@@ -1,18 +1,35 @@
-"""`gradviz bench --gui`: how soon the window shows after launch, how fast the app trains
-with every panel live, and how long the window's event loop ever waits (a frozen window
-would show here first)."""
+"""`gradviz bench --gui`'s window phase, run as a process of its own
+(`python -I -m gradviz.qt.window_speed JOB`): the window as the app runs it (no torch in
+its process), every panel live while the engine trains, and how late its event loop
+answered, to the millisecond. It prints one `RESULT {json}` line."""
 from __future__ import annotations
 
+import argparse
+import cProfile
+import faulthandler
+import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Callable
+from typing import Any
+
+from ..plain.config import Config, from_mapping
+
+RESULT = "RESULT"   # the line the bench reads (commands.window_phase)
+PROBE_MS = 1        # the probe's interval: lateness is measured to about this
+SETTLE_MS = 1000    # after the first steps: the engine's and the window's warm-up
+FROZEN_S = 30.0     # no turn of the event loop for this long: the window is frozen
+# a second process that keeps one core busy, as another program on a lecturer's laptop
+# (a browser, a video call) would
+_BUSY = "while True: pass"
 
 # Run as a fresh `gradviz` would be (a new interpreter, nothing imported yet): print the
 # (system-wide monotonic) time once the window has been shown and painted, and once the
-# engine's first model is built; then close.
+# engine's first model is in the window; then close.
 _LAUNCH_PROBE = """
 import sys, time
 from PySide6.QtCore import QTimer
@@ -24,10 +41,13 @@ def shown():
     window = next(w for w in app.topLevelWidgets() if w.objectName() == "mainWindow")
     app.processEvents()   # the first paint
     print("VISIBLE", time.monotonic(), "torch" in sys.modules, flush=True)
-    def ready(*_):
+    def ready():
+        if not window.history.head_names:
+            QTimer.singleShot(20, ready)
+            return
         print("READY", time.monotonic(), flush=True)
         window.close()
-    window.engine.configApplied.connect(ready)
+    ready()
 
 QTimer.singleShot(0, shown)
 from gradviz.app import main
@@ -37,7 +57,7 @@ raise SystemExit(main([]))
 
 def time_to_window(timeout_s: float = 120.0) -> dict:
     """Seconds from launching a fresh process to the window shown, and to the engine's
-    model built (torch loaded in its own process meanwhile)."""
+    first model in it (torch loaded in the engine's own process meanwhile)."""
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, GRADVIZ_SETTINGS=os.path.join(tmp, "settings.json"))
         env.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -53,91 +73,206 @@ def time_to_window(timeout_s: float = 120.0) -> dict:
             "engine_ready_s": float(seen["READY"][0]) - start}
 
 
-# a second process that keeps one core busy, as another program on a lecturer's laptop
-# (a browser, a video call) would
-_BUSY = "while True: pass"
+def lateness_summary(late_s: list[float]) -> dict[str, float]:
+    """p50, p99 and the worst of how late the probe ran, in ms (nearest rank)."""
+    if not late_s:
+        return {"median_late_ms": float("nan"), "p99_late_ms": float("nan"),
+                "max_late_ms": float("nan")}
+    ranked = sorted(late_s)
+
+    def rank(share: float) -> float:
+        return ranked[min(len(ranked) - 1, max(0, round(share * len(ranked)) - 1))] * 1000
+    return {"median_late_ms": rank(0.5), "p99_late_ms": rank(0.99),
+            "max_late_ms": ranked[-1] * 1000}
 
 
-def measure_window(config, seconds: float = 8.0, busy: bool = False,
-                  launch: bool = True, pin_b: bool = False,
-                  model_path: str | None = None) -> dict:
-    """Train with every panel live for `seconds`; with busy, while another process keeps
-    a core busy; with launch, also time a fresh launch (time_to_window); with pin_b,
-    while B (these same settings) trains beside A in its own process, compared live;
-    with model_path, the window trains that model file (as `gradviz --model` opens it)."""
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+class Probe:
+    """A PROBE_MS timer: how late each tick came (the time the event loop was away
+    beyond the interval) is how late the window would have answered a click then.
+    It also ends the phase: checked at every tick, not by one long timer that a
+    crowded event loop could push back."""
+
+    def __init__(self, until: float, done: Callable[[], None]):
+        from PySide6.QtCore import Qt, QTimer
+        self.late: list[float] = []
+        self.last_turn = time.perf_counter()
+        self.finished = False
+        self._until, self._done = until, done
+        self._timer = QTimer()
+        self._timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self._timer.timeout.connect(self._tick)
+
+    def start(self) -> None:
+        self.last_turn = time.perf_counter()
+        self._timer.start(PROBE_MS)
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        self.late.append(max(0.0, now - self.last_turn - PROBE_MS / 1000))
+        self.last_turn = now
+        if now >= self._until:
+            self._timer.stop()
+            self.finished = True
+            self._done()
+
+
+def _end_frozen() -> None:
+    """Every thread's stack on stderr (where the window was stuck), then exit 3."""
+    faulthandler.dump_traceback(all_threads=True)
+    os._exit(3)
+
+
+def watch_for_a_freeze(probe: Probe, report: Callable[[dict], None],
+                       end: Callable[[], None] = _end_frozen,
+                       frozen_s: float = FROZEN_S, look_s: float = 1.0) -> threading.Thread:
+    """If the event loop stops turning for frozen_s before the phase is over, report
+    what was measured and the freeze, and end(): the bench's phase ends even when the
+    window cannot."""
+    def watch() -> None:
+        while not probe.finished:
+            time.sleep(look_s)
+            away = time.perf_counter() - probe.last_turn
+            if away > frozen_s and not probe.finished:
+                report({**lateness_summary(probe.late), "frozen_s": away})
+                end()
+                return
+    thread = threading.Thread(target=watch, name="freeze watch", daemon=True)
+    thread.start()
+    return thread
+
+
+def _print_result(result: dict) -> None:
+    print(RESULT, json.dumps(result), flush=True)
+
+
+class Phase:
+    """One measured phase: the window shown at its size, the engine's first model in,
+    B pinned (if asked), Play, a settling second, then `seconds` measured."""
+
+    def __init__(self, window: Any, seconds: float, pin_b: bool, busy: bool,
+                 profile: cProfile.Profile | None):
+        self.window, self.seconds, self.pin_b, self.busy = window, seconds, pin_b, busy
+        self.profile = profile
+        self.spinner: subprocess.Popen | None = None
+        self.probe: Probe | None = None
+        self.start_steps = 0
+        self.started = self.cpu_started = 0.0
+
+    def wait(self, ready: Callable[[], bool], then: Callable[[], None]) -> None:
+        from PySide6.QtCore import QTimer
+        if ready():
+            then()
+        else:
+            QTimer.singleShot(50, lambda: self.wait(ready, then))
+
+    def first_model(self) -> None:
+        model = self.window.model
+        if self.pin_b:
+            self.window.compare.pin_settings()
+            self.wait(lambda: model.pinned_b is not None, self.play)
+        else:
+            self.play()
+
+    def play(self) -> None:
+        from PySide6.QtCore import QTimer
+        if not self.window.model.running:
+            self.window.toggle_play()
+        self.wait(lambda: len(self.window.history) > 0,
+                  lambda: QTimer.singleShot(SETTLE_MS, self.begin))
+
+    def begin(self) -> None:
+        from PySide6.QtWidgets import QApplication
+        if self.busy:
+            self.spinner = subprocess.Popen([sys.executable, "-I", "-c", _BUSY])
+        self.window.refresh()
+        self.start_steps = len(self.window.history)
+        self.started = time.perf_counter()
+        self.cpu_started = time.process_time()
+        self.probe = Probe(self.started + self.seconds, QApplication.quit)
+        watch_for_a_freeze(self.probe, _print_result)
+        if self.profile is not None:
+            self.profile.enable()
+        self.probe.start()
+
+    def result(self) -> dict:
+        if self.profile is not None:
+            self.profile.disable()
+        if self.spinner is not None:
+            self.spinner.kill()
+            self.spinner.wait()
+        elapsed = time.perf_counter() - self.started
+        cpu = time.process_time() - self.cpu_started
+        self.window.refresh()
+        steps = len(self.window.history) - self.start_steps
+        assert self.probe is not None
+        return {"steps_per_second": steps / elapsed, "steps": steps, "seconds": elapsed,
+                "window_cpu_share": cpu / elapsed,   # of one core, all its threads
+                "heads": list(self.window.history.head_names),
+                "model_path": self.window.model.model_path,
+                **lateness_summary(self.probe.late)}
+
+
+def measure(config: Config, seconds: float, size: tuple[int, int], busy: bool = False,
+            pin_b: bool = False, model_path: str | None = None,
+            profile: cProfile.Profile | None = None) -> dict:
+    """Train with every panel live for `seconds` at `size`; with busy, while another
+    process keeps a core busy; with pin_b, while B (these same settings) trains beside
+    A in its own process, compared live; with model_path, on that model file."""
     import pyqtgraph  # noqa: F401  (after PySide6: it binds to the first Qt)
-    from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
     from .launch import quiet_offscreen_warnings
     from .main_window import MainWindow
     from .settings import AppSettings, Remembered
 
-    result = time_to_window() if launch else {}
     app = QApplication.instance() or QApplication([])
     quiet_offscreen_warnings()   # else a line of offscreen-plugin noise per window
     with tempfile.TemporaryDirectory() as tmp:
         window = MainWindow(Remembered(config), AppSettings(os.path.join(tmp, "settings.json")),
                             model_path=model_path)
-        # every panel drawn, side by side, at a projector's 1920x1080: not fitted to the
+        # every panel drawn, side by side, at the size asked for: not fitted to the
         # offscreen screen (800x600), which would put most of them into tabs
-        window.drawn_off_screen = True
-        window.resize(1920, 1080)
+        window.model.drawn_off_screen = True
+        window.resize(*size)
         window.show()
-        gaps: list[float] = []
-        last = [0.0]
-
-        def tick() -> None:  # a 10 ms heartbeat: its gaps are the window's response time
-            now = time.perf_counter()
-            if last[0]:
-                gaps.append(now - last[0])
-            last[0] = now
-
-        heartbeat = QTimer()
-        heartbeat.timeout.connect(tick)
-        start_steps = [0]
-
-        spinner: list = []
-
-        def begin() -> None:
-            if busy:
-                spinner.append(subprocess.Popen([sys.executable, "-I", "-c", _BUSY]))
-            start_steps[0] = len(window.history)
-            window.sigPlay.emit()
-            heartbeat.start(10)
-            QTimer.singleShot(int(seconds * 1000), app.quit)
-
-        def wait_for_b() -> None:   # B's process started, A restarted beside it
-            if window.compare.history_b is not None:
-                QTimer.singleShot(1000, begin)
-            else:
-                QTimer.singleShot(50, wait_for_b)
-
-        def wait_for_engine() -> None:   # its first model built, then a second to settle
-            if window.generation >= 0 and pin_b:
-                window.compare.pin_settings()
-                wait_for_b()
-            elif window.generation >= 0:
-                QTimer.singleShot(1000, begin)
-            else:
-                QTimer.singleShot(50, wait_for_engine)
-
-        wait_for_engine()
-        try:
-            app.exec()
-        finally:
-            for process in spinner:
-                process.kill()
-                process.wait()
-        heartbeat.stop()
-        window.refresh()
-        steps = len(window.history) - start_steps[0]
-        trained = window.engine.model_path   # the model file it trained (None: built-in)
+        phase = Phase(window, seconds, pin_b, busy, profile)
+        phase.wait(lambda: bool(window.history.head_names), phase.first_model)
+        app.exec()
+        result = phase.result()
         window.close()
-    gaps.sort()
-    result.update({"steps_per_second": steps / seconds, "model_path": trained,
-                   "median_gap_ms": statistics.median(gaps) * 1000,
-                   "p99_gap_ms": gaps[int(len(gaps) * 0.99)] * 1000,
-                   "max_gap_ms": gaps[-1] * 1000})
     return result
+
+
+def _parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m gradviz.qt.window_speed")
+    parser.add_argument("--config", required=True, help="the Config, as JSON")
+    parser.add_argument("--seconds", type=float, default=8.0)
+    parser.add_argument("--size", default="1920x1080")
+    parser.add_argument("--busy", action="store_true")
+    parser.add_argument("--pin-b", action="store_true")
+    parser.add_argument("--launch", action="store_true")
+    parser.add_argument("--model", default=None)
+    parser.add_argument("--profile", default=None, help="write cProfile's stats here")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str]) -> None:
+    args = _parse(argv)
+    width, height = (int(v) for v in args.size.split("x"))
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    result = time_to_window() if args.launch else {}
+    # by CPU time: on a shared machine the wall clock counts the others' turns too
+    profile = cProfile.Profile(time.process_time) if args.profile else None
+    result.update(measure(from_mapping(json.loads(args.config)), args.seconds,
+                          (width, height), args.busy, args.pin_b, args.model, profile))
+    if profile is not None:
+        profile.dump_stats(args.profile)
+    result["torch_in_window_process"] = result.get("torch_in_window_process",
+                                                   "torch" in sys.modules)
+    _print_result(result)
+    sys.stdout.flush()
+    os._exit(0)   # the window's threads and the engine's pipe: nothing left to save
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

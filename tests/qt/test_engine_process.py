@@ -83,7 +83,7 @@ def test_the_window_says_the_engine_is_starting_then_trains(qtbot, real_window):
     assert w.controls.widgets["device"].findData("cpu") >= 0
     _train(qtbot, w, 20)
     # on a busy machine the window gets the CPU before the engine does
-    from gradviz.engine.engine_main import ENGINE_NICENESS
+    from gradviz.engine.niceness import ENGINE_NICENESS
     assert os.getpriority(os.PRIO_PROCESS, w.engine.pid) == \
         os.getpriority(os.PRIO_PROCESS, 0) + ENGINE_NICENESS
 

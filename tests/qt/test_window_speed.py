@@ -1,45 +1,87 @@
-"""`gradviz bench --gui`'s window part, briefly, in a process of its own as the command
-runs it: it trains in the real two-process app, measures, and prints nothing but its
-numbers (the offscreen plugin used to warn once a window)."""
-import json
+"""`gradviz bench --gui`'s window phase, briefly, in a process of its own as the command
+runs it: it trains in the real two-process app (no torch in the window's process),
+measures, and prints nothing but its numbers (the offscreen plugin used to warn once a
+window)."""
+from test_window_reaches import QT, reaches
 
-BRIEF = """
-import json
+from gradviz.commands.window_phase import job_arguments, phase_process, phase_result
 from gradviz.plain.config import Config
-from gradviz.qt.window_speed import measure_window
-if __name__ == "__main__":
-    result = measure_window(Config(batch_size=16, steps=50), seconds=0.5, launch=False)
-    print(json.dumps(result))
-"""
+from gradviz.qt.window_speed import lateness_summary
 
 
-def test_the_window_speed_check_measures_the_real_app_quietly(run_script):
-    out = run_script(BRIEF, "brief_bench.py")
+def _in_order(result: dict) -> bool:
+    return 0 <= result["median_late_ms"] <= result["p99_late_ms"] <= result["max_late_ms"]
+
+
+def test_the_window_speed_check_measures_the_real_app_quietly():
+    out = phase_process(job_arguments(Config(batch_size=16, steps=50), 0.5, (1024, 768)))
     assert out.returncode == 0, out.stderr[-2000:]
-    result = json.loads(out.stdout.strip().splitlines()[-1])
-    assert result["steps_per_second"] > 0
-    assert 0 < result["median_gap_ms"] <= result["p99_gap_ms"] <= result["max_gap_ms"]
+    result = phase_result(out)
+    assert result["steps"] > 0 and result["steps_per_second"] > 0
+    assert _in_order(result)
+    assert result["torch_in_window_process"] is False
+    assert 0 < result["window_cpu_share"]
     assert "propagateSizeHints" not in out.stderr, out.stderr[-500:]
 
 
-MODEL_BRIEF = """
-import json
-from gradviz.plain.config import Config
-from gradviz.qt.window_speed import measure_window
-if __name__ == "__main__":
-    result = measure_window(Config(batch_size=16, steps=50, heads=3), seconds=0.5,
-                            launch=False, model_path=PATH)
-    print(json.dumps(result))
-"""
-
-
-def test_the_window_speed_check_trains_a_model_file_in_the_app(run_script):
+def test_the_window_speed_check_trains_a_model_file_in_the_app():
     """`gradviz bench --model FILE --gui`: the window trains the file, not the built-in
-    model (deep supervision: three heads at three depths)."""
+    model (deep supervision: three heads at three depths, named by the file)."""
     from gradviz.qt.model_menu import example_path
     path = example_path("deep_supervision")
-    out = run_script(MODEL_BRIEF.replace("PATH", repr(path)), "brief_model_bench.py")
+    out = phase_process(job_arguments(Config(batch_size=16, steps=50, heads=3), 0.5,
+                                      (1920, 1080), model_path=path))
     assert out.returncode == 0, out.stderr[-2000:]
-    result = json.loads(out.stdout.strip().splitlines()[-1])
-    assert result["model_path"] == path
+    result = phase_result(out)
+    assert result["heads"] == ["shallow", "middle", "deep"]
     assert result["steps_per_second"] > 0
+
+
+def test_lateness_is_summarised_by_nearest_rank():
+    late = [i / 1000 for i in range(1, 201)]   # 1 ms ... 200 ms, a probe tick each
+    summary = lateness_summary(late)
+    assert summary["median_late_ms"] == 100.0
+    assert summary["p99_late_ms"] == 198.0
+    assert summary["max_late_ms"] == 200.0
+
+
+def test_a_frozen_window_ends_its_phase_and_says_so(qtbot):
+    """The event loop stopped turning (no probe tick for longer than the limit): the
+    watch reports what was measured and the freeze, and ends the phase."""
+    import threading
+    import time
+
+    from gradviz.qt.window_speed import Probe, watch_for_a_freeze
+    probe = Probe(until=time.perf_counter() + 3600, done=lambda: None)
+    probe.late = [0.001, 0.002, 0.004]
+    probe.last_turn = time.perf_counter() - 100   # its last tick, 100 s ago
+    reports: list[dict] = []
+    ended = threading.Event()
+    watch = watch_for_a_freeze(probe, reports.append, end=ended.set, frozen_s=30,
+                               look_s=0.01)
+    assert ended.wait(timeout=60)
+    watch.join(timeout=60)
+    assert len(reports) == 1
+    assert reports[0]["frozen_s"] >= 100
+    assert reports[0]["max_late_ms"] == 4.0
+
+
+def test_a_phase_that_ended_is_not_called_frozen(qtbot):
+    import time
+
+    from gradviz.qt.window_speed import Probe, watch_for_a_freeze
+    probe = Probe(until=time.perf_counter(), done=lambda: None)
+    probe.finished = True   # ended normally, then closing the window took long
+    probe.last_turn = time.perf_counter() - 100
+    reports: list[dict] = []
+    watch = watch_for_a_freeze(probe, reports.append, end=lambda: None, frozen_s=30,
+                               look_s=0.01)
+    watch.join(timeout=60)
+    assert not watch.is_alive() and reports == []
+
+
+def test_the_window_benchmark_uses_the_model_and_public_methods_only():
+    """What it reads off the window: the model (engine facts, the drawn-off-screen
+    switch), the history the panels draw, refresh, Play and Compare's pin."""
+    used = set(reaches((QT / "window_speed.py").read_text()))
+    assert used <= {"model", "history", "refresh", "toggle_play", "compare"}, used

@@ -19,6 +19,7 @@ from ..own_layout import own_layout
 from ..theme import LIGHT, Theme
 from . import plot_style as ps
 from . import step_readout
+from .steady_label import SteadyLabel
 
 # ColorBrewer RdBu ends: a diverging map that stays readable with colour-vision deficiencies
 RED, WHITE, BLUE = "#B2182B", "#F7F7F7", "#2166AC"
@@ -110,6 +111,7 @@ class CosineHeatmap(QtWidgets.QWidget):
         self.theme = self.theme_asked = LIGHT
         self.text_scale = 1.0   # of the text size's: set smaller on a lesson's stage
         layout, self._title = ps.header(self, TITLE)
+        self._outer = layout
         self.plot_widget = pg.GraphicsLayoutWidget()
         self.plot_widget.setObjectName("cosineHeatmapCanvas")
         # pyqtgraph's 9 px round the plot were a sixth of a crowded slide's cell
@@ -139,9 +141,10 @@ class CosineHeatmap(QtWidgets.QWidget):
         self.caption.setObjectName("cosineHeatmapCaption")
         self.caption.setWordWrap(True)
         notes.addWidget(self.caption)
-        self.update_line = QtWidgets.QLabel()
+        # its numbers change with the sampled steps: sized for the widest, so a new
+        # one repaints it without laying the window out again
+        self.update_line = SteadyLabel()
         self.update_line.setObjectName("cosineUpdateLine")
-        self.update_line.setTextFormat(QtCore.Qt.TextFormat.PlainText)
         self.update_line.setWordWrap(True)
         self.update_line.setToolTip(
             "Each head's trunk gradient (of its own loss) against the trunk gradient the "
@@ -152,6 +155,8 @@ class CosineHeatmap(QtWidgets.QWidget):
         notes.addWidget(self.update_line)
         notes.addStretch(1)
         self._update_seen: object = None
+        self.layouts = 0   # how often the body was arranged: on a new size, heads or theme
+        self._widths = (0, 0)   # (least, wanted) width, whichever way the notes stand
         self._cells: list[list[QtWidgets.QGraphicsRectItem]] = []
         self._texts: list[list[pg.TextItem]] = []
         self._matrix = np.zeros((0, 0))
@@ -163,6 +168,27 @@ class CosineHeatmap(QtWidgets.QWidget):
         self._fit_title(event.size().width())
         self._arrange_body(event.size())
         super().resizeEvent(event)
+
+    def sizeHint(self) -> QtCore.QSize:  # noqa: N802 (Qt's name)
+        return QtCore.QSize(self._widths[1], super().sizeHint().height())
+
+    def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802 (Qt's name)
+        return QtCore.QSize(self._widths[0], super().minimumSizeHint().height())
+
+    def _measure_widths(self) -> None:
+        """The widths the panel asks for, measured with the notes below the matrix and
+        free: the same whichever column the notes are given. Asked for with the notes'
+        fixed column, the panel beside the push chart asked 18 px more with a wider
+        column, got it, took a wider column... and the two resized each other without
+        end, about 20 times a second, while nothing else changed."""
+        for label in (self.caption, self.update_line):
+            label.setMinimumWidth(0)
+            label.setMaximumWidth(NO_LIMIT)
+        direction = self.body.direction()
+        self.body.setDirection(QtWidgets.QBoxLayout.Direction.TopToBottom)
+        self._widths = (self._outer.totalMinimumSize().width(),
+                        self._outer.totalSizeHint().width())
+        self.body.setDirection(direction)
 
     def _arrange_body(self, size: QtCore.QSize) -> None:
         """The notes below the matrix or beside it, the colour bar shown or not: of the
@@ -184,13 +210,15 @@ class CosineHeatmap(QtWidgets.QWidget):
                 beside = notes is not None
                 options.append(((whole, number, bar, beside == wide, cell), notes, bar))
         _, notes, bar = max(options)
+        self.layouts += 1
         self.body.setDirection(QtWidgets.QBoxLayout.Direction.TopToBottom if notes is None
                                else QtWidgets.QBoxLayout.Direction.LeftToRight)
         for label in (self.caption, self.update_line):
             if notes is None:
                 label.setMinimumWidth(0)
                 label.setMaximumWidth(NO_LIMIT)
-            else:   # a fixed column, so the estimate above is what is drawn
+            elif label.minimumWidth() != notes or label.maximumWidth() != notes:
+                # a fixed column, so the estimate above is what is drawn
                 label.setFixedWidth(notes)
         self.colour_bar.setVisible(bar)
         margin_v = self._grid_margin_v(bar)
@@ -236,6 +264,12 @@ class CosineHeatmap(QtWidgets.QWidget):
             QtCore.QRect(0, 0, max(1, width), NO_LIMIT), QtCore.Qt.TextFlag.TextWordWrap,
             widest)
         return max(box.height(), self.update_line.heightForWidth(width))
+
+    def _size_update_line(self) -> None:
+        """The update line sized for the widest it shows (a layout pass only then)."""
+        waiting = update_text(self._names, None)
+        self.update_line.set_widest(self._update_sample() if self._readout else max(
+            waiting, self._update_sample(), key=self.update_line.fontMetrics().horizontalAdvance))
 
     def _update_sample(self) -> str:
         """The update line at its widest: every head's number, and the step's readout
@@ -323,6 +357,7 @@ class CosineHeatmap(QtWidgets.QWidget):
         self.plot.setRange(xRange=(-0.5, K - 0.5), yRange=(-0.5, K - 0.5), padding=0.02)
         self._seen = None
         self._update_seen = None
+        self._size_update_line()
         self.update_line.setText(update_text(head_names, None))
         self._show(np.full((K, K), np.nan))
         self.apply_theme(self.theme)
@@ -337,6 +372,8 @@ class CosineHeatmap(QtWidgets.QWidget):
                                                             more) if t))
             if bool(more) and not self._readout:   # room for it, from now on
                 self._readout = True
+                self._size_update_line()
+                self._measure_widths()
                 self._arrange_body(self.size())
         cos = history.last_cosine
         if cos is self._seen or cos is None:  # a new array arrives only on sampled steps
@@ -388,6 +425,7 @@ class CosineHeatmap(QtWidgets.QWidget):
         self.caption.setFont(ps.font(theme))
         self.update_line.setFont(ps.font(theme))
         self._fit_title(self.width())
+        self._measure_widths()
         self._arrange_body(self.size())   # the notes' and the numbers' sizes changed
         self._style_texts()
 

@@ -74,6 +74,19 @@ def set_curve_data(curve: pg.PlotDataItem, x: np.ndarray, y: np.ndarray) -> None
     curve.setData(x, y, connect="finite", antialias=len(x) <= SMOOTH_EDGES_UP_TO,
                   symbol="o" if lone else None, symbolSize=LONE_DOT_PX, symbolPen=None,
                   symbolBrush=colour)
+    steady_downsampling(curve, len(x))
+
+
+def steady_downsampling(curve: pg.PlotDataItem, points: int) -> None:
+    """Peak downsampling by a factor set from the points and the plot's width in pixels,
+    not by pyqtgraph's automatic one, which takes it from the view's range while the
+    range follows the downsampled data: in a small plot (a 32 px push chart at
+    1024x768) the two chased each other at every paint, for ever, and the window's
+    event loop never came round to its timers."""
+    view = curve.getViewBox()
+    width = view.width() if view is not None else 0.0
+    ds = max(1, int(points / max(1.0, width * curve.opts["autoDownsampleFactor"])))
+    curve.setDownsampling(ds=ds, auto=False, method="peak")
 
 
 def new_ghost(plot: pg.PlotItem) -> pg.PlotDataItem:

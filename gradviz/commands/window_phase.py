@@ -1,0 +1,51 @@
+"""`gradviz bench --gui`'s window phases, each run in a fresh process
+(`python -I -m gradviz.qt.window_speed`): the window's process is then the app's own (no
+torch in it), and the command imports nothing of the window."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from ..plain.config import Config
+
+RESULT = "RESULT"      # the line gradviz.qt.window_speed prints its numbers on
+PROBE_MS = 1            # the window's probe timer (gradviz.qt.window_speed.PROBE_MS)
+PHASE_TIMEOUT_S = 600  # a phase's launch, first model, settling and measuring, at worst
+
+
+def job_arguments(config: Config, seconds: float, size: tuple[int, int], busy: bool = False,
+                  pin_b: bool = False, launch: bool = False,
+                  model_path: str | None = None) -> list[str]:
+    """The command line of one window phase."""
+    args = ["--config", json.dumps(config.to_dict()), "--seconds", str(seconds),
+            "--size", f"{size[0]}x{size[1]}"]
+    args += ["--busy"] * busy + ["--pin-b"] * pin_b + ["--launch"] * launch
+    return args + (["--model", model_path] if model_path else [])
+
+
+def phase_process(args: list[str], timeout_s: float = PHASE_TIMEOUT_S
+                  ) -> subprocess.CompletedProcess:
+    """Run one window phase to its end (RuntimeError if it does not end in timeout_s)."""
+    env = dict(os.environ)
+    env.setdefault("QT_QPA_PLATFORM", "offscreen")
+    try:
+        return subprocess.run([sys.executable, "-I", "-m", "gradviz.qt.window_speed", *args],
+                              capture_output=True, text=True, env=env, timeout=timeout_s)
+    except subprocess.TimeoutExpired as exc:
+        raise RuntimeError(f"the window phase did not end in {timeout_s:g} s") from exc
+
+
+def phase_result(out: subprocess.CompletedProcess) -> dict:
+    """A finished phase's numbers (RuntimeError, with its last line of errors, if none)."""
+    lines = [line for line in out.stdout.splitlines() if line.startswith(RESULT + " ")]
+    if not lines:
+        tail = (out.stderr.strip().splitlines() or ["no output"])[-1]
+        raise RuntimeError(f"the window phase gave no result (exit {out.returncode}): {tail}")
+    return json.loads(lines[-1][len(RESULT) + 1:])
+
+
+def run_phase(args: list[str], timeout_s: float = PHASE_TIMEOUT_S) -> dict:
+    """Run one window phase and read its numbers."""
+    return phase_result(phase_process(args, timeout_s))
