@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from psygnal import evented
 
@@ -110,6 +110,8 @@ _CHECKS = {"zoom": _zoom, "room": _room, "docks_shown": _names, "theme": _theme,
 @evented
 @dataclass
 class WindowModel:
+    if TYPE_CHECKING:   # @evented adds it: a psygnal SignalGroup, one signal per field
+        events: ClassVar[Any]
     requested: Config = Config()          # what the settings ask the engine for
     confirmed: Config = Config()          # what the engine says is in force
     zoom: float = 1.0                     # the text size (Ctrl+= / Ctrl+-), in ZOOM_RANGE

@@ -17,6 +17,7 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QMainWindow, QMenu, QWidget
 
+from ..engine import protocol as p
 from ..plain.config import Config, ConfigError, from_mapping, load_toml
 from ..plain.history import History
 from ..plain.window_model import WindowModel
@@ -84,8 +85,7 @@ class CompareMode(QObject):
         self.b_name = ""
         self.b_config: Config | None = None   # B as the engine pinned it
         self.history_b: History | None = None
-        parts.engine.bPinned.connect(self._on_pinned)
-        parts.engine.configApplied.connect(self._on_config_applied)
+        parts.engine.received.connect(self._on_received)
         self._build_menu()
 
     # ---- the menu -----------------------------------------------------------------------
@@ -106,7 +106,7 @@ class CompareMode(QObject):
         self.stop_action = self._action(menu, "Stop comparing", "stopCompareAction",
                                         self.stop)
         menu.aboutToShow.connect(self.update_menu)
-        menu.aboutToShow.connect(self.parts.engine.warmB)   # B's process loads while B is chosen
+        menu.aboutToShow.connect(self.parts.engine.warm_b)   # B's process loads while B is chosen
         self.menu = menu
         self.update_menu()
         # the open lesson's other slides, as the lesson or its slide changes
@@ -137,7 +137,7 @@ class CompareMode(QObject):
 
     @property
     def comparing(self) -> bool:
-        return self.parts.engine.pinned_b is not None
+        return self.model.b_requested is not None
 
     # ---- choosing B ---------------------------------------------------------------------
     def compare_with_file(self, path: str | None = None) -> None:
@@ -171,12 +171,12 @@ class CompareMode(QObject):
         self.b_name = name
         self._show_dock()
         self.view.show_pinned(name, differences(self.model.requested, config))
-        self.parts.engine.pinB(config)
+        self.model.b_requested = config   # (the engine is told)
         self.stop_action.setEnabled(True)
 
     def stop(self) -> None:
         """Stop comparing: B is dropped, A goes on."""
-        self.parts.engine.pinB(None)
+        self.model.b_requested = None
         self._forget()
         self.view.show_stopped()
 
@@ -194,6 +194,12 @@ class CompareMode(QObject):
         parts.gradients_panel.tabs.setCurrentWidget(parts.grad_bars)
 
     # ---- what the engine says -------------------------------------------------------------
+    def _on_received(self, record: object) -> None:
+        if isinstance(record, p.BPinned):
+            self._on_pinned(record.config, record.problem)
+        elif isinstance(record, p.ConfigApplied):
+            self._on_config_applied(record.config, record.did_reset)
+
     def _on_pinned(self, config: Config | None, problem: str | None) -> None:
         if problem is not None:
             self._forget()
@@ -203,11 +209,9 @@ class CompareMode(QObject):
             self._forget()
         else:
             self.b_config = config
-            self.model.pinned_b = config
             self._new_history()
 
-    def _on_config_applied(self, config: Config, did_reset: bool, names: list,
-                           generation: int) -> None:
+    def _on_config_applied(self, config: Config, did_reset: bool) -> None:
         if self.b_config is None:
             return
         if did_reset:   # both started again at step 0
@@ -221,7 +225,7 @@ class CompareMode(QObject):
 
     def _forget(self) -> None:
         self.b_config, self.history_b = None, None
-        self.model.pinned_b = None
+        self.model.b_requested = None
         self._set_ghost(None)
         self.stop_action.setEnabled(self.comparing)
 

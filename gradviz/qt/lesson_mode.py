@@ -12,7 +12,7 @@ engine, are handed over by the window (LessonParts): nothing is fished off it.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, QTimer
@@ -117,7 +117,7 @@ class LessonMode(QObject):
             action.triggered.connect(lambda _checked=False, n=name: self.open_named(n))
             menu.addAction(action)
         menu.addSeparator()
-        menu.addAction("Open a lesson file…", self._open_file)
+        menu.addAction("Open a lesson file…", self.open_file)
         menu.addAction("Next slide\tPage Down", self.player.next)
         menu.addAction("Previous slide\tPage Up", self.player.previous)
         menu.addAction("Present (full screen, no settings)\tF5", self.toggle_presenting)
@@ -167,7 +167,7 @@ class LessonMode(QObject):
         else:
             self.player.leave()
 
-    def _open_file(self) -> None:
+    def open_file(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self.window, "Open a lesson", "",
                                               "Lessons (*.toml)")
         if path:
@@ -196,7 +196,7 @@ class LessonMode(QObject):
         slide, m, engine = lesson.slides[index], self.model, self.parts.engine
         m.blank = False   # PageDown on a blank screen: the next slide, seen
         if not m.in_lesson:   # the first slide: the user's model file and settings, kept
-            self.model_before = engine.model_path
+            self.model_before = m.model_path
             if self.model_before is not None:   # lessons are about the built-in model
                 self.parts.open_model(None, None)
             self.settings_before = (m.requested, m.pace_ms)
@@ -217,11 +217,13 @@ class LessonMode(QObject):
         # pauses itself there: exact at full speed) and, a clicker sending no Space,
         # Play where the slide autoplays...
         pace_ms = nearest_pace_ms(slide.pace)
-        engine.showSlide(slide.config, pace_ms, slide.play == "phases",
-                         slide.stop if isinstance(slide.stop, int) else None, slide.autoplay)
+        stop = slide.stop if isinstance(slide.stop, int) else None
+        engine.show_slide(slide.config, replace(
+            m.engine_settings(), delay_ms=pace_ms, animate_phases=slide.play == "phases",
+            stop_at=stop, track_node_grads="graph" in slide.panels), slide.autoplay)
         # ...and the settings, the code, the pace and the stage show it (the window
         # tells the engine nothing more: it has them all)
-        m.pace_ms, m.play_mode = pace_ms, slide.play
+        m.pace_ms, m.play_mode, m.stop_at = pace_ms, slide.play, stop
         m.slide, m.panels = index, slide.panels
         m.requested = slide.config
         self._show_panels(slide)
@@ -308,7 +310,7 @@ class LessonMode(QObject):
             self.stage.arrange()
 
     def _leave(self) -> None:
-        self.parts.engine.setStopAt(None)
+        self.model.stop_at = None
         self.narration.clear()
         self.window.setWindowTitle(BASE_TITLE)
         self._clear_ghost()
@@ -328,7 +330,7 @@ class LessonMode(QObject):
         path, self.model_before = self.model_before, None
         # (a model opened during the lesson is the user's newer choice: it stays)
         if path is None or self.settings_before is None or \
-                self.parts.engine.model_path is not None:
+                self.model.model_path is not None:
             return
         config, pace_ms = self.settings_before
         self.model.pace_ms = pace_ms       # (the window tells the engine)

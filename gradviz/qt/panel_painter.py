@@ -4,10 +4,14 @@ the event loop (a panel's repaint cannot be interrupted; all of them in one pass
 window from answering for 60 ms and more)."""
 from __future__ import annotations
 
+import collections
 import time
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QTimer
+
+from ..plain.history import History
+from ..plain.records import StepRecord
 
 PAINT_HZ = 25              # the fastest the panels repaint
 PAINT_SHARE = 0.3          # ...but at most this share of the GUI thread's time: the
@@ -72,3 +76,16 @@ class PanelPainter(QObject):
     def _update(self, panel) -> None:
         panel.update_from(self._history())
         self._shown[panel] = self._shown_key()
+
+
+def drain(records: collections.deque[tuple[int, StepRecord]], generation: int,
+          history: History) -> int:
+    """Move the engine's finished steps into the history; how many were new. A record
+    of another generation is of a model already replaced: dropped."""
+    new = 0
+    while records:
+        record_generation, record = records.popleft()
+        if record_generation == generation:
+            history.append(record)
+            new += 1
+    return new

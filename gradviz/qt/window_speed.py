@@ -27,7 +27,7 @@ def shown():
     def ready(*_):
         print("READY", time.monotonic(), flush=True)
         window.close()
-    window.engine.configApplied.connect(ready)
+    window.model.events.generation.connect(ready)
 
 QTimer.singleShot(0, shown)
 from gradviz.app import main
@@ -104,7 +104,7 @@ def measure_window(config, seconds: float = 8.0, busy: bool = False,
             if busy:
                 spinner.append(subprocess.Popen([sys.executable, "-I", "-c", _BUSY]))
             start_steps[0] = len(window.history)
-            window.sigPlay.emit()
+            window.engine.play()
             heartbeat.start(10)
             QTimer.singleShot(int(seconds * 1000), app.quit)
 
@@ -115,10 +115,10 @@ def measure_window(config, seconds: float = 8.0, busy: bool = False,
                 QTimer.singleShot(50, wait_for_b)
 
         def wait_for_engine() -> None:   # its first model built, then a second to settle
-            if window.generation >= 0 and pin_b:
+            if window.model.generation >= 1 and pin_b:
                 window.compare.pin_settings()
                 wait_for_b()
-            elif window.generation >= 0:
+            elif window.model.generation >= 1:
                 QTimer.singleShot(1000, begin)
             else:
                 QTimer.singleShot(50, wait_for_engine)
@@ -133,7 +133,7 @@ def measure_window(config, seconds: float = 8.0, busy: bool = False,
         heartbeat.stop()
         window.refresh()
         steps = len(window.history) - start_steps[0]
-        trained = window.engine.model_path   # the model file it trained (None: built-in)
+        trained = window.model.model_path   # the model file it trained (None: built-in)
         window.close()
     gaps.sort()
     result.update({"steps_per_second": steps / seconds, "model_path": trained,

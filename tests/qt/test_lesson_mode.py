@@ -7,7 +7,7 @@ from PySide6.QtGui import QAction
 from gradviz.app import main
 from gradviz.plain.lessons import find_lesson, load_lesson
 
-from waits import WAIT_MS
+from waits import WAIT_MS, on_running
 
 
 def engine(window):
@@ -56,18 +56,18 @@ def test_entering_a_slide_plays_it_to_where_it_stops(qtbot, make_window):
     itself, the engine pauses it at its stop, and PageUp replays the one before."""
     w = make_window()
     w.lessons.open_named("zero-grad")                 # stop = 40
-    qtbot.waitUntil(lambda: w.generation >= 1 and w.running)
-    qtbot.waitUntil(lambda: not w.running)
+    qtbot.waitUntil(lambda: w.model.generation >= 1 and w.model.running)
+    qtbot.waitUntil(lambda: not w.model.running)
     w.refresh()
     assert len(w.history) == 40                       # the engine pauses itself at the stop
-    generation = w.generation
+    generation = w.model.generation
     qtbot.keyClick(w, Qt.Key_PageDown)
-    qtbot.waitUntil(lambda: w.generation > generation and w.running)
-    qtbot.waitUntil(lambda: not w.running)
-    generation = w.generation
+    qtbot.waitUntil(lambda: w.model.generation > generation and w.model.running)
+    qtbot.waitUntil(lambda: not w.model.running)
+    generation = w.model.generation
     qtbot.keyClick(w, Qt.Key_PageUp)                  # back, and played again from step 0
-    qtbot.waitUntil(lambda: w.generation > generation and w.running)
-    qtbot.waitUntil(lambda: not w.running)
+    qtbot.waitUntil(lambda: w.model.generation > generation and w.model.running)
+    qtbot.waitUntil(lambda: not w.model.running)
     w.refresh()
     assert len(w.history) == 40
 
@@ -79,11 +79,11 @@ def test_a_slide_that_opts_out_of_autoplay_waits_for_play(qtbot, make_window, tm
                     'autoplay = false\n')
     w = make_window()
     w.lessons.open(load_lesson(path))
-    qtbot.waitUntil(lambda: w.generation >= 1 and w.controls.config().heads == 2)
+    qtbot.waitUntil(lambda: w.model.generation >= 1 and w.controls.config().heads == 2)
     w.refresh()
-    assert not w.running and len(w.history) == 0
+    assert not w.model.running and len(w.history) == 0
     running = []   # both messages can come in one batch: the signal, not the flag
-    w.engine.runningChanged.connect(running.append)
+    on_running(w, running.append)
     qtbot.keyClick(w, Qt.Key_Space)
     qtbot.waitUntil(lambda: running[-2:] == [True, False])   # after any late Pause
     w.refresh()
@@ -134,7 +134,7 @@ def test_every_head_is_in_the_legends_before_the_engine_answers(qtbot, settings)
     w = MainWindow(Remembered(Config(heads=4)), settings, engine_in_process=True)
     qtbot.addWidget(w)
     try:
-        assert w.generation < 0                       # no answer from the engine yet
+        assert w.model.generation < 1                       # no answer from the engine yet
         assert [label.text for _, label in w.junction.legend.items] == [
             "head0", "head1", "head2", "head3"]
     finally:
@@ -420,7 +420,7 @@ def test_a_slide_that_keeps_a_ghost_draws_the_slide_befores_run_on_its_axes(qtbo
     w = make_window()
     w.lessons.open_named("accumulation")
     stop = w.lessons.slide.stop
-    qtbot.waitUntil(lambda: w.generation >= 1 and not w.running and len(w.history) == stop,
+    qtbot.waitUntil(lambda: w.model.generation >= 1 and not w.model.running and len(w.history) == stop,
                     timeout=WAIT_MS)
     first = w.history
     w.refresh()
@@ -428,7 +428,7 @@ def test_a_slide_that_keeps_a_ghost_draws_the_slide_befores_run_on_its_axes(qtbo
     assert w.memory.ghost is None
     qtbot.keyClick(w, Qt.Key_PageDown)                 # keep = "ghost"
     assert w.lessons.slide.keep == "ghost" and w.memory.ghost is first
-    qtbot.waitUntil(lambda: w.history is not first and len(w.history) > 2 and not w.running,
+    qtbot.waitUntil(lambda: w.history is not first and len(w.history) > 2 and not w.model.running,
                     timeout=WAIT_MS)
     w.refresh()
     ghost = w.memory.ghost_data()
@@ -454,7 +454,7 @@ def test_lesson_01s_last_slide_shows_3x_2x_1x_against_the_slide_befores_ghost(qt
     lesson = find_lesson("01-add-or-separate")
     w = make_window()
     w.lessons.open(lesson, 1)                          # one backward per loss
-    qtbot.waitUntil(lambda: w.generation >= 1 and len(w.history) >= 3, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.model.generation >= 1 and len(w.history) >= 3, timeout=WAIT_MS)
     before = w.history
     qtbot.keyClick(w, Qt.Key_PageDown)                 # in the loop; keep = "ghost"
     qtbot.waitUntil(lambda: w.history is not before and len(w.history) >= 1, timeout=WAIT_MS)

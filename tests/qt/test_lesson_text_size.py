@@ -37,7 +37,7 @@ def test_ctrl_plus_stays_on_a_later_more_crowded_slide(qtbot, make_window, tmp_p
     cramped = w.lessons.stage.placement
     assert cramped.fits < 1 or not cramped.narration_whole
     # ... and the slide plays to its stop at the lecturer's size
-    qtbot.waitUntil(lambda: w.engine.session.step_index >= 1 and not w.running,
+    qtbot.waitUntil(lambda: w.engine.session.step_index >= 1 and not w.model.running,
                     timeout=WAIT_MS)
     qtbot.waitUntil(lambda: not w.screen_fit.timer.isActive(), timeout=WAIT_MS)
     assert w.model.zoom == pytest.approx(larger)

@@ -67,6 +67,6 @@ def test_a_head_under_no_grad_is_explained_when_its_loss_is_backwarded(qtbot, ma
                     timeout=WAIT_MS)
     qtbot.mouseClick(w.findChild(QPushButton, "playButton"), Qt.LeftButton)
     qtbot.waitUntil(lambda: w.events_view.event is not None, timeout=WAIT_MS)
-    qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not w.model.running, timeout=WAIT_MS)
     text = w.events_view.text()
     assert "does not require grad" in text and f"torch.{mode}()" in text

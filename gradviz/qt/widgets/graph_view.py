@@ -111,7 +111,7 @@ class GraphView(QWidget):
         menu = QMenu(self.export_button)
         for text, kind in (("SVG (as on screen)…", "svg"), ("PNG (as on screen)…", "png"),
                            ("DOT…", "dot"), ("torchviz DOT…", "torchviz")):
-            menu.addAction(text, lambda _checked=False, k=kind: self._export_dialog(k))
+            menu.addAction(text, lambda _checked=False, k=kind: self.export_dialog(k))
         self.export_button.setMenu(menu)
         self.canvas = GraphCanvas()
         self.sweep = BackwardSweep(self.canvas, self)   # the backward pass, animated
@@ -445,7 +445,7 @@ class GraphView(QWidget):
         self._place_key()
 
     # ---- export ---------------------------------------------------------------------------
-    def _export_dialog(self, kind: str) -> None:
+    def export_dialog(self, kind: str) -> None:
         filters = {"svg": "SVG (*.svg)", "png": "PNG (*.png)", "dot": "DOT (*.dot)",
                    "torchviz": "DOT (*.dot)"}
         suggested = f"graph.{'dot' if kind == 'torchviz' else kind}"
