@@ -26,11 +26,12 @@ class FileMenu(QObject):
         menu.setObjectName("fileMenu")
         first = window.menuBar().actions()[0]
         window.menuBar().insertMenu(first, menu)      # File comes first, as everywhere
+        keys = QKeySequence.StandardKey
         for text, name, slot, key in (
-                ("Open settings…", "openConfigAction", self.open_config, QKeySequence.StandardKey.Open),
+                ("Open settings…", "openConfigAction", self.open_config, keys.Open),
                 ("Open a lesson…", "openLessonAction", window.lessons.open_file, None),
                 ("Open model…", "openModelAction", self.open_model, None),
-                ("Save settings as…", "saveConfigAction", self.save_config, QKeySequence.StandardKey.Save),
+                ("Save settings as…", "saveConfigAction", self.save_config, keys.Save),
                 ("Export the graph…", "exportGraphAction",
                  lambda: window.graph_view.export_dialog("svg"), None),
                 ("Quit", "quitAction", window.close, QKeySequence("Ctrl+Q"))):

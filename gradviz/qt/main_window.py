@@ -12,13 +12,13 @@ from PySide6.QtCore import QByteArray, Qt, QThread, QTimer
 from PySide6.QtGui import QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QApplication
 
-from ..engine import protocol as p
 from ..plain.config import Config
 from ..plain.history import History
-from ..plain.status_line import StatusLine, sweep_ms
+from ..plain.status_line import StatusLine
 from ..plain.window_model import PACES_MS, WindowModel
 from . import appearance
 from .bindings.code_view import bind_code_view
+from .bindings.events_view import bind_events_view
 from .bindings.graph_view import bind_graph_view
 from .bindings.run_bar import bind_run_bar, toggle_play
 from .bindings.settings_panel import bind_settings_panel
@@ -61,7 +61,6 @@ class MainWindow(WindowFrame):
         self.settings = settings
         self.theme: Theme = THEMES[remembered.theme].zoomed(remembered.zoom)
         self.history = History([], [])
-        self.steps_done_at: int | None = None   # set when a run_steps() batch ends
         self._last_graph_request = 0.0
         self.gc_guard = GuiThreadGC(self)   # before any thread starts
         # what the window shows and asks for, which its parts observe and change
@@ -73,7 +72,7 @@ class MainWindow(WindowFrame):
         m.events.theme.connect(self._show_theme)
         self.engine = EngineClient(m, in_process=engine_in_process, parent=self,
                                    model_path=model_path)
-        self.engine.received.connect(self._received)
+        m.events.generation.connect(self._fresh_history)
         self.status = StatusLine()   # the status bar's words
         self.phase_label, self.walks_label, self.rate_label = bind_status_bar(
             self.statusBar(), self.status, m, self.engine)
@@ -128,6 +127,7 @@ class MainWindow(WindowFrame):
         bind_settings_panel(self.controls, m, e)
         bind_code_view(self.code_view, m)
         bind_graph_view(self.graph_view, m, e)
+        bind_events_view(self.events_view, self.events_dock, e)
         self.graph_view.param_history_source = lambda name: self.history.param_history(name)
         m.events.model_name.connect(self._show_model)
         self.graph_dock.visibilityChanged.connect(lambda _shown: self.track_graph())
@@ -173,28 +173,13 @@ class MainWindow(WindowFrame):
         self.model.drawn_off_screen = off
 
     # ---- what the engine says ------------------------------------------------------------
-    def _received(self, record: object) -> None:
-        if isinstance(record, p.ConfigApplied):
-            self.events_view.clear_current()
-            if record.did_reset:
-                self._fresh_model(record.config)
-        elif isinstance(record, p.PhaseDone):
-            phase, m = record.phase, self.model
-            if phase.name == "backward" and phase.event is None and \
-                    (m.play_mode == "phases" or not m.running):
-                # phase by phase (played, or one at a time): the graph that follows shows
-                # this call's sweep, within the pace's time for the phase
-                self.graph_view.animate_next_backward(sweep_ms(m.pace_ms))
-        elif isinstance(record, p.Failed):
-            self.events_view.show_event(record.event)
-            self.events_dock.raise_()
-        elif isinstance(record, p.StepsDone):
-            self.steps_done_at = record.step
-
-    def _fresh_model(self, config: Config) -> None:
+    def _fresh_history(self) -> None:
+        """A fresh model: a fresh history, and the plots' legends name its heads. (The
+        adapter writes the generation last: the model's heads are this model's; and
+        before it hands the record on: its receivers find this history.)"""
         m = self.model
         self.history = History(list(m.head_names), list(m.param_names),
-                               keys=config.head_names())
+                               keys=m.confirmed.head_names())
         for plot in self.plots:
             plot.set_model(list(m.head_names), list(m.param_names))
 

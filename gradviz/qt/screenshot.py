@@ -8,6 +8,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QEventLoop, QTimer
 
+from ..engine import protocol as p
 from ..exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from .main_window import MainWindow
 
@@ -55,8 +56,11 @@ def _shoot(app, window: MainWindow, steps: int, target: Path,
         ready = _wait(app, lambda: window.model.generation > generation, 30_000, interrupted)
         steps = min(steps, lesson.slides[0].steps)
     if ready and steps > 0:
+        done: list[p.StepsDone] = []   # the batch of steps ended
+        window.engine.received.connect(
+            lambda record: done.append(record) if isinstance(record, p.StepsDone) else None)
         window.engine.run_steps(steps)
-        _wait(app, lambda: window.steps_done_at is not None
+        _wait(app, lambda: len(done) > 0
               or window.events_view.event is not None, TIMEOUT_MS, interrupted)
     else:
         window.engine.request_graph()

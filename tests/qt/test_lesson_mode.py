@@ -420,8 +420,8 @@ def test_a_slide_that_keeps_a_ghost_draws_the_slide_befores_run_on_its_axes(qtbo
     w = make_window()
     w.lessons.open_named("accumulation")
     stop = w.lessons.slide.stop
-    qtbot.waitUntil(lambda: w.model.generation >= 1 and not w.model.running and len(w.history) == stop,
-                    timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.model.generation >= 1 and not w.model.running
+                    and len(w.history) == stop, timeout=WAIT_MS)
     first = w.history
     w.refresh()
     full_batch = w.memory.data()                       # slide 1's lines as drawn

@@ -53,7 +53,7 @@ def _wait_building(qtbot, w, name: str) -> None:
     """The status line says the file is building, its seconds going up (the window reads
     the engine's beats and repaints: it answers), and Stop building is offered."""
     lines: list[str] = []
-    on_record(w.engine, p.Notice, 
+    on_record(w.engine, p.Notice,
               lambda r: lines.append(r.text) if r.text.startswith("Building") else None)
     qtbot.waitUntil(lambda: len(set(lines)) >= 2, timeout=WAIT_MS)
     assert all(f"Building the model file {name}" in line for line in lines)
