@@ -10,15 +10,16 @@ from gradviz.qt.status_text import StatusText
 from gradviz.qt.widgets.elided_label import ELLIPSIS
 
 
-class LayoutRequests(QObject):
-    """Counts the layout passes the status bar is asked for."""
-    def __init__(self, watched):
+class Counter(QObject):
+    """Counts the events of one kind a widget gets: the layout passes the status bar
+    is asked for, or a line's repaints."""
+    def __init__(self, watched, kind=QEvent.Type.LayoutRequest):
         super().__init__()
-        self.count = 0
+        self.count, self.kind = 0, kind
         watched.installEventFilter(self)
 
     def eventFilter(self, _obj, event) -> bool:   # noqa: N802 (Qt's name)
-        if event.type() == QEvent.Type.LayoutRequest:
+        if event.type() == self.kind:
             self.count += 1
         return False
 
@@ -35,7 +36,7 @@ def bar(qtbot):
     window.show()
     qtbot.waitExposed(window)
     QApplication.processEvents()
-    return window, phase, walks, LayoutRequests(window.statusBar())
+    return window, phase, walks, Counter(window.statusBar())
 
 
 def _settle() -> None:
@@ -78,12 +79,17 @@ def test_a_field_grows_to_its_widest_text_and_keeps_that_room_until_empty(bar):
     assert walks.relayouts == 3 and walks.width() == 0
 
 
-def test_the_same_text_again_changes_nothing(bar):
+def test_the_same_text_again_changes_nothing_not_even_a_repaint(bar):
     _window, phase, walks, _requests = bar
     walks.setText("10 steps/s")
-    tip = walks.toolTip()
+    _settle()
+    paints = Counter(walks, QEvent.Type.Paint)
     walks.setText("10 steps/s")
-    assert walks.relayouts == 1 and walks.toolTip() == tip == "10 steps/s"
+    _settle()
+    assert paints.count == 0 and walks.relayouts == 1 and walks.toolTip() == "10 steps/s"
+    walks.setText("11 steps/s")                    # a new text: repainted, no new room
+    _settle()
+    assert paints.count >= 1 and walks.relayouts == 1
     phase.setText("starting")
     assert phase.text() == "starting"
 
