@@ -38,10 +38,7 @@ def outgoing(model: WindowModel, sent: Sent) -> Outgoing:
     """What differs between the model and what the engine was last sent."""
     config = model.requested if model.requested != sent.config else None
     settings = model.engine_settings()
-    if settings == sent.settings:
-        changed = None
-    else:
-        changed = settings
+    changed = settings if settings != sent.settings else None
     answered = changed is not None and sent.settings is not None \
         and changed.show_saved != sent.settings.show_saved
     pin_b = model.b_requested != sent.b

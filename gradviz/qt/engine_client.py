@@ -44,16 +44,14 @@ QUIET_WHEN_STOPPED = (p.Shutdown, p.Settings, p.RequestGraph, p.WarmB, p.Slide, 
 # the model's fields the engine is told of (the engine settings, the config, B)
 SENT_FIELDS = ("requested", "pace_ms", "play_mode", "stop_at", "show_saved",
                "track_node_grads", "b_requested")
-# what the engine says that is not state: handed on as the record itself
-HANDED_ON = (p.Hello, p.ConfigApplied, p.ConfigRejected, p.Notice, p.PhaseDone, p.Failed,
-             p.Graph, p.StepsDone, p.BPinned)
-
 __all__ = ["EngineClient", "settings_words"]
 
 
 class EngineClient(QObject):
-    # one of HANDED_ON, after the model holds what it says (and the window's own
-    # p.Notice and p.Failed: the engine starting, dead, hung, its build stopped)
+    # a record that is not state (Hello, ConfigApplied, ConfigRejected, Notice,
+    # PhaseDone, Failed, Graph, StepsDone, BPinned), after the model holds what it says;
+    # and the window's own Notice and Failed (the engine starting, dead, hung, its
+    # build stopped)
     received = Signal(object)
 
     def __init__(self, model: WindowModel, in_process: bool = False,

@@ -40,6 +40,10 @@ class StatusText(QWidget):
         """The whole text, as set (what is drawn may end in "…")."""
         return self._full
 
+    def textFormat(self) -> Qt.TextFormat:   # noqa: N802 (QLabel's name)
+        """Drawn as it is: markup in a quoted value or error is shown, never rendered."""
+        return Qt.TextFormat.PlainText
+
     def shown_text(self) -> str:
         margins = self.contentsMargins()
         room = self.width() - margins.left() - margins.right()

@@ -3,7 +3,7 @@ its size is unchanged (a QLabel asked at every text, every step while playing); 
 at the right grows to its widest text and gives its room back only when empty; the phase
 line is cut at a word where the bar is too narrow for it."""
 import pytest
-from PySide6.QtCore import QEvent, QObject
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import QApplication, QLabel, QMainWindow
 
 from gradviz.qt.status_text import StatusText
@@ -106,3 +106,11 @@ def test_a_phase_line_too_long_for_the_bar_is_cut_at_a_word(bar):
     assert message[len(shown) - 1] == " "            # cut where a word ends
     assert phase.fontMetrics().horizontalAdvance(shown) <= phase.width()
     assert phase.text() == message and phase.toolTip() == message
+
+
+def test_markup_in_a_line_is_drawn_as_its_characters(bar):
+    _window, phase, _walks, _requests = bar
+    phase.setText("Not applied: <img width=9999 height=9999>")
+    assert phase.textFormat() == Qt.TextFormat.PlainText
+    assert phase.shown_text() == "Not applied: <img width=9999 height=9999>"
+    assert phase.sizeHint().height() < 3 * phase.fontMetrics().height()
