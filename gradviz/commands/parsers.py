@@ -73,11 +73,13 @@ What reading shows is "bad" (2): an unknown or misspelt key, a device this machi
 not, a metric the slide's model has not (cosine.9.9) or never measures (z_grad_norm
 without retain-grad, anything but the losses with probes = "none"), a slide number out
 of range, a slide compared with itself, same_gradients_as (or different_gradients_from)
-a slide with another model.
+a slide with another model, a reference line on a chart the slide does not show or
+taken from a slide not before it.
 What only a run shows breaks the promise (1): a metric not measured at some step, a
 ratio or "about" against a slide whose value is 0, a promise about a slide that stopped
-before its first step finished, and stop = "error" on a slide that has not raised after
-its config's steps (at most {max_error_steps})."""
+before its first step finished, a reference line whose slide has no value at its step,
+and stop = "error" on a slide that has not raised after its config's steps (at most
+{max_error_steps})."""
 
 
 def add_lessons(subparsers) -> None:

@@ -19,7 +19,8 @@ BROKEN = {"grows": "does not grow", "flat": "is not flat", "zero": "is not zero"
           "positive": "is not always positive", "negative": "is not always negative",
           "small": "is not small (below 0.1 in size)", "decreases": "does not decrease",
           "not_decreasing": "decreases", "ends_positive": "does not end positive",
-          "ends_negative": "does not end negative"}
+          "ends_negative": "does not end negative",
+          "no_gradient": "had a gradient"}
 SAME_GRADIENT_STEPS = 5
 
 
@@ -48,7 +49,9 @@ def metric(record: StepRecord, name: str) -> float | None:
     """The metric's value at this step; None where it was not measured."""
     family, _, rest = name.partition(".")
     table = {"loss": record.losses, "junction": record.junction_grad_norms,
-             "grad_norm": record.grad_norms}
+             "grad_norm": record.grad_norms, "loss_change": record.loss_change,
+             "loss_change_trunk": record.loss_change_trunk,
+             "loss_change_head": record.loss_change_head}
     if family in table:
         return (table[family] or {}).get(rest)
     if family == "cosine":
@@ -70,8 +73,19 @@ def _series(run: SlideRun, name: str, whose: str = "") -> list[float]:
     values = [metric(r, name) for r in run.records]
     measured = [v for v in values if v is not None]
     if len(measured) < len(values):
-        raise Broken(f"{whose}{name} was not measured at step {values.index(None)}")
+        at = values.index(None)
+        if _no_gradient(run.records[at], name):
+            raise Broken(f"{whose}{name}: no gradient (.grad is None) at step {at}")
+        raise Broken(f"{whose}{name} was not measured at step {at}")
     return measured
+
+
+def _no_gradient(record: StepRecord, name: str) -> bool:
+    """Whether name is a parameter's gradient norm, measured at this step as None."""
+    family, _, param = name.partition(".")
+    norms = record.grad_norms
+    return family == "grad_norm" and norms is not None and param in norms \
+        and norms[param] is None
 
 
 def _quarter_means(values: list[float]) -> tuple[float, float]:
@@ -83,6 +97,9 @@ def _check_values(kind: str, name: str, run: SlideRun) -> None:
     if kind == "absent":
         if any(metric(r, name) is not None for r in run.records):
             raise Broken(f"{name} was measured")
+        return
+    if kind == "no_gradient":
+        _check_no_gradient(name, run)
         return
     values = _series(run, name)
     first, last = _quarter_means(values)
@@ -98,6 +115,18 @@ def _check_values(kind: str, name: str, run: SlideRun) -> None:
           "not_decreasing": last >= first}[kind]
     if not ok:
         raise Broken(f"{name} {BROKEN[kind]} ({values[0]:.4g} … {values[-1]:.4g})")
+
+
+def _check_no_gradient(name: str, run: SlideRun) -> None:
+    """Every step measured the parameter's gradient norm, and found .grad None."""
+    if not run.records:
+        raise Broken(f"{name}: no step finished")
+    for r in run.records:
+        if not _no_gradient(r, name):
+            value = metric(r, name)
+            if value is None:
+                raise Broken(f"{name} was not measured at step {r.step}")
+            raise Broken(f"{name} {BROKEN['no_gradient']} at step {r.step} (norm {value:.4g})")
 
 
 def _ratio(value: dict, run: SlideRun, runs: list[SlideRun]) -> None:
@@ -128,6 +157,17 @@ def _below_or_about(kind: str, value: dict, run: SlideRun, runs: list[SlideRun])
     times = mine / theirs
     if abs(times - value["times"]) > 0.2 * value["times"]:
         raise Broken(f"{name} is {times:.2f}× slide {n}'s, not {value['times']:g}×")
+
+
+def _check_reference(ref, runs: list[SlideRun]) -> None:
+    """A line drawn at slide N's value at step S: that run measured it there."""
+    if ref.slide is None:
+        return
+    records = runs[ref.slide - 1].records
+    value = metric(records[ref.step], ref.metric) if ref.step < len(records) else None
+    if value is None or not math.isfinite(value):
+        raise Broken(f"reference {shown(ref.label)}: slide {ref.slide} has no "
+                     f"{ref.metric} at step {ref.step} to draw")
 
 
 def _same_gradients(n: int, lesson: Lesson, slide: Slide, same: bool = True) -> None:
@@ -194,6 +234,11 @@ def check_lesson(lesson: Lesson) -> list[str]:
         for promise in slide.expect:
             try:
                 _check(promise, run, lesson, runs, slide)
+            except Broken as exc:
+                broken.append(str(exc))
+        for ref in slide.reference:
+            try:
+                _check_reference(ref, runs)
             except Broken as exc:
                 broken.append(str(exc))
         if slide.stop == "error" and run.error is None:

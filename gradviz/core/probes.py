@@ -15,14 +15,17 @@ import torch
 
 
 def grad_norms(params: Sequence[torch.Tensor]) -> list[torch.Tensor]:
-    """Per-parameter gradient norms as 0-dim device tensors (0 where .grad is None)."""
-    grads = [p.grad for p in params]
-    present = [g for g in grads if g is not None]
-    if len(present) == len(grads):  # the usual case: one fused kernel
-        return list(torch._foreach_norm(present))
-    zero = torch.zeros((), device=params[0].device)
-    norms = iter(torch._foreach_norm(present) if present else ())
-    return [next(norms) if g is not None else zero for g in grads]
+    """The gradient norm of each parameter whose .grad is not None, in order, as 0-dim
+    device tensors (one fused kernel); grads_missing says which are left out."""
+    present = [p.grad for p in params if p.grad is not None]
+    return list(torch._foreach_norm(present)) if present else []
+
+
+def grads_missing(params: Sequence[torch.Tensor]) -> list[int]:
+    """The places of the parameters whose .grad is None: no gradient reached them (a
+    detached head's trunk) or zero_grad(set_to_none=True) left them so. Their norm is
+    not 0.0 (a gradient of zeros) but none at all, and is reported as such."""
+    return [i for i, p in enumerate(params) if p.grad is None]
 
 
 def _input_slot(node: object, source: object) -> int | None:

@@ -34,7 +34,8 @@ from .node_grads import NodeGradProbe
 from .probes import JunctionProbe
 from .sgd import PlainSGD
 from .spec_model import SpecBatches, SpecNet, spec_forward
-from .step_numbers import measure_step
+from .step_effect import StepEffect, fill_record, losses_after, model_parts
+from .step_numbers import measure_step, micro_shares
 from .strategies import GradSums, backward_calls, run_call
 from .tap_probe import TapProbe
 from .trunk_walks import TrunkWalks
@@ -54,6 +55,7 @@ class _StepPlan:
     record: StepRecord
     junction: JunctionProbe | TapProbe | None
     update: UpdateCosineProbe | None    # each head's cosine with the trunk update
+    effect: StepEffect | None           # what optimizer.step() did (built-in model)
     walk: bool                       # measure graph nodes and saved bytes
     node_grads: bool                 # hook the graph for per-node gradients
     peak: int = 0
@@ -297,10 +299,9 @@ class Session:
         sampled = step % every == 0 or cfg.probes == "all"
         heavy = probing and sampled
         probe = JunctionProbe if self.spec is None else TapProbe
+        update, effect = self._update_probes(cfg, step, every)
         plan = _StepPlan(cfg, step, StepRecord(step, {}, 0.0),
-                         probe(cfg.heads) if heavy else None,
-                         UpdateCosineProbe(list(self.model.trunk.parameters()))
-                         if self._measures_update(cfg, step, every) else None,
+                         probe(cfg.heads) if heavy else None, update, effect,
                          walk=heavy or (probing and cfg.keep_graphs),
                          node_grads=cfg.probes == "all" or (self.track_node_grads and sampled),
                          walks=TrunkWalks(self.device))
@@ -315,6 +316,17 @@ class Session:
             for micro, batch in enumerate(micros):
                 yield from self._micro_batch(plan, micro, batch, last=micro == len(micros) - 1)
         yield from self._finish_step(plan, probing)
+
+    def _update_probes(self, cfg: Config, step: int, every: int
+                       ) -> tuple[UpdateCosineProbe | None, StepEffect | None]:
+        """This step's update cosine probe and, for the built-in model, what the step
+        did (core.step_effect); both None on a step that does not measure them."""
+        if not self._measures_update(cfg, step, every):
+            return None, None
+        trunk, heads = model_parts(self.model)
+        if self.spec is not None:
+            return UpdateCosineProbe(trunk), None
+        return UpdateCosineProbe(trunk, heads), StepEffect(trunk, heads)
 
     def _measures_update(self, cfg: Config, step: int, every: int) -> bool:
         """Whether this step measures each head's cosine with the trunk update."""
@@ -367,7 +379,7 @@ class Session:
         cfg, held = plan.cfg, self._live
         x, targets = batch
         plan.micro_losses.append(self._forward(cfg, plan.step, micro, x, targets,
-                                               plan.junction, plan.update))
+                                               plan.junction, plan.update, plan.effect))
         if plan.walks is not None:
             plan.walks.watch(self._live.trunk_first)
         plan.carried.append(self._carried_kind)
@@ -420,10 +432,13 @@ class Session:
         if not all(math.isfinite(v) for v in record.losses.values()):
             raise _StepFailed(ev.divergence(step, "optimizer step", "before optimizer.step()",
                                             "a loss is NaN or infinite", cfg.optimizer))
+        if plan.effect is not None:
+            plan.effect.before_step()
         try:
             self.optimizer.step()
         except RuntimeError as exc:   # e.g. an update too large for float32
             raise _StepFailed(self._event(exc, step, "optimizer step", "optimizer.step()")) from exc
+        self._measure_effect(plan)
         if plan.walk:
             nodes, now, leaves = self._measure(plan, ("end",))
             kept = self._kept
@@ -437,6 +452,19 @@ class Session:
         self.last_record = record
         self.node_grads_current = plan.node_grads or not self.track_node_grads
         yield PhaseRecord(step, "optimizer step", "optimizer.step()", step_done=True)
+
+    def _measure_effect(self, plan: _StepPlan) -> None:
+        """What the step did (core.step_effect): one more transfer, on sampled steps."""
+        effect, update = plan.effect, plan.update
+        if effect is None or update is None or plan.record.update_cosine is None:
+            return
+        after = losses_after(cast(MultiHeadNet, self.model), self._head_rest, plan.cfg,
+                             effect.replays)
+        values = effect.numbers(update, after)
+        if values is None:
+            return
+        lr = self.optimizer.param_groups[0]["lr"] if plan.cfg.optimizer == "sgd" else None
+        fill_record(plan.record, plan.cfg.head_names(), values.tolist(), lr, update.sum_norm)
 
     def _clip(self, plan: _StepPlan, at: str) -> None:
         """clip_grad_norm_ of every parameter's .grad (the sum so far, per micro-batch),
@@ -469,9 +497,12 @@ class Session:
     def _forward(self, cfg: Config, step: int, micro: int, x: torch.Tensor,
                  targets: list[torch.Tensor],
                  junction: JunctionProbe | TapProbe | None,
-                 update: UpdateCosineProbe | None = None) -> list[torch.Tensor]:
+                 update: UpdateCosineProbe | None = None,
+                 effect: StepEffect | None = None) -> list[torch.Tensor]:
         """Forward one micro-batch; sets up the live graph and its weighted loss terms."""
         carried = self._carried_state(cfg, x.shape[0], step)
+        if effect is not None:
+            effect.keep(x, targets, carried)
         self._taps_z = []
         try:
             if self.spec is not None:
@@ -485,14 +516,16 @@ class Session:
             raise _StepFailed(self._event(exc, step, "forward",
                                           self._forward_detail(cfg, micro))) from exc
         live, z, firsts, losses = result.live, result.z, result.head_firsts, result.losses
+        scale = cfg.micro_scale(x.shape[0])   # 1/N, or n_i/B (scale-by size)
+        factors = [w * scale for w in cfg.weights()]
         if update is not None:   # first: the junction's hooks would count its walks
-            update.add_micro_batch(losses, self._taps_z or [z])
+            sizes = cfg.micro_sizes()
+            update.add_micro_batch(losses, self._taps_z or [z], factors,
+                                   micro_shares(cfg, len(sizes))[micro % len(sizes)])
             if isinstance(junction, TapProbe):   # hooked during the forward: it did
                 junction.forget_current()
         if isinstance(junction, JunctionProbe):
             junction.watch(live.z_node, tuple(z.shape), firsts)
-        scale = cfg.micro_scale(x.shape[0])   # 1/N, or n_i/B (scale-by size)
-        factors = [w * scale for w in cfg.weights()]
         live.terms = [loss if f == 1.0 else f * loss for f, loss in zip(factors, losses)]
         # each loss node is labelled with its head's name: a model file's own names
         shown = self.spec.names if self.spec is not None else cfg.head_names()

@@ -11,9 +11,29 @@ import torch
 
 from ..plain.config import Config
 from ..plain.records import StepRecord
-from .probes import JunctionProbe, grad_norms, norms_and_cosines
+from .probes import JunctionProbe, grad_norms, grads_missing, norms_and_cosines
 from .tap_probe import TapProbe
 from .update_probe import UpdateCosineProbe, update_cosines
+
+
+def step_losses(cfg: Config, micro_losses: list[list[torch.Tensor]]) -> list[torch.Tensor]:
+    """Each head's loss of the step, from its micro-batches' (0-dim device tensors)."""
+    if len(micro_losses) == 1:
+        return list(micro_losses[0])
+    stacked = torch.stack([torch.stack(m) for m in micro_losses])
+    if cfg.micro_batch_sizes:   # sizes given: each micro-batch's mean weighs by its size,
+        # so the step's loss is the batch's mean however unequal the parts
+        shares = torch.tensor(micro_shares(cfg, len(micro_losses)), device=stacked.device)
+        return list((stacked * shares[:, None]).sum(0))
+    return list(stacked.mean(0))   # a step's loss is the mean over its micro-batches
+
+
+def micro_shares(cfg: Config, count: int) -> list[float]:
+    """Each micro-batch's weight in the step's loss: n_i / B where sizes are given, else
+    1 / N (one micro-batch: 1)."""
+    if count > 1 and cfg.micro_batch_sizes:
+        return [n / cfg.batch_size for n in cfg.micro_batch_sizes]
+    return [1.0 / count] * count
 
 
 def measure_step(cfg: Config, record: StepRecord, micro_losses: list[list[torch.Tensor]],
@@ -22,16 +42,8 @@ def measure_step(cfg: Config, record: StepRecord, micro_losses: list[list[torch.
                  param_names: list[str], device: torch.device,
                  update: UpdateCosineProbe | None = None) -> None:
     """Everything numeric about this step, gathered in one device-to-host transfer."""
-    if len(micro_losses) == 1:
-        scalars = list(micro_losses[0])
-    elif cfg.micro_batch_sizes:   # sizes given: each micro-batch's mean weighs by its size,
-        # so the step's loss is the batch's mean however unequal the parts
-        shares = torch.tensor([n / cfg.batch_size for n in cfg.micro_batch_sizes],
-                              device=micro_losses[0][0].device)
-        stacked = torch.stack([torch.stack(m) for m in micro_losses])
-        scalars = list((stacked * shares[:, None]).sum(0))
-    else:  # a step's loss is the mean over its micro-batches
-        scalars = list(torch.stack([torch.stack(m) for m in micro_losses]).mean(0))
+    scalars = step_losses(cfg, micro_losses)
+    missing = grads_missing(params) if norms else []
     if norms:
         scalars += grad_norms(params)
     # retain_grad: z.grad of every micro-batch (None where z left the graph)
@@ -51,10 +63,14 @@ def measure_step(cfg: Config, record: StepRecord, micro_losses: list[list[torch.
     record.total = sum(w * v for w, v in zip(cfg.weights(), numbers[:K]))
     pos = K
     if norms:
-        param_norms = numbers[pos:pos + len(params)]
-        pos += len(params)
+        present = len(params) - len(missing)
+        param_norms = _with_none(numbers[pos:pos + present], missing)
+        pos += present
         record.grad_norms = dict(zip(param_names, param_norms))
-        record.global_grad_norm = math.sqrt(sum(n * n for n in param_norms))
+        # over the gradients there are (a missing one adds nothing, as in
+        # clip_grad_norm_); None where no parameter has one
+        record.global_grad_norm = None if not present else \
+            math.sqrt(sum(n * n for n in param_norms if n is not None))
     if z_grads:
         record.z_grad_norm = numbers[pos]
         pos += 1
@@ -64,6 +80,20 @@ def measure_step(cfg: Config, record: StepRecord, micro_losses: list[list[torch.
             record.cosine[i][j] = math.nan
         record.junction_grad_norms = dict(zip(names, junction_norms))
         pos += K * K
-    if u is not None:
+    if u is not None and update is not None:
         record.update_cosine = dict(zip(names, update_cosines(numbers[pos:], K)))
+        # None where no trunk parameter has a .grad (every head detached): no gradient
+        if any(p.grad is not None for p in update.trunk):
+            record.trunk_grad_norm = math.sqrt(max(numbers[pos + 2 * K], 0.0))
+        update.sum_norm = math.sqrt(max(numbers[pos + 2 * K + 1], 0.0))   # NaN: not known
 
+
+
+def _with_none(norms: list[float], missing: list[int]) -> list[float | None]:
+    """The present parameters' norms, with None put in at the missing places."""
+    if not missing:
+        return list(norms)
+    values: list[float | None] = list(norms)
+    for i in missing:   # ascending: each insert lands at its final place
+        values.insert(i, None)
+    return values

@@ -2,7 +2,12 @@
 
 Arrays grow by doubling, so appending thousands of steps a second stays cheap and the
 views handed to plots are never copied. Unsampled measurements are NaN. Per-parameter
-gradient norms are kept as a (steps, parameters) column, "grad_norms".
+gradient norms are kept as a (steps, parameters) column, "grad_norms"; a parameter
+whose .grad was None (no gradient reached it) is NaN there too, and 1.0 in the
+"grad_missing" column (0.0 where it had a gradient, NaN where not sampled), so no
+gradient is never drawn as a zero one. The per-step probes sampled with the update
+cosine (trunk_grad_norm, trunk_step, trunk_step_vs_sum, loss_change*) are NaN where not
+sampled (and trunk_grad_norm where the trunk had no gradient).
 """
 from __future__ import annotations
 
@@ -25,8 +30,10 @@ class History:
         self._cols = {
             "step": (), "total": (), "global_grad_norm": (), "saved_bytes": (),
             "saved_bytes_peak": (), "graph_nodes": (), "z_grad_norm": (),
+            "trunk_grad_norm": (), "trunk_step": (), "trunk_step_vs_sum": (),
             "losses": (K,), "junction": (K,), "update_cosine": (K,),
-            "grad_norms": (P,),
+            "loss_change": (K,), "loss_change_trunk": (K,), "loss_change_head": (K,),
+            "grad_norms": (P,), "grad_missing": (P,),
         }
         self._data = {name: np.full((capacity, *shape), np.nan)
                       for name, shape in self._cols.items()}
@@ -34,7 +41,13 @@ class History:
         self.last_cosine: np.ndarray | None = None   # newest sampled K x K cosine matrix
         # newest sampled per-head cosine with the trunk update (core.update_probe)
         self.last_update_cosine: np.ndarray | None = None
-        self.last_grad_norms: dict[str, float] = {}
+        # the newest sampled per-head loss change and its parts ({} until one): keys
+        # "loss_change", "loss_change_trunk", "loss_change_head", each a (K,) array
+        self.last_loss_change: dict[str, np.ndarray] = {}
+        # the newest sampled trunk_grad_norm, trunk_step, trunk_step_vs_sum ({} until one)
+        self.last_step: dict[str, float | None] = {}
+        # None for a parameter whose .grad was None (not 0.0: no gradient at all)
+        self.last_grad_norms: dict[str, float | None] = {}
 
     def __len__(self) -> int:
         return self._n
@@ -80,14 +93,35 @@ class History:
         if r.cosine is not None:
             self.last_cosine = np.array(r.cosine, dtype=float)
         if r.update_cosine is not None:
-            row = [r.update_cosine.get(h, np.nan) for h in self.head_names]
+            row = [r.update_cosine.get(h, np.nan) for h in self.keys]
             d["update_cosine"][i] = row
             self.last_update_cosine = np.array(row, dtype=float)
+        if r.trunk_step is not None or r.trunk_grad_norm is not None:
+            self.last_step = r.trunk_step_fields()
+        _put(d["trunk_step"], i, r.trunk_step)
+        _put(d["trunk_step_vs_sum"], i, r.trunk_step_vs_sum)
+        _put(d["trunk_grad_norm"], i, r.trunk_grad_norm)
+        self._append_loss_change(r, i)
         if r.grad_norms is not None:
             self.last_grad_norms = dict(r.grad_norms)
-            d["grad_norms"][i] = [r.grad_norms.get(p, np.nan) for p in self.param_names]
+            norms = [r.grad_norms.get(p, np.nan) for p in self.param_names]
+            d["grad_norms"][i] = [np.nan if n is None else n for n in norms]
+            d["grad_missing"][i] = [n is None for n in norms]
         self.last = r
         self._n += 1
+
+    def _append_loss_change(self, r: StepRecord, i: int) -> None:
+        parts = {"loss_change": r.loss_change, "loss_change_trunk": r.loss_change_trunk,
+                 "loss_change_head": r.loss_change_head}
+        if all(v is None for v in parts.values()):
+            return
+        last = {}
+        for name, values in parts.items():
+            row = [np.nan if (v := (values or {}).get(h)) is None else v
+                   for h in self.keys]
+            self._data[name][i] = row
+            last[name] = np.array(row, dtype=float)
+        self.last_loss_change = last
 
     def extend(self, records) -> None:
         for r in records:

@@ -11,7 +11,7 @@ from .config import Config, shown
 
 LESSON_KEYS = ("title", "config", "slides")
 SLIDE_KEYS = ("title", "narration", "config", "panels", "layout", "pace", "play", "stop",
-              "autoplay", "focus", "keep", "expect")
+              "autoplay", "focus", "keep", "expect", "reference")
 # what a config table may hold: every Config field, in the flags' spelling or with
 # underscores, and the two negated flags
 CONFIG_KEYS = tuple(f.name.replace("_", "-") for f in dataclasses.fields(Config)) + \
@@ -43,6 +43,19 @@ def refuse_unknown(where: str, table: dict, allowed: Iterable[str], what: str = 
     for key in table:
         if key not in allowed:
             raise unknown(where, what, key, allowed)
+
+
+def checked_table(where: str, value: Any, keys: tuple[str, ...]) -> dict:
+    """value as a table of exactly these keys; LessonError naming what is wrong first
+    (not a table, an unknown key with a did-you-mean, a key missing)."""
+    if not isinstance(value, dict):
+        raise LessonError(f"{where}: give a table {{ {', '.join(f'{k} = …' for k in keys)} }}"
+                          f" (got {shown(value)})")
+    refuse_unknown(where, value, keys)
+    missing = [k for k in keys if k not in value]
+    if missing:
+        raise LessonError(f"{where}: needs {', '.join(missing)} as well")
+    return value
 
 
 def refuse_unknown_settings(where: str, table: dict) -> None:

@@ -9,12 +9,16 @@ from .lesson_format import did_you_mean
 
 # one pass vs K passes: measured every step, whatever the probes
 PASSES: tuple[str, ...] = ("trunk_walks", "backward_seconds")
+# what optimizer.step() did, sampled with the update cosine (core.step_effect)
+STEP: tuple[str, ...] = ("trunk_grad_norm", "trunk_step", "trunk_step_vs_sum")
+CHANGES: tuple[str, ...] = ("loss_change", "loss_change_trunk", "loss_change_head")
 PLAIN: tuple[str, ...] = ("total", "global_grad_norm", "saved_bytes", "saved_bytes_peak",
-                          "graph_nodes", "z_grad_norm", *PASSES)
+                          "graph_nodes", "z_grad_norm", *PASSES, *STEP)
 FORMS: tuple[str, ...] = ("total", "loss.headK", "junction.headK", "cosine.I.J",
                           "global_grad_norm", "grad_norm.PARAM", "saved_bytes",
                           "saved_bytes_peak", "graph_nodes", "z_grad_norm", *PASSES,
-                          "update_cosine.headK", "update_cosine.min")
+                          "update_cosine.headK", "update_cosine.min", *STEP,
+                          *(f"{c}.headK" for c in CHANGES))
 # every step has its losses, whatever the probes
 ALWAYS_MEASURED: tuple[str, ...] = ("total", "loss", *PASSES)
 
@@ -35,7 +39,8 @@ def metric_names(cfg: Config) -> list[str]:
     return [*PLAIN, *(f"loss.{h}" for h in heads), *(f"junction.{h}" for h in heads),
             *(f"cosine.{i}.{j}" for i in range(cfg.heads) for j in range(cfg.heads)),
             *(f"grad_norm.{p}" for p in parameter_names(cfg)),
-            *(f"update_cosine.{h}" for h in heads), "update_cosine.min"]
+            *(f"update_cosine.{h}" for h in heads), "update_cosine.min",
+            *(f"{c}.{h}" for c in CHANGES for h in heads)]
 
 
 def metric_problem(name: Any, cfg: Config) -> str | None:
@@ -46,7 +51,7 @@ def metric_problem(name: Any, cfg: Config) -> str | None:
         return None
     family = name.partition(".")[0]
     last = cfg.heads - 1
-    if family in ("loss", "junction", "update_cosine"):
+    if family in ("loss", "junction", "update_cosine", *CHANGES):
         return f"{shown(name)} names no head of this slide's (head0..head{last})"
     if family == "cosine":
         return f"{shown(name)} is not cosine.I.J with I and J heads 0..{last}"
@@ -65,4 +70,6 @@ def unmeasured(name: str, cfg: Config) -> str | None:
         return f"{name} is not measured with probes = \"none\" (only the losses are)"
     if name == "z_grad_norm" and not cfg.retain_grad:
         return "z_grad_norm is measured only with retain-grad = true"
+    if name == "trunk_step_vs_sum" and cfg.optimizer != "sgd":
+        return "trunk_step_vs_sum is measured only with optimizer = \"sgd\""
     return None

@@ -6,12 +6,12 @@ import math
 from typing import Any
 
 from .config import Config, shown
-from .lesson_format import LessonError, is_count, is_number, refuse_unknown, unknown
+from .lesson_format import LessonError, checked_table, is_count, is_number, unknown
 from .lesson_metrics import metric_problem, unmeasured
 from .same_model import model_difference
 
 ON_ITS_OWN = ("grows", "flat", "zero", "positive", "negative", "absent", "ends_negative",
-              "ends_positive", "small", "decreases", "not_decreasing")
+              "ends_positive", "small", "decreases", "not_decreasing", "no_gradient")
 # promises that compare this slide with another: their tables' keys
 CROSS_SLIDE = {"ratio": ("of", "slide", "is"), "below": ("metric", "slide"),
                "about": ("metric", "slide", "times")}
@@ -48,6 +48,9 @@ def check_promise(where: str, item: Any, index: int, configs: list[Config]) -> d
         _cross_slide(where, kind, value, index, configs)
     else:
         _metric(where, value, configs[index], kind == "absent")
+        if kind == "no_gradient" and not str(value).startswith("grad_norm."):
+            raise LessonError(f"{where}: no_gradient takes a parameter's grad_norm.PARAM "
+                              f"(got {shown(value)})")
     return {kind: value}
 
 
@@ -69,14 +72,7 @@ def _other_slide(where: str, value: Any, index: int, configs: list[Config], key:
 
 
 def _cross_slide(where: str, kind: str, value: Any, index: int, configs: list[Config]) -> None:
-    keys = CROSS_SLIDE[kind]
-    if not isinstance(value, dict):
-        raise LessonError(f"{where}: give a table {{ {', '.join(f'{k} = …' for k in keys)} }}"
-                          f" (got {shown(value)})")
-    refuse_unknown(where, value, keys)
-    missing = [k for k in keys if k not in value]
-    if missing:
-        raise LessonError(f"{where}: needs {', '.join(missing)} as well")
+    checked_table(where, value, CROSS_SLIDE[kind])
     _other_slide(where, value["slide"], index, configs, "slide")
     name = value["of" if kind == "ratio" else "metric"]
     for cfg, which in ((configs[index], "this slide"), (configs[value["slide"] - 1],

@@ -27,6 +27,7 @@ from .lesson_format import (
     refuse_unknown_settings,
 )
 from .lesson_promises import check_promise
+from .lesson_references import Reference, parse_references
 from .narration_limits import narration_problem
 
 PANELS = ("loss", "grad_norms", "global_norm", "junction", "cosine", "memory", "graph",
@@ -62,6 +63,8 @@ class Slide:
     # what the graph frames, the rest dimmed (plain.graph_focus): "cut", "head 1", ...
     focus: str = ""
     keep: str = "nothing"              # "ghost": the slide before's lines stay, dashed
+    # lines drawn on its charts at a value it names (plain.lesson_references)
+    reference: tuple[Reference, ...] = ()
 
     @property
     def steps(self) -> int:
@@ -197,9 +200,12 @@ def parse_lesson(name: str, text: str, source: str | None = None) -> Lesson:
     if fields[0]["keep"] == "ghost":
         raise LessonError(f"{where}, slide 1: keep = \"ghost\" keeps the slide before's "
                           "lines, and slide 1 has none before it")
+    stops = [Slide(**f).steps for f in fields]
     return Lesson(name, title, tuple(
         Slide(**f, expect=tuple(check_promise(f"{where}, slide {i + 1}", e, i, configs)
-                                for e in slides[i].get("expect", [])))
+                                for e in slides[i].get("expect", [])),
+              reference=parse_references(f"{where}, slide {i + 1}", slides[i], i, configs,
+                                         f["panels"], stops))
         for i, f in enumerate(fields)), where)
 
 

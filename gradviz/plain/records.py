@@ -65,7 +65,9 @@ class StepRecord:
     step: int
     losses: dict[str, float]
     total: float
-    grad_norms: dict[str, float] | None = None
+    # per parameter; None for a parameter whose .grad is None (no gradient reached it,
+    # or zero_grad(set_to_none=True) left it so): not 0.0, which is a gradient of zeros
+    grad_norms: dict[str, float | None] | None = None
     global_grad_norm: float | None = None
     junction_grad_norms: dict[str, float] | None = None
     cosine: list[list[float]] | None = None
@@ -81,6 +83,23 @@ class StepRecord:
     # hook on its first node counts), and their time in seconds
     trunk_walks: int | None = None
     backward_seconds: float | None = None
+    # sampled with update_cosine: the length of the trunk gradient optimizer.step() is
+    # handed; (core.step_effect) the length of the change it made to the trunk's
+    # parameters, and that over the length of the update plain SGD would make from the
+    # sum's trunk gradient (None under adam)
+    trunk_grad_norm: float | None = None
+    trunk_step: float | None = None
+    trunk_step_vs_sum: float | None = None
+    # per head: L_k after the step minus before, on the same batch (re-evaluated), and
+    # its first-order parts: grad_trunk L_k . d(trunk) and grad_head_k L_k . d(head_k)
+    loss_change: dict[str, float] | None = None
+    loss_change_trunk: dict[str, float] | None = None
+    loss_change_head: dict[str, float] | None = None
+
+    def trunk_step_fields(self) -> dict[str, float | None]:
+        """The step's length numbers, in the report's order."""
+        return {"trunk_grad_norm": self.trunk_grad_norm, "trunk_step": self.trunk_step,
+                "trunk_step_vs_sum": self.trunk_step_vs_sum}
 
     def to_dict(self) -> dict[str, Any]:
         data = {
@@ -93,6 +112,10 @@ class StepRecord:
             "backward_calls": [vars(c) for c in self.backward_calls],
             "events": [e.to_dict() for e in self.events],
             "trunk_walks": self.trunk_walks, "backward_seconds": self.backward_seconds,
+            "trunk_grad_norm": self.trunk_grad_norm,
+            "trunk_step": self.trunk_step, "trunk_step_vs_sum": self.trunk_step_vs_sum,
+            "loss_change": self.loss_change, "loss_change_trunk": self.loss_change_trunk,
+            "loss_change_head": self.loss_change_head,
         }
         return _finite_or_none(data)
 
@@ -119,7 +142,13 @@ class StepRecord:
                 f'"backward_calls": [{", ".join(map(_call_json, self.backward_calls))}], '
                 f'"events": {_events_json(self.events)}, '
                 f'"trunk_walks": {_number(self.trunk_walks)}, '
-                f'"backward_seconds": {_number(self.backward_seconds)}}}')
+                f'"backward_seconds": {_number(self.backward_seconds)}, '
+                f'"trunk_grad_norm": {_number(self.trunk_grad_norm)}, '
+                f'"trunk_step": {_number(self.trunk_step)}, '
+                f'"trunk_step_vs_sum": {_number(self.trunk_step_vs_sum)}, '
+                f'"loss_change": {_object(self.loss_change)}, '
+                f'"loss_change_trunk": {_object(self.loss_change_trunk)}, '
+                f'"loss_change_head": {_object(self.loss_change_head)}}}')
 
 
 def _events_json(events: list) -> str:

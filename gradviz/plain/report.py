@@ -25,7 +25,18 @@ def metric_columns(config: Config, param_names: list[str]) -> list[str]:
             + [f"junction_grad_norm.{h}" for h in head_names]
             + ["saved_bytes", "saved_bytes_peak", "graph_nodes"]
             + ["trunk_walks", "backward_seconds"]
-            + [f"update_cosine.{h}" for h in head_names])
+            + [f"update_cosine.{h}" for h in head_names]
+            + list(STEP_COLUMNS)
+            + [f"{family}.{h}" for family in CHANGE_FAMILIES for h in head_names])
+
+
+# sampled with the update cosine: what optimizer.step() did (core.step_effect)
+STEP_COLUMNS = ("trunk_grad_norm", "trunk_step", "trunk_step_vs_sum")
+CHANGE_FAMILIES = ("loss_change", "loss_change_trunk", "loss_change_head")
+
+
+def _changes(r: StepRecord) -> list[dict | None]:
+    return [r.loss_change, r.loss_change_trunk, r.loss_change_head]
 
 
 def _row(r: StepRecord, config: Config, param_names: list[str]) -> list:
@@ -37,7 +48,9 @@ def _row(r: StepRecord, config: Config, param_names: list[str]) -> list:
             + [norms.get(p) for p in param_names] + [junction.get(h) for h in head_names]
             + [r.saved_bytes, r.saved_bytes_peak, r.graph_nodes]
             + [r.trunk_walks, r.backward_seconds]
-            + [update.get(h) for h in head_names])
+            + [update.get(h) for h in head_names]
+            + [r.trunk_step_fields()[name] for name in STEP_COLUMNS]
+            + [(change or {}).get(h) for change in _changes(r) for h in head_names])
 
 
 def _text(value) -> str:
@@ -54,7 +67,13 @@ _NOT_FINITE = frozenset({"nan", "inf", "-inf"})
 
 
 def _json_of(text: str) -> str:
-    return "null" if text in _NOT_FINITE else text
+    """csv's text of a number as json writes it: null for NaN, infinities and None ("")."""
+    return "null" if text in _NOT_FINITE or not text else text
+
+
+def _texts(values) -> list[str]:
+    """Each float's repr, "" for None (TypeError for anything else: the general path)."""
+    return ["" if v is None else float.__repr__(v) for v in values]
 
 
 class _FastRows:
@@ -77,37 +96,38 @@ class _FastRows:
     def rows(self, r: StepRecord) -> tuple[str, str] | None:
         """(json text, csv line), or None where the record is not of the usual shape."""
         losses, norms, junction = r.losses, r.grad_norms, r.junction_grad_norms
-        update = r.update_cosine
+        keyed = [r.update_cosine, *_changes(r)]
         if list(losses) != self.head_names or (
                 norms is not None and list(norms) != self.params) or (
-                junction is not None and list(junction) != self.head_names) or (
-                update is not None and list(update) != self.head_names):
+                junction is not None and list(junction) != self.head_names) or any(
+                d is not None and list(d) != self.head_names for d in keyed):
             return None
         K, P = len(self.head_names), len(self.params)
         try:
             # every float of the row formatted by one call (TypeError: not all floats,
             # the general path); repr is what both json and csv write for a float
-            texts = list(map(float.__repr__, [*losses.values(), *(norms or {}).values(),
-                                              *(junction or {}).values()]))
+            texts = list(map(float.__repr__, [*losses.values(), *(junction or {}).values()]))
+            # a parameter without a gradient: None, "" in the csv, null in json
+            norm_texts = _texts(norms.values()) if norms is not None else [""] * P
             total, step = _text(r.total), _text(r.step)
             optional = [None if v is None else _text(v) for v in
                         (r.global_grad_norm, r.saved_bytes, r.saved_bytes_peak,
-                         r.graph_nodes, r.trunk_walks, r.backward_seconds)]
-            update_texts = [""] * len(self.head_names) if update is None else \
-                list(map(float.__repr__, update.values()))
+                         r.graph_nodes, r.trunk_walks, r.backward_seconds,
+                         *r.trunk_step_fields().values())]
+            per_head = [[""] * K if d is None else _texts(d.values()) for d in keyed]
         except TypeError:
             return None
-        glob, saved, peak, nodes, walks, seconds = optional
+        glob, saved, peak, nodes, walks, seconds, *steps = optional
         loss_texts = texts[:K]
-        norm_texts = texts[K:K + P] if norms is not None else [""] * P
-        junction_texts = texts[len(texts) - K:] if junction is not None else [""] * K
+        junction_texts = texts[K:] if junction is not None else [""] * K
         line = ",".join([step, total, *loss_texts, glob or "", *norm_texts, *junction_texts,
-                         saved or "", peak or "", nodes or "",
-                         walks or "", seconds or "", *update_texts]) + "\r\n"
+                         saved or "", peak or "", nodes or "", walks or "", seconds or "",
+                         *per_head[0], *(t or "" for t in steps),
+                         *(t for texts in per_head[1:] for t in texts)]) + "\r\n"
         # "n" appears in a float's repr only as nan, inf or -inf, which json writes null
         finite = "n" not in line
-        norms_json = "null" if norms is None else self._keyed(self.param_keys, norm_texts,
-                                                             finite)
+        norms_json = "null" if norms is None else self._keyed(
+            self.param_keys, norm_texts, finite and None not in norms.values())
         junction_json = "null" if junction is None else self._keyed(
             self.head_keys, junction_texts, finite)
         json_text = r.to_json(  # the formatted pieces, so each number is formatted once

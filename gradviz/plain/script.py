@@ -25,7 +25,8 @@ Run: python {name} [--grad-norms]
 Each optimizer step prints one line: the step, each head's loss (the mean over its
 micro-batches), the total (sum of w_k * loss_k) and, with --grad-norms, the gradient
 norm of every parameter (model.named_parameters() order) after backward, before
-optimizer.step(). Numbers are written in full precision; on the CPU they match
+optimizer.step(): None for a parameter whose .grad is None (no gradient reached it).
+Numbers are written in full precision; on the CPU they match
 `gradviz run` with the same settings. Where the settings demonstrate a PyTorch error,
 the program stops with that error.
 
@@ -224,7 +225,7 @@ class StepLog:
             sys.exit(f"step {step}: a loss is NaN or infinite (training diverged)")
         numbers = means + [sum(w * v for w, v in zip(weights, means))]
         if "--grad-norms" in sys.argv[1:]:
-            numbers += [0.0 if p.grad is None else p.grad.norm().item()
+            numbers += [None if p.grad is None else p.grad.norm().item()
                         for _, p in model.named_parameters()]
         print(step, *map(repr, numbers), flush=True)
 '''

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QFileDialog, QMainWindow, QWidget
 
 from ..plain.config import Config
 from ..plain.history import History
+from ..plain.lesson_references import REFERENCE_PANELS, reference_lines
 from ..plain.lessons import Lesson, LessonError, bundled_names, find_lesson, load_lesson
 from ..plain.window_model import WindowModel, nearest_pace_ms
 from .lesson_player import LessonPlayer
@@ -228,6 +229,10 @@ class LessonMode(QObject):
         m.requested = slide.config
         self._show_panels(slide)
         self._show_ghost(lesson, index)
+        # the lines the slide draws at the values it names (this lesson's kept runs)
+        kept = {i: run for (name, i), run in self.runs.items() if name == lesson.name}
+        for panel, lines in reference_lines(slide, kept).items():
+            self.parts.panels[panel].set_references(lines)
         # a room reads one box per module call, framed on what the slide is about
         self.parts.graph_view.set_module_view(True)
         self.parts.graph_view.set_focus(slide.focus or None)
@@ -314,6 +319,8 @@ class LessonMode(QObject):
         self.narration.clear()
         self.window.setWindowTitle(BASE_TITLE)
         self._clear_ghost()
+        for panel in REFERENCE_PANELS:
+            self.parts.panels[panel].set_references([])
         self.runs, self._on_screen = {}, None
         # the window takes the stage's panels home, and every dock back where, and as
         # shown or closed as, the user had it

@@ -221,6 +221,9 @@ def test_every_metric_name_of_a_config_is_one_a_record_holds():
         found |= {f"cosine.{i}.{j}": record.cosine[i][j] for i in range(2) for j in range(2)}
         found |= {f"update_cosine.{h}": v for h, v in record.update_cosine.items()}
         found["update_cosine.min"] = min(record.update_cosine.values())
+        found |= record.trunk_step_fields()
+        for family in ("loss_change", "loss_change_trunk", "loss_change_head"):
+            found |= {f"{family}.{h}": v for h, v in getattr(record, family).items()}
         assert sorted(found) == sorted(metric_names(cfg))
         assert all(v is not None for v in found.values())
 
@@ -242,3 +245,86 @@ def test_any_metric_name_is_accepted_only_if_the_model_has_it(name):
 def _toml_string(text: str) -> str:
     return '"' + "".join(c if c.isprintable() and c not in '"\\' else f"\\u{ord(c):04x}"
                          if ord(c) < 0x10000 else f"\\U{ord(c):08x}" for c in text) + '"'
+
+
+# ---- reference lines: a value drawn on a chart --------------------------------------------
+REF_TWO = ONE + 'panels = ["loss"]\n' + \
+    '[[slides]]\ntitle = "s2"\nnarration = "n2"\npanels = ["junction", "global_norm"]\n'
+
+
+@pytest.mark.parametrize("line, expected", [
+    ('{ metric = "junction.head2", value = { slide = 1, step = 0 }, label = "clean run" }',
+     ("junction", "junction.head2", None, 1, 0, "clean run")),
+    ('{ metric = "junction.head0", value = { slide = 1 }, label = "  slide 1  " }',
+     ("junction", "junction.head0", None, 1, 0, "slide 1")),
+    ('{ metric = "global_grad_norm", value = 1.4, label = "about 1.4" }',
+     ("global_norm", "global_grad_norm", 1.4, None, 0, "about 1.4")),
+    ('{ metric = "global_grad_norm", value = 2, label = "2" }',
+     ("global_norm", "global_grad_norm", 2.0, None, 0, "2")),
+    ('{ metric = "junction.head1", value = { slide = 1, step = 29 }, label = "last" }',
+     ("junction", "junction.head1", None, 1, 29, "last")),
+])
+def test_a_reference_line_is_read_with_its_chart_and_value(line, expected):
+    (ref,) = parse_lesson("x", REF_TWO + f"reference = [{line}]\n").slides[1].reference
+    assert (ref.panel, ref.metric, ref.number, ref.slide, ref.step, ref.label) == expected
+    assert parse_lesson("x", REF_TWO).slides[1].reference == ()
+
+
+@pytest.mark.parametrize("line, words", [
+    ('[{ metrc = "total", value = 1, label = "a" }]', "unknown key 'metrc' (did you mean"),
+    ('[{ metric = "junction.head2", value = 1 }]', "needs label as well"),
+    ('[{ metric = "junction.head5", value = 1, label = "a" }]', "names no head"),
+    ('[{ metric = "total", value = 1, label = "a" }]',
+     "'total' is drawn on no chart that takes reference lines"),
+    ('[{ metric = "grad_norm.trunk.0.weight", value = 1, label = "a" }]', "drawn on no chart"),
+    ('[{ metric = "z_grad_norm", value = 1, label = "a" }]',
+     "z_grad_norm is measured only with retain-grad = true"),
+    ('[{ metric = "junction.head2", value = "clean", label = "a" }]',
+     "value must be a number or { slide = N, step = S } (got 'clean')"),
+    ('[{ metric = "junction.head2", value = true, label = "a" }]', "value must be a number"),
+    ('[{ metric = "junction.head2", value = inf, label = "a" }]',
+     "value must be a finite number (got inf)"),
+    ('[{ metric = "junction.head2", value = { slide = 2 }, label = "a" }]',
+     "slide must be a slide before this one, whose run is kept (1 to 1; got 2)"),
+    ('[{ metric = "junction.head2", value = { slide = 0 }, label = "a" }]', "(1 to 1; got 0)"),
+    ('[{ metric = "junction.head2", value = { slide = 1, step = 30 }, label = "a" }]',
+     "step must be a step slide 1 runs, 0 to 29 (got 30)"),
+    ('[{ metric = "junction.head2", value = { slide = 1, stpe = 3 }, label = "a" }]',
+     "unknown key 'stpe' (did you mean 'step'?)"),
+    ('[{ metric = "junction.head2", value = 1, label = "" }]', "label must be one line"),
+    ('[{ metric = "junction.head2", value = 1, label = "a\\nb" }]', "label must be one line"),
+    ('[{ metric = "junction.head2", value = 1, label = "' + "x" * 61 + '" }]',
+     "of 1 to 60 characters"),
+    ('{ metric = "junction.head2", value = 1, label = "a" }', "reference must be a list"),
+    ('["junction.head2"]',
+     "give a table { metric = …, value = …, label = … } (got 'junction.head2')"),
+    ("[" + ", ".join(['{ metric = "junction.head2", value = 1, label = "a" }'] * 5) + "]",
+     "a list of up to 4 lines"),
+])
+def test_a_bad_reference_line_is_a_one_line_error_naming_slide_and_key(line, words):
+    message = refused(REF_TWO + f"reference = {line}\n")
+    assert message.startswith("lesson x, slide 2, reference") and words in message
+
+
+def test_a_reference_to_a_chart_the_slide_does_not_show_is_refused():
+    text = REF_TWO.replace('panels = ["junction", "global_norm"]', 'panels = ["loss"]')
+    message = refused(text + 'reference = [{ metric = "junction.head0", value = 1, '
+                             'label = "a" }]\n')
+    assert "junction.head0 is drawn on the junction chart, which this slide does not " \
+           "show (panels = loss)" in message
+
+
+def test_a_reference_to_a_run_that_never_measures_it_is_refused():
+    text = REF_TWO.replace('panels = ["loss"]\n', 'panels = ["loss"]\n'
+                                                    'config = { probes = "none" }\n')
+    message = refused(text + 'reference = [{ metric = "junction.head0", '
+                             'value = { slide = 1 }, label = "a" }]\n')
+    assert message.startswith("lesson x, slide 2, reference (on slide 1): junction.head0 "
+                              "is not measured with probes")
+
+
+def test_slide_1_has_no_run_before_it_to_draw():
+    message = refused(ONE + 'panels = ["junction"]\nreference = [{ metric = "junction.head0", '
+                            'value = { slide = 1 }, label = "a" }]\n')
+    assert "slide 1, reference: slide must be a slide before this one" in message
+    assert "slide 1 has no slide before it" in message

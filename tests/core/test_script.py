@@ -163,12 +163,15 @@ def script_results(tmp_path_factory):
     return scripts_of(CASES, tmp_path_factory.mktemp("scripts"))
 
 
-def numbers(line: str) -> tuple[int, list[float]]:
+def numbers(line: str) -> tuple[int, list[float | None]]:
+    """The step and its numbers; None where the script printed None (no gradient)."""
     step, *values = line.split()
-    return int(step), [float(v) for v in values]
+    return int(step), [None if v == "None" else float(v) for v in values]
 
 
-def close(a: float, b: float) -> bool:
+def close(a: float | None, b: float | None) -> bool:
+    if a is None or b is None:
+        return a is b
     return a == b or math.isclose(a, b, rel_tol=1e-5, abs_tol=1e-9)
 
 

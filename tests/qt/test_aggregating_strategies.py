@@ -34,7 +34,7 @@ def _step_once(qtbot, w, steps_before: int) -> None:
 
 def _shown(label: QLabel) -> dict[str, float]:
     """'with the update: head0 +0.24 · head1 −0.02 · …' -> {head: value}."""
-    text = label.text().split(": ", 1)[1]
+    text = label.text().splitlines()[0].split(": ", 1)[1]   # then the step's readout
     out = {}
     for part in text.split(" · "):
         name, value = part.split(" ")
@@ -64,6 +64,10 @@ def test_choosing_upgrad_the_engine_aggregates_and_no_head_is_worked_against(qtb
     shown = _shown(line)
     assert all(v > 0 for v in shown.values()), line.text()
     assert shown == {h: round(v, 2) for h, v in record.update_cosine.items()}
+    # the step's readout: the trunk's step, against the sum's; no head worked against
+    assert line.text().splitlines()[1:] == [
+        f"trunk step {record.trunk_step:.3g} (gradient {record.trunk_grad_norm:.3g}) · "
+        f"{record.trunk_step_vs_sum:.2f}× the sum's"]
 
 
 def test_the_tooltip_says_what_upgrad_does(qtbot, make_window):

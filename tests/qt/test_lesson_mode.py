@@ -437,9 +437,9 @@ def test_a_slide_that_keeps_a_ghost_draws_the_slide_befores_run_on_its_axes(qtbo
             assert np.array_equal(x, full_batch[name][0])
             assert np.allclose(y, full_batch[name][1], equal_nan=True), name
     top = w.memory.plot.getViewBox().viewRange()[1][1]
-    assert top >= np.nanmax(full_batch["peak within step"][1])   # one axis for both
-    assert np.nanmax(w.memory.data()["peak within step"][1]) < \
-        np.nanmax(full_batch["peak within step"][1])             # micro-batches hold less
+    assert top >= np.nanmax(full_batch["peak after forward"][1])   # one axis for both
+    assert np.nanmax(w.memory.data()["peak after forward"][1]) < \
+        np.nanmax(full_batch["peak after forward"][1])             # micro-batches hold less
     assert any("slide before" in label.text for _, label in w.memory.legend.items)
     qtbot.keyClick(w, Qt.Key_Escape)                    # out of the lesson: no ghost
     assert w.memory.ghost is None and w.junction.ghost is None
@@ -464,6 +464,28 @@ def test_lesson_01s_last_slide_shows_3x_2x_1x_against_the_slide_befores_ghost(qt
     now = w.junction.data()
     ratios = [now[f"head{k}"][1][0] / ghost[f"head{k}"][1][0] for k in range(3)]
     assert np.allclose(ratios, [3.0, 2.0, 1.0], rtol=1e-4), ratios
+
+
+def test_the_data_slide_draws_the_clean_runs_push_as_a_line_till_the_next_slide(
+        qtbot, make_window):
+    """Lesson 12's .data slide: head 2's push in the clean run (slide 1, step 0) as a
+    labelled line on the junction chart; the next slide, and leaving, take it away."""
+    lesson = find_lesson("12-one-pass-or-k")
+    w = make_window()
+    w.lessons.open(lesson, 0)                          # the sum: the clean run
+    qtbot.waitUntil(lambda: w.generation >= 1 and len(w.history) >= 2, timeout=WAIT_MS)
+    clean = w.history
+    w.lessons.open(lesson, 4)                          # z.data.mul_(0.5)
+    ((ref, line),) = w.junction.references()
+    assert ref.value == clean.column("junction")[0, 2] and line.value() == ref.value
+    assert line.label.toPlainText() == "head2, clean run, step 0"
+    assert w.global_norm.references() == []
+    qtbot.keyClick(w, Qt.Key_PageDown)                 # no_grad: junction, no line
+    assert w.junction.references() == []
+    w.lessons.open(lesson, 4)
+    assert len(w.junction.references()) == 1
+    qtbot.keyClick(w, Qt.Key_Escape)
+    assert w.junction.references() == []
 
 
 def test_larger_text_stops_where_the_slide_no_longer_fits(qtbot, make_window):

@@ -17,6 +17,7 @@ from gradviz.plain.history import History
 
 from ..theme import LIGHT, Theme
 from . import plot_style as ps
+from . import step_readout
 
 # ColorBrewer RdBu ends: a diverging map that stays readable with colour-vision deficiencies
 RED, WHITE, BLUE = "#B2182B", "#F7F7F7", "#2166AC"
@@ -143,7 +144,9 @@ class CosineHeatmap(QtWidgets.QWidget):
         self.update_line.setWordWrap(True)
         self.update_line.setToolTip(
             "Each head's trunk gradient (of its own loss) against the trunk gradient the "
-            "optimizer is handed: below 0, this step raises that head's loss, to first order")
+            "optimizer is handed: below 0, this step raises that head's loss, to first "
+            "order.\n" + step_readout.TIP)
+        self._readout = False   # the step's readout shown: room is kept for it
         notes.addWidget(self.update_line)
         notes.addStretch(1)
         self._update_seen: object = None
@@ -226,11 +229,17 @@ class CosineHeatmap(QtWidgets.QWidget):
     def _update_line_height(self, width: int) -> int:
         """The update line's height at width with every head's number measured and as
         wide as it gets: the notes' place is chosen once, not again on every step."""
-        widest = update_text(self._names, np.full(len(self._names), -0.45))
+        widest = self._update_sample()
         box = self.update_line.fontMetrics().boundingRect(
             QtCore.QRect(0, 0, max(1, width), NO_LIMIT), QtCore.Qt.TextFlag.TextWordWrap,
             widest)
         return max(box.height(), self.update_line.heightForWidth(width))
+
+    def _update_sample(self) -> str:
+        """The update line at its widest: every head's number, and the step's readout
+        once there is one."""
+        text = update_text(self._names, np.full(len(self._names), -0.45))
+        return text + "\n" + step_readout.SAMPLE if self._readout else text
 
     def _widest_word(self) -> int:
         """The notes' widest unbreakable run ("grey –: no gradient"), laid out as the
@@ -247,7 +256,7 @@ class CosineHeatmap(QtWidgets.QWidget):
             if label is self.caption:
                 doc.setHtml(label.text())
             else:
-                doc.setPlainText(update_text(self._names, np.full(len(self._names), -0.45)))
+                doc.setPlainText(self._update_sample())
             doc.setTextWidth(1)
             widest = max(widest, int(doc.idealWidth()) + 1)
         return widest
@@ -303,6 +312,7 @@ class CosineHeatmap(QtWidgets.QWidget):
                 self._texts[i][j].setPos(j, i)
                 self.plot.addItem(self._texts[i][j])
         self._names = list(head_names)
+        self._readout = False   # a fresh model: none yet
         self._labels: tuple[list[str], list[str]] | None = None
         # the key, also where the labels have no room
         self.plot_widget.setToolTip("rows and columns: " + ", ".join(
@@ -320,7 +330,12 @@ class CosineHeatmap(QtWidgets.QWidget):
         if update is not self._update_seen and update is not None \
                 and len(update) == len(self._names):
             self._update_seen = update
-            self.update_line.setText(update_text(self._names, update))
+            more = step_readout.readout(self._names, history)
+            self.update_line.setText("\n".join(t for t in (update_text(self._names, update),
+                                                            more) if t))
+            if bool(more) and not self._readout:   # room for it, from now on
+                self._readout = True
+                self._arrange_body(self.size())
         cos = history.last_cosine
         if cos is self._seen or cos is None:  # a new array arrives only on sampled steps
             return

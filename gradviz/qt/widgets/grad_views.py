@@ -30,6 +30,11 @@ GROUP_GAP = 0.8  # extra space between trunk, head0, head1, ... (in bar widths)
 TITLE = "Gradient norm per parameter (latest step)"
 TITLE_B = "Gradient norm per parameter: A | B (pale)"
 B_SHARE = 0.4    # B's bar: its colour, this much over the panel, outlined in the colour
+# a parameter whose .grad is None has no bar (not a bar of 0): a cross stands on the axis
+NO_GRAD_MARK = "✕"
+NO_GRAD_KEY = f"  {NO_GRAD_MARK} = no gradient (None)"
+NO_GRAD_TIP = ("no gradient (None): no backward call reached this parameter, so its .grad "
+               "is None, not a tensor of zeros")
 
 
 def split_name(name: str, head_names: list[str]) -> tuple[int | None, str, str]:
@@ -72,6 +77,8 @@ class GradNormBars(QtWidgets.QWidget):
         self._head_of_bar: list[int | None] = []   # None: trunk
         self._heights = np.zeros(0)
         self._seen: object = None
+        self._marks: list[pg.TextItem] = []
+        self._missing: list[str] = []     # A's parameters drawn as no gradient
         self.set_model(["head0"], [])
 
     def set_model(self, head_names: list[str], param_names: list[str]) -> None:
@@ -97,6 +104,8 @@ class GradNormBars(QtWidgets.QWidget):
         self._heights_b = np.zeros(len(xs))
         self._short = [s for _, _, s in split]
         self._seen = None
+        self._missing = []
+        self._mark_missing({}, None)
         self.plot.setXRange(-0.6, max(x - 0.4, 0.6), padding=0)
         self.apply_theme(self.theme)
 
@@ -112,10 +121,40 @@ class GradNormBars(QtWidgets.QWidget):
         if norms_b is not None:
             self._heights_b = self._bar_heights(norms_b)
             self.bars_b.setOpts(height=self._heights_b)
+        self._missing = [n for n in self._names if n in norms and norms[n] is None]
+        self._mark_missing(norms, norms_b)
 
-    def _bar_heights(self, norms: dict[str, float]) -> np.ndarray:
-        values = [norms.get(n, np.nan) for n in self._names]
+    def _bar_heights(self, norms: dict[str, float | None]) -> np.ndarray:
+        values = [np.nan if (v := norms.get(n)) is None else v for n in self._names]
         return np.nan_to_num(np.asarray(values, dtype=float), nan=0.0)
+
+    def _mark_missing(self, norms: dict, norms_b: dict | None) -> None:
+        """A cross on the axis where a bar would be, for each parameter without a
+        gradient (A's, and B's beside it while B is pinned)."""
+        for mark in self._marks:
+            self.plot.removeItem(mark)
+        self._marks = []
+        paired = self.ghost is not None
+        for offset, which in ((-0.21 if paired else 0.0, norms), (0.21, norms_b)):
+            if which is None:
+                continue
+            for x, name, head in zip(self._xs, self._names, self._head_of_bar):
+                if name in which and which[name] is None:
+                    mark = pg.TextItem(NO_GRAD_MARK, color=self._colour(head),
+                                       anchor=(0.5, 1.0))
+                    mark.setPos(float(x) + offset, 0.0)
+                    mark.setToolTip(f"{name}: {NO_GRAD_TIP}")
+                    self.plot.addItem(mark)
+                    self._marks.append(mark)
+        self._title.setText(self._title_text())
+
+    def _title_text(self) -> str:
+        title = TITLE_B if self.ghost is not None else TITLE
+        return title + (NO_GRAD_KEY if self._marks else "")
+
+    def missing(self) -> list[str]:
+        """A's parameters drawn as "no gradient (None)", in bar order."""
+        return list(self._missing)
 
     def set_ghost(self, history) -> None:
         """Draw B's bars beside A's (history: B's run), or (None) A's alone."""
@@ -148,7 +187,7 @@ class GradNormBars(QtWidgets.QWidget):
         self.plot.showGrid(x=False, y=True, alpha=theme.grid_alpha)
         brushes = [pg.mkBrush(self._colour(h)) for h in self._head_of_bar]
         paired = self.ghost is not None
-        self._title.setText(TITLE_B if paired else TITLE)
+        self._title.setText(self._title_text())
         self.bars.setOpts(x=self._xs - 0.21 if paired else self._xs, height=self._heights,
                           width=0.42 if paired else 0.8, brushes=brushes,
                           pen=pg.mkPen(theme.panel, width=1))
@@ -202,6 +241,9 @@ class GlobalNormPlot(LinePanel):
 
     def ghost_data(self) -> tuple[np.ndarray, np.ndarray]:
         return self._ghost_data[0].copy(), self._ghost_data[1].copy()
+
+    def _reference_colour(self, metric: str) -> str:
+        return self.theme.total_colour   # its one line's
 
     def _ghost_legend(self) -> None:
         # one line, or A's and B's: the title says which is which (a legend row would
@@ -261,6 +303,14 @@ class JunctionPlot(LinePanel):
 
     def _draws_ghost(self) -> bool:
         return True
+
+    def _reference_colour(self, metric: str) -> str:
+        """A head's push in its head's colour (junction.head2: head 2's), z.grad in the
+        total's."""
+        head = metric.partition(".")[2]
+        if head.startswith("head") and head[4:].isdigit():
+            return self.theme.head_colour(int(head[4:]))
+        return self.theme.total_colour
 
     def _draw_ghost(self) -> None:
         ghost = self.ghost

@@ -9,8 +9,10 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets  # before pyqtgraph: it binds to the first Qt
 
+from ...plain.lesson_references import DrawnReference
 from ..theme import LIGHT, Theme
 from . import plot_style as ps
+from .reference_line import new_reference_line, style_reference_line
 
 Colour = Callable[[Theme], str]  # a series' colour, looked up again on every theme change
 
@@ -146,6 +148,11 @@ class LinePanel(QtWidgets.QWidget):
         self._x_held = False    # x range set for a lone step (autorange off until two)
         # each series' largest and smallest finite value
         self._tops: dict[str, tuple[float, float] | None] = {}
+        # a slide's reference lines; the lines ignore the range, so these invisible
+        # points at their values put them in it where the axis follows the data (on
+        # the plot only while there are lines: the panels count their data items)
+        self._references: list[tuple[DrawnReference, pg.InfiniteLine]] = []
+        self._reference_points = pg.PlotDataItem(pen=pg.mkPen((0, 0, 0, 0)))
 
     # -- public -----------------------------------------------------------------------
     def curves(self) -> dict[str, pg.PlotDataItem]:
@@ -165,6 +172,34 @@ class LinePanel(QtWidgets.QWidget):
         self.ghost = history
         self._seen = None
         self._ghost_legend()
+
+    def set_references(self, references: list[DrawnReference]) -> None:
+        """Draw these reference lines (a slide's: plain.lesson_references), each at its
+        value and labelled, on the chart's own axes, in its range; [] draws none."""
+        for _, line in self._references:
+            self.plot.removeItem(line)
+        self._references = [(ref, new_reference_line(self.plot, ref)) for ref in references]
+        values = [ref.value for ref in references]
+        on_plot = self._reference_points in self.plot.items
+        # added before its data is set: pyqtgraph, adding an item that has data, asked
+        # the canvas (not yet its view box) for its range and raised
+        self._reference_points.setData([], [])
+        if values and not on_plot:
+            self.plot.addItem(self._reference_points)
+        elif not values and on_plot:
+            self.plot.removeItem(self._reference_points)
+        self._reference_points.setData([0.0] * len(values), values)
+        self._restyle()
+        if self.non_negative:
+            self._floor_at_zero()
+
+    def references(self) -> list[tuple[DrawnReference, pg.InfiniteLine]]:
+        """The reference lines drawn, with what each was asked to draw."""
+        return list(self._references)
+
+    def _reference_colour(self, metric: str) -> str:
+        """The colour of a reference to this metric: its series' (the panels say)."""
+        return self.theme.foreground
 
     def set_text_scale(self, scale: float) -> None:
         """Its text, of the text size's: a lesson's stage sets it smaller (never below
@@ -258,11 +293,13 @@ class LinePanel(QtWidgets.QWidget):
         axis from 0.4999996 to 0.4999997 whose float noise looked like wild swings."""
         spans = [span for span in self._tops.values() if span is not None]
         top = max((high for high, _ in spans), default=None)
-        if top == 0.0:
+        # a reference line stays in view (09's norm before clipping, 1.4, above 0.5)
+        high = max([top or 0.0, *(ref.value for ref, _ in self._references)])
+        if top == 0.0 and high == 0.0:
             self.plot.setYRange(*EMPTY_VALUES, padding=0.05)   # turns y autorange off
             self._floored = True
         elif top is not None and top - min(low for _, low in spans) <= FLAT_SPAN * top:
-            self.plot.setYRange(0.0, top, padding=0.05)
+            self.plot.setYRange(0.0, high, padding=0.05)
             self._floored = True
         elif self._floored:
             self._floored = False
@@ -303,6 +340,8 @@ class LinePanel(QtWidgets.QWidget):
             if isinstance(self._samples[name], pg.PlotDataItem):
                 self._samples[name].setPen(p)
         self._ghost_sample.setPen(ghost_pen(self.theme.foreground, self.theme))
+        for ref, line in getattr(self, "_references", ()):
+            style_reference_line(line, self._reference_colour(ref.metric), self.theme)
 
     def _clicked(self, event) -> None:
         """Double-click: follow the data again after a pan or zoom (the "A" button and

@@ -1,6 +1,8 @@
 """Memory held by the autograd graph: saved-tensor bytes at the end of each step and
-the peak within it, and (below, or beside where the panel is wide and short, same
-steps) how many graph nodes are still alive.
+the most measured after a forward in it (the engine counts the tensors the graph saved
+for backward at those points only: not gradients, not backward's buffers), and (below,
+or beside where the panel is wide and short, same steps) how many graph nodes are still
+alive.
 
 A leak ("keep graphs") shows as a rising line; a healthy loop holds nothing between steps.
 While a configuration B is pinned beside A, B's lines are drawn dashed on the same axes.
@@ -27,7 +29,12 @@ from .line_panel import (
 )
 from .series import join_samples
 
-HELD, PEAK, NODES = "held at step end", "peak within step", "graph nodes"
+HELD, PEAK, NODES = "held at step end", "peak after forward", "graph nodes"
+# what the two byte lines count, and what they do not (the panel's tooltip)
+COUNTS = ("Bytes of the tensors the autograd graphs alive saved for backward (parameters "
+          "not counted), measured after each forward and at the step's end; the peak is "
+          "the most of those. Gradients (.grad), the optimizer's state and the buffers "
+          "backward allocates while it runs are not counted.")
 # A panel this many times wider than high (the bottom dock of a 1280x720 window) puts
 # the two plots side by side: stacked, each got a third of its height, too little for
 # their rotated axis titles, which ran into each other.
@@ -65,6 +72,7 @@ class MemoryPlot(LinePanel):
         self._unit = ("B", 1)
         self._nodes = (np.zeros(0), np.zeros(0))
         self.side_by_side = False
+        self.plot_widget.setToolTip(COUNTS)
         self.set_model(["head0"], [])
 
     def set_model(self, head_names: list[str], param_names: list[str]) -> None:

@@ -1,0 +1,179 @@
+"""What a step did, against plain PyTorch written here: a parameter no gradient reached
+is None (not 0.0); the trunk gradient's length, the trunk's change and its ratio to the
+sum's; each head's loss change after the step, real and split to first order into its
+trunk part and its own layers' part. The probes leave training bit for bit as it was."""
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+import torch
+from torchjd.aggregation import MGDA, UPGrad
+
+from gradviz.core.session import Session
+from gradviz.plain.config import Config
+from gradviz.plain.history import History
+from gradviz.plain.report import ReportWriter
+
+from core_reference import batch, forward, ref_net, snapshot, weighted_sum, weights
+
+# lesson 13's: head 2 weighted 4, so the sum works against head 1 at step 0
+BASE = Config(device="cpu", heads=3, batch_size=64, loss_weights=(1.0, 1.0, 4.0),
+              probes="default", sample_every=1)
+AGGREGATE = {"sum": lambda rows: rows.sum(0), "upgrad": lambda rows: UPGrad()(rows),
+             "mgda": lambda rows: MGDA()(rows)}
+
+
+def _trunk(net) -> list[torch.Tensor]:
+    return list(net.trunk.parameters())
+
+
+def _grad(loss, params) -> torch.Tensor:
+    grads = torch.autograd.grad(loss, params, retain_graph=True, allow_unused=True)
+    return torch.cat([(torch.zeros_like(p) if g is None else g).reshape(-1)
+                      for p, g in zip(params, grads)])
+
+
+def _reference_step(cfg: Config, s: Session, init: dict) -> dict:
+    """Step 0 by hand: rows, the aggregated trunk gradient, plain SGD's update, and each
+    head's loss on the same batch after it."""
+    net = ref_net(cfg, init)
+    x, targets = batch(s, 0, cfg.batch_size)
+    _, losses = forward(net, x, targets)
+    ws = weights(cfg)
+    trunk_rows = torch.stack([_grad(loss, _trunk(net)) for loss in losses])
+    g = AGGREGATE[cfg.strategy](trunk_rows * torch.tensor(ws)[:, None])
+    g_sum = (trunk_rows * torch.tensor(ws)[:, None]).sum(0)
+    heads = [list(h.parameters()) for h in net.heads]
+    head_rows = [_grad(loss, head) for loss, head in zip(losses, heads)]
+    d_trunk = -cfg.lr * g
+    d_heads = [-cfg.lr * w * row for w, row in zip(ws, head_rows)]   # each its own
+    with torch.no_grad():
+        at = 0
+        for p in _trunk(net):
+            p += d_trunk[at:at + p.numel()].reshape(p.shape)
+            at += p.numel()
+        for head, d in zip(heads, d_heads):
+            at = 0
+            for p in head:
+                p += d[at:at + p.numel()].reshape(p.shape)
+                at += p.numel()
+        _, after = forward(net, x, targets)
+    return {"g": g.norm().item(), "step": d_trunk.norm().item(),
+            "ratio": g.norm().item() / g_sum.norm().item(),
+            "change": [(a - b).item() for a, b in zip(after, losses)],
+            "trunk": [(r @ d_trunk).item() for r in trunk_rows],
+            "head": [(r @ d).item() for r, d in zip(head_rows, d_heads)]}
+
+
+@pytest.mark.parametrize("strategy, length", [("sum", 2.35), ("upgrad", 0.79),
+                                              ("mgda", 0.16)])
+def test_step_length_and_each_heads_loss_change_match_plain_pytorch(strategy, length):
+    cfg = BASE.replace(strategy=strategy)
+    s = Session(cfg)
+    init = snapshot(s)
+    record = s.step()
+    assert record is not None, s.error
+    ref = _reference_step(cfg, s, init)
+    assert round(ref["g"], 2) == length   # the numbers lesson 13 reads
+    assert record.trunk_grad_norm == pytest.approx(ref["g"], rel=1e-4)
+    assert record.trunk_step == pytest.approx(ref["step"], rel=1e-4)
+    assert record.trunk_step_vs_sum == pytest.approx(ref["ratio"], rel=1e-4)
+    for k, name in enumerate(cfg.head_names()):
+        assert record.loss_change[name] == pytest.approx(ref["change"][k], abs=2e-6)
+        assert record.loss_change_trunk[name] == pytest.approx(ref["trunk"][k], rel=1e-3,
+                                                               abs=1e-7)
+        assert record.loss_change_head[name] == pytest.approx(ref["head"][k], rel=1e-3,
+                                                              abs=1e-7)
+    if strategy == "sum":   # head 1: its trunk part raises its loss, its own layers win
+        assert record.update_cosine["head1"] < 0 < record.loss_change_trunk["head1"]
+        assert record.loss_change["head1"] < 0
+
+
+def test_under_adam_the_ratio_to_sgds_step_is_none():
+    record = Session(BASE.replace(optimizer="adam")).step()
+    assert record.trunk_step is not None and record.trunk_step > 0
+    assert record.trunk_step_vs_sum is None
+
+
+def test_a_parameter_no_gradient_reached_is_none_not_zero(tmp_path):
+    """Every head detached: the trunk's .grad stays None in plain PyTorch too."""
+    cfg = BASE.replace(detach=(0, 1, 2))
+    s = Session(cfg)
+    init = snapshot(s)
+    record = s.step()
+    net = ref_net(cfg, init)
+    _, losses = forward(net, *batch(s, 0, cfg.batch_size), detach=(0, 1, 2))
+    weighted_sum(weights(cfg), losses).backward()
+    for name, p in net.named_parameters():
+        if p.grad is None:
+            assert record.grad_norms[name] is None, name
+        else:
+            assert record.grad_norms[name] == pytest.approx(p.grad.norm().item(), rel=1e-5)
+    assert any(p.grad is None for p in net.parameters())
+    assert record.trunk_grad_norm is None and record.trunk_step == 0.0
+    history = History(cfg.head_names(), s.param_names)
+    history.append(record)
+    missing = history.column("grad_missing")[0]
+    assert [bool(m) for m in missing] == [record.grad_norms[n] is None for n in s.param_names]
+    assert history.last_grad_norms["trunk.0.weight"] is None
+    with ReportWriter(tmp_path, cfg, "cpu", s.param_names) as writer:
+        writer.add(record)
+        writer.finish([])
+    step = json.loads((tmp_path / "report.json").read_text())["steps"][0]
+    assert step["grad_norms"]["trunk.0.weight"] is None
+    assert step["grad_norms"]["heads.0.0.weight"] > 0
+    row = list(csv.DictReader((tmp_path / "metrics.csv").open()))[0]
+    assert row["grad_norm.trunk.0.weight"] == ""
+    assert float(row["grad_norm.heads.0.0.weight"]) > 0
+    assert float(row["trunk_step"]) == 0.0 and row["trunk_grad_norm"] == ""
+
+
+def test_report_and_csv_carry_the_step_numbers(tmp_path):
+    s = Session(BASE)
+    record = s.step()
+    with ReportWriter(tmp_path, s.config, "cpu", s.param_names) as writer:
+        writer.add(record)
+        writer.finish([])
+    step = json.loads((tmp_path / "report.json").read_text())["steps"][0]
+    row = list(csv.DictReader((tmp_path / "metrics.csv").open()))[0]
+    assert step["trunk_step"] == record.trunk_step == float(row["trunk_step"])
+    assert step["trunk_step_vs_sum"] == float(row["trunk_step_vs_sum"])
+    for name in s.config.head_names():
+        for family in ("loss_change", "loss_change_trunk", "loss_change_head"):
+            assert step[family][name] == float(row[f"{family}.{name}"])
+
+
+def _run(cfg: Config, probes: bool, steps: int = 4):
+    s = Session(cfg)
+    s.measure_update_cosine = probes
+    out = []
+    for _ in range(steps):
+        record = s.step()
+        assert record is not None, s.error
+        out.append((list(record.losses.values()),
+                     [p.grad.clone() if p.grad is not None else None for p in s.params],
+                     [p.detach().clone() for p in s.params]))
+    buffers = [b.clone() for b in s.model.buffers()]
+    return out, buffers, torch.get_rng_state()
+
+
+@pytest.mark.parametrize("changes", [{}, {"batch_norm": True, "trunk_depth": 2},
+                                     {"model": "rnn"},
+                                     {"accumulate": 2, "micro_batch_sizes": (40, 24),
+                                      "scale_by": "size"},
+                                     {"strategy": "upgrad"}, {"optimizer": "adam"}])
+def test_the_probes_leave_training_bit_for_bit_as_it_was(changes):
+    cfg = BASE.replace(**changes)
+    torch.manual_seed(5)
+    with_probes, buffers_a, rng_a = _run(cfg, True)
+    torch.manual_seed(5)
+    without, buffers_b, rng_b = _run(cfg, False)
+    assert torch.equal(rng_a, rng_b)
+    for a, b in zip(buffers_a, buffers_b):
+        assert torch.equal(a, b)
+    for (la, ga, pa), (lb, gb, pb) in zip(with_probes, without):
+        assert la == lb
+        for x, y in zip(ga + pa, gb + pb):
+            assert (x is None and y is None) or torch.equal(x, y)
