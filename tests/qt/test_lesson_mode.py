@@ -473,7 +473,7 @@ def test_the_data_slide_draws_the_clean_runs_push_as_a_line_till_the_next_slide(
     lesson = find_lesson("12-one-pass-or-k")
     w = make_window()
     w.lessons.open(lesson, 0)                          # the sum: the clean run
-    qtbot.waitUntil(lambda: w.generation >= 1 and len(w.history) >= 2, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.model.generation >= 1 and len(w.history) >= 2, timeout=WAIT_MS)
     clean = w.history
     w.lessons.open(lesson, 4)                          # z.data.mul_(0.5)
     ((ref, line),) = w.junction.references()
