@@ -275,7 +275,8 @@ class EngineClient(QObject):
 
     def restart_with_defaults(self) -> None:
         """A fresh engine with the default settings: after one that ran out of memory,
-        the same settings would only run out again."""
+        the same settings would only run out again. (Whoever asks writes the defaults
+        into the model's requested first: else the fresh engine is sent those.)"""
         self._stop_engine()
         self._start_config = Config()
         self._say("Starting a fresh training engine with the default settings.")

@@ -202,9 +202,8 @@ class MainWindow(WindowFrame):
     def reset_to_defaults(self) -> None:
         """Shift+R: the default settings, also in a fresh engine after one died (after
         running out of memory, the settings it had would only run out again)."""
-        if self.engine.alive:
-            self.model.requested = Config()
-        else:
+        self.model.requested = Config()
+        if not self.engine.alive:
             self.engine.restart_with_defaults()
 
     def zoom_by(self, factor: float | None) -> None:
