@@ -397,6 +397,9 @@ class EngineClient(QObject):
         self.received.emit(message)
 
     def _on_config_applied(self, message: p.ConfigApplied) -> None:
+        # a change asked for and not sent yet goes first: adopting what the engine has
+        # in force must not take it back before the engine heard of it
+        self.sync()
         m, config = self.model, message.config
         self._building = False   # built, or refused (then What happened says why)
         self._set_state()

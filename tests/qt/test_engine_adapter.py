@@ -195,3 +195,15 @@ def test_a_dead_engine_keeps_the_models_state_for_the_next_and_says_so(attached)
     assert sent == [] and handed[-1] == p.Notice(
         "The training engine has stopped: press Reset (R) to start a fresh one.")
 
+
+
+def test_a_change_not_sent_yet_is_sent_before_the_engine_s_config_is_adopted(attached):
+    model, client, sent, _handed = attached
+    model.requested = B                         # the user's change, its turn not come
+    _say(client, p.ConfigApplied(Config(), False, []))   # an answer to an older one
+    assert sent == [p.SetConfig(B)]             # the engine is told all the same
+    assert model.requested == Config()          # (shown as in force until it answers)
+    _say(client, p.ConfigApplied(B, False, []))
+    assert model.requested == model.confirmed == B
+    _turn()
+    assert sent == [p.SetConfig(B)]
