@@ -81,7 +81,7 @@ def test_a_build_that_never_returns_is_stopped_by_the_user(qtbot, settings, tmp_
     w.show()
     try:
         _wait_building(qtbot, w, "hangs.py")
-        assert w.model.generation == -1 and w.engine.alive   # still building: nothing failed
+        assert w.model.generation == 0 and w.engine.alive   # still building: nothing failed
         _stop(qtbot, w, "hangs.py", "the built-in model")
         qtbot.waitUntil(lambda: w.model.generation >= 1, timeout=WAIT_MS)
         assert w.model.model_name == "" and w.model.model_path is None
