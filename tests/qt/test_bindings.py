@@ -94,6 +94,10 @@ def test_the_settings_panel_and_the_requested_config_both_ways(qtbot, engine):
     assert [combo.itemData(i) for i in range(combo.count())][-2:] == ["cpu", "cuda:0"]
     m.model_name = "two.py"
     assert not panel.widgets["heads"].isEnabled()
+    panel.widgets["model"].setCurrentIndex(panel.widgets["model"].findData("mlp"))
+    panel.widgets["clip"].setValue(0.5)              # the controls enabled again...
+    assert not panel.widgets["heads"].isEnabled()    # ...but not the file's
+    assert "two.py builds its own model" in panel.widgets["heads"].toolTip()
     m.model_name = ""
     assert panel.widgets["heads"].isEnabled()
 

@@ -23,7 +23,8 @@ def bind_settings_panel(panel: ControlsPanel, model: WindowModel,
 
     model.events.requested.connect(show_requested)
     model.events.devices.connect(lambda devices: panel.set_devices(list(devices)))
-    model.events.model_name.connect(panel.set_model_file)
+    panel.model_file = lambda: model.model_name
+    model.events.model_name.connect(lambda _name: panel.show_model_file())
     panel.configChanged.connect(lambda config: setattr(model, "requested", config))
     engine.received.connect(received)
     show_requested(model.requested)
