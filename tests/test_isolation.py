@@ -33,7 +33,7 @@ w.show()
 def until(done):
     while not done():
         app.processEvents()
-until(lambda: w.generation >= 0)
+until(lambda: w.model.generation >= 1)
 w.compare.pin_settings()          # B in a process of the engine's
 w.toggle_play()
 until(lambda: w.compare.history_b is not None and len(w.compare.history_b) >= 3)

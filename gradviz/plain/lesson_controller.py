@@ -53,12 +53,15 @@ def slide_title(lesson: Lesson, index: int) -> str:
 
 
 def slide_settings(slide: Slide, model: WindowModel) -> EngineSettings:
-    """The engine's settings on a slide: its pace, play mode and stop; the rest as the
-    window has them (saved tensors, per-node gradients)."""
+    """The engine's settings on a slide: its pace, play mode and stop, and per-node
+    gradients only where the slide shows the graph (they cost hooks; the window's rule
+    then writes the same into the model, so nothing is sent twice); saved tensors as the
+    window has them."""
     return dataclasses.replace(
         model.engine_settings(), delay_ms=nearest_pace_ms(slide.pace),
         animate_phases=slide.play == "phases",
-        stop_at=slide.stop if isinstance(slide.stop, int) else None)
+        stop_at=slide.stop if isinstance(slide.stop, int) else None,
+        track_node_grads="graph" in slide.panels)
 
 
 def cramped(placement: Placement) -> bool:

@@ -16,13 +16,13 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QMainWindow, QMenu, QWidget
 
+from ..engine import protocol as p
 from ..plain.compare_controller import CompareController, CompareViews, differences
 from ..plain.config import Config
 from ..plain.controller_views import Ghosts
 from ..plain.history import History
 from ..plain.lesson_controller import LessonController
 from ..plain.window_model import WindowModel
-from .engine_bridge import bridge_compare
 from .widgets.compare_view import CompareView
 from .widgets.gradients_panel import GradientsPanel
 from .window_layout import add_dock
@@ -80,14 +80,18 @@ class CompareMode(QObject):
                              Qt.DockWidgetArea.BottomDockWidgetArea)
         self.dock.hide()
         self._build_menu()
-        bridge_compare(parts.engine, model)   # (B as pinned into the model: first)
         self.controller = CompareController(model, CompareViews(
             self.view, CompareFront(self.dock, model, parts), self, parts.ghosts,
             parts.history, lambda: parts.lessons.lesson))
-        parts.engine.bPinned.connect(self.controller.on_b_pinned)
-        parts.engine.configApplied.connect(
-            lambda config, did_reset, _names, _generation:
-            self.controller.on_config_applied(config, did_reset))
+        # (the adapter has written B into the model, and the window made the new
+        # generation's history, before this hears the engine's answer)
+        parts.engine.received.connect(self._on_received)
+
+    def _on_received(self, record: object) -> None:
+        if isinstance(record, p.BPinned):
+            self.controller.on_b_pinned(record.config, record.problem)
+        elif isinstance(record, p.ConfigApplied):
+            self.controller.on_config_applied(record.config, record.did_reset)
 
     # ---- the menu -----------------------------------------------------------------------
     def _build_menu(self) -> None:
@@ -110,7 +114,7 @@ class CompareMode(QObject):
         self.stop_action = self._action(menu, "Stop comparing", "stopCompareAction",
                                         lambda: self.controller.stop())
         menu.aboutToShow.connect(self.update_menu)
-        menu.aboutToShow.connect(self.parts.engine.warmB)   # B's process loads while B is chosen
+        menu.aboutToShow.connect(self.parts.engine.warm_b)   # B's process loads while B is chosen
         self.menu = menu
 
     def _action(self, menu: QMenu, text: str, name: str, slot: Callable[[], None]) -> QAction:

@@ -7,6 +7,7 @@ no control is in NO_CONTROL, with the reason (tests check that every field is in
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import Qt, Signal
@@ -262,7 +263,9 @@ class ControlsPanel(QWidget):
         super().__init__(parent)
         self.setObjectName("controlsPanel")
         self._config = config
-        self._model_file = ""   # the model file the engine trains ("": the built-in model)
+        # the model file the engine trains ("": the built-in model): read where it is
+        # kept (the window's model, once bound), not copied here
+        self.model_file: Callable[[], str] = lambda: ""
         self._updating = False
         self._build()
         self.set_config(config)
@@ -406,14 +409,14 @@ class ControlsPanel(QWidget):
         self.widgets["trunk_depth"].setEnabled(not rnn)   # the rnn's depth is its 4 time steps
         self.widgets["batch_norm"].setEnabled(not rnn)    # it sits between the mlp's layers
         self.widgets["clip_at"].setEnabled(self.widgets["clip"].value() > 0)
-        if self._model_file:   # the file's build() decides these: shown, not changeable
+        if self.model_file():   # the file's build() decides these: shown, not changeable
             for key in FIXED_BY_THE_FILE:
                 self.widgets[key].setEnabled(False)
 
-    def set_model_file(self, name: str) -> None:
-        """The model file the engine trains ("": the built-in model): the controls only
-        the built-in model has are disabled, their tooltip saying why."""
-        self._model_file = name
+    def show_model_file(self) -> None:
+        """The model file the engine trains (model_file(); "": the built-in model): the
+        controls only the built-in model has are disabled, their tooltip saying why."""
+        name = self.model_file()
         for c in CONTROLS:
             if c.key in FIXED_BY_THE_FILE:
                 self.widgets[c.key].setEnabled(not name)

@@ -1,15 +1,17 @@
-"""The window's side of the engine: a QObject with the signals and attributes the
-window uses, speaking the pipe protocol to an engine process (or, for tests, a thread).
+"""The window's side of the engine, as a typed adapter of the window's model: it writes
+what the engine reports into the model (confirmed config, running, generation, heads,
+devices...), observes the model for what to send (settings asked for, pace, B), and
+sends only what differs from what it last sent. Events that are not state (a phase done,
+a failure, a graph) go out as the protocol's record itself, through `received`.
 
 The pipe is read when Qt says it is readable (a QSocketNotifier), for a bounded time
 per call, so a flood of messages never stalls painting; each message is a record of
 engine.protocol, answered through one table (`handlers`); step records go into `records`,
 which the window drains at its paint rate. The engine dying (EOF on the pipe) or not
-answering while it should is reported as an Event; reset() then starts a fresh one."""
+answering while it should is reported as a p.Failed; reset() then starts a fresh one."""
 from __future__ import annotations
 
 import collections
-import dataclasses
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -21,8 +23,12 @@ from ..engine import host
 from ..engine import protocol as p
 from ..engine.child import last_sign_of_life
 from ..engine.heartbeat import BUILDING_MODEL_FILE
-from ..plain import events as ev
 from ..plain.config import Config
+from ..plain.engine_settings import EngineSettings
+from ..plain.engine_sync import Outgoing, Sent, mark_sent, outgoing
+from ..plain.records import CompareRecord, StepRecord
+from ..plain.window_model import WindowModel
+from .engine_words import build_stopped, engine_died, settings_words
 
 READ_BUDGET_S = 0.008     # the longest one look at the pipe may take (the rest waits)
 # The engine beats twice a second from its first moment (engine.heartbeat), also while it
@@ -34,120 +40,112 @@ LONG_BUSY_SECONDS = 10.0  # busy this long (still beating): say so, and Reset en
 WATCH_MS = 500
 JOIN_SECONDS = 0.5        # quitting: how long the engine may take to stop by itself
 # sent while no engine runs: kept (settings) or moot, so no "press Reset" for them
-QUIET_WHEN_STOPPED = (p.Shutdown, p.Settings, p.RequestGraph, p.WarmB, p.Slide)
-
-
-def settings_words(config: Config, most: int = 6) -> str:
-    """The settings that differ from the defaults, in a few words ("batch_size=4096,
-    trunk_width=2048"), or "the defaults"."""
-    default = Config()
-    changed = [f"{f.name}={getattr(config, f.name)}" for f in dataclasses.fields(config)
-               if getattr(config, f.name) != getattr(default, f.name)]
-    if not changed:
-        return "the defaults"
-    more = f" and {len(changed) - most} more" if len(changed) > most else ""
-    return ", ".join(changed[:most]) + more
+QUIET_WHEN_STOPPED = (p.Shutdown, p.Settings, p.RequestGraph, p.WarmB, p.Slide, p.PinB)
+# the model's fields the engine is told of (the engine settings, the config, B)
+SENT_FIELDS = ("requested", "pace_ms", "play_mode", "stop_at", "show_saved",
+               "track_node_grads", "b_requested")
+__all__ = ["EngineClient", "settings_words"]
 
 
 class EngineClient(QObject):
-    phaseDone = Signal(object)        # PhaseRecord of a phase (single-stepped or played)
-    failed = Signal(object)           # Event: PyTorch raised, training diverged, engine died
-    runningChanged = Signal(bool)
-    configApplied = Signal(object, bool, list, int)  # Config, reset?, param names, generation
-    configRejected = Signal(str)      # one-line reason
-    notice = Signal(str)              # a one-line message for the status bar
-    graphReady = Signal(object, str)  # GraphData, what it shows ("after backward 1 of 3")
-    stepsDone = Signal(int)           # a run_steps() batch finished (for --screenshot)
-    engineReady = Signal(list)        # [(device, description)]: the engine has started
-    engineStopped = Signal(str)       # one line: the engine died or hung
-    bPinned = Signal(object, object)  # B's Config (None: not comparing), why not (or None)
-    loading = Signal(str)             # one line while the engine starts ("importing torch")
-    modelBuilding = Signal(str)       # one line a beat while a model file's code runs
-    modelBuildEnded = Signal()        # ... until it is built, refused, stopped, or dies
+    # a record that is not state (Hello, ConfigApplied, ConfigRejected, Notice,
+    # PhaseDone, Failed, Graph, StepsDone, BPinned), after the model holds what it says;
+    # and the window's own Notice and Failed (the engine starting, dead, hung, its
+    # build stopped)
+    received = Signal(object)
 
-    def __init__(self, config: Config, in_process: bool = False, parent=None,
-                 model_path: str | None = None):
+    def __init__(self, model: WindowModel, in_process: bool = False,
+                 parent: QObject | None = None, model_path: str | None = None):
         """model_path: a model file every engine this client starts trains (its path,
         sent as plain data; the file runs in the engine's process, never in this one)."""
         super().__init__(parent)
+        self.model = model
         self.in_process = in_process
-        self.model_path = model_path
-        self.model_name = ""          # the model file the engine trains, as it last said
-        self.model_taps: tuple[int, ...] | None = None   # its heads' trunk outputs (or None)
-        # the engine runs the model file's code and has not answered yet (see stopBuilding)
-        self.building = False
-        # what trained before openModel: where Stop building goes back to (None: built-in)
+        self._path = model.model_path = model_path   # the file the next engine starts on
+        self._start_config: Config | None = None   # open_model's config for the next one
+        self._building = False        # it runs the model file's code, not answered yet
+        # what trained before open_model: where Stop building goes back to (None: built-in)
         self._model_before: str | None = None
-        self._say_when_ready: ev.Event | None = None   # for What happened, after a restart
-        self.head_names = config.head_names()   # what the engine calls the heads
+        self._say_when_ready: p.Failed | None = None   # for What happened, after a restart
         # (generation, StepRecord), drained by the GUI; the generation goes up with every
         # fresh model, so records of a model already replaced are told apart and dropped
-        self.records: collections.deque = collections.deque()
+        self.records: collections.deque[tuple[int, StepRecord]] = collections.deque()
         # (generation, CompareRecord) of a pinned B, drained by the GUI like records
-        self.compared: collections.deque = collections.deque()
-        self.pinned_b: Config | None = None   # B as the window asked for it
-        self.generation = 0
-        self.steps_per_second = 0.0
-        self.config = config          # the engine's config, as it last said (last good)
-        self.devices: list | None = None
-        self.step_index = 0           # the step the engine will do next, as it last said
-        self.last_record = None
-        self.running = False
+        self.compared: collections.deque[tuple[int, CompareRecord]] = collections.deque()
+        self._step = 0                # the step the engine will do next, as it last said
         self.alive = False
+        self._sent = Sent()           # what this engine was last sent of the model
         self._busy = False            # a command is waiting for its answer
+        self._starting = False
+        self._started_at = time.monotonic()
         self._last_heard = time.monotonic()   # the last answer (not a heartbeat)
         self._last_beat = time.monotonic()    # the last sign of life of any kind
         self._beating = False         # a beat has come from this engine
         self._said_long = False       # "still working" said for this busy spell
-        self.stage = ""               # what the engine last said it was doing
-        # the window's settings of the engine, the one copy: sent whole at each change,
-        # and to every fresh engine, so that a restart loses none of them
-        self.settings = p.EngineSettings()
-        self._process = None          # the engine's process (or, in tests, its thread)
-        self._conn = None
+        self._process: Any = None     # the engine's process (or, in tests, its thread)
+        self._conn: Any = None
         self._notifier: QSocketNotifier | None = None
         self._watch = QTimer(self)
         self._watch.timeout.connect(self._check_alive)
+        # the model's changes go out once the writer is done (all of a slide's fields,
+        # say): at the next turn of the event loop, or before the next command
+        self._sync_timer = QTimer(self)
+        self._sync_timer.setSingleShot(True)
+        self._sync_timer.setInterval(0)
+        self._sync_timer.timeout.connect(self.sync)
+        for name in SENT_FIELDS:
+            getattr(model.events, name).connect(self._model_changed)
         # what the engine may say, and who takes it: one table (protocol.FROM_ENGINE)
         self.handlers: dict[type, Callable[[Any], None]] = {
             p.Hello: self._on_hello, p.Alive: self._on_alive,
             p.ConfigApplied: self._on_config_applied,
-            p.ConfigRejected: self._on_config_rejected, p.Notice: self._on_notice,
-            p.PhaseDone: self._on_phase_done, p.Failed: self._on_failed,
-            p.Running: self._on_running, p.Graph: self._on_graph,
+            p.ConfigRejected: self.received.emit, p.Notice: self.received.emit,
+            p.PhaseDone: self._on_phase_done, p.Failed: self.received.emit,
+            p.Running: self._on_running, p.Graph: self.received.emit,
             p.StepsDone: self._on_steps_done, p.Records: self._on_records,
             p.BPinned: self._on_b_pinned, p.Compared: self._on_compared,
         }
 
     # ---- life ---------------------------------------------------------------------------
     def start(self) -> None:
-        """Start an engine with self.config (also after one died)."""
+        """Start an engine with the last config the engine confirmed (or open_model's),
+        also after one died; it is then sent what the model asks beyond that."""
         start = host.start_thread if self.in_process else host.start_process
-        self._process, self._conn = start(self.config, self.model_path)
+        config = self._start_config or self.model.confirmed
+        self._start_config = None
+        self._process, self._conn = start(config, self._path)
         self.alive = True
-        self.building = self.model_path is not None
+        self._building = self._path is not None
+        self.model.engine_stage = ""
+        self._set_state()
         self._busy = True             # the first message is awaited like an answer
         self._starting = True
         self._beating = False
         self._said_long = False
         self._last_heard = self._last_beat = self._started_at = time.monotonic()
-        self._notifier = QSocketNotifier(self._conn.fileno(), QSocketNotifier.Read, self)
+        self._notifier = QSocketNotifier(self._conn.fileno(), QSocketNotifier.Type.Read, self)
         self._notifier.activated.connect(self._read)
         self._watch.start(WATCH_MS)
         # what the window set before (a fresh engine starts with the defaults) is the
         # new engine's too: all of it, in one message
-        self._send(p.Settings(self.settings), busy=False)
-        if self.pinned_b is not None:
-            self._send(p.PinB(self.pinned_b))
+        self._sent = Sent(config=config)
+        self.sync()
+
+    def _set_state(self) -> None:
+        """The engine's life in the model: building once it says it runs the file."""
+        m = self.model
+        building = self._building and m.engine_stage.startswith(BUILDING_MODEL_FILE)
+        m.engine_state = ("stopped" if not self.alive else "building" if building
+                          else "starting" if self._starting else "ready")
 
     @property
-    def loop(self):
+    def loop(self) -> Any:
         """The engine's EngineLoop once built: tests only, with an engine on a thread of
         this process."""
         return getattr(self._process, "engine", {}).get("loop")
 
     @property
-    def session(self):
+    def session(self) -> Any:
         """The engine's Session: tests only, with an engine on a thread of this process."""
         loop = self.loop
         return None if loop is None else loop.session
@@ -160,83 +158,128 @@ class EngineClient(QObject):
     def pid(self) -> int | None:
         return getattr(self._process, "pid", None)
 
+    @property
+    def sent_settings(self) -> EngineSettings | None:
+        """The engine settings this engine was last sent (None: none yet)."""
+        return self._sent.settings
+
+    # ---- the model's state, sent where it differs ---------------------------------------
+    def _model_changed(self) -> None:
+        self._sync_timer.start()
+
+    def sync(self) -> None:
+        """Send what the model asks for that this engine was not sent last."""
+        self._sync_timer.stop()
+        out = outgoing(self.model, self._sent)
+        if out.empty or not self.alive:
+            return   # (kept for the next engine: it is sent them when it starts)
+        self._send_state(out)
+        mark_sent(self._sent, out)
+
+    def _send_state(self, out: Outgoing) -> None:
+        if out.settings is not None:
+            # nothing else is answered, and waiting for an answer that never comes
+            # would read as busy
+            self._send(p.Settings(out.settings), busy=out.answered)
+        if out.config is not None:
+            self._send(p.SetConfig(out.config))
+        if out.pin_b:
+            self._send(p.PinB(out.b))
+
     # ---- commands ---------------------------------------------------------------------
-    def setConfig(self, config: Config) -> None:
-        self._send(p.SetConfig(config))
+    def _command(self, message: object, busy: bool = True) -> None:
+        """A command, after what the model asked for before it (in that order)."""
+        self.sync()
+        self._send(message, busy)
 
     def play(self) -> None:
-        self._send(p.Play())
+        self._command(p.Play())
 
     def pause(self) -> None:
-        self._send(p.Pause())
+        self._command(p.Pause())
 
-    def stepPhase(self) -> None:
-        self._send(p.Phase())
+    def step_phase(self) -> None:
+        self._command(p.Phase())
 
-    def stepOnce(self) -> None:
-        self._send(p.Step())
+    def step_once(self) -> None:
+        self._command(p.Step())
+
+    def run_steps(self, steps: int) -> None:
+        self._command(p.RunSteps(steps))
+
+    def request_graph(self) -> None:
+        self._command(p.RequestGraph(), busy=False)
+
+    def export_torchviz(self, path: str) -> None:
+        self._command(p.ExportTorchviz(path))
+
+    def warm_b(self) -> None:
+        """Have B's process started now (the Compare menu opened): a pin then need not
+        wait for it to load torch."""
+        if self.model.b_requested is None:
+            self._command(p.WarmB(), busy=False)
+
+    def show_slide(self, config: Config, settings: EngineSettings, play: bool) -> None:
+        """A lesson's slide as one message: a fresh model on config, with these engine
+        settings (kept for a fresh engine after a death), playing or not. They count as
+        sent: the lesson then writes them into the model and nothing more goes out."""
+        self.sync()
+        self._send(p.Slide(config, settings, bool(play)))
+        if self.alive:
+            self._sent.config, self._sent.settings = config, settings
 
     def reset(self) -> None:
         if self.alive and self.long_busy and not self.in_process:
             self._stop_engine()   # asked to: a step that has run for long is ended
         if not self.alive:   # the engine died: a fresh one, with the last good settings
-            self.notice.emit(f"Starting a fresh training engine with the settings it had "
-                             f"({settings_words(self.config)}); Shift+R starts one with "
-                             f"the default settings instead.")
+            self._say(f"Starting a fresh training engine with the settings it had "
+                      f"({settings_words(self.model.confirmed)}); Shift+R starts one with "
+                      f"the default settings instead.")
             self._stop_engine()
             self.start()
             return
-        self._send(p.Reset())
+        self._command(p.Reset())
 
-    def openModel(self, path: str | None, config: Config | None = None) -> None:
+    def open_model(self, path: str | None, config: Config | None = None) -> None:
         """A fresh engine training the model file at path (None: the built-in model),
         with config where given (else the last one); Reset and Shift+R then keep it."""
-        if not self.building and (self.model_path is None or self.model_name):
-            self._model_before = self.model_path   # the model in use, not one refused
+        if not self._building and (self._path is None or self.model.model_name):
+            self._model_before = self._path   # the model in use, not one refused
         self._stop_engine()
-        self.model_path = path
-        if config is not None:
-            self.config = config
-        self.notice.emit("Starting a fresh training engine on "
-                         + ("the built-in model." if path is None else
-                            f"the model file {path}."))
+        self._path = self.model.model_path = path
+        self._start_config = config
+        self._say("Starting a fresh training engine on " + (
+            "the built-in model." if path is None else f"the model file {path}."))
         self.start()
 
-    def stopBuilding(self) -> None:
+    def stop_building(self) -> None:
         """End an engine still running a model file's code (its top level or build(),
         which may loop or wait forever: only the user can tell slow from stuck, so no
         clock decides it) and train, in a fresh one, the model from before the file was
         opened: the built-in one, or the model file that trained then."""
-        if not self.building or self.model_path is None:
+        if not self._building or self._path is None:
             return
-        name = Path(self.model_path).name
+        name = Path(self._path).name
         back, self._model_before = self._model_before, None
-        if back == self.model_path:
+        if back == self._path:
             back = None
         self._stop_engine(at_once=True)
-        self.model_path = back
+        self._path = self.model.model_path = back
         where = "the built-in model" if back is None else f"the model file {Path(back).name}"
         line = f"Stopped building the model file {name}; training {where} instead."
         # What happened says it once the fresh engine has announced its model (a fresh
         # model clears the panel's current event)
-        self._say_when_ready = ev.Event(
-            step=0, phase="engine", call="building the model file",
-            type="ModelFileStopped", message=line,
-            title="Building the model file was stopped",
-            explanation=f"The training engine was running {name}'s own code (its top level "
-                        "or build()) and you stopped it before it finished. Its process "
-                        "was ended; the window and everything it shows are kept.",
-            hint="A build() that never returns often waits on input, data or a loop "
-                 "with no end; fix it, then open the file again (File → Open model…).")
+        self._say_when_ready = p.Failed(build_stopped(name, line))
         self.start()
-        self.notice.emit(line)
+        self._say(line)
 
-    def restartWithDefaults(self) -> None:
+    def restart_with_defaults(self) -> None:
         """A fresh engine with the default settings: after one that ran out of memory,
-        the same settings would only run out again."""
+        the same settings would only run out again. (Whoever asks writes the defaults
+        into the model's requested first: else the fresh engine is sent those.)"""
         self._stop_engine()
-        self.config = Config()
-        self.notice.emit("Starting a fresh training engine with the default settings.")
+        self._start_config = Config()
+        self._say("Starting a fresh training engine with the default settings.")
         self.start()
 
     @property
@@ -245,69 +288,20 @@ class EngineClient(QObject):
         busy = self._busy or self._starting
         return busy and time.monotonic() - self._last_heard > LONG_BUSY_SECONDS
 
-    def _change_settings(self, **changes) -> None:
-        """Change some of the window's engine settings; the engine is sent them all."""
-        old, self.settings = self.settings, dataclasses.replace(self.settings, **changes)
-        # the engine answers a change of saved tensors with a graph; nothing else is
-        # answered, and waiting for an answer that never comes would read as busy
-        self._send(p.Settings(self.settings),
-                   busy=self.settings.show_saved != old.show_saved)
-
-    def setDelay(self, ms: int) -> None:
-        self._change_settings(delay_ms=int(ms))
-
-    def setAnimatePhases(self, on: bool) -> None:
-        """Play goes phase by phase (forward, each backward call, ...) at the delay."""
-        self._change_settings(animate_phases=bool(on))
-
-    def setStopAt(self, step) -> None:
-        """Play pauses by itself once `step` steps are done (None: it never does)."""
-        self._change_settings(stop_at=None if step is None else int(step))
-
-    def showSlide(self, config, delay_ms: int, animate_phases: bool, stop_at, play: bool) -> None:
-        """A lesson's slide as one message, with the window's settings (its pace, play
-        mode and stop in them, kept for a fresh engine after a death)."""
-        self.settings = dataclasses.replace(
-            self.settings, delay_ms=int(delay_ms), animate_phases=bool(animate_phases),
-            stop_at=None if stop_at is None else int(stop_at))
-        self._send(p.Slide(config, self.settings, bool(play)))
-
-    def runSteps(self, steps: int) -> None:
-        self._send(p.RunSteps(steps))
-
-    def requestGraph(self) -> None:
-        self._send(p.RequestGraph(), busy=False)
-
-    def setShowSaved(self, show: bool) -> None:
-        self._change_settings(show_saved=bool(show))
-
-    def setTrackNodeGrads(self, on: bool) -> None:
-        self._change_settings(track_node_grads=bool(on))
-
-    def pinB(self, config: Config | None) -> None:
-        """Train B beside A in lockstep (both from step 0), or (None) stop comparing."""
-        self.pinned_b = config
-        self._send(p.PinB(config))
-
-    def warmB(self) -> None:
-        """Have B's process started now (the Compare menu opened): a pin then need not
-        wait for it to load torch."""
-        if self.pinned_b is None:
-            self._send(p.WarmB(), busy=False)
-
-    def exportTorchviz(self, path: str) -> None:
-        self._send(p.ExportTorchviz(path))
-
     def shutdown(self) -> None:
         """Stop the engine within about a second: ask, wait briefly, then end it."""
         self._watch.stop()
+        self._sync_timer.stop()
         self._send(p.Shutdown(), busy=False)
         self._stop_engine()
+
+    def _say(self, line: str) -> None:
+        self.received.emit(p.Notice(line))
 
     def _stop_engine(self, at_once: bool = False) -> None:
         """at_once: kill it without waiting for it to stop by itself (a build that
         runs the file's own loop never reads the pipe's end)."""
-        self._build_ended()
+        self._building = False
         if self._notifier is not None:
             self._notifier.setEnabled(False)
             self._notifier.deleteLater()
@@ -317,6 +311,7 @@ class EngineClient(QObject):
             self._conn.close()   # an engine still training sees EOF and stops
             self._conn = None
         self.alive = False
+        self._set_state()
         if process is None:
             return
         if at_once and hasattr(process, "kill"):
@@ -338,8 +333,8 @@ class EngineClient(QObject):
         if not self.alive or self._conn is None:
             # settings are kept for the next engine; the rest needs one now
             if not isinstance(message, QUIET_WHEN_STOPPED):
-                self.notice.emit("The training engine has stopped: press Reset (R) to "
-                                 "start a fresh one.")
+                self._say("The training engine has stopped: press Reset (R) to "
+                          "start a fresh one.")
             return
         try:
             self._conn.send(message)
@@ -350,7 +345,7 @@ class EngineClient(QObject):
             self._last_heard = time.monotonic()
 
     # ---- what the engine says ---------------------------------------------------------------
-    def _read(self, *_) -> None:
+    def _read(self, *_: object) -> None:
         deadline = time.perf_counter() + READ_BUDGET_S
         conn = self._conn
         try:
@@ -376,85 +371,80 @@ class EngineClient(QObject):
             self._died()
 
     def _on_records(self, message: p.Records) -> None:
-        records, self.steps_per_second = message.records, message.steps_per_second
-        for record in records:
-            self.records.append((self.generation, record))
-        if records:
-            self.last_record = records[-1]
-            self.step_index = records[-1].step + 1
+        generation = self.model.generation
+        for record in message.records:
+            self.records.append((generation, record))
+        if message.records:
+            self._step = message.records[-1].step + 1
+        self.model.steps_per_second = message.steps_per_second
 
     def _on_compared(self, message: p.Compared) -> None:
+        generation = self.model.generation
         for record in message.records:
-            self.compared.append((self.generation, record))
+            self.compared.append((generation, record))
 
     def _on_b_pinned(self, message: p.BPinned) -> None:
         if message.config is None:
-            self.pinned_b = None     # refused or stopped: a fresh engine pins nothing
-        self.bPinned.emit(message.config, message.problem)
+            # refused or stopped: the engine pins nothing now (a fresh one neither)
+            self._sent.b = None
+        self.model.pinned_b = message.config
+        self.received.emit(message)
 
     def _on_hello(self, message: p.Hello) -> None:
         self._starting = False
-        self.devices = message.devices
-        self.engineReady.emit(message.devices)
-
-    def _build_ended(self) -> None:
-        if self.building:
-            self.building = False
-            self.modelBuildEnded.emit()
+        self._set_state()
+        self.model.devices = tuple((str(d), str(words)) for d, words in message.devices)
+        self.received.emit(message)
 
     def _on_config_applied(self, message: p.ConfigApplied) -> None:
-        self._build_ended()   # built, or refused (then What happened says why)
-        self.config = message.config
-        self.head_names = list(message.head_names) or message.config.head_names()
-        self.model_name = message.model
-        self.model_taps = None if message.taps is None else tuple(message.taps)
+        # a change asked for and not sent yet goes first: adopting what the engine has
+        # in force must not take it back before the engine heard of it
+        self.sync()
+        m, config = self.model, message.config
+        self._building = False   # built, or refused (then What happened says why)
+        self._set_state()
+        self._sent.config = config   # in force: the engine has it
         if not message.model:   # the file was not used (What happened says why)
-            self.model_path = None
+            self._path = m.model_path = None
+        m.head_names = tuple(message.head_names) or tuple(config.head_names())
+        m.param_names = tuple(message.param_names)
+        m.model_name = message.model
+        m.model_taps = None if message.taps is None else tuple(message.taps)
+        m.confirmed = config
+        # the settings show what the engine put in force (a model file's heads, say),
+        # and a change made next is made to it: it is what they ask for from here on
+        m.requested = config
         if message.did_reset:
-            self.generation += 1
             self.records.clear()
             self.compared.clear()
-            self.step_index, self.last_record = 0, None
-        self.configApplied.emit(message.config, message.did_reset, message.param_names,
-                                self.generation)
-        event, self._say_when_ready = self._say_when_ready, None
-        if event is not None:
-            self.failed.emit(event)
-
-    def _on_config_rejected(self, message: p.ConfigRejected) -> None:
-        self.configRejected.emit(message.reason)
-
-    def _on_notice(self, message: p.Notice) -> None:
-        self.notice.emit(message.text)
+            self._step = 0
+            m.generation += 1
+        self.received.emit(message)
+        failed, self._say_when_ready = self._say_when_ready, None
+        if failed is not None:
+            self.received.emit(failed)
 
     def _on_phase_done(self, message: p.PhaseDone) -> None:
         phase = message.phase
-        self.step_index = phase.step + (1 if phase.step_done else 0)
-        self.phaseDone.emit(phase)
-
-    def _on_failed(self, message: p.Failed) -> None:
-        self.failed.emit(message.event)
+        self._step = phase.step + (1 if phase.step_done else 0)
+        self.received.emit(message)
 
     def _on_running(self, message: p.Running) -> None:
-        self.running = message.running
-        self.runningChanged.emit(message.running)
-
-    def _on_graph(self, message: p.Graph) -> None:
-        self.graphReady.emit(message.graph, message.when)
+        self.model.running = message.running
 
     def _on_steps_done(self, message: p.StepsDone) -> None:
-        self.step_index = message.step
-        self.stepsDone.emit(message.step)
+        self._step = message.step
+        self.received.emit(message)
 
     def _on_alive(self, message: p.Alive) -> None:
-        stage = self.stage = message.stage
-        if self.building and stage.startswith(BUILDING_MODEL_FILE):
-            self.modelBuilding.emit(f"Building the model file "
-                                    f"{stage[len(BUILDING_MODEL_FILE):].strip()}… "
-                                    f"{message.seconds:.0f} s (Stop building ends it)")
+        stage = self.model.engine_stage = message.stage
+        self._set_state()
+        if self._building and stage.startswith(BUILDING_MODEL_FILE):
+            self._say(f"Building the model file {stage[len(BUILDING_MODEL_FILE):].strip()}"
+                      f"… {message.seconds:.0f} s (Stop building ends it)")
         elif self._starting:
-            self.loading.emit(f"Starting the training engine: {stage} "
-                              f"({time.monotonic() - self._started_at:.0f} s)…")
+            self._say(f"Starting the training engine: {stage} "
+                      f"({time.monotonic() - self._started_at:.0f} s)…")
 
     def _check_alive(self) -> None:
         """The engine died without a word (EOF may come first; this catches the rest),
@@ -469,8 +459,8 @@ class EngineClient(QObject):
             return
         now = time.monotonic()
         if self._starting and not self._beating:   # the interpreter itself is starting
-            self.loading.emit(f"Starting the training engine: starting Python "
-                              f"({now - self._started_at:.0f} s)…")
+            self._say(f"Starting the training engine: starting Python "
+                      f"({now - self._started_at:.0f} s)…")
             return
         if now - self._last_beat > SILENT_SECONDS and not self.in_process:
             self._last_beat = last_sign_of_life(self._process, self._last_beat)
@@ -480,9 +470,9 @@ class EngineClient(QObject):
             self._died(hung=True)
         elif self.long_busy and not self._said_long and not self._starting:
             self._said_long = True
-            self.notice.emit(f"The training engine has worked on this for "
-                             f"{now - self._last_heard:.0f} s and is still going: press "
-                             f"Reset (R) to stop it.")
+            self._say(f"The training engine has worked on this for "
+                      f"{now - self._last_heard:.0f} s and is still going: press "
+                      f"Reset (R) to stop it.")
 
     def _died(self, hung: bool = False) -> None:
         if not self.alive:
@@ -492,24 +482,7 @@ class EngineClient(QObject):
         if process is not None and hasattr(process, "exitcode"):
             process.join(0.5)
             exitcode = process.exitcode
-        how = (f"showed no sign of life for {SILENT_SECONDS:.0f} s and was stopped" if hung
-               else f"stopped ({host.exit_words(exitcode)})")
         self._stop_engine()
-        was_running, self.running = self.running, False
-        if was_running:
-            self.runningChanged.emit(False)
-        line = f"The training engine {how}."
-        killed = exitcode == -9   # what Linux's out-of-memory killer sends
-        self.failed.emit(ev.Event(
-            step=self.step_index, phase="engine", call="the training engine",
-            type="EngineStopped", message=line, title="The training engine stopped",
-            explanation="The process that trains the model ended (a crash inside PyTorch, "
-                        "running out of memory, or a kill from outside) or stopped "
-                        "answering. The window and everything it shows are kept."
-                        + (" A kill like this one is what the system does to a process "
-                           "that runs out of memory." if killed else ""),
-            hint=f"Press Reset (R) to start a fresh one with the same settings "
-                 f"({settings_words(self.config)}), or Shift+R with the default "
-                 f"settings" + (" (the same settings may run out of memory again)."
-                                if killed else ".")))
-        self.engineStopped.emit(line)
+        self.model.running = False
+        self.received.emit(p.Failed(engine_died(self._step, exitcode, hung, SILENT_SECONDS,
+                                                self.model.confirmed)))

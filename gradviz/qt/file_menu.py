@@ -26,24 +26,25 @@ class FileMenu(QObject):
         menu.setObjectName("fileMenu")
         first = window.menuBar().actions()[0]
         window.menuBar().insertMenu(first, menu)      # File comes first, as everywhere
+        keys = QKeySequence.StandardKey
         for text, name, slot, key in (
-                ("Open settings…", "openConfigAction", self.open_config, QKeySequence.Open),
-                ("Open a lesson…", "openLessonAction", window.lessons._open_file, None),
+                ("Open settings…", "openConfigAction", self.open_config, keys.Open),
+                ("Open a lesson…", "openLessonAction", window.lessons.open_file, None),
                 ("Open model…", "openModelAction", self.open_model, None),
-                ("Save settings as…", "saveConfigAction", self.save_config, QKeySequence.Save),
+                ("Save settings as…", "saveConfigAction", self.save_config, keys.Save),
                 ("Export the graph…", "exportGraphAction",
-                 lambda: window.graph_view._export_dialog("svg"), None),
+                 lambda: window.graph_view.export_dialog("svg"), None),
                 ("Quit", "quitAction", window.close, QKeySequence("Ctrl+Q"))):
             action = QAction(text, window)
             action.setObjectName(name)
             if key is not None:
                 action.setShortcut(key)
-                action.setShortcutContext(Qt.WindowShortcut)
+                action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
             action.triggered.connect(lambda _checked=False, s=slot: s())
             menu.addAction(action)
             window.addAction(action)   # the shortcut works with the menu closed
             if name == "openModelAction":
-                self.examples = add_examples(menu, window.open_model)
+                self.examples = add_examples(menu, window.engine.open_model)
         self.menu = menu
 
     def _tell(self, title: str, text: str) -> None:
@@ -60,8 +61,7 @@ class FileMenu(QObject):
         except ConfigError as exc:
             self._tell("Not opened", str(exc))
             return
-        self.window.controls.set_config(config)
-        self.window.on_config_changed(config)
+        self.window.model.requested = config   # the settings show it, the engine is told
 
     def open_model(self, path: str | None = None) -> None:
         """A model file, chosen, then (once per path and content) the user's word that
@@ -79,7 +79,7 @@ class FileMenu(QObject):
             if not ask_to_run(self.window, path):
                 return
             self.window.trusted_models.add(key)
-        self.window.open_model(str(Path(path).resolve()))
+        self.window.engine.open_model(str(Path(path).resolve()))
 
     def save_config(self, path: str | None = None) -> None:
         path = path or QFileDialog.getSaveFileName(self.window, "Save settings as",
@@ -87,9 +87,9 @@ class FileMenu(QObject):
         if not path:
             return
         try:
-            write_text(path, to_toml(self.window.controls.config(),
+            write_text(path, to_toml(self.window.model.requested,
                                      "gradviz settings: gradviz run --config this file"))
         except OSError as exc:
             self._tell("Not saved", f"could not write {path}: {exc.strerror or exc}")
             return
-        self.window.phase_label.setText(f"Settings saved to {path}")
+        self.window.status.say(f"Settings saved to {path}")

@@ -20,7 +20,6 @@ from ..plain.lesson_references import DrawnReference
 from ..plain.lessons import Lesson, LessonError, Slide, bundled_names, find_lesson, load_lesson
 from ..plain.stage_layout import Placement
 from ..plain.window_model import WindowModel
-from .engine_bridge import EngineSlides, bridge_lessons
 from .plain_dialogs import warn
 from .stage import Stage
 from .widgets.lesson_list import LessonList
@@ -45,14 +44,13 @@ GHOSTED = ("loss", "global_norm", "junction", "memory")
 @dataclass(frozen=True)
 class LessonParts:
     """What a lesson works with, handed over by the window (which owns them all)."""
-    engine: EngineClient              # each slide as one message; where it stops
+    # each slide as one message; a fresh engine on a model file (or the built-in one)
+    engine: EngineClient
     history: Callable[[], History]    # the run on screen now (kept for a ghost)
     # every panel a slide can name (plain.lessons.PANELS), by that name: the stage
     # borrows them, and the window takes them home when the lesson ends
     panels: Mapping[str, QWidget]
     graph_view: GraphView             # one box per module call, framed on the focus
-    # a fresh engine on a model file (None: the built-in model), with a config or not
-    open_model: Callable[[str | None, Config | None], None]
 
 
 class StagePanels:
@@ -120,16 +118,13 @@ class LessonMode(QObject):
         # a slide's narration and panels, in the window's middle in place of the docks
         # (see plain.stage_layout): shown only while a lesson is open
         self.stage = Stage(self.narration)
-        bridge_lessons(parts.engine, model)
         self.controller = LessonController(model, LessonViews(
-            EngineSlides(parts.engine, model, parts.open_model),
+            parts.engine,
             StagePanels(self.stage, parts.panels, self.narration), parts.graph_view,
             SlideGhosts(parts.panels), ChartReferences(parts.panels), self.narration,
             WindowTitle(window), parts.history,
             lambda run: QTimer.singleShot(0, run)))
         self.stage.arranged.connect(self.controller.on_arranged)
-        # what a slide is about, framed (the graph view follows the model's focus)
-        model.events.focus.connect(parts.graph_view.set_focus)
         # the start page: every lesson, a tab beside the settings (the window puts it
         # there; the settings stay in front: a student exploring alone starts there)
         self.start_page = LessonList(self._bundled())
@@ -176,7 +171,7 @@ class LessonMode(QObject):
             menu.addAction(action)
         menu.addSeparator()
         player = self.controller
-        menu.addAction("Open a lesson file…", self._open_file)
+        menu.addAction("Open a lesson file…", self.open_file)
         menu.addAction("Next slide\tPage Down", player.next)
         menu.addAction("Previous slide\tPage Up", player.previous)
         menu.addAction("Present (full screen, no settings)\tF5", self.toggle_presenting)
@@ -228,7 +223,7 @@ class LessonMode(QObject):
         else:
             self.controller.leave()
 
-    def _open_file(self) -> None:
+    def open_file(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self.window, "Open a lesson", "",
                                               "Lessons (*.toml)")
         if path:

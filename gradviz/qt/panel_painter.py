@@ -4,11 +4,15 @@ the event loop (a panel's repaint cannot be interrupted; all of them in one pass
 window from answering for 60 ms and more)."""
 from __future__ import annotations
 
+import collections
 import time
 from collections.abc import Callable
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, QTimer
+
+from ..plain.history import History
+from ..plain.records import StepRecord
 
 PAINT_HZ = 25              # the fastest the panels repaint
 PAINT_SHARE = 0.3          # ...but at most this share of the GUI thread's time: the
@@ -103,3 +107,16 @@ def settle_ranges(panel) -> None:
         for item in canvas.ci.items:
             if isinstance(item, pg.PlotItem) and any(item.getViewBox().autoRangeEnabled()):
                 item.getViewBox().updateAutoRange()
+
+
+def drain(records: collections.deque[tuple[int, StepRecord]], generation: int,
+          history: History) -> int:
+    """Move the engine's finished steps into the history; how many were new. A record
+    of another generation is of a model already replaced: dropped."""
+    new = 0
+    while records:
+        record_generation, record = records.popleft()
+        if record_generation == generation:
+            history.append(record)
+            new += 1
+    return new

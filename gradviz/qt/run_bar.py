@@ -15,6 +15,7 @@ from ..plain.window_model import PACES_MS
 DELAYS_MS = PACES_MS
 PHASE_PLAY_TEXT = ("phase by phase", "phases")     # (full, compact)
 QWIDGETSIZE_MAX = (1 << 24) - 1
+PLAY_WORDS = {False: ("▶", "▶  Play"), True: ("❚❚", "❚❚  Pause")}   # by running
 
 
 def pace_text(delay_ms: int, unit: str = "step", short: bool = False) -> str:
@@ -40,7 +41,7 @@ class RunBar(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setObjectName("runBar")
-        self.running = False
+        self._play_words = PLAY_WORDS[False]   # (symbol, words) of the Play button
         self.compact = False
         self._widths = (0, 0)         # (full, compact) widths the bar asks for
         self.play = self._button("playButton", "Play / pause (Space)", self.playClicked)
@@ -48,7 +49,7 @@ class RunBar(QWidget):
                                   "optimizer step, zero_grad (→)", self.phaseClicked)
         self.step = self._button("stepButton", "One optimizer step (Shift+→)", self.stepClicked)
         self.reset = self._button("resetButton", "Fresh model, step 0 (R)", self.resetClicked)
-        self.speed = QSlider(Qt.Horizontal)
+        self.speed = QSlider(Qt.Orientation.Horizontal)
         self.speed.setObjectName("speedSlider")
         self.speed.setRange(0, len(DELAYS_MS) - 1)
         self.speed.setMinimumWidth(80)   # a 1280-pixel projector has room for little more
@@ -61,7 +62,7 @@ class RunBar(QWidget):
         self.phase_play.setObjectName("phasePlay")
         self.phase_play.setToolTip("Play animates the phases: forward, each backward call, "
                                    "the optimizer step, zero_grad, at the pace (P)")
-        self.phase_play.setFocusPolicy(Qt.NoFocus)
+        self.phase_play.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.phase_play.toggled.connect(self._on_phase_play)
         # hidden twins that measure a text's width without changing what is on screen
         self._probe, self._probe_box = QPushButton(self), QCheckBox(self)
@@ -71,7 +72,7 @@ class RunBar(QWidget):
         self._chooser.setSingleShot(True)
         self._chooser.setInterval(0)
         self._chooser.timeout.connect(self.refit)
-        layout = QHBoxLayout(self)
+        layout = self._layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 2, 4, 2)
         for w in (self.play, self.phase, self.step, self.reset):
             layout.addWidget(w)
@@ -88,15 +89,14 @@ class RunBar(QWidget):
         b = QPushButton()
         b.setObjectName(name)
         b.setToolTip(tip)
-        b.setFocusPolicy(Qt.NoFocus)  # keys go to the window's shortcuts
+        b.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # keys go to the window's shortcuts
         b.clicked.connect(lambda _checked=False: signal.emit())
         return b
 
     # ---- words or symbols -----------------------------------------------------------
     def _set_texts(self, compact: bool) -> None:
         self.compact = compact
-        play = ("❚❚", "❚❚  Pause") if self.running else ("▶", "▶  Play")
-        for button, texts in ((self.play, play), (self.phase, ("›", "Phase ›")),
+        for button, texts in ((self.play, self._play_words), (self.phase, ("›", "Phase ›")),
                               (self.step, ("»", "Step »")), (self.reset, ("⟲", "⟲  Reset"))):
             button.setText(texts[0] if compact else texts[1])
             if compact:   # a symbol needs no button as wide as the style's least
@@ -127,7 +127,7 @@ class RunBar(QWidget):
                        for u in ("step", "phase")) + 6
 
         # the layout's gaps: between the widgets shown, none beside a spacer
-        layout = self.layout()
+        layout = self._layout
         margins = layout.contentsMargins()
         gap = max(layout.spacing(), 0)
         common = margins.left() + margins.right() + 8 + self.speed.minimumWidth() + 4
@@ -167,7 +167,8 @@ class RunBar(QWidget):
     def event(self, event) -> bool:
         # a child's new size (a new font reaches them one by one): measure again, once
         # they all have it
-        if event.type() in (QEvent.LayoutRequest, QEvent.FontChange, QEvent.StyleChange):
+        if event.type() in (QEvent.Type.LayoutRequest, QEvent.Type.FontChange,
+                            QEvent.Type.StyleChange):
             self._choose()
         return super().event(event)
 
@@ -212,5 +213,7 @@ class RunBar(QWidget):
                                       for d in DELAYS_MS for u in ("step", "phase")) + 6)
 
     def set_running(self, running: bool) -> None:
-        self.running = running
-        self._set_texts(self.compact)
+        """Pause while the engine plays, Play while not (the model says which)."""
+        if self._play_words != PLAY_WORDS[running]:
+            self._play_words = PLAY_WORDS[running]
+            self._set_texts(self.compact)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QEventLoop, QTimer
 
+from ..engine import protocol as p
 from ..exit_codes import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from .main_window import MainWindow
 
@@ -20,7 +21,7 @@ def _wait(app, condition, timeout_ms: int, interrupted: Callable[[], bool]) -> b
     loop_timer.setSingleShot(True)
     loop_timer.start(timeout_ms)
     while not condition() and loop_timer.isActive() and not interrupted():
-        app.processEvents(QEventLoop.AllEvents, 50)
+        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
     return condition()
 
 
@@ -48,18 +49,21 @@ def _shoot(app, window: MainWindow, steps: int, target: Path,
     window.show()
     app.processEvents()
     window.first_layout()   # the same picture whatever layout was remembered
-    ready = _wait(app, lambda: window.generation >= 0, 30_000, interrupted)
+    ready = _wait(app, lambda: window.model.generation >= 1, 30_000, interrupted)
     if ready and lesson is not None:   # its first slide: a fresh model with its config
-        generation = window.generation
+        generation = window.model.generation
         window.lessons.open(lesson)
-        ready = _wait(app, lambda: window.generation > generation, 30_000, interrupted)
+        ready = _wait(app, lambda: window.model.generation > generation, 30_000, interrupted)
         steps = min(steps, lesson.slides[0].steps)
     if ready and steps > 0:
-        window.sigRunSteps.emit(steps)
-        _wait(app, lambda: window.steps_done_at is not None
+        done: list[p.StepsDone] = []   # the batch of steps ended
+        window.engine.received.connect(
+            lambda record: done.append(record) if isinstance(record, p.StepsDone) else None)
+        window.engine.run_steps(steps)
+        _wait(app, lambda: len(done) > 0
               or window.events_view.event is not None, TIMEOUT_MS, interrupted)
     else:
-        window.sigRequestGraph.emit()
+        window.engine.request_graph()
     _wait(app, lambda: window.graph_view.graph is not None and window.graph_view.idle, 30_000,
           interrupted)
     if interrupted():

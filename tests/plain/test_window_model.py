@@ -3,7 +3,7 @@ only a real change."""
 import math
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from gradviz.plain.config import Config
@@ -103,6 +103,9 @@ def test_docks_shown_and_closed_are_announced_once_each():
 
 @given(st.tuples(st.integers(-5000, 5000), st.integers(-5000, 5000),
                  st.integers(-5000, 5000), st.integers(-5000, 5000)))
+@example((0, 0, 0, 768))      # no width: the edge itself
+@example((0, 0, 1024, 0))     # no height
+@example((0, 0, 1, 1))        # the least room
 def test_the_screens_room_has_a_size_or_is_refused(room):
     model = WindowModel()
     if room[2] > 0 and room[3] > 0:

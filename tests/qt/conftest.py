@@ -90,7 +90,7 @@ def make_window(qtbot, settings):
                             model_path=None if model_path is None else str(model_path))
         qtbot.addWidget(window)
         window.show()
-        qtbot.waitUntil(lambda: window.generation >= 0, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: window.model.generation >= 1, timeout=WAIT_MS)
         made.append(window)
         return window
 

@@ -26,7 +26,7 @@ def _close_timed(window) -> float:
 def test_closing_mid_training_is_quick_and_stops_the_threads(qtbot, make_window):
     w = make_window(Config())
     qtbot.keyClick(w, Qt.Key_Space)
-    qtbot.waitUntil(lambda: w.running and len(w.history) > 20, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.model.running and len(w.history) > 20, timeout=WAIT_MS)
     seconds = _close_timed(w)
     print(f"closing mid-training took {seconds * 1000:.0f} ms")
     assert w.engine.stopped and w.render_thread.isFinished()

@@ -28,7 +28,7 @@ def menu_action(window, name: str) -> QAction:
 
 def wait_pinned(qtbot, w, generation: int) -> None:
     """B is pinned and A restarted beside it (a fresh model: history from step 0)."""
-    qtbot.waitUntil(lambda: w.compare.history_b is not None and w.generation > generation,
+    qtbot.waitUntil(lambda: w.compare.history_b is not None and w.model.generation > generation,
                     timeout=WAIT_MS)
 
 
@@ -50,7 +50,7 @@ def test_pin_these_settings_then_a_toggle_compares_live(qtbot, make_window):
     menu = [a for a in w.menuBar().actions() if a.text() == "&Compare"]
     assert menu and w.menuBar().actions().index(menu[0]) == 1       # just after File
     assert not menu_action(w, "stopCompareAction").isEnabled() or not w.compare.comparing
-    generation = w.generation
+    generation = w.model.generation
     menu_action(w, "pinAction").trigger()
     wait_pinned(qtbot, w, generation)
     assert w.compare.dock.isVisible()
@@ -93,7 +93,7 @@ def test_b_stops_at_its_error_and_a_goes_on(qtbot, make_window, tmp_path):
     w = make_window(SMALL)
     b = tmp_path / "never.toml"
     b.write_text('strategy = "separate"\nretain_graph = "never"\n')
-    generation = w.generation
+    generation = w.model.generation
     w.compare.compare_with_file(str(b))
     wait_pinned(qtbot, w, generation)
     for _ in range(3):
@@ -116,7 +116,7 @@ def test_compare_with_this_lessons_other_slide(qtbot, make_window):
     assert w.compare.slides_menu.isEnabled()
     other = w.findChild(QAction, "compareSlide2")
     assert other is not None and "Slide 2" in other.text()
-    generation = w.generation
+    generation = w.model.generation
     other.trigger()
     wait_pinned(qtbot, w, generation)
     assert "slide 2" in text_of(w.compare.view.pinned)
@@ -127,7 +127,7 @@ def test_sum_pinned_beside_upgrad_differs_on_the_trunk_only(qtbot, make_window):
     """Lesson 13's settings side by side: UPGrad changes what the trunk is handed, and
     each head's own layers get their own loss's gradient under both."""
     w = make_window(SMALL.replace(heads=3, loss_weights=(1.0, 1.0, 4.0)))
-    generation = w.generation
+    generation = w.model.generation
     menu_action(w, "pinAction").trigger()                  # B: sum, as A is now
     wait_pinned(qtbot, w, generation)
     step_compared(qtbot, w, 1)

@@ -6,6 +6,7 @@ import json
 import pytest
 from PySide6.QtCore import Qt
 
+from gradviz.engine import protocol as p
 from gradviz.plain.config import Config
 from gradviz.qt.settings import AppSettings
 
@@ -44,7 +45,7 @@ def test_a_refusal_quoting_markup_shows_literally_and_keeps_the_window_size(
     line_height = w.phase_label.fontMetrics().height()
     # what the engine said of such a value before names were checked by form
     reason = f"device must be auto, cpu, cuda, cuda:N or mps (got {device!r})"
-    w.engine.configRejected.emit(reason)
+    w.engine.received.emit(p.ConfigRejected(reason))
     qtbot.waitUntil(lambda: w.controls.problem.isVisible())
     assert w.phase_label.sizeHint().height() < 3 * line_height      # no 9999 px picture
     assert w.controls.problem.sizeHint().height() < 6 * line_height

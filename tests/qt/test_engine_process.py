@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
+from gradviz.engine import protocol as p
 from gradviz.plain.config import Config
 from gradviz.qt import engine_client
 from gradviz.qt.settings import Remembered
 
-from waits import WAIT_MS
+from waits import WAIT_MS, on_record, on_running
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 
@@ -32,7 +33,7 @@ if __name__ == "__main__":
     w = MainWindow(Remembered(Config()), AppSettings(os.path.join(tempfile.mkdtemp(), "s.json")))
     w.show()
     end = __import__("time").monotonic() + 60
-    while w.generation < 0 and __import__("time").monotonic() < end:
+    while w.model.generation < 1 and __import__("time").monotonic() < end:
         app.processEvents()
     w.compare.pin_settings()        # B's records cross the pipe too
     w.toggle_play()
@@ -72,14 +73,14 @@ def real_window(qtbot, settings):
 def _train(qtbot, w, steps: int) -> None:
     before = len(w.history)
     qtbot.keyClick(w, Qt.Key_Space)
-    qtbot.waitUntil(lambda: w.running and len(w.history) > before + steps, timeout=60_000)
+    qtbot.waitUntil(lambda: w.model.running and len(w.history) > before + steps, timeout=60_000)
 
 
 def test_the_window_says_the_engine_is_starting_then_trains(qtbot, real_window):
     w = real_window()
     assert w.isVisible() and "Starting the training engine" in w.phase_label.text()
-    qtbot.waitUntil(lambda: w.generation >= 0, timeout=60_000)
-    assert w.engine.devices and w.engine.devices[0][0] == "cpu"
+    qtbot.waitUntil(lambda: w.model.generation >= 1, timeout=60_000)
+    assert w.model.devices and w.model.devices[0][0] == "cpu"
     assert w.controls.widgets["device"].findData("cpu") >= 0
     _train(qtbot, w, 20)
     # on a busy machine the window gets the CPU before the engine does
@@ -118,14 +119,14 @@ def _compared(w) -> int:
 def test_opening_the_compare_menu_starts_bs_process_that_the_pin_then_uses(qtbot, real_window):
     from PySide6.QtCore import QPoint
     w = real_window()
-    qtbot.waitUntil(lambda: w.generation >= 0, timeout=60_000)
+    qtbot.waitUntil(lambda: w.model.generation >= 1, timeout=60_000)
     assert _children(w.engine.pid) == []
     w.compare.menu.popup(w.mapToGlobal(QPoint(40, 40)))   # the user opens Compare
     qtbot.waitUntil(lambda: len(_children(w.engine.pid)) == 1, timeout=WAIT_MS)
     started_ahead = _children(w.engine.pid)
     w.compare.menu.hide()
     w.compare.pin_settings()
-    qtbot.waitUntil(lambda: w.generation >= 1, timeout=60_000)
+    qtbot.waitUntil(lambda: w.model.generation >= 1, timeout=60_000)
     _train(qtbot, w, 10)
     qtbot.waitUntil(lambda: _compared(w) > 0, timeout=WAIT_MS)
     assert _children(w.engine.pid) == started_ahead
@@ -133,25 +134,25 @@ def test_opening_the_compare_menu_starts_bs_process_that_the_pin_then_uses(qtbot
 
 def test_a_killed_engine_leaves_the_window_and_reset_starts_a_fresh_one(qtbot, real_window):
     w = real_window()
-    qtbot.waitUntil(lambda: w.generation >= 0, timeout=60_000)
+    qtbot.waitUntil(lambda: w.model.generation >= 1, timeout=60_000)
     w.compare.pin_settings()                    # B beside A, in a process of the engine's
-    qtbot.waitUntil(lambda: w.generation >= 1, timeout=60_000)
+    qtbot.waitUntil(lambda: w.model.generation >= 1, timeout=60_000)
     _train(qtbot, w, 20)
     qtbot.waitUntil(lambda: _compared(w) > 0, timeout=WAIT_MS)
-    config, generation = w.engine.config, w.generation
+    config, generation = w.model.confirmed, w.model.generation
     b_processes = _children(w.engine.pid)
     assert len(b_processes) == (1 if sys.platform.startswith("linux") else 0)
     os.kill(w.engine.pid, signal.SIGKILL)
     qtbot.waitUntil(lambda: not w.engine.alive, timeout=WAIT_MS)
     # B's process ends with the engine (it reads the end of its socket): none is left
     qtbot.waitUntil(lambda: not any(_running(pid) for pid in b_processes), timeout=WAIT_MS)
-    assert w.isVisible() and not w.running
+    assert w.isVisible() and not w.model.running
     text = w.events_view.text()
     assert "The training engine stopped (exit code -9 / killed by signal SIGKILL)" in text
     assert "Press Reset (R)" in text
     qtbot.keyClick(w, Qt.Key_R)                           # a fresh engine, same settings
-    qtbot.waitUntil(lambda: w.generation > generation, timeout=60_000)
-    assert w.engine.alive and w.engine.config == config
+    qtbot.waitUntil(lambda: w.model.generation > generation, timeout=60_000)
+    assert w.engine.alive and w.model.confirmed == config
     assert w.controls.config() == config
     _train(qtbot, w, 20)
     assert w.history.last.losses.keys() == {"head0", "head1"}
@@ -176,7 +177,7 @@ def test_an_engine_that_stops_answering_is_ended_and_reported(qtbot, real_window
                                                                monkeypatch):
     monkeypatch.setattr(engine_client, "SILENT_SECONDS", 1.0)
     w = real_window()
-    qtbot.waitUntil(lambda: w.generation >= 0, timeout=60_000)
+    qtbot.waitUntil(lambda: w.model.generation >= 1, timeout=60_000)
     _train(qtbot, w, 5)
     _stop_and_wait_for_the_window_to_notice(qtbot, w)   # a step that never ends
     assert "showed no sign of life for 1 s" in w.events_view.text()
@@ -185,7 +186,7 @@ def test_an_engine_that_stops_answering_is_ended_and_reported(qtbot, real_window
 
 def test_closing_mid_training_ends_the_engine_process_quickly(qtbot, real_window):
     w = real_window()
-    qtbot.waitUntil(lambda: w.generation >= 0, timeout=60_000)
+    qtbot.waitUntil(lambda: w.model.generation >= 1, timeout=60_000)
     _train(qtbot, w, 20)
     pid = w.engine.pid
     w.close()
@@ -198,10 +199,10 @@ def test_play_phase_by_phase_in_the_real_engine_and_after_a_fresh_one(qtbot, rea
     """The toggle reaches the engine process, and a fresh engine (after a kill and
     Reset) is told again: Play goes on phase by phase with it too."""
     w = real_window(SMALL.replace(heads=3))
-    qtbot.waitUntil(lambda: w.generation >= 0, timeout=60_000)
+    qtbot.waitUntil(lambda: w.model.generation >= 1, timeout=60_000)
     phases, graphs = [], []
-    w.engine.phaseDone.connect(lambda phase: phases.append(w.phase_label.text()))
-    w.engine.graphReady.connect(lambda graph, when: graphs.append(when))
+    on_record(w.engine, p.PhaseDone, lambda _r: phases.append(w.phase_label.text()))
+    on_record(w.engine, p.Graph, lambda r: graphs.append(r.when))
     qtbot.keyClick(w, Qt.Key_P)                           # phase by phase
     assert w.run_bar.phase_play.isChecked()
     qtbot.keyClick(w, Qt.Key_Space)
@@ -210,16 +211,16 @@ def test_play_phase_by_phase_in_the_real_engine_and_after_a_fresh_one(qtbot, rea
                                      "backward 2 of 3", "backward 3 of 3", "optimizer step"]):
         assert detail in text, (detail, text)
     assert "after backward 2 of 3: head1 (retain_graph=True)" in graphs
-    generation = w.generation
+    generation = w.model.generation
     os.kill(w.engine.pid, signal.SIGKILL)
     qtbot.waitUntil(lambda: not w.engine.alive, timeout=WAIT_MS)
     qtbot.keyClick(w, Qt.Key_R)                           # a fresh engine
-    qtbot.waitUntil(lambda: w.generation > generation, timeout=60_000)
+    qtbot.waitUntil(lambda: w.model.generation > generation, timeout=60_000)
     del phases[:]
     qtbot.keyClick(w, Qt.Key_Space)
     qtbot.waitUntil(lambda: len(phases) >= 3, timeout=60_000)
     qtbot.keyClick(w, Qt.Key_Space)
-    qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not w.model.running, timeout=WAIT_MS)
     assert "zero_grad" in phases[0] and "forward" in phases[1] and "backward 1 of 3" in phases[2]
     assert all(t.startswith("Playing phase by phase · Step 0 ·") for t in phases[:3])
 
@@ -227,8 +228,8 @@ def test_play_phase_by_phase_in_the_real_engine_and_after_a_fresh_one(qtbot, rea
 def test_a_slide_stop_is_exact_in_the_real_engine(qtbot, real_window):
     from gradviz.plain.lessons import parse_lesson
     w = real_window()
-    qtbot.waitUntil(lambda: w.generation >= 0, timeout=60_000)
-    generation = w.generation
+    qtbot.waitUntil(lambda: w.model.generation >= 1, timeout=60_000)
+    generation = w.model.generation
     w.lessons.open(parse_lesson("fast", '''title = "t"
 [[slides]]
 title = "s"
@@ -238,13 +239,13 @@ pace = 0
 stop = 30
 autoplay = false
 '''))
-    qtbot.waitUntil(lambda: w.generation > generation, timeout=60_000)
+    qtbot.waitUntil(lambda: w.model.generation > generation, timeout=60_000)
     running = []
-    w.engine.runningChanged.connect(running.append)
+    on_running(w, running.append)
     qtbot.keyClick(w, Qt.Key_Space)
     qtbot.waitUntil(lambda: running == [True, False], timeout=60_000)
     w.refresh()
-    assert len(w.history) == 30 and w.engine.step_index == 30
+    assert len(w.history) == 30 and w.history.last.step == 29
 
 
 def test_a_slow_start_is_waited_out_and_shown_not_declared_dead(qtbot, real_window,
@@ -256,9 +257,9 @@ def test_a_slow_start_is_waited_out_and_shown_not_declared_dead(qtbot, real_wind
     monkeypatch.setattr(engine_client, "SILENT_SECONDS", 1.0)
     w = real_window()
     said, failures = [], []
-    w.engine.loading.connect(said.append)
-    w.engine.failed.connect(failures.append)
-    qtbot.waitUntil(lambda: w.generation >= 0, timeout=120_000)
+    on_record(w.engine, p.Notice, lambda r: said.append(r.text))
+    on_record(w.engine, p.Failed, failures.append)
+    qtbot.waitUntil(lambda: w.model.generation >= 1, timeout=120_000)
     assert failures == [] and w.engine.alive
     importing = [line for line in said if "importing torch" in line]
     assert importing, said
@@ -272,7 +273,7 @@ def test_an_engine_stopped_while_starting_is_still_detected(qtbot, real_window,
     monkeypatch.setenv("GRADVIZ_SLOW_START", "60")
     monkeypatch.setattr(engine_client, "SILENT_SECONDS", 1.0)
     w = real_window()
-    qtbot.waitUntil(lambda: w.engine.stage == "importing torch", timeout=60_000)
+    qtbot.waitUntil(lambda: w.model.engine_stage == "importing torch", timeout=60_000)
     _stop_and_wait_for_the_window_to_notice(qtbot, w)   # no longer making progress
     assert "showed no sign of life for 1 s" in w.events_view.text()
 
@@ -281,19 +282,23 @@ def test_reset_after_a_kill_says_what_it_restarts_with_and_offers_the_defaults(
         qtbot, real_window):
     big = SMALL.replace(trunk_width=48)
     w = real_window(big)
-    qtbot.waitUntil(lambda: w.generation >= 0, timeout=60_000)
+    qtbot.waitUntil(lambda: w.model.generation >= 1, timeout=60_000)
     os.kill(w.engine.pid, signal.SIGKILL)        # as the out-of-memory killer does
     qtbot.waitUntil(lambda: not w.engine.alive, timeout=60_000)
     text = w.events_view.text()
     assert "the system does to a process that runs out of memory" in text
     assert "trunk_width=48" in text and "Shift+R with the default settings" in text
+    generation = w.model.generation
     qtbot.keyClick(w, Qt.Key_R)
     assert "with the settings it had (" in w.phase_label.text()
     assert "trunk_width=48" in w.phase_label.text()
-    qtbot.waitUntil(lambda: w.engine.alive and w.generation >= 1, timeout=60_000)
-    assert w.engine.config.trunk_width == 48
+    qtbot.waitUntil(lambda: w.engine.alive and w.model.generation > generation,
+                    timeout=60_000)
+    assert w.model.confirmed.trunk_width == 48
     os.kill(w.engine.pid, signal.SIGKILL)
     qtbot.waitUntil(lambda: not w.engine.alive, timeout=60_000)
+    generation = w.model.generation
     qtbot.keyClick(w, Qt.Key_R, Qt.ShiftModifier)   # the defaults this time
-    qtbot.waitUntil(lambda: w.engine.alive and w.generation >= 2, timeout=60_000)
-    assert w.engine.config == Config()
+    qtbot.waitUntil(lambda: w.engine.alive and w.model.generation > generation,
+                    timeout=60_000)
+    assert w.model.confirmed == w.model.requested == Config()

@@ -8,11 +8,12 @@ from PySide6.QtCore import QEvent, QPoint, Qt
 from PySide6.QtGui import QColor, QHelpEvent
 from PySide6.QtWidgets import QApplication, QPushButton, QToolTip
 
+from gradviz.engine import protocol as p
 from gradviz.plain.config import Config
 from gradviz.plain.graph_data import CUT, LOSS, OP, PARAM
 from gradviz.render import style
 
-from waits import WAIT_MS
+from waits import WAIT_MS, on_record
 
 SMALL = Config(batch_size=32)
 
@@ -142,8 +143,10 @@ def test_layout_stays_put_between_steps_and_changes_with_structure(qtbot, make_w
     layout = canvas.graph_layout
     positions = {k: (i.box.x, i.box.y) for k, i in canvas.nodes.items()}
     step(qtbot, w, n=2)
-    with qtbot.waitSignal(w.engine.graphReady, timeout=WAIT_MS):   # this step's graph
-        w.sigRequestGraph.emit()
+    graphs: list = []   # this step's graph
+    on_record(w.engine, p.Graph, graphs.append)
+    w.engine.request_graph()
+    qtbot.waitUntil(lambda: len(graphs) > 0, timeout=WAIT_MS)
     qtbot.waitUntil(lambda: w.graph_view.idle, timeout=WAIT_MS)
     assert canvas.graph_layout is layout
     assert {k: (i.box.x, i.box.y) for k, i in canvas.nodes.items()} == positions

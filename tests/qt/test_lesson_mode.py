@@ -82,7 +82,7 @@ def test_every_head_is_in_the_legends_before_the_engine_answers(qtbot, settings)
     w = MainWindow(Remembered(Config(heads=4)), settings, engine_in_process=True)
     qtbot.addWidget(w)
     try:
-        assert w.generation < 0                       # no answer from the engine yet
+        assert w.model.generation < 1                       # no answer from the engine yet
         assert [label.text for _, label in w.junction.legend.items] == [
             "head0", "head1", "head2", "head3"]
     finally:
@@ -363,15 +363,15 @@ def test_a_slide_that_keeps_a_ghost_draws_the_slide_befores_run_on_its_axes(qtbo
     w = make_window()
     w.lessons.open_named("accumulation")
     stop = w.lessons.slide.stop
-    qtbot.waitUntil(lambda: w.generation >= 1 and not w.running and len(w.history) == stop,
-                    timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.model.generation >= 1 and not w.model.running
+                    and len(w.history) == stop, timeout=WAIT_MS)
     first = w.history
     w.refresh()
     full_batch = w.memory.data()                       # slide 1's lines as drawn
     assert w.memory.ghost is None
     qtbot.keyClick(w, Qt.Key_PageDown)                 # keep = "ghost"
     assert w.lessons.slide.keep == "ghost" and w.memory.ghost is first
-    qtbot.waitUntil(lambda: w.history is not first and len(w.history) > 2 and not w.running,
+    qtbot.waitUntil(lambda: w.history is not first and len(w.history) > 2 and not w.model.running,
                     timeout=WAIT_MS)
     w.refresh()
     ghost = w.memory.ghost_data()
@@ -397,7 +397,7 @@ def test_lesson_01s_last_slide_shows_3x_2x_1x_against_the_slide_befores_ghost(qt
     lesson = find_lesson("01-add-or-separate")
     w = make_window()
     w.lessons.open(lesson, 1)                          # one backward per loss
-    qtbot.waitUntil(lambda: w.generation >= 1 and len(w.history) >= 3, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.model.generation >= 1 and len(w.history) >= 3, timeout=WAIT_MS)
     before = w.history
     qtbot.keyClick(w, Qt.Key_PageDown)                 # in the loop; keep = "ghost"
     qtbot.waitUntil(lambda: w.history is not before and len(w.history) >= 1, timeout=WAIT_MS)
@@ -416,7 +416,7 @@ def test_the_data_slide_draws_the_clean_runs_push_as_a_line_till_the_next_slide(
     lesson = find_lesson("12-one-pass-or-k")
     w = make_window()
     w.lessons.open(lesson, 0)                          # the sum: the clean run
-    qtbot.waitUntil(lambda: w.generation >= 1 and len(w.history) >= 2, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.model.generation >= 1 and len(w.history) >= 2, timeout=WAIT_MS)
     clean = w.history
     w.lessons.open(lesson, 4)                          # z.data.mul_(0.5)
     ((ref, line),) = w.junction.references()

@@ -18,7 +18,7 @@ SPEED = 3   # the pace slider's position before the lesson
 
 def _on_the_file(w) -> bool:
     s = w.engine.session
-    return w.engine.model_name == "deep_supervision.py" and s is not None and \
+    return w.model.model_name == "deep_supervision.py" and s is not None and \
         s.spec is not None
 
 
@@ -28,7 +28,7 @@ def test_leaving_a_lesson_brings_back_the_model_file_and_its_settings(qtbot, mak
     qtbot.waitUntil(lambda: _on_the_file(w), timeout=WAIT_MS)
     assert w.engine.session.config.lr == BEFORE.lr and w.run_bar.speed.value() == SPEED
     w.lessons.open_named("backward-twice")
-    qtbot.waitUntil(lambda: w.engine.model_name == "" and w.engine.session is not None
+    qtbot.waitUntil(lambda: w.model.model_name == "" and w.engine.session is not None
                     and w.engine.session.spec is None, timeout=WAIT_MS)
     qtbot.keyClick(w, Qt.Key_PageDown)             # a slide on, as a lecturer would
     qtbot.waitUntil(lambda: w.lessons.player.index == 1)
@@ -42,7 +42,7 @@ def test_leaving_a_lesson_brings_back_the_model_file_and_its_settings(qtbot, mak
     assert (engine.strategy, engine.batch_size, engine.heads) == ("separate", 24, 3)
     qtbot.waitUntil(lambda: w.controls.config().lr == BEFORE.lr, timeout=WAIT_MS)
     assert w.controls.config().strategy == "separate"
-    assert w.run_bar.speed.value() == SPEED and w.engine.settings.delay_ms == \
+    assert w.run_bar.speed.value() == SPEED and w.engine.sent_settings.delay_ms == \
         w.run_bar.delay_ms()
     assert [label.text for _, label in w.loss_plot.legend.items][:3] == \
         ["shallow", "middle", "deep"]

@@ -24,7 +24,7 @@ def engine(window):
 def play_until_error(qtbot, w):
     qtbot.mouseClick(w.findChild(QPushButton, "playButton"), Qt.LeftButton)
     qtbot.waitUntil(lambda: w.events_view.event is not None, timeout=WAIT_MS)
-    qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not w.model.running, timeout=WAIT_MS)
     return w.events_view.text()
 
 

@@ -6,9 +6,10 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QCheckBox, QComboBox, QPushButton, QSlider, QSpinBox
 
+from gradviz.engine import protocol as p
 from gradviz.plain.config import Config
 
-from waits import WAIT_MS
+from waits import WAIT_MS, on_record
 
 SMALL = Config(batch_size=32)
 
@@ -30,8 +31,10 @@ def engine_config(window):
 def round_trip(qtbot, window):
     """Ask the engine for a graph and wait for it: the engine answers commands in order,
     so everything it sent before has arrived too."""
-    with qtbot.waitSignal(window.engine.graphReady, timeout=WAIT_MS):
-        window.sigRequestGraph.emit()
+    graphs: list = []
+    on_record(window.engine, p.Graph, graphs.append)
+    window.engine.request_graph()
+    qtbot.waitUntil(lambda: len(graphs) > 0, timeout=WAIT_MS)
 
 
 def wait_steps(qtbot, window, n, timeout=WAIT_MS):
@@ -50,7 +53,7 @@ def test_play_trains_and_the_curves_grow_pause_stops_them(qtbot, make_window):
     assert len(w.loss_plot.data()["total"][1]) >= 20
     assert len(w.loss_plot.data()["head2"][1]) >= 20
     qtbot.mouseClick(play, Qt.LeftButton)
-    qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not w.model.running, timeout=WAIT_MS)
     round_trip(qtbot, w)          # every step the engine made before pausing has arrived
     w.refresh()
     settled = len(w.history)
@@ -86,26 +89,26 @@ def test_shift_right_does_one_step_and_r_resets(qtbot, make_window):
 def test_space_plays_and_pauses(qtbot, make_window):
     w = make_window(SMALL)
     qtbot.keyClick(w, Qt.Key_Space)
-    qtbot.waitUntil(lambda: w.running and len(w.history) > 3, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.model.running and len(w.history) > 3, timeout=WAIT_MS)
     qtbot.keyClick(w, Qt.Key_Space)
-    qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not w.model.running, timeout=WAIT_MS)
 
 
 def test_space_after_typing_a_number_applies_it_and_plays(qtbot, make_window):
     """Space after typing in a spin box went into the box, and Play never started."""
     from PySide6.QtWidgets import QDoubleSpinBox
     w = make_window(SMALL)
-    qtbot.waitUntil(lambda: w.generation >= 0, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.model.generation >= 1, timeout=WAIT_MS)
     lr = w.findChild(QDoubleSpinBox, "lrSpin")
     lr.setFocus()
     lr.selectAll()
     qtbot.keyClicks(lr, "0.03")
     qtbot.keyClick(lr, Qt.Key_Space)
-    qtbot.waitUntil(lambda: w.running and w.engine.session.config.lr == pytest.approx(0.03),
+    qtbot.waitUntil(lambda: w.model.running and w.engine.session.config.lr == pytest.approx(0.03),
                     timeout=WAIT_MS)
     assert lr.hasFocus() and " " not in lr.text()                # nothing typed into it
     qtbot.keyClick(lr, Qt.Key_Space)                            # and Space pauses again
-    qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not w.model.running, timeout=WAIT_MS)
 
 
 def test_a_fresh_model_shows_no_speed_left_from_the_run_before(qtbot, make_window):
@@ -114,11 +117,11 @@ def test_a_fresh_model_shows_no_speed_left_from_the_run_before(qtbot, make_windo
     qtbot.keyClick(w, Qt.Key_Space)
     qtbot.waitUntil(lambda: "steps/s" in w.rate_label.text(), timeout=WAIT_MS)
     qtbot.keyClick(w, Qt.Key_Space)
-    qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not w.model.running, timeout=WAIT_MS)
     assert "steps/s" in w.rate_label.text()      # paused: the speed it ran at, still
-    generation = w.generation
+    generation = w.model.generation
     qtbot.keyClick(w, Qt.Key_R)
-    qtbot.waitUntil(lambda: w.generation > generation, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.model.generation > generation, timeout=WAIT_MS)
     assert w.rate_label.text() == ""
 
 
@@ -163,9 +166,9 @@ def test_model_changes_reset_and_say_so(qtbot, make_window):
     w = make_window(SMALL)
     qtbot.keyClick(w, Qt.Key_Right, Qt.ShiftModifier)
     wait_steps(qtbot, w, 1)
-    generation = w.generation
+    generation = w.model.generation
     widget(w, QSpinBox, "headsSpin").setValue(2)
-    qtbot.waitUntil(lambda: w.generation > generation, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.model.generation > generation, timeout=WAIT_MS)
     assert engine_config(w).heads == 2
     assert "Fresh model" in w.phase_label.text()
     assert len(w.history) == 0 and w.history.head_names == ["head0", "head1"]
@@ -182,7 +185,7 @@ def test_separate_with_retain_never_shows_pytorchs_error_and_the_app_recovers(qt
     text = w.events_view.text()
     assert "backward through the graph a second time" in text
     assert "backward 2 of 3" in text and "What to do" in text
-    qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not w.model.running, timeout=WAIT_MS)
     assert "Paused" in w.phase_label.text()
     choose(widget(w, QComboBox, "retainCombo"), "auto")
     qtbot.waitUntil(lambda: w.events_view.event is None, timeout=WAIT_MS)
@@ -276,11 +279,11 @@ def test_repainting_does_not_eat_references_to_none(qtbot, make_window):
 def test_values_beyond_a_widgets_range_survive_touching_another_toggle(qtbot, make_window):
     """A config file may ask for more than a spin box shows (trunk depth 150, lr 50)."""
     w = make_window(SMALL.replace(trunk_depth=150, lr=50.0))
-    generation = w.generation
+    generation = w.model.generation
     choose(widget(w, QComboBox, "optimizerCombo"), "adam")
     qtbot.waitUntil(lambda: engine_config(w).optimizer == "adam", timeout=WAIT_MS)
     assert engine_config(w).trunk_depth == 150 and engine_config(w).lr == 50.0
-    assert w.generation == generation        # no reset: the model was not touched
+    assert w.model.generation == generation        # no reset: the model was not touched
 
 
 def test_a_toggle_changed_mid_step_is_shown_and_applies_at_the_step_boundary(qtbot, make_window):
@@ -307,7 +310,7 @@ def test_a_model_too_big_to_build_is_refused_and_the_app_keeps_working(qtbot, ma
     w = make_window(SMALL)
     w.controls.set_config(w.controls.config())
     too_big = dataclasses.replace(w.controls.config(), trunk_width=4000, trunk_depth=40)
-    w.sigSetConfig.emit(too_big)     # as a config from elsewhere would arrive, unchecked
+    w.model.requested = too_big     # as a config from elsewhere would arrive, unchecked
     qtbot.waitUntil(lambda: "gradviz builds at most" in w.phase_label.text(), timeout=WAIT_MS)
     assert engine_config(w).trunk_width == 32
     qtbot.keyClick(w, Qt.Key_Right, Qt.ShiftModifier)

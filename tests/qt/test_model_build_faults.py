@@ -11,12 +11,13 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
+from gradviz.engine import protocol as p
 from gradviz.plain.config import Config
 from gradviz.qt.main_window import MainWindow
 from gradviz.qt.model_menu import example_path
 from gradviz.qt.settings import Remembered
 
-from waits import WAIT_MS
+from waits import WAIT_MS, on_record
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="/proc and RLIMIT_AS are Linux's")
@@ -52,7 +53,8 @@ def _wait_building(qtbot, w, name: str) -> None:
     """The status line says the file is building, its seconds going up (the window reads
     the engine's beats and repaints: it answers), and Stop building is offered."""
     lines: list[str] = []
-    w.engine.modelBuilding.connect(lines.append)
+    on_record(w.engine, p.Notice,
+              lambda r: lines.append(r.text) if r.text.startswith("Building") else None)
     qtbot.waitUntil(lambda: len(set(lines)) >= 2, timeout=WAIT_MS)
     assert all(f"Building the model file {name}" in line for line in lines)
     assert w.build_stop.button.isVisible() and name in w.phase_label.text()
@@ -79,10 +81,10 @@ def test_a_build_that_never_returns_is_stopped_by_the_user(qtbot, settings, tmp_
     w.show()
     try:
         _wait_building(qtbot, w, "hangs.py")
-        assert w.generation == -1 and w.engine.alive   # still building: nothing failed
+        assert w.model.generation == 0 and w.engine.alive   # still building: nothing failed
         _stop(qtbot, w, "hangs.py", "the built-in model")
-        qtbot.waitUntil(lambda: w.generation >= 0, timeout=WAIT_MS)
-        assert w.engine.model_name == "" and w.engine.model_path is None
+        qtbot.waitUntil(lambda: w.model.generation >= 1, timeout=WAIT_MS)
+        assert w.model.model_name == "" and w.model.model_path is None
         assert [label.text for _, label in w.loss_plot.legend.items][0] == "head0"
     finally:
         w.close()
@@ -94,13 +96,13 @@ def test_stopping_a_build_goes_back_to_the_model_file_before_it(qtbot, make_wind
     model.write_text(HANGS)
     w = make_window(Config(device="cpu"), model_path=example_path("deep_supervision"),
                     in_process=False)
-    qtbot.waitUntil(lambda: w.engine.model_name == "deep_supervision.py", timeout=WAIT_MS)
-    generation = w.generation
-    w.open_model(str(model))   # as File → Open model… does once the user agreed
+    qtbot.waitUntil(lambda: w.model.model_name == "deep_supervision.py", timeout=WAIT_MS)
+    generation = w.model.generation
+    w.engine.open_model(str(model))   # as File → Open model… does once the user agreed
     _wait_building(qtbot, w, "hangs.py")
     _stop(qtbot, w, "hangs.py", "the model file deep_supervision.py")
-    qtbot.waitUntil(lambda: w.generation > generation
-                    and w.engine.model_name == "deep_supervision.py", timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.model.generation > generation
+                    and w.model.model_name == "deep_supervision.py", timeout=WAIT_MS)
     assert [label.text for _, label in w.loss_plot.legend.items][:3] == \
         ["shallow", "middle", "deep"]
 
@@ -119,7 +121,7 @@ def test_a_build_that_allocates_too_much_shows_its_line(qtbot, make_window, tmp_
     text = w.events_view.text()
     assert "allocate" in text and "more memory than gradviz lets" in text
     assert "torch.empty(8 &lt;&lt; 30" in text or "torch.empty(8 << 30" in text
-    assert w.engine.alive and w.engine.model_name == ""   # the built-in model trains
+    assert w.engine.alive and w.model.model_name == ""   # the built-in model trains
     pid = w.engine.pid
     qtbot.keyClick(w, Qt.Key_Space)
     qtbot.waitUntil(lambda: len(w.history) >= 3, timeout=WAIT_MS)

@@ -45,7 +45,7 @@ def test_copy_as_script_of_a_model_file_prints_what_the_engine_trained(
         qtbot, make_window, tmp_path, config):
     path = example_path("deep_supervision")   # three heads at three depths (taps)
     w = make_window(config, model_path=path)
-    qtbot.waitUntil(lambda: w.engine.model_name == "deep_supervision.py", timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.model.model_name == "deep_supervision.py", timeout=WAIT_MS)
     code = w.code_view.code()
     assert "MODEL_FILE.build(SEED)" in code and "MultiHeadNet" not in code
     for _ in range(STEPS):
@@ -65,11 +65,11 @@ def test_copy_as_script_of_a_model_file_prints_what_the_engine_trained(
 
 def test_back_on_the_built_in_model_the_panel_shows_its_loop(qtbot, make_window):
     w = make_window(Config(device="cpu"), model_path=example_path("cnn_two_heads"))
-    qtbot.waitUntil(lambda: w.engine.model_name == "cnn_two_heads.py", timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.model.model_name == "cnn_two_heads.py", timeout=WAIT_MS)
     assert "MODEL_FILE.build(SEED)" in w.code_view.code()
     assert "TAPS =" not in w.code_view.script()   # one trunk output: no taps to write
     w.findChild(QAction, "builtInModelAction").trigger()
-    qtbot.waitUntil(lambda: w.engine.model_name == "" and w.engine.session is not None
+    qtbot.waitUntil(lambda: w.model.model_name == "" and w.engine.session is not None
                     and w.engine.session.spec is None, timeout=WAIT_MS)
     assert "MultiHeadNet" in w.code_view.code()
     assert "MODEL_FILE" not in w.code_view.script()

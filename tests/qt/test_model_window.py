@@ -74,7 +74,7 @@ def _train(qtbot, w, steps: int) -> None:
     qtbot.mouseClick(w.run_bar.play, Qt.LeftButton)
     qtbot.waitUntil(lambda: len(w.history) >= before + steps, timeout=WAIT_MS)
     qtbot.mouseClick(w.run_bar.play, Qt.LeftButton)
-    qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not w.model.running, timeout=WAIT_MS)
 
 
 def _plain_first_losses(path: str, batch_size: int) -> list[float]:
@@ -94,7 +94,7 @@ def _plain_first_losses(path: str, batch_size: int) -> list[float]:
 def test_a_bundled_model_trains_with_its_head_names_and_reset_keeps_it(qtbot, model_window):
     path = example_path("deep_supervision")
     w = model_window(path)
-    qtbot.waitUntil(lambda: w.engine.model_name == "deep_supervision.py", timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.model.model_name == "deep_supervision.py", timeout=WAIT_MS)
     assert legend(w.loss_plot) == ["shallow", "middle", "deep", "total"]
     assert "deep_supervision.py" in w.windowTitle()
     width = w.controls.widgets["trunk_width"]
@@ -105,14 +105,14 @@ def test_a_bundled_model_trains_with_its_head_names_and_reset_keeps_it(qtbot, mo
     # step 0's losses, as the loss plot has them: the file's own, computed plainly
     assert w.history.column("step")[0] == 0
     assert list(w.history.column("losses")[0]) == pytest.approx(
-        _plain_first_losses(path, w.engine.config.batch_size), rel=1e-5)
+        _plain_first_losses(path, w.model.confirmed.batch_size), rel=1e-5)
     qtbot.keyClick(w, Qt.Key_R)                      # Reset: the same file, step 0
     qtbot.waitUntil(lambda: len(w.history) == 0 and w.engine.session.step_index == 0,
                     timeout=WAIT_MS)
     assert w.engine.session.spec is not None and w.engine.session.spec.names[0] == "shallow"
     qtbot.keyClick(w, Qt.Key_R, Qt.ShiftModifier)   # the defaults, on the same file
     qtbot.waitUntil(lambda: w.engine.session.config.lr == Config().lr, timeout=WAIT_MS)
-    assert w.engine.model_name == "deep_supervision.py"
+    assert w.model.model_name == "deep_supervision.py"
     assert legend(w.loss_plot) == ["shallow", "middle", "deep", "total"]
 
 
@@ -145,19 +145,19 @@ def test_open_model_asks_once_per_path_and_content(qtbot, model_window, tmp_path
     answer = Answer(QMessageBox.Open)
     open_model.trigger()
     assert answer.asked == 1 and "Python code" in answer.texts[0]
-    qtbot.waitUntil(lambda: w.engine.model_name == "my_net.py", timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.model.model_name == "my_net.py", timeout=WAIT_MS)
     assert legend(w.loss_plot) == ["alpha", "beta", "total"]
     _train(qtbot, w, 3)
-    generation = w.generation
+    generation = w.model.generation
     open_model.trigger()                         # the same file, unchanged: not asked
-    qtbot.waitUntil(lambda: w.generation > generation, timeout=WAIT_MS)
-    assert answer.asked == 1 and w.engine.model_name == "my_net.py"
+    qtbot.waitUntil(lambda: w.model.generation > generation, timeout=WAIT_MS)
+    assert answer.asked == 1 and w.model.model_name == "my_net.py"
     model.write_text(TWO_HEADS + "# edited\n")   # changed: asked again
     answer.button = QMessageBox.Cancel
-    generation = w.generation
+    generation = w.model.generation
     open_model.trigger()
     assert answer.asked == 2
-    assert w.generation == generation            # cancelled: nothing new runs
+    assert w.model.generation == generation            # cancelled: nothing new runs
     assert len(w.remembered().trusted_models) == 1
     assert all(isinstance(k, str) for k in w.remembered().trusted_models)
 
@@ -169,15 +169,15 @@ def test_a_raising_model_file_shows_its_line_and_the_window_goes_on(qtbot, model
     line = TWO_HEADS.splitlines().index(
         '            raise ValueError("boom in the trunk")') + 1
     w = model_window(model)
-    qtbot.waitUntil(lambda: w.engine.model_name == "raising.py", timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.model.model_name == "raising.py", timeout=WAIT_MS)
     qtbot.keyClick(w, Qt.Key_Space)
     qtbot.waitUntil(lambda: "boom in the trunk" in w.events_view.text(), timeout=WAIT_MS)
     assert f"raising.py:{line}" in w.events_view.text()
-    qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not w.model.running, timeout=WAIT_MS)
     qtbot.keyClick(w, Qt.Key_R)                      # the window still answers
-    qtbot.waitUntil(lambda: w.engine.session.step_index == 0 and not w.running,
+    qtbot.waitUntil(lambda: w.engine.session.step_index == 0 and not w.model.running,
                     timeout=WAIT_MS)
-    assert w.engine.model_name == "raising.py"
+    assert w.model.model_name == "raising.py"
 
 
 def test_a_file_whose_build_raises_is_not_used_and_says_where(qtbot, model_window,
@@ -187,7 +187,7 @@ def test_a_file_whose_build_raises_is_not_used_and_says_where(qtbot, model_windo
     w = model_window(model)
     qtbot.waitUntil(lambda: "ZeroDivisionError" in w.events_view.text(), timeout=WAIT_MS)
     assert "broken.py:2" in w.events_view.text()
-    assert w.engine.model_name == "" and w.engine.model_path is None
+    assert w.model.model_name == "" and w.model.model_path is None
     _train(qtbot, w, 3)                              # the built-in model trains instead
     assert legend(w.loss_plot)[0] == "head0"
 
@@ -200,24 +200,24 @@ def test_the_file_runs_in_the_engines_process_and_bs_and_survives_a_kill(
     model.write_text(f"import os\nopen({str(pids)!r}, 'a').write(f'{{os.getpid()}}\\n')\n"
                      + TWO_HEADS)
     w = model_window(model, Config(device="cpu", batch_size=16), in_process=False)
-    qtbot.waitUntil(lambda: w.engine.model_name == "pid_net.py", timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.model.model_name == "pid_net.py", timeout=WAIT_MS)
     ran_in = {int(p) for p in pids.read_text().split()}
     assert ran_in == {w.engine.pid} and os.getpid() not in ran_in
     w.compare.pin_settings()                          # B trains the same file
-    qtbot.waitUntil(lambda: w.generation >= 1, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.model.generation >= 1, timeout=WAIT_MS)
     qtbot.keyClick(w, Qt.Key_Space)
     qtbot.waitUntil(lambda: (w.refresh() or len(w.compare.history_b or ())) > 2,
                     timeout=WAIT_MS)
     qtbot.keyClick(w, Qt.Key_Space)
     ran_in = {int(p) for p in pids.read_text().split()}
     assert len(ran_in) == 2 and os.getpid() not in ran_in   # A's engine and B's
-    first, generation = w.engine.pid, w.generation
+    first, generation = w.engine.pid, w.model.generation
     os.kill(first, signal.SIGKILL)                   # as the out-of-memory killer would
     qtbot.waitUntil(lambda: not w.engine.alive, timeout=WAIT_MS)
     assert "stopped" in w.events_view.text()
     qtbot.keyClick(w, Qt.Key_R)                      # a fresh engine, the same file
-    qtbot.waitUntil(lambda: w.generation > generation, timeout=WAIT_MS)
-    assert w.engine.pid != first and w.engine.model_name == "pid_net.py"
+    qtbot.waitUntil(lambda: w.model.generation > generation, timeout=WAIT_MS)
+    assert w.engine.pid != first and w.model.model_name == "pid_net.py"
     assert first not in {int(p) for p in pids.read_text().split()[-1:]}
     assert legend(w.loss_plot)[:3] == ["alpha", "beta", "total"]
 
@@ -256,11 +256,11 @@ def test_the_examples_are_listed_and_open_without_the_question(qtbot, model_wind
     assert names == ["the built-in model", *model_names()] and len(names) == 4
     answer = Answer(QMessageBox.Cancel)
     w.findChild(QAction, "exampleModel_tiny_transformer").trigger()
-    qtbot.waitUntil(lambda: w.engine.model_name == "tiny_transformer.py", timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.model.model_name == "tiny_transformer.py", timeout=WAIT_MS)
     assert answer.asked == 0 and legend(w.loss_plot) == ["sequence", "per token", "total"]
     assert "tiny_transformer.py" in w.windowTitle()
     w.findChild(QAction, "builtInModelAction").trigger()   # and back
-    qtbot.waitUntil(lambda: w.engine.model_name == "" and w.engine.session is not None
+    qtbot.waitUntil(lambda: w.model.model_name == "" and w.engine.session is not None
                     and w.engine.session.spec is None, timeout=WAIT_MS)
     assert w.controls.widgets["trunk_width"].isEnabled()
     assert "tiny_transformer" not in w.windowTitle()
@@ -269,10 +269,10 @@ def test_the_examples_are_listed_and_open_without_the_question(qtbot, model_wind
 def test_a_lesson_opened_on_a_model_file_teaches_on_the_built_in_model(qtbot, model_window):
     from gradviz.plain.lessons import find_lesson
     w = model_window(example_path("deep_supervision"))
-    qtbot.waitUntil(lambda: w.engine.model_name == "deep_supervision.py", timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.model.model_name == "deep_supervision.py", timeout=WAIT_MS)
     lesson = find_lesson("backward-twice")
     w.lessons.open(lesson)
     qtbot.waitUntil(lambda: w.engine.session is not None and w.engine.session.spec is None
-                    and w.engine.model_name == "", timeout=WAIT_MS)
+                    and w.model.model_name == "", timeout=WAIT_MS)
     assert w.engine.session.config.heads == lesson.slides[0].config.heads
     assert legend(w.loss_plot)[0] == "head0"

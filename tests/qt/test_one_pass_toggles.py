@@ -3,7 +3,7 @@ the engine, the status bar shows the trunk walks it measured, and the error a mo
 demonstrates is explained, never a crash."""
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QPushButton
+from PySide6.QtWidgets import QCheckBox, QComboBox, QPushButton, QWidget
 
 from gradviz.plain.config import Config
 
@@ -37,7 +37,7 @@ def test_a_strategy_choice_reaches_the_engine_and_the_walks_are_shown(
     choose(w, "strategyCombo", strategy)
     qtbot.waitUntil(lambda: engine(w).strategy == strategy, timeout=WAIT_MS)
     one_step(qtbot, w)
-    label = w.findChild(QLabel, "walksLabel")
+    label = w.findChild(QWidget, "walksLabel")
 
     def shown():
         w.refresh()
@@ -67,6 +67,6 @@ def test_a_head_under_no_grad_is_explained_when_its_loss_is_backwarded(qtbot, ma
                     timeout=WAIT_MS)
     qtbot.mouseClick(w.findChild(QPushButton, "playButton"), Qt.LeftButton)
     qtbot.waitUntil(lambda: w.events_view.event is not None, timeout=WAIT_MS)
-    qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not w.model.running, timeout=WAIT_MS)
     text = w.events_view.text()
     assert "does not require grad" in text and f"torch.{mode}()" in text

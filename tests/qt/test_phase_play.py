@@ -4,12 +4,13 @@ buffers call by call, Space pauses; a slide's stop is exact at any pace."""
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QPushButton
 
+from gradviz.engine import protocol as p
 from gradviz.plain.config import Config
 from gradviz.plain.graph_data import ALIVE, SAVED
 from gradviz.plain.lessons import parse_lesson
 from gradviz.render import style
 
-from waits import WAIT_MS
+from waits import WAIT_MS, on_record, on_running
 
 SEPARATE = Config(device="cpu", heads=3, strategy="separate", batch_size=32)
 ONE_STEP = ["zero_grad", "forward", "backward 1 of 3", "backward 2 of 3", "backward 3 of 3",
@@ -24,8 +25,8 @@ def _tick_phase_play(qtbot, w) -> None:
 
 def _record(w, phases: list, graphs: list) -> None:
     """What the status line says after each phase, and every graph the engine sends."""
-    w.engine.phaseDone.connect(lambda phase: phases.append(w.phase_label.text()))
-    w.engine.graphReady.connect(lambda graph, when: graphs.append((when, graph)))
+    on_record(w.engine, p.PhaseDone, lambda _r: phases.append(w.phase_label.text()))
+    on_record(w.engine, p.Graph, lambda r: graphs.append((r.when, r.graph)))
 
 
 def _freed(graph) -> set[str]:
@@ -44,8 +45,8 @@ def test_space_plays_phase_by_phase_and_pauses(qtbot, make_window):
     qtbot.keyClick(w, Qt.Key_Space)
     qtbot.waitUntil(lambda: len(phases) >= 8, timeout=WAIT_MS)   # a step and then some
     qtbot.keyClick(w, Qt.Key_Space)
-    qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
-    assert not w.engine.running
+    qtbot.waitUntil(lambda: not w.model.running, timeout=WAIT_MS)
+    assert not w.model.running
     # each phase on the status line, in the order the loop runs them
     for text, detail in zip(phases, ONE_STEP + ["zero_grad", "forward"]):
         assert text.startswith("Playing phase by phase · Step "), text
@@ -58,7 +59,7 @@ def test_space_plays_phase_by_phase_and_pauses(qtbot, make_window):
                              and w.history.last.step == finished)[1], timeout=WAIT_MS)
     # paused (the engine said so, after every phase it had sent): no phase comes any more
     count, at = len(phases), (w.engine.session.step_index, w.engine.session.in_step)
-    w.sigRequestGraph.emit()                  # a round trip through the engine's loop
+    w.engine.request_graph()                  # a round trip through the engine's loop
     qtbot.waitUntil(lambda: graphs and graphs[-1][0] == "live", timeout=WAIT_MS)
     assert len(phases) == count
     assert (w.engine.session.step_index, w.engine.session.in_step) == at
@@ -73,7 +74,7 @@ def test_the_graph_changes_as_each_backward_call_frees_buffers(qtbot, make_windo
     _record(w, phases, graphs)
     qtbot.keyClick(w, Qt.Key_Space)
     qtbot.waitUntil(lambda: w.events_view.event is not None, timeout=WAIT_MS)
-    qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not w.model.running, timeout=WAIT_MS)
     received = dict(graphs)
     forward, first = received["after forward"], received["after backward 1 of 3: head0 "
                                                           "(retain_graph=False)"]
@@ -91,7 +92,7 @@ def test_the_graph_changes_as_each_backward_call_frees_buffers(qtbot, make_windo
 
 def test_retained_calls_keep_the_buffers_and_the_last_one_frees_them(qtbot, make_window):
     w = make_window(SEPARATE)                                   # retain_graph auto
-    w.sigShowSaved.emit(True)
+    w.model.show_saved = True
     _tick_phase_play(qtbot, w)
     w.run_bar.speed.setValue(0)
     phases, graphs = [], []
@@ -99,7 +100,7 @@ def test_retained_calls_keep_the_buffers_and_the_last_one_frees_them(qtbot, make
     qtbot.keyClick(w, Qt.Key_Space)
     qtbot.waitUntil(lambda: len(phases) >= 6, timeout=WAIT_MS)
     qtbot.keyClick(w, Qt.Key_Space)
-    qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not w.model.running, timeout=WAIT_MS)
     received = dict(graphs)
     by_call = [received[f"after backward {k} of 3: head{k - 1} (retain_graph="
                         f"{'False' if k == 3 else 'True'})"] for k in (1, 2, 3)]
@@ -128,11 +129,12 @@ autoplay = false
 def test_a_slide_at_full_speed_stops_at_exactly_its_step(qtbot, make_window):
     w = make_window()
     w.lessons.open(_slide("steps", 0, 30))
-    qtbot.waitUntil(lambda: w.generation >= 1 and w.engine.config.heads == 2, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.model.generation >= 1 and w.model.confirmed.heads == 2,
+        timeout=WAIT_MS)
     assert w.run_bar.pace.toolTip() == "as fast as it goes"
     assert not w.run_bar.phase_play.isChecked()
     running = []
-    w.engine.runningChanged.connect(running.append)
+    on_running(w, running.append)
     qtbot.mouseClick(w.findChild(QPushButton, "playButton"), Qt.LeftButton)
     qtbot.waitUntil(lambda: running == [True, False], timeout=WAIT_MS)   # it paused itself
     w.refresh()
@@ -142,19 +144,20 @@ def test_a_slide_at_full_speed_stops_at_exactly_its_step(qtbot, make_window):
     qtbot.keyClick(w, Qt.Key_Space)
     qtbot.waitUntil(lambda: w.engine.session.step_index > 40, timeout=WAIT_MS)
     qtbot.keyClick(w, Qt.Key_Space)
-    qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not w.model.running, timeout=WAIT_MS)
 
 
 def test_a_phase_slide_plays_phases_and_stops_at_its_step(qtbot, make_window):
     w = make_window()
     w.lessons.open(_slide("phases", 20, 2))
-    qtbot.waitUntil(lambda: w.generation >= 1 and w.engine.config.heads == 2, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.model.generation >= 1 and w.model.confirmed.heads == 2,
+        timeout=WAIT_MS)
     assert w.run_bar.phase_play.isChecked() and w.run_bar.pace.toolTip() == "≤ 20 phases/s"
     phases = []
-    w.engine.phaseDone.connect(lambda phase: phases.append((phase.step, phase.name)))
+    on_record(w.engine, p.PhaseDone, lambda r: phases.append((r.phase.step, r.phase.name)))
     qtbot.keyClick(w, Qt.Key_Space)
-    qtbot.waitUntil(lambda: w.running, timeout=WAIT_MS)
-    qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.model.running, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not w.model.running, timeout=WAIT_MS)
     w.refresh()
     assert len(w.history) == 2 and w.engine.session.step_index == 2
     one_step = ["zero_grad", "forward", "backward", "optimizer step"]   # strategy sum
@@ -164,12 +167,13 @@ def test_a_phase_slide_plays_phases_and_stops_at_its_step(qtbot, make_window):
 def test_leaving_the_lesson_lifts_its_stop(qtbot, make_window):
     w = make_window()
     w.lessons.open(_slide("steps", 0, 3))
-    qtbot.waitUntil(lambda: w.generation >= 1 and w.engine.config.heads == 2, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.model.generation >= 1 and w.model.confirmed.heads == 2,
+        timeout=WAIT_MS)
     qtbot.keyClick(w, Qt.Key_Escape)
     qtbot.keyClick(w, Qt.Key_Space)
     qtbot.waitUntil(lambda: w.engine.session.step_index > 10, timeout=WAIT_MS)
     qtbot.keyClick(w, Qt.Key_Space)
-    qtbot.waitUntil(lambda: not w.running, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not w.model.running, timeout=WAIT_MS)
 
 
 def test_each_backward_call_sweeps_the_graph_at_the_pace(qtbot, make_window):
@@ -177,10 +181,10 @@ def test_each_backward_call_sweeps_the_graph_at_the_pace(qtbot, make_window):
     boxes light up in the order that call ran, the head's loss first, the trunk last."""
     w = make_window(SEPARATE)
     w.graph_view.set_module_view(True)
-    qtbot.waitUntil(lambda: w.generation >= 0, timeout=WAIT_MS)   # the model is built
+    qtbot.waitUntil(lambda: w.model.generation >= 1, timeout=WAIT_MS)   # the model is built
     swept, phases = [], []
     w.graph_view.sweep.finished.connect(lambda: swept.append(list(w.graph_view.sweep.lit)))
-    w.engine.phaseDone.connect(lambda phase: phases.append(phase.name))
+    on_record(w.engine, p.PhaseDone, lambda r: phases.append(r.phase.name))
     for done in range(1, 6):        # zero_grad, forward, backward 1, 2 and 3 of 3
         qtbot.keyClick(w, Qt.Key_Right)
         qtbot.waitUntil(lambda done=done: len(phases) == done, timeout=WAIT_MS)

@@ -62,7 +62,7 @@ def test_quitting_the_window_leaves_a_newer_versions_file_as_it_was(qtbot, tmp_p
     window = MainWindow(remembered, settings, engine_in_process=True)
     qtbot.addWidget(window)
     window.show()
-    qtbot.waitUntil(lambda: window.generation >= 0, timeout=60_000)
+    qtbot.waitUntil(lambda: window.model.generation >= 1, timeout=60_000)
     window.zoom_by(1.3)
     window.close()
     lines = warnings(capsys.readouterr().err)

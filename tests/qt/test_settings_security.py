@@ -149,7 +149,7 @@ def test_the_window_starts_with_defaults_from_a_poisoned_file(qtbot, tmp_path, m
     window = MainWindow(remembered, settings)
     qtbot.addWidget(window)
     window.show()
-    qtbot.waitUntil(lambda: window.generation >= 0, timeout=60_000)  # torch loads first
+    qtbot.waitUntil(lambda: window.model.generation >= 1, timeout=60_000)  # torch loads first
     assert window.theme.name == "light" and window.theme.zoom == 1.0
     assert window.run_bar.speed.value() == 0 and window.controls.config() == Config()
     window.close()
@@ -282,7 +282,7 @@ def test_zoom_theme_speed_and_config_survive_a_relaunch(qtbot, tmp_path, monkeyp
         window = MainWindow(remembered, settings)
         qtbot.addWidget(window)
         window.show()
-        qtbot.waitUntil(lambda: window.generation >= 0, timeout=60_000)  # torch loads first
+        qtbot.waitUntil(lambda: window.model.generation >= 1, timeout=60_000)  # torch loads first
         return window
 
     w = open_window()
@@ -290,7 +290,7 @@ def test_zoom_theme_speed_and_config_survive_a_relaunch(qtbot, tmp_path, monkeyp
     w.zoom_by(1.3)
     w.run_bar.speed.setValue(5)
     w.findChild(QCheckBox, "zeroGradCheck").click()
-    qtbot.waitUntil(lambda: not w.engine.config.zero_grad, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not w.model.confirmed.zero_grad, timeout=WAIT_MS)
     w.close()
     saved = json.loads(path.read_text())
     assert saved["version"] == 2 and saved["theme"] == "dark" and saved["speed"] == 5
@@ -299,7 +299,7 @@ def test_zoom_theme_speed_and_config_survive_a_relaunch(qtbot, tmp_path, monkeyp
     w2 = open_window()
     assert w2.theme.name == "dark" and w2.theme.zoom == pytest.approx(1.3)
     assert w2.run_bar.speed.value() == 5 and not w2.controls.config().zero_grad
-    assert not w2.engine.config.zero_grad
+    assert not w2.model.confirmed.zero_grad
     w2.close()
     assert warnings(capsys.readouterr().err) == []
 

@@ -77,7 +77,7 @@ def test_ctrl_plus_scales_the_graph_legend_narration_and_cosine_matrix(qtbot, ma
     w.drawn_off_screen = True   # a 1920x1080 projector: room for the slide at every size
     w.resize(1920, 1080)
     w.lessons.open_named("losses-disagree")                    # cosine and junction
-    qtbot.waitUntil(lambda: w.generation >= 1, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.model.generation >= 1, timeout=WAIT_MS)
     narration = QFontInfo(w.lessons.narration.text.font()).pointSizeF()
     legend_row, legend_width = w.graph_view.legend.row, w.graph_view.legend.minimumWidth()
     axis = w.cosine.plot.getAxis("left").style["tickFont"].pointSizeF()

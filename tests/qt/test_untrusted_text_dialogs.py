@@ -106,7 +106,7 @@ def test_a_bad_lesson_file_is_reported_as_plain_text(qtbot, make_window, tmp_pat
     monkeypatch.setattr(lesson_mode.QFileDialog, "getOpenFileName",
                         lambda *args, **kwargs: (str(lesson), ""))
     answer = ModalAnswer(QMessageBox.Ok)
-    w.lessons._open_file()
+    w.lessons.open_file()
     (name, text_format, text), = answer.seen
     assert name == "plainWarning" and text_format == Qt.PlainText
     assert ATTACK in text and text.startswith("lesson file ")

@@ -345,7 +345,7 @@ def test_a_lesson_file_with_a_huge_table_is_refused_in_one_line_naming_the_slide
                         lambda *args, **kwargs: (str(path), ""))
     warned = []
     monkeypatch.setattr(lesson_mode, "warn", lambda parent, title, text: warned.append(text))
-    w.lessons._open_file()
+    w.lessons.open_file()
     chars = len(table.strip())               # the lesson keeps its text stripped
     assert warned == [f"lesson file '{path}', slide 2: the narration cannot be shown: it is "
                       f"{chars:,} characters long; a slide's narration may have at most "

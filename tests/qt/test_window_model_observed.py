@@ -3,6 +3,7 @@ is what the run bar, the settings, the docks and the screen show, and the engine
 only what it does not have yet. Lessons change the model, not the window's widgets."""
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 
 from gradviz.engine import protocol as p
 from gradviz.plain.config import Config
@@ -34,17 +35,21 @@ def test_the_models_pace_and_play_mode_move_the_run_bar_and_reach_the_engine(
     assert not w.run_bar.phase_play.isChecked()
     w.model.play_mode = "phases"
     assert w.run_bar.phase_play.isChecked() and w.run_bar.speed.value() == 7
-    assert [(m.settings.delay_ms, m.settings.animate_phases) for m in sent] == \
-        [(500, False), (500, True)]
+    # both written, then sent: once, in one record
+    qtbot.waitUntil(lambda: len(sent) > 0, timeout=WAIT_MS)
+    QApplication.processEvents()
+    assert [(m.settings.delay_ms, m.settings.animate_phases) for m in sent] == [(500, True)]
     qtbot.waitUntil(lambda: w.engine.loop.settings.delay_ms == 500
                     and w.engine.loop.settings.animate_phases, timeout=WAIT_MS)
-    # and the other way: the user's slider and P change the model (and the engine, once)
+    # and the other way: the user's slider and P change the model (and the engine)
     del sent[:]
     w.run_bar.speed.setValue(2)
     qtbot.keyClick(w, Qt.Key_P)
     assert (w.model.pace_ms, w.model.play_mode) == (20, "steps")
-    assert [(m.settings.delay_ms, m.settings.animate_phases) for m in sent] == \
-        [(20, True), (20, False)]
+    qtbot.waitUntil(lambda: len(sent) > 0 and (sent[-1].settings.delay_ms,
+                                               sent[-1].settings.animate_phases)
+                    == (20, False), timeout=WAIT_MS)
+    assert all(isinstance(m, p.Settings) for m in sent) and len(sent) <= 2
 
 
 def test_a_slide_sets_the_model_and_sends_the_engine_one_message(qtbot, make_window):
@@ -74,13 +79,16 @@ def test_a_slide_sets_the_model_and_sends_the_engine_one_message(qtbot, make_win
                for message in sent if isinstance(message, p.Settings))
 
 
-def test_the_requested_config_is_shown_and_the_engine_told_by_whoever_asks(make_window):
+def test_the_requested_config_is_shown_and_the_engine_told_once(qtbot, make_window):
     w = make_window(Config(device="cpu", batch_size=16))
     sent = _sent(w)
     asked = Config(device="cpu", batch_size=16, heads=2, strategy="in-loop")
     w.model.requested = asked
     assert w.controls.config() == asked and len(w.controls.detach_boxes) == 2
-    assert sent == []
+    assert w.code_view.config() == asked
+    qtbot.waitUntil(lambda: len(sent) > 0, timeout=WAIT_MS)   # once the writer is done
+    QApplication.processEvents()
+    assert sent == [p.SetConfig(asked)]
 
 
 def test_a_lesson_in_the_model_puts_the_docks_away_and_its_end_brings_them_back(

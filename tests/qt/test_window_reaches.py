@@ -53,3 +53,35 @@ def test_the_counter_finds_reaches_however_the_window_is_named():
                                     "lesson_mode.py"])
 def test_the_module_reaches_into_no_attribute_of_the_window(module):
     assert reaches((QT / module).read_text()) == []
+
+
+def private_reaches(source: str) -> list[str]:
+    """Every private name (`_x`, not `__x__`) read along a chain that starts at the
+    window: `window._grid`, `window.lessons._open_file`, `self.window.graph_view._x`."""
+    tree = ast.parse(source)
+    names, found = _window_names(tree), []
+    for node in ast.walk(tree):
+        chain, base = [], node
+        while isinstance(base, ast.Attribute) and not _is_window(base, names):
+            chain.append(base.attr)
+            base = base.value
+        if isinstance(base, ast.Attribute) or (isinstance(base, ast.Name)
+                                               and base.id in names and chain):
+            if isinstance(base, ast.Attribute):
+                chain.append(base.attr)
+            if isinstance(node, ast.Attribute) and node is not base:
+                found += [a for a in chain if a.startswith("_") and not a.startswith("__")]
+    return sorted(set(found))
+
+
+def test_the_private_counter_finds_a_private_name_anywhere_along_the_chain():
+    source = ("def f(window):\n    window.lessons._open_file()\n    window._grid\n"
+              "    window.graph_view.export_dialog('svg')\n"
+              "class A:\n    def g(self):\n        self.window.view._export_dialog\n")
+    assert private_reaches(source) == ["_export_dialog", "_grid", "_open_file"]
+
+
+@pytest.mark.parametrize("module", ["file_menu.py", "screenshot.py"])
+def test_the_file_menu_and_the_screenshot_use_only_public_names_of_the_window(module):
+    """They drive the window through its model, its engine adapter and public methods."""
+    assert private_reaches((QT / module).read_text()) == []

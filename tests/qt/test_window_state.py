@@ -89,7 +89,7 @@ def test_a_crafted_layout_in_the_settings_file_gives_the_first_launch_layout(
     window = MainWindow(remembered, settings)     # this crashed the process before
     qtbot.addWidget(window)
     window.show()
-    qtbot.waitUntil(lambda: window.generation >= 0, timeout=60_000)  # torch loads first
+    qtbot.waitUntil(lambda: window.model.generation >= 1, timeout=60_000)  # torch loads first
     window.close()
     lines = [line for line in capsys.readouterr().err.splitlines()
              if line.startswith("gradviz: settings")]

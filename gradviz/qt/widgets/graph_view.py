@@ -120,7 +120,7 @@ class GraphView(QWidget):
         for text, kind in (("SVG (as on screen)…", "svg"), ("PNG (as on screen)…", "png"),
                            ("DOT…", "dot"), ("torchviz DOT…", "torchviz")):
             def export(_checked: bool = False, k: str = kind) -> None:
-                self._export_dialog(k)
+                self.export_dialog(k)
             menu.addAction(text, export)
         self.export_button.setMenu(menu)
         self.canvas = GraphCanvas()
@@ -455,7 +455,7 @@ class GraphView(QWidget):
         self._place_key()
 
     # ---- export ---------------------------------------------------------------------------
-    def _export_dialog(self, kind: str) -> None:
+    def export_dialog(self, kind: str) -> None:
         filters = {"svg": "SVG (*.svg)", "png": "PNG (*.png)", "dot": "DOT (*.dot)",
                    "torchviz": "DOT (*.dot)"}
         suggested = f"graph.{'dot' if kind == 'torchviz' else kind}"

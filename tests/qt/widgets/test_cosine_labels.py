@@ -119,7 +119,7 @@ def test_no_names_at_any_size_overlap(qtbot, panel, names, width, height, zoom):
 
 def test_in_the_window_on_the_cnn_example_the_labels_are_apart(qtbot, make_window):
     w = make_window(Config(device="cpu"), model_path=example_path("cnn_two_heads"))
-    qtbot.waitUntil(lambda: w.engine.model_name == "cnn_two_heads.py", timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.model.model_name == "cnn_two_heads.py", timeout=WAIT_MS)
     w.resize(1024, 768)
     tabs = w.gradients_panel.findChild(QTabWidget, "gradientsTabs")
     if w.gradients_panel.compact:   # cramped: the "agreement" tab, clicked

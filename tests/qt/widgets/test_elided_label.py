@@ -4,7 +4,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel
 
 from gradviz.qt.widgets.elided_label import ELLIPSIS, elide_at_word
 
@@ -46,7 +45,7 @@ def test_a_long_status_message_is_cut_at_a_word_beside_the_fields(qtbot, make_wi
     w.phase_label.setText(message)
     label = w.phase_label
     w.statusBar().layout().activate()
-    shown = QLabel.text(label)   # what is drawn
+    shown = label.shown_text()   # what is drawn
     drawn = label.fontMetrics().horizontalAdvance(shown)
     right = label.mapTo(w, label.contentsRect().topLeft()).x() + drawn
     assert right <= w.walks_label.mapTo(w, w.walks_label.rect().topLeft()).x()

@@ -124,7 +124,7 @@ def test_enter_opens_the_box_under_the_mouse(qtbot, view):
 
 def test_in_the_window_a_model_files_run_opens_with_a_double_click(qtbot, make_window):
     w = make_window(Config(device="cpu", heads=2, batch_size=8), model_path=TRANSFORMER)
-    qtbot.waitUntil(lambda: w.engine.model_name == "tiny_transformer.py", timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.model.model_name == "tiny_transformer.py", timeout=WAIT_MS)
     view = w.graph_view
     view.set_module_view(True)
     before = w.engine.session.step_index

@@ -1,0 +1,61 @@
+"""The window as a lesson shows it: a lesson opened puts every dock away (their layout
+kept) and shows the stage in the middle; left, the panels the stage borrowed go back
+home, and every dock where, and as shown or closed as, the user had it."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QByteArray, QObject
+from PySide6.QtWidgets import QWidget
+
+if TYPE_CHECKING:
+    from .main_window import MainWindow
+
+
+class LessonDocks(QObject):
+    def __init__(self, window: MainWindow):
+        super().__init__(window)
+        self.w = window
+        # the docks as the user had them before the lesson (saveState's bytes): put
+        # back when it ends, and what quitting mid-lesson remembers
+        self.layout_before: QByteArray | None = None
+        window.model.events.lesson.connect(self._show_lesson)
+
+    def show_stage(self, shown: bool) -> None:
+        self.w.plot_stack.setVisible(not shown)
+        self.w.stage.setVisible(shown)
+
+    def _show_lesson(self, name: str | None) -> None:
+        w = self.w
+        if name is not None:
+            if self.layout_before is None:
+                self.layout_before = w.saveState()
+                w.model.docks_shown = frozenset()
+                self.show_stage(True)
+                w.events_view.allow_log(False)
+                w.code_view.set_wrapped(True)
+            return
+        if self.layout_before is None:
+            return
+        self.show_stage(False)
+        self.take_panels_home(w.lessons.stage.release())
+        w.events_view.allow_log(True)
+        w.code_view.set_wrapped(False)
+        w.plot_stack.show_only([])   # all of them again
+        w.plot_stack.put_in_front([])
+        w.gradients_panel.put_in_front([])
+        w.restoreState(self.layout_before)
+        self.layout_before = None
+        w.track_graph()
+
+    def take_panels_home(self, panels: dict[str, QWidget]) -> None:
+        """The panels a lesson's stage borrowed, back in their docks and panels (their
+        least sizes come back as the model's panels go)."""
+        w = self.w
+        homes = {w.graph_view: w.graph_dock, w.memory: w.memory_dock,
+                 w.code_view: w.code_dock, w.events_view: w.events_dock}
+        for widget in panels.values():
+            if widget in homes:
+                homes[widget].setWidget(widget)
+        w.gradients_panel.take_back()
+        w.plot_stack.take_back()

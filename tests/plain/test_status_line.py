@@ -1,0 +1,143 @@
+"""The status bar's words, composed without Qt from the records the engine sends: the
+phase line, the last step's walks, the rate, and how long a backward sweep is drawn.
+A text is announced only when its words change (the labels repaint only then)."""
+import pytest
+
+from gradviz.plain.config import Config
+from gradviz.plain.events import Event
+from gradviz.plain.records import PhaseRecord, StepRecord
+from gradviz.plain.status_line import (
+    KEYS,
+    STARTING,
+    StatusLine,
+    StatusTexts,
+    failed_text,
+    fresh_model_text,
+    sweep_ms,
+    walks_text,
+)
+
+
+def _event(kind: str = "RuntimeError", step: int = 4) -> Event:
+    return Event(step=step, phase="backward", call="backward 2 of 3", type=kind,
+                 message="the engine said so.", title="In-place change", explanation="",
+                 hint="")
+
+
+def _step(step: int, total: float = 1.25, walks: int | None = 3,
+          seconds: float | None = 0.00042) -> StepRecord:
+    return StepRecord(step=step, losses={"head0": total}, total=total, trunk_walks=walks,
+                      backward_seconds=seconds)
+
+
+def test_walks_name_the_backward_time_in_ms_and_the_trunk_walks():
+    assert walks_text(_step(0, walks=3, seconds=0.00042)) == \
+        "backward 0.42 ms · trunk walked 3×"
+    assert walks_text(_step(0, walks=1, seconds=0.0175)) == \
+        "backward 17.50 ms · trunk walked 1×"
+
+
+@pytest.mark.parametrize("record", [None, _step(0, walks=None), _step(0, seconds=None)])
+def test_no_walks_without_a_step_that_measured_them(record):
+    assert walks_text(record) == ""
+
+
+@pytest.mark.parametrize("pace_ms, ms", [
+    (0, 1500),        # stepped alone (or as fast as it goes): a sweep one can follow
+    (5, 400),         # 4 ms: at least the least
+    (500, 400),       # 400: exactly the least
+    (550, 440),       # 0.8 of the pace between the bounds
+    (1000, 800), (1500, 1200),
+    (5000, 4000),     # exactly the most
+    (6000, 4000)])    # never longer than the most
+def test_a_backward_sweep_takes_most_of_the_pace_within_its_bounds(pace_ms, ms):
+    assert sweep_ms(pace_ms) == ms
+
+
+def test_a_failure_names_its_step_and_call_and_the_panel_to_read():
+    assert failed_text(_event()) == \
+        "Paused at step 4: In-place change (backward 2 of 3) — see “What happened”"
+    assert failed_text(_event("EngineStopped")) == (
+        "the engine said so. Press Reset (R) to start a fresh one — see “What happened”")
+    assert failed_text(_event("ModelFileStopped")) == \
+        "the engine said so. See “What happened”."
+
+
+def test_a_fresh_model_is_named_by_its_file_and_heads_or_its_shape():
+    assert fresh_model_text(Config(heads=2, trunk_depth=3, trunk_width=64), "", ()) == \
+        f"Fresh model: 2 heads, trunk 3×64 — step 0.   {KEYS}"
+    assert fresh_model_text(Config(), "two_tower.py", ("left", "right")) == \
+        f"Fresh model: two_tower.py (left, right) — step 0.   {KEYS}"
+
+
+def test_a_text_is_announced_only_when_its_words_change():
+    texts = StatusTexts()
+    said: list[str] = []
+    texts.events.phase.connect(lambda text: said.append(text))
+    status = StatusLine(texts)
+    assert texts.phase == STARTING
+    status.say("one")
+    status.say("one")
+    status.rejected("batch_size must be positive")
+    status.rejected("batch_size must be positive")
+    assert said == ["one", "Not applied: batch_size must be positive"]
+
+
+def test_a_fresh_model_clears_the_last_models_walks_and_rate():
+    status = StatusLine()
+    status.steps(_step(3), running=True, by_phases=False)
+    status.rate(False, 1234.4)
+    assert status.texts.walks and status.texts.rate == "1,234 steps/s"
+    status.fresh_model(Config(heads=2), "", ())
+    assert (status.texts.walks, status.texts.rate) == ("", "")
+    assert status.texts.phase.startswith("Fresh model: 2 heads")
+
+
+def test_playing_by_steps_each_new_step_names_itself():
+    status = StatusLine()
+    status.phase_done(PhaseRecord(step=3, name="forward", detail="f"), running=True)
+    status.steps(_step(3, total=0.123456), running=True, by_phases=False)
+    assert status.texts.phase == "Training · step 3 done · total loss 0.1235"
+    assert status.texts.walks == "backward 0.42 ms · trunk walked 3×"
+
+
+def test_a_phase_of_the_newest_step_keeps_its_line_while_paused_or_by_phases():
+    status = StatusLine()
+    status.phase_done(PhaseRecord(step=3, name="backward", detail="backward 1 of 3"),
+                      running=False)
+    line = "Step 3 · just done: backward — backward 1 of 3"
+    assert status.texts.phase == line
+    status.steps(_step(3), running=False, by_phases=False)      # the same step: kept
+    assert status.texts.phase == line
+    status.steps(_step(3), running=True, by_phases=True)        # played by phases: kept
+    assert status.texts.phase == line
+    status.steps(_step(4, total=2.0), running=False, by_phases=False)   # a newer step
+    assert status.texts.phase == "Paused · step 4 done · total loss 2"
+
+
+def test_a_phase_played_says_so_and_one_that_failed_leaves_the_line_to_the_failure():
+    status = StatusLine()
+    status.phase_done(PhaseRecord(step=0, name="zero_grad", detail="z"), running=True)
+    assert status.texts.phase == "Playing phase by phase · Step 0 · just done: zero_grad — z"
+    status.failed(_event(step=1))
+    failed = status.texts.phase
+    status.phase_done(PhaseRecord(step=1, name="backward", detail="b", event=_event(step=1)),
+                      running=False)
+    assert status.texts.phase == failed
+    # ...and its step counts as named: the step's record does not replace the failure
+    status.steps(_step(1), running=False, by_phases=False)
+    assert status.texts.phase == failed
+
+
+def test_the_rate_is_the_engines_or_phase_by_phase():
+    status = StatusLine()
+    status.rate(True, 1234.0)
+    assert status.texts.rate == "phase by phase"
+    status.rate(False, 999.6)
+    assert status.texts.rate == "1,000 steps/s"
+
+
+def test_ready_says_the_model_is_being_built():
+    status = StatusLine()
+    status.ready()
+    assert status.texts.phase == "Training engine ready: building the model…"
