@@ -143,3 +143,16 @@ def test_install_desktop_writes_an_entry_that_starts_this_gradviz(tmp_path):
     version = subprocess.run(command[:-1] + ["--version"], capture_output=True, text=True,
                              env=env, timeout=120)
     assert version.returncode == 0 and version.stdout.startswith("gradviz ")
+
+
+def test_open_recent_is_given_the_files_typed_not_bundled_names(files):
+    from gradviz.qt.launch import named_files
+
+    def named(*words):
+        return named_files(build_parser().parse_args(_argv(*words)))
+    assert named("lesson.toml") == ["lesson.toml"]
+    assert named("model.py", "--config", "config.toml") == ["config.toml", "model.py"]
+    assert named("--lesson", "detach-vs-detach_", "--config", "rnn-truncated",
+                 "--model", "deep_supervision") == []
+    (files / "mlp").write_text("")   # --model mlp is the built-in model, whatever is here
+    assert named("--model", "mlp") == []
