@@ -57,9 +57,10 @@ def bare_file_argv(parser: argparse.ArgumentParser, argv: list[str]) -> list[str
         if token == "--" or not token.startswith("-") or token == "-":
             break
         i += 2 if _takes_value(token, valued, bare) else 1
-    if i >= len(argv) or argv[i] in commands:
+    # after `--` every word is argparse's to read as it reads it
+    if i >= len(argv) or argv[i] in commands or argv[i] == "--":
         return argv
-    token = argv[i + 1] if argv[i] == "--" and i + 1 < len(argv) else argv[i]
+    token = argv[i]
     if not _looks_like_file(token):
         return argv   # argparse refuses it as a command
     try:
@@ -68,5 +69,4 @@ def bare_file_argv(parser: argparse.ArgumentParser, argv: list[str]) -> list[str
         fail(f"gradviz: {exc}")
     if any(a == flag or a.startswith(flag + "=") for a in argv):
         fail(f"gradviz: {token} and {flag} both name a file to open; give one of them")
-    rest = argv[i + 2:] if argv[i] == "--" else argv[i + 1:]
-    return argv[:i] + [flag, token] + rest
+    return argv[:i] + [flag, token] + argv[i + 1:]
