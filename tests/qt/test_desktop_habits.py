@@ -100,6 +100,16 @@ def test_a_dropped_file_of_no_kind_is_refused_in_one_line(qtbot, make_window, fi
     assert w.model.requested == config and w.file_menu.recent.paths == []
 
 
+def test_of_several_dropped_files_the_first_opens_and_the_status_says_so(
+        qtbot, make_window, files, warned):
+    w = make_window()
+    assert drop(w, files / "fast.toml", files / "notes.txt")
+    qtbot.waitUntil(lambda: w.engine.session.config.lr == 0.0125, timeout=WAIT_MS)
+    assert w.phase_label.text().startswith(
+        f"2 files dropped: opening the first, {files / 'fast.toml'}; drop one at a time")
+    assert warned == []
+
+
 def test_a_web_address_is_not_taken(qtbot, make_window):
     w = make_window()
     mime = _mime(QUrl("https://example.com/a.py"))   # kept: the event does not own it
