@@ -6,6 +6,7 @@ interrupt at any moment of start-up ends with one line rather than a traceback.
 """
 from __future__ import annotations
 
+import argparse
 import os
 import signal
 import sys
@@ -39,6 +40,8 @@ def build_parser():
         prog="gradviz",
         description="See what autograd does when a network has several losses. "
                     "With no command, opens the desktop app with these settings; "
+                    "FILE, a lesson or settings file (.toml) or a model file (.py), "
+                    "opens as --lesson, --config or --model would; "
                     "`gradviz COMMAND --help` tells each command's options.")
     parser.add_argument("--version", action="version", version=f"gradviz {__version__}")
     add_training_options(parser)
@@ -47,6 +50,9 @@ def build_parser():
     parser.add_argument("--screenshot", metavar="PNG",
                         help="train --steps steps, save a 1920x1080 picture of the window "
                              "as PNG and exit (works offscreen)")
+    parser.add_argument("--install-desktop", action="store_true", default=argparse.SUPPRESS,
+                        help="add gradviz to your desktop's application menu, with its "
+                             "icon, for your user only, and exit")
     sub = parser.add_subparsers(dest="command", parser_class=OneLineParser,
                                 metavar="{run,compare,lessons,bench}",
                                 help="a headless command (gradviz COMMAND --help says more); "
@@ -56,8 +62,13 @@ def build_parser():
 
 
 def _main(argv: list[str] | None) -> int:
+    from .commands.bare_file import bare_file_argv
     argv = sys.argv[1:] if argv is None else argv
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(bare_file_argv(parser, argv))
+    if getattr(args, "install_desktop", False):
+        from .commands.desktop_entry import install_desktop
+        return install_desktop()
     _stop_if_interrupted()
     if args.command is None:
         from .qt.launch import launch  # Qt is imported only when the app opens

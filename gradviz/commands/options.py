@@ -4,8 +4,10 @@ TOML file (flags win). Bad input becomes one line on stderr and exit status 2.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import textwrap
+from collections.abc import Iterable
 from typing import Any, NoReturn
 
 from ..exit_codes import EXIT_USAGE
@@ -25,8 +27,10 @@ from ..plain.config import (
 )
 from ..plain.model_names import is_model_file, model_names
 from ..plain.presets import load_config_file, preset_names
+from ..plain.spelling import did_you_mean
 
 MAX_MESSAGE = 200   # characters of a usage error
+UNRECOGNIZED = "unrecognized arguments: "   # argparse's words for unknown options
 
 
 class HelpFormatter(argparse.HelpFormatter):
@@ -57,9 +61,29 @@ class OneLineParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         # argparse quotes the bad value whole: a megabyte argument must not fill the screen
         message = " ".join(message.split())
+        hint = self._closest(message)
         if len(message) > MAX_MESSAGE:
             message = message[:MAX_MESSAGE - 3] + "..."
-        fail(f"{self.prog}: {message} (see {self.prog} --help)")
+        fail(f"{self.prog}: {message}{hint} (see {self.prog} --help)")
+
+    def _closest(self, message: str) -> str:
+        """The did-you-mean of a misspelt choice (`rn`: run), or of the first unknown
+        --option (`--lesons`: --lesson)."""
+        choice = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+        if choice:   # the choices are quoted before Python 3.12.8, bare since
+            return did_you_mean(choice[1], [c.strip(" '") for c in choice[2].split(",")])
+        if not message.startswith(UNRECOGNIZED):
+            return ""
+        words = [w.split("=", 1)[0] for w in message[len(UNRECOGNIZED):].split()
+                 if w.startswith("--")]
+        # argparse has no public listing of its actions; _actions is the one it keeps
+        known = [s for a in self._actions for s in a.option_strings if s.startswith("--")]
+        return closest_flag(words[0], known) if words else ""
+
+
+def closest_flag(word: str, flags: Iterable[str]) -> str:
+    """' (did you mean --lesson?)' for a misspelt flag close to one of flags, else ''."""
+    return did_you_mean(word, flags).replace("'", "")
 
 
 def fail(message: str) -> NoReturn:

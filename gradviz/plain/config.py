@@ -15,6 +15,7 @@ from typing import Any
 
 from .events import first_line
 from .jd_names import AGGREGATING, missing
+from .spelling import did_you_mean
 
 # the last three aggregate the heads' trunk gradients through torchjd (core.jd_strategies)
 STRATEGIES = ("sum", "separate", "in-loop", "backward-list", "autograd-grad", *AGGREGATING)
@@ -383,6 +384,14 @@ def _coerce_value(name: str, value: Any) -> Any:
     return value
 
 
+def _closest_setting(key: str) -> str:
+    """The did-you-mean of an unknown key, spelt as the key was (dashes or underscores)."""
+    names = list(_FIELDS) + ["no_scale", "no_zero_grad"]
+    if "-" in key:
+        names = [n.replace("_", "-") for n in names]
+    return did_you_mean(key, names)
+
+
 def from_mapping(data: dict[str, Any], base: Config | None = None) -> Config:
     """Build a Config from a dict of keys (dashes or underscores), on top of base."""
     changes = {}
@@ -393,7 +402,7 @@ def from_mapping(data: dict[str, Any], base: Config | None = None) -> Config:
                 raise ConfigError(f"{key} must be true or false (got {shown(value)})")
             name, value = name[3:], not value
         if name not in _FIELDS:
-            raise ConfigError(f"unknown setting {shown(key)}")
+            raise ConfigError(f"unknown setting {shown(key)}{_closest_setting(str(key))}")
         if value is None and name not in OPTIONAL_KEYS:
             raise ConfigError(f"{shown(key)} needs a value")
         changes[name] = _coerce(name, value)

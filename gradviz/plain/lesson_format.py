@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
-import difflib
 from collections.abc import Iterable
 from typing import Any
 
 from .config import Config, shown
+from .spelling import did_you_mean
 
 LESSON_KEYS = ("title", "config", "slides")
 SLIDE_KEYS = ("title", "narration", "config", "panels", "layout", "pace", "play", "stop",
@@ -20,14 +20,6 @@ CONFIG_KEYS = tuple(f.name.replace("_", "-") for f in dataclasses.fields(Config)
 
 class LessonError(ValueError):
     """A lesson file that cannot be used; str() is one line for the user."""
-
-
-def did_you_mean(word: str, options: Iterable[str]) -> str:
-    """' (did you mean 'stop'?)' when word is close to one of options, else ''."""
-    # one letter wrong in a short key ('iz' for 'is') scores only 0.5
-    close = difflib.get_close_matches(word, list(options), n=1,
-                                      cutoff=0.5 if len(word) <= 3 else 0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def unknown(where: str, what: str, key: Any, options: Iterable[str]) -> LessonError:

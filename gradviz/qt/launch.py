@@ -164,6 +164,25 @@ def _model_path(args) -> str | None:
         fail(f"gradviz: {exc}")
 
 
+def named_files(args) -> list[str]:
+    """The files --lesson, --config and --model (or a bare FILE) name, as typed: Open
+    Recent lists them. A bundled lesson's, preset's or example's name is no file here."""
+    from pathlib import Path
+
+    from ..plain.model_names import is_model_file
+    typed = [getattr(args, "lesson", None), getattr(args, "config", None)]
+    model = getattr(args, "model", None)
+    typed += [model] if isinstance(model, str) and is_model_file(model) else []
+    files = []
+    for value in typed:
+        try:
+            if isinstance(value, str) and Path(value).is_file():
+                files.append(value)
+        except (OSError, ValueError):   # too long, or a NUL in it: no file
+            pass
+    return files
+
+
 def _open(args, ctrl_c: CtrlC) -> int:
     quiet_offscreen_warnings()
     # PySide6 before pyqtgraph: it binds to the first Qt imported, so the sort keeps this order
@@ -178,6 +197,7 @@ def _open(args, ctrl_c: CtrlC) -> int:
     app.setApplicationName("gradviz")   # names the default settings folder
     app.setOrganizationName("gradviz")
     settings, remembered = load_settings()
+    opened = named_files(args)
     lesson = _lesson(args)
     model = _model_path(args)
     given = [k for k in vars(args) if k not in ("command", "screenshot", "config", "lesson")]
@@ -193,6 +213,8 @@ def _open(args, ctrl_c: CtrlC) -> int:
                                lesson=lesson, model_path=model)
     _say_if_invisible(args)
     window = MainWindow(remembered, settings, model_path=model)
+    for path in reversed(opened):
+        window.file_menu.recent.add(path)
     window.show()
     if lesson is not None:
         window.lessons.open(lesson)

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QWidget
 
@@ -109,6 +109,8 @@ class WindowTitle:
 
 
 class LessonMode(QObject):
+    file_opened = Signal(str)   # a lesson file's path, opened
+
     def __init__(self, window: QMainWindow, model: WindowModel, parts: LessonParts):
         super().__init__(window)
         self.window = window
@@ -171,7 +173,7 @@ class LessonMode(QObject):
             menu.addAction(action)
         menu.addSeparator()
         player = self.controller
-        menu.addAction("Open a lesson file…", self.open_file)
+        menu.addAction("Open a lesson file…", lambda: self.open_file())
         menu.addAction("Next slide\tPage Down", player.next)
         menu.addAction("Previous slide\tPage Up", player.previous)
         menu.addAction("Present (full screen, no settings)\tF5", self.toggle_presenting)
@@ -223,14 +225,19 @@ class LessonMode(QObject):
         else:
             self.controller.leave()
 
-    def open_file(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self.window, "Open a lesson", "",
-                                              "Lessons (*.toml)")
-        if path:
-            try:
-                self.open(load_lesson(path))
-            except LessonError as exc:
-                warn(self.window, "Not a lesson", str(exc))
+    def open_file(self, path: str | None = None) -> bool:
+        """A lesson file, chosen (or given: a drop, Open Recent); file_opened says so."""
+        path = path or QFileDialog.getOpenFileName(self.window, "Open a lesson", "",
+                                                   "Lessons (*.toml)")[0]
+        if not path:
+            return False
+        try:
+            self.open(load_lesson(path))
+        except LessonError as exc:
+            warn(self.window, "Not a lesson", str(exc))
+            return False
+        self.file_opened.emit(path)
+        return True
 
     # ---- forwarded to the controller ----------------------------------------------------
     def open_named(self, name: str) -> None:

@@ -26,6 +26,7 @@ from .bindings.status_bar import bind_status_bar
 from .blank_screen import BlankScreen
 from .build_stop import BuildStop
 from .compare_mode import CompareMode, CompareParts
+from .drop_open import DropOpen
 from .engine_client import EngineClient
 from .field_keys import FieldKeys
 from .file_menu import FileMenu
@@ -81,7 +82,8 @@ class MainWindow(WindowFrame):
         self.lessons = LessonMode(self, m, LessonParts(
             self.engine, lambda: self.history, self.named_panels, self.graph_view))
         self._place_lessons()
-        self.file_menu = FileMenu(self)     # open, save, export, quit
+        self.file_menu = FileMenu(self, remembered.recent_files)   # open, save, export, quit
+        self.drop_open = DropOpen(self, self.file_menu.open_any, self.status.say)
         self.screen_fit = ScreenFit(self, m, FitParts(
             self.graph_dock, self.gradients_dock, (self.controls_dock, self.lessons.start_dock),
             self.gradients_panel, self.plot_stack, self.loss_plot,
@@ -261,7 +263,8 @@ class MainWindow(WindowFrame):
                                                            self.model.pace_ms)
         return Remembered(config, self.theme.name, self.theme.zoom, PACES_MS.index(pace_ms),
                           self.saveGeometry(), QByteArray(layout),
-                          tuple(sorted(self.trusted_models)))
+                          tuple(sorted(self.trusted_models)),
+                          tuple(self.file_menu.recent.paths))
 
     def closeEvent(self, event: QCloseEvent) -> None:   # noqa: N802 (Qt's name)
         self.settings.save(self.remembered())

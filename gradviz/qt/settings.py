@@ -67,6 +67,9 @@ class Remembered:
     # only spare the question; nothing here makes a file run (only --model or Open
     # model… does)
     trusted_models: tuple[str, ...] = ()
+    # File > Open Recent, newest first: paths only; opening one asks, as a drop does,
+    # before a model file runs (recent_files.py)
+    recent_files: tuple[str, ...] = ()
 
 
 def default_path() -> Path:
@@ -143,6 +146,26 @@ def _trusted(value: Any) -> tuple[str, ...]:
         warn("trusted_models is not a list of strings; Open model… asks again")
         return ()
     return tuple(value[-MAX_TRUSTED:])
+
+
+MAX_RECENT = 8             # File > Open Recent's entries
+MAX_PATH_CHARS = 4096      # PATH_MAX on Linux
+
+
+def _recent(value: Any) -> tuple[str, ...]:
+    """The paths Open Recent lists; an entry that is not a path string is dropped with
+    one line, the rest are kept."""
+    if not isinstance(value, list):
+        warn(f"recent_files {shown(value)} is not a list; Open Recent starts empty")
+        return ()
+    kept = tuple(v for v in value if isinstance(v, str) and 0 < len(v) <= MAX_PATH_CHARS
+                 and "\0" not in v)
+    bad = [v for v in value if v not in kept]
+    if bad:
+        more = f" and {len(bad) - 1} more" if len(bad) > 1 else ""
+        warn(f"recent_files: dropped {shown(bad[0])}{more} from Open Recent: "
+             "not a file's path")
+    return kept[:MAX_RECENT]
 
 
 def _layout(key: str, value: Any) -> QByteArray | None:
@@ -226,6 +249,8 @@ class AppSettings:
                 setattr(remembered, key, _layout(key, document[key]))
         if "trusted_models" in document:
             remembered.trusted_models = _trusted(document["trusted_models"])
+        if "recent_files" in document:
+            remembered.recent_files = _recent(document["recent_files"])
         return remembered
 
     # ---- writing -----------------------------------------------------------------------
@@ -271,6 +296,8 @@ def _document(r: Remembered) -> dict[str, Any]:
         "zoom": float(r.zoom), "speed": int(r.speed)}
     if r.trusted_models:
         document["trusted_models"] = list(r.trusted_models[-MAX_TRUSTED:])
+    if r.recent_files:
+        document["recent_files"] = list(r.recent_files[:MAX_RECENT])
     for key in ("geometry", "window_state"):
         data = getattr(r, key)
         if data is not None and not data.isEmpty():

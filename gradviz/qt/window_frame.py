@@ -6,9 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QDockWidget, QGridLayout, QMainWindow, QScrollArea, QWidget
 
 from ..plain.config import Config
+from ..plain.desktop_files import ICON_NAME, desktop_file
 from .controls import ControlsPanel
 from .run_bar import RunBar
 from .widgets.code_view import CodeView
@@ -25,6 +27,8 @@ from .window_layout import BOTTOM_SHARE, add_dock
 class WindowFrame(QMainWindow):
     def __init__(self, config: Config):
         super().__init__()
+        # the icon the desktop entry shows, on the title bar and the task bar too
+        self.setWindowIcon(QIcon(str(desktop_file(ICON_NAME))))
         self._build_panels(config)
         self._build_docks()
 

@@ -12,13 +12,14 @@ import textwrap
 import pytest
 import torch
 import torch.nn.functional as F
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
+from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from gradviz.plain.config import Config
 from gradviz.qt.model_menu import example_path
 
+from model_question import Answer
 from waits import WAIT_MS
 
 # a model file written here as a user would: plain PyTorch, two named heads
@@ -114,24 +115,6 @@ def test_a_bundled_model_trains_with_its_head_names_and_reset_keeps_it(qtbot, mo
     qtbot.waitUntil(lambda: w.engine.session.config.lr == Config().lr, timeout=WAIT_MS)
     assert w.model.model_name == "deep_supervision.py"
     assert legend(w.loss_plot) == ["shallow", "middle", "deep", "total"]
-
-
-class Answer:
-    """Answers the question before a model file runs, as the user would (the button
-    clicked), and counts how often it was asked."""
-
-    def __init__(self, button):
-        self.button, self.asked, self.texts = button, 0, []
-        self._timer = QTimer()
-        self._timer.timeout.connect(self._look)
-        self._timer.start(50)
-
-    def _look(self) -> None:
-        box = QApplication.activeModalWidget()
-        if isinstance(box, QMessageBox) and box.objectName() == "runModelQuestion":
-            self.asked += 1
-            self.texts.append(box.text())
-            box.button(self.button).click()
 
 
 def test_open_model_asks_once_per_path_and_content(qtbot, model_window, tmp_path,
