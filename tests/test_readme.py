@@ -1,6 +1,9 @@
-"""The README's two commands are the ones CI and a newcomer run."""
+"""The README's two commands are the ones CI and a newcomer run; what the README and the
+reference in docs/ show runs as written."""
 import re
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -27,8 +30,8 @@ def test_ci_runs_the_readme_test_command_word_for_word():
 def test_top_level_is_what_the_project_promises():
     """The package, its resources and tests, and the files a newcomer looks for at the top
     of any project; dotfiles (.ci, .gitignore, .pre-commit-config.yaml) are tooling's."""
-    allowed = {"gradviz", "resources", "tests", "pyproject.toml", "README.md", "LICENSE",
-               "CONTRIBUTING.md", "CHANGELOG.md"}
+    allowed = {"gradviz", "resources", "tests", "docs", "pyproject.toml", "README.md",
+               "LICENSE", "CONTRIBUTING.md", "CHANGELOG.md"}
     tracked = {p.name for p in ROOT.iterdir()
                if not p.name.startswith(".") and p.name not in {"build", "dist"}
                and not p.name.endswith(".egg-info")}
@@ -38,7 +41,8 @@ def test_top_level_is_what_the_project_promises():
 def test_nothing_points_at_a_design_document_users_never_have():
     """Reasons live where they are needed, in a sentence, not in a file outside the repo."""
     root = Path(__file__).resolve().parents[1]
-    files = [p for folder in ("gradviz", "tests", "resources") for p in (root / folder).rglob("*")
+    folders = ("gradviz", "tests", "resources", "docs")
+    files = [p for folder in folders for p in (root / folder).rglob("*")
              if p.suffix in (".py", ".toml", ".md")] + [root / "pyproject.toml"]
     word = "DESIGN" + ".md"    # split, so that this test does not find itself
     assert [str(p.relative_to(root)) for p in files if word in p.read_text(errors="replace")] == []
@@ -49,9 +53,32 @@ def _readme() -> str:
     return (ROOT / "README.md").read_text()
 
 
-def _sh_lines() -> list[str]:
-    return [line for b in re.findall(r"```sh\n(.*?)```", _readme(), re.S)
+def _doc(name: str) -> str:
+    return (ROOT / "docs" / name).read_text()
+
+
+def _everything() -> str:
+    """The README and every page of docs/: what a reader can copy from."""
+    return _readme() + "".join(p.read_text() for p in sorted((ROOT / "docs").glob("*.md")))
+
+
+def _sh_lines(text: str | None = None) -> list[str]:
+    return [line for b in re.findall(r"```sh\n(.*?)```", _readme() if text is None else text,
+                                     re.S)
             for line in b.splitlines()]
+
+
+def test_the_install_choice_comes_first_and_pip_shows_its_progress():
+    """Run as written, the commands must not download a 5 GB CUDA torch in silence: the
+    CPU-only line stands before them, and neither quiets pip."""
+    commands = _commands()
+    cpu = next(i for i, c in enumerate(commands) if "--index-url" in c)
+    app = next(i for i, c in enumerate(commands) if c.endswith(".venv/bin/gradviz"))
+    tests = next(i for i, c in enumerate(commands) if c.endswith("-m pytest"))
+    assert cpu < app and cpu < tests
+    assert [c for c in commands if re.search(r"pip install (.* )?-q\b", c)] == []
+    text = _readme()
+    assert text.index("CPU-only") < text.index("# start the app")
 
 
 def test_the_cpu_only_torch_line_asks_for_the_torch_gradviz_requires():
@@ -73,7 +100,7 @@ def test_the_apt_line_installs_every_library_the_app_checks_for():
 
 def test_the_lesson_example_is_a_lesson():
     from gradviz.plain.lessons import parse_lesson
-    block = next(b for b in re.findall(r"```toml\n(.*?)```", _readme(), re.S)
+    block = next(b for b in re.findall(r"```toml\n(.*?)```", _doc("lessons.md"), re.S)
                  if "[[slides]]" in b)
     lesson = parse_lesson("example", block)
     for number, slide in enumerate(lesson.slides, start=1):
@@ -85,7 +112,7 @@ def test_the_lesson_example_is_a_lesson():
 def test_every_preset_and_lesson_the_readme_names_exists():
     from gradviz.plain.lessons import find_lesson
     from gradviz.plain.presets import preset_names
-    text = _readme()
+    text = _everything()
     presets = set(re.findall(r"--config ([a-z][a-z0-9-]*)\b(?!\.toml)", text))
     assert presets and presets <= set(preset_names()), presets - set(preset_names())
     for name in set(re.findall(r"--lesson ([a-z0-9][a-z0-9_-]*)", text)):
@@ -93,16 +120,18 @@ def test_every_preset_and_lesson_the_readme_names_exists():
     assert "--config resources/" not in text      # works only from a clone
 
 
-def test_the_compare_example_runs_as_written(tmp_path):
+@pytest.mark.parametrize("page", ["README.md", "docs/command-line.md"])
+def test_the_compare_example_runs_as_written(page, tmp_path):
     import subprocess
     import sys
-    i = next(i for i, line in enumerate(_sh_lines()) if "gradviz compare" in line)
-    block = _sh_lines()[i - 2:i + 1]
+    lines = [line.strip() for line in _sh_lines((ROOT / page).read_text())]
+    i = next(i for i, line in enumerate(lines) if "gradviz compare" in line)
+    block = lines[i - 2:i + 1]
     assert [line.split()[0] for line in block] == ["printf", "printf", ".venv/bin/gradviz"]
     script = "\n".join(block).replace(".venv/bin/gradviz", f"'{sys.executable}' -m gradviz")
     proc = subprocess.run(["sh", "-c", script], cwd=tmp_path, capture_output=True, text=True,
                           timeout=300)
-    assert proc.returncode == 1, proc.stderr           # 1: different, as the README says
+    assert proc.returncode == 1, proc.stderr           # 1: different, as the page says
     assert "verdict: different" in proc.stdout
     assert (tmp_path / "cmp" / "compare.json").exists()
 
@@ -111,7 +140,7 @@ def test_the_readme_counts_the_presets_that_ship():
     from gradviz.plain.presets import preset_names
     words = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
              "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen"]
-    said = re.search(r"(\w+) presets ship with gradviz", _readme())
+    said = re.search(r"(\w+) presets ship with gradviz", _doc("command-line.md"))
     assert said, "the README no longer says how many presets ship"
     assert words.index(said.group(1).lower()) == len(preset_names())
 
@@ -136,7 +165,7 @@ def test_the_distribution_is_ours_and_says_who_and_what():
     assert project["authors"] and project["keywords"]
     assert {"Programming Language :: Python :: 3.11", "Programming Language :: Python :: 3.13",
             "Environment :: X11 Applications :: Qt"} <= set(project["classifiers"])
-    assert "pip install gradviz" not in _readme()
+    assert "pip install gradviz" not in _everything()
 
 
 def test_the_test_command_shows_pytests_progress_as_it_goes():

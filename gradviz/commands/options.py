@@ -106,7 +106,7 @@ def _model_options(g) -> None:
     g.add_argument("--model", default=S, metavar="mlp|rnn|FILE|NAME",
                    help="mlp, or rnn: a recurrent trunk whose hidden state is carried "
                         "from step to step; or your own model file (a .py file with "
-                        "build(seed), see the README) or a bundled example's name: "
+                        "build(seed), see docs/model-files.md) or a bundled example's name: "
                         f"{', '.join(model_names())} (the app, run and compare)" + _d("model"))
     g.add_argument("--truncate", choices=TRUNCATE_MODES, default=S,
                    help="rnn: detach the carried state at every step (truncated "

@@ -1,7 +1,7 @@
 """A user's model file: loaded by path, its build(seed) called and what it returns
 checked, so that a file that does not fit is refused with one line saying what is wrong.
 
-The contract (README, "Your own model"): plain PyTorch, nothing imported from gradviz,
+The contract (docs/model-files.md): plain PyTorch, nothing imported from gradviz,
 
     def build(seed):
         return {"trunk": nn.Module,            # x -> z, or x -> (z0, z1, ...)

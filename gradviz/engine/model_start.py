@@ -33,7 +33,7 @@ def not_used(exc: ConfigError, path: Path) -> ev.Event:
         step=0, phase="model file", call="loading the model file", type="ModelFileError",
         message="\n".join([str(exc), *lines]), title="The model file was not used",
         explanation="gradviz ran the model file to build its model, and it raised or "
-                    "did not fit the contract (README, “Your own model”)." + memory
+                    "did not fit the contract (docs/model-files.md)." + memory
                     + " The built-in model trains instead.",
         hint="Fix the file, then open it again (File → Open model…).", source="gradviz")
 

@@ -7,8 +7,8 @@ import dataclasses
 
 from .config import Config, validate
 
-# seeds a model file's batch generator at each step: seed * SEED_STRIDE + step (README,
-# "Your own model"); here, torch-free, because the window's script text needs it too
+# seeds a model file's batch generator at each step: seed * SEED_STRIDE + step
+# (docs/model-files.md); here, torch-free, because the window's script text needs it too
 SEED_STRIDE = 1_000_003
 
 # key -> the words the window's tooltip and check_config's refusal use

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -229,11 +230,13 @@ def _check(name: str, text: str) -> QCheckBox:
 
 def _make(c: Control) -> QWidget | None:
     """The widget of a one-widget control (None for the per-head kinds)."""
+    widget: QWidget
     if c.kind == COMBO:
-        widget = _combo(c.name, c.choices)
+        combo = _combo(c.name, c.choices)
         for i, value in enumerate(c.choices):
             if value in c.item_tips:
-                widget.setItemData(i, c.item_tips[value], Qt.ToolTipRole)
+                combo.setItemData(i, c.item_tips[value], Qt.ItemDataRole.ToolTipRole)
+        widget = combo
     elif c.kind == HEAD_COMBO:
         widget = _combo(c.name, {None: "none"})
     elif c.kind == SPIN:
@@ -243,12 +246,14 @@ def _make(c: Control) -> QWidget | None:
     elif c.kind == CHECK:
         widget = _check(c.name, c.label)
     elif c.kind == SIZES:
-        widget = QLineEdit()
-        widget.setObjectName(c.name)
-        widget.setPlaceholderText("equal parts")
+        edit = QLineEdit()
+        edit.setObjectName(c.name)
+        edit.setPlaceholderText("equal parts")
+        widget = edit
     elif c.kind == OFF_OR_FLOAT:
-        widget = _float_spin(c.name, *c.range)
-        widget.setSpecialValueText("off")   # shown at the minimum, 0
+        spin = _float_spin(c.name, *c.range)
+        spin.setSpecialValueText("off")   # shown at the minimum, 0
+        widget = spin
     else:
         return None
     if c.tip:
@@ -273,6 +278,12 @@ class ControlsPanel(QWidget):
     # ---- building ----------------------------------------------------------------
     def _build(self) -> None:
         self.widgets: dict[str, QWidget] = {}     # Config field -> its widget
+        # the same widgets by type, for their values (a control's kind decides its type)
+        self.combos: dict[str, QComboBox] = {}         # COMBO, HEAD_COMBO
+        self.spins: dict[str, QSpinBox] = {}           # SPIN
+        self.floats: dict[str, QDoubleSpinBox] = {}    # FLOAT, OFF_OR_FLOAT
+        self.checks: dict[str, QCheckBox] = {}         # CHECK
+        self.edits: dict[str, QLineEdit] = {}          # SIZES
         self.detach_row = QHBoxLayout()
         self.weights_form = QFormLayout()
         self.detach_boxes: list[QCheckBox] = []
@@ -280,7 +291,7 @@ class ControlsPanel(QWidget):
         self.weight_labels: list[QLabel] = []
         self.problem = QLabel("")
         self.problem.setObjectName("controlsProblem")
-        self.problem.setTextFormat(Qt.PlainText)   # it quotes the refused value
+        self.problem.setTextFormat(Qt.TextFormat.PlainText)   # it quotes the refused value
         self.problem.setWordWrap(True)
         self.problem.setStyleSheet("color: #C00000; font-weight: bold")
 
@@ -289,10 +300,9 @@ class ControlsPanel(QWidget):
         for c in CONTROLS:
             widget = _make(c)
             if widget is not None:
-                self.widgets[c.key] = widget
-                self._connect(c.kind, widget)
+                self._keep(c.key, widget)
             if c.kind == CHECK:
-                forms[c.group].addRow(widget)
+                forms[c.group].addRow(self.checks[c.key])   # the box's text is its label
             elif c.kind == HEAD_CHECKS:
                 forms[c.group].addRow(c.label, self.detach_row)
             elif widget is not None:
@@ -306,15 +316,33 @@ class ControlsPanel(QWidget):
         layout.addWidget(self.problem)
         layout.addStretch(1)
 
-    def _connect(self, kind: str, widget: QWidget) -> None:
-        if kind in (COMBO, HEAD_COMBO):
+    def _keep(self, key: str, widget: QWidget) -> None:
+        """File a control's widget under its Config field, in the map of its type too,
+        and connect its change."""
+        self.widgets[key] = widget
+        if isinstance(widget, QComboBox):
+            self.combos[key] = widget
+        elif isinstance(widget, QSpinBox):
+            self.spins[key] = widget
+        elif isinstance(widget, QDoubleSpinBox):
+            self.floats[key] = widget
+        elif isinstance(widget, QCheckBox):
+            self.checks[key] = widget
+        elif isinstance(widget, QLineEdit):
+            self.edits[key] = widget
+        self._connect(widget)
+
+    def _connect(self, widget: QWidget) -> None:
+        if isinstance(widget, QComboBox):
             widget.currentIndexChanged.connect(self._changed)
-        elif kind in (SPIN, FLOAT, HEAD_SLIDERS, OFF_OR_FLOAT):
+        elif isinstance(widget, (QSpinBox, QDoubleSpinBox, QSlider)):
             widget.valueChanged.connect(self._changed)
-        elif kind == SIZES:   # on Enter or focus-out, and only when the text was edited
+        elif isinstance(widget, QLineEdit):   # on Enter or focus-out, only when edited
             widget.editingFinished.connect(lambda: widget.isModified() and self._changed())
-        else:
+        elif isinstance(widget, QCheckBox):
             widget.toggled.connect(self._changed)
+        else:   # a programming error: a control kind with no change signal here
+            raise TypeError(f"ControlsPanel: no change signal for {type(widget).__name__}")
 
     def _rebuild_heads(self, heads: int) -> None:
         """One detach box and one weight slider per head, one item per head in the head
@@ -328,20 +356,20 @@ class ControlsPanel(QWidget):
         self.detach_boxes, self.weight_sliders, self.weight_labels = [], [], []
         for c in CONTROLS:   # "none", then one per head
             if c.kind == HEAD_COMBO:
-                combo = self.widgets[c.key]
+                combo = self.combos[c.key]
                 while combo.count() > 1:
                     combo.removeItem(combo.count() - 1)
                 for k in range(heads):
                     combo.addItem(f"head {k}", k)
         for k in range(heads):
             box = _check(f"{detach.name}{k}", str(k))
-            self._connect(CHECK, box)
+            self._connect(box)
             self.detach_row.addWidget(box)
             self.detach_boxes.append(box)
-            slider = QSlider(Qt.Horizontal)
+            slider = QSlider(Qt.Orientation.Horizontal)
             slider.setObjectName(f"{weights.name}{k}")
             slider.setRange(0, 3 * WEIGHT_STEPS)
-            self._connect(HEAD_SLIDERS, slider)
+            self._connect(slider)
             value = QLabel()
             value.setObjectName(f"weightLabel{k}")
             value.setMinimumWidth(48)
@@ -363,19 +391,7 @@ class ControlsPanel(QWidget):
             if len(self.detach_boxes) != cfg.heads:
                 self._rebuild_heads(cfg.heads)
             for c in CONTROLS:
-                value = cfg.truncation() if c.key == "truncate" else getattr(cfg, c.key)
-                widget = self.widgets.get(c.key)
-                if c.kind in (COMBO, HEAD_COMBO):
-                    self._select(widget, value)
-                elif c.kind in (SPIN, FLOAT):
-                    widget.setValue(value)
-                elif c.kind == CHECK:
-                    widget.setChecked(value)
-                elif c.kind == SIZES:
-                    widget.setText(",".join(map(str, value)))
-                    widget.setModified(False)
-                elif c.kind == OFF_OR_FLOAT:
-                    widget.setValue(0.0 if value is None else value)
+                self._show(c, cfg.truncation() if c.key == "truncate" else getattr(cfg, c.key))
             self._sync_enabled()
             for k, box in enumerate(self.detach_boxes):
                 box.setChecked(k in cfg.detach)
@@ -388,12 +404,29 @@ class ControlsPanel(QWidget):
         finally:
             self._updating = False
 
+    def _show(self, c: Control, value: Any) -> None:
+        """Show a one-widget control's Config value (the per-head kinds are shown apart).
+        The value has its field's type, which the control's kind was chosen for."""
+        if c.kind in (COMBO, HEAD_COMBO):
+            self._select(self.combos[c.key], value)
+        elif c.kind == SPIN:
+            self.spins[c.key].setValue(value)
+        elif c.kind == FLOAT:
+            self.floats[c.key].setValue(value)
+        elif c.kind == CHECK:
+            self.checks[c.key].setChecked(value)
+        elif c.kind == SIZES:
+            self.edits[c.key].setText(",".join(map(str, value)))
+            self.edits[c.key].setModified(False)
+        elif c.kind == OFF_OR_FLOAT:
+            self.floats[c.key].setValue(0.0 if value is None else value)
+
     def set_devices(self, devices: list) -> None:
         """The engine's (name, description) list: list them, keeping the selection and
         emitting nothing."""
         self._updating = True
         try:
-            combo = self.widgets["device"]
+            combo = self.combos["device"]
             chosen = combo.currentData()
             combo.clear()
             combo.addItem(DEVICE_TEXT["auto"], "auto")
@@ -404,11 +437,11 @@ class ControlsPanel(QWidget):
             self._updating = False
 
     def _sync_enabled(self) -> None:
-        rnn = self.widgets["model"].currentData() == "rnn"
+        rnn = self.combos["model"].currentData() == "rnn"
         self.widgets["truncate"].setEnabled(rnn)
         self.widgets["trunk_depth"].setEnabled(not rnn)   # the rnn's depth is its 4 time steps
         self.widgets["batch_norm"].setEnabled(not rnn)    # it sits between the mlp's layers
-        self.widgets["clip_at"].setEnabled(self.widgets["clip"].value() > 0)
+        self.widgets["clip_at"].setEnabled(self.floats["clip"].value() > 0)
         if self.model_file():   # the file's build() decides these: shown, not changeable
             for key in FIXED_BY_THE_FILE:
                 self.widgets[key].setEnabled(False)
@@ -427,7 +460,7 @@ class ControlsPanel(QWidget):
             self._sync_enabled()
 
     @staticmethod
-    def _select(combo: QComboBox, value: str) -> None:
+    def _select(combo: QComboBox, value: object) -> None:
         index = combo.findData(value)
         if index < 0:  # e.g. a device named in a config that is not listed
             combo.addItem(str(value), value)
@@ -438,17 +471,18 @@ class ControlsPanel(QWidget):
         """What the widgets show, as config fields."""
         values = {}
         for c in CONTROLS:
-            widget = self.widgets.get(c.key)
             if c.kind in (COMBO, HEAD_COMBO):
-                values[c.key] = widget.currentData()
-            elif c.kind in (SPIN, FLOAT):
-                values[c.key] = widget.value()
+                values[c.key] = self.combos[c.key].currentData()
+            elif c.kind == SPIN:
+                values[c.key] = self.spins[c.key].value()
+            elif c.kind == FLOAT:
+                values[c.key] = self.floats[c.key].value()
             elif c.kind == CHECK:
-                values[c.key] = widget.isChecked()
+                values[c.key] = self.checks[c.key].isChecked()
             elif c.kind == SIZES:   # ConfigError (one line) for text that is not sizes
-                values[c.key] = parse_sizes(widget.text())
+                values[c.key] = parse_sizes(self.edits[c.key].text())
             elif c.kind == OFF_OR_FLOAT:
-                values[c.key] = widget.value() or None
+                values[c.key] = self.floats[c.key].value() or None
         heads = values["heads"]
         values["detach"] = tuple(k for k, b in enumerate(self.detach_boxes)
                                  if b.isChecked() and k < heads)
@@ -486,9 +520,9 @@ class ControlsPanel(QWidget):
             self.problem.setText(f"Not applied: {exc}")
             return
         self.problem.setText("")
-        if self.widgets["heads"].value() != len(self.detach_boxes) or \
-                self.widgets["accumulate"].value() != cfg.accumulate or \
-                parse_sizes(self.widgets["micro_batch_sizes"].text()) != cfg.micro_batch_sizes:
+        if self.spins["heads"].value() != len(self.detach_boxes) or \
+                self.spins["accumulate"].value() != cfg.accumulate or \
+                parse_sizes(self.edits["micro_batch_sizes"].text()) != cfg.micro_batch_sizes:
             # a new head count: new rows for detach and weights; sizes that set
             # accumulate, or an accumulate that cleared the sizes: show the other one
             self.set_config(cfg)

@@ -3,34 +3,39 @@ kept) and shows the stage in the middle; left, the panels the stage borrowed go 
 home, and every dock where, and as shown or closed as, the user had it."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from PySide6.QtCore import QByteArray, QObject
 from PySide6.QtWidgets import QWidget
 
-if TYPE_CHECKING:
-    from .main_window import MainWindow
+from ..plain.window_model import WindowModel
+from .stage import Stage
+from .window_frame import WindowFrame
 
 
 class LessonDocks(QObject):
-    def __init__(self, window: MainWindow):
+    def __init__(self, window: WindowFrame, model: WindowModel, stage: Stage,
+                 track_graph: Callable[[], None]):
+        """stage: the lessons' stage, in the window's middle; track_graph: the window's
+        rule for per-node gradients, applied again once the docks are back."""
         super().__init__(window)
-        self.w = window
+        self.w, self.model, self.stage = window, model, stage
+        self.track_graph = track_graph
         # the docks as the user had them before the lesson (saveState's bytes): put
         # back when it ends, and what quitting mid-lesson remembers
         self.layout_before: QByteArray | None = None
-        window.model.events.lesson.connect(self._show_lesson)
+        model.events.lesson.connect(self._show_lesson)
 
     def show_stage(self, shown: bool) -> None:
         self.w.plot_stack.setVisible(not shown)
-        self.w.stage.setVisible(shown)
+        self.stage.setVisible(shown)
 
     def _show_lesson(self, name: str | None) -> None:
         w = self.w
         if name is not None:
             if self.layout_before is None:
                 self.layout_before = w.saveState()
-                w.model.docks_shown = frozenset()
+                self.model.docks_shown = frozenset()
                 self.show_stage(True)
                 w.events_view.allow_log(False)
                 w.code_view.set_wrapped(True)
@@ -38,7 +43,7 @@ class LessonDocks(QObject):
         if self.layout_before is None:
             return
         self.show_stage(False)
-        self.take_panels_home(w.lessons.stage.release())
+        self.take_panels_home(self.stage.release())
         w.events_view.allow_log(True)
         w.code_view.set_wrapped(False)
         w.plot_stack.show_only([])   # all of them again
@@ -46,7 +51,7 @@ class LessonDocks(QObject):
         w.gradients_panel.put_in_front([])
         w.restoreState(self.layout_before)
         self.layout_before = None
-        w.track_graph()
+        self.track_graph()
 
     def take_panels_home(self, panels: dict[str, QWidget]) -> None:
         """The panels a lesson's stage borrowed, back in their docks and panels (their

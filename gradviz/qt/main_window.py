@@ -141,7 +141,7 @@ class MainWindow(WindowFrame):
         self.stage.hide()
         self.tabifyDockWidget(self.controls_dock, self.lessons.start_dock)
         self.controls_dock.raise_()
-        self.lesson_docks = LessonDocks(self)
+        self.lesson_docks = LessonDocks(self, self.model, self.stage, self.track_graph)
         # an error's explanation came (or went): the stage gives it room to be read
         self.events_view.changed.connect(self.lessons.rearrange)
 

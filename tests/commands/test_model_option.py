@@ -1,5 +1,6 @@
 """`gradviz run --model FILE` and `gradviz compare --model FILE` as a user calls them:
-a model file written here, in the README's form, against a plain loop written here."""
+a model file written here, in the form docs/model-files.md gives, against a plain loop
+written here."""
 import json
 import runpy
 import subprocess
@@ -194,11 +195,10 @@ def test_a_file_here_named_like_an_example_is_the_users(model, tmp_path, monkeyp
     assert json.loads((tmp_path / "out" / "report.json").read_text())["config"]["heads"] == 2
 
 
-def test_the_readmes_model_file_trains_and_its_compare_says_in_loop_differs(tmp_path, capsys):
+def test_the_docs_model_file_trains_and_its_compare_says_in_loop_differs(tmp_path, capsys):
     import re
-    text = (ROOT / "README.md").read_text()
-    section = text[text.index("## Your own model"):]
-    (tmp_path / "mine.py").write_text(re.search(r"```python\n(.*?)```", section, re.S)[1])
+    text = (ROOT / "docs" / "model-files.md").read_text()
+    (tmp_path / "mine.py").write_text(re.search(r"```python\n(.*?)```", text, re.S)[1])
     mine = str(tmp_path / "mine.py")
     assert gradviz("run", "--quiet", "--model", mine, "--steps", "3", "--detach", "1",
                    "--out", str(tmp_path / "out")) == 0

@@ -51,7 +51,7 @@ def model_path(tmp_path):
 
 
 def plain_loop(path, cfg: Config, steps: int):
-    """The loop a user writes: per step, the batch from a generator seeded as the README
+    """The loop a user writes: per step, the batch from a generator seeded as docs/model-files.md
     says, losses, backward as the strategy does, the optimizer step. Returns each step's
     losses, gradients (by gradviz's parameter names) and each head's gradient at its tap."""
     built = runpy.run_path(str(path))["build"](cfg.seed)

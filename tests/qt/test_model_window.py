@@ -79,7 +79,7 @@ def _train(qtbot, w, steps: int) -> None:
 
 def _plain_first_losses(path: str, batch_size: int) -> list[float]:
     """Step 0's loss per head, from the file run as a plain PyTorch program would: its
-    build(0), its batch for step 0 (generator seeded 0 * 1_000_003 + 0, README)."""
+    build(0), its batch for step 0 (generator seeded 0 * 1_000_003 + 0, docs/model-files.md)."""
     spec = importlib.util.spec_from_file_location("plain_copy", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
