@@ -242,8 +242,8 @@ class ProcessB:
         process = self._process
         if process is None or not process.is_alive():
             return self._ended()
-        if time.monotonic() - self._last_beat > SILENT_SECONDS:
-            self._last_beat = last_sign_of_life(process, self._last_beat)
+        # CPU time is looked at every time, so that it is known when it stopped growing
+        self._last_beat = last_sign_of_life(process, self._last_beat)
         if time.monotonic() - self._last_beat > SILENT_SECONDS:
             return self._gone(f"showed no sign of life for {SILENT_SECONDS:g} s and was "
                               f"stopped")

@@ -15,6 +15,8 @@ import threading
 import time
 from multiprocessing.connection import Connection
 
+CPU_LOOK_SECONDS = 0.25   # a child's CPU time is read from /proc at most this often
+
 
 def exit_words(exitcode: int | None) -> str:
     """How a process ended, in words: 'exit code -9 / killed by signal SIGKILL' and the
@@ -38,18 +40,25 @@ class ChildProcess:
         self._popen = popen
         self._group = own_group and sys.platform != "win32"   # its pid is its group's id
         self._cpu = -1.0
-        self._cpu_grew_at = time.monotonic()
+        self._cpu_grew_at = self._looked_at = time.monotonic()
 
     def cpu_grew_at(self) -> float | None:
         """When its CPU time was last seen growing (time.monotonic()), or None where the
-        system does not say (only Linux's /proc is read). A child's heartbeat thread can
-        be kept from running while a C extension holds the interpreter lock (torch's
-        start does, for seconds on a busy laptop): CPU time still growing is progress."""
+        system does not say (only Linux's /proc is read, at most every CPU_LOOK_SECONDS).
+        A child's heartbeat thread can be kept from running while a C extension holds
+        the interpreter lock (torch's start does, for seconds on a busy laptop): CPU
+        time still growing is progress. Ask at every look, not only once the beats
+        stop: one look cannot tell when the CPU time stopped growing, and counting it
+        as growth gave a SIGSTOPped engine twice the silence (41 s for 20)."""
+        now = time.monotonic()
+        if now - self._looked_at < CPU_LOOK_SECONDS and self._cpu >= 0:
+            return self._cpu_grew_at
         cpu = _cpu_seconds(self.pid)
         if cpu is None:
             return None
+        self._looked_at = now
         if cpu > self._cpu:
-            self._cpu, self._cpu_grew_at = cpu, time.monotonic()
+            self._cpu, self._cpu_grew_at = cpu, now
         return self._cpu_grew_at
 
     @property
@@ -111,7 +120,7 @@ def _cpu_seconds(pid: int) -> float | None:
 
 def last_sign_of_life(process: ChildProcess, last_beat: float) -> float:
     """When the child last showed it was making progress: its last heartbeat, or later
-    CPU time where the system says."""
+    CPU time where the system says. Ask at every look (see ChildProcess.cpu_grew_at)."""
     grew = process.cpu_grew_at()
     return last_beat if grew is None else max(last_beat, grew)
 

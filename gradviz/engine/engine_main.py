@@ -11,7 +11,7 @@ from ..core.threads import leave_a_core_free
 from ..plain.config import Config
 from . import protocol as p
 from .child import end_own_group
-from .heartbeat import BUILDING_MODEL_FILE
+from .heartbeat import BUILDING_MODEL_FILE, READY, WORKING
 from .loop import EngineLoop
 from .niceness import yield_to_the_window
 
@@ -34,7 +34,7 @@ def run(conn, config: Config, own_process: bool = True, holder: dict | None = No
                 f"{BUILDING_MODEL_FILE} {Path(model_path).name}"
         loop = EngineLoop(config, b_in_own_process=own_process, model_path=model_path)
         if beat is not None:
-            beat.stage = "ready"
+            beat.stage = READY
         if holder is not None:
             holder["loop"] = loop
         while not loop.stopped:
@@ -48,12 +48,9 @@ def run(conn, config: Config, own_process: bool = True, holder: dict | None = No
                 wait = B_LOOK_SECONDS if wait is None else min(wait, B_LOOK_SECONDS)
             # idle: sleep on the pipe; paced: sleep until the next step is due
             if conn.poll(wait):
-                while conn.poll(0) and not loop.stopped:
-                    message = p.receive(conn, "the engine")
-                    if message is not None:
-                        loop.handle(message)
+                _working(beat, lambda: _answer(conn, loop))
             elif loop.due_in() == 0:
-                loop.train_batch(lambda: conn.poll(0))
+                _working(beat, lambda: loop.train_batch(lambda: conn.poll(0)))
     except (EOFError, BrokenPipeError, ConnectionResetError, OSError):
         pass   # the window is gone
     finally:
@@ -67,3 +64,25 @@ def run(conn, config: Config, own_process: bool = True, holder: dict | None = No
             # skip the interpreter's teardown (torch's takes a few hundred ms): nothing
             # is left to save, and quitting must not wait for it
             os._exit(0)
+
+
+def _answer(conn, loop: EngineLoop) -> None:
+    """Every command waiting on the pipe, in order."""
+    while conn.poll(0) and not loop.stopped:
+        message = p.receive(conn, "the engine")
+        if message is not None:
+            loop.handle(message)
+
+
+def _working(beat, work) -> None:
+    """work(), the heartbeat saying "working" meanwhile: a step that never returns (a
+    model file's forward looping) is then seen by the window as one piece of work
+    running for ever, even while playing, when no command waits for an answer."""
+    if beat is None:   # an engine on a test's thread: no heartbeat
+        work()
+        return
+    beat.stage = WORKING
+    try:
+        work()
+    finally:
+        beat.stage = READY

@@ -15,6 +15,11 @@ BEAT_SECONDS = 0.5
 # the engine's stage while a model file's code runs (its top level, build()): the window
 # then offers to stop it, since only the user can tell a slow build from a stuck one
 BUILDING_MODEL_FILE = "building the model file"
+# the engine's stages once built: at a command or a batch of steps, or waiting for the
+# next; a beat "working" for N s tells the window how long one piece of work has run,
+# also during Play, when no command waits for an answer
+WORKING = "working"
+READY = "ready"
 SLOW_START_ENV = "GRADVIZ_SLOW_START"   # seconds: start as a busy, slow laptop does
 
 
@@ -62,18 +67,19 @@ class Heartbeat:
     def __init__(self, conn: SharedConnection, make_beat, stage: str = "starting"):
         self._conn = conn
         self._make_beat = make_beat
-        self._stage = stage
-        self._since = time.monotonic()
+        # (stage, when it began), one attribute: the beat thread reads both at once,
+        # never a new stage with the old one's start ("working" for an idle minute)
+        self._state = (stage, time.monotonic())
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._run, name="heartbeat", daemon=True)
 
     @property
     def stage(self) -> str:
-        return self._stage
+        return self._state[0]
 
     @stage.setter
     def stage(self, stage: str) -> None:
-        self._stage, self._since = stage, time.monotonic()
+        self._state = (stage, time.monotonic())
 
     def start(self) -> Heartbeat:
         self._beat()   # at once: the parent learns the child is up before any import
@@ -85,7 +91,8 @@ class Heartbeat:
 
     def _beat(self) -> bool:
         try:
-            self._conn.send(self._make_beat(self._stage, time.monotonic() - self._since))
+            stage, since = self._state
+            self._conn.send(self._make_beat(stage, time.monotonic() - since))
             return True
         except (OSError, EOFError, ValueError):   # the parent is gone: so is the point
             return False

@@ -22,7 +22,7 @@ from PySide6.QtCore import QObject, QSocketNotifier, QTimer, Signal
 from ..engine import host
 from ..engine import protocol as p
 from ..engine.child import last_sign_of_life
-from ..engine.heartbeat import BUILDING_MODEL_FILE
+from ..engine.heartbeat import BUILDING_MODEL_FILE, WORKING
 from ..plain.config import Config
 from ..plain.engine_settings import EngineSettings
 from ..plain.engine_sync import Outgoing, Sent, mark_sent, outgoing
@@ -36,7 +36,10 @@ READ_BUDGET_S = 0.008     # the longest one look at the pipe may take (the rest 
 # this long and it has stopped making progress (frozen, stopped, or dead). Slow but
 # beating is never a failure.
 SILENT_SECONDS = 20.0
-LONG_BUSY_SECONDS = 10.0  # busy this long (still beating): say so, and Reset ends it
+# at one piece of work this long without an answer (a command, or a step during Play,
+# as its beats say): say so, and Reset ends it; a Reset sent sooner, and not answered,
+# ends it once it is this long
+LONG_BUSY_SECONDS = 10.0
 WATCH_MS = 500
 JOIN_SECONDS = 0.5        # quitting: how long the engine may take to stop by itself
 # sent while no engine runs: kept (settings) or moot, so no "press Reset" for them
@@ -82,6 +85,11 @@ class EngineClient(QObject):
         self._last_beat = time.monotonic()    # the last sign of life of any kind
         self._beating = False         # a beat has come from this engine
         self._said_long = False       # "still working" said for this busy spell
+        self._working_since: float | None = None   # its beats say: at work since then
+        # a Reset sent and not answered yet (when it was sent): a step that never ends
+        # or a frozen engine would never answer it, so the watch ends them instead
+        self._reset_waiting: float | None = None
+        self._said_waiting = False    # "Reset is waiting" said for this Reset
         self._process: Any = None     # the engine's process (or, in tests, its thread)
         self._conn: Any = None
         self._notifier: QSocketNotifier | None = None
@@ -122,6 +130,7 @@ class EngineClient(QObject):
         self._starting = True
         self._beating = False
         self._said_long = False
+        self._working_since = self._reset_waiting = None
         self._last_heard = self._last_beat = self._started_at = time.monotonic()
         self._notifier = QSocketNotifier(self._conn.fileno(), QSocketNotifier.Type.Read, self)
         self._notifier.activated.connect(self._read)
@@ -229,16 +238,38 @@ class EngineClient(QObject):
             self._sent.config, self._sent.settings = config, settings
 
     def reset(self) -> None:
+        """Step 0 of the same model; after the engine died, or while it has worked on
+        one thing for LONG_BUSY_SECONDS, a fresh engine (the old one ended). One Reset
+        always does it: one the engine does not answer (a step that never ends, a frozen
+        engine) ends the engine once its work has run that long (see _check_alive)."""
         if self.alive and self.long_busy and not self.in_process:
-            self._stop_engine()   # asked to: a step that has run for long is ended
+            # asked to: a step that has run for long is ended
+            self._end_unanswered(self.busy_seconds)
+            return
         if not self.alive:   # the engine died: a fresh one, with the last good settings
-            self._say(f"Starting a fresh training engine with the settings it had "
-                      f"({settings_words(self.model.confirmed)}); Shift+R starts one with "
-                      f"the default settings instead.")
-            self._stop_engine()
-            self.start()
+            self._start_fresh("Starting a fresh training engine")
             return
         self._command(p.Reset())
+        # a starting engine answers once built; a build is the user's to stop
+        if not (self.in_process or self._starting or self._building):
+            self._reset_waiting, self._said_waiting = time.monotonic(), False
+
+    def _start_fresh(self, lead: str) -> None:
+        """A fresh engine with the settings the last one had, saying so after `lead`."""
+        self._say(f"{lead} with the settings it had "
+                  f"({settings_words(self.model.confirmed)}); Shift+R starts one with "
+                  f"the default settings instead.")
+        self._stop_engine()
+        self.start()
+
+    def _end_unanswered(self, seconds: float) -> None:
+        """Reset, for an engine that has not answered for `seconds`, too long to wait
+        for: it ends at once (a step that never returns never reads the pipe), and a
+        fresh one starts."""
+        self._stop_engine(at_once=True)
+        self.model.running = False   # the fresh engine starts paused
+        self._start_fresh(f"Reset ended the training engine, which had not answered for "
+                          f"{seconds:.0f} s; starting a fresh one")
 
     def open_model(self, path: str | None, config: Config | None = None) -> None:
         """A fresh engine training the model file at path (None: the built-in model),
@@ -283,10 +314,19 @@ class EngineClient(QObject):
         self.start()
 
     @property
+    def busy_seconds(self) -> float:
+        """How long the engine has been at its present work without an answer: a
+        command (or its start) not answered yet, or, as its beats say, a batch of
+        steps (during Play no command waits, and a step may never end); 0 when idle."""
+        now = time.monotonic()
+        waiting = now - self._last_heard if self._busy or self._starting else 0.0
+        working = 0.0 if self._working_since is None else now - self._working_since
+        return max(waiting, working)
+
+    @property
     def long_busy(self) -> bool:
-        """Working on one command (or loading) for LONG_BUSY_SECONDS and still beating."""
-        busy = self._busy or self._starting
-        return busy and time.monotonic() - self._last_heard > LONG_BUSY_SECONDS
+        """At one piece of work (or loading) for LONG_BUSY_SECONDS."""
+        return self.busy_seconds > LONG_BUSY_SECONDS
 
     def shutdown(self) -> None:
         """Stop the engine within about a second: ask, wait briefly, then end it."""
@@ -363,6 +403,7 @@ class EngineClient(QObject):
                 self._last_heard = self._last_beat
                 self._busy = False
                 self._said_long = False
+                self._working_since = None   # an answer: the work it was at has ended
                 for message in batch:
                     p.dispatch("the window", self.handlers, message)
                 if time.perf_counter() > deadline:
@@ -415,6 +456,8 @@ class EngineClient(QObject):
         # and a change made next is made to it: it is what they ask for from here on
         m.requested = config
         if message.did_reset:
+            # Reset's answer (records already on their way when it was sent are none)
+            self._reset_waiting = None
             self.records.clear()
             self.compared.clear()
             self._step = 0
@@ -438,6 +481,8 @@ class EngineClient(QObject):
 
     def _on_alive(self, message: p.Alive) -> None:
         stage = self.model.engine_stage = message.stage
+        self._working_since = (time.monotonic() - message.seconds if stage == WORKING
+                               else None)
         self._set_state()
         if self._building and stage.startswith(BUILDING_MODEL_FILE):
             self._say(f"Building the model file {stage[len(BUILDING_MODEL_FILE):].strip()}"
@@ -448,8 +493,9 @@ class EngineClient(QObject):
 
     def _check_alive(self) -> None:
         """The engine died without a word (EOF may come first; this catches the rest),
-        or stopped making progress: no beat for SILENT_SECONDS. Slow is not stopped:
-        a start or a step that takes long, beating all the while, is waited for."""
+        or stopped making progress: no beat nor CPU time for SILENT_SECONDS. Slow is not
+        stopped: a start or a step that takes long, beating all the while, is waited
+        for, and said after LONG_BUSY_SECONDS; a Reset waiting then ends it."""
         if not self.alive:
             return
         if self._process is not None and not self._process.is_alive():
@@ -462,17 +508,36 @@ class EngineClient(QObject):
             self._say(f"Starting the training engine: starting Python "
                       f"({now - self._started_at:.0f} s)…")
             return
-        if now - self._last_beat > SILENT_SECONDS and not self.in_process:
+        if not self.in_process:
+            # CPU time is looked at every time, so that when it stopped growing is known
             self._last_beat = last_sign_of_life(self._process, self._last_beat)
-        if now - self._last_beat > SILENT_SECONDS and not self.in_process:
-            self._process.kill()   # frozen: end it, keep the window
-            self._process.join(1.0)
-            self._died(hung=True)
+            if now - self._last_beat > SILENT_SECONDS:
+                self._process.kill()   # frozen: end it, keep the window
+                self._process.join(1.0)
+                self._died(hung=True)
+                return
+        if self._reset_waiting is not None:
+            self._answer_reset(now)
         elif self.long_busy and not self._said_long and not self._starting:
             self._said_long = True
             self._say(f"The training engine has worked on this for "
-                      f"{now - self._last_heard:.0f} s and is still going: press "
+                      f"{self.busy_seconds:.0f} s and is still going: press "
                       f"Reset (R) to stop it.")
+
+    def _answer_reset(self, now: float) -> None:
+        """A Reset not answered: the engine is ended once its work has run, or the Reset
+        has waited, LONG_BUSY_SECONDS (a frozen engine says nothing of its work); until
+        then, from a second on, the status line says what it waits for."""
+        assert self._reset_waiting is not None
+        waited = now - self._reset_waiting
+        unanswered = max(self.busy_seconds, waited)
+        if unanswered > LONG_BUSY_SECONDS:
+            self._end_unanswered(unanswered)
+        elif waited > 1.0 and not self._said_waiting:
+            self._said_waiting = True
+            self._say(f"Reset (R) is waiting for the training engine's answer (none for "
+                      f"{unanswered:.0f} s); at {LONG_BUSY_SECONDS:g} s without one, the "
+                      f"engine is ended and a fresh one started.")
 
     def _died(self, hung: bool = False) -> None:
         if not self.alive:
@@ -482,7 +547,10 @@ class EngineClient(QObject):
         if process is not None and hasattr(process, "exitcode"):
             process.join(0.5)
             exitcode = process.exitcode
+        reset_asked = self._reset_waiting is not None
         self._stop_engine()
         self.model.running = False
         self.received.emit(p.Failed(engine_died(self._step, exitcode, hung, SILENT_SECONDS,
                                                 self.model.confirmed)))
+        if reset_asked:   # a Reset it never answered: the fresh engine it asked for
+            self._start_fresh("Starting a fresh training engine, as Reset asked,")
