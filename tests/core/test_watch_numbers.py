@@ -9,12 +9,13 @@ import math
 
 import pytest
 import torch
-from core_reference import SavedTracker, reachable_nodes
 from torch.nn import functional as F
 from watch_loops import TwoHeads, batch, named_losses
 
 import gradviz
 from gradviz.plain.watch_read import FolderFollower, StreamReader
+
+from core_reference import SavedTracker, reachable_nodes
 
 MICRO = 3
 
