@@ -150,6 +150,10 @@ def add_bench(subparsers) -> None:
                    help="also train in the app's window (offscreen) and time its response, "
                         "quiet at 1920x1080 and 1024x768, with another process keeping a "
                         "core busy, and with B pinned")
+    p.add_argument("--watch", action="store_true",
+                   help="instead: a plain loop's steps/s under gradviz.watch at its default "
+                        "sampling, as a share of the same loop bare, on the default MLP and "
+                        "the bundled two-head CNN (which runs a fifth of --steps)")
     p.set_defaults(func=_later("bench"))
 
 
