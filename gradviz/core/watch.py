@@ -3,6 +3,7 @@ loss's push at the features, memory, the graph) into a run folder, as it runs, w
 changing what it computes."""
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import torch
@@ -11,7 +12,7 @@ from torch import nn
 from ..plain.records import StepRecord
 from ..plain.watch_stream import StreamWriter
 from .watch_graph import saved_bytes, step_graph
-from .watch_probe import feature_list, grad_norms, gram_numbers, junction_gram, number_dtype
+from .watch_probe import feature_list, gathered, gram_numbers, junction_gram, number_dtype
 from .watch_ranks import rank_and_world, stream_folder, unwrapped
 
 DEFAULT_EVERY = 20   # per-loss push, cosines, memory and the graph: every this many steps
@@ -43,7 +44,7 @@ class Watch:
 
     def _new_step(self) -> None:
         self._calls = 0
-        self._loss_sum: torch.Tensor | None = None
+        self._values: list[torch.Tensor] = []   # each call's losses, 0-dim, in order
         self._gram: torch.Tensor | None = None
         self._saved: list[int] = []
         self._nodes: int | None = None
@@ -67,9 +68,9 @@ class Watch:
         they share, for each loss's push). Called again in the same step: one more
         micro-batch (gradient accumulation)."""
         self._check(losses)
-        values = torch.stack([loss.detach().to(self.device, self.dtype).reshape(())
-                              for loss in losses.values()])
-        self._loss_sum = values if self._loss_sum is None else self._loss_sum + values
+        for loss in losses.values():   # detached: a view of the value, no copy, no graph
+            value = loss.detach()
+            self._values.append(value if value.dim() == 0 else value.reshape(()))
         self._calls += 1
         if self.sampled:
             self._sample(losses, feature_list(features))
@@ -92,46 +93,46 @@ class Watch:
         if features:
             gram = junction_gram(tensors, features, self.dtype).to(self.device)
             self._gram = gram if self._gram is None else self._gram + gram
-        held, self._nodes = saved_bytes(tensors, [p for _, p in self.params])
+        held, self._nodes, fingerprint = saved_bytes(
+            tensors, [p for _, p in self.params], features)
         self._saved.append(held)
-        if self._calls == 1:
+        if self._calls == 1 and fingerprint != self._last_graph_key:
+            self._last_graph_key = fingerprint
             graph = step_graph(losses, self.params, features)
-            key = graph.structure_key()
-            if key != self._last_graph_key:
-                self._last_graph_key = key
-                self._writer.add_graph(self.steps, graph.to_dict())
+            self._writer.add_graph(self.steps, graph.to_dict())
 
     def step(self) -> StepRecord:
         """After the user's backward, before optimizer.step(): record the step (its
         gradients as they are now) and start the next. Returns what was recorded."""
-        if self._loss_sum is None or self._names is None:
+        if not self._values or self._names is None:
             raise RuntimeError("gradviz.watch: step() before losses(): call "
                                "watch.losses({...}) before backward in each step")
         grads = [p.grad for _, p in self.params]
         present = [g for g in grads if g is not None]
-        norms = grad_norms(present, self.device, self.dtype)
-        parts = [self._loss_sum / self._calls, norms,
-                 torch.linalg.vector_norm(norms).reshape(1)]
-        if self._gram is not None:
-            parts.append(self._gram.reshape(-1))
-        numbers = torch.cat(parts).tolist()   # the step's one transfer to the host
-        record = self._record(numbers, grads)
+        norms = torch._foreach_norm(present) if present else []
+        numbers = gathered([*self._values, *norms], self._gram, self.device).tolist()
+        record = self._record(numbers, grads)   # the line above: the step's one transfer
         self._writer.add_step(record, self._calls)
         self.steps += 1
         self._new_step()
         return record
 
     def _record(self, numbers: list[float], grads: list) -> StepRecord:
-        names, k = self._names or [], len(self._names or [])
-        losses = dict(zip(names, numbers[:k]))
-        present = iter(numbers[k:])
+        names, k, calls = self._names or [], len(self._names or []), self._calls
+        values = numbers[:k * calls]
+        # the step's loss: the mean over its losses() calls (one call: the value itself)
+        losses = dict(zip(names, values if calls == 1 else
+                          [sum(values[i::k]) / calls for i in range(k)]))
+        present = iter(numbers[k * calls:])
         norms = {name: None if g is None else next(present)
                  for (name, _), g in zip(self.params, grads)}
-        rest = numbers[k + sum(g is not None for g in grads):]
+        measured = [n for n in norms.values() if n is not None]
         record = StepRecord(step=self.steps, losses=losses, total=sum(losses.values()),
-                            grad_norms=norms, global_grad_norm=rest[0] if norms else None)
-        if len(rest) > 1:
-            push, record.cosine = gram_numbers(rest[1:], k)
+                            grad_norms=norms, global_grad_norm=math.sqrt(
+                                sum(n * n for n in measured)) if measured else None)
+        gram = list(present)
+        if gram:
+            push, record.cosine = gram_numbers(gram, k)
             record.junction_grad_norms = dict(zip(names, push))
         if self._saved:
             record.saved_bytes, record.saved_bytes_peak = self._saved[-1], max(self._saved)

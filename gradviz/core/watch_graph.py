@@ -11,13 +11,19 @@ from .autograd_walk import held_saved_bytes, reachable_nodes, storage_key
 from .graph import Root, capture
 
 
-def saved_bytes(losses: Sequence[torch.Tensor], params: Sequence[torch.Tensor]) -> tuple[int, int]:
+def saved_bytes(losses: Sequence[torch.Tensor], params: Sequence[torch.Tensor],
+                features: Sequence[torch.Tensor]) -> tuple[int, int, tuple]:
     """(bytes of the distinct storages the graph below losses holds for backward, not
-    counting the parameters', number of autograd nodes): read from the nodes' saved
-    tensors, as gradviz's own memory probe does (no saved-tensor hooks)."""
+    counting the parameters'; number of autograd nodes; a fingerprint of the graph's
+    structure): read from the nodes' saved tensors, as gradviz's own memory probe does
+    (no saved-tensor hooks). The fingerprint, each node's type and inputs in a fixed
+    walk order and the features' shapes, tells when the graph must be captured again
+    (a capture costs several walks)."""
     nodes = reachable_nodes([loss.grad_fn for loss in losses])
     held = held_saved_bytes(nodes, {storage_key(p) for p in params})
-    return held, len(nodes)
+    fingerprint = (tuple((type(fn), len(fn.next_functions)) for fn in nodes),
+                   tuple(f.shape for f in features))
+    return held, len(nodes), fingerprint
 
 
 def step_graph(losses: dict[str, torch.Tensor], params: Sequence[tuple[str, torch.Tensor]],

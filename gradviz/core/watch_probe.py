@@ -52,16 +52,20 @@ def junction_gram(losses: Sequence[torch.Tensor], features: list[torch.Tensor],
     return matrix @ matrix.T
 
 
-def grad_norms(grads: list[torch.Tensor], device: torch.device,
-               dtype: torch.dtype) -> torch.Tensor:
-    """Each gradient's 2-norm, batched (torch._foreach_norm), as one vector on device."""
-    if not grads:
-        return torch.zeros(0, dtype=dtype, device=device)
-    norms = torch._foreach_norm(grads)
-    if all(n.device == device for n in norms):
-        return torch.stack([n.to(dtype) for n in norms]) if len(
-            {n.dtype for n in norms}) > 1 else torch.stack(norms).to(dtype)
-    return torch.stack([n.to(device, dtype) for n in norms])
+def gathered(scalars: list[torch.Tensor], gram: torch.Tensor | None,
+             device: torch.device) -> torch.Tensor:
+    """The step's 0-dim numbers (and the Gram matrix, where sampled) in one tensor, so
+    one host transfer brings them all. The usual case, all of one device and dtype and
+    no Gram matrix, is one stack: values keep their own dtype (a float32 read as a
+    Python float is exact)."""
+    if gram is None:
+        try:   # one stack (mixed float dtypes are promoted); a value elsewhere raises
+            return torch.stack(scalars)
+        except RuntimeError:
+            pass
+    dtype = number_dtype(device)
+    flat = torch.stack([s.to(device, dtype) for s in scalars])
+    return flat if gram is None else torch.cat([flat, gram.to(device, dtype).reshape(-1)])
 
 
 def gram_numbers(gram: list[float], k: int) -> tuple[list[float], list[list[float]]]:

@@ -24,10 +24,47 @@ GRAPHS = "graphs.jsonl"
 WATCH_FORMAT = 1    # the header's "gradviz_watch": this layout of the three files
 
 
-def step_line(record: StepRecord, micro_batches: int) -> str:
-    """A report step (as report.json's "steps" hold it) plus how many losses() calls the
-    step had (gradient accumulation: more than one), on one line."""
-    return record.to_json()[:-1] + f', "micro_batches": {micro_batches}}}\n'
+_NOT_FINITE = frozenset({"nan", "inf", "-inf"})
+
+
+class _KeyedText:
+    """A dict of names to floats (or None) as json.dumps writes it, for dicts whose keys
+    repeat every step (the losses, the parameters): keys encoded once."""
+
+    def __init__(self):
+        self._keys: dict[tuple, list[str]] = {}
+
+    def __call__(self, data: dict | None) -> str | None:
+        """The json text, or None to leave it to StepRecord.to_json (not all floats)."""
+        if data is None:
+            return "null"
+        names = tuple(data)
+        keys = self._keys.get(names)
+        if keys is None:
+            if len(self._keys) > 64 or not all(type(k) is str for k in names):
+                return None
+            keys = self._keys[names] = [json.dumps(k) + ": " for k in names]
+        try:
+            texts = ["null" if v is None else float.__repr__(v) for v in data.values()]
+        except TypeError:
+            return None
+        if not _NOT_FINITE.isdisjoint(texts):   # json has no NaN or infinity: null
+            texts = ["null" if t in _NOT_FINITE else t for t in texts]
+        return "{" + ", ".join(map(str.__add__, keys, texts)) + "}"
+
+
+class StepLines:
+    """Steps as lines of steps.jsonl: a report step (as report.json's "steps" hold it,
+    StepRecord.to_json, character for character) plus how many losses() calls the step
+    had (gradient accumulation: more than one)."""
+
+    def __init__(self):
+        self._losses, self._norms = _KeyedText(), _KeyedText()
+
+    def __call__(self, record: StepRecord, micro_batches: int) -> str:
+        text = record.to_json(losses=self._losses(record.losses),
+                              grad_norms=self._norms(record.grad_norms))
+        return text[:-1] + f', "micro_batches": {micro_batches}}}\n'
 
 
 class StreamWriter:
@@ -45,6 +82,7 @@ class StreamWriter:
                        "run_id": self.run_id, "started": time.time(), **header}
         self._steps: IO[str] | None = None
         self._graphs: IO[str] | None = None
+        self._line = StepLines()
 
     def open(self) -> StreamWriter:
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -55,7 +93,7 @@ class StreamWriter:
 
     def add_step(self, record: StepRecord, micro_batches: int) -> None:
         assert self._steps is not None, "StreamWriter.open() first"
-        self._steps.write(step_line(record, micro_batches))
+        self._steps.write(self._line(record, micro_batches))
         # flushed to the operating system each step: a killed process loses nothing
         # finished (no fsync: that would cost a disk round trip per step)
         self._steps.flush()

@@ -13,7 +13,7 @@ from gradviz.plain.watch_read import (
     StreamReader,
     stream_folders,
 )
-from gradviz.plain.watch_stream import STEPS, StreamWriter
+from gradviz.plain.watch_stream import STEPS, StepLines, StreamWriter
 
 
 def _record(step: int) -> StepRecord:
@@ -71,3 +71,13 @@ def test_ranks_and_reports_are_found(tmp_path):
     follower = FolderFollower(report)
     assert follower.read() == 1 and follower.read() == 0
     assert follower.readers[""].finished
+
+
+def test_a_step_line_is_the_report_step_plus_micro_batches():
+    lines = StepLines()
+    for record in (_record(3), StepRecord(step=1, losses={"a": float("nan"), "b": 1},
+                                          total=float("inf"), grad_norms=None)):
+        for _ in range(2):   # the keys' cache used the second time
+            data = json.loads(lines(record, 4))
+            assert data.pop("micro_batches") == 4
+            assert data == json.loads(json.dumps(record.to_dict(), allow_nan=False))
