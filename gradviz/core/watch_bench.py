@@ -60,7 +60,8 @@ def mlp_parts(config: Config, device: torch.device) -> LoopParts:
         idx = data.batch_indices(step, config.batch_size).to(device)
         batches.append((data.x.index_select(0, idx),
                         [t.index_select(0, idx) for t in data.targets]))
-    losses = [functools.partial(head_loss, k) for k in range(config.heads)]
+    losses: list[Callable[..., torch.Tensor]] = [
+        functools.partial(head_loss, k) for k in range(config.heads)]
     return LoopParts("default MLP", model, model.trunk, list(model.heads), losses,
                      config.head_names(), batches, config.lr)
 
