@@ -177,8 +177,8 @@ def _print_watch(config, repeats: int, threads: int, quiet: bool) -> int:
     from ..core.watch_bench import watch_benches
     if not quiet:
         print(f"gradviz bench --watch: a plain loop bare and under gradviz.watch (every="
-              f"{DEFAULT_EVERY}: losses and grad norms each step; push, cosines, memory and "
-              f"graph every {DEFAULT_EVERY}th), {threads} torch thread"
+              f"{DEFAULT_EVERY}: losses and grad norms each step; push, cosines and memory "
+              f"every {DEFAULT_EVERY}th, the graph when it changes), {threads} torch thread"
               f"{'s' if threads > 1 else ''}, {repeats} runs each, median")
         print(f"{'loop':<26}{'params':>10}{'bare/s':>10}{'watched/s':>11}{'watched':>9}")
     before = os.getloadavg()
