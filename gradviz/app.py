@@ -48,7 +48,7 @@ def build_parser():
                         help="train --steps steps, save a 1920x1080 picture of the window "
                              "as PNG and exit (works offscreen)")
     sub = parser.add_subparsers(dest="command", parser_class=OneLineParser,
-                                metavar="{run,compare,lessons,bench}",
+                                metavar="{run,compare,lessons,bench,report}",
                                 help="a headless command (gradviz COMMAND --help says more); "
                                      "with none, the app opens")
     add_commands(sub)
