@@ -1,3 +1,15 @@
 """gradviz: see what autograd does when a network has several losses."""
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    # `gradviz.watch` loads torch on first use only (PEP 562): `import gradviz` stays
+    # cheap, and the window's process, which imports gradviz, never loads torch by it
+    if name == "watch":
+        return importlib.import_module("gradviz.core.watch").watch
+    raise AttributeError(f"module 'gradviz' has no attribute {name!r}")

@@ -54,7 +54,7 @@ def build_parser():
                         help="add gradviz to your desktop's application menu, with its "
                              "icon, for your user only, and exit")
     sub = parser.add_subparsers(dest="command", parser_class=OneLineParser,
-                                metavar="{run,compare,lessons,bench}",
+                                metavar="{run,compare,lessons,bench,report}",
                                 help="a headless command (gradviz COMMAND --help says more); "
                                      "with none, the app opens")
     add_commands(sub)

@@ -38,6 +38,8 @@ def main(args: argparse.Namespace) -> int:
         fail(f"gradviz: {exc}")
     use_clock(args.clock)
     threads = leave_a_core_free()
+    if args.watch:
+        return _print_watch(config, repeats, threads, args.quiet)
     model = f"trunk {config.trunk_depth}x{config.trunk_width}" if model_file is None \
         else f"the model file {model_file.path.name}"
     if not args.quiet:
@@ -165,3 +167,24 @@ def _describe(level: str) -> str:
         return "every probe every step, graph captured each step"
     return (f"grad norms every step; junction, cosines, memory every "
             f"{changes['sample_every']} steps")
+
+
+def _print_watch(config, repeats: int, threads: int, quiet: bool) -> int:
+    """`bench --watch`: each loop's rate watched over bare, with the load around it."""
+    import os
+
+    from ..core.watch import DEFAULT_EVERY
+    from ..core.watch_bench import watch_benches
+    if not quiet:
+        print(f"gradviz bench --watch: a plain loop bare and under gradviz.watch (every="
+              f"{DEFAULT_EVERY}: losses and grad norms each step; push, cosines and memory "
+              f"every {DEFAULT_EVERY}th, the graph when it changes), {threads} torch thread"
+              f"{'s' if threads > 1 else ''}, {repeats} runs each, median")
+        print(f"{'loop':<26}{'params':>10}{'bare/s':>10}{'watched/s':>11}{'watched':>9}")
+    before = os.getloadavg()
+    for r in watch_benches(config, config.steps, repeats):
+        print(f"{r.name:<26}{r.parameters:>10,}{r.bare:>10.1f}{r.watched:>11.1f}{r.ratio:>9.0%}")
+    after = os.getloadavg()
+    print(f"load average (1 min): {before[0]:.2f} before, {after[0]:.2f} after, on "
+          f"{os.cpu_count()} cores")
+    return EXIT_OK

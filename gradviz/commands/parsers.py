@@ -150,9 +150,25 @@ def add_bench(subparsers) -> None:
                    help="also train in the app's window (offscreen) and time its response, "
                         "quiet at 1920x1080 and 1024x768, with another process keeping a "
                         "core busy, and with B pinned")
+    p.add_argument("--watch", action="store_true",
+                   help="instead: a plain loop's steps/s under gradviz.watch at its default "
+                        "sampling, as a share of the same loop bare, on the default MLP and "
+                        "the bundled two-head CNN (which runs a fifth of --steps)")
     p.set_defaults(func=_later("bench"))
 
 
+def add_report(subparsers) -> None:
+    p = subparsers.add_parser(
+        "report", help="a run folder (gradviz.watch's or gradviz run --out's) in a few lines",
+        description="Print a run folder's steps, last losses, the parameters without a "
+                    "gradient, the last push at the features and, across ranks, whether "
+                    "their gradients agree. Reads the folder as it is now (a watched "
+                    "script may still be writing it).")
+    p.add_argument("folder", metavar="DIR", help="the folder gradviz.watch(out=DIR) or "
+                                                  "gradviz run --out DIR wrote")
+    p.set_defaults(func=_later("report"))
+
+
 def add_commands(subparsers) -> None:
-    for add in (add_run, add_compare, add_lessons, add_bench):
+    for add in (add_run, add_compare, add_lessons, add_bench, add_report):
         add(subparsers)

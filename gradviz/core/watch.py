@@ -1,0 +1,147 @@
+"""gradviz.watch: record the user's own training loop (losses, gradient norms, each
+loss's push at the features, memory, the graph) into a run folder, as it runs, without
+changing what it computes."""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from ..plain.records import StepRecord
+from ..plain.watch_stream import StreamWriter
+from .watch_graph import saved_bytes, step_graph
+from .watch_probe import feature_list, gathered, gram_numbers, junction_gram, number_dtype
+from .watch_ranks import rank_and_world, stream_folder, unwrapped
+
+DEFAULT_EVERY = 20   # per-loss push, cosines, memory and the graph: every this many steps
+
+
+class Watch:
+    """One watched loop. Use as a context manager (see watch())."""
+
+    def __init__(self, model: nn.Module, out: str | Path, every: int = DEFAULT_EVERY):
+        if not isinstance(model, nn.Module):
+            raise TypeError(f"gradviz.watch: model must be a torch.nn.Module, "
+                            f"not {type(model).__name__}")
+        if isinstance(every, bool) or not isinstance(every, int) or every < 1:
+            raise ValueError(f"gradviz.watch: every must be a whole number >= 1, not {every!r}")
+        self.every = every
+        self.params = list(unwrapped(model).named_parameters())
+        first = next((p for _, p in self.params), None)
+        self.device = first.device if first is not None else torch.device("cpu")
+        self.dtype = number_dtype(self.device)
+        self.rank, self.world_size = rank_and_world()
+        self.folder = stream_folder(Path(out), self.rank)
+        self.steps = 0
+        self._writer = StreamWriter(self.folder, {
+            "model": type(unwrapped(model)).__name__, "device": str(self.device),
+            "param_names": [name for name, _ in self.params], "every": every,
+            "rank": self.rank, "world_size": self.world_size})
+        self._names: list[str] | None = None
+        self._new_step()
+
+    def _new_step(self) -> None:
+        self._calls = 0
+        self._values: list[torch.Tensor] = []   # each call's losses, 0-dim, in order
+        self._gram: torch.Tensor | None = None
+        self._saved: list[int] = []
+        self._nodes: int | None = None
+        self._last_graph_key: tuple | None = getattr(self, "_last_graph_key", None)
+
+    @property
+    def sampled(self) -> bool:
+        """Whether this step measures the push, cosines, memory and graph."""
+        return self.steps % self.every == 0
+
+    def __enter__(self) -> Watch:
+        self._writer.open()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self._writer.close(self.steps)
+
+    def losses(self, losses: dict[str, torch.Tensor],
+               features: torch.Tensor | dict[str, torch.Tensor] | None = None) -> None:
+        """Before the user's backward: the step's named scalar losses (and the features
+        they share, for each loss's push). Called again in the same step: one more
+        micro-batch (gradient accumulation)."""
+        self._check(losses)
+        for loss in losses.values():   # detached: a view of the value, no copy, no graph
+            value = loss.detach()
+            self._values.append(value if value.dim() == 0 else value.reshape(()))
+        self._calls += 1
+        if self.sampled:
+            self._sample(losses, feature_list(features))
+
+    def _check(self, losses: object) -> None:
+        if not isinstance(losses, dict) or not losses or not all(
+                isinstance(k, str) and isinstance(v, torch.Tensor) and v.numel() == 1
+                for k, v in losses.items()):
+            raise TypeError("gradviz.watch: losses() takes a dict of names to scalar "
+                            "loss tensors, e.g. {'depth': depth_loss, 'seg': seg_loss}")
+        names = list(losses)
+        if self._names is None:
+            self._names = names
+        elif names != self._names:
+            raise ValueError(f"gradviz.watch: losses() got {names}; this run's losses "
+                             f"are {self._names} (the same names, in the same order)")
+
+    def _sample(self, losses: dict[str, torch.Tensor], features: list[torch.Tensor]) -> None:
+        tensors = list(losses.values())
+        if features:
+            gram = junction_gram(tensors, features, self.dtype).to(self.device)
+            self._gram = gram if self._gram is None else self._gram + gram
+        held, self._nodes, fingerprint = saved_bytes(
+            tensors, [p for _, p in self.params], features)
+        self._saved.append(held)
+        if self._calls == 1 and fingerprint != self._last_graph_key:
+            self._last_graph_key = fingerprint
+            graph = step_graph(losses, self.params, features)
+            self._writer.add_graph(self.steps, graph.to_dict())
+
+    def step(self) -> StepRecord:
+        """After the user's backward, before optimizer.step(): record the step (its
+        gradients as they are now) and start the next. Returns what was recorded."""
+        if not self._values or self._names is None:
+            raise RuntimeError("gradviz.watch: step() before losses(): call "
+                               "watch.losses({...}) before backward in each step")
+        grads = [p.grad for _, p in self.params]
+        present = [g for g in grads if g is not None]
+        norms = torch._foreach_norm(present) if present else []
+        numbers = gathered([*self._values, *norms], self._gram, self.device).tolist()
+        record = self._record(numbers, grads)   # the line above: the step's one transfer
+        self._writer.add_step(record, self._calls)
+        self.steps += 1
+        self._new_step()
+        return record
+
+    def _record(self, numbers: list[float], grads: list) -> StepRecord:
+        names, k, calls = self._names or [], len(self._names or []), self._calls
+        values = numbers[:k * calls]
+        # the step's loss: the mean over its losses() calls (one call: the value itself)
+        losses = dict(zip(names, values if calls == 1 else
+                          [sum(values[i::k]) / calls for i in range(k)]))
+        present = iter(numbers[k * calls:])
+        norms = {name: None if g is None else next(present)
+                 for (name, _), g in zip(self.params, grads)}
+        measured = [n for n in norms.values() if n is not None]
+        record = StepRecord(step=self.steps, losses=losses, total=sum(losses.values()),
+                            grad_norms=norms, global_grad_norm=math.sqrt(
+                                sum(n * n for n in measured)) if measured else None)
+        gram = list(present)
+        if gram:
+            push, record.cosine = gram_numbers(gram, k)
+            record.junction_grad_norms = dict(zip(names, push))
+        if self._saved:
+            record.saved_bytes, record.saved_bytes_peak = self._saved[-1], max(self._saved)
+            record.graph_nodes = self._nodes
+        return record
+
+
+def watch(model: nn.Module, out: str | Path, every: int = DEFAULT_EVERY) -> Watch:
+    """Watch a training loop: `with gradviz.watch(model, out="runs/exp1") as watch:`,
+    then each step watch.losses({...}, features=z) before backward and watch.step()
+    after it, before optimizer.step(). Writes out (out/rank-N under torch.distributed)."""
+    return Watch(model, out, every)

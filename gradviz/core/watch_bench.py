@@ -1,0 +1,122 @@
+"""`gradviz bench --watch`: a user's own loop timed bare and under gradviz.watch at the
+default sampling, on the default MLP and on the bundled two-head CNN (about 1 M
+parameters). The two loops are the same code; only watch's two calls differ."""
+from __future__ import annotations
+
+import functools
+import operator
+import statistics
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from ..plain.config import Config
+from ..plain.model_names import model_path
+from .data import make_data
+from .devices import resolve_device
+from .loop_timer import timed
+from .model import MultiHeadNet, head_loss
+from .model_file import ModelFile, trunk_outputs
+from .watch import DEFAULT_EVERY, watch
+
+CNN = "cnn_two_heads"
+BATCHES = 8   # made before the clock starts, used in turn: the loop times training only
+
+
+@dataclass
+class LoopParts:
+    """What the user's loop trains: the watched module, its trunk and heads, losses."""
+    name: str
+    model: nn.Module
+    trunk: nn.Module
+    heads: list[nn.Module]
+    losses: list[Callable[..., torch.Tensor]]
+    names: list[str]
+    batches: list[tuple[torch.Tensor, list[torch.Tensor]]]
+    lr: float
+
+
+@dataclass
+class WatchBench:
+    name: str
+    parameters: int
+    bare: float          # median steps per second
+    watched: float
+
+    @property
+    def ratio(self) -> float:
+        return self.watched / self.bare
+
+
+def mlp_parts(config: Config, device: torch.device) -> LoopParts:
+    torch.manual_seed(config.seed)
+    model = MultiHeadNet(config.heads, config.trunk_width, config.trunk_depth).to(device)
+    data = make_data(config.heads, config.seed).to(device)
+    batches = []
+    for step in range(BATCHES):
+        idx = data.batch_indices(step, config.batch_size).to(device)
+        batches.append((data.x.index_select(0, idx),
+                        [t.index_select(0, idx) for t in data.targets]))
+    losses: list[Callable[..., torch.Tensor]] = [
+        functools.partial(head_loss, k) for k in range(config.heads)]
+    return LoopParts("default MLP", model, model.trunk, list(model.heads), losses,
+                     config.head_names(), batches, config.lr)
+
+
+def cnn_parts(config: Config, device: torch.device) -> LoopParts:
+    with model_path(CNN) as path:
+        spec = ModelFile(path).build(config.seed, config.batch_size)
+    model = nn.ModuleDict({"trunk": spec.trunk, "heads": nn.ModuleList(spec.heads)}).to(device)
+    generator = torch.Generator().manual_seed(config.seed)
+    batches = []
+    for step in range(BATCHES):
+        x, targets = spec.batch(step, config.batch_size, generator)
+        batches.append((x.to(device), [t.to(device) for t in targets]))
+    return LoopParts(f"CNN ({CNN})", model, spec.trunk, list(spec.heads), list(spec.losses),
+                     list(spec.names), batches, config.lr)
+
+
+def loop_rate(parts: LoopParts, steps: int, device: torch.device, out: str | None) -> float:
+    """Steps per second of the user's loop; watched into out when out is given."""
+    opt = torch.optim.SGD(parts.model.parameters(), lr=parts.lr)
+    names = parts.names
+    w = None if out is None else watch(parts.model, out=out, every=DEFAULT_EVERY)
+
+    def one(step: int) -> None:
+        x, targets = parts.batches[step % len(parts.batches)]
+        opt.zero_grad(set_to_none=True)
+        z = (trunk_outputs(parts.trunk(x)) or [])[0]
+        losses = {n: loss(head(z), t)
+                  for n, loss, head, t in zip(names, parts.losses, parts.heads, targets)}
+        if w is not None:
+            w.losses(losses, features=z)
+        functools.reduce(operator.add, losses.values()).backward()
+        if w is not None:
+            w.step()
+        opt.step()
+
+    if w is None:
+        return timed(one, steps, device)
+    with w:
+        return timed(one, steps, device)
+
+
+def watch_bench(parts: LoopParts, steps: int, repeats: int, device: torch.device) -> WatchBench:
+    """Medians of `repeats` interleaved runs of the loop bare and watched."""
+    bare, watched = [], []
+    for _ in range(repeats):
+        bare.append(loop_rate(parts, steps, device, None))
+        with tempfile.TemporaryDirectory(prefix="gradviz-watch-bench-") as out:
+            watched.append(loop_rate(parts, steps, device, out))
+    count = sum(p.numel() for p in parts.model.parameters())
+    return WatchBench(parts.name, count, statistics.median(bare), statistics.median(watched))
+
+
+def watch_benches(config: Config, steps: int, repeats: int) -> list[WatchBench]:
+    """The MLP with `steps` steps per run, the CNN (slower per step) with a fifth."""
+    device = resolve_device(config.device)
+    return [watch_bench(mlp_parts(config, device), steps, repeats, device),
+            watch_bench(cnn_parts(config, device), max(1, steps // 5), repeats, device)]

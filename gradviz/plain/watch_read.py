@@ -1,0 +1,168 @@
+"""Reading a run folder as it grows, without torch: a watched loop's stream (watch.json,
+steps.jsonl, one per rank in rank-N folders) or a finished `gradviz run --out` report
+(report.json), into StepRecords and a History. Each read returns only what is new.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+from .events import Event
+from .history import History
+from .records import BackwardRecord, StepRecord
+from .watch_stream import GRAPHS, HEADER, STEPS
+
+_FIELDS = {f.name for f in dataclasses.fields(StepRecord)}
+_EVENT_FIELDS = {f.name for f in dataclasses.fields(Event)}
+
+
+class RunFolderError(ValueError):
+    """A folder that holds no gradviz run, or a file in it that is not one."""
+
+
+def record_from_dict(data: dict[str, Any]) -> StepRecord:
+    """A report step (report.json's or steps.jsonl's) back as a StepRecord; keys the
+    record does not have (a watched step's micro_batches) are left out."""
+    known = {k: v for k, v in data.items() if k in _FIELDS}
+    known["backward_calls"] = [BackwardRecord(**c) for c in data.get("backward_calls") or []]
+    known["events"] = [Event(**{k: v for k, v in e.items() if k in _EVENT_FIELDS})
+                       for e in data.get("events") or []]
+    return StepRecord(**known)
+
+
+def _read_json(path: Path) -> dict | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise RunFolderError(f"{path}: not readable as a gradviz file ({exc})") from exc
+    if not isinstance(data, dict) or "gradviz_report" not in data:
+        raise RunFolderError(f"{path}: not a gradviz report")
+    return data
+
+
+class _Lines:
+    """The complete lines appended to one file since the last read (a last line without
+    its newline is still being written, or was cut by a kill: left for later)."""
+
+    def __init__(self, path: Path):
+        self.path, self.offset = path, 0
+
+    def new(self) -> list[str]:
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(self.offset)
+                chunk = f.read()
+        except FileNotFoundError:
+            return []
+        end = chunk.rfind(b"\n") + 1
+        self.offset += end
+        return chunk[:end].decode("utf-8").splitlines()
+
+
+class StreamReader:
+    """One stream (a watched process or rank, or a run's report.json), followed.
+
+    read() returns the StepRecords that are new since the last call; when the folder's
+    run was replaced by a new one (a new run id), `restarted` is set and reading starts
+    again from its first step. The newest graph is in `graph`, with the step it was
+    captured at in `graph_step`.
+    """
+
+    def __init__(self, folder: str | Path):
+        self.folder = Path(folder)
+        self.header: dict | None = None
+        self.micro_batches: list[int] = []   # per step read: the losses() calls it had
+        self.graph: dict | None = None
+        self.graph_step: int | None = None
+        self.restarted = False
+        self._report_done = False
+        self._steps, self._graphs = _Lines(self.folder / STEPS), _Lines(self.folder / GRAPHS)
+
+    def read(self) -> list[StepRecord]:
+        self.restarted = False
+        header = _read_json(self.folder / HEADER)
+        if header is None:
+            return self._read_report()
+        if self.header is not None and header.get("run_id") != self.header.get("run_id"):
+            self._steps.offset = self._graphs.offset = 0
+            self.micro_batches, self.graph, self.graph_step = [], None, None
+            self.restarted = True
+        self.header = header
+        for line in self._graphs.new():
+            entry = json.loads(line)
+            self.graph, self.graph_step = entry["graph"], entry["step"]
+        records = []
+        for line in self._steps.new():
+            data = json.loads(line)
+            self.micro_batches.append(data.get("micro_batches", 1))
+            records.append(record_from_dict(data))
+        return records
+
+    def _read_report(self) -> list[StepRecord]:
+        """A `gradviz run --out` folder: report.json appears whole when the run ends."""
+        if self._report_done:
+            return []
+        report = _read_json(self.folder / "report.json")
+        if report is None:
+            return []
+        self.header, self._report_done = {k: v for k, v in report.items() if k != "steps"}, True
+        steps = report.get("steps") or []
+        self.micro_batches = [1] * len(steps)
+        return [record_from_dict(s) for s in steps]
+
+    @property
+    def finished(self) -> bool:
+        """Whether the run has ended (a report is written at the end; a stream says so)."""
+        return self._report_done or bool(self.header and "finished" in self.header)
+
+
+def stream_folders(folder: str | Path) -> dict[str, Path]:
+    """The streams in a run folder by name: "" for the folder itself, or "rank-0",
+    "rank-1"... for a run across ranks. RunFolderError where there is none."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise RunFolderError(f"{folder}: no such folder")
+    if (folder / HEADER).is_file() or (folder / "report.json").is_file():
+        return {"": folder}
+    ranks = sorted((p for p in folder.glob("rank-*") if (p / HEADER).is_file()),
+                   key=lambda p: int(p.name[5:]) if p.name[5:].isdigit() else -1)
+    if not ranks:
+        raise RunFolderError(f"{folder}: no gradviz run in it (no {HEADER}, report.json "
+                             "or rank-N folders)")
+    return {p.name: p for p in ranks}
+
+
+class FolderFollower:
+    """A run folder's streams, each with its History, filled as they grow: call read()
+    as often as wanted; it returns how many steps were new (across streams)."""
+
+    def __init__(self, folder: str | Path):
+        self.folder = Path(folder)
+        self.readers: dict[str, StreamReader] = {}
+        self.histories: dict[str, History] = {}
+
+    def read(self) -> int:
+        for name, path in stream_folders(self.folder).items():
+            self.readers.setdefault(name, StreamReader(path))
+        new = 0
+        for name, reader in self.readers.items():
+            records = reader.read()
+            if reader.restarted:
+                self.histories.pop(name, None)
+            if records and name not in self.histories:
+                self.histories[name] = _history_for(reader.header or {}, records[0])
+            if records:
+                self.histories[name].extend(records)
+            new += len(records)
+        return new
+
+
+def _history_for(header: dict, first: StepRecord) -> History:
+    """A History keyed by the first step's loss names and the header's parameter names
+    (a report's: the first step's grad norms)."""
+    params = header.get("param_names") or list(first.grad_norms or {})
+    return History(list(first.losses), list(params))

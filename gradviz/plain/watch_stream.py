@@ -1,0 +1,113 @@
+"""A watched loop's stream on disk, written as the loop goes: watch.json (the header,
+replaced whole), steps.jsonl (one report step per line, appended and flushed at the end
+of each step) and graphs.jsonl (the module graph, appended when its structure changes).
+
+Append-only, one line per step: a long run costs the same per step at step 10 and at
+step 1,000,000 (rewriting report.json whole each step would be quadratic), and a killed
+script leaves every finished step readable (a reader ignores a last line without its
+newline, the one a kill can cut).
+"""
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from pathlib import Path
+from typing import IO
+
+from .atomic_write import write_text
+from .records import StepRecord
+
+HEADER = "watch.json"
+STEPS = "steps.jsonl"
+GRAPHS = "graphs.jsonl"
+WATCH_FORMAT = 1    # the header's "gradviz_watch": this layout of the three files
+
+
+_NOT_FINITE = frozenset({"nan", "inf", "-inf"})
+
+
+class _KeyedText:
+    """A dict of names to floats (or None) as json.dumps writes it, for dicts whose keys
+    repeat every step (the losses, the parameters): keys encoded once."""
+
+    def __init__(self):
+        self._keys: dict[tuple, list[str]] = {}
+
+    def __call__(self, data: dict | None) -> str | None:
+        """The json text, or None to leave it to StepRecord.to_json (not all floats)."""
+        if data is None:
+            return "null"
+        names = tuple(data)
+        keys = self._keys.get(names)
+        if keys is None:
+            if len(self._keys) > 64 or not all(type(k) is str for k in names):
+                return None
+            keys = self._keys[names] = [json.dumps(k) + ": " for k in names]
+        try:
+            texts = ["null" if v is None else float.__repr__(v) for v in data.values()]
+        except TypeError:
+            return None
+        if not _NOT_FINITE.isdisjoint(texts):   # json has no NaN or infinity: null
+            texts = ["null" if t in _NOT_FINITE else t for t in texts]
+        return "{" + ", ".join(map(str.__add__, keys, texts)) + "}"
+
+
+class StepLines:
+    """Steps as lines of steps.jsonl: a report step (as report.json's "steps" hold it,
+    StepRecord.to_json, character for character) plus how many losses() calls the step
+    had (gradient accumulation: more than one)."""
+
+    def __init__(self):
+        self._losses, self._norms = _KeyedText(), _KeyedText()
+
+    def __call__(self, record: StepRecord, micro_batches: int) -> str:
+        text = record.to_json(losses=self._losses(record.losses),
+                              grad_norms=self._norms(record.grad_norms))
+        return text[:-1] + f', "micro_batches": {micro_batches}}}\n'
+
+
+class StreamWriter:
+    """The three files of one stream (one process, or one rank) in folder.
+
+    A new stream replaces an older one in the same folder: steps.jsonl and graphs.jsonl
+    are emptied first, then the header with a new run id is put in place, so a reader
+    that sees the new id knows every line it reads from then on is this run's.
+    """
+
+    def __init__(self, folder: Path, header: dict):
+        self.folder = folder
+        self.run_id = f"{time.time_ns():x}-{secrets.token_hex(4)}"
+        self.header = {"gradviz_report": 1, "gradviz_watch": WATCH_FORMAT,
+                       "run_id": self.run_id, "started": time.time(), **header}
+        self._steps: IO[str] | None = None
+        self._graphs: IO[str] | None = None
+        self._line = StepLines()
+
+    def open(self) -> StreamWriter:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self._steps = open(self.folder / STEPS, "w", encoding="utf-8")
+        self._graphs = open(self.folder / GRAPHS, "w", encoding="utf-8")
+        write_text(self.folder / HEADER, json.dumps(self.header, allow_nan=False) + "\n")
+        return self
+
+    def add_step(self, record: StepRecord, micro_batches: int) -> None:
+        assert self._steps is not None, "StreamWriter.open() first"
+        self._steps.write(self._line(record, micro_batches))
+        # flushed to the operating system each step: a killed process loses nothing
+        # finished (no fsync: that would cost a disk round trip per step)
+        self._steps.flush()
+
+    def add_graph(self, step: int, graph: dict) -> None:
+        assert self._graphs is not None, "StreamWriter.open() first"
+        self._graphs.write(json.dumps({"step": step, "graph": graph}, allow_nan=False) + "\n")
+        self._graphs.flush()
+
+    def close(self, steps: int) -> None:
+        """Close the files and say in the header that the run ended, after how many steps."""
+        for f in (self._steps, self._graphs):
+            if f is not None:
+                f.close()
+        self._steps = self._graphs = None
+        self.header.update(finished=time.time(), steps=steps)
+        write_text(self.folder / HEADER, json.dumps(self.header, allow_nan=False) + "\n")

@@ -1,0 +1,70 @@
+"""A run folder in a few lines of text (`gradviz report DIR`): its streams, steps, last
+losses, the parameters without a gradient, the last push, and whether ranks agree."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from .records import StepRecord
+from .watch_read import StreamReader, stream_folders
+
+AGREE_RTOL = 1e-6   # ranks under DDP hold the same all-reduced gradient: equal norms
+SHOWN_NAMES = 6     # parameters without a gradient named, then a count
+
+
+def _number(value: float | None) -> str:
+    return "none" if value is None else f"{value:.4g}"
+
+
+def _stream_lines(name: str, records: list[StepRecord], reader: StreamReader) -> list[str]:
+    label = name or "run"
+    if not records:
+        return [f"{label}: no finished step yet"]
+    last = records[-1]
+    micro = set(reader.micro_batches)
+    lines = [f"{label}: {len(records)} steps ({records[0].step} to {last.step})"
+             + ("" if micro == {1} else f", {'/'.join(map(str, sorted(micro)))} losses() "
+                "calls per step (accumulation)")
+             + ("; finished" if reader.finished else "; still being written"),
+             "  last losses: " + ", ".join(f"{k} {_number(v)}" for k, v in last.losses.items())
+             + f" (total {_number(last.total)}); global grad norm "
+             + _number(last.global_grad_norm)]
+    missing = [p for p, v in (last.grad_norms or {}).items() if v is None]
+    if missing:
+        shown = ", ".join(missing[:SHOWN_NAMES])
+        more = f" and {len(missing) - SHOWN_NAMES} more" if len(missing) > SHOWN_NAMES else ""
+        lines.append(f"  no gradient (.grad None) at the last step: {shown}{more}")
+    pushed = next((r for r in reversed(records) if r.junction_grad_norms), None)
+    if pushed is not None:
+        lines.append(f"  push at the features (step {pushed.step}): " + ", ".join(
+            f"{k} {_number(v)}" for k, v in (pushed.junction_grad_norms or {}).items()))
+    return lines
+
+
+def _disagreement(streams: dict[str, list[StepRecord]]) -> str:
+    """Where the ranks' gradient norms first differ, or that they agree."""
+    by_step = [{r.step: r for r in records} for records in streams.values()]
+    common = sorted(set.intersection(*(set(s) for s in by_step)))
+    for step in common:
+        first = by_step[0][step].grad_norms or {}
+        for other, name in zip(by_step[1:], list(streams)[1:]):
+            for param, value in (other[step].grad_norms or {}).items():
+                mine = first.get(param)
+                if (mine is None) != (value is None) or (mine is not None and value is not None
+                                                          and abs(mine - value) > AGREE_RTOL
+                                                          * max(abs(mine), abs(value))):
+                    return (f"ranks disagree: step {step}, {param}: {list(streams)[0]} "
+                            f"{_number(mine)}, {name} {_number(value)}")
+    return f"ranks agree: equal gradient norms at all {len(common)} steps they share"
+
+
+def summary_lines(folder: str | Path) -> list[str]:
+    """The summary; RunFolderError (one line) where the folder holds no run."""
+    streams, lines = {}, []
+    for name, path in stream_folders(folder).items():
+        reader = StreamReader(path)
+        streams[name] = reader.read()
+        lines += _stream_lines(name, streams[name], reader)
+    if len(streams) > 1:
+        lines.insert(0, f"{folder}: {len(streams)} ranks ({', '.join(streams)})")
+        lines.append(_disagreement(streams))
+    return lines

@@ -1,0 +1,83 @@
+"""Following a watched stream: only complete lines, only what is new, a replaced run
+starts over; run folders of ranks and `gradviz run --out` reports read alike."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gradviz.plain.records import StepRecord
+from gradviz.plain.watch_read import (
+    FolderFollower,
+    RunFolderError,
+    StreamReader,
+    stream_folders,
+)
+from gradviz.plain.watch_stream import STEPS, StepLines, StreamWriter
+
+
+def _record(step: int) -> StepRecord:
+    return StepRecord(step=step, losses={"a": 1.0 + step, "b": 2.0}, total=3.0 + step,
+                      grad_norms={"w": 0.5, "v": None}, global_grad_norm=0.5)
+
+
+def _writer(folder, **header) -> StreamWriter:
+    return StreamWriter(folder, {"param_names": ["w", "v"], **header}).open()
+
+
+def test_only_complete_new_lines_are_read(tmp_path):
+    writer = _writer(tmp_path)
+    reader = StreamReader(tmp_path)
+    writer.add_step(_record(0), 1)
+    assert [r.step for r in reader.read()] == [0]
+    assert reader.read() == []
+    line = (tmp_path / STEPS).read_bytes()
+    with open(tmp_path / STEPS, "ab") as f:   # a line cut by a kill, mid-write
+        f.write(line.replace(b'"step": 0', b'"step": 1')[:20])
+    assert reader.read() == []
+    with open(tmp_path / STEPS, "ab") as f:
+        f.write(line.replace(b'"step": 0', b'"step": 1')[20:])
+    (got,) = reader.read()
+    assert got.step == 1 and got.grad_norms == {"w": 0.5, "v": None}
+    assert reader.micro_batches == [1, 1] and not reader.finished
+    writer.close(2)
+    reader.read()
+    assert reader.finished
+
+
+def test_a_new_run_in_the_folder_starts_over(tmp_path):
+    first = _writer(tmp_path)
+    for step in range(3):
+        first.add_step(_record(step), 2)
+    first.close(3)
+    follower = FolderFollower(tmp_path)
+    assert follower.read() == 3 and len(follower.histories[""]) == 3
+    second = _writer(tmp_path)
+    second.add_step(_record(0), 1)
+    assert follower.read() == 1
+    assert follower.readers[""].restarted and len(follower.histories[""]) == 1
+
+
+def test_ranks_and_reports_are_found(tmp_path):
+    for rank in (1, 0):
+        _writer(tmp_path / f"rank-{rank}", rank=rank, world_size=2).add_step(_record(0), 1)
+    assert list(stream_folders(tmp_path)) == ["rank-0", "rank-1"]
+    report = tmp_path / "run"
+    report.mkdir()
+    with pytest.raises(RunFolderError, match="no gradviz run"):
+        stream_folders(report)
+    (report / "report.json").write_text(json.dumps(
+        {"gradviz_report": 1, "config": {}, "steps": [_record(0).to_dict()], "events": []}))
+    follower = FolderFollower(report)
+    assert follower.read() == 1 and follower.read() == 0
+    assert follower.readers[""].finished
+
+
+def test_a_step_line_is_the_report_step_plus_micro_batches():
+    lines = StepLines()
+    for record in (_record(3), StepRecord(step=1, losses={"a": float("nan"), "b": 1},
+                                          total=float("inf"), grad_norms=None)):
+        for _ in range(2):   # the keys' cache used the second time
+            data = json.loads(lines(record, 4))
+            assert data.pop("micro_batches") == 4
+            assert data == json.loads(json.dumps(record.to_dict(), allow_nan=False))
