@@ -174,10 +174,12 @@ class GraphLegend(QWidget):
         self.updateGeometry()
         self.update()
 
-    def _flow(self, width: int) -> tuple[list[tuple[KeyEntry, int, int]], int]:
-        """Each entry with its (x, y), filling rows of width; and the height of the rows."""
+    def _flow(self, width: int, present: frozenset[str] | None = None,
+              ) -> tuple[list[tuple[KeyEntry, int, int]], int]:
+        """Each entry with its (x, y), filling rows of width; and the height of the rows
+        (of the graph on screen's lines by default)."""
         placed, x, y = [], MARGIN, 6
-        for entry in self._entries():
+        for entry in self._entries(present):
             w = self._width_of(entry)
             if x > MARGIN and x + w > width - MARGIN:   # no room left on this row
                 x, y = MARGIN, y + self.row
@@ -193,6 +195,12 @@ class GraphLegend(QWidget):
 
     def heightForWidth(self, width: int) -> int:
         return self._flow(width)[1] + self._bar_height() + 6
+
+    def usual_height_for_width(self, width: int) -> int:
+        """The height at width of the lines a graph usually brings (ROOM_FOR, no colour
+        bar), whatever is listed now: what a panel sizes a graph's room by before the
+        graph's own key is known."""
+        return self._flow(width, ROOM_FOR)[1] + 6
 
     def sizeHint(self) -> QSize:
         hint = super().sizeHint()

@@ -12,7 +12,7 @@ from collections import Counter
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import (
     QGuiApplication,
     QImage,
@@ -167,7 +167,7 @@ class GraphView(QWidget):
         side.setMaximumWidth(420)
         self.side = side
         self.key_shown = True   # set_key_shown(False): a lesson's small graph panel
-        self._key_placed: tuple | None = None   # (beside?, rows) the splitter was sized for
+        self._key_placed: tuple | None = None   # (beside?, key size) the split was sized for
         self._drawing: tuple[float, float] | None = None   # the layout's size, in points
         self._drawing_boxes = False
         self._caption_text, self._caption_hint = self.caption.text(), ""
@@ -178,6 +178,10 @@ class GraphView(QWidget):
                               self.export_button])
         self._top.buttons = self._title_buttons()
         layout.addWidget(self.split, 1)
+        # the key placed again when the split changes size, the panel's size alone (a
+        # caption on one line instead of two): placed only on the panel's, it kept the
+        # share of the split's old height
+        self.split.installEventFilter(self)
         self._busy = False
         self._waiting: tuple | None = None
         self._cancel = threading.Event()
@@ -270,7 +274,8 @@ class GraphView(QWidget):
             # module graphs are deep and narrow (a few heads side by side): top-down fits
             # them larger unless the panel is very wide
             wide = 2.5
-        rankdir = "LR" if self.canvas.width() > wide * self.canvas.height() else "TB"
+        room_w, room_h = self._room_for_layout()
+        rankdir = "LR" if room_w > wide * room_h else "TB"
         key = (graph.structure_key(), rankdir)
         if self.canvas.graph_layout is not None and key == self._drawn_key:
             self._draw(graph, self.canvas.graph_layout, caption)   # same shape: restyle only
@@ -383,14 +388,16 @@ class GraphView(QWidget):
 
     def _place_key(self) -> None:
         """Key beside the graph in a wide panel, in rows below it otherwise; the
-        splitter is sized again only when that or the key's rows change (so a divider
+        splitter is sized again only when that or the key's size changes (so a divider
         the user dragged stays where it was put)."""
         width, height = max(1, self.split.width()), max(1, self.split.height())
         # beside only where the graph keeps a canvas at least as wide as high: in a
         # square dock the key beside left the graph under 40% of the width
         beside = self._key_goes_beside(width, height)
-        # beside: the key's width; below: its rows
-        size = self._key_width_beside(width, height) if beside else self.legend.rows(width)
+        # beside: the key's width; below: its height as given (its rows alone kept the
+        # height of another graph's key of as many rows, or a share of an older height)
+        size = (self._key_width_beside(width, height) if beside
+                else self._key_height_below(width, height))
         if (beside, size) == self._key_placed:
             return
         self._key_placed = (beside, size)
@@ -408,10 +415,28 @@ class GraphView(QWidget):
             self.canvas.setMinimumHeight(BELOW_CANVAS_LEAST)
             self.side_scroll.setMinimumHeight(1)
             self.side.setMaximumWidth(16_777_215)
-            want = self.side.heightForWidth(width)
-            want = want if want > 0 else self.legend.heightForWidth(width)
-            key = min(want + 2, int(KEY_BELOW_SHARE * height))
-            self.split.setSizes([height - key, key])
+            self.split.setSizes([height - size, size])
+
+    def _key_height_below(self, width: int, height: int) -> int:
+        """The key's height below the graph: its rows (and the history plot, when shown)
+        whole, up to KEY_BELOW_SHARE of the height."""
+        want = self.side.heightForWidth(width)
+        want = want if want > 0 else self.legend.heightForWidth(width)
+        return min(want + 2, int(KEY_BELOW_SHARE * height))
+
+    def _room_for_layout(self) -> tuple[int, int]:
+        """The canvas a graph about to be laid out is given: the panel's, less a key of
+        the usual lines placed as before any graph (beside where the canvas stays at
+        least as wide as high). Not the canvas as it is: its size follows what the key
+        held before (nothing, at first), and so would the layout's direction and, from
+        the drawing's shape, where the key goes."""
+        width, height = max(1, self.split.width()), max(1, self.split.height())
+        if not self.key_shown:
+            return width, height
+        if width - self.side_scroll.minimumWidth() >= height:
+            return width - self._key_width_beside(width, height, usual=True), height
+        key = min(self.legend.usual_height_for_width(width) + 2, int(KEY_BELOW_SHARE * height))
+        return width, height - key - self.split.handleWidth()
 
     def _key_goes_beside(self, width: int, height: int) -> bool:
         """Beside where the graph on screen is drawn larger so (a tall module graph in a
@@ -425,16 +450,23 @@ class GraphView(QWidget):
         below = min(width / w, max(1, height - key_h) / h)
         return beside >= below
 
-    def _key_width_beside(self, width: int, height: int) -> int:
+    def _key_width_beside(self, width: int, height: int, usual: bool = False) -> int:
         """The narrowest key beside the graph that shows every line without scrolling
-        (two columns in a wide, short dock), up to KEY_BESIDE_SHARE of the width."""
+        (two columns in a wide, short dock), up to KEY_BESIDE_SHARE of the width; usual:
+        for the lines a graph usually brings, not the ones listed now."""
         bar = self.side_scroll.verticalScrollBar().sizeHint().width() + 4
         least = self.side_scroll.minimumWidth()
         most = max(least, int(KEY_BESIDE_SHARE * width))
+        key_height = self.legend.usual_height_for_width if usual else self.legend.heightForWidth
         for w in range(least, most + 1, 10):
-            if self.legend.heightForWidth(w - bar) <= height:
+            if key_height(w - bar) <= height:
                 return w
         return most
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's)
+        if watched is self.split and event.type() == QEvent.Type.Resize:
+            self._place_key()
+        return super().eventFilter(watched, event)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)

@@ -464,3 +464,35 @@ def test_a_low_panel_after_ctrl_plus_twice_is_never_blank(qtbot, size):
             if i.isVisible() and seen.contains(drawn_rect(i))]
     cut = _cut_by_the_edges(view)    # (drawn sliced, were they shown)
     assert all(not i.isVisible() for i in view.canvas.nodes.values() if i.node.label in cut)
+
+
+
+# wide enough for the op view's title row (at 380 its "saved tensors" box widens the
+# panel), and small enough that the key goes below the graph, as in a slide's panel
+@pytest.mark.parametrize("size", [(390, 300), (420, 320)])
+def test_the_key_goes_where_the_graph_and_panel_say_whatever_it_listed_before(qtbot, size):
+    """The key placed for one graph in one panel size alike from an empty key and from a
+    key that listed other lines first (the op view's, M pressed back): in a slide's
+    small panel the empty key of a fresh panel once put the key beside the graph, and
+    the junction out of view; below, the key kept the height of the op view's key, or
+    a share of the split's height before the caption moved."""
+    graph = _graph(BASE)
+    fresh = _view(qtbot, size, graph)
+    used = shown_graph_view(qtbot, size)
+    used.set_module_view(False)
+    used.show_graph(graph, "after one step")
+    qtbot.waitUntil(lambda: used.idle and bool(_drawn(used, (OP,))), timeout=WAIT_MS)
+    ops = used.legend.entries()
+    used.set_module_view(True)
+    qtbot.waitUntil(lambda: used.idle and bool(_drawn(used, (MODULE,))), timeout=WAIT_MS)
+    assert ops != used.legend.entries() == fresh.legend.entries()
+    # the same drawing (laid out in the same direction), the key below it in both
+    assert (used.canvas.graph_layout.width, used.canvas.graph_layout.height) == \
+        (fresh.canvas.graph_layout.width, fresh.canvas.graph_layout.height)
+    assert not used.key_beside() and not fresh.key_beside()
+    # their captions may sit differently (above the buttons or beside them), so each
+    # split's own height: the key's rows whole, up to 40% of it
+    for view in (fresh, used):
+        split = view.split
+        rows = view.legend.heightForWidth(split.width())
+        assert split.sizes()[1] == min(rows + 2, int(0.4 * split.height()))
