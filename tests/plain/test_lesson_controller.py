@@ -28,9 +28,10 @@ def test_the_first_slide_writes_the_model_and_sends_the_engine_one_slide():
                                                       "cut")
     assert (m.requested, m.pace_ms, m.play_mode, m.stop_at) == (FIRST.config, 100, "steps", 30)
     assert not m.blank and not m.text_too_large
-    # 10 steps a second: 100 ms; the saved tensors and per-node gradients as they were
+    # 10 steps a second: 100 ms; the saved tensors as they were; per-node gradients
+    # measured, since the slide shows the graph (the window had them off)
     assert r.calls.named("show_slide") == [
-        (FIRST.config, EngineSettings(100, False, 30, True, False), True)]
+        (FIRST.config, EngineSettings(100, False, 30, True, True), True)]
     assert r.calls.named("title") == [("gradviz — Made here — slide 1/3: First x.grad",)]
     assert r.calls.named("narration") == [("Made `here`", FIRST, 0, 3)]
     assert r.calls.named("stage") == [(("loss", "graph"), "side-by-side", 1.0)]
@@ -332,3 +333,13 @@ def test_a_slide_draws_its_reference_lines_from_the_run_it_names_and_leaving_cle
         "global_norm": [DrawnReference("global_grad_norm", 1.5, "the clip")]}
     r.lessons.leave()
     assert r.references.lines == {"junction": [], "global_norm": []}
+
+
+def test_per_node_gradients_are_measured_only_on_slides_that_show_the_graph():
+    # they cost hooks: a slide without the graph turns them off inside its one message
+    r = rig(WindowModel(track_node_grads=True))
+    r.lessons.open(LESSON, 2)                       # THIRD: the memory chart alone
+    (_config, settings, _play), = r.calls.named("show_slide")
+    assert settings.track_node_grads is False
+    r.lessons.previous()                            # SECOND: the graph and memory
+    assert r.calls.named("show_slide")[-1][1].track_node_grads is True
