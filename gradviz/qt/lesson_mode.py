@@ -38,7 +38,7 @@ __all__ = ["BASE_TITLE", "LessonMode", "LessonParts"]
 STAGE_TITLES = {"graph": "Autograd graph", "memory": "Memory", "code": "Code",
                 "events": "What happened"}
 # the charts that draw the slide before's run beside this one's (keep = "ghost")
-GHOSTED = ("loss", "global_norm", "junction", "memory")
+GHOSTED = ("loss", "global_norm", "junction", "memory", "grad_norms")
 
 
 @dataclass(frozen=True)

@@ -75,6 +75,7 @@ class GradNormBars(QtWidgets.QWidget):
         self.bars_b.setVisible(False)
         self.plot.addItem(self.bars_b)
         self.ghost = None              # B's run (a History) while B is pinned beside A
+        self.ghost_label = GHOST_LABEL
         self._heights_b = np.zeros(0)
         layout.addWidget(self.plot_widget, 1)
         self._names: list[str] = []
@@ -158,16 +159,23 @@ class GradNormBars(QtWidgets.QWidget):
         self._title.setText(self._title_text())
 
     def _title_text(self) -> str:
-        title = TITLE_B if self.ghost is not None else TITLE
+        if self.ghost is None:
+            title = TITLE
+        elif self.ghost_label == GHOST_LABEL:
+            title = TITLE_B
+        else:   # a lesson's slide before, pale beside this slide's bars
+            whose = self.ghost_label.replace(" (dashed)", "")
+            title = f"Gradient norm per parameter: this slide | {whose} (pale)"
         return title + (NO_GRAD_KEY if self._marks else "")
 
     def missing(self) -> list[str]:
         """A's parameters drawn as "no gradient (None)", in bar order."""
         return list(self._missing)
 
-    def set_ghost(self, history) -> None:
-        """Draw B's bars beside A's (history: B's run), or (None) A's alone."""
-        self.ghost = history
+    def set_ghost(self, history, label: str = GHOST_LABEL) -> None:
+        """Draw B's bars beside A's (history: B's run), or (None) A's alone. label: whose
+        the pale bars are (B, or a lesson's slide before)."""
+        self.ghost, self.ghost_label = history, label
         self._seen = None
         self._heights_b = np.zeros(len(self._names))
         self.apply_theme(self.theme)

@@ -10,6 +10,7 @@ from gradviz.qt.widgets.grad_views import (
     JunctionPlot,
     split_name,
 )
+from gradviz.qt.widgets.line_panel import SLIDE_GHOST_LABEL
 
 from panel_data import head_names, make_history, make_records, param_names
 
@@ -41,6 +42,24 @@ def test_bars_are_grouped_even_when_heads_come_first():
     assert list(panel.data()) == ["trunk.0.weight", "trunk.0.bias",
                                   "heads.0.0.weight", "heads.1.0.bias"]
     assert panel.labels() == ["0.w", "0.b", "0.w", "0.b"]
+
+
+def test_a_slides_ghost_draws_the_slide_befores_norms_pale_and_says_whose(show):
+    """A lesson slide that keeps the one before as a ghost (lesson 12's `.data` against
+    the clean run): the bars of the slide before beside this slide's, titled as such."""
+    records, before = make_records(steps=7), make_records(steps=5, seed=3)
+    panel = show(GradNormBars)
+    panel.set_ghost(make_history(before), SLIDE_GHOST_LABEL)
+    panel.update_from(make_history(records))
+    assert "this slide | slide before (pale)" in panel._title.text()
+    np.testing.assert_allclose(panel.bars_b.opts["height"],
+                               [before[-1].grad_norms[n] for n in param_names(3)])
+    panel.set_ghost(make_history(before))           # Compare's B: its own title
+    panel.update_from(make_history(records))
+    assert "A | B (pale)" in panel._title.text()
+    panel.set_ghost(None)
+    panel.update_from(make_history(records))
+    assert "pale" not in panel._title.text()
 
 
 def test_bar_colours_trunk_neutral_heads_in_their_colour(show):
