@@ -7,6 +7,8 @@ import numpy as np
 
 from .history import History
 
+# what disagreeing ranks mean: not an error by itself (ranks may train apart on purpose)
+DDP_WORDS = " (after DDP's all-reduce every rank's gradient would be the same)"
 AGREE_RTOL = 1e-6   # equal norms, but for the last digits a different summation order gives
 
 
@@ -48,7 +50,7 @@ def gradient_line(histories: dict[str, History]) -> str:
         if bad.any():
             row, col = np.argwhere(bad)[0]
             return (f"ranks disagree: step {int(steps[row])}, {params[col]}: {names[0]} "
-                    f"{_number(a[row, col])}, {name} {_number(b[row, col])}")
+                    f"{_number(a[row, col])}, {name} {_number(b[row, col])}{DDP_WORDS}")
     return f"ranks agree: equal gradient norms at all {len(steps)} steps they share"
 
 

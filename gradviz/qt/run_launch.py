@@ -1,6 +1,7 @@
 """`gradviz open DIR`: a recorded run's window, in the theme and text size the app
-remembers; a path that is no folder is one line and exit 2 (a folder that holds no run
-yet opens, and its window says what it waits for)."""
+remembers, sized to the screen; a path that is a file is one line and exit 2. A folder
+that holds no run yet, or is not there yet (the script has not started), opens: its
+window says so, and shows the run once the script has written one."""
 from __future__ import annotations
 
 import sys
@@ -11,14 +12,15 @@ from ..exit_codes import EXIT_OK
 from .display import display_problem
 from .launch import CtrlC, load_settings, quiet_offscreen_warnings
 
+WIDTH, HEIGHT = 1600, 1000   # the window's size, where the screen has room for it
+
 
 def launch_run(folder: str) -> int:
     import os
     path = Path(folder)
-    if not path.is_dir():
-        fail(f"gradviz open: {folder}: " + ("not a folder (a run is a folder: the out= "
-                                            "of gradviz.watch or gradviz run --out)"
-                                            if path.exists() else "no such folder"))
+    if path.exists() and not path.is_dir():
+        fail(f"gradviz open: {folder}: not a folder (a run is a folder: the out= of "
+             "gradviz.watch or gradviz run --out)")
     problem = display_problem(os.environ, sys.platform)
     if problem is not None:
         fail(problem)
@@ -32,6 +34,7 @@ def launch_run(folder: str) -> int:
 def _open(path: Path, ctrl_c: CtrlC) -> int:
     quiet_offscreen_warnings()
     import shiboken6
+    from PySide6.QtGui import QGuiApplication
     from PySide6.QtWidgets import QApplication
 
     # isort: split
@@ -45,7 +48,8 @@ def _open(path: Path, ctrl_c: CtrlC) -> int:
     app.setOrganizationName("gradviz")
     _, remembered = load_settings()
     window = RunWindow(path, THEMES[remembered.theme].zoomed(remembered.zoom))
-    window.resize(1280, 800)
+    room = QGuiApplication.primaryScreen().availableGeometry()
+    window.resize(min(WIDTH, room.width()), min(HEIGHT, room.height()))
     window.show()
     window.first_layout()
     ctrl_c.watch(window.close)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import cast
 
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QApplication
 
@@ -19,11 +20,13 @@ from . import appearance
 from .graph_renderer import start_layout_thread, stop_layout_thread
 from .panel_painter import PanelPainter
 from .run_header import RunHeader
-from .run_source import RunSource
+from .run_source import POLL_MS, RunSource
 from .theme import THEMES, Theme
 from .window_frame import WindowFrame
 
 THREAD_WAIT_MS = 30_000
+RUNS_MS = 2000   # a folder of runs is listed again this often
+GRADIENTS_SHARE = 0.45   # of the width, without the settings' dock: the push chart's room
 NO_UPDATE_COSINE = "with the update: not in this recording"
 NO_GRAPH = ("No graph recorded yet: gradviz.watch writes the module graph on its "
             "sampled steps (gradviz run --out folders keep theirs as graph.svg).")
@@ -50,6 +53,9 @@ class RunWindow(WindowFrame):
                                     self._shown_key, lambda: None)
         self._follow(self._first_run())
         self.painter.start()
+        self.runs_timer = QTimer(self)   # a folder of runs: runs added since are listed
+        self.runs_timer.timeout.connect(self._look_for_runs)
+        self.runs_timer.start(RUNS_MS)
 
     def _engine_parts_away(self) -> None:
         """The run bar, the settings, the code and What happened need an engine: not
@@ -73,6 +79,12 @@ class RunWindow(WindowFrame):
         runs = runs_below(self.folder)
         self.header.set_runs([r.name for r in runs])
         return runs[0] if runs else self.folder
+
+    def _look_for_runs(self) -> None:
+        runs = runs_below(self.folder)
+        self.header.set_runs([r.name for r in runs])
+        if runs and self.source.run.folder == self.folder:
+            self._pick_run(runs[0].name)   # no run here, and now one below: shown
 
     def _pick_run(self, name: str) -> None:
         if name:
@@ -128,7 +140,8 @@ class RunWindow(WindowFrame):
 
     def _show_lines(self) -> None:
         run = self.source.run
-        self.header.status.setText(run.status())
+        self.header.status.setText(run.status() if run.problem is None else
+                                   f"{run.problem} (looked at again every {POLL_MS} ms)")
         self.header.set_streams(run.streams, run.shown)
         self.header.set_rank_lines(run.rank_lines())
         self._set_ghosts()
@@ -154,8 +167,15 @@ class RunWindow(WindowFrame):
         self.shutdown()
         super().closeEvent(event)
 
+    def first_layout(self) -> None:
+        """Without the settings' dock the gradients' dock takes its room."""
+        super().first_layout()
+        self.resizeDocks([self.gradients_dock], [int(self.width() * GRADIENTS_SHARE)],
+                         Qt.Orientation.Horizontal)
+
     def shutdown(self) -> None:
         """Stop following the folder, painting and any graph layout in flight."""
+        self.runs_timer.stop()
         self.source.stop()
         self.painter.stop()
         stop_layout_thread(self.render_thread, self.graph_view, THREAD_WAIT_MS)

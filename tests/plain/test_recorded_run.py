@@ -107,7 +107,8 @@ def test_ranks_side_by_side_agree_with_different_losses(tmp_path):
 def test_ranks_whose_gradients_differ_are_named(tmp_path):
     run = _ranks(tmp_path, [0.5, 0.75])
     lines = run.rank_lines()
-    assert lines[2] == "ranks disagree: step 1, w: rank-0 0.5, rank-1 0.75"
+    assert lines[2] == ("ranks disagree: step 1, w: rank-0 0.5, rank-1 0.75 (after DDP's "
+                        "all-reduce every rank's gradient would be the same)")
     assert lines[3] == "losses: equal on every rank at all 2 steps they share"
 
 

@@ -89,3 +89,16 @@ def test_a_dropped_folder_opens_as_a_recorded_run(qtbot, make_window, tmp_path):
     run = w.file_menu.run_windows[0]
     qtbot.waitUntil(lambda: _totals(run) == [3.0], timeout=WAIT_MS)
     run.close()
+
+
+def test_a_folder_of_runs_not_there_yet_waits_then_lists_them(qtbot, open_run, tmp_path):
+    runs = tmp_path / "runs"
+    w = open_run(runs)
+    qtbot.waitUntil(lambda: "no such folder" in w.header.status.text(), timeout=WAIT_MS)
+    for name, a in (("exp2", 3.0), ("exp1", 1.0)):
+        _writer(runs / name).add_step(_record(0, a), 1)
+    qtbot.waitUntil(lambda: _totals(w) == [3.0], timeout=WAIT_MS)   # exp1, listed first
+    assert [w.header.runs.itemText(i) for i in range(w.header.runs.count())] == \
+        ["exp1", "exp2"]
+    w.header.runs.setCurrentText("exp2")
+    qtbot.waitUntil(lambda: _totals(w) == [5.0], timeout=WAIT_MS)
