@@ -168,7 +168,7 @@ class FolderFollower:
             self.readers.setdefault(name, StreamReader(path))
         new = 0
         for name, reader in self.readers.items():
-            records = reader.read()
+            records = _as_drawn(reader.read(), reader.header or {})
             if reader.restarted:
                 self.histories.pop(name, None)
             if records and name not in self.histories:
@@ -177,6 +177,17 @@ class FolderFollower:
                 self.histories[name].extend(records)
             new += len(records)
         return new
+
+
+def _as_drawn(records: list[StepRecord], header: dict) -> list[StepRecord]:
+    """The records as a History holds them. A watched step's saved_bytes is what its
+    graph held before backward (at its last losses() call), while the History's column
+    means what is held at the step's end (the engine measures it after backward): left
+    out. Its saved_bytes_peak, the most the graph held, means the same in both."""
+    if "gradviz_watch" not in header:
+        return records
+    return [dataclasses.replace(r, saved_bytes=None) if r.saved_bytes is not None else r
+            for r in records]
 
 
 def history_for(header: dict, records: list[StepRecord]) -> History:

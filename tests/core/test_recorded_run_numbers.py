@@ -1,6 +1,7 @@
 """What a recorded run's window shows (plain.recorded_run's history), and the
 metrics.csv a watch writes, equal an independent computation written here: each step's
-losses, total, gradient norms and each loss's push at the features. And a
+losses, total, gradient norms, each loss's push at the features and the bytes its
+graph saved. And a
 `gradviz run --out` folder opens the same way."""
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ import gradviz
 from gradviz.app import main
 from gradviz.plain.recorded_run import RecordedRun
 
+from core_reference import SavedTracker
+
 STEPS = 4
 
 
@@ -28,6 +31,14 @@ def _push(model, x, y_depth, y_seg) -> list[float]:
             for loss in losses]
 
 
+def _saved(model, data) -> int:
+    """Bytes the step's graph holds for backward, from saved-tensor hooks on a re-run."""
+    tracker = SavedTracker(model)
+    with tracker.tracking():
+        _, losses = named_losses(model, *data)   # held: the graph lives while counted
+        return tracker.bytes_held()
+
+
 def _watched_run(folder) -> list[dict]:
     model = TwoHeads()
     model.eval()   # no dropout: the push's reference re-runs the forward
@@ -36,7 +47,9 @@ def _watched_run(folder) -> list[dict]:
     with gradviz.watch(model, out=folder, every=2) as watch:
         for step in range(STEPS):
             data = batch(step, 0)
-            push = _push(model, *data) if step % 2 == 0 else None
+            sampled = step % 2 == 0
+            push = _push(model, *data) if sampled else None
+            saved = _saved(model, data) if sampled else None
             z, losses = named_losses(model, *data)
             watch.losses(losses, features=z)
             sum(losses.values()).backward()
@@ -44,7 +57,7 @@ def _watched_run(folder) -> list[dict]:
             expected.append({"losses": {k: v.item() for k, v in losses.items()},
                              "norms": {n: None if p.grad is None else p.grad.norm().item()
                                        for n, p in model.named_parameters()},
-                             "push": push})
+                             "push": push, "saved": saved})
             opt.step()
             opt.zero_grad()
     return expected
@@ -81,6 +94,11 @@ def test_the_window_and_metrics_csv_show_the_loops_numbers(tmp_path):
             assert float(row["junction_grad_norm.seg"]) == pytest.approx(want["push"][1],
                                                                          rel=1e-5)
         assert row["micro_batches"] == "1"
+        # the most the graph held (the Memory tab's peak); what it holds at the step's
+        # end a watch does not measure: not drawn as if it had
+        assert math.isnan(history.column("saved_bytes")[i])
+        peak = history.column("saved_bytes_peak")[i]
+        assert (math.isnan(peak) if want["saved"] is None else peak == want["saved"])
 
 
 def test_a_run_out_folder_opens_as_a_watched_one_does(tmp_path):
