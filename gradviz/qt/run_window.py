@@ -131,6 +131,8 @@ class RunWindow(WindowFrame):
 
     def _set_ghosts(self) -> None:
         ghost = self._ghost() if hasattr(self, "source") else None
+        if ghost is not None:
+            self.grad_bars.shown_label = self.source.run.shown or ""
         for plot in (self.loss_plot, self.global_norm, self.grad_bars):
             if ghost is None:
                 if plot.ghost is not None:

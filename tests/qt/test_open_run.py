@@ -77,6 +77,8 @@ def test_ranks_side_by_side(qtbot, open_run, tmp_path):
     lines = w.header.ranks.text().splitlines()
     assert lines[2] == "ranks agree: equal gradient norms at all 2 steps they share"
     assert w.loss_plot.ghost_label == "rank-1 (dashed)"   # the other rank, dashed
+    assert w.grad_bars._title.text().startswith(
+        "Gradient norm per parameter: rank-0 | rank-1 (pale)")
     w.header.streams.setCurrentText("rank-1")
     qtbot.waitUntil(lambda: _totals(w) == [5.0, 6.0], timeout=WAIT_MS)
 
