@@ -23,6 +23,7 @@ from .run_header import RunHeader
 from .run_source import POLL_MS, RunSource
 from .theme import THEMES, Theme
 from .window_frame import WindowFrame
+from .window_layout import BOTTOM_SHARE
 
 THREAD_WAIT_MS = 30_000
 RUNS_MS = 2000   # a folder of runs is listed again this often
@@ -170,10 +171,12 @@ class RunWindow(WindowFrame):
         super().closeEvent(event)
 
     def first_layout(self) -> None:
-        """Without the settings' dock the gradients' dock takes its room."""
-        super().first_layout()
+        """The main window's first layout, but for the settings' dock (not shown: the
+        gradients' dock takes its room)."""
         self.resizeDocks([self.gradients_dock], [int(self.width() * GRADIENTS_SHARE)],
                          Qt.Orientation.Horizontal)
+        self.resizeDocks([self.graph_dock], [int(self.height() * BOTTOM_SHARE)],
+                         Qt.Orientation.Vertical)
 
     def shutdown(self) -> None:
         """Stop following the folder, painting and any graph layout in flight."""
