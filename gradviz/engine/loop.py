@@ -15,6 +15,7 @@ from ..core.threads import leave_a_core_free
 from ..plain import events as ev
 from ..plain.atomic_write import write_text
 from ..plain.config import Config, ConfigError
+from ..plain.engine_stages import BUILDING_MODEL
 from ..plain.model_keys import fit_config
 from . import protocol as p
 from .b_runner import BPlace, ProcessB
@@ -55,6 +56,11 @@ class EngineLoop:
         self.graph_wanted = False   # send the graph after the next step with its gradients
         self.pinned: PinnedB | None = None   # B, trained in lockstep beside the session (pin_b)
         self._b_words: str | None = None   # what B's starting process was last said doing
+        # the lesson slides taken so far: every ConfigApplied says it, so the window tells
+        # the slide's fresh model (and what follows it) from an earlier command's answers
+        self.slides = 0
+        # tells the engine's heartbeat what it is doing (engine_main sets it; no-op here)
+        self.say_stage: Callable[[str], None] = lambda stage: None
         problem = None
         failure: ev.Event | None = None
         self.model_file: ModelFile | None = None
@@ -132,7 +138,8 @@ class EngineLoop:
         model = "" if self.model_file is None else self.model_file.path.name
         taps = None if self.model_file is None or self.model_file.taps is None \
             else list(self.model_file.taps)
-        self.send(p.ConfigApplied(config, did_reset, list(s.param_names), names, model, taps))
+        self.send(p.ConfigApplied(config, did_reset, list(s.param_names), names, model, taps,
+                                  self.slides))
         if did_reset and self.pinned is not None:   # a fresh A: B starts again beside it
             self.pinned.reset()
 
@@ -260,6 +267,8 @@ class EngineLoop:
         Play if it autoplays. Sent as five commands, a slide built a model twice and
         sent three graphs."""
         self._pause_silently()
+        self.slides += 1
+        self.say_stage(BUILDING_MODEL)   # the window's stage says so until it answers
         if self._refused(lambda: self.session.start_over(self._fit(message.config)))[0]:
             return
         self._records = []

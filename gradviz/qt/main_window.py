@@ -241,6 +241,8 @@ class MainWindow(WindowFrame):
         """New steps into the history (and B's); the status line and the live graph follow."""
         m = self.model
         new = drain(self.engine.records, m.generation, self.history)
+        if new:
+            self.lessons.steps_came()   # a slide's first step: the slide can be shown
         self.compare.drain()
         by_phases = m.play_mode == "phases"
         if new and self.history.last is not None:

@@ -4,13 +4,16 @@ panel: it borrows the window's for a slide and gives every one back (`release`),
 the window puts them home in their docks when the lesson ends."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QRect, Qt, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
 
 from ..plain.stage_layout import Placement, place
 
 TITLE_INSET = 6   # px: a title's text at least 12 px from the part beside it
+# the line said in place of a slide's panels while it is prepared, this much larger than
+# the narration's text (as large as the slide's title): read from the back of the hall
+PREPARING_SIZE = 1.3
 
 
 class StageSlot(QFrame):
@@ -62,6 +65,15 @@ class Stage(QWidget):
         self.placement: Placement | None = None
         self.narration_height = lambda width: 0
         self.content_height: dict = {}   # a text panel's height for a width, by name
+        # over the panels, until the slide's first state is in: what is being done (the
+        # panels stay shown beneath it, so they are drawn, graph laid out, when it goes)
+        self.cover = QLabel(self)
+        self.cover.setObjectName("stagePreparing")
+        self.cover.setTextFormat(Qt.TextFormat.PlainText)
+        self.cover.setWordWrap(True)
+        self.cover.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.cover.setAutoFillBackground(True)
+        self.cover.hide()
 
     def show_slide(self, panels: list[tuple[str, QWidget, str | None]], layout: str,
                    zoom: float, narration_height) -> None:
@@ -120,7 +132,33 @@ class Stage(QWidget):
                 # smaller (down to the normal size), as the graph's boxes are fitted
                 panel.set_text_scale(placement.font_scale[name])
             self.slots[name].setGeometry(r.x, r.y, r.w, r.h)
+        self._place_cover()
         self.arranged.emit()
+
+    def set_preparing(self, line: str | None) -> None:
+        """line: what the slide waits for, said over its panels; None: the slide shown."""
+        self.cover.setText(line or "")
+        self.cover.setVisible(line is not None)
+        if line is not None:
+            self._place_cover()
+            self.cover.raise_()
+
+    def _place_cover(self) -> None:
+        """Over every panel of the slide (the stage below the narration where none is
+        placed yet), its text as large as the slide's title."""
+        if self.cover.isHidden():
+            return
+        rects = [QRect(r.x, r.y, r.w, r.h) for r in self.placement.panels.values()] \
+            if self.placement is not None else []
+        area = QRect()
+        for rect in rects:
+            area = area.united(rect)
+        if area.isEmpty():
+            area = self.rect()
+        self.cover.setGeometry(area)
+        font = getattr(self.narration, "text", self.narration).font()
+        font.setPointSizeF(font.pointSizeF() * PREPARING_SIZE)
+        self.cover.setFont(font)
 
     def resizeEvent(self, event: QResizeEvent) -> None:   # noqa: N802 (Qt's name)
         super().resizeEvent(event)
