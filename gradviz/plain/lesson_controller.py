@@ -132,6 +132,12 @@ class LessonController:
         if self.lesson is not None:
             self.open(self.lesson, 0)
 
+    def replay(self) -> None:
+        """The slide on screen again from step 0, as PageDown shows it (Compare's B,
+        just pinned, then trains beside it without Space)."""
+        if self.staging and self.slide is not None:
+            self._send_slide(self.slide)
+
     def leave(self) -> None:
         """Out of the lesson (Esc): the settings stay, a model file put aside comes back."""
         if self.lesson is not None:

@@ -94,7 +94,7 @@ class MainWindow(WindowFrame):
         self.compare = CompareMode(self, m, CompareParts(   # the Compare menu: B beside A
             self.engine, lambda: self.history, lambda: m.generation, self.lessons.player,
             (self.loss_plot, self.global_norm, self.grad_bars, self.memory),
-            self.memory_dock, self.gradients_panel, self.grad_bars))
+            self.memory_dock, self.gradients_panel, self.grad_bars, self.lessons.stage))
         # every dock made: the model follows which are shown from here on
         self.dock_watch = DockWatch(m, self.panel_docks())
         restore_layout(self, remembered)
