@@ -9,13 +9,14 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from ..core.devices import other_device, warm_meta
 from ..core.model_file import RAISED_BY_USER, ModelFile, ModelFileError, check_taps
 from ..core.session import Session
 from ..core.threads import leave_a_core_free
 from ..plain import events as ev
 from ..plain.atomic_write import write_text
 from ..plain.config import Config, ConfigError
-from ..plain.engine_stages import BUILDING_MODEL
+from ..plain.engine_stages import BUILDING_MODEL, IMPORTING_META
 from ..plain.model_keys import fit_config
 from . import protocol as p
 from .b_runner import BPlace, ProcessB
@@ -271,12 +272,21 @@ class EngineLoop:
         self.say_stage(BUILDING_MODEL)   # the window's stage says so until it answers
         if self._refused(lambda: self.session.start_over(self._fit(message.config)))[0]:
             return
+        self._warm_meta()
         self._records = []
         self._apply(message.settings)
         self._announce_config(True)
         self._send_graph("after reset")
         if message.play:
             self._on_play()
+
+    def _warm_meta(self) -> None:
+        """A head on the meta device (the device-mismatch slide, with only a CPU): its
+        first kernel's imports now, said, not inside the slide's first forward pass."""
+        s = self.session
+        if s.config.misplace_head is not None and other_device(s.device).type == "meta":
+            self.say_stage(IMPORTING_META)
+            warm_meta()
 
     def _on_reset(self, _: p.Reset | None = None) -> None:
         self._pause_silently()

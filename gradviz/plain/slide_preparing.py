@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .engine_stages import BUILDING_MODEL, READY, STARTING_PYTHON, WORKING
+from .engine_stages import BUILDING_MODEL, IMPORTING_TORCH, READY, STARTING_PYTHON, WORKING
 from .lessons import Slide
 from .window_model import WindowModel
 
@@ -15,6 +15,9 @@ from .window_model import WindowModel
 # draws nothing), or, on a slide that does not play, its fresh model at step 0
 FIRST_STEP, FIRST_PHASE, FIRST_MODEL = "step", "phase", "model"
 NOTHING_TO_SEE = ("zero_grad",)   # phases after which the stage would show nothing new
+# an engine's stages that say nothing of a slide's preparation: idle or at other work, or
+# its start's last beat, heard before the beat after it
+NOT_THE_SLIDES = ("", WORKING, READY, STARTING_PYTHON, IMPORTING_TORCH)
 
 
 @dataclass
@@ -49,8 +52,8 @@ def _doing(wait: SlideWait, engine_state: str, engine_stage: str) -> str:
         return f"the training engine is {stage}"
     if engine_state == "building":
         return engine_stage
-    if not wait.answered:
-        return BUILDING_MODEL
+    if not wait.answered:   # what the engine said it does for the slide, if it said
+        return BUILDING_MODEL if engine_stage in NOT_THE_SLIDES else engine_stage
     if not wait.state:
         return "the first forward pass" if wait.first == FIRST_PHASE else "the first step"
     return "drawing the autograd graph"

@@ -4,7 +4,12 @@ graph drawn), the model's `preparing` says what the engine is doing; the slide b
 late news never counts. Against the lesson controller's fakes: no window, no engine."""
 import dataclasses
 
-from gradviz.plain.engine_stages import BUILDING_MODEL, IMPORTING_TORCH, WORKING
+from gradviz.plain.engine_stages import (
+    BUILDING_MODEL,
+    IMPORTING_META,
+    IMPORTING_TORCH,
+    WORKING,
+)
 from gradviz.plain.window_model import WindowModel
 
 from controller_fakes import LESSON, rig
@@ -25,7 +30,12 @@ def test_the_stage_says_what_the_engine_does_until_the_first_step_s_graph_is_dra
     _, m, preparing = opened(0, model=WindowModel(engine_state="starting",
                                                   engine_stage=IMPORTING_TORCH))
     assert m.preparing == "Preparing this slide: the training engine is importing torch…"
-    m.engine_stage, m.engine_state = BUILDING_MODEL, "ready"
+    m.engine_state = "ready"   # (its start's last beat, heard before the next one)
+    assert m.preparing == "Preparing this slide: building the model…"
+    m.engine_stage = IMPORTING_META
+    assert m.preparing == ("Preparing this slide: importing what PyTorch's meta device "
+                           "needs on first use…")
+    m.engine_stage = BUILDING_MODEL
     assert m.preparing == "Preparing this slide: building the model…"
     preparing.answered()
     assert m.preparing == "Preparing this slide: the first step…"
