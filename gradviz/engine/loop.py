@@ -30,6 +30,8 @@ FAST_SAMPLE_EVERY = 20  # at full speed, the costly probes run every this many s
 FREEZE_EVERY = 500      # keep graphs: steps between moving what it holds out of the GC's way
 MIN_PHASE_SECONDS = p.MIN_PHASE_MS / 1000  # Play by phases: each phase's graph is seen
 B_WAIT_SECONDS = 0.005  # A waits for B: how soon to look for B's replies again
+# played by phases, the phases with nothing to draw: done with the phase after them
+DRAWS_NOTHING = ("zero_grad",)
 
 
 class EngineLoop:
@@ -234,9 +236,10 @@ class EngineLoop:
         self._pause_silently()
         self._one_phase()
 
-    def _one_phase(self):
+    def _one_phase(self, quiet: tuple[str, ...] = ()):
         """One phase; its record if it ended a step, PHASE_DONE, and the graph after it
-        (buffers freed call by call). The PhaseRecord, or None on an internal error."""
+        (buffers freed call by call; none after a phase named in quiet that went well).
+        The PhaseRecord, or None on an internal error."""
         phase = self._guarded(self.session.advance_phase)
         if phase is None:
             return None
@@ -246,6 +249,8 @@ class EngineLoop:
         if phase.event is not None:
             self.send(p.Failed(phase.event))
         self._last_phase = phase.detail
+        if phase.name in quiet and phase.event is None:
+            return phase
         # a failed phase's detail is the error's title, which What happened shows: the
         # caption read "Graph after The carried hidden state reaches a freed graph"
         self._send_graph("at the error" if phase.event is not None
@@ -433,7 +438,11 @@ class EngineLoop:
     def _play_phase(self) -> None:
         """Play by phases: one phase per batch, paced by the delay (at least
         MIN_PHASE_SECONDS, so that each phase's graph can be drawn and seen)."""
-        phase = self._one_phase()
+        phase = self._one_phase(quiet=DRAWS_NOTHING)
+        if phase is not None and phase.name in DRAWS_NOTHING and phase.event is None:
+            # its graph is empty (the step's forward has not run): played at once with
+            # the forward pass, a slide never shows an empty graph between two steps
+            phase = self._one_phase()
         if phase is None:          # _guarded has stopped and reported it
             return
         if phase.event is not None:
