@@ -93,7 +93,7 @@ class MainWindow(WindowFrame):
         self.compare = CompareMode(self, m, CompareParts(   # the Compare menu: B beside A
             self.engine, lambda: self.history, lambda: m.generation, self.lessons.player,
             (self.loss_plot, self.global_norm, self.grad_bars, self.memory),
-            self.memory_dock, self.gradients_panel, self.grad_bars))
+            self.memory_dock, self.gradients_panel, self.grad_bars, self.lessons.stage))
         # every dock made: the model follows which are shown from here on
         self.dock_watch = DockWatch(m, self.panel_docks())
         restore_layout(self, remembered)
@@ -232,6 +232,8 @@ class MainWindow(WindowFrame):
         """New steps into the history (and B's); the status line and the live graph follow."""
         m = self.model
         new = drain(self.engine.records, m.generation, self.history)
+        if new:
+            self.lessons.steps_came()   # a slide's first step: the slide can be shown
         self.compare.drain()
         by_phases = m.play_mode == "phases"
         if new and self.history.last is not None:
