@@ -29,6 +29,10 @@ BASE_TITLE = "gradviz — autograd with several losses"
 # 1024x768 the key took 240 px and the graph's heads were cut off; its boxes say their
 # state in words, "freed", "changed in place", and the narration says what is drawn)
 KEY_LEAST_WIDTH = 900
+# of its least size, how far a secondary panel gives way to the main one after Ctrl+=
+# before the text size counts as too large (a chart at half its least height still shows
+# its lines and axis)
+SECONDARY_AT_LEAST = 0.5
 
 
 @dataclass(frozen=True)
@@ -65,8 +69,11 @@ def slide_settings(slide: Slide, model: WindowModel) -> EngineSettings:
 
 
 def cramped(placement: Placement) -> bool:
-    """A panel below its least size, or the narration scrolling."""
-    return placement.fits < 1 or not placement.narration_whole
+    """The narration scrolling, the main panel smaller than at the normal text size (the
+    secondary panels give way first), or a secondary one below SECONDARY_AT_LEAST of its
+    least size: the text size is too large for the slide."""
+    return placement.fits < SECONDARY_AT_LEAST or not placement.narration_whole \
+        or not placement.main_kept
 
 
 class LessonController:
