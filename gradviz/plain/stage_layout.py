@@ -145,9 +145,9 @@ def normal_main(width: int, height: int, names: list[str], zoom: float, layout: 
                 content_height: Mapping[str, Callable[[int, float], int]] | None
                 ) -> Rect | None:
     """The main panel's rect at the normal text size, which it keeps at text size zoom
-    (None at or below the normal size: nothing to keep). The narration at the normal size is taken as
-    its text at zoom in a room zoom times as wide, set 1 / zoom as high (the same lines);
-    a text panel's, at the font scale 1 / zoom."""
+    (None at or below the normal size: nothing to keep). The narration at the normal
+    size is taken as its text at zoom in a room zoom times as wide, set 1 / zoom as high
+    (the same lines); a text panel's, at the font scale 1 / zoom."""
     if zoom <= 1 or not names:
         return None
     def narration_at_normal(w: int) -> int:
