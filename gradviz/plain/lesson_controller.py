@@ -19,6 +19,7 @@ from .controller_views import (
 )
 from .engine_settings import EngineSettings
 from .history import History
+from .lesson_figures import figure_text
 from .lesson_references import REFERENCE_PANELS, reference_lines
 from .lessons import Lesson, Slide, bundled_names, find_lesson, title_text
 from .stage_layout import Placement
@@ -95,6 +96,7 @@ class LessonController:
         self._on_screen: tuple[str, int] | None = None   # the slide shown, by the same key
         self._zoom_asked = False   # the text size changed on this slide: is it still whole?
         self._ghosted = False      # the charts draw a slide's ghost (not Compare's B)
+        self._kept: dict[int, History] = {}   # this lesson's kept runs, by slide index
         # a new text size: the narration's height and every least size changed
         model.events.zoom.connect(self.on_text_size)
 
@@ -157,13 +159,16 @@ class LessonController:
         m.lesson = lesson.name
         views.titles.set_title(slide_title(lesson, index))
         views.narration.show_slide(lesson.title, slide, index, len(lesson.slides))
+        self._kept = {i: run for (name, i), run in self.runs.items() if name == lesson.name}
+        # its figures, large (before the stage is arranged: the narration's height counts
+        # them), measured once its run has steps
+        self.update_figures(None)
         self._send_slide(slide)
         m.slide, m.panels = index, slide.panels
         views.stage.show_slide(slide.panels, slide.layout, m.zoom)
         self._show_ghost(lesson, index)
         # the lines the slide draws at the values it names (this lesson's kept runs)
-        kept = {i: run for (name, i), run in self.runs.items() if name == lesson.name}
-        views.references.set_references(reference_lines(slide, kept))
+        views.references.set_references(reference_lines(slide, self._kept))
         # a room reads one box per module call, framed on what the slide is about
         views.graph.set_module_view(True)
         m.focus = slide.focus or None
@@ -204,6 +209,14 @@ class LessonController:
         if self._ghosted and self.model.pinned_b is None:
             self.views.ghosts.set_ghost(None)
         self._ghosted = False
+
+    def update_figures(self, run: History | None) -> None:
+        """The slide's figures off the run on screen (None: the slide's run has no steps
+        yet), each as measured, over a kept run's where it names a slide."""
+        slide = self.slide
+        if slide is not None and self.staging:
+            self.views.narration.show_figures(
+                [figure_text(f, run, self._kept) for f in slide.figures])
 
     # ---- the stage's room ---------------------------------------------------------------
     def on_arranged(self) -> None:
@@ -259,6 +272,7 @@ class LessonController:
         m, views = self.model, self.views
         m.stop_at = None
         views.narration.clear()
+        views.narration.show_figures([])
         views.titles.set_title(BASE_TITLE)
         self._clear_ghost()
         views.references.set_references({panel: [] for panel in REFERENCE_PANELS})

@@ -115,6 +115,9 @@ class FakeNarration:
     def clear(self) -> None:
         self.calls.add("narration_clear")
 
+    def show_figures(self, texts: list[str]) -> None:
+        self.calls.add("figures", texts)
+
 
 class FakeTitles:
     def __init__(self, calls: Calls):

@@ -15,6 +15,10 @@ from ...plain.lessons import title_text
 from ..own_layout import own_layout
 from ..safe_markdown import InertDocument, markdown_document
 
+# a slide's figures (the numbers its point rests on) against the narration's font: never
+# smaller than the narration (at ~11 px, "trunk walked 3×" in the status bar's corner was
+# the smallest text on screen)
+FIGURE_SCALE = 1.5
 IDLE = "No lesson open. Lessons → pick one, or start gradviz with --lesson NAME."
 WEB_SCHEMES = ("http", "https")    # the only links opened, in the browser, after asking
 SHOWN_TARGET_CHARS = 200
@@ -73,9 +77,16 @@ class NarrationView(QWidget):
         self.link_note.setWordWrap(True)
         self.link_note.setMinimumWidth(1)   # a long target never widens the dock
         self.link_note.hide()
+        # the slide's figures, measured (plain.lesson_figures): plain text, large
+        self.figures = QLabel("")
+        self.figures.setObjectName("narrationFigures")
+        self.figures.setTextFormat(Qt.TextFormat.PlainText)
+        self.figures.setWordWrap(True)
+        self.figures.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 6, 8, 6)
         layout.addWidget(self.heading)
+        layout.addWidget(self.figures)
         layout.addWidget(self.text, 1)
         layout.addWidget(self.link_note)
         self._font_pt = 11.0
@@ -109,6 +120,13 @@ class NarrationView(QWidget):
         self.heading.setText(IDLE)
         self.problem = None
         self._set_document(InertDocument(self.text))
+
+    def show_figures(self, texts: list[str]) -> None:
+        """The slide's figures, one a line, at FIGURE_SCALE of the narration's font."""
+        text = "\n".join(texts)
+        if text != self.figures.text():   # unchanged numbers: no layout
+            self.figures.setText(text)
+        self.figures.setVisible(bool(texts))
 
     def markdown(self) -> str:
         return self.text.toMarkdown()
@@ -156,8 +174,10 @@ class NarrationView(QWidget):
         measure.setTextWidth(max(1, inner - frame))
         text = int(measure.size().height())
         heading = self.heading.heightForWidth(inner)
+        figures = self.figures.heightForWidth(inner) + own_layout(self).spacing() \
+            if not self.figures.isHidden() else 0
         return (margins.top() + margins.bottom() + heading + own_layout(self).spacing()
-                + text + frame + 4)
+                + figures + text + frame + 4)
 
     def set_whole(self, whole: bool) -> None:
         """Shown whole (the stage gave it the height its text needs): no scroll bar, whose
@@ -173,6 +193,10 @@ class NarrationView(QWidget):
             font = widget.font()
             font.setPointSizeF(self._font_pt)
             widget.setFont(font)
+        font = self.figures.font()
+        font.setPointSizeF(self._font_pt * FIGURE_SCALE)
+        font.setBold(True)
+        self.figures.setFont(font)
         self.text.document().setDefaultFont(self.text.font())
         if self._shown is not None:
             # the Markdown's `code` took its size from the font it was built with: after
