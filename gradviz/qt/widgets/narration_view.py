@@ -18,7 +18,7 @@ from ..safe_markdown import InertDocument, markdown_document
 # a slide's figures (the numbers its point rests on) against the narration's font: never
 # smaller than the narration (at ~11 px, "trunk walked 3×" in the status bar's corner was
 # the smallest text on screen)
-FIGURE_SCALE = 1.5
+FIGURE_SCALE = 1.25
 IDLE = "No lesson open. Lessons → pick one, or start gradviz with --lesson NAME."
 WEB_SCHEMES = ("http", "https")    # the only links opened, in the browser, after asking
 SHOWN_TARGET_CHARS = 200
