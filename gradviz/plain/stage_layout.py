@@ -61,6 +61,9 @@ PAIR_SHARE_ABOVE = 0.5
 # side is below KEEP_SIDE of its side there (a chart as wide but a third lower lost
 # its plot: the junction chart ~150 px tall on 01/2 after Ctrl+= twice)
 KEPT, KEEP_SIDE = 0.97, 0.85
+# of its least size, the least the main panel is given before the narration is (where no
+# placement has room for both)
+MAIN_AT_LEAST = 0.5
 # how much larger than its least size the main panel is made (where the room allows)
 # before a text panel beside it gets a font larger than it needs to be whole: lesson 05's
 # explanation took the room at a size above the normal one, and the graph it names was
@@ -214,8 +217,15 @@ def _choose(width: int, height: int, names: list[str], zoom: float, layout: str,
     # nothing fits whole: the narration read whole first (a strip, else a column), then
     # the main panel keeping its room, then the least squeezed secondary panels; where
     # the main panel cannot keep its room so, the text size is too large for the slide
-    # (the lesson takes a Ctrl+= back: it never makes the named panel smaller)
-    return max(options, key=lambda p: (p.narration_whole, p.main_kept, round(p.fits, 3)))
+    # (the lesson takes a Ctrl+= back: it never makes the named panel smaller). Before
+    # all that, the main panel at least MAIN_AT_LEAST of its least size: a 1280x720
+    # screen at QT_SCALE_FACTOR=2 (640x360 to Qt) left it ~10 px below a whole
+    # narration; a narration that scrolls is read, a panel that thin is not
+    def order(p: Placement) -> tuple[bool, bool, bool, float]:
+        main = p.panels.get(names[0]) if names else None
+        seen = main is None or _fit(main, least_size(names[0], zoom)) >= MAIN_AT_LEAST
+        return seen, p.narration_whole, p.main_kept, round(p.fits, 3)
+    return max(options, key=order)
 
 
 def _comfort(rects: Mapping[str, Rect], names: list[str], zoom: float) -> float:

@@ -4,12 +4,13 @@ out again here (01/3's pushes into z, 12's walks of the trunk)."""
 import math
 
 import torch
-from core_reference import batch, forward, norm, ref_net, snapshot
 
 from gradviz.core.session import Session
 from gradviz.plain.history import History
 from gradviz.plain.lesson_figures import figure_value
 from gradviz.plain.lessons import find_lesson
+
+from core_reference import batch, forward, norm, ref_net, snapshot
 
 
 def one_step(config) -> tuple[History, Session]:

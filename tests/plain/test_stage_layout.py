@@ -317,3 +317,14 @@ def test_the_named_panel_is_the_largest_on_screen(width, height, panels, zoom, c
     p = place(width, height, panels, zoom, narration_height=lines(chars))
     main = p.panels[panels[0]]
     assert all(main.w * main.h >= r.w * r.h for r in p.panels.values())
+
+
+def test_a_tiny_logical_screen_scrolls_the_narration_rather_than_crush_the_main_panel():
+    """QT_SCALE_FACTOR=2 on a 1280x720 screen: Qt's room is 640x360, the stage ~640x290.
+    A whole narration left the panels ~10 px high; now the narration scrolls in its
+    strip and the main panel keeps at least half its least size."""
+    p = place(640, 290, ("junction", "graph"), 1.0, narration_height=lines(450))
+    junction = p.panels["junction"]
+    least_w, least_h = least_size("junction", 1.0)
+    assert not p.narration_whole and p.narration.h <= STRIP_AT_MOST * 290 + 1
+    assert junction.h >= least_h / 2 and junction.w >= least_w / 2
