@@ -70,11 +70,12 @@ def slide_settings(slide: Slide, model: WindowModel) -> EngineSettings:
 
 
 def cramped(placement: Placement) -> bool:
-    """The narration scrolling, the main panel smaller than at the normal text size (the
-    secondary panels give way first), or a secondary one below SECONDARY_AT_LEAST of its
-    least size: the text size is too large for the slide."""
+    """The narration scrolling or set smaller than the text size, the main panel smaller
+    than at the normal text size (the secondary panels give way first), or a secondary
+    one below SECONDARY_AT_LEAST of its least size: the text size is too large for the
+    slide."""
     return placement.fits < SECONDARY_AT_LEAST or not placement.narration_whole \
-        or not placement.main_kept
+        or not placement.main_kept or placement.narration_scale < 1
 
 
 class LessonController:

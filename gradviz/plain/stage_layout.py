@@ -104,6 +104,9 @@ class Placement:
     font_scale: dict[str, float] = field(default_factory=dict)
     # the main panel has at least the room it has at the normal text size (KEPT)
     main_kept: bool = True
+    # the narration's font, of the text size's (<= 1): smaller (down to the normal size)
+    # where at the text size it leaves the main panel no room to keep
+    narration_scale: float = 1.0
 
 
 def least_size(panel: str, zoom: float, scale: float = 1.0) -> tuple[int, int]:
@@ -138,6 +141,10 @@ def place(width: int, height: int, panels: tuple[str, ...] | list[str], zoom: fl
                             content_height)
     chosen = _choose(width, height, list(panels), zoom, layout, narration_height,
                      content_height, text_floor, keep)
+    if keep is not None and not (chosen.main_kept and chosen.narration_whole):
+        chosen = _narration_smaller(width, height, list(panels), zoom, layout,
+                                    narration_height, content_height, text_floor,
+                                    keep) or chosen
     stepped = steps(list(chosen.panels))
     return replace(chosen, font_scale={n: font_step(n, r, zoom)
                                        for n, r in chosen.panels.items() if n in stepped})
@@ -160,6 +167,26 @@ def normal_main(width: int, height: int, names: list[str], zoom: float, layout: 
     normal = _choose(width, height, names, 1.0, layout, narration_at_normal, content, None,
                      None)
     return normal.panels.get(names[0])
+
+
+def _narration_smaller(width: int, height: int, names: list[str], zoom: float, layout: str,
+                       narration_height: Callable[[int], int],
+                       content_height: Mapping[str, Callable[[int, float], int]] | None,
+                       text_floor: float | None, keep: Rect) -> Placement | None:
+    """The placement with the narration's font the largest TEXT_SHRINK step (down to
+    the normal text size) at which it is whole and the main panel keeps its room; None
+    where none is. At scale s its text is taken as at the text size in a room 1 / s as
+    wide, s as high (the same lines)."""
+    scale, floor = 1.0, 1 / zoom
+    while scale > floor:
+        scale = max(floor, scale * TEXT_SHRINK)
+        def smaller(w: int, s: float = scale) -> int:
+            return math.ceil(s * narration_height(int(w / s)))
+        p = _choose(width, height, names, zoom, layout, smaller, content_height,
+                    text_floor, keep)
+        if p.main_kept and p.narration_whole:
+            return replace(p, narration_scale=scale)
+    return None
 
 
 def keeps(rect: Rect, normal: Rect | None) -> bool:

@@ -4,6 +4,8 @@ panel: it borrows the window's for a slide and gives every one back (`release`),
 the window puts them home in their docks when the lesson ends."""
 from __future__ import annotations
 
+import math
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
@@ -103,11 +105,13 @@ class Stage(QWidget):
         floors = [panel.least_text_scale(self.zoom) for panel in text_panels
                   if hasattr(panel, "least_text_scale")]
         placement = place(self.width(), self.height(), self.shown, self.zoom,
-                          self.layout_name, self.narration_height, self.content_height,
-                          max(floors) if floors else None)
+                          self.layout_name, self._narration_at_text_size(),
+                          self.content_height, max(floors) if floors else None)
         self.placement = placement
         r = placement.narration
         self.narration.set_whole(placement.narration_whole)
+        if hasattr(self.narration, "set_text_scale"):
+            self.narration.set_text_scale(placement.narration_scale)
         self.narration.setGeometry(r.x, r.y, r.w, r.h)
         for name in self.shown:
             r = placement.panels[name]
@@ -121,6 +125,16 @@ class Stage(QWidget):
                 panel.set_text_scale(placement.font_scale[name])
             self.slots[name].setGeometry(r.x, r.y, r.w, r.h)
         self.arranged.emit()
+
+    def _narration_at_text_size(self):
+        """The narration's height for a width at the text size, its font as it is now
+        (set smaller by the last placement) taken back: the same lines in a room as much
+        wider, as much higher."""
+        scale = getattr(self.narration, "text_scale", 1.0)
+        needed = self.narration_height
+        if scale >= 1:
+            return needed
+        return lambda width: math.ceil(needed(int(width * scale)) / scale)
 
     def resizeEvent(self, event: QResizeEvent) -> None:   # noqa: N802 (Qt's name)
         super().resizeEvent(event)

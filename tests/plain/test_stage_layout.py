@@ -225,19 +225,24 @@ def lesson_13_2(width: int) -> int:
     return min(below) if below else 2000
 
 
-def test_lesson_13_slide_2_after_ctrl_plus_twice_keeps_every_panel_its_least_size():
+def test_lesson_13_slide_2_after_ctrl_plus_twice_keeps_the_matrix_its_room():
     """The cosine matrix, the loss chart and the loop below a narration half the stage
     high (1024x768, Ctrl+= twice): every panel was squeezed (the matrix's numbers 13 px,
     the loss chart's step axis cut, one line of the loop). Nothing can move below the
     narration's strip, so the second and third panels' fonts step down to the normal
-    size, and the main panel and the narration keep the lecturer's size."""
+    size, and the main panel keeps the lecturer's size (the narration steps down, to
+    keep the matrix the room it has at the normal size)."""
     zoom = 1.15 ** 2
     p = place(1020, 659, ["cosine", "loss", "code"], zoom, narration_height=lesson_13_2)
-    assert p.narration_whole and p.narration.h >= lesson_13_2(p.narration.w)
-    assert p.fits >= 1
-    for name, r in p.panels.items():
-        least_w, least_h = least_size(name, zoom, p.font_scale.get(name, 1.0))
-        assert r.w >= least_w and r.h >= least_h, (name, r)
+    # (the narration set smaller, never below the normal size, where the matrix would
+    # otherwise have less room than at the normal size)
+    scale = p.narration_scale
+    assert 1 / zoom - 1e-9 <= scale <= 1 and p.main_kept
+    assert p.narration_whole and p.narration.h >= scale * lesson_13_2(int(p.narration.w / scale))
+    # the loss chart and the loop give way to the matrix (down to half their least size)
+    assert p.fits >= 0.5
+    least_w, least_h = least_size("cosine", zoom)
+    assert p.panels["cosine"].w >= least_w and p.panels["cosine"].h >= least_h
     assert "cosine" not in p.font_scale                     # the main panel: as asked
     for name in ("loss", "code"):                            # never below the normal size
         assert 1 / zoom - 1e-9 <= p.font_scale[name] < 1.0
@@ -328,3 +333,20 @@ def test_a_tiny_logical_screen_scrolls_the_narration_rather_than_crush_the_main_
     least_w, least_h = least_size("junction", 1.0)
     assert not p.narration_whole and p.narration.h <= STRIP_AT_MOST * 290 + 1
     assert junction.h >= least_h / 2 and junction.w >= least_w / 2
+
+
+def test_where_no_placement_keeps_the_main_panel_the_narration_is_set_smaller():
+    """Ctrl+= twice at 1024x768 with a long narration (12/5): no column or strip leaves
+    the main chart its room at the text size (it was ~100 px high). The narration's font
+    steps down, never below the normal size, until the chart keeps its room."""
+    zoom = 1.3225
+    needed = lines(600, px_per_char=9 * zoom, line_px=int(26 * zoom), chrome=int(60 * zoom))
+    normal = place(1024, 658, ("junction", "grad_norms"), 1.0,
+                   narration_height=normal_text(needed, zoom))
+    large = place(1024, 658, ("junction", "grad_norms"), zoom, narration_height=needed)
+    assert large.main_kept and large.narration_whole
+    assert 1 / zoom - 1e-9 <= large.narration_scale < 1
+    before, after = normal.panels["junction"], large.panels["junction"]
+    assert after.w * after.h >= KEPT * before.w * before.h
+    # at the normal size nothing is set smaller
+    assert normal.narration_scale == 1.0

@@ -90,6 +90,9 @@ class NarrationView(QWidget):
         layout.addWidget(self.text, 1)
         layout.addWidget(self.link_note)
         self._font_pt = 11.0
+        # of the text size's: set smaller by a lesson's stage where at the text size the
+        # narration leaves the slide's main panel less room than at the normal size
+        self.text_scale = 1.0
         self.problem: str | None = None      # why the slide's narration is not shown
         self.open_url = QDesktopServices.openUrl   # a seam: tests open nothing for real
         self._shown: tuple | None = None   # the slide on show: built again for a text size
@@ -189,12 +192,22 @@ class NarrationView(QWidget):
     def apply_theme(self, theme) -> None:
         """Narration is read from the back of the room: larger than the panels' text."""
         self._font_pt = theme.font_pt * 1.35
+        self._set_fonts()
+
+    def set_text_scale(self, scale: float) -> None:
+        """The narration's font at scale of the text size's (the stage's choice)."""
+        if scale != self.text_scale:
+            self.text_scale = scale
+            self._set_fonts()
+
+    def _set_fonts(self) -> None:
+        size = self._font_pt * self.text_scale
         for widget in (self.heading, self.text):
             font = widget.font()
-            font.setPointSizeF(self._font_pt)
+            font.setPointSizeF(size)
             widget.setFont(font)
         font = self.figures.font()
-        font.setPointSizeF(self._font_pt * FIGURE_SCALE)
+        font.setPointSizeF(size * FIGURE_SCALE)
         font.setBold(True)
         self.figures.setFont(font)
         self.text.document().setDefaultFont(self.text.font())
