@@ -104,14 +104,19 @@ class Stage(QWidget):
         text_panels = [self.panels[n] for n in self.content_height]
         floors = [panel.least_text_scale(self.zoom) for panel in text_panels
                   if hasattr(panel, "least_text_scale")]
-        placement = place(self.width(), self.height(), self.shown, self.zoom,
-                          self.layout_name, self._narration_at_text_size(),
-                          self.content_height, max(floors) if floors else None)
+        # placed again once the narration's font is set as placed: its height at that
+        # font is then measured, not taken from the text size's
+        for _ in range(2):
+            placement = place(self.width(), self.height(), self.shown, self.zoom,
+                              self.layout_name, self._narration_at_text_size(),
+                              self.content_height, max(floors) if floors else None)
+            if placement.narration_scale == getattr(self.narration, "text_scale", 1.0):
+                break
+            if hasattr(self.narration, "set_text_scale"):
+                self.narration.set_text_scale(placement.narration_scale)
         self.placement = placement
         r = placement.narration
         self.narration.set_whole(placement.narration_whole)
-        if hasattr(self.narration, "set_text_scale"):
-            self.narration.set_text_scale(placement.narration_scale)
         self.narration.setGeometry(r.x, r.y, r.w, r.h)
         for name in self.shown:
             r = placement.panels[name]
