@@ -19,6 +19,7 @@ from .controller_views import (
 )
 from .engine_settings import EngineSettings
 from .history import History
+from .lesson_figures import figure_text
 from .lesson_references import REFERENCE_PANELS, reference_lines
 from .lessons import Lesson, Slide, bundled_names, find_lesson, title_text
 from .slide_preparing import SlidePreparing
@@ -30,6 +31,10 @@ BASE_TITLE = "gradviz — autograd with several losses"
 # 1024x768 the key took 240 px and the graph's heads were cut off; its boxes say their
 # state in words, "freed", "changed in place", and the narration says what is drawn)
 KEY_LEAST_WIDTH = 900
+# of its least size, how far a secondary panel gives way to the main one after Ctrl+=
+# before the text size counts as too large (a chart at half its least height still shows
+# its lines and axis)
+SECONDARY_AT_LEAST = 0.5
 
 
 @dataclass(frozen=True)
@@ -66,8 +71,12 @@ def slide_settings(slide: Slide, model: WindowModel) -> EngineSettings:
 
 
 def cramped(placement: Placement) -> bool:
-    """A panel below its least size, or the narration scrolling."""
-    return placement.fits < 1 or not placement.narration_whole
+    """The narration scrolling or set smaller than the text size, the main panel smaller
+    than at the normal text size (the secondary panels give way first), or a secondary
+    one below SECONDARY_AT_LEAST of its least size: the text size is too large for the
+    slide."""
+    return placement.fits < SECONDARY_AT_LEAST or not placement.narration_whole \
+        or not placement.main_kept or placement.narration_scale < 1
 
 
 class LessonController:
@@ -92,6 +101,7 @@ class LessonController:
         # until a slide's first state is in, the stage says what is being done instead of
         # showing the slide before's data or empty charts (the window tells it the news)
         self.preparing = SlidePreparing(model)
+        self._kept: dict[int, History] = {}   # this lesson's kept runs, by slide index
         # a new text size: the narration's height and every least size changed
         model.events.zoom.connect(self.on_text_size)
 
@@ -160,13 +170,16 @@ class LessonController:
         m.lesson = lesson.name
         views.titles.set_title(slide_title(lesson, index))
         views.narration.show_slide(lesson.title, slide, index, len(lesson.slides))
+        self._kept = {i: run for (name, i), run in self.runs.items() if name == lesson.name}
+        # its figures, large (before the stage is arranged: the narration's height counts
+        # them), measured once its run has steps
+        self.update_figures(None)
         self._send_slide(slide)
         m.slide, m.panels = index, slide.panels
         views.stage.show_slide(slide.panels, slide.layout, m.zoom)
         self._show_ghost(lesson, index)
         # the lines the slide draws at the values it names (this lesson's kept runs)
-        kept = {i: run for (name, i), run in self.runs.items() if name == lesson.name}
-        views.references.set_references(reference_lines(slide, kept))
+        views.references.set_references(reference_lines(slide, self._kept))
         # a room reads one box per module call, framed on what the slide is about
         views.graph.set_module_view(True)
         m.focus = slide.focus or None
@@ -208,6 +221,14 @@ class LessonController:
         if self._ghosted and self.model.pinned_b is None:
             self.views.ghosts.set_ghost(None)
         self._ghosted = False
+
+    def update_figures(self, run: History | None) -> None:
+        """The slide's figures off the run on screen (None: the slide's run has no steps
+        yet), each as measured, over a kept run's where it names a slide."""
+        slide = self.slide
+        if slide is not None and self.staging:
+            self.views.narration.show_figures(
+                [figure_text(f, run, self._kept) for f in slide.figures])
 
     # ---- the stage's room ---------------------------------------------------------------
     def on_arranged(self) -> None:
@@ -264,6 +285,7 @@ class LessonController:
         m.stop_at = None
         self.preparing.stop()
         views.narration.clear()
+        views.narration.show_figures([])
         views.titles.set_title(BASE_TITLE)
         self._clear_ghost()
         views.references.set_references({panel: [] for panel in REFERENCE_PANELS})

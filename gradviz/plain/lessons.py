@@ -16,6 +16,7 @@ from typing import Any
 from .config import SHOWN_PATH_CHARS, Config, ConfigError, from_mapping, parse_toml, shown
 from .graph_data import GraphData
 from .graph_focus import focus_ids
+from .lesson_figures import Figure, parse_figures
 from .lesson_format import (
     LESSON_KEYS,
     SLIDE_KEYS,
@@ -65,6 +66,8 @@ class Slide:
     keep: str = "nothing"              # "ghost": the slide before's lines stay, dashed
     # lines drawn on its charts at a value it names (plain.lesson_references)
     reference: tuple[Reference, ...] = ()
+    # the one or two numbers its point rests on, drawn large (plain.lesson_figures)
+    figures: tuple[Figure, ...] = ()
 
     @property
     def steps(self) -> int:
@@ -210,7 +213,8 @@ def parse_lesson(name: str, text: str, source: str | None = None) -> Lesson:
         Slide(**f, expect=tuple(check_promise(f"{where}, slide {i + 1}", e, i, configs)
                                 for e in slides[i].get("expect", [])),
               reference=parse_references(f"{where}, slide {i + 1}", slides[i], i, configs,
-                                         f["panels"], stops))
+                                         f["panels"], stops),
+              figures=parse_figures(f"{where}, slide {i + 1}", slides[i], i, configs, stops))
         for i, f in enumerate(fields)), where)
 
 

@@ -238,6 +238,7 @@ class MainWindow(WindowFrame):
         by_phases = m.play_mode == "phases"
         if new and self.history.last is not None:
             self.status.steps(self.history.last, m.running, by_phases)
+            self.lessons.player.update_figures(self.history)
         if m.running:
             self.status.rate(by_phases, m.steps_per_second)
             now = time.monotonic()

@@ -4,6 +4,8 @@ panel: it borrows the window's for a slide and gives every one back (`release`),
 the window puts them home in their docks when the lesson ends."""
 from __future__ import annotations
 
+import math
+
 from PySide6.QtCore import QRect, Qt, Signal
 from PySide6.QtGui import QFont, QResizeEvent
 from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
@@ -118,9 +120,16 @@ class Stage(QWidget):
         text_panels = [self.panels[n] for n in self.content_height]
         floors = [panel.least_text_scale(self.zoom) for panel in text_panels
                   if hasattr(panel, "least_text_scale")]
-        placement = place(self.width(), self.height(), self.shown, self.zoom,
-                          self.layout_name, self._text_height, self.content_height,
-                          max(floors) if floors else None)
+        # placed again once the narration's font is set as placed: its height at that
+        # font is then measured, not taken from the text size's
+        for _ in range(2):
+            placement = place(self.width(), self.height(), self.shown, self.zoom,
+                              self.layout_name, self._text_height(),
+                              self.content_height, max(floors) if floors else None)
+            if placement.narration_scale == getattr(self.narration, "text_scale", 1.0):
+                break
+            if hasattr(self.narration, "set_text_scale"):
+                self.narration.set_text_scale(placement.narration_scale)
         self.placement = placement
         r = placement.narration
         self.narration.set_whole(placement.narration_whole)
@@ -142,9 +151,11 @@ class Stage(QWidget):
         self._place_cover()
         self.arranged.emit()
 
-    def _text_height(self, width: int) -> int:
-        """The narration's and, under it, the verdict's."""
-        return self.narration_height(width) + self._verdict_height(width)
+    def _text_height(self):
+        """The height for a width of the narration (at the text size) and, under it,
+        the verdict's."""
+        narration = self._narration_at_text_size()
+        return lambda width: narration(width) + self._verdict_height(width)
 
     def _verdict_height(self, width: int) -> int:
         verdict = self.verdict
@@ -190,6 +201,16 @@ class Stage(QWidget):
         self.cover.setGeometry(area)
         self.cover.raise_()   # above a slot made for this slide, too
         self.cover.setFont(self._reading_font(PREPARING_SIZE))
+
+    def _narration_at_text_size(self):
+        """The narration's height for a width at the text size, its font as it is now
+        (set smaller by the last placement) taken back: the same lines in a room as much
+        wider, as much higher."""
+        scale = getattr(self.narration, "text_scale", 1.0)
+        needed = self.narration_height
+        if scale >= 1:
+            return needed
+        return lambda width: math.ceil(needed(int(width * scale)) / scale)
 
     def resizeEvent(self, event: QResizeEvent) -> None:   # noqa: N802 (Qt's name)
         super().resizeEvent(event)

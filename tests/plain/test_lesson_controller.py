@@ -213,14 +213,23 @@ def test_a_model_file_opened_during_the_lesson_stays():
     assert r.model.requested == FIRST.config and r.lessons.model_before is None
 
 
-@pytest.mark.parametrize("fits, whole, cramped", [
-    (0.99, True, True), (1.0, True, False), (1.5, False, True), (2.0, True, False)])
-def test_text_too_large_after_ctrl_plus_where_the_slide_no_longer_fits(fits, whole, cramped):
+@pytest.mark.parametrize("fits, whole, kept, cramped", [
+    (0.49, True, True, True), (0.8, True, True, False), (1.0, True, True, False),
+    (1.5, False, True, True), (2.0, True, False, True), (2.0, True, True, False),
+    (2.0, True, True, True)])
+def test_text_too_large_after_ctrl_plus_where_the_slide_no_longer_fits(fits, whole, kept,
+                                                                        cramped):
+    """Cramped: the narration scrolling, the main panel smaller than at the normal text
+    size (Ctrl+= never makes it smaller), or a secondary panel below half its least size
+    (it gives way to the main one down to there)."""
     r = rig()
     r.lessons.open(LESSON)
     r.model.zoom = 1.15                               # Ctrl+=
     assert r.calls.named("set_zoom") == [(1.15,)]
-    r.stage.placement = placement(fits, whole)
+    # (the last case: the narration set smaller than the text size to keep the main panel)
+    smaller = (fits, whole, kept, cramped) == (2.0, True, True, True)
+    r.stage.placement = dataclasses.replace(placement(fits, whole, kept=kept),
+                                            narration_scale=0.9 if smaller else 1.0)
     r.lessons.on_arranged()
     assert len(r.later.waiting) == int(cramped)
     r.later.run()                                     # still cramped once events settle
@@ -231,7 +240,7 @@ def test_text_too_large_only_while_still_cramped():
     r = rig()
     r.lessons.open(LESSON)
     r.model.zoom = 1.15
-    r.stage.placement = placement(0.8)
+    r.stage.placement = placement(0.4)
     r.lessons.on_arranged()
     r.stage.placement = placement(1.0)                # fitted before the check ran
     r.later.run()
