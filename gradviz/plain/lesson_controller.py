@@ -22,6 +22,7 @@ from .history import History
 from .lesson_references import REFERENCE_PANELS, reference_lines
 from .lessons import Lesson, Slide, bundled_names, find_lesson, title_text
 from .stage_layout import Placement
+from .sweep_pace import box_ms
 from .window_model import WindowModel, nearest_pace_ms
 
 BASE_TITLE = "gradviz — autograd with several losses"
@@ -59,7 +60,7 @@ def slide_settings(slide: Slide, model: WindowModel) -> EngineSettings:
     window has them."""
     return dataclasses.replace(
         model.engine_settings(), delay_ms=nearest_pace_ms(slide.pace),
-        animate_phases=slide.play == "phases",
+        animate_phases=slide.play == "phases", sweep_box_ms=box_ms(slide.sweep_pace),
         stop_at=slide.stop if isinstance(slide.stop, int) else None,
         track_node_grads="graph" in slide.panels)
 
@@ -179,6 +180,7 @@ class LessonController:
         self.views.engine.show_slide(slide.config, settings, slide.autoplay)
         m = self.model
         m.pace_ms, m.play_mode, m.stop_at = settings.delay_ms, slide.play, settings.stop_at
+        m.sweep_box_ms = settings.sweep_box_ms
         m.requested = slide.config
 
     def _show_ghost(self, lesson: Lesson, index: int) -> None:
@@ -250,7 +252,7 @@ class LessonController:
     # ---- leaving --------------------------------------------------------------------------
     def _leave(self) -> None:
         m, views = self.model, self.views
-        m.stop_at = None
+        m.stop_at, m.sweep_box_ms = None, 0   # free mode: the sweep within the pace
         views.narration.clear()
         views.titles.set_title(BASE_TITLE)
         self._clear_ghost()
