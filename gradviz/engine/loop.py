@@ -17,7 +17,9 @@ from ..plain import events as ev
 from ..plain.atomic_write import write_text
 from ..plain.config import Config, ConfigError
 from ..plain.engine_stages import BUILDING_MODEL, IMPORTING_META
+from ..plain.graph_data import GraphData
 from ..plain.model_keys import fit_config
+from ..plain.sweep_pace import backward_hold_s
 from . import protocol as p
 from .b_runner import BPlace, ProcessB
 from .model_start import not_used, open_model
@@ -55,6 +57,7 @@ class EngineLoop:
         self.next_due = 0.0       # when the next batch may start (the pace's delay)
         self.steps_per_second = 0.0
         self._last_phase = ""         # what the last phase did ("backward 1 of 3: head0 …")
+        self._last_graph: GraphData | None = None   # the last graph sent (its sweeps)
         self.stopped = False
         self.graph_wanted = False   # send the graph after the next step with its gradients
         self.pinned: PinnedB | None = None   # B, trained in lockstep beside the session (pin_b)
@@ -453,7 +456,12 @@ class EngineLoop:
             if self._at_stop():
                 self._set_running(False)   # its graph has just been sent
                 return
-        self.next_due = time.monotonic() + max(self.delay_s, MIN_PHASE_SECONDS)
+        wait = max(self.delay_s, MIN_PHASE_SECONDS)
+        if phase.name == "backward" and self._last_graph is not None:
+            # a slide's sweep pace: the call's sweep is drawn whole before the next
+            # phase's graph replaces it
+            wait = max(wait, backward_hold_s(self._last_graph, self.settings.sweep_box_ms))
+        self.next_due = time.monotonic() + wait
 
     def _pause_at_stop(self) -> None:
         self._set_running(False)
@@ -507,5 +515,7 @@ class EngineLoop:
         try:
             graph = self.session.graph(show_saved=self.settings.show_saved)
         except Exception:  # a graph we cannot read is not worth stopping for
+            self._last_graph = None
             return
+        self._last_graph = graph
         self.send(p.Graph(graph, when))

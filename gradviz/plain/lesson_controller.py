@@ -24,6 +24,7 @@ from .lesson_references import REFERENCE_PANELS, reference_lines
 from .lessons import Lesson, Slide, bundled_names, find_lesson, title_text
 from .slide_preparing import SlidePreparing
 from .stage_layout import Placement
+from .sweep_pace import box_ms
 from .window_model import WindowModel, nearest_pace_ms
 
 BASE_TITLE = "gradviz — autograd with several losses"
@@ -65,7 +66,7 @@ def slide_settings(slide: Slide, model: WindowModel) -> EngineSettings:
     window has them."""
     return dataclasses.replace(
         model.engine_settings(), delay_ms=nearest_pace_ms(slide.pace),
-        animate_phases=slide.play == "phases",
+        animate_phases=slide.play == "phases", sweep_box_ms=box_ms(slide.sweep_pace),
         stop_at=slide.stop if isinstance(slide.stop, int) else None,
         track_node_grads="graph" in slide.panels)
 
@@ -203,6 +204,7 @@ class LessonController:
         self.views.engine.show_slide(slide.config, settings, slide.autoplay)
         m = self.model
         m.pace_ms, m.play_mode, m.stop_at = settings.delay_ms, slide.play, settings.stop_at
+        m.sweep_box_ms = settings.sweep_box_ms
         m.requested = slide.config
 
     def _show_ghost(self, lesson: Lesson, index: int) -> None:
@@ -282,7 +284,7 @@ class LessonController:
     # ---- leaving --------------------------------------------------------------------------
     def _leave(self) -> None:
         m, views = self.model, self.views
-        m.stop_at = None
+        m.stop_at, m.sweep_box_ms = None, 0   # free mode: the sweep within the pace
         self.preparing.stop()
         views.narration.clear()
         views.narration.show_figures([])

@@ -45,8 +45,8 @@ JOIN_SECONDS = 0.5        # quitting: how long the engine may take to stop by it
 # sent while no engine runs: kept (settings) or moot, so no "press Reset" for them
 QUIET_WHEN_STOPPED = (p.Shutdown, p.Settings, p.RequestGraph, p.WarmB, p.Slide, p.PinB)
 # the model's fields the engine is told of (the engine settings, the config, B)
-SENT_FIELDS = ("requested", "pace_ms", "play_mode", "stop_at", "show_saved",
-               "track_node_grads", "b_requested")
+SENT_FIELDS = ("requested", "pace_ms", "play_mode", "sweep_box_ms", "stop_at",
+               "show_saved", "track_node_grads", "b_requested")
 __all__ = ["EngineClient", "settings_words"]
 
 

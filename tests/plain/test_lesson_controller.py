@@ -354,3 +354,17 @@ def test_per_node_gradients_are_measured_only_on_slides_that_show_the_graph():
     assert settings.track_node_grads is False
     r.lessons.previous()                            # SECOND: the graph and memory
     assert r.calls.named("show_slide")[-1][1].track_node_grads is True
+
+
+def test_a_slides_sweep_pace_is_the_engines_turn_per_box_until_the_lesson_ends():
+    swept = dataclasses.replace(SECOND, sweep_pace=2.0)   # 2 boxes a second
+    r = rig()
+    r.lessons.open(Lesson("99-swept", "Swept", (swept, THIRD)))
+    assert r.model.sweep_box_ms == 500
+    assert r.calls.named("show_slide")[0][1].sweep_box_ms == 500
+    r.lessons.next()                                  # a slide without one: the pace's share
+    assert r.model.sweep_box_ms == 0 and r.calls.named("show_slide")[1][1].sweep_box_ms == 0
+    r.lessons.previous()
+    assert r.model.sweep_box_ms == 500
+    r.lessons.leave()                                 # free mode: the pace's share again
+    assert r.model.sweep_box_ms == 0 and r.model.engine_settings().sweep_box_ms == 0
