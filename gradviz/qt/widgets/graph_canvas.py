@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QGraphicsScene, QGraphicsView
 
 from ...plain.graph_data import GRAD, JUNCTION, LOSS, PARAM
 from ...plain.graph_focus import snap_start
+from ...plain.graph_room import window_start
 from ...render import style
 from ...render.layout import GraphLayout
 from .graph_items import EdgeItem, NodeItem
@@ -401,13 +402,26 @@ class GraphCanvas(QGraphicsView):
     def _placed(self, target: QRectF | None, scale: float) -> QPointF:
         """The scene point to centre the view on at scale: target's middle (None: the
         junction's, else the scene's); along an axis where target is longer than the
-        view, its start (the trunk's top, the left head). In the module view, shifted so
-        that no box is cut through by the view's edges."""
+        view, where the most of the focus's boxes are whole (see window_start: from the
+        focus's start, lesson 02's heads lay below a view of the input and the trunk),
+        else the whole's start. In the module view, shifted so that no box is cut
+        through by the view's edges."""
         vw = self.viewport().width() / scale
         vh = self.viewport().height() / scale
         middle = self._middle(target or self.scene().sceneRect())
-        x0 = target.left() if target is not None and target.width() > vw else middle.x() - vw / 2
-        y0 = target.top() if target is not None and target.height() > vh else middle.y() - vh / 2
+        x0, y0 = middle.x() - vw / 2, middle.y() - vh / 2
+        parts = self.focus_parts() if target is not None else []
+        scene = self.scene().sceneRect()
+        if parts and target.width() > vw:
+            x0 = window_start(vw, [(r.left(), r.right()) for r in parts],
+                              (scene.left(), scene.right()))
+        elif target is not None and target.width() > vw:
+            x0 = target.left()
+        if parts and target.height() > vh:
+            y0 = window_start(vh, [(r.top(), r.bottom()) for r in parts],
+                              (scene.top(), scene.bottom()))
+        elif target is not None and target.height() > vh:
+            y0 = target.top()
         if self.least_label_px:
             x0, y0 = self._snapped(x0, y0, vw, vh)
         return QPointF(x0 + vw / 2, y0 + vh / 2)

@@ -1,0 +1,92 @@
+"""Where a graph's view goes when what a slide names does not fit in it at the least
+label size, and where a cut's label goes beside its bar: plain rectangles in, a
+position out (the window's canvas measures, these decide)."""
+from __future__ import annotations
+
+import math
+
+# a rectangle as (left, top, right, bottom), y down as on screen
+Rect = tuple[float, float, float, float]
+Point = tuple[float, float]
+
+
+def _whole(start: float, length: float, span: tuple[float, float]) -> bool:
+    return span[0] >= start - 0.5 and span[1] <= start + length + 0.5
+
+
+def window_start(length: float, parts: list[tuple[float, float]],
+                 bounds: tuple[float, float]) -> float:
+    """Where a view `length` long starts along one axis so that the most of parts (the
+    focus's boxes, each (start, end)) are whole in it; of those starts, the one whose
+    middle is nearest the parts' own middle. Framed from the parts' start instead, lesson
+    01's "changed in place" boxes of the heads lay below a view showing the input and the
+    trunk. The view stays within bounds (the scene) where the scene is the longer."""
+    lo, hi = bounds[0], max(bounds[0], bounds[1] - length)
+    if not parts:
+        return min(max((bounds[0] + bounds[1] - length) / 2, lo), hi)
+    middle = (min(a for a, _ in parts) + max(b for _, b in parts)) / 2
+    options = {min(max(x, lo), hi) for a, b in parts for x in (a, b - length)}
+    options.add(min(max(middle - length / 2, lo), hi))
+    return min(sorted(options), key=lambda at: (
+        -sum(_whole(at, length, p) for p in parts), abs(at + length / 2 - middle)))
+
+
+def _overlap(a: Rect, b: Rect) -> float:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    return w * h if w > 0 and h > 0 else 0.0
+
+
+def _outside(rect: Rect, bounds: Rect) -> float:
+    """The area of rect past bounds."""
+    area = (rect[2] - rect[0]) * (rect[3] - rect[1])
+    return area - _overlap(rect, bounds)
+
+
+def label_candidates(size: tuple[float, float], anchors: list[Point],
+                     gap: float) -> list[Rect]:
+    """A label of size (w, h) beside each anchor: right, left, above, below and at the
+    four corners, gap away; first the right of the first anchor (as a cut's label read)."""
+    w, h = size
+    out = []
+    for x, y in anchors:
+        for left, top in ((x + gap, y - h / 2), (x - gap - w, y - h / 2),
+                          (x - w / 2, y - gap - h), (x - w / 2, y + gap),
+                          (x + gap, y - gap - h), (x - gap - w, y - gap - h),
+                          (x + gap, y + gap), (x - gap - w, y + gap)):
+            out.append((left, top, left + w, top + h))
+    return out
+
+
+def label_spot(size: tuple[float, float], anchors: list[Point], boxes: list[Rect],
+               bounds: Rect, avoid: list[Rect] = (), gap: float = 6.0) -> Point:
+    """The top-left of a cut's label ("detach_()") of size (w, h) beside the anchors (its
+    bar's ends and middle, then points further along its edge): the spot of
+    label_candidates that covers the least of boxes (a label under a box read "ach()";
+    one over it hid the box's name), then lies least past bounds (the drawing, which a
+    framed view can show), then least over avoid (the bar itself, the edge's other
+    labels), then is nearest the first anchor."""
+    first = anchors[0]
+
+    def cost(rect: Rect) -> tuple[float, float, float, float]:
+        centre = ((rect[0] + rect[2]) / 2, (rect[1] + rect[3]) / 2)
+        return (round(sum(_overlap(rect, b) for b in boxes), 1),
+                round(_outside(rect, bounds), 1),
+                round(sum(_overlap(rect, a) for a in avoid), 1),
+                math.dist(centre, first))
+
+    best = min(label_candidates(size, anchors, gap), key=cost)
+    return best[0], best[1]
+
+
+def segment_hits(p: Point, q: Point, rect: Rect, pad: float = 0.0) -> bool:
+    """Whether the segment p-q passes within pad of rect (a bar across an edge, drawn
+    over a box, hid its border and read as part of it)."""
+    left, top, right, bottom = rect[0] - pad, rect[1] - pad, rect[2] + pad, rect[3] + pad
+    steps = max(2, int(math.dist(p, q) / 2) + 1)
+    for i in range(steps + 1):
+        t = i / steps
+        x, y = p[0] + (q[0] - p[0]) * t, p[1] + (q[1] - p[1]) * t
+        if left <= x <= right and top <= y <= bottom:
+            return True
+    return False

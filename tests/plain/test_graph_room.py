@@ -1,0 +1,89 @@
+"""Where the view goes when a slide's focus does not fit at the least label size, and
+where a cut's label goes: the rules as plain numbers (plain.graph_room)."""
+from hypothesis import given
+from hypothesis import strategies as st
+
+from gradviz.plain.graph_room import label_spot, segment_hits, window_start
+
+# a top-down graph 1200 scene px tall: the input's box at the top, the heads' far below
+INPUT, TRUNK = (0.0, 60.0), (100.0, 160.0)
+HEADS = [(700.0, 760.0), (800.0, 860.0), (900.0, 960.0)]
+
+
+def _whole(at, length, span):
+    return span[0] >= at - 0.5 and span[1] <= at + length + 0.5
+
+
+def test_a_focus_longer_than_the_view_is_framed_where_most_of_it_is_whole():
+    # "changed in place" on the input, the trunk and three heads' boxes; a view 400
+    # long holds the three heads, not the input side where the focus starts
+    parts = [INPUT, TRUNK, *HEADS]
+    at = window_start(400.0, parts, (-20.0, 1220.0))
+    assert [p for p in parts if _whole(at, 400.0, p)] == HEADS
+
+
+def test_of_equal_counts_the_view_nearest_the_focus_middle_wins():
+    parts = [(0.0, 50.0), (500.0, 550.0), (1000.0, 1050.0)]   # one fits at a time
+    at = window_start(100.0, parts, (-20.0, 1100.0))
+    assert _whole(at, 100.0, parts[1])
+
+
+def test_a_focus_that_fits_is_centred_and_the_view_stays_in_the_scene():
+    at = window_start(600.0, [(100.0, 200.0)], (0.0, 400.0))
+    assert at == 0.0   # the scene is shorter than the view: from its start
+    at = window_start(200.0, [(500.0, 540.0)], (0.0, 2000.0))
+    assert abs(at + 100.0 - 520.0) < 1e-9
+
+
+@given(st.lists(st.tuples(st.floats(0, 2000), st.floats(1, 300)).map(
+    lambda t: (t[0], t[0] + t[1])), min_size=1, max_size=10), st.floats(50, 900))
+def test_no_start_holds_more_of_the_focus_whole(parts, length):
+    bounds = (-20.0, 2320.0)
+    at = window_start(length, parts, bounds)
+    assert bounds[0] <= at <= max(bounds[0], bounds[1] - length)
+    best = sum(_whole(at, length, p) for p in parts)
+    for start in [p[0] for p in parts] + [p[1] - length for p in parts]:
+        start = min(max(start, bounds[0]), bounds[1] - length)
+        assert sum(_whole(start, length, p) for p in parts) <= best
+
+
+def _overlap(a, b):
+    return max(0, min(a[2], b[2]) - max(a[0], b[0])) * max(0, min(a[3], b[3]) - max(a[1], b[1]))
+
+
+def test_a_cut_label_goes_beside_its_bar_where_no_box_is():
+    # a diagonal bar between z (above left) and head 1 (below right); to the right of the
+    # bar's right end stands head 1's box, which hid "det" of "detach_()"
+    z, head1 = (100.0, 0.0, 260.0, 60.0), (230.0, 150.0, 400.0, 210.0)
+    bar = [(260.0, 120.0), (200.0, 80.0), (230.0, 100.0)]
+    x, y = label_spot((120.0, 30.0), bar, [z, head1], (0.0, 0.0, 600.0, 300.0))
+    label = (x, y, x + 120.0, y + 30.0)
+    assert _overlap(label, z) == 0 and _overlap(label, head1) == 0
+    # beside the bar, not anywhere free
+    assert min(abs(x - 266.0), abs(x + 120.0 - 194.0), abs(y + 30.0 - 74.0),
+               abs(y - 126.0)) < 60
+
+
+def test_a_cut_label_stays_in_the_drawing_when_it_can():
+    # the bar at the drawing's right edge: right of it the label would be cut off
+    x, y = label_spot((120.0, 30.0), [(590.0, 100.0)], [], (0.0, 0.0, 600.0, 300.0))
+    assert x >= 0 and x + 120.0 <= 600.0 and 0 <= y and y + 30.0 <= 300.0
+
+
+@given(st.lists(st.tuples(st.floats(0, 500), st.floats(0, 250)), min_size=0, max_size=6))
+def test_the_label_covers_no_box_where_one_of_its_spots_is_free(corners):
+    boxes = [(x, y, x + 80.0, y + 40.0) for x, y in corners]
+    anchors = [(300.0, 150.0)]
+    x, y = label_spot((100.0, 24.0), anchors, boxes, (0.0, 0.0, 600.0, 300.0))
+    from gradviz.plain.graph_room import label_candidates
+    free = [c for c in label_candidates((100.0, 24.0), anchors, 6.0)
+            if not any(_overlap(c, b) for b in boxes)]
+    if free:
+        assert not any(_overlap((x, y, x + 100.0, y + 24.0), b) for b in boxes)
+
+
+def test_a_segment_hits_a_box_it_crosses_and_not_one_beside_it():
+    box = (100.0, 100.0, 200.0, 150.0)
+    assert segment_hits((50.0, 50.0), (150.0, 125.0), box)
+    assert not segment_hits((50.0, 50.0), (96.0, 120.0), box)
+    assert segment_hits((50.0, 50.0), (96.0, 120.0), box, pad=6.0)
