@@ -146,9 +146,11 @@ class GraphCanvas(QGraphicsView):
         paths = {(e.src, e.dst, e.kind): e for e in graph.edges}
         badges = [n.badge.mapRectToScene(n.badge.boundingRect())
                   for n in self.nodes.values() if n.badge.isVisibleTo(n)]
+        rects = [n.mapRectToScene(n.rect()) for n in self.nodes.values()]
+        drawing = QRectF(-20, -20, layout.width + 40, layout.height + 40)   # as Graphviz drew it
         for item in self.edges:
             item.label_scale = CUT_LABEL_SCALE if boxes else 1.0
-            item.clear_of = badges
+            item.clear_of, item.boxes, item.bounds = badges, rects, drawing
             p = item.edge_path
             edge = paths.get((p.src, p.dst, p.kind))
             if edge is not None:
