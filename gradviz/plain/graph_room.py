@@ -4,6 +4,7 @@ position out (the window's canvas measures, these decide)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 # a rectangle as (left, top, right, bottom), y down as on screen
 Rect = tuple[float, float, float, float]
@@ -59,7 +60,7 @@ def label_candidates(size: tuple[float, float], anchors: list[Point],
 
 
 def label_spot(size: tuple[float, float], anchors: list[Point], boxes: list[Rect],
-               bounds: Rect, avoid: list[Rect] = (), gap: float = 6.0) -> Point:
+               bounds: Rect, avoid: Sequence[Rect] = (), gap: float = 6.0) -> Point:
     """The top-left of a cut's label ("detach_()") of size (w, h) beside the anchors (its
     bar's ends and middle, then points further along its edge): the spot of
     label_candidates that covers the least of boxes (a label under a box read "ach()";

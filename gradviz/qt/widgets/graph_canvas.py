@@ -412,18 +412,14 @@ class GraphCanvas(QGraphicsView):
         vh = self.viewport().height() / scale
         middle = self._middle(target or self.scene().sceneRect())
         x0, y0 = middle.x() - vw / 2, middle.y() - vh / 2
-        parts = self.focus_parts() if target is not None else []
-        scene = self.scene().sceneRect()
-        if parts and target.width() > vw:
-            x0 = window_start(vw, [(r.left(), r.right()) for r in parts],
-                              (scene.left(), scene.right()))
-        elif target is not None and target.width() > vw:
-            x0 = target.left()
-        if parts and target.height() > vh:
-            y0 = window_start(vh, [(r.top(), r.bottom()) for r in parts],
-                              (scene.top(), scene.bottom()))
-        elif target is not None and target.height() > vh:
-            y0 = target.top()
+        if target is not None:
+            parts, scene = self.focus_parts(), self.scene().sceneRect()
+            if target.width() > vw:
+                x0 = window_start(vw, [(r.left(), r.right()) for r in parts],
+                                  (scene.left(), scene.right())) if parts else target.left()
+            if target.height() > vh:
+                y0 = window_start(vh, [(r.top(), r.bottom()) for r in parts],
+                                  (scene.top(), scene.bottom())) if parts else target.top()
         if self.least_label_px:
             x0, y0 = self._snapped(x0, y0, vw, vh)
         return QPointF(x0 + vw / 2, y0 + vh / 2)
