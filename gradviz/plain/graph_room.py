@@ -91,3 +91,14 @@ def segment_hits(p: Point, q: Point, rect: Rect, pad: float = 0.0) -> bool:
         if left <= x <= right and top <= y <= bottom:
             return True
     return False
+
+
+def fold_blocks(folded: bool, whole_legible: bool, foldable: int, same_model: bool) -> bool:
+    """Whether the module view folds each block of layers into one box: once the whole
+    model, each layer a box, does not fit the panel at the least label size (a CNN's 24
+    boxes showed 2 in a 450x120 panel) and some block can fold; kept while the model is
+    the same (a model folded to fit would otherwise unfold, overflow and fold again), so
+    a new model (a slide on another file) starts unfolded."""
+    if not same_model:
+        folded = False
+    return folded or (not whole_legible and foldable > 0)

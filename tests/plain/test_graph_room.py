@@ -87,3 +87,45 @@ def test_a_segment_hits_a_box_it_crosses_and_not_one_beside_it():
     assert segment_hits((50.0, 50.0), (150.0, 125.0), box)
     assert not segment_hits((50.0, 50.0), (96.0, 120.0), box)
     assert segment_hits((50.0, 50.0), (96.0, 120.0), box, pad=6.0)
+
+
+def test_a_model_folds_once_it_does_not_fit_and_stays_folded_while_the_same():
+    from gradviz.plain.graph_room import fold_blocks
+    assert fold_blocks(False, whole_legible=False, foldable=3, same_model=True)
+    assert not fold_blocks(False, whole_legible=True, foldable=3, same_model=True)
+    assert not fold_blocks(False, whole_legible=False, foldable=0, same_model=True)
+    # folded, it fits: it stays folded (unfolded, it would not fit again)
+    assert fold_blocks(True, whole_legible=True, foldable=3, same_model=True)
+    # another model: decided afresh
+    assert not fold_blocks(True, whole_legible=True, foldable=3, same_model=False)
+
+
+def _cnn_like():
+    """A trunk of one Conv2d-ReLU block and a Linear; a head of one Linear (as a CNN's
+    model file records its calls: children first, each with its parent)."""
+    from gradviz.plain.graph_data import GRAD, OP, GraphData, GraphEdge, GraphNode, ModuleCall
+    calls = [ModuleCall("trunk.0.0", "trunk.0.0", "Conv2d", "Conv2d 1→32 3×3", parent="trunk.0"),
+             ModuleCall("trunk.0.1", "trunk.0.1", "ReLU", "ReLU", parent="trunk.0"),
+             ModuleCall("trunk.0", "trunk.0", "Sequential", "Sequential", parent="trunk"),
+             ModuleCall("trunk.1", "trunk.1", "Linear", "Linear 32→8", parent="trunk"),
+             ModuleCall("trunk", "trunk", "Sequential", "Sequential"),
+             ModuleCall("heads.0", "heads.0", "Linear", "Linear 8→1")]
+    ops = [("h", "heads.0"), ("l", "trunk.1"), ("r", "trunk.0.1"), ("c", "trunk.0.0")]
+    nodes = [GraphNode(i, OP, f"{i}Backward0", module=m) for i, m in ops]
+    edges = [GraphEdge(a, b, GRAD) for (a, _), (b, _) in zip(ops, ops[1:])]
+    return GraphData(nodes=nodes, edges=edges, modules=calls)
+
+
+def test_a_block_of_layers_folds_into_one_box_named_by_its_layers():
+    from gradviz.plain.module_graph import FOLD_PREFIX, CallTree, foldable_blocks, module_graph
+    graph = _cnn_like()
+    assert foldable_blocks(CallTree(graph.modules)) == ["trunk.0"]   # not trunk itself
+    unfolded = {n.label for n in module_graph(graph).nodes}
+    assert {"trunk.0.0", "trunk.0.1", "trunk.1"} <= unfolded
+    folded = module_graph(graph, fold=True)
+    box = next(n for n in folded.nodes if n.id == FOLD_PREFIX + "trunk.0")
+    assert (box.label, box.detail) == ("trunk.0", "Conv2d 1→32 3×3 · ReLU")
+    assert not {"trunk.0.0", "trunk.0.1"} & {n.label for n in folded.nodes}
+    # a double-click opens it again: its layers, each a box
+    opened = module_graph(graph, frozenset({FOLD_PREFIX + "trunk.0"}), fold=True)
+    assert {"trunk.0.0", "trunk.0.1"} <= {n.label for n in opened.nodes}

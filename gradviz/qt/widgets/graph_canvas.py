@@ -308,6 +308,14 @@ class GraphCanvas(QGraphicsView):
         self._frame_at(scale, middle)
         self._hide_cut_through()
 
+    def whole_legible(self) -> bool:
+        """Whether the whole graph fits the view with its boxes' text at least
+        least_label_px (always, in the op view, which has no least size)."""
+        if self.graph_layout is None or not self.least_label_px:
+            return True
+        least = self.least_label_px / self._label_px_per_scale()
+        return self._fit_scale(self.scene().sceneRect()) >= least * 0.999
+
     def _hide_cut_through(self) -> None:
         """Hide the boxes (not the focus's) the view's edges still cut through their text:
         where no framing at a legible size keeps every box whole or out (the rows' and
