@@ -16,20 +16,32 @@ def _whole(start: float, length: float, span: tuple[float, float]) -> bool:
 
 
 def window_start(length: float, parts: list[tuple[float, float]],
-                 bounds: tuple[float, float]) -> float:
-    """Where a view `length` long starts along one axis so that the most of parts (the
-    focus's boxes, each (start, end)) are whole in it; of those starts, the one whose
-    middle is nearest the parts' own middle. Framed from the parts' start instead, lesson
-    01's "changed in place" boxes of the heads lay below a view showing the input and the
-    trunk. The view stays within bounds (the scene) where the scene is the longer."""
+                 bounds: tuple[float, float], prefer: float | None = None) -> float:
+    """Where a view `length` long starts along one axis: at prefer (the focus's own start,
+    whose edge cuts no box of it; a focus spread over the whole graph, lesson 02's
+    "freed", reads from the trunk's top down) where that holds some of parts (the focus's
+    boxes, each (start, end)) whole; else where the most of them are whole, then the
+    fewest cut by its edges, then its middle nearest theirs. In a panel shorter than the
+    focus's first box and its margin, the view framed from the focus's start showed none
+    of it. The view stays within bounds (the scene) where the scene is the longer."""
     lo, hi = bounds[0], max(bounds[0], bounds[1] - length)
     if not parts:
         return min(max((bounds[0] + bounds[1] - length) / 2, lo), hi)
     middle = (min(a for a, _ in parts) + max(b for _, b in parts)) / 2
     options = {min(max(x, lo), hi) for a, b in parts for x in (a, b - length)}
     options.add(min(max(middle - length / 2, lo), hi))
-    return min(sorted(options), key=lambda at: (
-        -sum(_whole(at, length, p) for p in parts), abs(at + length / 2 - middle)))
+
+    def cut(at: float) -> int:   # parts the view's edges cut through
+        return sum(p[0] < at + length and p[1] > at and not _whole(at, length, p)
+                   for p in parts)
+
+    def held(at: float) -> int:
+        return sum(_whole(at, length, p) for p in parts)
+
+    if prefer is not None and held(prefer) > 0:
+        return prefer   # as asked: the view's snapping keeps it within the scene
+    return min(sorted(options), key=lambda at: (-held(at), cut(at),
+                                                abs(at + length / 2 - middle)))
 
 
 def _overlap(a: Rect, b: Rect) -> float:

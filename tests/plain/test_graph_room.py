@@ -129,3 +129,16 @@ def test_a_block_of_layers_folds_into_one_box_named_by_its_layers():
     # a double-click opens it again: its layers, each a box
     opened = module_graph(graph, frozenset({FOLD_PREFIX + "trunk.0"}), fold=True)
     assert {"trunk.0.0", "trunk.0.1"} <= {n.label for n in opened.nodes}
+
+
+def test_the_focus_start_is_kept_where_it_holds_some_of_the_focus():
+    # a view from the focus's start (its margin above it) too short for its first box:
+    # it holds none of it; the start that holds the most is taken instead
+    at = window_start(70.0, [INPUT, *HEADS], (-20.0, 1220.0), prefer=-40.0)
+    assert any(_whole(at, 70.0, p) for p in [INPUT, *HEADS])
+    assert window_start(130.0, [(0.0, 100.0), *HEADS], (-20.0, 1220.0), prefer=-40.0) > 600
+    # from the start it holds the input and the trunk: kept, though the heads are more
+    assert window_start(400.0, [INPUT, TRUNK, *HEADS], (-20.0, 1220.0), prefer=0.0) == 0.0
+    # rows of equal boxes: from the start holds as many as any other, and cuts none there
+    rows = [(92.0 * k, 92.0 * k + 89.0) for k in range(8)]
+    assert window_start(200.0, rows, (-20.0, 760.0), prefer=0.0) == 0.0

@@ -424,10 +424,10 @@ class GraphCanvas(QGraphicsView):
             parts, scene = self.focus_parts(), self.scene().sceneRect()
             if target.width() > vw:
                 x0 = window_start(vw, [(r.left(), r.right()) for r in parts],
-                                  (scene.left(), scene.right())) if parts else target.left()
+                                  (scene.left(), scene.right()), target.left())
             if target.height() > vh:
                 y0 = window_start(vh, [(r.top(), r.bottom()) for r in parts],
-                                  (scene.top(), scene.bottom())) if parts else target.top()
+                                  (scene.top(), scene.bottom()), target.top())
         if self.least_label_px:
             x0, y0 = self._snapped(x0, y0, vw, vh)
         return QPointF(x0 + vw / 2, y0 + vh / 2)
