@@ -46,10 +46,15 @@ def main(args: argparse.Namespace) -> int:
             print(f"{lesson.name}  {lesson.title}")
         return EXIT_OK
     lessons = _lessons(args.check)
-    from ..core.lesson_check import check_devices, check_lesson  # torch only when asked
+    from ..core.lesson_check import (  # torch only when asked
+        check_devices,
+        check_lesson,
+        check_models,
+    )
     try:
         for lesson in lessons:
             check_devices(lesson)
+            check_models(lesson)
     except LessonError as exc:
         fail(f"gradviz: {exc}")
     broken = 0

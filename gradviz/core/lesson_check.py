@@ -10,9 +10,11 @@ from dataclasses import dataclass
 from ..plain.config import ConfigError, shown
 from ..plain.events import Event
 from ..plain.lessons import Lesson, LessonError, Slide
+from ..plain.model_names import model_path
 from ..plain.records import StepRecord
 from .compare import compare
 from .devices import resolve_device
+from .model_file import ModelFile, check_config
 from .session import Session
 
 # how a broken promise of each kind reads: "total does not decrease (2.1 … 2.3)"
@@ -35,8 +37,21 @@ class SlideRun:
     error: Event | None             # the Event that stopped it, if any
 
 
+def slide_model(slide: Slide) -> ModelFile | None:
+    """The bundled model file a slide trains, loaded once per name (None: built-in)."""
+    if not slide.model_file:
+        return None
+    if slide.model_file not in _LOADED:
+        with model_path(slide.model_file) as path:
+            _LOADED[slide.model_file] = ModelFile(path)
+    return _LOADED[slide.model_file]
+
+
+_LOADED: dict[str, ModelFile] = {}
+
+
 def run_slide(slide: Slide) -> SlideRun:
-    session = Session(slide.config.replace(sample_every=1))
+    session = Session(slide.config.replace(sample_every=1), slide_model(slide))
     records = []
     for _ in range(slide.steps):
         record = session.step()
@@ -175,7 +190,7 @@ def _same_gradients(n: int, lesson: Lesson, slide: Slide, same: bool = True) -> 
     """same: the gradients are slide n's up to rounding; False: they differ from them."""
     try:
         result = compare(lesson.slides[n - 1].config, slide.config,
-                         min(SAME_GRADIENT_STEPS, slide.steps))
+                         min(SAME_GRADIENT_STEPS, slide.steps), model_file=slide_model(slide))
     except ConfigError as exc:   # validated on reading: a guard, not a path
         raise Broken(f"cannot compare with slide {n}: {exc}") from exc
     if not same:
@@ -224,6 +239,22 @@ def check_devices(lesson: Lesson) -> None:
         except ConfigError as exc:
             where = lesson.source or lesson.name
             raise LessonError(f"{where}, slide {i + 1}, config: {exc}") from exc
+
+
+def check_models(lesson: Lesson) -> None:
+    """LessonError (one line, naming the slide) if a slide's config does not fit the
+    model file it names (its head count, its trunk's outputs): the window would train
+    another config than the one the slide's promises were written for."""
+    for i, slide in enumerate(lesson.slides):
+        model = slide_model(slide)
+        if model is None:
+            continue
+        try:
+            check_config(slide.config, model.head_count(), model.taps)
+        except ConfigError as exc:
+            where = lesson.source or lesson.name
+            raise LessonError(f"{where}, slide {i + 1}, config: {exc} "
+                              f"({slide.model_file})") from exc
 
 
 def check_lesson(lesson: Lesson, played=None, checked=None) -> list[str]:

@@ -22,6 +22,7 @@ from .history import History
 from .lesson_figures import figure_text
 from .lesson_references import REFERENCE_PANELS, reference_lines
 from .lessons import Lesson, Slide, bundled_names, find_lesson, title_text
+from .model_names import model_path
 from .slide_preparing import SlidePreparing
 from .stage_layout import Placement
 from .sweep_pace import box_ms
@@ -71,6 +72,14 @@ def slide_settings(slide: Slide, model: WindowModel) -> EngineSettings:
         track_node_grads="graph" in slide.panels)
 
 
+def slide_model_path(slide: Slide) -> str | None:
+    """The path of the bundled model file a slide trains (None: the built-in model)."""
+    if not slide.model_file:
+        return None
+    with model_path(slide.model_file) as path:
+        return str(path)
+
+
 def cramped(placement: Placement) -> bool:
     """The narration scrolling or set smaller than the text size, the main panel smaller
     than at the normal text size (the secondary panels give way first), or a secondary
@@ -93,6 +102,10 @@ class LessonController:
         # the model file that trained before the lesson (lessons teach on the built-in
         # model): opened again on leaving, with settings_before
         self.model_before: str | None = None
+        # the model file the engine trains for the lesson (None: the built-in model): a
+        # slide naming another one starts a fresh engine on it
+        self._training: str | None = None
+        self._lesson_files: set[str] = set()   # the files the lesson itself opened
         # each slide's run as it was left ((lesson, slide index) -> History): a slide that
         # keeps the one before as a ghost draws that run, dashed, on its own axes
         self.runs: dict[tuple[str, int], History] = {}
@@ -161,6 +174,7 @@ class LessonController:
         m.blank = False   # PageDown on a blank screen: the next slide, seen
         if not m.in_lesson:
             self._put_model_file_aside()
+        self._train_model_of(slide)
         if self._on_screen is not None:   # the run the slide left, kept for a ghost
             self.runs[self._on_screen] = views.history()
         self._on_screen = (lesson.name, index)
@@ -189,10 +203,17 @@ class LessonController:
         """The first slide: the user's model file and settings, kept for the lesson's end
         (lessons are about the built-in model)."""
         m = self.model
-        self.model_before = m.model_path
-        if self.model_before is not None:
-            self.views.engine.open_model(None, None)
+        self.model_before = self._training = m.model_path
         self.settings_before = (m.requested, m.pace_ms)
+
+    def _train_model_of(self, slide: Slide) -> None:
+        """A fresh engine on the slide's model where the engine trains another (before
+        anything of the slide: the slide message then goes to it)."""
+        path = slide_model_path(slide)
+        if path != self._training:
+            self._training = path
+            self._lesson_files |= {path} if path else set()
+            self.views.engine.open_model(path, slide.config if path else None)
 
     def _send_slide(self, slide: Slide) -> None:
         """The engine gets the slide as one message: a fresh model at step 0 (each slide
@@ -308,6 +329,9 @@ class LessonController:
         # (another model file opened during the lesson is the user's newer choice: it
         # stays; the one put aside may still be named until the engine confirms)
         now = self.model.model_path
+        if now in self._lesson_files:   # the lesson's own model file is no user's choice
+            now = None
+        self._lesson_files, self._training = set(), None
         if path is None or self.settings_before is None or now not in (None, path):
             return
         config, pace_ms = self.settings_before

@@ -27,7 +27,8 @@ from .lesson_format import (
     refuse_unknown,
     refuse_unknown_settings,
 )
-from .lesson_promises import check_promise
+from .lesson_models import compared_files, model_file_of, refuse_built_in_keys
+from .lesson_promises import COMPARED, check_promise
 from .lesson_references import Reference, parse_references
 from .narration_limits import narration_problem
 from .sweep_pace import LEAST_SWEEP_PACE, MOST_SWEEP_PACE
@@ -72,6 +73,8 @@ class Slide:
     reference: tuple[Reference, ...] = ()
     # the one or two numbers its point rests on, drawn large (plain.lesson_figures)
     figures: tuple[Figure, ...] = ()
+    # a model file that ships with gradviz, by name ("cnn_two_heads"); "": the built-in
+    model_file: str = ""
 
     @property
     def steps(self) -> int:
@@ -101,14 +104,18 @@ def _text(where: str, data: dict, key: str, default: str | None = None) -> str:
     return value.strip()
 
 
-def _config(where: str, data: dict, base: Config) -> Config:
+def _config(where: str, data: dict, base: Config, base_file: str = "") -> tuple[Config, str]:
+    """The config a table gives on base, and the model file it trains (base_file unless
+    it names its own model; "": the built-in model)."""
     table = data.get("config", {})
     if not isinstance(table, dict):
         raise LessonError(f"{where}: config must be a table of settings, such as "
                           f"{{ heads = 3 }} (got {shown(table)})")
     refuse_unknown_settings(f"{where}, config", table)
+    model_file, table = model_file_of(f"{where}, config", table, base_file)
+    refuse_built_in_keys(f"{where}, config", table, model_file)
     try:
-        return from_mapping(table, base)
+        return from_mapping(table, base), model_file
     except (ConfigError, AttributeError, TypeError) as exc:
         raise LessonError(f"{where}, config: {exc}") from exc
 
@@ -163,7 +170,7 @@ def _choice(where: str, data: dict, key: str, options: tuple[str, ...]) -> str:
     return value
 
 
-def _slide_fields(where: str, data: Any, base: Config) -> dict:
+def _slide_fields(where: str, data: Any, base: Config, base_file: str) -> dict:
     """Everything of a slide but its promises, which need every slide's config."""
     if not isinstance(data, dict):
         raise LessonError(f"{where} must be a table (got {shown(data)})")
@@ -180,7 +187,8 @@ def _slide_fields(where: str, data: Any, base: Config) -> dict:
     problem = narration_problem(narration)   # the window would refuse to show it
     if problem:
         raise LessonError(f"{where}: the narration cannot be shown: {problem}")
-    return dict(title=_text(where, data, "title"), config=_config(where, data, base),
+    config, model_file = _config(where, data, base, base_file)
+    return dict(title=_text(where, data, "title"), config=config, model_file=model_file,
                 narration=narration, panels=_panels(where, data),
                 layout=_choice(where, data, "layout", LAYOUTS),
                 pace=_pace(where, data, play), play=play,
@@ -221,20 +229,32 @@ def parse_lesson(name: str, text: str, source: str | None = None) -> Lesson:
     if not isinstance(slides, list) or not 1 <= len(slides) <= MAX_SLIDES:
         raise LessonError(f"{where}: give 1 to {MAX_SLIDES} [[slides]] (got {shown(slides)})")
     title = _text(where, data, "title")
-    base = _config(where, data, Config())   # shared by every slide
-    fields = [_slide_fields(f"{where}, slide {i + 1}", s, base) for i, s in enumerate(slides)]
+    base, base_file = _config(where, data, Config())   # shared by every slide
+    fields = [_slide_fields(f"{where}, slide {i + 1}", s, base, base_file)
+              for i, s in enumerate(slides)]
     configs = [f["config"] for f in fields]
+    files = [f["model_file"] for f in fields]
     if fields[0]["keep"] == "ghost":
         raise LessonError(f"{where}, slide 1: keep = \"ghost\" keeps the slide before's "
                           "lines, and slide 1 has none before it")
     stops = [Slide(**f).steps for f in fields]
     return Lesson(name, title, tuple(
-        Slide(**f, expect=tuple(check_promise(f"{where}, slide {i + 1}", e, i, configs)
-                                for e in slides[i].get("expect", [])),
+        Slide(**f, expect=_promises(f"{where}, slide {i + 1}", slides[i], i, configs, files),
               reference=parse_references(f"{where}, slide {i + 1}", slides[i], i, configs,
                                          f["panels"], stops),
               figures=parse_figures(f"{where}, slide {i + 1}", slides[i], i, configs, stops))
         for i, f in enumerate(fields)), where)
+
+
+def _promises(where: str, data: dict, index: int, configs: list[Config],
+              files: list[str]) -> tuple[dict, ...]:
+    """A slide's promises, checked; those comparing two slides' gradients on one model."""
+    promises = tuple(check_promise(where, e, index, configs) for e in data.get("expect", []))
+    for promise in promises:
+        (kind, value), = promise.items()
+        if kind in COMPARED:
+            compared_files(where, kind, value, files, index)
+    return promises
 
 
 def read_lesson_text(path: Path) -> str:

@@ -30,6 +30,9 @@ from .graph_data import (
 JUNCTION_ID = "z"
 _STATE_PRIORITY = (DETACHED, STALE, FREED)   # a box shows its most telling op's state
 RUN_PREFIX = "r:"   # a run of repeated blocks drawn as one box: "r:" + its first call's id
+# a block of layers folded into one box where the whole model did not fit the panel at a
+# legible size (a CNN's Conv2d, ReLU, MaxPool2d): "f:" + the block's call id
+FOLD_PREFIX = "f:"
 
 
 def box_id(call_id: str) -> str:
@@ -53,6 +56,7 @@ class _Boxes:
     members: dict[str, list[str]] = field(default_factory=dict)
     _consumed: set[str] | None = None
     tree: CallTree | None = None
+    folded: frozenset = frozenset()   # block call ids drawn as one box each
     # a box that is not one call's own: a run of blocks, or part of a block's own ops
     made_for: dict[str, tuple[str, list[ModuleCall]]] = field(default_factory=dict)
 
@@ -70,13 +74,18 @@ class _Boxes:
         self.members.setdefault(box, []).append(node_id)
 
 
-def module_graph(graph: GraphData, expanded: frozenset | set = frozenset()) -> GraphData:
+def module_graph(graph: GraphData, expanded: frozenset | set = frozenset(),
+                 fold: bool = False) -> GraphData:
     """graph (the op view) drawn as module boxes. expanded: ids of module calls shown as
-    their ops instead (a box opened in place), and of runs (run_key) shown block by block."""
+    their ops instead (a box opened in place), and of runs (run_key) and folded blocks
+    (FOLD_PREFIX + id) shown block by block. fold: each block of foldable_blocks one box."""
     boxes = _Boxes(graph, frozenset(expanded))
     calls = {c.id: c for c in graph.modules}
     boxes.tree = CallTree(graph.modules)
     _split_runs(boxes.tree, graph)
+    if fold:
+        boxes.folded = frozenset(c for c in foldable_blocks(boxes.tree)
+                                 if FOLD_PREFIX + c not in boxes.expanded)
     _assign_modules(boxes, calls)
     _assign_roots(boxes)
     _assign_earlier(boxes)
@@ -204,6 +213,20 @@ def _split_runs(tree: CallTree, graph: GraphData) -> None:
                     tree.run_of.pop(call.id, None)
 
 
+def foldable_blocks(tree: CallTree) -> list[str]:
+    """The blocks that fold into one box each where the whole model does not fit: calls
+    inside the trunk or a head (not those themselves) whose calls are all layers (no
+    blocks inside), and not part of a run (already one box). A CNN's three Conv2d, ReLU,
+    MaxPool2d blocks: 9 rows of its trunk become 3."""
+    out = []
+    for call_id, children in tree.children.items():
+        call = tree.calls[call_id]
+        if call.parent in tree.calls and call_id not in tree.run_of and \
+                all(c.id not in tree.children for c in children):
+            out.append(call_id)
+    return out
+
+
 def run_key(run: list[ModuleCall]) -> str:
     """What module_graph's expanded holds for a run opened block by block."""
     return RUN_PREFIX + run[0].id
@@ -215,7 +238,7 @@ def open_key(view: GraphData, node_id: str) -> str | None:
     node = next((n for n in view.nodes if n.id == node_id), None)
     if node is None:
         return None
-    if node.id.startswith(RUN_PREFIX):
+    if node.id.startswith((RUN_PREFIX, FOLD_PREFIX)):
         return node.id
     call = next((c for c in view.modules if c.id == node.module), None)
     return None if call is None else box_of(call)
@@ -258,6 +281,10 @@ def _box_for(boxes: _Boxes, tree: CallTree, call_id: str) -> str | None:
             key = run_key(run)
             boxes.made_for.setdefault(key, ("run", run))
             return key
+    for outer in tree.chain(call_id):
+        if outer in boxes.folded:
+            boxes.made_for.setdefault(FOLD_PREFIX + outer, ("block", [tree.calls[outer]]))
+            return FOLD_PREFIX + outer
     group = box_of(tree.calls[call_id])
     if group in boxes.expanded:
         return ""
@@ -413,6 +440,10 @@ def _group_node(box: str, nodes: list[GraphNode], boxes: _Boxes) -> GraphNode:
             else f"{first.path} … {last.path}"
         label, detail = f"{name} ×{len(run)}", first.detail
         shape = last.out_shape
+    elif what == "block":
+        inner = (boxes.tree.children.get(first.id, []) if boxes.tree else []) or [first]
+        label, shape = first.path, first.out_shape or out.shape
+        detail = " · ".join([inner[0].detail or inner[0].kind, *(c.kind for c in inner[1:])])
     else:
         words = dict.fromkeys(_op_word(n.label) for n in ops)
         label, detail, shape = first.path, f"{first.kind} · {' '.join(words)}", out.shape

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QGraphicsScene, QGraphicsView
 
 from ...plain.graph_data import GRAD, JUNCTION, LOSS, PARAM
 from ...plain.graph_focus import snap_start
+from ...plain.graph_room import window_start
 from ...render import style
 from ...render.layout import GraphLayout
 from .graph_items import EdgeItem, NodeItem
@@ -145,9 +146,11 @@ class GraphCanvas(QGraphicsView):
         paths = {(e.src, e.dst, e.kind): e for e in graph.edges}
         badges = [n.badge.mapRectToScene(n.badge.boundingRect())
                   for n in self.nodes.values() if n.badge.isVisibleTo(n)]
+        rects = [n.mapRectToScene(n.rect()) for n in self.nodes.values()]
+        drawing = QRectF(-20, -20, layout.width + 40, layout.height + 40)   # as Graphviz drew it
         for item in self.edges:
             item.label_scale = CUT_LABEL_SCALE if boxes else 1.0
-            item.clear_of = badges
+            item.clear_of, item.boxes, item.bounds = badges, rects, drawing
             p = item.edge_path
             edge = paths.get((p.src, p.dst, p.kind))
             if edge is not None:
@@ -305,6 +308,14 @@ class GraphCanvas(QGraphicsView):
         self._frame_at(scale, middle)
         self._hide_cut_through()
 
+    def whole_legible(self) -> bool:
+        """Whether the whole graph fits the view with its boxes' text at least
+        least_label_px (always, in the op view, which has no least size)."""
+        if self.graph_layout is None or not self.least_label_px:
+            return True
+        least = self.least_label_px / self._label_px_per_scale()
+        return self._fit_scale(self.scene().sceneRect()) >= least * 0.999
+
     def _hide_cut_through(self) -> None:
         """Hide the boxes (not the focus's) the view's edges still cut through their text:
         where no framing at a legible size keeps every box whole or out (the rows' and
@@ -401,13 +412,22 @@ class GraphCanvas(QGraphicsView):
     def _placed(self, target: QRectF | None, scale: float) -> QPointF:
         """The scene point to centre the view on at scale: target's middle (None: the
         junction's, else the scene's); along an axis where target is longer than the
-        view, its start (the trunk's top, the left head). In the module view, shifted so
-        that no box is cut through by the view's edges."""
+        view, where the most of the focus's boxes are whole (see window_start: from the
+        focus's start, lesson 02's heads lay below a view of the input and the trunk),
+        else the whole's start. In the module view, shifted so that no box is cut
+        through by the view's edges."""
         vw = self.viewport().width() / scale
         vh = self.viewport().height() / scale
         middle = self._middle(target or self.scene().sceneRect())
-        x0 = target.left() if target is not None and target.width() > vw else middle.x() - vw / 2
-        y0 = target.top() if target is not None and target.height() > vh else middle.y() - vh / 2
+        x0, y0 = middle.x() - vw / 2, middle.y() - vh / 2
+        if target is not None:
+            parts, scene = self.focus_parts(), self.scene().sceneRect()
+            if target.width() > vw:
+                x0 = window_start(vw, [(r.left(), r.right()) for r in parts],
+                                  (scene.left(), scene.right()), target.left())
+            if target.height() > vh:
+                y0 = window_start(vh, [(r.top(), r.bottom()) for r in parts],
+                                  (scene.top(), scene.bottom()), target.top())
         if self.least_label_px:
             x0, y0 = self._snapped(x0, y0, vw, vh)
         return QPointF(x0 + vw / 2, y0 + vh / 2)

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...plain.graph_data import CUT, GRAD, INPUT, LOSS, OP, SAVED, TOTAL
+from ...plain.graph_room import Rect, label_spot, segment_hits
 from ...render import style
 from ...render.dot import box_badge, node_label, tensor_text
 from ...render.layout import EdgePath, NodeBox
@@ -264,12 +265,19 @@ class EdgeItem(QGraphicsPathItem):
         # scene rectangles a cut's bar must stay clear of: the state badges hung below the
         # boxes (a short edge's middle lay under the step before's "freed")
         self.clear_of: list[QRectF] = []
+        # ... and the boxes (a bar over z hid its border), which its label must not hide
+        # under, within the drawing (bounds) that a framed view can show
+        self.boxes: list[QRectF] = []
+        self.bounds = QRectF()
 
     def restyle(self, edge, heads_along: tuple[int, ...],
                 heat_width: float | None = None) -> None:
         """heads_along: whose gradient runs along edge; heat_width: the line's width by the
         gradient measured along it (None: not measured), for grad edges some loss reaches."""
         self.edge = edge
+        # a cut above the boxes: where no spot beside its bar is clear, its label is read
+        # over a box, never hidden under one
+        self.setZValue(3 if edge.kind == CUT else 1)
         stroke = style.edge_stroke(edge.kind, heads_along)
         live = edge.kind == GRAD and bool(heads_along)
         pen = stroke_pen(stroke, heat_width if live else None)
@@ -291,19 +299,23 @@ class EdgeItem(QGraphicsPathItem):
             k = self.label_scale
             self.label.setPos(at[0] - t.width() * k / 2, at[1] - t.height() * k / 2)
         self._bar(colour, edge.kind == CUT)
-        if edge.kind == CUT and edge.label:   # the label beside the bar, clear of it
-            ends = (self.bar.path().pointAtPercent(0.0), self.bar.path().pointAtPercent(1.0))
-            w = self.label.boundingRect().width() * self.label_scale
-            h = self.label.boundingRect().height() * self.label_scale
-            if abs(ends[0].y() - ends[1].y()) > abs(ends[0].x() - ends[1].x()):
-                # a standing bar (the graph runs left to right): right of it are the next
-                # boxes, which covered "detach()"; above it and to its left, over the
-                # box the cut edge leaves (the gap between two columns is narrower)
-                top = min(ends, key=lambda p: p.y())
-                self.label.setPos(top.x() + 8 - w, top.y() - h - 4)
-            else:
-                end = max(ends, key=lambda p: p.x())   # the bar's right end
-                self.label.setPos(end.x() + 8, end.y() - h / 2)
+        if edge.kind == CUT and edge.label:
+            self._place_cut_label()
+
+    def _place_cut_label(self) -> None:
+        """The label beside the bar, clear of every box and of the bar, inside the
+        drawing (plain.graph_room.label_spot): on a diagonal edge the label put right of
+        the bar lay under the next box ("ach()"), or was hidden with the bar over z."""
+        bar = self.bar.path()
+        ends = [bar.pointAtPercent(t).toTuple() for t in (0.0, 1.0, 0.5)]
+        along = [self.path().pointAtPercent(t).toTuple() for t in (0.3, 0.7, 0.15, 0.85)]
+        k = self.label_scale
+        size = (self.label.boundingRect().width() * k, self.label.boundingRect().height() * k)
+        width = self.bar.pen().widthF()
+        drawn = bar.boundingRect().adjusted(-width / 2, -width / 2, width / 2, width / 2)
+        x, y = label_spot(size, ends + along, [_rect(r) for r in self.boxes + self.clear_of],
+                          _rect(self.bounds), [_rect(drawn)])
+        self.label.setPos(x, y)
 
     def _bar(self, colour: QColor, show: bool) -> None:
         """Across the middle of a cut, a bar as wide as a box's text is tall."""
@@ -314,8 +326,9 @@ class EdgeItem(QGraphicsPathItem):
         # the middle, else the point nearest it whose bar is clear of every badge
         for at in (0.5, 0.6, 0.4, 0.7, 0.3, 0.8, 0.2, 0.9, 0.5):
             bar = self._bar_path(at)
-            drawn = bar.boundingRect().adjusted(-width / 2, -width / 2, width / 2, width / 2)
-            if not any(drawn.intersects(self.mapRectFromScene(r)) for r in self.clear_of):
+            ends = (bar.pointAtPercent(0.0).toTuple(), bar.pointAtPercent(1.0).toTuple())
+            if not any(segment_hits(*ends, _rect(r), width / 2)
+                       for r in self.clear_of + self.boxes):
                 break
         self.bar.setPath(bar)
         pen = QPen(colour, width)
@@ -350,6 +363,10 @@ class EdgeItem(QGraphicsPathItem):
         self.arrow.setBrush(QBrush(colour))
         self.arrow.setPen(QPen(Qt.PenStyle.NoPen))
         self.arrow.setVisible(True)
+
+
+def _rect(r: QRectF) -> Rect:
+    return (r.left(), r.top(), r.right(), r.bottom())
 
 
 def box_tooltip(node, head_names: dict[int, str]) -> str:

@@ -39,7 +39,8 @@ from PySide6.QtWidgets import (
 from ...plain.atomic_write import write_text
 from ...plain.graph_data import EARLIER, JUNCTION, MODULE, GraphData
 from ...plain.graph_focus import focus_ids
-from ...plain.module_graph import module_graph, open_key
+from ...plain.graph_room import fold_blocks
+from ...plain.module_graph import CallTree, foldable_blocks, module_graph, open_key
 from ...plain.sweep_pace import paced_sweep_ms
 from ...render.dot import to_dot
 from . import plot_style as ps
@@ -107,6 +108,10 @@ class GraphView(QWidget):
         # module calls and runs of blocks opened in place, in the order they were opened
         # (Backspace closes the last one)
         self._expanded: dict[str, None] = {}
+        # blocks of layers folded into one box each (plain.graph_room.fold_blocks), and
+        # the model (its module calls) that decision was made for
+        self._fold = False
+        self._fold_model: tuple[str, ...] = ()
         self._hovered = ""                  # the box under the mouse: Enter opens it
         self._focus = ""                    # what the slide is about (set_focus)
         self._op_graph = None               # the graph as captured, and its caption
@@ -274,7 +279,10 @@ class GraphView(QWidget):
         self._op_graph, self._op_caption = graph, caption
         wide = 1.6
         if self.module_view:
-            graph = module_graph(graph, frozenset(self._expanded))
+            model = tuple(c.id for c in graph.modules)
+            self._fold = fold_blocks(self._fold, True, 0, model == self._fold_model)
+            self._fold_model = model
+            graph = module_graph(graph, frozenset(self._expanded), self._fold)
             # module graphs are deep and narrow (a few heads side by side): top-down fits
             # them larger unless the panel is very wide
             wide = 2.5
@@ -320,6 +328,7 @@ class GraphView(QWidget):
             self.canvas.focus_ids = frozenset()
         self.sweep.stop()   # a new graph: the old sweep's boxes as this one draws them
         self.canvas.show_graph(graph, layout)
+        self._fold_if_too_large()
         # the first graph with a sweep after the backward call: a graph drawn before it
         # (the forward's, laid out late when the clicks come fast) has none
         if self._sweep_due_ms is not None and graph.sweeps:
@@ -335,6 +344,17 @@ class GraphView(QWidget):
             self._set_caption(f"Graph {caption} · {len(graph.nodes)} nodes", HINT)
         if self.history_param:
             self.show_param_history(self.history_param)
+
+    def _fold_if_too_large(self) -> None:
+        """The module view laid out again with its blocks folded where the whole model
+        does not fit the panel at the least label size (queued behind this layout)."""
+        if not self.module_view or self._fold or self._op_graph is None:
+            return
+        tree = CallTree(self._op_graph.modules)
+        fold = fold_blocks(False, self.canvas.whole_legible(), len(foldable_blocks(tree)), True)
+        if fold:
+            self._fold = True
+            self.show_graph(self._op_graph, self._op_caption)
 
     def on_failed(self, reason: str) -> None:
         self._set_caption(f"Graph not drawn: {reason}")
