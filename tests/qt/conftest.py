@@ -115,9 +115,9 @@ def _module_window(qapp, tmp_path_factory):
 @pytest.fixture
 def shared_window(qtbot, _module_window, tmp_path_factory):
     """A window as make_window gives one, shared by the tests of a file: each test gets it
-    paused at step 0 of a fresh model on its config, with nothing in What happened and
-    Play's pace and mode as a new window has them. For tests that change only what a
-    Reset and the config undo (not the theme, zoom, docks, lessons or settings file)."""
+    paused at step 0 of a fresh model on its config, nothing in What happened, and Play's
+    pace and mode and the graph's saved tensors as a new window has them. For tests that
+    change only what these undo (not the theme, zoom, docks, lessons or settings file)."""
     from gradviz.qt.main_window import MainWindow
 
     def get(config: Config = Config()):
@@ -140,15 +140,18 @@ def _fresh_on(qtbot, window, config: Config) -> None:
         window.engine.pause()
         qtbot.waitUntil(lambda: not model.running, timeout=WAIT_MS)
     model.play_mode, model.stop_at = WindowModel.play_mode, WindowModel.stop_at
-    model.pace_ms = WindowModel.pace_ms
+    model.pace_ms, model.show_saved = WindowModel.pace_ms, WindowModel.show_saved
+    # Reset first: a config asked for mid-step would wait for the step's end
     generation = model.generation
-    model.requested = config
     window.engine.reset()
+    qtbot.waitUntil(lambda: model.generation > generation, timeout=WAIT_MS)
+    model.requested = config
     session = window.engine.session
-    qtbot.waitUntil(lambda: model.generation > generation and model.confirmed == config
-                    and session.config == config and session.step_index == 0
+    qtbot.waitUntil(lambda: model.confirmed == config and session.config == config
+                    and session.step_index == 0 and not session.in_step
                     and session.pending_config is None and session.error is None
-                    and window.events_view.event is None, timeout=WAIT_MS)
+                    and session.last_record is None and window.events_view.event is None,
+                    timeout=WAIT_MS)
     window.refresh()
     # its keys reach it only while it is the active window (a test's own window was since)
     window.activateWindow()
