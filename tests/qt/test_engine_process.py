@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 
 from gradviz.engine import protocol as p
 from gradviz.plain.config import Config
@@ -135,6 +136,8 @@ def test_compare_a_killed_engine_and_reset_with_the_settings_it_had(qtbot, real_
         qtbot.waitUntil(lambda: len(_children(w.engine.pid)) == 1, timeout=WAIT_MS)
     started_ahead = _children(w.engine.pid)
     w.compare.menu.hide()
+    w.activateWindow()                          # the window's keys again, not the menu's
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is w, timeout=WAIT_MS)
     w.compare.pin_settings()                    # B beside A, in a process of the engine's
     qtbot.waitUntil(lambda: w.model.generation >= 1, timeout=60_000)
     _train(qtbot, w, 20)
