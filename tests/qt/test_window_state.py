@@ -86,10 +86,11 @@ def test_a_crafted_layout_in_the_settings_file_gives_the_first_launch_layout(
     monkeypatch.setenv(launch.SETTINGS_ENV, str(path))
     capsys.readouterr()
     settings, remembered = launch.load_settings()
-    window = MainWindow(remembered, settings)     # this crashed the process before
+    window = MainWindow(remembered, settings,   # this crashed the process before
+                        engine_in_process=True)
     qtbot.addWidget(window)
     window.show()
-    qtbot.waitUntil(lambda: window.model.generation >= 1, timeout=60_000)  # torch loads first
+    qtbot.waitUntil(lambda: window.model.generation >= 1, timeout=60_000)
     window.close()
     lines = [line for line in capsys.readouterr().err.splitlines()
              if line.startswith("gradviz: settings")]
