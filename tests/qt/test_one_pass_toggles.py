@@ -36,8 +36,9 @@ def test_a_strategy_choice_reaches_the_engine_and_the_walks_are_shown(
     w = shared_window(SMALL)
     choose(w, "strategyCombo", strategy)
     qtbot.waitUntil(lambda: engine(w).strategy == strategy, timeout=WAIT_MS)
-    one_step(qtbot, w)
     label = w.findChild(QWidget, "walksLabel")
+    assert "trunk walked" not in label.text()       # a fresh model: no walks yet
+    one_step(qtbot, w)
 
     def shown():
         w.refresh()
