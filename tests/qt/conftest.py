@@ -1,6 +1,7 @@
-"""A main window per test, with its settings in a temp dir and its engine stopped after.
-The engine runs on a thread of the test's process (tests look inside its session);
-tests/qt/test_engine_process.py drives the real two-process app."""
+"""A main window per test (or one a test file's tests share, reset between them), with its
+settings in a temp dir and its engine stopped after. The engine runs on a thread of the
+test's process (tests look inside its session); tests/qt/test_engine_process.py drives the
+real two-process app."""
 import functools
 import os
 import subprocess
@@ -8,9 +9,11 @@ import sys
 
 import pytest
 from PySide6.QtGui import QFont, QPalette
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from gradviz.plain.config import Config
+from gradviz.plain.window_model import WindowModel
 from gradviz.qt.settings import AppSettings, Remembered
 
 from waits import WAIT_MS
@@ -97,3 +100,60 @@ def make_window(qtbot, settings):
     yield make
     for window in made:
         window.close()
+
+
+@pytest.fixture(scope="module")
+def _module_window(qapp, tmp_path_factory):
+    """One in-process window for a test file's tests (per xdist worker): made on first use,
+    closed after the file's last test."""
+    held: list = []
+    yield held
+    for window in held:
+        window.close()
+
+
+@pytest.fixture
+def shared_window(qtbot, _module_window, tmp_path_factory):
+    """A window as make_window gives one, shared by the tests of a file: each test gets it
+    paused at step 0 of a fresh model on its config, nothing in What happened, and Play's
+    pace and mode and the graph's saved tensors as a new window has them. For tests that
+    change only what these undo (not the theme, zoom, docks, lessons or settings file)."""
+    from gradviz.qt.main_window import MainWindow
+
+    def get(config: Config = Config()):
+        if not _module_window:
+            settings = AppSettings(tmp_path_factory.mktemp("shared") / "settings.json")
+            window = MainWindow(Remembered(config), settings, engine_in_process=True)
+            window.show()
+            _module_window.append(window)
+        window = _module_window[0]
+        _fresh_on(qtbot, window, config)
+        return window
+    return get
+
+
+def _fresh_on(qtbot, window, config: Config) -> None:
+    """The window paused, at step 0 of a fresh model on config (a Reset after it)."""
+    model = window.model
+    qtbot.waitUntil(lambda: model.generation >= 1, timeout=WAIT_MS)
+    if model.running:
+        window.engine.pause()
+        qtbot.waitUntil(lambda: not model.running, timeout=WAIT_MS)
+    model.play_mode, model.stop_at = WindowModel.play_mode, WindowModel.stop_at
+    model.pace_ms, model.show_saved = WindowModel.pace_ms, WindowModel.show_saved
+    # Reset first: a config asked for mid-step would wait for the step's end
+    generation = model.generation
+    window.engine.reset()
+    qtbot.waitUntil(lambda: model.generation > generation, timeout=WAIT_MS)
+    model.requested = config
+    session = window.engine.session
+    qtbot.waitUntil(lambda: model.confirmed == config and session.config == config
+                    and session.step_index == 0 and not session.in_step
+                    and session.pending_config is None and session.error is None
+                    and session.last_record is None and window.events_view.event is None,
+                    timeout=WAIT_MS)
+    window.refresh()
+    # its keys reach it only while it is the active window (a test's own window was since)
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=WAIT_MS)
+    window.setFocus()

@@ -11,8 +11,8 @@ def _centre(window) -> QColor:
     return image.pixelColor(image.width() // 2, image.height() // 2)
 
 
-def test_b_and_period_blank_the_whole_window_and_bring_it_back(qtbot, make_window):
-    w = make_window()
+def test_b_and_period_blank_the_whole_window_and_bring_it_back(qtbot, shared_window):
+    w = shared_window()
     assert not w.blank_screen.blank and _centre(w) != QColor("black")
     qtbot.keyClick(w, Qt.Key_B)
     assert w.blank_screen.blank and w.blank_screen.geometry() == w.rect()

@@ -38,8 +38,8 @@ def test_a_well_formed_device_in_settings_json_loads(tmp_path, capsys):
 
 @pytest.mark.parametrize("device", ATTACKS[:3])
 def test_a_refusal_quoting_markup_shows_literally_and_keeps_the_window_size(
-        qtbot, make_window, device):
-    w = make_window()
+        qtbot, shared_window, device):
+    w = shared_window()
     qtbot.waitUntil(lambda: w.phase_label.text().startswith("Fresh model"), timeout=10_000)
     size, status_height = w.size(), w.statusBar().height()
     line_height = w.phase_label.fontMetrics().height()

@@ -24,8 +24,8 @@ def test_every_record_the_engine_sends_has_a_handler_in_the_window(qapp):
     assert handed == said
 
 
-def test_what_the_window_cannot_use_is_refused_in_one_line(make_window, qtbot, caplog):
-    w = make_window(Config(device="cpu", batch_size=16))
+def test_what_the_window_cannot_use_is_refused_in_one_line(shared_window, qtbot, caplog):
+    w = shared_window(Config(device="cpu", batch_size=16))
     engine_end = w.engine.loop
     with caplog.at_level(logging.WARNING, logger="gradviz.protocol"):
         engine_end.outbox += [p.Play(), ("records", [], 1.0), p.Running("yes")]

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 
 from gradviz.engine import protocol as p
 from gradviz.plain.config import Config
@@ -76,7 +77,8 @@ def _train(qtbot, w, steps: int) -> None:
     qtbot.waitUntil(lambda: w.model.running and len(w.history) > before + steps, timeout=60_000)
 
 
-def test_the_window_says_the_engine_is_starting_then_trains(qtbot, real_window):
+def test_the_window_says_the_engine_is_starting_trains_and_closing_ends_it_at_once(
+        qtbot, real_window):
     w = real_window()
     assert w.isVisible() and "Starting the training engine" in w.phase_label.text()
     qtbot.waitUntil(lambda: w.model.generation >= 1, timeout=60_000)
@@ -87,6 +89,11 @@ def test_the_window_says_the_engine_is_starting_then_trains(qtbot, real_window):
     from gradviz.engine.niceness import ENGINE_NICENESS
     assert os.getpriority(os.PRIO_PROCESS, w.engine.pid) == \
         os.getpriority(os.PRIO_PROCESS, 0) + ENGINE_NICENESS
+    pid = w.engine.pid                           # closed mid-training
+    w.close()
+    assert w.engine.stopped      # at once: close() returns with the process gone
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
 
 
 def _children(pid: int) -> list[int]:
@@ -115,33 +122,30 @@ def _compared(w) -> int:
     return len(w.compare.history_b or ())
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="looks in Linux's /proc")
-def test_opening_the_compare_menu_starts_bs_process_that_the_pin_then_uses(qtbot, real_window):
+def test_compare_a_killed_engine_and_reset_with_the_settings_it_had(qtbot, real_window):
+    """B's process starts when the Compare menu opens and the pin uses it; killing the
+    engine (as the out-of-memory killer does) ends B's process too and leaves the window
+    saying what happened; Reset starts a fresh engine with the same settings, B pinned."""
     from PySide6.QtCore import QPoint
-    w = real_window()
+    linux = sys.platform.startswith("linux")     # the processes are looked for in /proc
+    w = real_window(SMALL.replace(trunk_width=48))
     qtbot.waitUntil(lambda: w.model.generation >= 1, timeout=60_000)
     assert _children(w.engine.pid) == []
     w.compare.menu.popup(w.mapToGlobal(QPoint(40, 40)))   # the user opens Compare
-    qtbot.waitUntil(lambda: len(_children(w.engine.pid)) == 1, timeout=WAIT_MS)
+    if linux:
+        qtbot.waitUntil(lambda: len(_children(w.engine.pid)) == 1, timeout=WAIT_MS)
     started_ahead = _children(w.engine.pid)
     w.compare.menu.hide()
-    w.compare.pin_settings()
-    qtbot.waitUntil(lambda: w.model.generation >= 1, timeout=60_000)
-    _train(qtbot, w, 10)
-    qtbot.waitUntil(lambda: _compared(w) > 0, timeout=WAIT_MS)
-    assert _children(w.engine.pid) == started_ahead
-
-
-def test_a_killed_engine_leaves_the_window_and_reset_starts_a_fresh_one(qtbot, real_window):
-    w = real_window()
-    qtbot.waitUntil(lambda: w.model.generation >= 1, timeout=60_000)
+    w.activateWindow()                          # the window's keys again, not the menu's
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is w, timeout=WAIT_MS)
     w.compare.pin_settings()                    # B beside A, in a process of the engine's
     qtbot.waitUntil(lambda: w.model.generation >= 1, timeout=60_000)
     _train(qtbot, w, 20)
     qtbot.waitUntil(lambda: _compared(w) > 0, timeout=WAIT_MS)
+    assert _children(w.engine.pid) == started_ahead      # the pin used that process
     config, generation = w.model.confirmed, w.model.generation
     b_processes = _children(w.engine.pid)
-    assert len(b_processes) == (1 if sys.platform.startswith("linux") else 0)
+    assert len(b_processes) == (1 if linux else 0)
     os.kill(w.engine.pid, signal.SIGKILL)
     qtbot.waitUntil(lambda: not w.engine.alive, timeout=WAIT_MS)
     # B's process ends with the engine (it reads the end of its socket): none is left
@@ -150,9 +154,14 @@ def test_a_killed_engine_leaves_the_window_and_reset_starts_a_fresh_one(qtbot, r
     text = w.events_view.text()
     assert "The training engine stopped (exit code -9 / killed by signal SIGKILL)" in text
     assert "Press Reset (R)" in text
+    assert "the system does to a process that runs out of memory" in text
+    assert "trunk_width=48" in text and "Shift+R with the default settings" in text
     qtbot.keyClick(w, Qt.Key_R)                           # a fresh engine, same settings
-    qtbot.waitUntil(lambda: w.model.generation > generation, timeout=60_000)
-    assert w.engine.alive and w.model.confirmed == config
+    assert "with the settings it had (" in w.phase_label.text()
+    assert "trunk_width=48" in w.phase_label.text()
+    qtbot.waitUntil(lambda: w.engine.alive and w.model.generation > generation,
+                    timeout=60_000)
+    assert w.model.confirmed == config and w.model.confirmed.trunk_width == 48
     assert w.controls.config() == config
     _train(qtbot, w, 20)
     assert w.history.last.losses.keys() == {"head0", "head1"}
@@ -173,31 +182,10 @@ def _stop_and_wait_for_the_window_to_notice(qtbot, w) -> None:
             pass
 
 
-def test_an_engine_that_stops_answering_is_ended_and_reported(qtbot, real_window,
-                                                               monkeypatch):
-    monkeypatch.setattr(engine_client, "SILENT_SECONDS", 1.0)
-    w = real_window()
-    qtbot.waitUntil(lambda: w.model.generation >= 1, timeout=60_000)
-    _train(qtbot, w, 5)
-    _stop_and_wait_for_the_window_to_notice(qtbot, w)   # a step that never ends
-    assert "showed no sign of life for 1 s" in w.events_view.text()
-    assert w.isVisible()
-
-
-def test_closing_mid_training_ends_the_engine_process_quickly(qtbot, real_window):
-    w = real_window()
-    qtbot.waitUntil(lambda: w.model.generation >= 1, timeout=60_000)
-    _train(qtbot, w, 20)
-    pid = w.engine.pid
-    w.close()
-    assert w.engine.stopped      # at once: close() returns with the process gone
-    with pytest.raises(ProcessLookupError):
-        os.kill(pid, 0)
-
-
 def test_play_phase_by_phase_in_the_real_engine_and_after_a_fresh_one(qtbot, real_window):
     """The toggle reaches the engine process, and a fresh engine (after a kill and
-    Reset) is told again: Play goes on phase by phase with it too."""
+    Reset) is told again: Play goes on phase by phase with it too; after another kill,
+    Shift+R starts one with the default settings."""
     w = real_window(SMALL.replace(heads=3))
     qtbot.waitUntil(lambda: w.model.generation >= 1, timeout=60_000)
     phases, graphs = [], []
@@ -223,10 +211,19 @@ def test_play_phase_by_phase_in_the_real_engine_and_after_a_fresh_one(qtbot, rea
     qtbot.waitUntil(lambda: not w.model.running, timeout=WAIT_MS)
     assert "zero_grad" in phases[0] and "forward" in phases[1] and "backward 1 of 3" in phases[2]
     assert all(t.startswith("Playing phase by phase · Step 0 ·") for t in phases[:3])
+    os.kill(w.engine.pid, signal.SIGKILL)
+    qtbot.waitUntil(lambda: not w.engine.alive, timeout=60_000)
+    generation = w.model.generation
+    qtbot.keyClick(w, Qt.Key_R, Qt.ShiftModifier)   # a fresh engine, the defaults this time
+    qtbot.waitUntil(lambda: w.engine.alive and w.model.generation > generation,
+                    timeout=60_000)
+    assert w.model.confirmed == w.model.requested == Config()
 
 
-def test_a_slide_stop_is_exact_in_the_real_engine(qtbot, real_window):
+def test_a_slide_stop_is_exact_and_an_engine_that_stops_answering_is_ended(
+        qtbot, real_window, monkeypatch):
     from gradviz.plain.lessons import parse_lesson
+    monkeypatch.setattr(engine_client, "SILENT_SECONDS", 1.0)
     w = real_window()
     qtbot.waitUntil(lambda: w.model.generation >= 1, timeout=60_000)
     generation = w.model.generation
@@ -246,6 +243,10 @@ autoplay = false
     qtbot.waitUntil(lambda: running == [True, False], timeout=60_000)
     w.refresh()
     assert len(w.history) == 30 and w.history.last.step == 29
+    _train(qtbot, w, 5)                                 # Play goes on past the stop
+    _stop_and_wait_for_the_window_to_notice(qtbot, w)   # a step that never ends
+    assert "showed no sign of life for 1 s" in w.events_view.text()
+    assert w.isVisible()
 
 
 def test_a_slow_start_is_waited_out_and_shown_not_declared_dead(qtbot, real_window,
@@ -276,29 +277,3 @@ def test_an_engine_stopped_while_starting_is_still_detected(qtbot, real_window,
     qtbot.waitUntil(lambda: w.model.engine_stage == "importing torch", timeout=60_000)
     _stop_and_wait_for_the_window_to_notice(qtbot, w)   # no longer making progress
     assert "showed no sign of life for 1 s" in w.events_view.text()
-
-
-def test_reset_after_a_kill_says_what_it_restarts_with_and_offers_the_defaults(
-        qtbot, real_window):
-    big = SMALL.replace(trunk_width=48)
-    w = real_window(big)
-    qtbot.waitUntil(lambda: w.model.generation >= 1, timeout=60_000)
-    os.kill(w.engine.pid, signal.SIGKILL)        # as the out-of-memory killer does
-    qtbot.waitUntil(lambda: not w.engine.alive, timeout=60_000)
-    text = w.events_view.text()
-    assert "the system does to a process that runs out of memory" in text
-    assert "trunk_width=48" in text and "Shift+R with the default settings" in text
-    generation = w.model.generation
-    qtbot.keyClick(w, Qt.Key_R)
-    assert "with the settings it had (" in w.phase_label.text()
-    assert "trunk_width=48" in w.phase_label.text()
-    qtbot.waitUntil(lambda: w.engine.alive and w.model.generation > generation,
-                    timeout=60_000)
-    assert w.model.confirmed.trunk_width == 48
-    os.kill(w.engine.pid, signal.SIGKILL)
-    qtbot.waitUntil(lambda: not w.engine.alive, timeout=60_000)
-    generation = w.model.generation
-    qtbot.keyClick(w, Qt.Key_R, Qt.ShiftModifier)   # the defaults this time
-    qtbot.waitUntil(lambda: w.engine.alive and w.model.generation > generation,
-                    timeout=60_000)
-    assert w.model.confirmed == w.model.requested == Config()

@@ -45,8 +45,8 @@ def wait_steps(qtbot, window, n, timeout=WAIT_MS):
     qtbot.waitUntil(enough, timeout=timeout)
 
 
-def test_play_trains_and_the_curves_grow_pause_stops_them(qtbot, make_window):
-    w = make_window(SMALL)
+def test_play_trains_and_the_curves_grow_pause_stops_them(qtbot, shared_window):
+    w = shared_window(SMALL)
     play = widget(w, QPushButton, "playButton")
     qtbot.mouseClick(play, Qt.LeftButton)
     qtbot.waitUntil(lambda: len(w.history) >= 20, timeout=WAIT_MS)
@@ -63,8 +63,8 @@ def test_play_trains_and_the_curves_grow_pause_stops_them(qtbot, make_window):
     assert play.text().startswith("▶")           # Play again (its word where there is room)
 
 
-def test_right_arrow_advances_exactly_one_phase(qtbot, make_window):
-    w = make_window(SMALL.replace(strategy="separate"))
+def test_right_arrow_advances_exactly_one_phase(qtbot, shared_window):
+    w = shared_window(SMALL.replace(strategy="separate"))
     expected = ["zero_grad", "forward", "backward 1 of 3", "backward 2 of 3",
                 "backward 3 of 3", "optimizer step"]
     for i, words in enumerate(expected):
@@ -75,8 +75,8 @@ def test_right_arrow_advances_exactly_one_phase(qtbot, make_window):
     assert w.engine.session.step_index == 1
 
 
-def test_shift_right_does_one_step_and_r_resets(qtbot, make_window):
-    w = make_window(SMALL)
+def test_shift_right_does_one_step_and_r_resets(qtbot, shared_window):
+    w = shared_window(SMALL)
     for n in (1, 2):
         qtbot.keyClick(w, Qt.Key_Right, Qt.ShiftModifier)
         wait_steps(qtbot, w, n)
@@ -86,18 +86,18 @@ def test_shift_right_does_one_step_and_r_resets(qtbot, make_window):
                     timeout=WAIT_MS)
 
 
-def test_space_plays_and_pauses(qtbot, make_window):
-    w = make_window(SMALL)
+def test_space_plays_and_pauses(qtbot, shared_window):
+    w = shared_window(SMALL)
     qtbot.keyClick(w, Qt.Key_Space)
     qtbot.waitUntil(lambda: w.model.running and len(w.history) > 3, timeout=WAIT_MS)
     qtbot.keyClick(w, Qt.Key_Space)
     qtbot.waitUntil(lambda: not w.model.running, timeout=WAIT_MS)
 
 
-def test_space_after_typing_a_number_applies_it_and_plays(qtbot, make_window):
+def test_space_after_typing_a_number_applies_it_and_plays(qtbot, shared_window):
     """Space after typing in a spin box went into the box, and Play never started."""
     from PySide6.QtWidgets import QDoubleSpinBox
-    w = make_window(SMALL)
+    w = shared_window(SMALL)
     qtbot.waitUntil(lambda: w.model.generation >= 1, timeout=WAIT_MS)
     lr = w.findChild(QDoubleSpinBox, "lrSpin")
     lr.setFocus()
@@ -111,9 +111,9 @@ def test_space_after_typing_a_number_applies_it_and_plays(qtbot, make_window):
     qtbot.waitUntil(lambda: not w.model.running, timeout=WAIT_MS)
 
 
-def test_a_fresh_model_shows_no_speed_left_from_the_run_before(qtbot, make_window):
+def test_a_fresh_model_shows_no_speed_left_from_the_run_before(qtbot, shared_window):
     """The status bar said "19 steps/s" on the next lesson slide, paused at step 0."""
-    w = make_window(SMALL)
+    w = shared_window(SMALL)
     qtbot.keyClick(w, Qt.Key_Space)
     qtbot.waitUntil(lambda: "steps/s" in w.rate_label.text(), timeout=WAIT_MS)
     qtbot.keyClick(w, Qt.Key_Space)
@@ -144,9 +144,9 @@ TOGGLES = [
 
 
 @pytest.mark.parametrize("name, act, key, value, code_words", TOGGLES, ids=[t[0] for t in TOGGLES])
-def test_each_toggle_changes_the_engine_config_and_the_code(qtbot, make_window, name, act,
+def test_each_toggle_changes_the_engine_config_and_the_code(qtbot, shared_window, name, act,
                                                            key, value, code_words):
-    w = make_window(SMALL)
+    w = shared_window(SMALL)
     control = w.controls.findChild(object, name)
     assert control is not None, name
     before = w.code_view.code()
@@ -162,8 +162,8 @@ def test_each_toggle_changes_the_engine_config_and_the_code(qtbot, make_window, 
         assert "/ 2" not in w.code_view.code()
 
 
-def test_model_changes_reset_and_say_so(qtbot, make_window):
-    w = make_window(SMALL)
+def test_model_changes_reset_and_say_so(qtbot, shared_window):
+    w = shared_window(SMALL)
     qtbot.keyClick(w, Qt.Key_Right, Qt.ShiftModifier)
     wait_steps(qtbot, w, 1)
     generation = w.model.generation
@@ -175,8 +175,8 @@ def test_model_changes_reset_and_say_so(qtbot, make_window):
     assert len(w.controls.detach_boxes) == 2 and len(w.controls.weight_sliders) == 2
 
 
-def test_separate_with_retain_never_shows_pytorchs_error_and_the_app_recovers(qtbot, make_window):
-    w = make_window(SMALL)
+def test_separate_with_retain_never_shows_pytorchs_error_and_the_app_recovers(qtbot, shared_window):
+    w = shared_window(SMALL)
     choose(widget(w, QComboBox, "strategyCombo"), "separate")
     choose(widget(w, QComboBox, "retainCombo"), "never")
     qtbot.waitUntil(lambda: engine_config(w).retain_graph == "never", timeout=WAIT_MS)
@@ -194,16 +194,16 @@ def test_separate_with_retain_never_shows_pytorchs_error_and_the_app_recovers(qt
     assert w.engine.session.error is None
 
 
-def test_divergence_is_caught_like_an_error(qtbot, make_window):
-    w = make_window(SMALL.replace(lr=1000.0, optimizer="sgd", loss_weights=(1000.0,) * 3))
+def test_divergence_is_caught_like_an_error(qtbot, shared_window):
+    w = shared_window(SMALL.replace(lr=1000.0, optimizer="sgd", loss_weights=(1000.0,) * 3))
     qtbot.mouseClick(widget(w, QPushButton, "playButton"), Qt.LeftButton)
     qtbot.waitUntil(lambda: w.events_view.event is not None, timeout=WAIT_MS)
     assert w.events_view.event.type == "Divergence"
     assert "Training diverged" in w.events_view.text()
 
 
-def test_detaching_a_head_drops_its_junction_gradient_to_zero(qtbot, make_window):
-    w = make_window(SMALL)
+def test_detaching_a_head_drops_its_junction_gradient_to_zero(qtbot, shared_window):
+    w = shared_window(SMALL)
     widget(w, QCheckBox, "detachHead1").click()
     qtbot.waitUntil(lambda: engine_config(w).detach == (1,), timeout=WAIT_MS)
     for n in (1, 2, 3):
@@ -221,8 +221,8 @@ def test_detaching_a_head_drops_its_junction_gradient_to_zero(qtbot, make_window
     assert plotted["head1"][1][-1] == 0.0 and plotted["head0"][1][-1] > 0
 
 
-def test_code_panel_copies_to_the_clipboard(qtbot, make_window):
-    w = make_window(SMALL)
+def test_code_panel_copies_to_the_clipboard(qtbot, shared_window):
+    w = shared_window(SMALL)
     qtbot.mouseClick(w.code_view.copy_button, Qt.LeftButton)
     assert QApplication.clipboard().text() == w.code_view.code()
     assert "total.backward()" in w.code_view.code()
@@ -252,17 +252,22 @@ def test_closing_while_training_stops_cleanly(qtbot, make_window):
     assert w.engine.stopped and w.render_thread.isFinished()
 
 
-def test_graph_panel_shows_the_step_graph(qtbot, make_window):
-    w = make_window(SMALL.replace(detach=(1,)))
+def test_graph_panel_shows_the_step_graph(qtbot, shared_window):
+    w = shared_window(SMALL.replace(detach=(1,)))
+    graphs: list = []
+    on_record(w.engine, p.Graph, graphs.append)
+    before = w.graph_view.graph
     qtbot.keyClick(w, Qt.Key_Right, Qt.ShiftModifier)
-    qtbot.waitUntil(lambda: w.graph_view.graph is not None and w.graph_view.idle,
+    # the graph this step sent is the one drawn (not one a test before left on the panel)
+    qtbot.waitUntil(lambda: bool(graphs) and w.graph_view.idle
+                    and w.graph_view.graph is not None and w.graph_view.graph is not before,
                     timeout=WAIT_MS)
     assert any(e.kind == "cut" for e in w.graph_view.graph.edges)
     assert w.graph_view.canvas.nodes
 
 
 @pytest.mark.skipif(sys.version_info >= (3, 12), reason="None is immortal from Python 3.12")
-def test_repainting_does_not_eat_references_to_none(qtbot, make_window):
+def test_repainting_does_not_eat_references_to_none():
     """PySide6 6.12.0 took a reference from None on every void call: on Python 3.11 a
     plot died within ~200 repaints with "Fatal Python error: none_dealloc"."""
     from PySide6.QtGui import QImage, QPainter, QPen
@@ -276,9 +281,9 @@ def test_repainting_does_not_eat_references_to_none(qtbot, make_window):
     assert sys.getrefcount(None) >= before - 100
 
 
-def test_values_beyond_a_widgets_range_survive_touching_another_toggle(qtbot, make_window):
+def test_values_beyond_a_widgets_range_survive_touching_another_toggle(qtbot, shared_window):
     """A config file may ask for more than a spin box shows (trunk depth 150, lr 50)."""
-    w = make_window(SMALL.replace(trunk_depth=150, lr=50.0))
+    w = shared_window(SMALL.replace(trunk_depth=150, lr=50.0))
     generation = w.model.generation
     choose(widget(w, QComboBox, "optimizerCombo"), "adam")
     qtbot.waitUntil(lambda: engine_config(w).optimizer == "adam", timeout=WAIT_MS)
@@ -286,8 +291,8 @@ def test_values_beyond_a_widgets_range_survive_touching_another_toggle(qtbot, ma
     assert w.model.generation == generation        # no reset: the model was not touched
 
 
-def test_a_toggle_changed_mid_step_is_shown_and_applies_at_the_step_boundary(qtbot, make_window):
-    w = make_window(SMALL)
+def test_a_toggle_changed_mid_step_is_shown_and_applies_at_the_step_boundary(qtbot, shared_window):
+    w = shared_window(SMALL)
     qtbot.keyClick(w, Qt.Key_Right)                       # zero_grad: a step is in progress
     qtbot.waitUntil(lambda: "zero_grad" in w.phase_label.text(), timeout=WAIT_MS)
     widget(w, QCheckBox, "keepGraphsCheck").click()
@@ -306,8 +311,8 @@ def test_a_toggle_changed_mid_step_is_shown_and_applies_at_the_step_boundary(qtb
     assert w.controls.config().strategy == "separate"
 
 
-def test_a_model_too_big_to_build_is_refused_and_the_app_keeps_working(qtbot, make_window):
-    w = make_window(SMALL)
+def test_a_model_too_big_to_build_is_refused_and_the_app_keeps_working(qtbot, shared_window):
+    w = shared_window(SMALL)
     w.controls.set_config(w.controls.config())
     too_big = dataclasses.replace(w.controls.config(), trunk_width=4000, trunk_depth=40)
     w.model.requested = too_big     # as a config from elsewhere would arrive, unchecked

@@ -25,8 +25,8 @@ def type_sizes(qtbot, window, text: str) -> QLineEdit:
     return edit
 
 
-def test_typed_sizes_reach_the_engine_and_set_accumulate(qtbot, make_window):
-    w = make_window(SMALL)
+def test_typed_sizes_reach_the_engine_and_set_accumulate(qtbot, shared_window):
+    w = shared_window(SMALL)
     type_sizes(qtbot, w, "20,4,4,4")
     qtbot.waitUntil(lambda: engine(w).micro_batch_sizes == (20, 4, 4, 4), timeout=WAIT_MS)
     assert engine(w).accumulate == 4
@@ -44,8 +44,8 @@ def test_typed_sizes_reach_the_engine_and_set_accumulate(qtbot, make_window):
                     timeout=WAIT_MS)
 
 
-def test_sizes_that_do_not_add_up_are_named_not_applied(qtbot, make_window):
-    w = make_window(SMALL)
+def test_sizes_that_do_not_add_up_are_named_not_applied(qtbot, shared_window):
+    w = shared_window(SMALL)
     type_sizes(qtbot, w, "20,4")
     problem = w.controls.findChild(QLabel, "controlsProblem")
     qtbot.waitUntil(lambda: "add up to 24, not batch-size 32" in problem.text(),
@@ -53,16 +53,16 @@ def test_sizes_that_do_not_add_up_are_named_not_applied(qtbot, make_window):
     assert engine(w).micro_batch_sizes == ()
 
 
-def test_batch_norm_box_builds_a_model_with_batch_norm(qtbot, make_window):
-    w = make_window(SMALL)
+def test_batch_norm_box_builds_a_model_with_batch_norm(qtbot, shared_window):
+    w = shared_window(SMALL)
     w.controls.findChild(QCheckBox, "batchNormCheck").click()
     qtbot.waitUntil(lambda: engine(w).batch_norm, timeout=WAIT_MS)
     qtbot.waitUntil(lambda: any(type(m).__name__ == "BatchNorm1d"
                                 for m in w.engine.session.model.trunk), timeout=WAIT_MS)
 
 
-def test_clip_and_where_reach_the_engine(qtbot, make_window):
-    w = make_window(SMALL)
+def test_clip_and_where_reach_the_engine(qtbot, shared_window):
+    w = shared_window(SMALL)
     clip_at = w.controls.findChild(QComboBox, "clipAtCombo")
     assert not clip_at.isEnabled()           # nothing to place while clipping is off
     w.controls.findChild(QDoubleSpinBox, "clipSpin").setValue(0.5)
@@ -89,10 +89,10 @@ def test_the_panel_shows_the_new_settings_and_reads_them_back(qtbot):
     assert panel.findChild(QLineEdit, "microBatchSizesEdit").text() == "20,4,8"
 
 
-def test_space_after_typing_sizes_applies_them_and_plays(qtbot, make_window):
+def test_space_after_typing_sizes_applies_them_and_plays(qtbot, shared_window):
     """The sizes field keeps digits and commas; Space is the window's Play, after the
     typed sizes apply (as in the number fields)."""
-    w = make_window(SMALL)
+    w = shared_window(SMALL)
     edit = w.controls.findChild(QLineEdit, "microBatchSizesEdit")
     edit.setFocus()
     qtbot.keyClicks(edit, "8,8,16")

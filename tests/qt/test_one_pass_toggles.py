@@ -32,12 +32,13 @@ def one_step(qtbot, w):
 @pytest.mark.parametrize("strategy, walks", [("backward-list", 1), ("autograd-grad", 3),
                                              ("separate", 3)])
 def test_a_strategy_choice_reaches_the_engine_and_the_walks_are_shown(
-        qtbot, make_window, strategy, walks):
-    w = make_window(SMALL)
+        qtbot, shared_window, strategy, walks):
+    w = shared_window(SMALL)
     choose(w, "strategyCombo", strategy)
     qtbot.waitUntil(lambda: engine(w).strategy == strategy, timeout=WAIT_MS)
-    one_step(qtbot, w)
     label = w.findChild(QWidget, "walksLabel")
+    assert "trunk walked" not in label.text()       # a fresh model: no walks yet
+    one_step(qtbot, w)
 
     def shown():
         w.refresh()
@@ -47,8 +48,8 @@ def test_a_strategy_choice_reaches_the_engine_and_the_walks_are_shown(
     assert w.engine.session.last_record.trunk_walks == walks
 
 
-def test_edit_data_reaches_the_engine_and_trains_without_an_error(qtbot, make_window):
-    w = make_window(SMALL)
+def test_edit_data_reaches_the_engine_and_trains_without_an_error(qtbot, shared_window):
+    w = shared_window(SMALL)
     choose(w, "editDataCombo", 1)
     qtbot.waitUntil(lambda: engine(w).edit_data == 1, timeout=WAIT_MS)
     assert w.controls.config().edit_data == 1
@@ -58,9 +59,9 @@ def test_edit_data_reaches_the_engine_and_trains_without_an_error(qtbot, make_wi
 
 
 @pytest.mark.parametrize("mode", ["no_grad", "inference_mode"])
-def test_a_head_under_no_grad_is_explained_when_its_loss_is_backwarded(qtbot, make_window,
+def test_a_head_under_no_grad_is_explained_when_its_loss_is_backwarded(qtbot, shared_window,
                                                                       mode):
-    w = make_window(SMALL.replace(strategy="separate"))
+    w = shared_window(SMALL.replace(strategy="separate"))
     w.controls.findChild(QCheckBox, "detachHead1").click()
     choose(w, "detachModeCombo", mode)
     qtbot.waitUntil(lambda: engine(w).detach_mode == mode and engine(w).detach == (1,),

@@ -146,10 +146,11 @@ def test_the_window_starts_with_defaults_from_a_poisoned_file(qtbot, tmp_path, m
                       "geometry": b64, "window_state": b64})
     monkeypatch.setenv(launch.SETTINGS_ENV, str(path))
     settings, remembered = launch.load_settings()
-    window = MainWindow(remembered, settings)
+    # the engine on a thread: the settings are the window's, its process is not tested here
+    window = MainWindow(remembered, settings, engine_in_process=True)
     qtbot.addWidget(window)
     window.show()
-    qtbot.waitUntil(lambda: window.model.generation >= 1, timeout=60_000)  # torch loads first
+    qtbot.waitUntil(lambda: window.model.generation >= 1, timeout=60_000)
     assert window.theme.name == "light" and window.theme.zoom == 1.0
     assert window.run_bar.speed.value() == 0 and window.controls.config() == Config()
     window.close()
@@ -279,10 +280,11 @@ def test_zoom_theme_speed_and_config_survive_a_relaunch(qtbot, tmp_path, monkeyp
 
     def open_window():
         settings, remembered = launch.load_settings()
-        window = MainWindow(remembered, settings)
+        # the engine on a thread: the settings are the window's, its process is not tested here
+        window = MainWindow(remembered, settings, engine_in_process=True)
         qtbot.addWidget(window)
         window.show()
-        qtbot.waitUntil(lambda: window.model.generation >= 1, timeout=60_000)  # torch loads first
+        qtbot.waitUntil(lambda: window.model.generation >= 1, timeout=60_000)
         return window
 
     w = open_window()

@@ -22,9 +22,9 @@ AREA_INDEX_AT = 13   # version marker, version, dock marker, area count: then th
 
 
 @pytest.fixture
-def saved(make_window):
+def saved(shared_window):
     """A real window's layout, and the names of its docks."""
-    window = make_window()
+    window = shared_window()
     window.first_layout()
     names = {dock.objectName() for dock in window.findChildren(QDockWidget)}
     return bytes(window.saveState().data()), names, window
@@ -86,10 +86,11 @@ def test_a_crafted_layout_in_the_settings_file_gives_the_first_launch_layout(
     monkeypatch.setenv(launch.SETTINGS_ENV, str(path))
     capsys.readouterr()
     settings, remembered = launch.load_settings()
-    window = MainWindow(remembered, settings)     # this crashed the process before
+    window = MainWindow(remembered, settings,   # this crashed the process before
+                        engine_in_process=True)
     qtbot.addWidget(window)
     window.show()
-    qtbot.waitUntil(lambda: window.model.generation >= 1, timeout=60_000)  # torch loads first
+    qtbot.waitUntil(lambda: window.model.generation >= 1, timeout=60_000)
     window.close()
     lines = [line for line in capsys.readouterr().err.splitlines()
              if line.startswith("gradviz: settings")]
@@ -133,4 +134,7 @@ def test_a_mutated_layout_is_refused_or_restored_never_a_crash(saved, edits):
     for at, chunk in edits:
         at = at % (len(data) + 1)
         data[at:at + len(chunk)] = chunk
-    assert restore_state(window, QByteArray(bytes(data))) in (True, False)
+    try:
+        assert restore_state(window, QByteArray(bytes(data))) in (True, False)
+    finally:   # the window is shared: the next test reads gradviz's own layout off it
+        window.restoreState(QByteArray(state))
