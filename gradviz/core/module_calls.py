@@ -14,6 +14,11 @@ from ..plain.graph_data import ModuleCall
 
 # model -> {id(module): its name}; named_modules() walked once per model, not per step
 _PATHS: weakref.WeakKeyDictionary[nn.Module, dict[int, str]] = weakref.WeakKeyDictionary()
+# model -> {(id(module), out shape, step, kind, detail): its call}: the same call of the
+# same module is described once, not at every step (the module view's names and sizes
+# cost the built-in model ~12 descriptions a step; nothing changes a ModuleCall after)
+_CALLS: weakref.WeakKeyDictionary[nn.Module, dict[tuple, ModuleCall]] = \
+    weakref.WeakKeyDictionary()
 
 
 @dataclass
@@ -74,6 +79,7 @@ class ModuleCalls:
     def __init__(self, model: nn.Module):
         self.paths = module_paths(model)
         self.records: list[CallRecord] = []
+        self._known: dict[tuple, ModuleCall] = _CALLS.setdefault(model, {})
 
     def run(self, module: nn.Module, x: torch.Tensor, step: int | None = None) -> torch.Tensor:
         out = module(x)
@@ -84,12 +90,19 @@ class ModuleCalls:
             step: int | None = None, kind: str = "", detail: str = "") -> None:
         """Record a call already made; kind and detail name a call that is no module's
         own forward (the rnn cell's tanh(ih + hh), which runs in the trunk's method)."""
-        path = self.paths.get(id(module), type(module).__name__)
-        call = ModuleCall(path if step is None else f"{path}@{step}", path,
-                          kind or type(module).__name__, detail or describe(module),
-                          tuple(int(s) for s in out.shape), step)
+        key = (id(module), out.shape, step, kind, detail)
+        call = self._known.get(key)
+        if call is None:
+            call = self._known[key] = self._call(module, out, step, kind, detail)
         self.records.append(CallRecord(call, out.grad_fn,
                                        tuple(t.grad_fn for t in inputs if t.grad_fn is not None)))
+
+    def _call(self, module: nn.Module, out: torch.Tensor, step: int | None, kind: str,
+              detail: str) -> ModuleCall:
+        path = self.paths.get(id(module), type(module).__name__)
+        return ModuleCall(path if step is None else f"{path}@{step}", path,
+                          kind or type(module).__name__, detail or describe(module),
+                          tuple(int(s) for s in out.shape), step)
 
     @contextlib.contextmanager
     def hooked(self, root: nn.Module) -> Iterator[None]:

@@ -68,6 +68,9 @@ class Narration(Protocol):
 
     def clear(self) -> None: ...
 
+    def show_figures(self, texts: list[str]) -> None:
+        """The slide's figures, large ([]: none): each its text with the number in it."""
+
 
 class Titles(Protocol):
     """The window's title bar."""

@@ -13,3 +13,6 @@ class EngineSettings:
     stop_at: int | None = None       # step index where Play pauses itself (None: never)
     show_saved: bool = False         # the graph draws the tensors backward saved
     track_node_grads: bool = True    # measure the gradient through every graph node
+    # a slide's sweep pace: one box's turn (ms) in a backward call's sweep, which a
+    # played backward phase is held for (plain.sweep_pace); 0: the delay alone
+    sweep_box_ms: int = 0

@@ -19,9 +19,12 @@ from .controller_views import (
 )
 from .engine_settings import EngineSettings
 from .history import History
+from .lesson_figures import figure_text
 from .lesson_references import REFERENCE_PANELS, reference_lines
 from .lessons import Lesson, Slide, bundled_names, find_lesson, title_text
+from .slide_preparing import SlidePreparing
 from .stage_layout import Placement
+from .sweep_pace import box_ms
 from .window_model import WindowModel, nearest_pace_ms
 
 BASE_TITLE = "gradviz — autograd with several losses"
@@ -29,6 +32,10 @@ BASE_TITLE = "gradviz — autograd with several losses"
 # 1024x768 the key took 240 px and the graph's heads were cut off; its boxes say their
 # state in words, "freed", "changed in place", and the narration says what is drawn)
 KEY_LEAST_WIDTH = 900
+# of its least size, how far a secondary panel gives way to the main one after Ctrl+=
+# before the text size counts as too large (a chart at half its least height still shows
+# its lines and axis)
+SECONDARY_AT_LEAST = 0.5
 
 
 @dataclass(frozen=True)
@@ -59,14 +66,18 @@ def slide_settings(slide: Slide, model: WindowModel) -> EngineSettings:
     window has them."""
     return dataclasses.replace(
         model.engine_settings(), delay_ms=nearest_pace_ms(slide.pace),
-        animate_phases=slide.play == "phases",
+        animate_phases=slide.play == "phases", sweep_box_ms=box_ms(slide.sweep_pace),
         stop_at=slide.stop if isinstance(slide.stop, int) else None,
         track_node_grads="graph" in slide.panels)
 
 
 def cramped(placement: Placement) -> bool:
-    """A panel below its least size, or the narration scrolling."""
-    return placement.fits < 1 or not placement.narration_whole
+    """The narration scrolling or set smaller than the text size, the main panel smaller
+    than at the normal text size (the secondary panels give way first), or a secondary
+    one below SECONDARY_AT_LEAST of its least size: the text size is too large for the
+    slide."""
+    return placement.fits < SECONDARY_AT_LEAST or not placement.narration_whole \
+        or not placement.main_kept or placement.narration_scale < 1
 
 
 class LessonController:
@@ -88,6 +99,10 @@ class LessonController:
         self._on_screen: tuple[str, int] | None = None   # the slide shown, by the same key
         self._zoom_asked = False   # the text size changed on this slide: is it still whole?
         self._ghosted = False      # the charts draw a slide's ghost (not Compare's B)
+        # until a slide's first state is in, the stage says what is being done instead of
+        # showing the slide before's data or empty charts (the window tells it the news)
+        self.preparing = SlidePreparing(model)
+        self._kept: dict[int, History] = {}   # this lesson's kept runs, by slide index
         # a new text size: the narration's height and every least size changed
         model.events.zoom.connect(self.on_text_size)
 
@@ -128,6 +143,12 @@ class LessonController:
         if self.lesson is not None:
             self.open(self.lesson, 0)
 
+    def replay(self) -> None:
+        """The slide on screen again from step 0, as PageDown shows it (Compare's B,
+        just pinned, then trains beside it without Space)."""
+        if self.staging and self.slide is not None:
+            self._send_slide(self.slide)
+
     def leave(self) -> None:
         """Out of the lesson (Esc): the settings stay, a model file put aside comes back."""
         if self.lesson is not None:
@@ -150,13 +171,16 @@ class LessonController:
         m.lesson = lesson.name
         views.titles.set_title(slide_title(lesson, index))
         views.narration.show_slide(lesson.title, slide, index, len(lesson.slides))
+        self._kept = {i: run for (name, i), run in self.runs.items() if name == lesson.name}
+        # its figures, large (before the stage is arranged: the narration's height counts
+        # them), measured once its run has steps
+        self.update_figures(None)
         self._send_slide(slide)
         m.slide, m.panels = index, slide.panels
         views.stage.show_slide(slide.panels, slide.layout, m.zoom)
         self._show_ghost(lesson, index)
         # the lines the slide draws at the values it names (this lesson's kept runs)
-        kept = {i: run for (name, i), run in self.runs.items() if name == lesson.name}
-        views.references.set_references(reference_lines(slide, kept))
+        views.references.set_references(reference_lines(slide, self._kept))
         # a room reads one box per module call, framed on what the slide is about
         views.graph.set_module_view(True)
         m.focus = slide.focus or None
@@ -176,9 +200,11 @@ class LessonController:
         there: exact at full speed) and, a clicker sending no Space, Play where the slide
         autoplays. Then the model says the same, and the engine is sent nothing more."""
         settings = slide_settings(slide, self.model)
+        self.preparing.start(slide)
         self.views.engine.show_slide(slide.config, settings, slide.autoplay)
         m = self.model
         m.pace_ms, m.play_mode, m.stop_at = settings.delay_ms, slide.play, settings.stop_at
+        m.sweep_box_ms = settings.sweep_box_ms
         m.requested = slide.config
 
     def _show_ghost(self, lesson: Lesson, index: int) -> None:
@@ -197,6 +223,14 @@ class LessonController:
         if self._ghosted and self.model.pinned_b is None:
             self.views.ghosts.set_ghost(None)
         self._ghosted = False
+
+    def update_figures(self, run: History | None) -> None:
+        """The slide's figures off the run on screen (None: the slide's run has no steps
+        yet), each as measured, over a kept run's where it names a slide."""
+        slide = self.slide
+        if slide is not None and self.staging:
+            self.views.narration.show_figures(
+                [figure_text(f, run, self._kept) for f in slide.figures])
 
     # ---- the stage's room ---------------------------------------------------------------
     def on_arranged(self) -> None:
@@ -250,15 +284,17 @@ class LessonController:
     # ---- leaving --------------------------------------------------------------------------
     def _leave(self) -> None:
         m, views = self.model, self.views
-        m.stop_at = None
+        m.stop_at, m.sweep_box_ms = None, 0   # free mode: the sweep within the pace
+        self.preparing.stop()
         views.narration.clear()
+        views.narration.show_figures([])
         views.titles.set_title(BASE_TITLE)
         self._clear_ghost()
         views.references.set_references({panel: [] for panel in REFERENCE_PANELS})
         self.runs, self._on_screen = {}, None
         # the window takes the stage's panels home, and every dock back where, and as
         # shown or closed as, the user had it
-        m.lesson, m.slide, m.panels = None, None, ()
+        m.lesson, m.slide, m.panels, m.focus = None, None, (), None
         m.text_too_large = False
         self._back_to_model_file()
         self.settings_before = None

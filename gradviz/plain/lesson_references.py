@@ -132,20 +132,55 @@ def _source(where: str, value: Any, index: int, stops: list[int]) -> tuple[int, 
     return slide, step
 
 
-def history_value(history: History, metric: str, step: int) -> float | None:
-    """The metric's value at that step of a kept run, None where it has none."""
-    rows = np.flatnonzero(history.column("step") == step)
-    if not len(rows):
-        return None
-    row = int(rows[0])
-    family, _, head = metric.partition(".")
-    if family == "junction":
-        if head not in history.keys:
+# the per-head metric families, by the History column that keeps them
+PER_HEAD = {"loss": "losses", "junction": "junction", "update_cosine": "update_cosine",
+            "loss_change": "loss_change", "loss_change_trunk": "loss_change_trunk",
+            "loss_change_head": "loss_change_head"}
+
+
+def kept_per_step(metric: str) -> bool:
+    """Whether a History keeps this metric step by step (the cosine matrix it keeps only
+    as the newest one)."""
+    return metric.partition(".")[0] != "cosine"
+
+
+def metric_column(history: History, metric: str) -> np.ndarray | None:
+    """The metric's value at every step of a run (NaN where not measured), None where
+    the run has no such metric (another model's head or parameter)."""
+    family, _, rest = metric.partition(".")
+    if family in PER_HEAD:
+        values = history.column(PER_HEAD[family])
+        if family == "update_cosine" and rest == "min":   # the head the step helps least
+            return np.array([np.nan if np.isnan(row).all() else np.nanmin(row)
+                             for row in values])
+        return values[:, history.keys.index(rest)] if rest in history.keys else None
+    if family == "grad_norm":
+        if rest not in history.param_names:
             return None
-        value = history.column("junction")[row, history.keys.index(head)]
-    else:
-        value = history.column(metric)[row]
+        return history.column("grad_norms")[:, history.param_names.index(rest)]
+    return history.column(metric) if kept_per_step(metric) else None
+
+
+def history_value(history: History, metric: str, step: int) -> float | None:
+    """The metric's value at that step of a run, None where it has none."""
+    rows = np.flatnonzero(history.column("step") == step)
+    values = metric_column(history, metric)
+    if not len(rows) or values is None:
+        return None
+    value = values[int(rows[0])]
     return float(value) if np.isfinite(value) else None
+
+
+def latest_value(history: History, metric: str) -> tuple[int, float] | None:
+    """(step, value) of the newest step at which the run measured the metric."""
+    values = metric_column(history, metric)
+    if values is None:
+        return None
+    finite = np.flatnonzero(np.isfinite(values))
+    if not len(finite):
+        return None
+    row = int(finite[-1])
+    return int(history.column("step")[row]), float(values[row])
 
 
 def reference_lines(slide: SlideReferences, kept: Mapping[int, History]

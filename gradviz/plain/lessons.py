@@ -16,6 +16,7 @@ from typing import Any
 from .config import SHOWN_PATH_CHARS, Config, ConfigError, from_mapping, parse_toml, shown
 from .graph_data import GraphData
 from .graph_focus import focus_ids
+from .lesson_figures import Figure, parse_figures
 from .lesson_format import (
     LESSON_KEYS,
     SLIDE_KEYS,
@@ -29,6 +30,7 @@ from .lesson_format import (
 from .lesson_promises import check_promise
 from .lesson_references import Reference, parse_references
 from .narration_limits import narration_problem
+from .sweep_pace import LEAST_SWEEP_PACE, MOST_SWEEP_PACE
 
 PANELS = ("loss", "grad_norms", "global_norm", "junction", "cosine", "memory", "graph",
           "code", "events")
@@ -56,6 +58,9 @@ class Slide:
     layout: str = "side-by-side"
     pace: float = 20.0                 # steps (or phases) per second; 0 = as fast as it goes
     play: str = "steps"                # "phases": Play animates forward, each backward…
+    # boxes per second of each backward call's sweep over the graph (play = "phases";
+    # each backward phase is held until its sweep is drawn); 0: within the pace
+    sweep_pace: float = 0.0
     stop: int | str = 30               # steps, or "error": until PyTorch raises
     expect: tuple[dict, ...] = ()
     # PageDown plays the slide it enters (a clicker sends no Space); false: it waits
@@ -65,6 +70,8 @@ class Slide:
     keep: str = "nothing"              # "ghost": the slide before's lines stay, dashed
     # lines drawn on its charts at a value it names (plain.lesson_references)
     reference: tuple[Reference, ...] = ()
+    # the one or two numbers its point rests on, drawn large (plain.lesson_figures)
+    figures: tuple[Figure, ...] = ()
 
     @property
     def steps(self) -> int:
@@ -133,6 +140,20 @@ def _pace(where: str, data: dict, play: str) -> float:
     return float(pace)
 
 
+def _sweep_pace(where: str, data: dict, play: str) -> float:
+    if "sweep_pace" not in data:
+        return 0.0
+    pace = data["sweep_pace"]
+    if play != "phases":
+        raise LessonError(f"{where}: sweep_pace needs play = \"phases\" (a backward call "
+                          f"is swept on the graph only when its phase is played)")
+    if not (is_number(pace) and LEAST_SWEEP_PACE <= pace <= MOST_SWEEP_PACE):
+        raise LessonError(f"{where}: sweep_pace must be boxes per second, "
+                          f"{LEAST_SWEEP_PACE} to {MOST_SWEEP_PACE} (2: half a second a box;"
+                          f" got {shown(pace)})")
+    return float(pace)
+
+
 def _choice(where: str, data: dict, key: str, options: tuple[str, ...]) -> str:
     value = data.get(key, options[0])
     if value not in options:
@@ -162,7 +183,8 @@ def _slide_fields(where: str, data: Any, base: Config) -> dict:
     return dict(title=_text(where, data, "title"), config=_config(where, data, base),
                 narration=narration, panels=_panels(where, data),
                 layout=_choice(where, data, "layout", LAYOUTS),
-                pace=_pace(where, data, play), play=play, stop=stop,
+                pace=_pace(where, data, play), play=play,
+                sweep_pace=_sweep_pace(where, data, play), stop=stop,
                 autoplay=_flag(where, data, "autoplay", True), focus=_focus(where, data),
                 keep=_choice(where, data, "keep", KEEPS))
 
@@ -210,7 +232,8 @@ def parse_lesson(name: str, text: str, source: str | None = None) -> Lesson:
         Slide(**f, expect=tuple(check_promise(f"{where}, slide {i + 1}", e, i, configs)
                                 for e in slides[i].get("expect", [])),
               reference=parse_references(f"{where}, slide {i + 1}", slides[i], i, configs,
-                                         f["panels"], stops))
+                                         f["panels"], stops),
+              figures=parse_figures(f"{where}, slide {i + 1}", slides[i], i, configs, stops))
         for i, f in enumerate(fields)), where)
 
 

@@ -7,15 +7,19 @@ The slide's first panel is its main one and gets most of the room, its second an
 share the rest; the narration is a strip across the top, as high as its text needs, or
 a column beside the panels where a strip would take too much of the height. Every panel
 keeps its least size (which grows with the text) where any arrangement allows it: when
-the room runs out, a secondary panel moves below the main one, never behind a tab. A
-panel of text (an error's explanation) whose text cannot be whole at the larger text
-size is set smaller, down to the normal size, rather than scrolled: its Why and What to
-do are the slide's point.
+the room runs out, a secondary panel moves below the main one, never behind a tab. The
+main panel is the largest on screen, and a larger text size never makes it smaller than
+it is at the normal one: the secondary panels give way first (below their least size),
+then the narration wraps into a column. A panel of text (an error's explanation) whose
+text cannot be whole at the larger text size is set smaller, down to the normal size,
+rather than scrolled: its Why and What to do are the slide's point.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 # the least size (px at text size 1) of each panel: below it its title, axes and legend
 # take the plot's room, or the cosine matrix's numbers overlap (seen at 1024x768); the
@@ -45,9 +49,21 @@ SECONDARY_STEPS = frozenset({"loss", "global_norm", "junction", "memory", "cosin
 GAP = 6                 # px between the stage's parts
 STRIP_AT_MOST = 0.40    # of the stage's height, for the narration as a strip on top
 COLUMN_SHARES = (0.30, 0.36, 0.42, 0.50)   # of the width, tried for a narration column
-# of the room, for the main panel beside or above the others; the last two only where a
-# text panel's content (an error's Why and What to do) needs more of the room to be read
-MAIN_SHARES = (0.62, 0.55, 0.50, 0.45, 0.40)
+# of the room, for the main panel beside or above the others; the later ones only where
+# the others' least sizes (three panels) need more of the room, or, the last two, where
+# the main panel keeps the room it has at the normal text size after Ctrl+=
+MAIN_SHARES = (0.62, 0.55, 0.50, 0.45, 0.40, 0.70, 0.78)
+# the main panel's share beside a single other one is above half: the slide names it, and
+# an error's What happened beside the graph (02/1, 08/2) took as much width as the graph
+PAIR_SHARE_ABOVE = 0.5
+# the main panel keeps its room after Ctrl+= where its area is at least KEPT of the
+# area it has at the normal text size (the rest: rounding of the shares), and neither
+# side is below KEEP_SIDE of its side there (a chart as wide but a third lower lost
+# its plot: the junction chart ~150 px tall on 01/2 after Ctrl+= twice)
+KEPT, KEEP_SIDE = 0.97, 0.85
+# of its least size, the least the main panel is given before the narration is (where no
+# placement has room for both)
+MAIN_AT_LEAST = 0.5
 # how much larger than its least size the main panel is made (where the room allows)
 # before a text panel beside it gets a font larger than it needs to be whole: lesson 05's
 # explanation took the room at a size above the normal one, and the graph it names was
@@ -86,6 +102,11 @@ class Placement:
     text_scale: float = 1.0         # the text panels' font, of the text size's (<= 1)
     # a FONT_STEPS panel's font, of the text size's (<= 1), by name
     font_scale: dict[str, float] = field(default_factory=dict)
+    # the main panel has at least the room it has at the normal text size (KEPT)
+    main_kept: bool = True
+    # the narration's font, of the text size's (<= 1): smaller (down to the normal size)
+    # where at the text size it leaves the main panel no room to keep
+    narration_scale: float = 1.0
 
 
 def least_size(panel: str, zoom: float, scale: float = 1.0) -> tuple[int, int]:
@@ -116,11 +137,64 @@ def place(width: int, height: int, panels: tuple[str, ...] | list[str], zoom: fl
     size, 1 / zoom).
     layout: "stacked" prefers the panels one above another, anything else beside."""
     width, height = max(1, width), max(1, height)
+    keep = normal_main(width, height, list(panels), zoom, layout, narration_height,
+                            content_height)
     chosen = _choose(width, height, list(panels), zoom, layout, narration_height,
-                     content_height, text_floor)
+                     content_height, text_floor, keep)
+    if keep is not None and not (chosen.main_kept and chosen.narration_whole):
+        chosen = _narration_smaller(width, height, list(panels), zoom, layout,
+                                    narration_height, content_height, text_floor,
+                                    keep) or chosen
     stepped = steps(list(chosen.panels))
     return replace(chosen, font_scale={n: font_step(n, r, zoom)
                                        for n, r in chosen.panels.items() if n in stepped})
+
+
+def normal_main(width: int, height: int, names: list[str], zoom: float, layout: str,
+                narration_height: Callable[[int], int],
+                content_height: Mapping[str, Callable[[int, float], int]] | None
+                ) -> Rect | None:
+    """The main panel's rect at the normal text size, which it keeps at text size zoom
+    (None at or below the normal size: nothing to keep). The narration at the normal
+    size is taken as its text at zoom in a room zoom times as wide, set 1 / zoom as high
+    (the same lines); a text panel's, at the font scale 1 / zoom."""
+    if zoom <= 1 or not names:
+        return None
+    def narration_at_normal(w: int) -> int:
+        return math.ceil(narration_height(int(w * zoom)) / zoom)
+    content = {name: (lambda w, scale, f=f: f(w, scale / zoom))
+               for name, f in (content_height or {}).items()}
+    normal = _choose(width, height, names, 1.0, layout, narration_at_normal, content, None,
+                     None)
+    return normal.panels.get(names[0])
+
+
+def _narration_smaller(width: int, height: int, names: list[str], zoom: float, layout: str,
+                       narration_height: Callable[[int], int],
+                       content_height: Mapping[str, Callable[[int, float], int]] | None,
+                       text_floor: float | None, keep: Rect) -> Placement | None:
+    """The placement with the narration's font the largest TEXT_SHRINK step (down to
+    the normal text size) at which it is whole and the main panel keeps its room; None
+    where none is. At scale s its text is taken as at the text size in a room 1 / s as
+    wide, s as high (the same lines)."""
+    scale, floor = 1.0, 1 / zoom
+    while scale > floor:
+        scale = max(floor, scale * TEXT_SHRINK)
+        def smaller(w: int, s: float = scale) -> int:
+            return math.ceil(s * narration_height(int(w / s)))
+        p = _choose(width, height, names, zoom, layout, smaller, content_height,
+                    text_floor, keep)
+        if p.main_kept and p.narration_whole:
+            return replace(p, narration_scale=scale)
+    return None
+
+
+def keeps(rect: Rect, normal: Rect | None) -> bool:
+    """rect keeps the room of normal (the main panel's at the normal text size)."""
+    if normal is None:
+        return True
+    return (rect.w * rect.h >= KEPT * normal.w * normal.h
+            and rect.w >= KEEP_SIDE * normal.w and rect.h >= KEEP_SIDE * normal.h)
 
 
 def font_step(name: str, rect: Rect, zoom: float) -> float:
@@ -138,17 +212,17 @@ def font_step(name: str, rect: Rect, zoom: float) -> float:
 def _choose(width: int, height: int, names: list[str], zoom: float, layout: str,
             narration_height: Callable[[int], int],
             content_height: Mapping[str, Callable[[int, float], int]] | None,
-            text_floor: float | None) -> Placement:
+            text_floor: float | None, keep: Rect | None) -> Placement:
     options = []
     for narration, whole, room in _narration_options(width, height, narration_height):
-        arrangement, rects, fits, text, scale = _arrange(
-            room, names, zoom, layout, content_height or {},
-            min(1.0, text_floor if text_floor is not None else 1 / max(zoom, 1e-6)))
-        inside = [_within(r, width, height) for r in rects]
+        o = _arrange(room, names, zoom, layout, content_height or {},
+                     min(1.0, text_floor if text_floor is not None else 1 / max(zoom, 1e-6)),
+                     keep)
+        inside = [_within(r, width, height) for r in o.rects]
         options.append(Placement(_within(narration, width, height), whole,
-                                 dict(zip(names, inside)), arrangement, fits, text >= 1,
-                                 min(1.0, text), scale))
-    whole = [p for p in options if p.narration_whole and p.fits >= 1]
+                                 dict(zip(names, inside)), o.arrangement, o.fits,
+                                 o.text >= 1, min(1.0, o.text), o.scale, main_kept=o.kept))
+    whole = [p for p in options if p.narration_whole and p.fits >= 1 and p.main_kept]
     if whole:
         # the text panels as whole as any arrangement leaves them, at the largest font
         # that does: after Ctrl+= twice an error's explanation cannot be whole at
@@ -167,8 +241,18 @@ def _choose(width: int, height: int, names: list[str], zoom: float, layout: str,
             empty = text.w * max(0, text.h - narration_height(text.w)) if text.w else 0
             return _main_area(p) - empty
         return max(whole, key=score)
-    # nothing fits whole: the narration read whole first, then the least squeezed panels
-    return max(options, key=lambda p: (p.narration_whole, round(p.fits, 3)))
+    # nothing fits whole: the narration read whole first (a strip, else a column), then
+    # the main panel keeping its room, then the least squeezed secondary panels; where
+    # the main panel cannot keep its room so, the text size is too large for the slide
+    # (the lesson takes a Ctrl+= back: it never makes the named panel smaller). Before
+    # all that, the main panel at least MAIN_AT_LEAST of its least size: a 1280x720
+    # screen at QT_SCALE_FACTOR=2 (640x360 to Qt) left it ~10 px below a whole
+    # narration; a narration that scrolls is read, a panel that thin is not
+    def order(p: Placement) -> tuple[bool, bool, bool, float]:
+        main = p.panels.get(names[0]) if names else None
+        seen = main is None or _fit(main, least_size(names[0], zoom)) >= MAIN_AT_LEAST
+        return seen, p.narration_whole, p.main_kept, round(p.fits, 3)
+    return max(options, key=order)
 
 
 def _comfort(rects: Mapping[str, Rect], names: list[str], zoom: float) -> float:
@@ -219,8 +303,18 @@ def _room(x: int, y: int, w: int, h: int) -> Rect:
     return Rect(x, y, max(0, w), max(0, h))
 
 
+class _Option(NamedTuple):
+    arrangement: str
+    rects: list[Rect]
+    fits: float
+    text: float
+    scale: float
+    kept: bool     # the main panel keeps its room at the normal text size
+
+
 def _arrange(room: Rect, names: list[str], zoom: float, layout: str,
-             content: Mapping[str, Callable[[int, float], int]], floor: float):
+             content: Mapping[str, Callable[[int, float], int]], floor: float,
+             keep: Rect | None) -> _Option:
     """(arrangement, rects, fits, text fit, text scale): the first candidate in which
     every panel keeps its least size and a text panel its text's height; else, of those
     that keep the least sizes, the one whose text is whole at the largest font (the
@@ -229,18 +323,21 @@ def _arrange(room: Rect, names: list[str], zoom: float, layout: str,
     be whole never counts as a squeeze (its panel then scrolls, as a dock's does).
     All at the text size first; only where no candidate keeps every panel its least
     size so, again with the secondary charts' and the loop's fonts set smaller
-    (font_step), their least sizes with them."""
-    at_size = _arrange_at(room, names, zoom, layout, content, floor, set())
-    if at_size[2] >= 1:
+    (font_step), their least sizes with them. Before all of it: the main panel keeps
+    the area keep (its room at the normal text size), the others giving way."""
+    at_size = _arrange_at(room, names, zoom, layout, content, floor, set(), keep)
+    if at_size.fits >= 1 and at_size.kept:
         return at_size
-    smaller = _arrange_at(room, names, zoom, layout, content, floor, steps(names))
-    return smaller if smaller[2] > at_size[2] else at_size
+    smaller = _arrange_at(room, names, zoom, layout, content, floor, steps(names), keep)
+    return smaller if (smaller.kept, smaller.fits) > (at_size.kept, at_size.fits) \
+        else at_size
 
 
 def _arrange_at(room: Rect, names: list[str], zoom: float, layout: str,
                 content: Mapping[str, Callable[[int, float], int]], floor: float,
-                stepped: set[str]):
-    best, best_text = None, None
+                stepped: set[str], keep: Rect | None) -> _Option:
+    best: _Option | None = None
+    best_text: _Option | None = None
     # set smaller, the secondary panels share the rest as their least heights do (equal
     # halves left lesson 13's loss chart's step axis 3 px short beside the loop)
     weights = [least_size(n, 1.0)[1] for n in names[1:]] if stepped else None
@@ -249,18 +346,20 @@ def _arrange_at(room: Rect, names: list[str], zoom: float, layout: str,
                                        else 1.0))
                     for n, r in zip(names, rects)), default=1.0)
         text, scale = _text_fit(names, rects, zoom, content, floor)
-        if fits >= 1 and text >= 1 and scale >= 1:
-            return arrangement, rects, fits, 1.0, 1.0
-        option = (arrangement, rects, fits, text, scale)
-        def legible(o) -> tuple[float, float, float]:
-            return (min(1.0, o[3]), _comfort(dict(zip(names, o[1])), names, zoom), o[4])
+        kept = not rects or keeps(rects[0], keep)
+        if fits >= 1 and text >= 1 and scale >= 1 and kept:
+            return _Option(arrangement, rects, fits, 1.0, 1.0, True)
+        option = _Option(arrangement, rects, fits, text, scale, kept)
+        def legible(o: _Option) -> tuple[bool, float, float, float]:
+            return (o.kept, min(1.0, o.text), _comfort(dict(zip(names, o.rects)), names, zoom),
+                    o.scale)
         if fits >= 1 and (best_text is None or legible(option) > legible(best_text)):
             best_text = option
-        if best is None or fits > best[2]:
+        if best is None or (kept, fits) > (best.kept, best.fits):
             best = option
-    if best_text is not None:
+    if best_text is not None and (best is None or best_text.kept >= best.kept):
         return best_text
-    return best if best is not None else ("alone", [], 1.0, 1.0, 1.0)
+    return best if best is not None else _Option("alone", [], 1.0, 1.0, 1.0, True)
 
 
 def _text_fit(names: list[str], rects: list[Rect], zoom: float,
@@ -303,6 +402,8 @@ def _candidates(room: Rect, count: int, layout: str, weights: list[int] | None =
     if count == 2:
         order = ("column", "row") if stacked else ("row", "column")
         for share in MAIN_SHARES:
+            if share <= PAIR_SHARE_ABOVE:   # the main panel the larger of the two
+                continue
             for kind in order:
                 yield kind, _split(room, [share, 1 - share], kind == "row")
         return
@@ -314,7 +415,8 @@ def _candidates(room: Rect, count: int, layout: str, weights: list[int] | None =
             main, others = _split(room, [share, 1 - share], beside)
             parts = weights if weights and beside else [1] * rest
             yield kind, [main] + _split(others, [w / sum(parts) for w in parts], not beside)
-    yield "column", _split(room, [1 / count] * count, False)
+    # one above another, the main one still the largest
+    yield "column", _split(room, [0.5] + [0.5 / rest] * rest, False)
 
 
 def _split(room: Rect, shares: list[float], across: bool) -> list[Rect]:

@@ -79,6 +79,12 @@ def nearest_pace_ms(per_second: float) -> int:
     return min(PACES_MS[1:], key=lambda ms: abs(ms - wanted))
 
 
+def _box_ms(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise WindowModelError(f"sweep turn {value!r} ms is not a count of milliseconds")
+    return value
+
+
 def _engine_state(value: Any) -> str:
     if value not in ENGINE_STATES:
         raise WindowModelError(f"engine state {value!r} is not one of "
@@ -103,7 +109,8 @@ def _theme(value: Any) -> str:
 # each field's check (and the one form it is kept in): run before the change announces
 # itself, so an observer never sees a value the window cannot show
 _CHECKS = {"zoom": _zoom, "room": _room, "docks_shown": _names, "theme": _theme,
-           "pace_ms": _pace, "play_mode": _play_mode, "engine_state": _engine_state,
+           "pace_ms": _pace, "play_mode": _play_mode, "sweep_box_ms": _box_ms,
+           "engine_state": _engine_state,
            "stop_at": _stop_at}
 
 
@@ -119,6 +126,7 @@ class WindowModel:
     # ---- the window's settings of the engine (engine_settings() composes them) ----------
     pace_ms: int = 0                      # the pause between steps, or phases (PACES_MS)
     play_mode: str = "steps"              # "phases": Play goes phase by phase
+    sweep_box_ms: int = 0                 # a slide's turn per box in a backward sweep
     stop_at: int | None = None            # Play pauses itself once this many steps are done
     show_saved: bool = False              # the graph draws the tensors backward saved
     track_node_grads: bool = True         # per-node gradients (hooks: only while shown)
@@ -139,6 +147,10 @@ class WindowModel:
     slide: int | None = None              # its slide on screen, from 0
     panels: tuple[str, ...] = ()          # the slide's panels on the stage, main first
     focus: str | None = None              # what the slide's graph frames (None: all of it)
+    # until the slide's first state can be seen whole, what the stage shows in place of its
+    # panels: what the engine is doing ("Preparing this slide: building the model…");
+    # None: the slide is shown (plain.slide_preparing is its one writer)
+    preparing: str | None = None
     b_requested: Config | None = None     # Compare's B as asked for (None: not comparing)
     pinned_b: Config | None = None        # B as the engine trains it beside A (adapter)
     blank: bool = False                   # B or '.': the screen blanked, as in a slide deck
@@ -171,7 +183,8 @@ class WindowModel:
     def engine_settings(self) -> EngineSettings:
         """The settings the engine is sent whole (and replayed to a fresh one)."""
         return EngineSettings(delay_ms=self.pace_ms, animate_phases=self.play_mode == "phases",
-                              stop_at=self.stop_at, show_saved=self.show_saved,
+                              sweep_box_ms=self.sweep_box_ms, stop_at=self.stop_at,
+                              show_saved=self.show_saved,
                               track_node_grads=self.track_node_grads)
 
     def scale_text(self, factor: float | None) -> None:

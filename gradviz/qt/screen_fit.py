@@ -89,6 +89,16 @@ def set_least_sizes(least: Mapping[str, QWidget], zoom: float,
             widget.setMinimumHeight(h)
 
 
+def inside_room(frame: QRect, room: QRect) -> tuple[int, int] | None:
+    """Where a window whose frame is frame goes to be inside room (None: it is): past
+    the right or the bottom edge it moves left or up (at QT_SCALE_FACTOR=2 on a
+    1280x720 screen the window, as high as the room, was placed 25 px down, its status
+    bar off the screen), never past the left or top edge."""
+    x = max(room.left(), min(frame.x(), room.right() + 1 - frame.width()))
+    y = max(room.top(), min(frame.y(), room.bottom() + 1 - frame.height()))
+    return None if (x, y) == (frame.x(), frame.y()) else (x, y)
+
+
 def _into_tabs_of(window: QMainWindow, anchor: QDockWidget, docks) -> None:
     for dock in docks:
         hidden = dock.isHidden()   # a closed lesson stays closed
@@ -217,9 +227,9 @@ class ScreenFit(QObject):
         width, height = min(window.width(), room.width()), min(window.height(), room.height())
         if (width, height) != (window.width(), window.height()) and not window.isFullScreen():
             window.resize(width, height)
-        if window.x() + window.width() > room.right() + 1 or window.y() < room.top():
-            window.move(max(room.left(), min(window.x(), room.right() + 1 - width)),
-                        max(room.top(), window.y()))
+        move_to = inside_room(window.frameGeometry(), room)
+        if move_to is not None:
+            window.move(*move_to)
 
     def _tab_panels_in(self) -> None:
         window, parts = self.window, self.parts

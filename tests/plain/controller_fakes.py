@@ -115,6 +115,9 @@ class FakeNarration:
     def clear(self) -> None:
         self.calls.add("narration_clear")
 
+    def show_figures(self, texts: list[str]) -> None:
+        self.calls.add("figures", texts)
+
 
 class FakeTitles:
     def __init__(self, calls: Calls):
@@ -177,6 +180,7 @@ def rig(model: WindowModel | None = None) -> Rig:
     return Rig(model, calls, stage, graph, chart, titles, references, runs, later, lessons)
 
 
-def placement(fits: float = 1.0, whole: bool = True, graph_width: int = 0) -> Placement:
+def placement(fits: float = 1.0, whole: bool = True, graph_width: int = 0,
+              kept: bool = True) -> Placement:
     panels = {"graph": Rect(0, 0, graph_width, 300)} if graph_width else {}
-    return Placement(Rect(0, 0, 300, 200), whole, panels, "row", fits)
+    return Placement(Rect(0, 0, 300, 200), whole, panels, "row", fits, main_kept=kept)

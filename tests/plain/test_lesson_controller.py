@@ -163,9 +163,11 @@ def test_leaving_gives_the_window_back_and_keeps_the_last_slides_settings():
     assert r.lessons.settings_before == (MINE, 5)     # as before the lesson, not slide 1's
     r.graph.key_shown = False
     r.model.text_too_large = True
+    assert r.model.focus == "head 1"                  # the third slide's
     r.lessons.leave()
     m = r.model
-    assert (m.lesson, m.slide, m.panels, m.stop_at) == (None, None, (), None)
+    # nothing of the lesson stays framed on the graph
+    assert (m.lesson, m.slide, m.panels, m.stop_at, m.focus) == (None, None, (), None, None)
     assert not m.text_too_large and not r.lessons.staging
     # the built-in model keeps the last slide's settings and pace, to explore from
     assert (m.requested, m.pace_ms) == (THIRD.config, 350)
@@ -211,14 +213,23 @@ def test_a_model_file_opened_during_the_lesson_stays():
     assert r.model.requested == FIRST.config and r.lessons.model_before is None
 
 
-@pytest.mark.parametrize("fits, whole, cramped", [
-    (0.99, True, True), (1.0, True, False), (1.5, False, True), (2.0, True, False)])
-def test_text_too_large_after_ctrl_plus_where_the_slide_no_longer_fits(fits, whole, cramped):
+@pytest.mark.parametrize("fits, whole, kept, cramped", [
+    (0.49, True, True, True), (0.8, True, True, False), (1.0, True, True, False),
+    (1.5, False, True, True), (2.0, True, False, True), (2.0, True, True, False),
+    (2.0, True, True, True)])
+def test_text_too_large_after_ctrl_plus_where_the_slide_no_longer_fits(fits, whole, kept,
+                                                                        cramped):
+    """Cramped: the narration scrolling, the main panel smaller than at the normal text
+    size (Ctrl+= never makes it smaller), or a secondary panel below half its least size
+    (it gives way to the main one down to there)."""
     r = rig()
     r.lessons.open(LESSON)
     r.model.zoom = 1.15                               # Ctrl+=
     assert r.calls.named("set_zoom") == [(1.15,)]
-    r.stage.placement = placement(fits, whole)
+    # (the last case: the narration set smaller than the text size to keep the main panel)
+    smaller = (fits, whole, kept, cramped) == (2.0, True, True, True)
+    r.stage.placement = dataclasses.replace(placement(fits, whole, kept=kept),
+                                            narration_scale=0.9 if smaller else 1.0)
     r.lessons.on_arranged()
     assert len(r.later.waiting) == int(cramped)
     r.later.run()                                     # still cramped once events settle
@@ -229,7 +240,7 @@ def test_text_too_large_only_while_still_cramped():
     r = rig()
     r.lessons.open(LESSON)
     r.model.zoom = 1.15
-    r.stage.placement = placement(0.8)
+    r.stage.placement = placement(0.4)
     r.lessons.on_arranged()
     r.stage.placement = placement(1.0)                # fitted before the check ran
     r.later.run()
@@ -343,3 +354,17 @@ def test_per_node_gradients_are_measured_only_on_slides_that_show_the_graph():
     assert settings.track_node_grads is False
     r.lessons.previous()                            # SECOND: the graph and memory
     assert r.calls.named("show_slide")[-1][1].track_node_grads is True
+
+
+def test_a_slides_sweep_pace_is_the_engines_turn_per_box_until_the_lesson_ends():
+    swept = dataclasses.replace(SECOND, sweep_pace=2.0)   # 2 boxes a second
+    r = rig()
+    r.lessons.open(Lesson("99-swept", "Swept", (swept, THIRD)))
+    assert r.model.sweep_box_ms == 500
+    assert r.calls.named("show_slide")[0][1].sweep_box_ms == 500
+    r.lessons.next()                                  # a slide without one: the pace's share
+    assert r.model.sweep_box_ms == 0 and r.calls.named("show_slide")[1][1].sweep_box_ms == 0
+    r.lessons.previous()
+    assert r.model.sweep_box_ms == 500
+    r.lessons.leave()                                 # free mode: the pace's share again
+    assert r.model.sweep_box_ms == 0 and r.model.engine_settings().sweep_box_ms == 0

@@ -149,10 +149,10 @@ def test_a_backward_phase_is_swept_where_it_is_seen_alone(qtbot, engine, running
     view, m = GraphView(), WindowModel(running=running, play_mode=mode, pace_ms=1000)
     qtbot.addWidget(view)
     calls: list = []
-    view.animate_next_backward = calls.append
+    view.animate_next_backward = lambda *timing: calls.append(timing)
     bind_graph_view(view, m, engine.mock)
     engine.client.received.emit(p.PhaseDone(PhaseRecord(step=0, name=name, detail="")))
-    assert calls == ([sweep_ms(1000)] if swept else [])
+    assert calls == ([(sweep_ms(1000), 0)] if swept else [])   # no slide's sweep pace
 
 
 def test_drain_keeps_the_steps_of_this_generation_only():

@@ -22,8 +22,9 @@ def bind_graph_view(view: GraphView, model: WindowModel, engine: EngineClient) -
                 and record.phase.event is None \
                 and (model.play_mode == "phases" or not model.running):
             # phase by phase (played, or one at a time): the graph that follows shows
-            # this call's sweep, within the pace's time for the phase
-            view.animate_next_backward(sweep_ms(model.pace_ms))
+            # this call's sweep, within the pace's time for the phase (or at the slide's
+            # own turn per box, which the engine holds the phase for)
+            view.animate_next_backward(sweep_ms(model.pace_ms), model.sweep_box_ms)
 
     model.events.show_saved.connect(show_saved)
     model.events.focus.connect(view.set_focus)

@@ -11,11 +11,11 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QColor, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsPathItem
 
+from ...plain.sweep_pace import HOLD_MS, tick_ms
+
 WAITING = 0.25        # opacity of a box backward has not reached yet
 RING = "#E69F00"      # the ring on the box just reached (amber: no head's colour)
 RING_WIDTH = 7.0
-LEAST_TICK_MS, MOST_TICK_MS = 40, 400   # one box's turn, however fast or slow the pace
-HOLD_MS = 500         # the last box stays ringed this long before the graph is restored
 
 
 class BackwardSweep(QObject):
@@ -27,6 +27,7 @@ class BackwardSweep(QObject):
         self.canvas = canvas
         self.order: list[str] = []      # the sweep's boxes, in the engine's order
         self.lit: list[str] = []        # those lit so far (what tests read)
+        self.tick_ms = 0                # one box's turn in the sweep running or last run
         self._ring: QGraphicsPathItem | None = None
         self._timer = QTimer(self)
         self._timer.timeout.connect(self._tick)
@@ -38,8 +39,9 @@ class BackwardSweep(QObject):
     def running(self) -> bool:
         return self._timer.isActive() or self._end.isActive()
 
-    def start(self, order: list[str], total_ms: int) -> None:
-        """Light the canvas's boxes in this order over about total_ms."""
+    def start(self, order: list[str], total_ms: int, box_turn_ms: int = 0) -> None:
+        """Light the canvas's boxes in this order over about total_ms: box_turn_ms
+        each where a slide sets its sweep pace (plain.sweep_pace.tick_ms)."""
         self.stop()
         nodes = self.canvas.nodes
         self.order = [node_id for node_id in order if node_id in nodes]
@@ -48,8 +50,8 @@ class BackwardSweep(QObject):
             return
         for node_id in self.order:
             nodes[node_id].setOpacity(WAITING)
-        tick = max(LEAST_TICK_MS, min(MOST_TICK_MS, total_ms // len(self.order)))
-        self._timer.start(tick)
+        self.tick_ms = tick_ms(len(self.order), total_ms, box_turn_ms)
+        self._timer.start(self.tick_ms)
         self._tick()
 
     def _tick(self) -> None:

@@ -40,6 +40,7 @@ from ...plain.atomic_write import write_text
 from ...plain.graph_data import EARLIER, JUNCTION, MODULE, GraphData
 from ...plain.graph_focus import focus_ids
 from ...plain.module_graph import module_graph, open_key
+from ...plain.sweep_pace import paced_sweep_ms
 from ...render.dot import to_dot
 from . import plot_style as ps
 from .backward_sweep import BackwardSweep
@@ -76,6 +77,8 @@ class GraphView(QWidget):
     requestLayout = Signal(object, str, str, object)   # graph, caption, rankdir, cancel
     showSavedChanged = Signal(bool)
     torchvizRequested = Signal(str)                    # path: the engine writes it
+    # the newest graph shown (as show_graph was given it) is drawn, none other waiting
+    drawn = Signal(object)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -126,6 +129,7 @@ class GraphView(QWidget):
         self.canvas = GraphCanvas()
         self.sweep = BackwardSweep(self.canvas, self)   # the backward pass, animated
         self._sweep_due_ms: int | None = None   # the next graph's last sweep: animate it
+        self._sweep_box_ms = 0                  # ... at a slide's own turn per box
         self.canvas.least_label_px = LEAST_LABEL_PX if self.module_view else 0.0
         self.canvas.paramClicked.connect(self.show_param_history)
         self.canvas.nodeDoubleClicked.connect(self._toggle_open)
@@ -279,6 +283,7 @@ class GraphView(QWidget):
         key = (graph.structure_key(), rankdir)
         if self.canvas.graph_layout is not None and key == self._drawn_key:
             self._draw(graph, self.canvas.graph_layout, caption)   # same shape: restyle only
+            self._say_drawn()
             return
         if self._busy:
             if key != self._asked_key:
@@ -293,6 +298,11 @@ class GraphView(QWidget):
         self._drawn_key = self._asked_key
         self._draw(graph, layout, caption)
         self._next()
+        self._say_drawn()
+
+    def _say_drawn(self) -> None:
+        if self.idle:
+            self.drawn.emit(self._op_graph)
 
     def _draw(self, graph, layout, caption: str) -> None:
         self.graph = graph
@@ -313,8 +323,7 @@ class GraphView(QWidget):
         # the first graph with a sweep after the backward call: a graph drawn before it
         # (the forward's, laid out late when the clicks come fast) has none
         if self._sweep_due_ms is not None and graph.sweeps:
-            self.sweep.start(graph.sweeps[-1], self._sweep_due_ms)
-            self._sweep_due_ms = None
+            self._start_sweep(graph.sweeps[-1])
         # the dock's title already says "Autograd graph"
         if self._drawing_boxes:
             # micro-batches summed before one backward: their graphs are all alive, side
@@ -330,6 +339,7 @@ class GraphView(QWidget):
     def on_failed(self, reason: str) -> None:
         self._set_caption(f"Graph not drawn: {reason}")
         self._next()
+        self._say_drawn()   # (as drawn as it will be: the caption says why not)
 
     def on_cancelled(self) -> None:
         self._next()
@@ -369,10 +379,20 @@ class GraphView(QWidget):
         """Whether the caption is on a line of its own, above the buttons."""
         return self._top.above
 
-    def animate_next_backward(self, total_ms: int) -> None:
+    def animate_next_backward(self, total_ms: int, box_turn_ms: int = 0) -> None:
         """The graph that comes after a backward call: light its boxes in the order that
-        call computed their gradients, over about total_ms (the pace's)."""
-        self._sweep_due_ms = total_ms
+        call computed their gradients, over about total_ms (the pace's), or box_turn_ms
+        a box where a slide sets its sweep pace."""
+        self._sweep_due_ms, self._sweep_box_ms = total_ms, box_turn_ms
+
+    def _start_sweep(self, order: list[str]) -> None:
+        total_ms = self._sweep_due_ms or 0
+        if self._sweep_box_ms and self._op_graph is not None:
+            # within what the engine holds the phase for (the module view's boxes at
+            # the slide's turn): the op view's longer sweep goes faster, never cut short
+            total_ms = paced_sweep_ms(self._op_graph, self._sweep_box_ms) or total_ms
+        self.sweep.start(order, total_ms, self._sweep_box_ms)
+        self._sweep_due_ms = None
 
     def set_key_shown(self, shown: bool) -> None:
         """The key beside or below the graph, or none (a slide's graph beside its main

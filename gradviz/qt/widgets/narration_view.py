@@ -15,6 +15,10 @@ from ...plain.lessons import title_text
 from ..own_layout import own_layout
 from ..safe_markdown import InertDocument, markdown_document
 
+# a slide's figures (the numbers its point rests on) against the narration's font: never
+# smaller than the narration (at ~11 px, "trunk walked 3×" in the status bar's corner was
+# the smallest text on screen)
+FIGURE_SCALE = 1.25
 IDLE = "No lesson open. Lessons → pick one, or start gradviz with --lesson NAME."
 WEB_SCHEMES = ("http", "https")    # the only links opened, in the browser, after asking
 SHOWN_TARGET_CHARS = 200
@@ -73,12 +77,22 @@ class NarrationView(QWidget):
         self.link_note.setWordWrap(True)
         self.link_note.setMinimumWidth(1)   # a long target never widens the dock
         self.link_note.hide()
+        # the slide's figures, measured (plain.lesson_figures): plain text, large
+        self.figures = QLabel("")
+        self.figures.setObjectName("narrationFigures")
+        self.figures.setTextFormat(Qt.TextFormat.PlainText)
+        self.figures.setWordWrap(True)
+        self.figures.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 6, 8, 6)
         layout.addWidget(self.heading)
+        layout.addWidget(self.figures)
         layout.addWidget(self.text, 1)
         layout.addWidget(self.link_note)
         self._font_pt = 11.0
+        # of the text size's: set smaller by a lesson's stage where at the text size the
+        # narration leaves the slide's main panel less room than at the normal size
+        self.text_scale = 1.0
         self.problem: str | None = None      # why the slide's narration is not shown
         self.open_url = QDesktopServices.openUrl   # a seam: tests open nothing for real
         self._shown: tuple | None = None   # the slide on show: built again for a text size
@@ -109,6 +123,13 @@ class NarrationView(QWidget):
         self.heading.setText(IDLE)
         self.problem = None
         self._set_document(InertDocument(self.text))
+
+    def show_figures(self, texts: list[str]) -> None:
+        """The slide's figures, one a line, at FIGURE_SCALE of the narration's font."""
+        text = "\n".join(texts)
+        if text != self.figures.text():   # unchanged numbers: no layout
+            self.figures.setText(text)
+        self.figures.setVisible(bool(texts))
 
     def markdown(self) -> str:
         return self.text.toMarkdown()
@@ -156,8 +177,10 @@ class NarrationView(QWidget):
         measure.setTextWidth(max(1, inner - frame))
         text = int(measure.size().height())
         heading = self.heading.heightForWidth(inner)
+        figures = self.figures.heightForWidth(inner) + own_layout(self).spacing() \
+            if not self.figures.isHidden() else 0
         return (margins.top() + margins.bottom() + heading + own_layout(self).spacing()
-                + text + frame + 4)
+                + figures + text + frame + 4)
 
     def set_whole(self, whole: bool) -> None:
         """Shown whole (the stage gave it the height its text needs): no scroll bar, whose
@@ -169,10 +192,24 @@ class NarrationView(QWidget):
     def apply_theme(self, theme) -> None:
         """Narration is read from the back of the room: larger than the panels' text."""
         self._font_pt = theme.font_pt * 1.35
+        self._set_fonts()
+
+    def set_text_scale(self, scale: float) -> None:
+        """The narration's font at scale of the text size's (the stage's choice)."""
+        if scale != self.text_scale:
+            self.text_scale = scale
+            self._set_fonts()
+
+    def _set_fonts(self) -> None:
+        size = self._font_pt * self.text_scale
         for widget in (self.heading, self.text):
             font = widget.font()
-            font.setPointSizeF(self._font_pt)
+            font.setPointSizeF(size)
             widget.setFont(font)
+        font = self.figures.font()
+        font.setPointSizeF(size * FIGURE_SCALE)
+        font.setBold(True)
+        self.figures.setFont(font)
         self.text.document().setDefaultFont(self.text.font())
         if self._shown is not None:
             # the Markdown's `code` took its size from the font it was built with: after
