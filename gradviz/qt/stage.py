@@ -220,6 +220,7 @@ class Stage(QWidget):
         """Every panel borrowed, by name, taken off the stage (for the window to put
         home); the stage is empty after."""
         panels, self.panels, self.shown = self.panels, {}, []
+        self.content_height = {}   # a resize before the next slide arranges no old panel
         for widget in panels.values():
             if hasattr(widget, "set_text_scale"):   # home in its dock at the text size
                 widget.set_text_scale(1.0)

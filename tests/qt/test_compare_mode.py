@@ -11,9 +11,11 @@ from PySide6.QtWidgets import QComboBox
 
 from gradviz.plain.config import Config
 
+from shared_window import fresh_run, shared_window_fixture, window_fixture  # noqa: F401
 from waits import WAIT_MS
 
 SMALL = Config(batch_size=32, device="cpu")
+SHARED_CONFIG = SMALL   # the module's one window's
 
 
 def text_of(label) -> str:
@@ -45,8 +47,9 @@ def step_compared(qtbot, w, more: int) -> None:
     qtbot.waitUntil(shown, timeout=WAIT_MS)
 
 
-def test_pin_these_settings_then_a_toggle_compares_live(qtbot, make_window):
-    w = make_window(SMALL)
+def test_pin_these_settings_then_a_toggle_compares_live(qtbot, window):
+    w = window
+    fresh_run(qtbot, w, SMALL)
     menu = [a for a in w.menuBar().actions() if a.text() == "&Compare"]
     assert menu and w.menuBar().actions().index(menu[0]) == 1       # just after File
     assert not menu_action(w, "stopCompareAction").isEnabled() or not w.compare.comparing
@@ -89,8 +92,9 @@ def test_pin_these_settings_then_a_toggle_compares_live(qtbot, make_window):
     assert w.loss_plot.ghost_data() == {} and "Not comparing" in text_of(w.compare.view.verdict)
 
 
-def test_b_stops_at_its_error_and_a_goes_on(qtbot, make_window, tmp_path):
-    w = make_window(SMALL)
+def test_b_stops_at_its_error_and_a_goes_on(qtbot, window, tmp_path):
+    w = window
+    fresh_run(qtbot, w, SMALL)
     b = tmp_path / "never.toml"
     b.write_text('strategy = "separate"\nretain_graph = "never"\n')
     generation = w.model.generation
@@ -109,11 +113,12 @@ def test_b_stops_at_its_error_and_a_goes_on(qtbot, make_window, tmp_path):
     assert w.events_view.event is None          # A had no error
 
 
-def test_compare_with_this_lessons_other_slide(qtbot, make_window):
-    w = make_window()
+def test_compare_with_this_lessons_other_slide(qtbot, window):
+    w = window
     assert not w.compare.slides_menu.isEnabled()          # no lesson open
     w.lessons.open_named("backward-twice")                  # slide 1: separate, never
     assert w.compare.slides_menu.isEnabled()
+    qtbot.waitUntil(lambda: not w.model.waiting)            # the engine on the slide
     other = w.findChild(QAction, "compareSlide2")
     assert other is not None and "Slide 2" in other.text()
     generation = w.model.generation
@@ -123,10 +128,11 @@ def test_compare_with_this_lessons_other_slide(qtbot, make_window):
     assert w.compare.b_config.retain_graph != "never"
 
 
-def test_sum_pinned_beside_upgrad_differs_on_the_trunk_only(qtbot, make_window):
+def test_sum_pinned_beside_upgrad_differs_on_the_trunk_only(qtbot, window):
     """Lesson 13's settings side by side: UPGrad changes what the trunk is handed, and
     each head's own layers get their own loss's gradient under both."""
-    w = make_window(SMALL.replace(heads=3, loss_weights=(1.0, 1.0, 4.0)))
+    w = window
+    fresh_run(qtbot, w, SMALL.replace(heads=3, loss_weights=(1.0, 1.0, 4.0)))
     generation = w.model.generation
     menu_action(w, "pinAction").trigger()                  # B: sum, as A is now
     wait_pinned(qtbot, w, generation)

@@ -13,19 +13,23 @@ from gradviz.plain.config import Config
 from gradviz.plain.graph_data import CUT, LOSS, OP, PARAM
 from gradviz.render import style
 
+from shared_window import fresh_run, shared_window_fixture, window_fixture  # noqa: F401
 from waits import WAIT_MS, on_record
 
 SMALL = Config(batch_size=32)
 
 
 @pytest.fixture
-def make_window(make_window):
-    """The window with its graph panel in the op view (M): these tests are about the
-    autograd ops; tests/qt/widgets/test_graph_modules.py drives the module view."""
-    def make(*args, **kwargs):
-        w = make_window(*args, **kwargs)
-        w.graph_view.set_module_view(False)
-        return w
+def make_window(qtbot, window):
+    """The module's window on a config, from step 0, its graph panel in the op view (M):
+    these tests are about the autograd ops; tests/qt/widgets/test_graph_modules.py drives
+    the module view."""
+    def make(config: Config = SMALL):
+        window.graph_view.set_module_view(False)
+        fresh_run(qtbot, window, config)
+        qtbot.waitUntil(lambda: window.graph_view.idle)
+        window.graph_view.graph = None   # the test before's: the waits below are for this run's
+        return window
     return make
 
 

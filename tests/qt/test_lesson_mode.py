@@ -8,6 +8,7 @@ from PySide6.QtGui import QAction
 from gradviz.app import main
 from gradviz.plain.lessons import find_lesson, load_lesson
 
+from shared_window import shared_window_fixture, window_fixture  # noqa: F401
 from waits import WAIT_MS
 
 
@@ -15,8 +16,8 @@ def engine(window):
     return window.engine.session.config
 
 
-def test_the_lessons_menu_opens_a_lesson_and_names_it(qtbot, make_window):
-    w = make_window()
+def test_the_lessons_menu_opens_a_lesson_and_names_it(qtbot, window):
+    w = window
     action = w.findChild(QAction, "lesson_02-backward-twice")
     assert action is not None
     action.trigger()
@@ -27,8 +28,8 @@ def test_the_lessons_menu_opens_a_lesson_and_names_it(qtbot, make_window):
     assert w.controls.config() == lesson.slides[0].config       # the controls show it
 
 
-def test_the_clickers_keys_move_between_slides(qtbot, make_window):
-    w = make_window()
+def test_the_clickers_keys_move_between_slides(qtbot, window):
+    w = window
     w.lessons.open_named("detach-vs-detach_")
     for key, shown in ((Qt.Key_PageDown, 2), (Qt.Key_PageUp, 1), (Qt.Key_PageDown, 2),
                        (Qt.Key_Home, 1)):
@@ -38,8 +39,8 @@ def test_the_clickers_keys_move_between_slides(qtbot, make_window):
     assert on_stage(w) == ["graph", "events"]    # the slide's panels, and only those
 
 
-def test_esc_leaves_the_lesson_and_keeps_the_settings(qtbot, make_window):
-    w = make_window()
+def test_esc_leaves_the_lesson_and_keeps_the_settings(qtbot, window):
+    w = window
     w.lessons.open_named("leaves-and-grad")
     qtbot.keyClick(w, Qt.Key_PageDown)                # retain_grad on
     qtbot.waitUntil(lambda: engine(w).retain_grad, timeout=WAIT_MS)
@@ -59,8 +60,8 @@ def test_an_unknown_lesson_is_one_line_and_exit_2(capsys):
     assert err == "gradviz: no lesson named 'no-such-lesson' (gradviz lessons lists them)"
 
 
-def test_f5_presents_and_esc_comes_back_before_leaving_the_lesson(qtbot, make_window):
-    w = make_window()
+def test_f5_presents_and_esc_comes_back_before_leaving_the_lesson(qtbot, window):
+    w = window
     w.lessons.open_named("accumulation")
     qtbot.keyClick(w, Qt.Key_F5)
     assert w.lessons.presenting and w.isFullScreen()
@@ -109,10 +110,10 @@ def overlap(a, b) -> bool:
     return ax < bx + bw and bx < ax + aw and ay < by + bh and by < ay + ah
 
 
-def test_a_slide_shows_its_panels_side_by_side_and_nothing_else(qtbot, make_window):
+def test_a_slide_shows_its_panels_side_by_side_and_nothing_else(qtbot, window):
     """The leak on the memory chart and the graph at once, both whole: not one a tab
     behind the other, and no loss chart the slide does not name."""
-    w = make_window()
+    w = window
     w.drawn_off_screen = True   # laid out as on a 1280x720 screen, not the offscreen one
     w.resize(1280, 720)
     w.findChild(QAction, "lesson_03-leaky-graphs").trigger()
@@ -132,9 +133,9 @@ def test_a_slide_shows_its_panels_side_by_side_and_nothing_else(qtbot, make_wind
                for x, y, cw, ch in parts.values())
 
 
-def test_the_start_page_lists_every_lesson_and_opens_one(qtbot, make_window):
+def test_the_start_page_lists_every_lesson_and_opens_one(qtbot, window):
     from gradviz.plain.lessons import bundled_names
-    w = make_window()
+    w = window
     page = w.lessons.start_page
     assert page.names() == bundled_names() and len(page.names()) >= 10
     assert w.lessons.start_dock.isVisible() or w.lessons.start_dock in \
@@ -150,11 +151,11 @@ def test_the_start_page_lists_every_lesson_and_opens_one(qtbot, make_window):
     assert w.lessons.stage.isVisible()
 
 
-def test_the_chart_a_slide_is_about_is_its_main_panel_never_a_tab(qtbot, make_window):
+def test_the_chart_a_slide_is_about_is_its_main_panel_never_a_tab(qtbot, window):
     """Where the screen put the charts in tabs, the tab in front was "per parameter", on
     a slide about the cosine matrix (seen at 1280x720): on the stage each chart the slide
     names is shown whole, the first it names the largest."""
-    w = make_window()
+    w = window
     w.drawn_off_screen = True
     w.resize(1280, 720)
     w.lessons.open_named("losses-disagree")            # panels: cosine, then junction
@@ -184,8 +185,8 @@ def _docks(w):
             for d in w.findChildren(QDockWidget) if d.isVisibleTo(w)}
 
 
-def test_leaving_a_lesson_puts_every_dock_back_as_the_user_had_it(qtbot, make_window):
-    w = make_window()
+def test_leaving_a_lesson_puts_every_dock_back_as_the_user_had_it(qtbot, window):
+    w = window
     w.memory_dock.close()                      # the user closed Memory before the lesson
     qtbot.waitUntil(lambda: not w.memory_dock.isVisible())
     before = _docks(w)
@@ -206,8 +207,8 @@ def test_leaving_a_lesson_puts_every_dock_back_as_the_user_had_it(qtbot, make_wi
     assert w.memory_dock in w.tabifiedDockWidgets(w.graph_dock)
 
 
-def test_quitting_mid_lesson_remembers_the_layout_from_before_it(qtbot, make_window):
-    w = make_window()
+def test_quitting_mid_lesson_remembers_the_layout_from_before_it(qtbot, window):
+    w = window
     before = w.saveState()
     w.lessons.open_named("detach-vs-detach_")
     qtbot.keyClick(w, Qt.Key_PageDown)
@@ -215,13 +216,14 @@ def test_quitting_mid_lesson_remembers_the_layout_from_before_it(qtbot, make_win
     assert w.remembered().window_state == before
 
 
-def test_quitting_mid_lesson_remembers_the_settings_and_pace_from_before_it(qtbot,
-                                                                            make_window):
+def test_quitting_mid_lesson_remembers_the_settings_and_pace_from_before_it(qtbot, window):
     """The next launch is the user's free mode, not the slide's (detach_ on head 1, a
     step a second: its first Space raised the slide's error with no lesson around)."""
     from gradviz.plain.config import Config
     mine = Config(heads=2, batch_size=16, lr=0.05)
-    w = make_window(mine)
+    w = window
+    w.model.requested = mine                     # the user's settings, in free mode
+    qtbot.waitUntil(lambda: w.controls.config() == mine)
     w.run_bar.speed.setValue(0)
     w.lessons.open_named("detach-vs-detach_")
     qtbot.keyClick(w, Qt.Key_PageDown)
@@ -234,11 +236,11 @@ def test_quitting_mid_lesson_remembers_the_settings_and_pace_from_before_it(qtbo
     assert w.remembered().config == w.controls.config()
 
 
-def test_a_slide_lays_out_the_same_after_one_that_laid_out_otherwise(qtbot, make_window):
+def test_a_slide_lays_out_the_same_after_one_that_laid_out_otherwise(qtbot, window):
     # slide 1 and slide 3 of detach-vs-detach_ show the same panels (the push on the
     # trunk and the graph); slide 2 (the graph and What happened) another pair. With
     # docks, slide 3 kept slide 2's shares: at 1280x720 its chart was 60 px high
-    w = make_window()
+    w = window
     w.drawn_off_screen = True   # laid out as on a 1280x720 screen, not the offscreen one
     w.resize(1280, 720)
     w.lessons.open_named("detach-vs-detach_")
@@ -254,8 +256,8 @@ def test_a_slide_lays_out_the_same_after_one_that_laid_out_otherwise(qtbot, make
     assert third["junction"][3] > 250                 # the chart whole, not a strip
 
 
-def test_the_stage_lays_out_again_for_a_new_window_size(qtbot, make_window):
-    w = make_window()
+def test_the_stage_lays_out_again_for_a_new_window_size(qtbot, window):
+    w = window
     w.drawn_off_screen = True
     w.resize(1280, 720)
     w.lessons.open_named("leaky-graphs")
@@ -266,8 +268,8 @@ def test_the_stage_lays_out_again_for_a_new_window_size(qtbot, make_window):
     assert all(x + cw <= stage[2] and y + ch <= stage[3] for x, y, cw, ch in rects(w).values())
 
 
-def test_a_slide_shows_the_module_view_framed_on_its_focus(qtbot, make_window):
-    w = make_window()
+def test_a_slide_shows_the_module_view_framed_on_its_focus(qtbot, window):
+    w = window
     w.graph_view.set_module_view(False)          # the user's op view, in free mode
     w.lessons.open_named("detach-vs-detach_")    # focus = "cut"
     assert w.graph_view.module_view and w.graph_view._focus == "cut"
@@ -289,9 +291,9 @@ def test_a_slide_naming_an_unknown_focus_is_a_bad_lesson(tmp_path):
         load_lesson(path)
 
 
-def test_the_graphs_key_is_shown_where_the_graph_is_the_slides_main_panel(qtbot, make_window):
+def test_the_graphs_key_is_shown_where_the_graph_is_the_slides_main_panel(qtbot, window):
     # (its width rule at each text size: tests/plain/test_lesson_controller.py)
-    w = make_window()
+    w = window
     w.drawn_off_screen = True   # laid out as on a 1920x1080 screen, not the offscreen one
     w.resize(1920, 1080)
     w.lessons.open_named("leaky-graphs")          # memory, then graph: the key away
@@ -304,10 +306,10 @@ def test_the_graphs_key_is_shown_where_the_graph_is_the_slides_main_panel(qtbot,
     assert w.graph_view.side_scroll.isVisible()
 
 
-def test_an_error_slides_explanation_is_whole_beside_the_graph(qtbot, make_window):
+def test_an_error_slides_explanation_is_whole_beside_the_graph(qtbot, window):
     """Lesson 02's first slide at 1024x768: PyTorch's message, Where, Why and What to do
     all in view, no scrolling (at 38% of the width What to do was below the panel)."""
-    w = make_window()
+    w = window
     w.drawn_off_screen = True
     w.resize(1024, 768)
     w.lessons.open_named("backward-twice")
@@ -321,11 +323,11 @@ def test_an_error_slides_explanation_is_whole_beside_the_graph(qtbot, make_windo
     assert not w.graph_view.side_scroll.isVisible()     # the graph keeps its room
 
 
-def test_on_the_stage_the_code_wraps_and_earlier_errors_stay_out(qtbot, make_window):
+def test_on_the_stage_the_code_wraps_and_earlier_errors_stay_out(qtbot, window):
     """Lesson 01's last slide at 1024x768: the marked loop beside the chart was cut at
     the panel's right edge; an error slide after another showed a log of the slide
     before's error in a quarter of its panel. Free mode gets both back."""
-    w = make_window()
+    w = window
     w.drawn_off_screen = True
     w.resize(1024, 768)
     lesson = find_lesson("add-or-separate")
@@ -356,11 +358,11 @@ def test_on_the_stage_the_code_wraps_and_earlier_errors_stay_out(qtbot, make_win
     assert w.code_view.text.lineWrapMode() == w.code_view.text.LineWrapMode.NoWrap
 
 
-def test_a_slide_that_keeps_a_ghost_draws_the_slide_befores_run_on_its_axes(qtbot, make_window):
+def test_a_slide_that_keeps_a_ghost_draws_the_slide_befores_run_on_its_axes(qtbot, window):
     """Lesson 09: the full batch's saved memory, then four micro-batches'. The memory
     axis followed each slide alone, so 32 KiB and 8 KiB were the same full-height box."""
     import numpy as np
-    w = make_window()
+    w = window
     w.lessons.open_named("accumulation")
     stop = w.lessons.slide.stop
     qtbot.waitUntil(lambda: w.model.generation >= 1 and not w.model.running
@@ -388,14 +390,13 @@ def test_a_slide_that_keeps_a_ghost_draws_the_slide_befores_run_on_its_axes(qtbo
     assert w.memory.ghost is None and w.junction.ghost is None
 
 
-def test_lesson_01s_last_slide_shows_3x_2x_1x_against_the_slide_befores_ghost(qtbot,
-                                                                              make_window):
+def test_lesson_01s_last_slide_shows_3x_2x_1x_against_the_slide_befores_ghost(qtbot, window):
     """total += L_k; total.backward() in the loop: at step 0 (the same model as the
     slide before) head 0's push on the trunk is 3x one backward per loss, head 1's 2x,
     head 2's 1x, and both are on screen at once."""
     import numpy as np
     lesson = find_lesson("01-add-or-separate")
-    w = make_window()
+    w = window
     w.lessons.open(lesson, 1)                          # one backward per loss
     qtbot.waitUntil(lambda: w.model.generation >= 1 and len(w.history) >= 3, timeout=WAIT_MS)
     before = w.history
@@ -410,11 +411,11 @@ def test_lesson_01s_last_slide_shows_3x_2x_1x_against_the_slide_befores_ghost(qt
 
 
 def test_the_data_slide_draws_the_clean_runs_push_as_a_line_till_the_next_slide(
-        qtbot, make_window):
+        qtbot, window):
     """Lesson 12's .data slide: head 2's push in the clean run (slide 1, step 0) as a
     labelled line on the junction chart; the next slide, and leaving, take it away."""
     lesson = find_lesson("12-one-pass-or-k")
-    w = make_window()
+    w = window
     w.lessons.open(lesson, 0)                          # the sum: the clean run
     qtbot.waitUntil(lambda: w.model.generation >= 1 and len(w.history) >= 2, timeout=WAIT_MS)
     clean = w.history
@@ -431,12 +432,12 @@ def test_the_data_slide_draws_the_clean_runs_push_as_a_line_till_the_next_slide(
     assert w.junction.references() == []
 
 
-def test_larger_text_stops_where_the_slide_no_longer_fits(qtbot, make_window):
+def test_larger_text_stops_where_the_slide_no_longer_fits(qtbot, window):
     """Ctrl+= for the back row grows the text as far as the slide's panels keep their
     least sizes and its narration stays whole on this 1024x768 window; the status line
     says why it stopped."""
     from gradviz.plain.stage_layout import least_size
-    w = make_window()
+    w = window
     w.resize(1024, 768)
     w.lessons.open_named("edit-detached")               # a long narration, two panels
     for _ in range(6):
@@ -453,10 +454,10 @@ def test_larger_text_stops_where_the_slide_no_longer_fits(qtbot, make_window):
             assert width >= least_w and height >= least_h, (name, width, height)
 
 
-def test_the_window_model_follows_the_lesson_and_compares_menu_follows_it(qtbot, make_window):
+def test_the_window_model_follows_the_lesson_and_compares_menu_follows_it(qtbot, window):
     """One model says what is on screen; Compare's slide menu follows it, not the
     lesson's widgets."""
-    w = make_window()
+    w = window
     w.lessons.open_named("backward-twice")
     m = w.model
     assert (m.lesson, m.slide, m.panels) == ("02-backward-twice", 0, ("graph", "events"))

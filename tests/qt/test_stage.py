@@ -313,3 +313,23 @@ def test_lesson_05s_graph_is_more_than_a_strip_beside_its_whole_error(qtbot):
     assert graph.height() >= 1.15 * least_size("graph", theme.zoom)[1] - 1
     text = stage.narration.text
     assert text.document().size().height() <= text.viewport().height() + 1
+
+
+def test_an_empty_stage_resized_before_the_next_slide_arranges_nothing(qtbot):
+    """Leave a lesson whose slide had What happened, then open another at a new window
+    size: the stage, shown again, laid out the old slide's explanation before the new
+    slide's panels came (a KeyError in Qt's event loop)."""
+    from gradviz.qt.widgets.demo import recorded_event
+    from gradviz.qt.widgets.events_view import EventsView
+
+    stage = Stage(NarrationView())
+    qtbot.addWidget(stage)
+    events = EventsView()
+    events.show_event(recorded_event())
+    stage.resize(*ROOMS[0])
+    stage.show_slide([("graph", QWidget(), None), ("events", events, None)], "side-by-side",
+                     1.0, stage.narration.height_for_width)
+    assert stage.release().keys() == {"graph", "events"}
+    stage.resize(*ROOMS[1])
+    stage.arrange()
+    assert stage.placement is not None and stage.placement.panels == {}

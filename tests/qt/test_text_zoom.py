@@ -9,11 +9,13 @@ from PySide6.QtWidgets import QPushButton
 from gradviz.plain.config import Config
 from gradviz.plain.graph_data import PARAM
 
+from shared_window import fresh_run, shared_window_fixture, window_fixture  # noqa: F401
 from waits import WAIT_MS
 
 ZOOM = 1.15 ** 3          # Ctrl+= three times
 
 SMALL = Config(batch_size=32, heads=3, detach=(1,))
+SHARED_CONFIG = SMALL   # the module's one window's
 
 
 def _larger_text(qtbot, w, times: int = 3) -> None:
@@ -37,8 +39,9 @@ def _param(canvas) -> str:
     return next(i for i, item in canvas.nodes.items() if item.node.kind == PARAM)
 
 
-def test_ctrl_plus_scales_the_graphs_labels_on_screen(qtbot, make_window):
-    w = make_window(SMALL)
+def test_ctrl_plus_scales_the_graphs_labels_on_screen(qtbot, window):
+    w = window
+    fresh_run(qtbot, w, SMALL)            # step 0: _drawn's step is step 1
     w.graph_view.set_module_view(False)   # the op view: its parameter leaves are boxes
     canvas = _drawn(qtbot, w)
     node = _param(canvas)
@@ -72,8 +75,8 @@ def test_ctrl_plus_scales_the_graphs_labels_on_screen(qtbot, make_window):
     assert zoomed_fit > canvas.transform().m11()
 
 
-def test_ctrl_plus_scales_the_graph_legend_narration_and_cosine_matrix(qtbot, make_window):
-    w = make_window(SMALL)
+def test_ctrl_plus_scales_the_graph_legend_narration_and_cosine_matrix(qtbot, window):
+    w = window
     w.drawn_off_screen = True   # a 1920x1080 projector: room for the slide at every size
     w.resize(1920, 1080)
     w.lessons.open_named("losses-disagree")                    # cosine and junction
@@ -144,6 +147,7 @@ def test_the_run_bar_keeps_its_symbols_where_its_words_do_not_fit(qtbot):
 
 def test_the_text_grows_only_as_far_as_the_screen_has_room(qtbot, make_window):
     from gradviz.qt.screen_fit import available, too_big
+    # a window of its own: the shared one's docks, moved by a lesson, fit less text
     w = make_window(SMALL)
     for _ in range(8):   # 1.15 ** 8 = 3.06: more than any panel layout fits on this screen
         qtbot.keyClick(w, Qt.Key_Equal, Qt.ControlModifier)

@@ -8,28 +8,32 @@ from PySide6.QtWidgets import QApplication
 from gradviz.engine import protocol as p
 from gradviz.plain.config import Config
 
+from shared_window import shared_window_fixture, window_fixture  # noqa: F401
 from waits import WAIT_MS
+
+SHARED_CONFIG = Config(device="cpu", batch_size=16)   # the module's one window's
 
 # the run bar's slider, left to right: the pause between steps in ms
 PACES = (0, 5, 20, 50, 100, 200, 350, 500, 750, 1000, 1500)
 STEP = 1.15   # one Ctrl+=
 
 
-def _sent(w) -> list:
-    """Every message the window sends its engine from now on, in order."""
+def _sent(w, monkeypatch) -> list:
+    """Every message the window sends its engine from now on (till the test's end), in
+    order."""
     sent, send = [], w.engine._send
 
     def spy(message, busy=True):
         sent.append(message)
         send(message, busy)
-    w.engine._send = spy
+    monkeypatch.setattr(w.engine, "_send", spy)
     return sent
 
 
 def test_the_models_pace_and_play_mode_move_the_run_bar_and_reach_the_engine(
-        qtbot, make_window):
-    w = make_window(Config(device="cpu", batch_size=16))
-    sent = _sent(w)
+        qtbot, window, monkeypatch):
+    w = window
+    sent = _sent(w, monkeypatch)
     w.model.pace_ms = 500
     assert w.run_bar.speed.value() == PACES.index(500) and w.run_bar.delay_ms() == 500
     assert not w.run_bar.phase_play.isChecked()
@@ -52,16 +56,16 @@ def test_the_models_pace_and_play_mode_move_the_run_bar_and_reach_the_engine(
     assert all(isinstance(m, p.Settings) for m in sent) and len(sent) <= 2
 
 
-def test_a_slide_sets_the_model_and_sends_the_engine_one_message(qtbot, make_window):
+def test_a_slide_sets_the_model_and_sends_the_engine_one_message(qtbot, window, monkeypatch):
     """PageDown to lesson 02's second slide (10 steps a second, graph and memory): the
     model holds its panels, pace and config, the run bar and the settings show them,
     and the engine gets the slide as one message, no config nor pace besides it."""
-    w = make_window(Config(device="cpu", batch_size=16))
+    w = window
     w.lessons.open_named("backward-twice")
     m = w.model
     assert (m.pace_ms, m.play_mode) == (1000, "phases")   # slide 1: one phase a second
     qtbot.waitUntil(lambda: not m.waiting, timeout=WAIT_MS)
-    sent = _sent(w)
+    sent = _sent(w, monkeypatch)
     qtbot.keyClick(w, Qt.Key_PageDown)
     slide = w.lessons.slide
     assert (m.lesson, m.slide, m.panels) == ("02-backward-twice", 1, ("graph", "memory"))
@@ -79,9 +83,9 @@ def test_a_slide_sets_the_model_and_sends_the_engine_one_message(qtbot, make_win
                for message in sent if isinstance(message, p.Settings))
 
 
-def test_the_requested_config_is_shown_and_the_engine_told_once(qtbot, make_window):
-    w = make_window(Config(device="cpu", batch_size=16))
-    sent = _sent(w)
+def test_the_requested_config_is_shown_and_the_engine_told_once(qtbot, window, monkeypatch):
+    w = window
+    sent = _sent(w, monkeypatch)
     asked = Config(device="cpu", batch_size=16, heads=2, strategy="in-loop")
     w.model.requested = asked
     assert w.controls.config() == asked and len(w.controls.detach_boxes) == 2
@@ -92,8 +96,8 @@ def test_the_requested_config_is_shown_and_the_engine_told_once(qtbot, make_wind
 
 
 def test_a_lesson_in_the_model_puts_the_docks_away_and_its_end_brings_them_back(
-        qtbot, make_window):
-    w = make_window(Config(device="cpu", batch_size=16))
+        qtbot, window):
+    w = window
     before = w.model.docks_shown
     assert "graphDock" in before and "controlsDock" in before
     w.lessons.open_named("leaky-graphs")
@@ -106,8 +110,8 @@ def test_a_lesson_in_the_model_puts_the_docks_away_and_its_end_brings_them_back(
     assert w.graph_dock.widget() is w.graph_view and w.memory_dock.widget() is w.memory
 
 
-def test_blank_in_the_model_covers_the_window(qtbot, make_window):
-    w = make_window(Config(device="cpu", batch_size=16))
+def test_blank_in_the_model_covers_the_window(qtbot, window):
+    w = window
     w.model.blank = True
     assert w.blank_screen.isVisible() and w.blank_screen.geometry() == w.rect()
     qtbot.keyClick(w, Qt.Key_B)                            # B again: the window back
@@ -116,8 +120,8 @@ def test_blank_in_the_model_covers_the_window(qtbot, make_window):
 
 @pytest.mark.parametrize("presses, after", [(2, STEP), (0, 1.0)])
 def test_text_too_large_takes_the_text_a_step_smaller_never_below_normal(
-        make_window, presses, after):
-    w = make_window(Config(device="cpu", batch_size=16))
+        window, presses, after):
+    w = window
     w.model.zoom = STEP ** presses
     w.model.text_too_large = True
     assert w.model.zoom == pytest.approx(after)

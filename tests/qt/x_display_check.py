@@ -5,6 +5,8 @@ slide; how long Ctrl+Q took."""
 import json
 import time
 
+SETTLE_S = 30   # the longest a step waits for the window to come to rest
+
 
 def main() -> None:
     from PySide6.QtCore import Qt, QTimer
@@ -13,6 +15,7 @@ def main() -> None:
 
     from gradviz.qt.launch import load_settings
     from gradviz.qt.main_window import MainWindow
+    from gradviz.qt.screen_fit import too_big
 
     app = QApplication([])
     settings, remembered = load_settings()
@@ -49,6 +52,28 @@ def main() -> None:
         out["settings_beside_charts"] = [not w.visibleRegion().isEmpty()
                                          for w in (window.controls, window.gradients_panel)]
 
+    def when_settled(then, ready=lambda: True, looks=3, inside=True):
+        """then() once the window is at rest: ready(), its screen fit done, the window
+        inside its screen and its frame the same for three looks 100 ms apart (the X
+        server applies a resize a while after Qt asks for it). At most SETTLE_S: then
+        the checks say what is wrong. looks=1, inside=False: the fit done, no more."""
+        seen, started = [], time.monotonic()
+        timer = QTimer(window)
+
+        def look():
+            if ready() and not window.screen_fit.timer.isActive() \
+                    and not (inside and too_big(window)):
+                seen.append(window.frameGeometry())
+            else:
+                seen.clear()
+            if (len(seen) >= looks and seen[-1] == seen[-looks]) or \
+                    time.monotonic() - started > SETTLE_S:
+                timer.stop()
+                timer.deleteLater()
+                then()
+        timer.timeout.connect(guarded(look))
+        timer.start(100)
+
     def steps():
         # keys reach a window's shortcuts only while it is the active one (with no window
         # manager, nothing activates it on its own)
@@ -57,7 +82,8 @@ def main() -> None:
         fits("launch")
         legible()
         window.lessons.open_named("detach-vs-detach_")
-        QTimer.singleShot(1500, on_slide)
+        narration = window.lessons.narration.text
+        when_settled(on_slide, lambda: narration.viewport().height() > 0)
 
     def on_slide():
         """The first slide (the push on the trunk, and the graph) laid out: its chart and
@@ -74,27 +100,28 @@ def main() -> None:
         out["page_down"] = [title, window.windowTitle()]
         for _ in range(3):
             QTest.keyClick(window, Qt.Key_Equal, Qt.ControlModifier)
-        QTimer.singleShot(1500, after_zoom)
+        when_settled(after_zoom)
 
     def after_zoom():
         fits("zoomed")
         out["zoom"] = window.theme.zoom
         window.graph_view.param_history_source = lambda name: ([0, 1, 2], [1.0, 2.0, 1.5])
         window.graph_view.show_param_history("trunk.0.weight")
-        QTimer.singleShot(1500, after_click)
+        when_settled(after_click)
 
     def after_click():
+        """Then Ctrl+= five more times, as a lecturer would for the back row: the text
+        grows as far as the screen has room for, and the window stays on it."""
         fits("history")
         larger(5)
 
     def larger(presses):
-        """Ctrl+= five more times, as a lecturer would for the back row: the text grows
-        as far as the screen has room for, and the window stays on it."""
-        if presses:
-            QTest.keyClick(window, Qt.Key_Equal, Qt.ControlModifier)
-            QTimer.singleShot(700, guarded(lambda: larger(presses - 1)))
+        """One Ctrl+= at a time, each once the screen fit has answered the one before."""
+        if not presses:
+            when_settled(after_larger)
             return
-        QTimer.singleShot(2000, after_larger)
+        QTest.keyClick(window, Qt.Key_Equal, Qt.ControlModifier)
+        when_settled(lambda: larger(presses - 1), looks=1, inside=False)
 
     def after_larger():
         fits("largest")
@@ -114,7 +141,7 @@ def main() -> None:
 
     steps, on_slide, after_zoom, after_click, after_larger = map(
         guarded, (steps, on_slide, after_zoom, after_click, after_larger))
-    QTimer.singleShot(3000, steps)
+    when_settled(steps, lambda: window.windowHandle().isExposed())
     app.exec()
     if "error" in out:
         print(json.dumps(out))
