@@ -82,11 +82,13 @@ def slide_model_path(slide: Slide) -> str | None:
 
 def cramped(placement: Placement) -> bool:
     """The narration scrolling or set smaller than the text size, the main panel smaller
-    than at the normal text size (the secondary panels give way first), or a secondary
-    one below SECONDARY_AT_LEAST of its least size: the text size is too large for the
-    slide."""
+    than at the normal text size (the secondary panels give way first), a secondary one
+    below SECONDARY_AT_LEAST of its least size, or a text panel (an error's What
+    happened) cut even at the normal text size's font: the text size is too large for
+    the slide."""
     return placement.fits < SECONDARY_AT_LEAST or not placement.narration_whole \
-        or not placement.main_kept or placement.narration_scale < 1
+        or not placement.main_kept or placement.narration_scale < 1 \
+        or not placement.text_whole
 
 
 class LessonController:

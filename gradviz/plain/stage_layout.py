@@ -56,6 +56,10 @@ MAIN_SHARES = (0.62, 0.55, 0.50, 0.45, 0.40, 0.70, 0.78)
 # the main panel's share beside a single other one is above half: the slide names it, and
 # an error's What happened beside the graph (02/1, 08/2) took as much width as the graph
 PAIR_SHARE_ABOVE = 0.5
+# tried last, beside a single other panel: the main one still the wider, where the other
+# is a text that needs the width to be whole (02/1's What happened was 9 px short at 0.55
+# at 1024x768)
+PAIR_LAST_SHARES = (0.53, 0.51)
 # the main panel keeps its room after Ctrl+= where its area is at least KEPT of the
 # area it has at the normal text size (the rest: rounding of the shares), and neither
 # side is below KEEP_SIDE of its side there (a chart as wide but a third lower lost
@@ -401,7 +405,7 @@ def _candidates(room: Rect, count: int, layout: str, weights: list[int] | None =
         return
     if count == 2:
         order = ("column", "row") if stacked else ("row", "column")
-        for share in MAIN_SHARES:
+        for share in MAIN_SHARES + PAIR_LAST_SHARES:
             if share <= PAIR_SHARE_ABOVE:   # the main panel the larger of the two
                 continue
             for kind in order:

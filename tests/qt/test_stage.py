@@ -4,6 +4,7 @@ and none over another."""
 import pytest
 from PySide6.QtWidgets import QWidget
 
+from gradviz.plain.lesson_controller import cramped
 from gradviz.plain.lessons import bundled_names, find_lesson
 from gradviz.qt.stage import Stage
 from gradviz.qt.theme import LIGHT, TEXT_STEP
@@ -92,15 +93,19 @@ def test_an_errors_explanation_is_whole_on_every_error_slide(qtbot, room, presse
         qtbot.waitUntil(lambda: events.scroll_area.viewport().height() > 0)
         shown = events.scroll_area.viewport().height()
         needed = events.current.heightForWidth(events.scroll_area.viewport().width())
-        if needed > shown:
+        # cut only where the stage says the text size is too large for the slide: the
+        # lesson then takes the Ctrl+= back rather than shrink the panel the slide names
+        if needed > shown and not cramped(stage.placement):
             cut.append((name, index + 1, needed, shown))
+        assert presses or not cramped(stage.placement), (name, index)   # normal text: whole
         # never smaller than the window's text at the normal size
         assert events.current.font().pointSizeF() >= LIGHT.font_pt - 0.01
         if "code" in slide.panels:   # the loop's too, and larger with the text where it fits
             assert code.text_scale * theme.font_pt >= LIGHT.font_pt - 0.01
             assert code.isVisible() and code.text.viewport().height() > 0
         text = stage.narration.text
-        assert text.document().size().height() <= text.viewport().height() + 1
+        assert text.document().size().height() <= text.viewport().height() + 1 \
+            or cramped(stage.placement)
     assert cut == []
 
 
@@ -307,10 +312,12 @@ def test_lesson_05s_graph_is_more_than_a_strip_beside_its_whole_error(qtbot):
                      slide.layout, theme.zoom, stage.narration.height_for_width)
     qtbot.waitUntil(lambda: events.scroll_area.viewport().height() > 0)
     needed = events.current.heightForWidth(events.scroll_area.viewport().width())
-    assert needed <= events.scroll_area.viewport().height()
     assert events.current.font().pointSizeF() >= LIGHT.font_pt - 0.01
     graph = stage.slots["graph"].geometry()
     assert graph.height() >= 1.15 * least_size("graph", theme.zoom)[1] - 1
+    # the graph keeps its room; the explanation is whole, or the stage says the text
+    # size is too large for the slide (the lesson takes the Ctrl+= back)
+    assert needed <= events.scroll_area.viewport().height() or cramped(stage.placement)
     text = stage.narration.text
     assert text.document().size().height() <= text.viewport().height() + 1
 
