@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication
 from ..plain.config import Config
 from ..plain.history import History
 from ..plain.status_line import StatusLine
-from ..plain.window_model import PACES_MS, WindowModel
+from ..plain.window_model import WindowModel
 from . import appearance
 from .bindings.code_view import bind_code_view
 from .bindings.events_view import bind_events_view
@@ -66,7 +66,7 @@ class MainWindow(WindowFrame):
         # what the window shows and asks for, which its parts observe and change
         self.model = m = WindowModel(
             requested=remembered.config, confirmed=remembered.config, zoom=remembered.zoom,
-            theme=remembered.theme, pace_ms=PACES_MS[remembered.speed])
+            theme=remembered.theme, pace_ms=remembered.pace_ms)
         # first of the model's observers: every other one finds the new theme in force
         m.events.zoom.connect(self._show_theme)
         m.events.theme.connect(self._show_theme)
@@ -255,7 +255,7 @@ class MainWindow(WindowFrame):
         # ... and the settings and pace from before it
         config, pace_ms = self.lessons.settings_before or (self.model.requested,
                                                            self.model.pace_ms)
-        return Remembered(config, self.theme.name, self.theme.zoom, PACES_MS.index(pace_ms),
+        return Remembered(config, self.theme.name, self.theme.zoom, pace_ms,
                           self.saveGeometry(), QByteArray(layout),
                           tuple(sorted(self.trusted_models)),
                           tuple(self.file_menu.recent.paths))

@@ -26,7 +26,7 @@ from PySide6.QtCore import QByteArray, QStandardPaths
 
 from ..plain.atomic_write import write_text
 from ..plain.config import SHOWN_PATH_CHARS, Config, ConfigError, from_mapping, shown
-from .run_bar import DELAYS_MS
+from ..plain.window_model import PACES_MS
 from .settings_file import (
     MAX_BYTES,
     VERSION,
@@ -43,7 +43,6 @@ __all__ = ["AppSettings", "Remembered", "MAX_BYTES", "VERSION", "ZOOM_RANGE"]
 FILE_NAME = "settings.json"
 MAX_LAYOUT_CHARS = 256 * 1024    # base64 of a saved geometry/state (a few hundred bytes)
 ZOOM_RANGE = (0.6, 3.0)          # what Theme.zoomed allows
-SPEED_RANGE = (0, len(DELAYS_MS) - 1)   # the run bar's pace slider
 DEFAULT_THEME = "light"
 
 
@@ -60,7 +59,7 @@ class Remembered:
     config: Config
     theme: str = DEFAULT_THEME
     zoom: float = 1.0
-    speed: int = 0
+    pace_ms: int = PACES_MS[0]   # the run bar's pace, one of PACES_MS
     geometry: QByteArray | None = None
     window_state: QByteArray | None = None
     # "sha256 path" of each model file the user agreed to run: plain strings, which
@@ -125,15 +124,21 @@ def _zoom(value: Any) -> float:
     return 1.0
 
 
-def _speed(value: Any) -> int:
-    low, high = SPEED_RANGE
-    if isinstance(value, bool) or not isinstance(value, int):
-        warn(f"speed {shown(value)} is not a whole number; using {low}")
-    elif not low <= value <= high:
-        warn(f"speed {shown(value)} is not between {low} and {high}; using {low}")
-    else:
-        return value
-    return low
+def _pace_ms(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value not in PACES_MS:
+        warn(f"pace_ms {shown(value)} is not one of the run bar's paces "
+             f"({', '.join(map(str, PACES_MS))}); using {PACES_MS[0]}")
+        return PACES_MS[0]
+    return value
+
+
+def _old_speed(value: Any) -> int:
+    """A file from before pace_ms kept the pace slider's position as "speed"."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < len(PACES_MS):
+        warn(f"speed {shown(value)} is not a position of the run bar's pace slider "
+             f"(0 to {len(PACES_MS) - 1}); using {PACES_MS[0]} ms")
+        return PACES_MS[0]
+    return PACES_MS[value]
 
 
 MAX_TRUSTED = 200          # remembered model files (the newest are kept)
@@ -242,8 +247,10 @@ class AppSettings:
             remembered.theme = _theme(document["theme"])
         if "zoom" in document:
             remembered.zoom = _zoom(document["zoom"])
-        if "speed" in document:
-            remembered.speed = _speed(document["speed"])
+        if "pace_ms" in document:
+            remembered.pace_ms = _pace_ms(document["pace_ms"])
+        elif "speed" in document:
+            remembered.pace_ms = _old_speed(document["speed"])
         for key in ("geometry", "window_state"):
             if key in document:
                 setattr(remembered, key, _layout(key, document[key]))
@@ -293,7 +300,7 @@ def _document(r: Remembered) -> dict[str, Any]:
     """r as the file holds it (plain JSON values: what merge() compares)."""
     document: dict[str, Any] = {
         "version": VERSION, "config": r.config.to_dict(), "theme": r.theme,
-        "zoom": float(r.zoom), "speed": int(r.speed)}
+        "zoom": float(r.zoom), "pace_ms": int(r.pace_ms)}
     if r.trusted_models:
         document["trusted_models"] = list(r.trusted_models[-MAX_TRUSTED:])
     if r.recent_files:

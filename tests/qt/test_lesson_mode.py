@@ -231,7 +231,7 @@ def test_quitting_mid_lesson_remembers_the_settings_and_pace_from_before_it(qtbo
     qtbot.waitUntil(lambda: w.controls.config().detach_mode == "detach_")
     assert w.run_bar.speed.value() != 0          # the slide's pace
     remembered = w.remembered()
-    assert remembered.config == mine and remembered.speed == 0
+    assert remembered.config == mine and remembered.pace_ms == 0
     qtbot.keyClick(w, Qt.Key_Escape)             # left: what is on screen is remembered
     assert w.remembered().config == w.controls.config()
 

@@ -6,6 +6,7 @@ window in tests/plain/test_lesson_controller.py; this is its wiring to a real en
 from PySide6.QtCore import Qt
 
 from gradviz.plain.config import Config
+from gradviz.plain.window_model import PACES_MS
 from gradviz.qt.model_menu import example_path
 from gradviz.qt.settings import Remembered
 
@@ -23,7 +24,7 @@ def _on_the_file(w) -> bool:
 
 
 def test_leaving_a_lesson_brings_back_the_model_file_and_its_settings(qtbot, make_window):
-    w = make_window(remembered=Remembered(BEFORE, speed=SPEED),
+    w = make_window(remembered=Remembered(BEFORE, pace_ms=PACES_MS[SPEED]),
                     model_path=example_path("deep_supervision"))
     qtbot.waitUntil(lambda: _on_the_file(w), timeout=WAIT_MS)
     assert w.engine.session.config.lr == BEFORE.lr and w.run_bar.speed.value() == SPEED

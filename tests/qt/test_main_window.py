@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QApplication, QCheckBox, QComboBox, QPushButton, Q
 
 from gradviz.engine import protocol as p
 from gradviz.plain.config import Config
+from gradviz.plain.window_model import PACES_MS
 
 from waits import WAIT_MS, on_record
 
@@ -238,7 +239,7 @@ def test_theme_zoom_layout_and_settings_are_remembered(qtbot, make_window, setti
     w.close()
     remembered = settings.load(Config())
     assert remembered.theme == "dark" and remembered.zoom == pytest.approx(1.5)
-    assert remembered.config.strategy == "in-loop" and remembered.speed == 4
+    assert remembered.config.strategy == "in-loop" and remembered.pace_ms == PACES_MS[4]
     w2 = make_window(remembered=remembered)
     assert w2.theme.name == "dark" and w2.controls.config().strategy == "in-loop"
     assert engine_config(w2).strategy == "in-loop"

@@ -46,7 +46,7 @@ def test_screenshot_mode_exits_cleanly_every_time(tmp_path, qapp):
     (rc 139) in about one launch in ten, after the picture was saved. (No settings file
     at all is test_screenshot_mode_writes_a_non_blank_png's launch.)"""
     odd = {"garbage.json": b"\x00\xff[[[ not json",
-           "bad-values.json": b'{"version": 2, "zoom": "abc", "speed": 99999999999999999999,'
+           "bad-values.json": b'{"version": 2, "zoom": "abc", "pace_ms": 99999999999999999999,'
                               b' "geometry": "AAAA", "window_state": "!!"}',
            "deep.json": b"[" * 10_000}
     for name, content in odd.items():

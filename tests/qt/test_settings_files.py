@@ -14,6 +14,7 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
 from gradviz.plain.config import Config
+from gradviz.plain.window_model import PACES_MS
 from gradviz.qt import launch
 from gradviz.qt.settings import AppSettings, Remembered
 from gradviz.qt.settings_file import beside, read_document
@@ -99,7 +100,7 @@ def test_a_file_replaced_by_someone_else_while_running_is_not_overwritten(tmp_pa
 
 def test_keys_of_a_newer_version_survive_a_save(tmp_path, capsys):
     path = tmp_path / "settings.json"
-    newer = {"version": 2, "theme": "dark", "zoom": 1.5, "speed": 2,
+    newer = {"version": 2, "theme": "dark", "zoom": 1.5, "pace_ms": 20,
              "panel_fonts": {"loss": 18, "graph": [14, 16]}, "recent_files": ["a.toml"],
              "config": {**Config(heads=2).to_dict(), "grad_clip": 1.0}}
     path.write_text(json.dumps(newer))
@@ -120,24 +121,24 @@ def test_keys_of_a_newer_version_survive_a_save(tmp_path, capsys):
 
 def test_two_instances_keep_each_others_changes(tmp_path, capsys):
     path = tmp_path / "settings.json"
-    AppSettings(path).save(Remembered(Config(), theme="light", zoom=1.0, speed=0))
+    AppSettings(path).save(Remembered(Config(), theme="light", zoom=1.0, pace_ms=0))
     a, b = AppSettings(path), AppSettings(path)
     ra, rb = a.load(Config()), b.load(Config())
-    ra.zoom, ra.speed = 1.6, 4
+    ra.zoom, ra.pace_ms = 1.6, 100
     rb.theme, rb.config = "dark", rb.config.replace(lr=0.2)
     assert a.save(ra) and b.save(rb)                      # b quits last
     saved = json.loads(path.read_text())
-    assert saved["zoom"] == 1.6 and saved["speed"] == 4 and saved["theme"] == "dark"
+    assert saved["zoom"] == 1.6 and saved["pace_ms"] == 100 and saved["theme"] == "dark"
     assert saved["config"]["lr"] == 0.2
     assert warnings(capsys.readouterr().err) == []         # nothing clashed
 
 
 def test_both_changing_one_key_the_later_wins_and_says_so(tmp_path, capsys):
     path = tmp_path / "settings.json"
-    AppSettings(path).save(Remembered(Config(), speed=0))
+    AppSettings(path).save(Remembered(Config(), pace_ms=0))
     a, b = AppSettings(path), AppSettings(path)
     ra, rb = a.load(Config()), b.load(Config())
-    ra.speed, rb.speed = 3, 5
+    ra.pace_ms, rb.pace_ms = 50, 200
     # a config is one setting: two half-configs (heads from one, loss weights from the
     # other) could make one neither instance had
     ra.config = ra.config.replace(heads=2, loss_weights=(1.0, 2.0))
@@ -146,9 +147,9 @@ def test_both_changing_one_key_the_later_wins_and_says_so(tmp_path, capsys):
     assert warnings(capsys.readouterr().err) == []
     assert b.save(rb)
     lines = warnings(capsys.readouterr().err)
-    assert len(lines) == 1 and "another gradviz changed config, speed" in lines[0], lines
+    assert len(lines) == 1 and "another gradviz changed config, pace_ms" in lines[0], lines
     saved = json.loads(path.read_text())
-    assert saved["speed"] == 5 and saved["config"] == Config(lr=0.5).to_dict()
+    assert saved["pace_ms"] == 200 and saved["config"] == Config(lr=0.5).to_dict()
 
 
 JSON = st.recursive(
@@ -157,7 +158,7 @@ JSON = st.recursive(
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
                                                                  max_size=4),
     max_leaves=20)
-OURS = {"version", "config", "theme", "zoom", "speed", "geometry", "window_state"}
+OURS = {"version", "config", "theme", "zoom", "pace_ms", "geometry", "window_state"}
 
 
 @hsettings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
@@ -321,3 +322,18 @@ def test_a_save_waits_while_another_gradviz_is_saving(tmp_path):
         assert waiting.is_alive() and not path.exists()
     waiting.join(60)
     assert saved == [True] and json.loads(path.read_text())["theme"] == "dark"
+
+
+@pytest.mark.parametrize("speed,pace_ms,warned", [(3, PACES_MS[3], 0), (0, 0, 0),
+                                                  (len(PACES_MS), 0, 1), ("3", 0, 1)])
+def test_a_file_from_before_pace_ms_gives_its_slider_position_as_a_pace(
+        tmp_path, capsys, speed, pace_ms, warned):
+    """Files written before the pace was saved in ms kept the slider's position as
+    "speed": read as the pace at that position; saved back as pace_ms."""
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"version": 2, "speed": speed}))
+    settings = AppSettings(path)
+    r = settings.load(Config())
+    lines = [ln for ln in capsys.readouterr().err.splitlines() if "speed" in ln]
+    assert r.pace_ms == pace_ms and len(lines) == warned
+    assert settings.save(r) and json.loads(path.read_text())["pace_ms"] == pace_ms

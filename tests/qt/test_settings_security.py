@@ -18,13 +18,13 @@ from hypothesis import strategies as st
 from PySide6.QtCore import QByteArray
 
 from gradviz.plain.config import Config, validate
+from gradviz.plain.window_model import PACES_MS
 from gradviz.qt import launch
-from gradviz.qt.run_bar import DELAYS_MS
 from gradviz.qt.settings import ZOOM_RANGE, AppSettings, Remembered
 
 from waits import WAIT_MS
 
-KEYS = ("config", "theme", "zoom", "speed", "geometry", "window_state")
+KEYS = ("config", "theme", "zoom", "pace_ms", "geometry", "window_state")
 
 
 class RunsACommand:
@@ -77,7 +77,7 @@ def warnings(captured: str) -> list[str]:
     return [line for line in captured.splitlines() if line.startswith("gradviz: settings:")]
 
 
-def assert_defaults(r: Remembered, *, config=True, theme=True, zoom=True, speed=True,
+def assert_defaults(r: Remembered, *, config=True, theme=True, zoom=True, pace_ms=True,
                     geometry=True, window_state=True) -> None:
     if config:
         assert r.config == Config()
@@ -85,8 +85,8 @@ def assert_defaults(r: Remembered, *, config=True, theme=True, zoom=True, speed=
         assert r.theme == "light"
     if zoom:
         assert r.zoom == 1.0
-    if speed:
-        assert r.speed == 0
+    if pace_ms:
+        assert r.pace_ms == 0
     if geometry:
         assert r.geometry is None
     if window_state:
@@ -142,7 +142,7 @@ def test_the_window_starts_with_defaults_from_a_poisoned_file(qtbot, tmp_path, m
     path = tmp_path / "settings.json"
     write_poisoned_ini(tmp_path / "gradviz.ini", marker)
     b64 = base64.b64encode(pickles(marker)[5]).decode("ascii")
-    write_json(path, {"version": 2, "config": b64, "theme": b64, "zoom": b64, "speed": b64,
+    write_json(path, {"version": 2, "config": b64, "theme": b64, "zoom": b64, "pace_ms": b64,
                       "geometry": b64, "window_state": b64})
     monkeypatch.setenv(launch.SETTINGS_ENV, str(path))
     settings, remembered = launch.load_settings()
@@ -155,7 +155,7 @@ def test_the_window_starts_with_defaults_from_a_poisoned_file(qtbot, tmp_path, m
     assert window.run_bar.speed.value() == 0 and window.controls.config() == Config()
     window.close()
     lines = warnings(capsys.readouterr().err)
-    # config, theme, zoom, speed: refused by type; geometry and window_state: valid
+    # config, theme, zoom, pace_ms: refused by type; geometry and window_state: valid
     # base64 that Qt then refuses as a layout
     assert len(lines) == 6, lines
     assert not marker.exists()
@@ -198,7 +198,7 @@ WHOLE_FILE_CASES = {
     "10,000 levels deep": DEEP,
     "deep inside an object": b'{"version": 2, "config": ' + DEEP + b"}",
     "over 1 MB": HUGE,
-    "an int of 5000 digits": b'{"version": 2, "speed": ' + b"9" * 5000 + b"}",
+    "an int of 5000 digits": b'{"version": 2, "pace_ms": ' + b"9" * 5000 + b"}",
     "no version": b'{"theme": "dark", "zoom": 2.0}',
     "version 1": b'{"version": 1, "theme": "dark"}',
     "version 3": b'{"version": 3, "theme": "dark"}',
@@ -232,7 +232,7 @@ BAD_VALUES = {
     "theme": ["neon", 5, None, ["dark"], {"dark": True}, ""],
     "zoom": ["abc", float("nan"), float("inf"), float("-inf"), 1e308, 0, -1.0, 3.01, True,
              None, [1.0]],
-    "speed": [99999999999999999999, -1, len(DELAYS_MS), 1.5, "3", True, None, [2]],
+    "pace_ms": [99999999999999999999, -1, 7, 1.5, "20", True, None, [20]],
     "geometry": ["!!!", "not base64 at all", 5, None, "", "AAA", ["AAAA"], "é"],
     "window_state": ["!!!", 5, None, "", "A", {"a": 1}],
 }
@@ -241,7 +241,7 @@ CASES = [(key, value) for key, values in BAD_VALUES.items() for value in values]
 
 @pytest.mark.parametrize("key,value", CASES, ids=[f"{k}={v!r:.30}" for k, v in CASES])
 def test_a_bad_value_falls_back_alone_with_one_warning(tmp_path, capsys, key, value):
-    good = {"config": Config(heads=2).to_dict(), "theme": "dark", "zoom": 1.5, "speed": 3}
+    good = {"config": Config(heads=2).to_dict(), "theme": "dark", "zoom": 1.5, "pace_ms": 50}
     document = {"version": 2, **good, key: value}
     path = tmp_path / "settings.json"
     path.write_text(json.dumps(document))       # NaN and Infinity: Python's JSON writes them
@@ -249,7 +249,7 @@ def test_a_bad_value_falls_back_alone_with_one_warning(tmp_path, capsys, key, va
     assert len(warnings(capsys.readouterr().err)) == 1
     assert_defaults(remembered, **{k: k == key for k in KEYS})
     kept = {"config": remembered.config.heads == 2, "theme": remembered.theme == "dark",
-            "zoom": remembered.zoom == 1.5, "speed": remembered.speed == 3}
+            "zoom": remembered.zoom == 1.5, "pace_ms": remembered.pace_ms == 50}
     assert all(ok for k, ok in kept.items() if k != key), kept
 
 
@@ -271,7 +271,7 @@ def test_a_layout_qt_refuses_gives_the_first_launch_layout(make_window, capsys, 
 
 
 # ---- (c) what is saved comes back ------------------------------------------------------
-def test_zoom_theme_speed_and_config_survive_a_relaunch(qtbot, tmp_path, monkeypatch, capsys):
+def test_zoom_theme_pace_and_config_survive_a_relaunch(qtbot, tmp_path, monkeypatch, capsys):
     from PySide6.QtWidgets import QCheckBox
 
     from gradviz.qt.main_window import MainWindow
@@ -295,8 +295,8 @@ def test_zoom_theme_speed_and_config_survive_a_relaunch(qtbot, tmp_path, monkeyp
     qtbot.waitUntil(lambda: not w.model.confirmed.zero_grad, timeout=WAIT_MS)
     w.close()
     saved = json.loads(path.read_text())
-    assert saved["version"] == 2 and saved["theme"] == "dark" and saved["speed"] == 5
-    assert set(saved) == {"version", "config", "theme", "zoom", "speed", "geometry",
+    assert saved["version"] == 2 and saved["theme"] == "dark" and saved["pace_ms"] == PACES_MS[5]
+    assert set(saved) == {"version", "config", "theme", "zoom", "pace_ms", "geometry",
                           "window_state"}
     w2 = open_window()
     assert w2.theme.name == "dark" and w2.theme.zoom == pytest.approx(1.3)
@@ -355,7 +355,7 @@ def assert_usable(r: Remembered) -> None:
     assert r.theme in ("light", "dark")
     assert isinstance(r.zoom, float) and math.isfinite(r.zoom)
     assert ZOOM_RANGE[0] <= r.zoom <= ZOOM_RANGE[1]
-    assert type(r.speed) is int and 0 <= r.speed < len(DELAYS_MS)
+    assert type(r.pace_ms) is int and r.pace_ms in PACES_MS
     for data in (r.geometry, r.window_state):
         assert data is None or (isinstance(data, QByteArray) and not data.isEmpty())
 
