@@ -121,10 +121,12 @@ def _print_window(config, model_file, quiet: bool = False) -> None:
 
 
 def _cpu(g: dict, bare_cpu_ms: float) -> str:
-    """Each process's CPU time per step trained, beside the plain loop's."""
+    """Each process's CPU time per step trained, beside the plain loop's: what the app
+    costs apart from how much of the machine its processes were given."""
     engine = g.get("engine_cpu_ms_per_step")
     engine_words = "the engine's not known" if engine is None else (
-        f"the engine {engine:.2f} ms ({g['engine_cpu_share']:.0%} of a core)")
+        f"the engine {engine:.2f} ms ({g['engine_cpu_share']:.0%} of a core; "
+        f"{bare_cpu_ms / engine:.0%} of the plain loop's steps a CPU second)")
     return (f"CPU time a step: {engine_words}, the window {g['window_cpu_ms_per_step']:.2f} "
             f"ms ({g['window_cpu_share']:.0%} of a core), the plain loop {bare_cpu_ms:.2f} ms")
 
