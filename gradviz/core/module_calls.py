@@ -14,6 +14,8 @@ from ..plain.graph_data import ModuleCall
 
 # model -> {id(module): its name}; named_modules() walked once per model, not per step
 _PATHS: weakref.WeakKeyDictionary[nn.Module, dict[int, str]] = weakref.WeakKeyDictionary()
+# module -> describe(module), worked out once: a dozen calls a step recorded each time
+_DESCRIBED: weakref.WeakKeyDictionary[nn.Module, str] = weakref.WeakKeyDictionary()
 
 
 @dataclass
@@ -56,6 +58,14 @@ def describe(module: nn.Module) -> str:
     return kind
 
 
+def described(module: nn.Module) -> str:
+    """describe(module), remembered per module (its sizes do not change)."""
+    text = _DESCRIBED.get(module)
+    if text is None:
+        text = _DESCRIBED[module] = describe(module)
+    return text
+
+
 def _tensors(values) -> Iterator[torch.Tensor]:
     """The tensors among a call's arguments or outputs, one level into tuples, lists and
     dicts (an attention layer's (output, weights), a keyword mask)."""
@@ -86,8 +96,8 @@ class ModuleCalls:
         own forward (the rnn cell's tanh(ih + hh), which runs in the trunk's method)."""
         path = self.paths.get(id(module), type(module).__name__)
         call = ModuleCall(path if step is None else f"{path}@{step}", path,
-                          kind or type(module).__name__, detail or describe(module),
-                          tuple(int(s) for s in out.shape), step)
+                          kind or type(module).__name__, detail or described(module),
+                          tuple(out.shape), step)
         self.records.append(CallRecord(call, out.grad_fn,
                                        tuple(t.grad_fn for t in inputs if t.grad_fn is not None)))
 
@@ -107,7 +117,7 @@ class ModuleCalls:
             fns, children = open_calls.pop()
             outs = [t.grad_fn for t in _tensors((out,))]
             path = self.paths.get(id(module), type(module).__name__)
-            call = ModuleCall(path, path, type(module).__name__, describe(module),
+            call = ModuleCall(path, path, type(module).__name__, described(module),
                               _out_shape(out))
             record = CallRecord(call, outs[0] if outs else None, fns, tuple(outs[1:]))
             for child in children:
