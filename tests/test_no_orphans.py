@@ -12,8 +12,11 @@ from pathlib import Path
 import pytest
 from test_isolation import APP  # the app with B pinned, then quit
 
+from gradviz.engine import protocol as p
+from gradviz.engine.b_runner import ProcessB
 from gradviz.engine.child import child_command
 from gradviz.exit_codes import EXIT_LEFT_RUNNING
+from gradviz.plain.config import Config
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads Linux's /proc")
 
@@ -111,3 +114,18 @@ def test_the_window_its_engine_and_b_leave_nothing_running(spawning_model, tmp_p
     builders = {int(mark.name) for mark in marks.iterdir()}
     assert engine in builders and len(builders) == 2      # the engine and B's process
     assert survivors(started(marks), QUIT_SECONDS) == []
+
+
+def test_unpinning_b_ends_what_its_model_file_started(spawning_model):
+    """B unpinned while A's engine goes on: B's process and what its model file
+    started end then, not when the engine ends."""
+    path, marks = spawning_model
+    b = ProcessB()
+    try:
+        assert isinstance(b.reset(Config(batch_size=8, heads=2), str(path)), p.BPending)
+        assert isinstance(b.reply(), p.BReady)
+    finally:
+        b.close()
+    pids = started(marks)
+    assert len(pids) == 3            # B's process, and the sleeper and worker it started
+    assert survivors(pids, QUIT_SECONDS) == []

@@ -26,7 +26,14 @@ from ..core.threads import leave_a_core_free
 from ..plain import events as ev
 from ..plain.config import Config, ConfigError
 from . import protocol as p
-from .child import ChildProcess, exit_words, last_sign_of_life, start_isolated
+from .child import (
+    ChildProcess,
+    descendants,
+    end_processes,
+    exit_words,
+    last_sign_of_life,
+    start_isolated,
+)
 from .heartbeat import Heartbeat, SharedConnection
 from .niceness import yield_to_the_window
 
@@ -301,9 +308,13 @@ class ProcessB:
         return self._replies.popleft()
 
     def close(self) -> None:
-        """Stop B's process: asked first, killed if it does not stop at once."""
+        """Stop B's process: asked first, killed if it does not stop at once. What it
+        started (a model file's children) ends with it, at unpinning, not only when A's
+        engine ends: they are looked up while B still runs, since once B has gone they
+        are nobody's children."""
         conn, process, self._conn, self._process = self._conn, self._process, None, None
         self._in_flight = 0
+        started = [] if process is None else descendants(process.pid)
         if conn is not None:
             try:
                 conn.send(p.BStop())
@@ -315,6 +326,7 @@ class ProcessB:
             if process.is_alive():
                 process.kill()
                 process.join()
+        end_processes(started)
 
 
 class BPlace:

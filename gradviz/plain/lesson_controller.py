@@ -258,7 +258,7 @@ class LessonController:
         self.runs, self._on_screen = {}, None
         # the window takes the stage's panels home, and every dock back where, and as
         # shown or closed as, the user had it
-        m.lesson, m.slide, m.panels = None, None, ()
+        m.lesson, m.slide, m.panels, m.focus = None, None, (), None
         m.text_too_large = False
         self._back_to_model_file()
         self.settings_before = None

@@ -163,9 +163,11 @@ def test_leaving_gives_the_window_back_and_keeps_the_last_slides_settings():
     assert r.lessons.settings_before == (MINE, 5)     # as before the lesson, not slide 1's
     r.graph.key_shown = False
     r.model.text_too_large = True
+    assert r.model.focus == "head 1"                  # the third slide's
     r.lessons.leave()
     m = r.model
-    assert (m.lesson, m.slide, m.panels, m.stop_at) == (None, None, (), None)
+    # nothing of the lesson stays framed on the graph
+    assert (m.lesson, m.slide, m.panels, m.stop_at, m.focus) == (None, None, (), None, None)
     assert not m.text_too_large and not r.lessons.staging
     # the built-in model keeps the last slide's settings and pace, to explore from
     assert (m.requested, m.pace_ms) == (THIRD.config, 350)
