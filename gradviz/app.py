@@ -41,7 +41,8 @@ def build_parser():
         description="See what autograd does when a network has several losses. "
                     "With no command, opens the desktop app with these settings; "
                     "FILE, a lesson or settings file (.toml) or a model file (.py), "
-                    "opens as --lesson, --config or --model would; "
+                    "opens as --lesson, --config or --model would; a folder DIR "
+                    "opens as `gradviz open DIR` does; "
                     "`gradviz COMMAND --help` tells each command's options.")
     parser.add_argument("--version", action="version", version=f"gradviz {__version__}")
     add_training_options(parser)
@@ -54,7 +55,7 @@ def build_parser():
                         help="add gradviz to your desktop's application menu, with its "
                              "icon, for your user only, and exit")
     sub = parser.add_subparsers(dest="command", parser_class=OneLineParser,
-                                metavar="{run,compare,lessons,bench,report}",
+                                metavar="{run,compare,lessons,bench,report,open}",
                                 help="a headless command (gradviz COMMAND --help says more); "
                                      "with none, the app opens")
     add_commands(sub)
@@ -73,6 +74,9 @@ def _main(argv: list[str] | None) -> int:
     if args.command is None:
         from .qt.launch import launch  # Qt is imported only when the app opens
         return launch(args)
+    if args.command == "open":
+        from .qt.run_launch import launch_run  # a recorded run's window
+        return launch_run(args.folder)
     return args.func(args)
 
 

@@ -1,7 +1,8 @@
 """`gradviz FILE`: a file named without a flag opens as what it is, told by its name and
 content (plain.file_kinds), as if its flag had been typed: a lesson as --lesson, settings
 as --config, a model file as --model. Naming a model file on the command line is the
-same consent as --model: the user typed its name (a drop or Open Recent asks instead)."""
+same consent as --model: the user typed its name (a drop or Open Recent asks instead).
+A folder named so opens as `gradviz open DIR` (a run folder)."""
 from __future__ import annotations
 
 import argparse
@@ -46,6 +47,13 @@ def _looks_like_file(token: str) -> bool:
         return False
 
 
+def _is_folder(token: str) -> bool:
+    try:
+        return Path(token).is_dir()
+    except (OSError, ValueError):
+        return False
+
+
 def bare_file_argv(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
     """argv with its first word that is neither an option, an option's value nor a
     command replaced by the flag for that file's kind; argv itself when there is none.
@@ -61,6 +69,8 @@ def bare_file_argv(parser: argparse.ArgumentParser, argv: list[str]) -> list[str
     if i >= len(argv) or argv[i] in commands or argv[i] == "--":
         return argv
     token = argv[i]
+    if _is_folder(token):   # a run folder: `gradviz open DIR`
+        return argv[:i] + ["open", token] + argv[i + 1:]
     if not _looks_like_file(token):
         return argv   # argparse refuses it as a command
     try:

@@ -174,6 +174,21 @@ def add_report(subparsers) -> None:
     p.set_defaults(func=_later("report"))
 
 
+def add_open(subparsers) -> None:
+    p = subparsers.add_parser(
+        "open", help="show a run folder in the window, live while its script writes it",
+        description="Open a run folder (gradviz.watch's, one stream or one per rank, or "
+                    "gradviz run --out's) in the window: losses, gradient norms, the push "
+                    "at the features, cosines, memory and the graph, as far as the run "
+                    "recorded them. The window follows the folder while the script writes "
+                    "it; a folder of runs lists them. It only reads: nothing trains.")
+    p.add_argument("folder", metavar="DIR", help="the folder gradviz.watch(out=DIR) or "
+                                                  "gradviz run --out DIR wrote, or a "
+                                                  "folder of such folders")
+    # the app opens it (gradviz.app): a command module importing the window would make
+    # the window's package and the commands' import each other
+
+
 def add_commands(subparsers) -> None:
-    for add in (add_run, add_compare, add_lessons, add_bench, add_report):
+    for add in (add_run, add_compare, add_lessons, add_bench, add_report, add_open):
         add(subparsers)

@@ -45,3 +45,12 @@ def other_device(device: torch.device) -> torch.device:
         return torch.device("cpu")
     others = [n for n, _ in available_devices() if n != "cpu"]
     return torch.device(others[0] if others else "meta")
+
+
+def warm_meta() -> None:
+    """Run one kernel on PyTorch's `meta` device: the first one imports sympy and
+    PyTorch's symbolic-shape code (800+ modules, 8-14 s on a busy 2-core machine). Done
+    while the device-mismatch slide's model is built, with the heartbeat saying so, the
+    slide's forward pass is not frozen for those seconds with nothing said."""
+    x = torch.empty(2, 2, device="meta")
+    torch.nn.functional.linear(x, x, torch.empty(2, device="meta"))

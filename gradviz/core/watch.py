@@ -4,12 +4,16 @@ changing what it computes."""
 from __future__ import annotations
 
 import math
+import subprocess
+import warnings
 from pathlib import Path
 
 import torch
 from torch import nn
 
+from ..plain.open_run import open_run
 from ..plain.records import StepRecord
+from ..plain.watch_metrics import METRICS, write_metrics
 from ..plain.watch_stream import StreamWriter
 from .watch_graph import saved_bytes, step_graph
 from .watch_probe import feature_list, gathered, gram_numbers, junction_gram, number_dtype
@@ -33,7 +37,8 @@ class Watch:
         self.device = first.device if first is not None else torch.device("cpu")
         self.dtype = number_dtype(self.device)
         self.rank, self.world_size = rank_and_world()
-        self.folder = stream_folder(Path(out), self.rank)
+        self.out = Path(out)
+        self.folder = stream_folder(self.out, self.rank)
         self.steps = 0
         self._writer = StreamWriter(self.folder, {
             "model": type(unwrapped(model)).__name__, "device": str(self.device),
@@ -61,6 +66,16 @@ class Watch:
 
     def __exit__(self, *exc_info) -> None:
         self._writer.close(self.steps)
+        try:   # the steps as a table, as `gradviz run --out` writes one
+            write_metrics(self.folder)
+        except OSError as exc:   # the stream itself is whole: only the table is missing
+            warnings.warn(f"gradviz.watch: {self.folder / METRICS} not written "
+                          f"({exc.strerror or exc})", stacklevel=2)
+
+    def open_window(self) -> subprocess.Popen:
+        """`gradviz open` on this run's folder, in a process of its own (a notebook's
+        kernel imports no Qt): the window follows the folder as the loop writes it."""
+        return open_run(self.out)
 
     def losses(self, losses: dict[str, torch.Tensor],
                features: torch.Tensor | dict[str, torch.Tensor] | None = None) -> None:

@@ -9,9 +9,9 @@ from pathlib import Path
 from ..core.devices import available_devices
 from ..core.threads import leave_a_core_free
 from ..plain.config import Config
+from ..plain.engine_stages import BUILDING_MODEL, BUILDING_MODEL_FILE, READY, WORKING
 from . import protocol as p
 from .child import end_own_group
-from .heartbeat import BUILDING_MODEL_FILE, READY, WORKING
 from .loop import EngineLoop
 from .niceness import yield_to_the_window
 
@@ -30,11 +30,12 @@ def run(conn, config: Config, own_process: bool = True, holder: dict | None = No
     try:
         conn.send([p.Hello(available_devices())])
         if beat is not None:   # the window shows this stage (and a Stop) meanwhile
-            beat.stage = "building the model" if model_path is None else \
+            beat.stage = BUILDING_MODEL if model_path is None else \
                 f"{BUILDING_MODEL_FILE} {Path(model_path).name}"
         loop = EngineLoop(config, b_in_own_process=own_process, model_path=model_path)
         if beat is not None:
             beat.stage = READY
+            loop.say_stage = lambda stage: setattr(beat, "stage", stage)
         if holder is not None:
             holder["loop"] = loop
         while not loop.stopped:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import sys
 
+from ..plain.engine_stages import STARTING_PYTHON
 from . import protocol as p
 from .child import parent_connection
 from .heartbeat import Heartbeat, SharedConnection
@@ -17,7 +18,7 @@ def alive_message(stage: str, seconds: float) -> list[p.Alive]:
 
 def main(argv: list[str]) -> None:
     conn = SharedConnection(parent_connection(argv))
-    beat = Heartbeat(conn, alive_message, "starting Python").start()
+    beat = Heartbeat(conn, alive_message, STARTING_PYTHON).start()
     try:
         begin = p.receive(conn, "the engine")
     except (EOFError, OSError):   # the window went before it said what to train

@@ -11,15 +11,10 @@ import os
 import threading
 import time
 
+# (the stages it beats are named in plain.engine_stages: the window reads them too)
+from ..plain.engine_stages import BUILDING_MODEL_FILE as BUILDING_MODEL_FILE
+
 BEAT_SECONDS = 0.5
-# the engine's stage while a model file's code runs (its top level, build()): the window
-# then offers to stop it, since only the user can tell a slow build from a stuck one
-BUILDING_MODEL_FILE = "building the model file"
-# the engine's stages once built: at a command or a batch of steps, or waiting for the
-# next; a beat "working" for N s tells the window how long one piece of work has run,
-# also during Play, when no command waits for an answer
-WORKING = "working"
-READY = "ready"
 SLOW_START_ENV = "GRADVIZ_SLOW_START"   # seconds: start as a busy, slow laptop does
 
 

@@ -9,6 +9,7 @@ import threading
 
 from ..exit_codes import EXIT_USAGE
 from ..plain import events as ev
+from ..plain.engine_stages import IMPORTING_TORCH
 from ..plain.torch_missing import torch_missing, torch_missing_words
 from . import child
 from . import protocol as p
@@ -27,7 +28,7 @@ def serve(conn, config, own_process: bool = True, holder: dict | None = None,
         # when the engine stops (it saves settings first, then shuts the engine down)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     if beat is not None:
-        beat.stage = "importing torch"
+        beat.stage = IMPORTING_TORCH
         slow_start()
     try:
         from .engine_main import run  # torch: only ever on the engine's side

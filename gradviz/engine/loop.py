@@ -9,12 +9,14 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from ..core.devices import other_device, warm_meta
 from ..core.model_file import RAISED_BY_USER, ModelFile, ModelFileError, check_taps
 from ..core.session import Session
 from ..core.threads import leave_a_core_free
 from ..plain import events as ev
 from ..plain.atomic_write import write_text
 from ..plain.config import Config, ConfigError
+from ..plain.engine_stages import BUILDING_MODEL, IMPORTING_META
 from ..plain.model_keys import fit_config
 from . import protocol as p
 from .b_runner import BPlace, ProcessB
@@ -31,6 +33,8 @@ B_WAIT_SECONDS = 0.005  # A waits for B: how soon to look for B's replies again
 # at full speed, look at the command pipe at most this often within a batch: a look
 # after every step (a lock and a poll system call) cost about 3% of the engine's time
 LOOK_SECONDS = 0.002
+# played by phases, the phases with nothing to draw: done with the phase after them
+DRAWS_NOTHING = ("zero_grad",)
 
 
 def at_most_every(seconds: float, check: Callable[[], bool],
@@ -72,6 +76,11 @@ class EngineLoop:
         self.graph_wanted = False   # send the graph after the next step with its gradients
         self.pinned: PinnedB | None = None   # B, trained in lockstep beside the session (pin_b)
         self._b_words: str | None = None   # what B's starting process was last said doing
+        # the lesson slides taken so far: every ConfigApplied says it, so the window tells
+        # the slide's fresh model (and what follows it) from an earlier command's answers
+        self.slides = 0
+        # tells the engine's heartbeat what it is doing (engine_main sets it; no-op here)
+        self.say_stage: Callable[[str], None] = lambda stage: None
         problem = None
         failure: ev.Event | None = None
         self.model_file: ModelFile | None = None
@@ -149,7 +158,8 @@ class EngineLoop:
         model = "" if self.model_file is None else self.model_file.path.name
         taps = None if self.model_file is None or self.model_file.taps is None \
             else list(self.model_file.taps)
-        self.send(p.ConfigApplied(config, did_reset, list(s.param_names), names, model, taps))
+        self.send(p.ConfigApplied(config, did_reset, list(s.param_names), names, model, taps,
+                                  self.slides))
         if did_reset and self.pinned is not None:   # a fresh A: B starts again beside it
             self.pinned.reset()
 
@@ -243,9 +253,10 @@ class EngineLoop:
         self._pause_silently()
         self._one_phase()
 
-    def _one_phase(self):
+    def _one_phase(self, quiet: tuple[str, ...] = ()):
         """One phase; its record if it ended a step, PHASE_DONE, and the graph after it
-        (buffers freed call by call). The PhaseRecord, or None on an internal error."""
+        (buffers freed call by call; none after a phase named in quiet that went well).
+        The PhaseRecord, or None on an internal error."""
         phase = self._guarded(self.session.advance_phase)
         if phase is None:
             return None
@@ -255,6 +266,8 @@ class EngineLoop:
         if phase.event is not None:
             self.send(p.Failed(phase.event))
         self._last_phase = phase.detail
+        if phase.name in quiet and phase.event is None:
+            return phase
         # a failed phase's detail is the error's title, which What happened shows: the
         # caption read "Graph after The carried hidden state reaches a freed graph"
         self._send_graph("at the error" if phase.event is not None
@@ -277,14 +290,25 @@ class EngineLoop:
         Play if it autoplays. Sent as five commands, a slide built a model twice and
         sent three graphs."""
         self._pause_silently()
+        self.slides += 1
+        self.say_stage(BUILDING_MODEL)   # the window's stage says so until it answers
         if self._refused(lambda: self.session.start_over(self._fit(message.config)))[0]:
             return
+        self._warm_meta()
         self._records = []
         self._apply(message.settings)
         self._announce_config(True)
         self._send_graph("after reset")
         if message.play:
             self._on_play()
+
+    def _warm_meta(self) -> None:
+        """A head on the meta device (the device-mismatch slide, with only a CPU): its
+        first kernel's imports now, said, not inside the slide's first forward pass."""
+        s = self.session
+        if s.config.misplace_head is not None and other_device(s.device).type == "meta":
+            self.say_stage(IMPORTING_META)
+            warm_meta()
 
     def _on_reset(self, _: p.Reset | None = None) -> None:
         self._pause_silently()
@@ -432,7 +456,11 @@ class EngineLoop:
     def _play_phase(self) -> None:
         """Play by phases: one phase per batch, paced by the delay (at least
         MIN_PHASE_SECONDS, so that each phase's graph can be drawn and seen)."""
-        phase = self._one_phase()
+        phase = self._one_phase(quiet=DRAWS_NOTHING)
+        if phase is not None and phase.name in DRAWS_NOTHING and phase.event is None:
+            # its graph is empty (the step's forward has not run): played at once with
+            # the forward pass, a slide never shows an empty graph between two steps
+            phase = self._one_phase()
         if phase is None:          # _guarded has stopped and reported it
             return
         if phase.event is not None:

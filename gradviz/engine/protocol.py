@@ -148,6 +148,9 @@ class ConfigApplied:
     # the trunk output each head of the model file reads, where it returns several (the
     # window's Code panel and "Copy as script" write the loop for them), else None
     taps: list | None = None
+    # the lesson slides this engine has taken (Slide) when it said this: the window tells
+    # the answer to the slide it sent last from an earlier command's (0: none yet)
+    slide: int = 0
 
 
 @dataclass(frozen=True)

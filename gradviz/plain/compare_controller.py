@@ -52,6 +52,8 @@ class CompareViews:
     ghosts: Sequence[Ghosts]                 # the charts that draw B beside A
     history: Callable[[], History]           # A's run as it is now
     lesson: Callable[[], Lesson | None]      # the open lesson, whose other slides can be B
+    # the lesson's slide on screen again from step 0, as PageDown starts it (None: none)
+    replay: Callable[[], None] | None = None
 
 
 class CompareController:
@@ -128,6 +130,10 @@ class CompareController:
             self._forget()
         elif self.comparing:
             self._new_history()
+            if self.model.in_lesson and self.views.replay is not None:
+                # the pin started A and B at step 0, paused: on a lesson's stage the slide
+                # then plays as PageDown plays it (a clicker has no Space)
+                self.views.replay()
 
     def on_config_applied(self, config: Config, did_reset: bool) -> None:
         """A's config in force (a fresh model when did_reset: B starts again beside it)."""

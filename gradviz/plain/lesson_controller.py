@@ -21,6 +21,7 @@ from .engine_settings import EngineSettings
 from .history import History
 from .lesson_references import REFERENCE_PANELS, reference_lines
 from .lessons import Lesson, Slide, bundled_names, find_lesson, title_text
+from .slide_preparing import SlidePreparing
 from .stage_layout import Placement
 from .window_model import WindowModel, nearest_pace_ms
 
@@ -88,6 +89,9 @@ class LessonController:
         self._on_screen: tuple[str, int] | None = None   # the slide shown, by the same key
         self._zoom_asked = False   # the text size changed on this slide: is it still whole?
         self._ghosted = False      # the charts draw a slide's ghost (not Compare's B)
+        # until a slide's first state is in, the stage says what is being done instead of
+        # showing the slide before's data or empty charts (the window tells it the news)
+        self.preparing = SlidePreparing(model)
         # a new text size: the narration's height and every least size changed
         model.events.zoom.connect(self.on_text_size)
 
@@ -127,6 +131,12 @@ class LessonController:
     def first(self) -> None:
         if self.lesson is not None:
             self.open(self.lesson, 0)
+
+    def replay(self) -> None:
+        """The slide on screen again from step 0, as PageDown shows it (Compare's B,
+        just pinned, then trains beside it without Space)."""
+        if self.staging and self.slide is not None:
+            self._send_slide(self.slide)
 
     def leave(self) -> None:
         """Out of the lesson (Esc): the settings stay, a model file put aside comes back."""
@@ -176,6 +186,7 @@ class LessonController:
         there: exact at full speed) and, a clicker sending no Space, Play where the slide
         autoplays. Then the model says the same, and the engine is sent nothing more."""
         settings = slide_settings(slide, self.model)
+        self.preparing.start(slide)
         self.views.engine.show_slide(slide.config, settings, slide.autoplay)
         m = self.model
         m.pace_ms, m.play_mode, m.stop_at = settings.delay_ms, slide.play, settings.stop_at
@@ -251,6 +262,7 @@ class LessonController:
     def _leave(self) -> None:
         m, views = self.model, self.views
         m.stop_at = None
+        self.preparing.stop()
         views.narration.clear()
         views.titles.set_title(BASE_TITLE)
         self._clear_ghost()

@@ -32,6 +32,24 @@ def record_from_dict(data: dict[str, Any]) -> StepRecord:
     return StepRecord(**known)
 
 
+def _line_dict(line: str, path: Path) -> dict[str, Any]:
+    """One complete line of a .jsonl file, a JSON object; else RunFolderError."""
+    try:
+        data = json.loads(line)
+    except ValueError as exc:
+        raise RunFolderError(f"{path}: a line that is not JSON ({exc})") from exc
+    if not isinstance(data, dict):
+        raise RunFolderError(f"{path}: a line that is not a JSON object")
+    return data
+
+
+def _record(data: dict[str, Any], path: Path) -> StepRecord:
+    try:
+        return record_from_dict(data)
+    except (TypeError, KeyError, AttributeError) as exc:
+        raise RunFolderError(f"{path}: a step that is not a gradviz step ({exc})") from exc
+
+
 def _read_json(path: Path) -> dict | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -93,13 +111,13 @@ class StreamReader:
             self.restarted = True
         self.header = header
         for line in self._graphs.new():
-            entry = json.loads(line)
-            self.graph, self.graph_step = entry["graph"], entry["step"]
+            entry = _line_dict(line, self.folder / GRAPHS)
+            self.graph, self.graph_step = entry.get("graph"), entry.get("step")
         records = []
         for line in self._steps.new():
-            data = json.loads(line)
+            data = _line_dict(line, self.folder / STEPS)
             self.micro_batches.append(data.get("micro_batches", 1))
-            records.append(record_from_dict(data))
+            records.append(_record(data, self.folder / STEPS))
         return records
 
     def _read_report(self) -> list[StepRecord]:
@@ -112,7 +130,7 @@ class StreamReader:
         self.header, self._report_done = {k: v for k, v in report.items() if k != "steps"}, True
         steps = report.get("steps") or []
         self.micro_batches = [1] * len(steps)
-        return [record_from_dict(s) for s in steps]
+        return [_record(s, self.folder / "report.json") for s in steps]
 
     @property
     def finished(self) -> bool:
@@ -150,19 +168,33 @@ class FolderFollower:
             self.readers.setdefault(name, StreamReader(path))
         new = 0
         for name, reader in self.readers.items():
-            records = reader.read()
+            records = _as_drawn(reader.read(), reader.header or {})
             if reader.restarted:
                 self.histories.pop(name, None)
             if records and name not in self.histories:
-                self.histories[name] = _history_for(reader.header or {}, records[0])
-            if records:
+                self.histories[name] = history_for(reader.header or {}, records)
+            elif records:
                 self.histories[name].extend(records)
             new += len(records)
         return new
 
 
-def _history_for(header: dict, first: StepRecord) -> History:
-    """A History keyed by the first step's loss names and the header's parameter names
-    (a report's: the first step's grad norms)."""
+def _as_drawn(records: list[StepRecord], header: dict) -> list[StepRecord]:
+    """The records as a History holds them. A watched step's saved_bytes is what its
+    graph held before backward (at its last losses() call), while the History's column
+    means what is held at the step's end (the engine measures it after backward): left
+    out. Its saved_bytes_peak, the most the graph held, means the same in both."""
+    if "gradviz_watch" not in header:
+        return records
+    return [dataclasses.replace(r, saved_bytes=None) if r.saved_bytes is not None else r
+            for r in records]
+
+
+def history_for(header: dict, records: list[StepRecord]) -> History:
+    """A History of records (at least one), keyed by the first step's loss names and the
+    header's parameter names (a report's: the first step's grad norms)."""
+    first = records[0]
     params = header.get("param_names") or list(first.grad_norms or {})
-    return History(list(first.losses), list(params))
+    history = History(list(first.losses), list(params))
+    history.extend(records)
+    return history

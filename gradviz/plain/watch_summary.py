@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .rank_agreement import gradient_line
 from .records import StepRecord
-from .watch_read import StreamReader, stream_folders
+from .watch_read import StreamReader, history_for, stream_folders
 
-AGREE_RTOL = 1e-6   # ranks under DDP hold the same all-reduced gradient: equal norms
 SHOWN_NAMES = 6     # parameters without a gradient named, then a count
 
 
@@ -40,31 +40,15 @@ def _stream_lines(name: str, records: list[StepRecord], reader: StreamReader) ->
     return lines
 
 
-def _disagreement(streams: dict[str, list[StepRecord]]) -> str:
-    """Where the ranks' gradient norms first differ, or that they agree."""
-    by_step = [{r.step: r for r in records} for records in streams.values()]
-    common = sorted(set.intersection(*(set(s) for s in by_step)))
-    for step in common:
-        first = by_step[0][step].grad_norms or {}
-        for other, name in zip(by_step[1:], list(streams)[1:]):
-            for param, value in (other[step].grad_norms or {}).items():
-                mine = first.get(param)
-                if (mine is None) != (value is None) or (mine is not None and value is not None
-                                                          and abs(mine - value) > AGREE_RTOL
-                                                          * max(abs(mine), abs(value))):
-                    return (f"ranks disagree: step {step}, {param}: {list(streams)[0]} "
-                            f"{_number(mine)}, {name} {_number(value)}")
-    return f"ranks agree: equal gradient norms at all {len(common)} steps they share"
-
-
 def summary_lines(folder: str | Path) -> list[str]:
     """The summary; RunFolderError (one line) where the folder holds no run."""
-    streams, lines = {}, []
+    streams, readers, lines = {}, {}, []
     for name, path in stream_folders(folder).items():
-        reader = StreamReader(path)
+        reader = readers[name] = StreamReader(path)
         streams[name] = reader.read()
         lines += _stream_lines(name, streams[name], reader)
     if len(streams) > 1:
         lines.insert(0, f"{folder}: {len(streams)} ranks ({', '.join(streams)})")
-        lines.append(_disagreement(streams))
+        lines.append(gradient_line({name: history_for(readers[name].header or {}, records)
+                                    for name, records in streams.items() if records}))
     return lines

@@ -139,6 +139,10 @@ class WindowModel:
     slide: int | None = None              # its slide on screen, from 0
     panels: tuple[str, ...] = ()          # the slide's panels on the stage, main first
     focus: str | None = None              # what the slide's graph frames (None: all of it)
+    # until the slide's first state can be seen whole, what the stage shows in place of its
+    # panels: what the engine is doing ("Preparing this slide: building the model…");
+    # None: the slide is shown (plain.slide_preparing is its one writer)
+    preparing: str | None = None
     b_requested: Config | None = None     # Compare's B as asked for (None: not comparing)
     pinned_b: Config | None = None        # B as the engine trains it beside A (adapter)
     blank: bool = False                   # B or '.': the screen blanked, as in a slide deck

@@ -19,16 +19,18 @@ from PySide6.QtWidgets import QDockWidget, QFileDialog, QMainWindow, QMenu, QWid
 from ..engine import protocol as p
 from ..plain.compare_controller import CompareController, CompareViews, differences
 from ..plain.config import Config
-from ..plain.controller_views import Ghosts
+from ..plain.controller_views import ComparePanel, Ghosts
 from ..plain.history import History
 from ..plain.lesson_controller import LessonController
 from ..plain.window_model import WindowModel
+from .widgets.compare_line import CompareLine
 from .widgets.compare_view import CompareView
 from .widgets.gradients_panel import GradientsPanel
 from .window_layout import add_dock
 
 if TYPE_CHECKING:
     from .engine_client import EngineClient
+    from .stage import Stage
 
 __all__ = ["CompareMode", "CompareParts", "differences"]
 
@@ -46,16 +48,51 @@ class CompareParts:
     memory_dock: QDockWidget          # Memory, put in front beside the Compare dock
     gradients_panel: GradientsPanel   # whose per-parameter bars (A | B) go in front
     grad_bars: QWidget
+    # a lesson's stage: Compare's verdict goes under its narration, not in the dock
+    stage: Stage | None = None
+
+
+class ComparePanels:
+    """The ComparePanel protocol on the dock's view and the stage's line alike."""
+
+    def __init__(self, *panels: ComparePanel):
+        self.panels = panels
+
+    def show_pinned(self, b_name: str, differences: str) -> None:
+        for panel in self.panels:
+            panel.show_pinned(b_name, differences)
+
+    def set_differences(self, b_name: str, differences: str) -> None:
+        for panel in self.panels:
+            panel.set_differences(b_name, differences)
+
+    def show_record(self, record) -> None:
+        for panel in self.panels:
+            panel.show_record(record)
+
+    def show_stopped(self) -> None:
+        for panel in self.panels:
+            panel.show_stopped()
+
+    def show_failed(self, reason: str) -> None:
+        for panel in self.panels:
+            panel.show_failed(reason)
 
 
 class CompareFront:
     """The Compare dock in front; beside the charts: the Memory chart (A's and B's
-    memory) and the per-parameter bars (A | B) in front of the gradient charts."""
+    memory) and the per-parameter bars (A | B) in front of the gradient charts. On a
+    lesson's stage, the verdict under the narration instead: the dock took the lower
+    half of the slide, and the slide's chart its room."""
 
-    def __init__(self, dock: QDockWidget, model: WindowModel, parts: CompareParts):
-        self.dock, self.model, self.parts = dock, model, parts
+    def __init__(self, dock: QDockWidget, model: WindowModel, parts: CompareParts,
+                 line: CompareLine):
+        self.dock, self.model, self.parts, self.line = dock, model, parts, line
 
     def reveal(self, beside_charts: bool) -> None:
+        if self.model.in_lesson and self.parts.stage is not None:
+            self.parts.stage.set_verdict(self.line)
+            return
         self.dock.show()
         self.dock.raise_()
         if beside_charts:
@@ -80,12 +117,26 @@ class CompareMode(QObject):
                              Qt.DockWidgetArea.BottomDockWidgetArea)
         self.dock.hide()
         self._build_menu()
+        self.line = CompareLine()   # the verdict on a lesson's stage
+        if parts.stage is not None:
+            self.line.height_changed.connect(parts.stage.arrange)
         self.controller = CompareController(model, CompareViews(
-            self.view, CompareFront(self.dock, model, parts), self, parts.ghosts,
-            parts.history, lambda: parts.lessons.lesson))
+            ComparePanels(self.view, self.line), CompareFront(self.dock, model, parts, self.line),
+            self, parts.ghosts, parts.history, lambda: parts.lessons.lesson,
+            parts.lessons.replay))
+        model.events.lesson.connect(self._place_line)
+        model.events.b_requested.connect(self._place_line)
         # (the adapter has written B into the model, and the window made the new
         # generation's history, before this hears the engine's answer)
         parts.engine.received.connect(self._on_received)
+
+    def _place_line(self, *_changed: object) -> None:
+        """The verdict on the stage while a lesson compares (a failure to pin shows it
+        again); off it when comparing stops or the lesson ends."""
+        stage = self.parts.stage
+        if stage is not None:
+            staged = self.model.in_lesson and self.model.b_requested is not None
+            stage.set_verdict(self.line if staged else None)
 
     def _on_received(self, record: object) -> None:
         if isinstance(record, p.BPinned):

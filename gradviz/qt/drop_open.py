@@ -1,6 +1,7 @@
 """Files dropped on the window open as File > Open Recent's entries do: a lesson, a
 settings file or a model file, told by name and content, a model file only after the
-user's word that it may run (as File > Open model… asks). Only files on this computer."""
+user's word that it may run (as File > Open model… asks); a folder, as a recorded run
+(File > Open run…). Only files on this computer."""
 from __future__ import annotations
 
 from collections.abc import Callable

@@ -22,9 +22,9 @@ from PySide6.QtCore import QObject, QSocketNotifier, QTimer, Signal
 from ..engine import host
 from ..engine import protocol as p
 from ..engine.child import last_sign_of_life
-from ..engine.heartbeat import BUILDING_MODEL_FILE, WORKING
 from ..plain.config import Config
 from ..plain.engine_settings import EngineSettings
+from ..plain.engine_stages import BUILDING_MODEL_FILE, WORKING
 from ..plain.engine_sync import Outgoing, Sent, mark_sent, outgoing
 from ..plain.records import CompareRecord, StepRecord
 from ..plain.window_model import WindowModel
@@ -76,6 +76,9 @@ class EngineClient(QObject):
         # (generation, CompareRecord) of a pinned B, drained by the GUI like records
         self.compared: collections.deque[tuple[int, CompareRecord]] = collections.deque()
         self._step = 0                # the step the engine will do next, as it last said
+        # the lesson slides sent to this engine: a ConfigApplied whose `slide` is this
+        # answers the last one (its fresh model is in; what follows is the slide's)
+        self.slides_sent = 0
         self.alive = False
         self._sent = Sent()           # what this engine was last sent of the model
         self._busy = False            # a command is waiting for its answer
@@ -138,6 +141,7 @@ class EngineClient(QObject):
         # what the window set before (a fresh engine starts with the defaults) is the
         # new engine's too: all of it, in one message
         self._sent = Sent(config=config)
+        self.slides_sent = 0
         self.sync()
 
     def _set_state(self) -> None:
@@ -235,6 +239,7 @@ class EngineClient(QObject):
         self.sync()
         self._send(p.Slide(config, settings, bool(play)))
         if self.alive:
+            self.slides_sent += 1
             self._sent.config, self._sent.settings = config, settings
 
     def reset(self) -> None:

@@ -1,5 +1,6 @@
 """The File menu: open a config or a lesson, open a model file (or a bundled example),
-open one of the files opened last (Open Recent), save the settings as a TOML file that
+open one of the files opened last (Open Recent), open a recorded run (a folder, in a
+window of its own), save the settings as a TOML file that
 `gradviz run --config` reads, export the graph, and quit (Ctrl+Q). open_any() opens a
 file of any of the three kinds (a drop, Open Recent). Every failure is one line in a
 message box; nothing is lost.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import shiboken6
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog
@@ -18,6 +20,7 @@ from ..plain.file_kinds import FileKindError, file_kind
 from .model_menu import MODEL_FILTER, add_examples, ask_to_run, trust_key
 from .plain_dialogs import warn
 from .recent_files import RecentFiles
+from .run_window import RunWindow
 
 TOML_FILTER = "gradviz configs (*.toml)"
 
@@ -35,6 +38,7 @@ class FileMenu(QObject):
                 ("Open settings…", "openConfigAction", self.open_config, keys.Open),
                 ("Open a lesson…", "openLessonAction", window.lessons.open_file, None),
                 ("Open model…", "openModelAction", self.open_model, None),
+                ("Open run…", "openRunAction", self.open_run, None),
                 ("Save settings as…", "saveConfigAction", self.save_config, keys.Save),
                 ("Export the graph…", "exportGraphAction",
                  lambda: window.graph_view.export_dialog("svg"), None),
@@ -53,10 +57,14 @@ class FileMenu(QObject):
         self.recent.notice.connect(window.status.say)
         window.lessons.file_opened.connect(self.recent.add)
         self.menu = menu
+        self.run_windows: list = []   # recorded runs opened (Open run…, a dropped folder)
 
     def open_any(self, path: str) -> bool:
         """A lesson, settings or a model file, told by name and content; a model file
-        asks first, as Open model… does. Anything else: one line, and nothing opens."""
+        asks first, as Open model… does; a folder opens as a recorded run. Anything
+        else: one line, and nothing opens."""
+        if Path(path).is_dir():
+            return self.open_run(path)
         try:
             kind = file_kind(path)
         except FileKindError as exc:
@@ -102,6 +110,21 @@ class FileMenu(QObject):
             self.window.trusted_models.add(key)
         self.window.engine.open_model(str(Path(path).resolve()))
         self.recent.add(path)
+        return True
+
+    def open_run(self, path: str | None = None) -> bool:
+        """A run folder (gradviz.watch's or gradviz run --out's) in a window of its
+        own, which reads it and trains nothing; this window's engine is left as it is."""
+        path = path or QFileDialog.getExistingDirectory(self.window, "Open run")
+        if not path:
+            return False
+        run = RunWindow(path, self.window.theme)
+        # closed, it is deleted then, not at the interpreter's exit (see MainWindow.dispose)
+        run.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.run_windows = [w for w in self.run_windows if shiboken6.isValid(w)] + [run]
+        run.resize(self.window.size())
+        run.show()
+        run.first_layout()
         return True
 
     def save_config(self, path: str | None = None) -> None:

@@ -3,10 +3,11 @@ lecture graph, seconds for a thousand nodes). Layouts are cached by graph struct
 a step that only restyles costs nothing, and a running layout can be cancelled."""
 from __future__ import annotations
 
+import sys
 import threading
 from collections import OrderedDict
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from ..render.graphviz_program import RenderError
 from ..render.layout import LayoutCancelled, layout_graph
@@ -42,3 +43,31 @@ class GraphRenderer(QObject):
         else:
             self._cache.move_to_end(key)
         self.layoutReady.emit(graph, layout, caption)
+
+
+def start_layout_thread(parent: QObject, view) -> tuple[QThread, GraphRenderer]:
+    """A GraphRenderer on a thread of its own, laying out what the graph view asks for
+    and handing the layouts back to it."""
+    thread = QThread(parent)
+    thread.setObjectName("graph layout")
+    renderer = GraphRenderer()
+    renderer.moveToThread(thread)
+    view.requestLayout.connect(renderer.render)
+    renderer.layoutReady.connect(view.on_layout)
+    renderer.layoutFailed.connect(view.on_failed)
+    renderer.layoutCancelled.connect(view.on_cancelled)
+    thread.start()
+    return thread, renderer
+
+
+def stop_layout_thread(thread: QThread, view, wait_ms: int) -> None:
+    """Kill a layout in flight and stop the thread, waiting at most wait_ms (a QThread
+    destroyed while running aborts the process)."""
+    # the view keeps the cancel event of the layout it asked for last, the only one
+    # that can be running; setting it kills the Graphviz process within 20 ms
+    view.cancel_layout()
+    if thread.isRunning():
+        thread.quit()
+    if not thread.wait(wait_ms):
+        print(f"gradviz: the graph layout thread did not stop within "
+              f"{wait_ms // 1000} s", file=sys.stderr)

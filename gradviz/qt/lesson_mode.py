@@ -13,6 +13,7 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QWidget
 
+from ..engine import protocol as p
 from ..plain.config import Config
 from ..plain.history import History
 from ..plain.lesson_controller import BASE_TITLE, LessonController, LessonViews
@@ -39,6 +40,9 @@ STAGE_TITLES = {"graph": "Autograd graph", "memory": "Memory", "code": "Code",
                 "events": "What happened"}
 # the charts that draw the slide before's run beside this one's (keep = "ghost")
 GHOSTED = ("loss", "global_norm", "junction", "memory", "grad_norms")
+# a slide's first state in, and its graph not drawn this long after: shown without it
+# (a graph the engine could not read is never sent; the caption says what is drawn)
+GRAPH_LATE_MS = 3000
 
 
 @dataclass(frozen=True)
@@ -127,6 +131,7 @@ class LessonMode(QObject):
             WindowTitle(window), parts.history,
             lambda run: QTimer.singleShot(0, run)))
         self.stage.arranged.connect(self.controller.on_arranged)
+        self._watch_preparing()
         # the start page: every lesson, a tab beside the settings (the window puts it
         # there; the settings stay in front: a student exploring alone starts there)
         self.start_page = LessonList(self._bundled())
@@ -158,6 +163,49 @@ class LessonMode(QObject):
     @property
     def model_before(self) -> str | None:
         return self.controller.model_before
+
+    # ---- a slide prepared: what the engine says of it -----------------------------------
+    def _watch_preparing(self) -> None:
+        """The stage says what a slide waits for until its first state is in (the
+        controller's SlidePreparing decides; this tells it the engine's news)."""
+        self.model.events.preparing.connect(self.stage.set_preparing)
+        self.parts.engine.received.connect(self._engine_said)
+        self.parts.graph_view.drawn.connect(self.controller.preparing.graph_drawn)
+        self._graph_late = QTimer(self)
+        self._graph_late.setSingleShot(True)
+        self._graph_late.setInterval(GRAPH_LATE_MS)
+        self._graph_late.timeout.connect(self._graph_is_late)
+        self._timed: object = None   # the slide's wait the clock runs for
+
+    def _engine_said(self, record: object) -> None:
+        preparing, engine = self.controller.preparing, self.parts.engine
+        if isinstance(record, p.ConfigApplied):
+            if record.slide == engine.slides_sent:   # the answer to the slide sent last
+                preparing.answered()
+        elif isinstance(record, p.ConfigRejected):
+            preparing.refused()
+        elif isinstance(record, p.PhaseDone):
+            preparing.phase_done(record.phase.name, record.phase.event is not None)
+        elif isinstance(record, p.Failed):
+            preparing.failed()
+        elif isinstance(record, p.Graph):
+            preparing.graph_came(record.graph)
+        self._time_the_graph()
+
+    def steps_came(self) -> None:
+        """The window took new steps of the model on screen into its history."""
+        self.controller.preparing.steps_came()
+        self._time_the_graph()
+
+    def _time_the_graph(self) -> None:
+        wait = self.controller.preparing.wait
+        if wait is not None and wait.state and wait is not self._timed:
+            self._timed = wait
+            self._graph_late.start()
+
+    def _graph_is_late(self) -> None:
+        if self.controller.preparing.wait is self._timed:   # (not a later slide's)
+            self.controller.preparing.graph_late()
 
     # ---- menu and keys ----------------------------------------------------------------
     def _build_menu(self) -> None:

@@ -3,12 +3,11 @@ wires the engine's adapter (its own process) and the painter that repaints the p
 from the history at a steady rate. State lives in the model, not here."""
 from __future__ import annotations
 
-import sys
 import time
 from typing import cast
 
 import shiboken6
-from PySide6.QtCore import QByteArray, Qt, QThread, QTimer
+from PySide6.QtCore import QByteArray, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QApplication
 
@@ -31,7 +30,7 @@ from .engine_client import EngineClient
 from .field_keys import FieldKeys
 from .file_menu import FileMenu
 from .gc_guard import GuiThreadGC
-from .graph_renderer import GraphRenderer
+from .graph_renderer import start_layout_thread, stop_layout_thread
 from .lesson_docks import LessonDocks
 from .lesson_mode import LessonMode, LessonParts
 from .panel_painter import PanelPainter, drain
@@ -94,7 +93,7 @@ class MainWindow(WindowFrame):
         self.compare = CompareMode(self, m, CompareParts(   # the Compare menu: B beside A
             self.engine, lambda: self.history, lambda: m.generation, self.lessons.player,
             (self.loss_plot, self.global_norm, self.grad_bars, self.memory),
-            self.memory_dock, self.gradients_panel, self.grad_bars))
+            self.memory_dock, self.gradients_panel, self.grad_bars, self.lessons.stage))
         # every dock made: the model follows which are shown from here on
         self.dock_watch = DockWatch(m, self.panel_docks())
         restore_layout(self, remembered)
@@ -150,18 +149,10 @@ class MainWindow(WindowFrame):
         self.events_view.changed.connect(self.lessons.rearrange)
 
     def _start_engine_and_layout(self) -> None:
-        self.render_thread = QThread(self)
-        self.render_thread.setObjectName("graph layout")
-        self.renderer = GraphRenderer()
-        self.renderer.moveToThread(self.render_thread)
-        self.graph_view.requestLayout.connect(self.renderer.render)
-        self.renderer.layoutReady.connect(self.graph_view.on_layout)
-        self.renderer.layoutFailed.connect(self.graph_view.on_failed)
-        self.renderer.layoutCancelled.connect(self.graph_view.on_cancelled)
         # a model file's build, stopped by the user
         self.build_stop = BuildStop(self, self.model, self.engine)
         self.engine.start()
-        self.render_thread.start()
+        self.render_thread, self.renderer = start_layout_thread(self, self.graph_view)
 
     def fit(self) -> None:
         self.screen_fit.fit()
@@ -243,6 +234,8 @@ class MainWindow(WindowFrame):
         """New steps into the history (and B's); the status line and the live graph follow."""
         m = self.model
         new = drain(self.engine.records, m.generation, self.history)
+        if new:
+            self.lessons.steps_came()   # a slide's first step: the slide can be shown
         self.compare.drain()
         by_phases = m.play_mode == "phases"
         if new and self.history.last is not None:
@@ -278,16 +271,8 @@ class MainWindow(WindowFrame):
         given half a second, then ended (it holds nothing the window needs); a Graphviz
         layout in flight is killed instead of waited for (seconds for a big graph)."""
         self.painter.stop()
-        # GraphView keeps the cancel event of the layout it asked for last, the only one
-        # that can be running; setting it kills the Graphviz process within 20 ms
-        self.graph_view.cancel_layout()
+        stop_layout_thread(self.render_thread, self.graph_view, THREAD_WAIT_MS)
         self.engine.shutdown()
-        if self.render_thread.isRunning():
-            self.render_thread.quit()
-        # a QThread destroyed while running aborts the process: wait, but not for ever
-        if not self.render_thread.wait(THREAD_WAIT_MS):
-            print(f"gradviz: the graph layout thread did not stop within "
-                  f"{THREAD_WAIT_MS // 1000} s", file=sys.stderr)
         self.gc_guard.release()
 
     def dispose(self) -> None:

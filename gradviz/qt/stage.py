@@ -4,13 +4,16 @@ panel: it borrows the window's for a slide and gives every one back (`release`),
 the window puts them home in their docks when the lesson ends."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtCore import QRect, Qt, Signal
+from PySide6.QtGui import QFont, QResizeEvent
 from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
 
-from ..plain.stage_layout import Placement, place
+from ..plain.stage_layout import GAP, Placement, place
 
 TITLE_INSET = 6   # px: a title's text at least 12 px from the part beside it
+# the line said in place of a slide's panels while it is prepared, this much larger than
+# the narration's text (as large as the slide's title): read from the back of the hall
+PREPARING_SIZE = 1.3
 
 
 class StageSlot(QFrame):
@@ -62,6 +65,17 @@ class Stage(QWidget):
         self.placement: Placement | None = None
         self.narration_height = lambda width: 0
         self.content_height: dict = {}   # a text panel's height for a width, by name
+        # over the panels, until the slide's first state is in: what is being done (the
+        # panels stay shown beneath it, so they are drawn, graph laid out, when it goes)
+        self.cover = QLabel(self)
+        self.cover.setObjectName("stagePreparing")
+        self.cover.setTextFormat(Qt.TextFormat.PlainText)
+        self.cover.setWordWrap(True)
+        self.cover.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.cover.setAutoFillBackground(True)
+        self.cover.hide()
+        # under the narration, as wide, as high as its text: Compare's verdict in a lesson
+        self.verdict: QWidget | None = None
 
     def show_slide(self, panels: list[tuple[str, QWidget, str | None]], layout: str,
                    zoom: float, narration_height) -> None:
@@ -99,16 +113,21 @@ class Stage(QWidget):
         self.arrange()
 
     def arrange(self) -> None:
+        if self.verdict is not None:   # at the narration's size, which the text size sets
+            self.verdict.setFont(self._reading_font())
         text_panels = [self.panels[n] for n in self.content_height]
         floors = [panel.least_text_scale(self.zoom) for panel in text_panels
                   if hasattr(panel, "least_text_scale")]
         placement = place(self.width(), self.height(), self.shown, self.zoom,
-                          self.layout_name, self.narration_height, self.content_height,
+                          self.layout_name, self._text_height, self.content_height,
                           max(floors) if floors else None)
         self.placement = placement
         r = placement.narration
         self.narration.set_whole(placement.narration_whole)
-        self.narration.setGeometry(r.x, r.y, r.w, r.h)
+        below = self._verdict_height(r.w)
+        self.narration.setGeometry(r.x, r.y, r.w, r.h - below)
+        if self.verdict is not None:
+            self.verdict.setGeometry(r.x, r.bottom - below + GAP, r.w, below - GAP)
         for name in self.shown:
             r = placement.panels[name]
             panel = self.panels[name]
@@ -120,7 +139,57 @@ class Stage(QWidget):
                 # smaller (down to the normal size), as the graph's boxes are fitted
                 panel.set_text_scale(placement.font_scale[name])
             self.slots[name].setGeometry(r.x, r.y, r.w, r.h)
+        self._place_cover()
         self.arranged.emit()
+
+    def _text_height(self, width: int) -> int:
+        """The narration's and, under it, the verdict's."""
+        return self.narration_height(width) + self._verdict_height(width)
+
+    def _verdict_height(self, width: int) -> int:
+        verdict = self.verdict
+        return 0 if verdict is None else verdict.heightForWidth(width) + GAP
+
+    def set_verdict(self, verdict: QWidget | None) -> None:
+        """A part under the narration, at its text size (None: none)."""
+        if self.verdict is verdict:
+            return
+        if self.verdict is not None:
+            self.verdict.hide()
+        self.verdict = verdict
+        if verdict is not None:
+            verdict.setParent(self)
+            verdict.show()
+        self.arrange()
+
+    def _reading_font(self, scale: float = 1.0) -> QFont:
+        """The narration's font (its text's), scaled."""
+        font = QFont(getattr(self.narration, "text", self.narration).font())
+        if font.pointSizeF() > 0:
+            font.setPointSizeF(font.pointSizeF() * scale)
+        return font
+
+    def set_preparing(self, line: str | None) -> None:
+        """line: what the slide waits for, said over its panels; None: the slide shown."""
+        self.cover.setText(line or "")
+        self.cover.setVisible(line is not None)
+        self._place_cover()
+
+    def _place_cover(self) -> None:
+        """Over every panel of the slide (the stage below the narration where none is
+        placed yet), its text as large as the slide's title."""
+        if self.cover.isHidden():
+            return
+        rects = [QRect(r.x, r.y, r.w, r.h) for r in self.placement.panels.values()] \
+            if self.placement is not None else []
+        area = QRect()
+        for rect in rects:
+            area = area.united(rect)
+        if area.isEmpty():
+            area = self.rect()
+        self.cover.setGeometry(area)
+        self.cover.raise_()   # above a slot made for this slide, too
+        self.cover.setFont(self._reading_font(PREPARING_SIZE))
 
     def resizeEvent(self, event: QResizeEvent) -> None:   # noqa: N802 (Qt's name)
         super().resizeEvent(event)

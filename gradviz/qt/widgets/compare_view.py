@@ -27,6 +27,25 @@ def _fmt(x) -> str:
     return "—" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3g}"
 
 
+def pinned_html(b_name: str, differences: str, a_name: str = "these settings") -> str:
+    """What A and B are, and how B differs (names and files escaped)."""
+    return (f"<b>A</b> = {a_name} · <b>B</b> = {html.escape(b_name)}"
+            f" — {html.escape(differences)}")
+
+
+def verdict_html(record, this_step: bool = True) -> str:
+    """A CompareRecord's verdict, coloured (larger than the text around it, where this
+    step's verdict follows it), and this step's."""
+    size = "; font-size:130%" if this_step else ""
+    text = (f"<span style='color:{SAME if record.same else DIFFERENT}{size}'>"
+            f"<b>{html.escape(record.verdict)}</b></span>")
+    if record.error is None and this_step:
+        colour = SAME if record.step_same else DIFFERENT
+        text += (f"<br>This step ({record.step}): <span style='color:{colour}'>"
+                 f"{html.escape(record.step_verdict)}</span>")
+    return text
+
+
 def _cell_text(item: QtWidgets.QTableWidgetItem | None) -> str:
     """A table cell's or header's text ("": a cell never filled reads empty)."""
     return "" if item is None else item.text()
@@ -86,20 +105,13 @@ class CompareView(QtWidgets.QWidget):
                              "to compare them step by step.")
 
     def set_differences(self, b_name: str, differences: str) -> None:
-        self.pinned.setText(f"<b>A</b> = these settings · <b>B</b> = {html.escape(b_name)}"
-                            f" — {html.escape(differences)}")
+        self.pinned.setText(pinned_html(b_name, differences))
 
     def show_record(self, record) -> None:
         """One step of B beside A (a CompareRecord): the verdict in words, per group the
         largest differences at this step and since pinned, both peaks, B's error."""
         self.record = record
-        text = (f"<span style='color:{SAME if record.same else DIFFERENT}; font-size:130%'>"
-                f"<b>{html.escape(record.verdict)}</b></span>")
-        if record.error is None:
-            colour = SAME if record.step_same else DIFFERENT
-            text += (f"<br>This step ({record.step}): <span style='color:{colour}'>"
-                     f"{html.escape(record.step_verdict)}</span>")
-        self.verdict.setText(text)
+        self.verdict.setText(verdict_html(record))
         rows = []
         if record.diff is not None:
             rows = [(g, d.max_abs, d.max_rel, record.worst[g].max_abs, record.worst[g].max_rel)

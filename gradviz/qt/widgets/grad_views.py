@@ -76,6 +76,7 @@ class GradNormBars(QtWidgets.QWidget):
         self.plot.addItem(self.bars_b)
         self.ghost = None              # B's run (a History) while B is pinned beside A
         self.ghost_label = GHOST_LABEL
+        self.shown_label = "this slide"   # whose the full bars are, beside a labelled ghost
         self._heights_b = np.zeros(0)
         layout.addWidget(self.plot_widget, 1)
         self._names: list[str] = []
@@ -163,9 +164,9 @@ class GradNormBars(QtWidgets.QWidget):
             title = TITLE
         elif self.ghost_label == GHOST_LABEL:
             title = TITLE_B
-        else:   # a lesson's slide before, pale beside this slide's bars
+        else:   # a lesson's slide before, pale beside this slide's bars (or another rank)
             whose = self.ghost_label.replace(" (dashed)", "")
-            title = f"Gradient norm per parameter: this slide | {whose} (pale)"
+            title = f"Gradient norm per parameter: {self.shown_label} | {whose} (pale)"
         return title + (NO_GRAD_KEY if self._marks else "")
 
     def missing(self) -> list[str]:

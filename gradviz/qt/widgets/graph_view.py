@@ -76,6 +76,8 @@ class GraphView(QWidget):
     requestLayout = Signal(object, str, str, object)   # graph, caption, rankdir, cancel
     showSavedChanged = Signal(bool)
     torchvizRequested = Signal(str)                    # path: the engine writes it
+    # the newest graph shown (as show_graph was given it) is drawn, none other waiting
+    drawn = Signal(object)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -279,6 +281,7 @@ class GraphView(QWidget):
         key = (graph.structure_key(), rankdir)
         if self.canvas.graph_layout is not None and key == self._drawn_key:
             self._draw(graph, self.canvas.graph_layout, caption)   # same shape: restyle only
+            self._say_drawn()
             return
         if self._busy:
             if key != self._asked_key:
@@ -293,6 +296,11 @@ class GraphView(QWidget):
         self._drawn_key = self._asked_key
         self._draw(graph, layout, caption)
         self._next()
+        self._say_drawn()
+
+    def _say_drawn(self) -> None:
+        if self.idle:
+            self.drawn.emit(self._op_graph)
 
     def _draw(self, graph, layout, caption: str) -> None:
         self.graph = graph
@@ -330,6 +338,7 @@ class GraphView(QWidget):
     def on_failed(self, reason: str) -> None:
         self._set_caption(f"Graph not drawn: {reason}")
         self._next()
+        self._say_drawn()   # (as drawn as it will be: the caption says why not)
 
     def on_cancelled(self) -> None:
         self._next()

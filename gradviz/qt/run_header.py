@@ -1,0 +1,67 @@
+"""The top of a recorded run's window: the line saying that nothing trains here, the
+run's status, the runs of a folder of runs and the ranks of a run across ranks to pick
+from, and the ranks' last numbers with whether they agree."""
+from __future__ import annotations
+
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+RECORDED_ONLY = ("A recorded run: the script that wrote this folder trained it. This "
+                 "window only reads the folder, so it has no Play, no Step and no "
+                 "settings.")
+
+
+def _label(name: str, text: str = "") -> QLabel:
+    label = QLabel(text)
+    label.setObjectName(name)
+    label.setWordWrap(True)
+    return label
+
+
+class RunHeader(QWidget):
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("runHeader")
+        self.why = _label("recordedOnlyLine", RECORDED_ONLY)
+        self.status = _label("runStatusLine")
+        self.ranks = _label("rankLines")
+        self.runs = QComboBox()
+        self.runs.setObjectName("runPicker")
+        self.runs.setToolTip("The runs in this folder: pick one to show")
+        self.streams = QComboBox()
+        self.streams.setObjectName("rankPicker")
+        self.streams.setToolTip("The rank whose numbers the panels show (the next rank is "
+                                "drawn dashed beside it)")
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.status, 1)
+        row.addWidget(self.runs)
+        row.addWidget(self.streams)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 2, 4, 2)
+        layout.addWidget(self.why)
+        layout.addLayout(row)
+        layout.addWidget(self.ranks)
+        self.runs.hide()
+        self.streams.hide()
+        self.ranks.hide()
+
+    def set_runs(self, names: list[str]) -> None:
+        self._fill(self.runs, names)
+
+    def set_streams(self, names: list[str], shown: str | None) -> None:
+        self._fill(self.streams, names if len(names) > 1 else [])
+        if shown is not None and self.streams.currentText() != shown:
+            self.streams.setCurrentText(shown)
+
+    def set_rank_lines(self, lines: list[str]) -> None:
+        self.ranks.setText("\n".join(lines))
+        self.ranks.setVisible(bool(lines))
+
+    @staticmethod
+    def _fill(box: QComboBox, names: list[str]) -> None:
+        if [box.itemText(i) for i in range(box.count())] != names:
+            box.blockSignals(True)   # filling it is no pick of the user's
+            box.clear()
+            box.addItems(names)
+            box.blockSignals(False)
+        box.setVisible(bool(names))

@@ -1,0 +1,65 @@
+"""A recorded run as the window's source of steps, in place of the engine's adapter: it
+polls the run folder (plain.recorded_run) on a timer, writes into the window's model
+what the run says (its losses' and parameters' names, a fresh history), and hands on
+the graphs it recorded and the lines about the run. Nothing is sent anywhere: a
+recorded run is only read."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from ..plain.history import History
+from ..plain.recorded_run import RecordedRun
+from ..plain.window_model import WindowModel
+
+# how often the folder is looked at: a step the script finishes is on screen within
+# this and one frame of the painter (a look reads only what was appended: cheap)
+POLL_MS = 250
+
+
+class RunSource(QObject):
+    graph = Signal(object, str)   # a recorded GraphData, and the caption it is shown with
+    changed = Signal()            # new steps, a new stream, or a problem: lines to update
+
+    def __init__(self, model: WindowModel, folder: str | Path, parent: QObject | None = None):
+        super().__init__(parent)
+        self.model = model
+        self.run = RecordedRun(folder)
+        self._said: tuple = ()
+        self.timer = QTimer(self)
+        self.timer.timeout.connect(self.poll)
+
+    @property
+    def history(self) -> History | None:
+        return self.run.history
+
+    def start(self) -> None:
+        self.poll()
+        self.timer.start(POLL_MS)
+
+    def stop(self) -> None:
+        self.timer.stop()
+
+    def show_stream(self, name: str) -> None:
+        """Show another rank's stream in the panels."""
+        self.run.show(name)
+        self.poll()
+
+    def poll(self) -> None:
+        found = self.run.poll()
+        history = self.run.history
+        m = self.model
+        if found.fresh and history is not None:
+            model_name = self.run.header().get("model")
+            m.model_name = model_name if isinstance(model_name, str) else ""
+            m.head_names = tuple(history.head_names)
+            m.param_names = tuple(history.param_names)
+            m.generation += 1   # last: its observers find the names of this history
+        if found.graph is not None:
+            self.graph.emit(found.graph, f"recorded at step {self.run.graph_step}")
+        said = (found.problem, len(history or ()), tuple(self.run.streams),
+                self.run.status())
+        if found.new_steps or found.fresh or said != self._said:
+            self._said = said
+            self.changed.emit()

@@ -1,0 +1,186 @@
+"""A recorded run's window: the main window's panels (losses, gradient norms, the push
+at the features, cosines, memory, the graph) drawn from a run folder instead of an
+engine. The window's model and a history are fed by a RunSource, which follows the
+folder while its script writes it; the panels that only an engine can drive (the run
+bar, the settings, the code, What happened) are not shown, and a line says why."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import cast
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import QApplication
+
+from ..plain.config import Config
+from ..plain.history import History
+from ..plain.recorded_run import runs_below
+from ..plain.window_model import WindowModel
+from . import appearance
+from .graph_renderer import start_layout_thread, stop_layout_thread
+from .panel_painter import PanelPainter
+from .run_header import RunHeader
+from .run_source import POLL_MS, RunSource
+from .theme import THEMES, Theme
+from .window_frame import WindowFrame
+from .window_layout import BOTTOM_SHARE
+
+THREAD_WAIT_MS = 30_000
+RUNS_MS = 2000   # a folder of runs is listed again this often
+GRADIENTS_SHARE = 0.45   # of the width, without the settings' dock: the push chart's room
+NO_UPDATE_COSINE = "with the update: not in this recording"
+NO_GRAPH = ("No graph recorded yet: gradviz.watch writes the module graph on its "
+            "sampled steps (gradviz run --out folders keep theirs as graph.svg).")
+
+
+class RunWindow(WindowFrame):
+    def __init__(self, folder: str | Path, theme: Theme | None = None):
+        super().__init__(Config())
+        self.setObjectName("runWindow")
+        self.folder = Path(folder)
+        self.setWindowTitle(f"gradviz — {self.folder.name or self.folder} (recorded run)")
+        self.model = WindowModel(engine_state="stopped")
+        self._empty = History([], [])
+        self.header = RunHeader()
+        self._engine_parts_away()
+        self.model.events.generation.connect(self._fresh_history)
+        self.header.runs.currentTextChanged.connect(self._pick_run)
+        self.header.streams.currentTextChanged.connect(
+            lambda name: self.source.show_stream(name) if name else None)
+        self.render_thread, self.renderer = start_layout_thread(self, self.graph_view)
+        self.graph_view.param_history_source = lambda name: self.history.param_history(name)
+        self.apply_theme(theme or THEMES["light"])
+        self.painter = PanelPainter(self, lambda: self.plots, lambda: self.history,
+                                    self._shown_key, lambda: None)
+        self._follow(self._first_run())
+        self.painter.start()
+        self.runs_timer = QTimer(self)   # a folder of runs: runs added since are listed
+        self.runs_timer.timeout.connect(self._look_for_runs)
+        self.runs_timer.start(RUNS_MS)
+
+    def _engine_parts_away(self) -> None:
+        """The run bar, the settings, the code and What happened need an engine: not
+        shown; the header's line says why. The torchviz export asks the engine too."""
+        self._grid.removeWidget(self.run_bar)
+        self.run_bar.hide()
+        self._grid.addWidget(self.header, 0, 0)
+        for dock in (self.controls_dock, self.code_dock, self.events_dock):
+            dock.hide()
+            dock.toggleViewAction().setEnabled(False)
+        menu = self.graph_view.export_button.menu()
+        for action in menu.actions():
+            if action.text().startswith("torchviz"):
+                menu.removeAction(action)
+        self.graph_view._set_caption(NO_GRAPH)
+
+
+    # ---- the run shown ---------------------------------------------------------------
+    def _first_run(self) -> Path:
+        """The folder itself, or (a folder of runs) the first run in it, listed to pick."""
+        runs = runs_below(self.folder)
+        self.header.set_runs([r.name for r in runs])
+        return runs[0] if runs else self.folder
+
+    def _look_for_runs(self) -> None:
+        runs = runs_below(self.folder)
+        self.header.set_runs([r.name for r in runs])
+        if runs and self.source.run.folder == self.folder:
+            self._pick_run(runs[0].name)   # no run here, and now one below: shown
+
+    def _pick_run(self, name: str) -> None:
+        if name:
+            self.source.stop()
+            self.source.deleteLater()
+            self._follow(self.folder / name)
+
+    def _follow(self, folder: Path) -> None:
+        self.source = source = RunSource(self.model, folder, self)
+        source.graph.connect(self._show_graph)
+        source.changed.connect(self._show_lines)
+        self._fresh_history()
+        source.start()
+
+    def _show_graph(self, graph, caption: str) -> None:
+        """A recorded graph; one without module calls (gradviz.watch adds no hooks to
+        record them) has no module boxes to draw: its autograd ops are drawn."""
+        if not graph.modules and self.graph_view.module_view:
+            self.graph_view.set_module_view(False)
+        self.graph_view.show_graph(graph, caption)
+
+    @property
+    def history(self) -> History:
+        source = getattr(self, "source", None)
+        history = None if source is None else source.history
+        return self._empty if history is None else history
+
+    def _ghost(self) -> tuple[str, History] | None:
+        """The rank after the one shown (the first, after the last), drawn dashed."""
+        run = self.source.run
+        names = [n for n in run.streams if n in run.follower.histories]
+        if len(names) < 2 or run.shown not in names:
+            return None
+        other = names[(names.index(run.shown) + 1) % len(names)]
+        return other, run.follower.histories[other]
+
+    def _fresh_history(self) -> None:
+        m = self.model
+        for plot in self.plots:
+            plot.set_model(list(m.head_names), list(m.param_names))
+        # until a recorded step has it (gradviz run --out's reports may)
+        self.cosine.update_line.setText(NO_UPDATE_COSINE)
+        self._set_ghosts()
+
+    def _set_ghosts(self) -> None:
+        ghost = self._ghost() if hasattr(self, "source") else None
+        if ghost is not None:
+            self.grad_bars.shown_label = self.source.run.shown or ""
+        for plot in (self.loss_plot, self.global_norm, self.grad_bars):
+            if ghost is None:
+                if plot.ghost is not None:
+                    plot.set_ghost(None)
+            elif plot.ghost is not ghost[1]:
+                plot.set_ghost(ghost[1], f"{ghost[0]} (dashed)")
+
+    def _show_lines(self) -> None:
+        run = self.source.run
+        self.header.status.setText(run.status() if run.problem is None else
+                                   f"{run.problem} (looked at again every {POLL_MS} ms)")
+        self.header.set_streams(run.streams, run.shown)
+        self.header.set_rank_lines(run.rank_lines())
+        self._set_ghosts()
+
+    def _shown_key(self) -> tuple:
+        ghost = self._ghost()
+        return (self.model.generation, len(self.history),
+                None if ghost is None else (ghost[0], len(ghost[1])))
+
+    # ---- drawing ---------------------------------------------------------------------
+    def refresh(self) -> None:
+        """Every shown panel up to date now (screenshots, tests)."""
+        self.source.poll()
+        self.painter.paint_all()
+
+    def apply_theme(self, theme: Theme) -> None:
+        self.theme = theme
+        appearance.apply(cast(QApplication, QApplication.instance()), theme)
+        for panel in self.plots + [self.graph_view]:
+            panel.apply_theme(theme)
+
+    def closeEvent(self, event: QCloseEvent) -> None:   # noqa: N802 (Qt's name)
+        self.shutdown()
+        super().closeEvent(event)
+
+    def first_layout(self) -> None:
+        """The main window's first layout, but for the settings' dock (not shown: the
+        gradients' dock takes its room)."""
+        self.resizeDocks([self.gradients_dock], [int(self.width() * GRADIENTS_SHARE)],
+                         Qt.Orientation.Horizontal)
+        self.resizeDocks([self.graph_dock], [int(self.height() * BOTTOM_SHARE)],
+                         Qt.Orientation.Vertical)
+
+    def shutdown(self) -> None:
+        """Stop following the folder, painting and any graph layout in flight."""
+        self.runs_timer.stop()
+        self.source.stop()
+        self.painter.stop()
+        stop_layout_thread(self.render_thread, self.graph_view, THREAD_WAIT_MS)

@@ -1,0 +1,54 @@
+"""While a slide's model is built the engine's heartbeat says so, and every ConfigApplied
+says how many slides the engine has taken: the window tells the answer to the slide it
+sent last (and what follows it) from an earlier command's."""
+import pytest
+
+from gradviz.core.devices import available_devices
+from gradviz.engine import loop as loop_module
+from gradviz.engine import protocol as p
+from gradviz.engine.loop import EngineLoop
+from gradviz.plain.config import Config
+from gradviz.plain.engine_stages import BUILDING_MODEL, IMPORTING_META
+
+CONFIG = Config(device="cpu", batch_size=16)
+
+
+def applied(out: list) -> list[p.ConfigApplied]:
+    return [m for m in out if isinstance(m, p.ConfigApplied)]
+
+
+def test_each_slide_is_answered_with_its_count_and_built_under_its_own_stage():
+    loop = EngineLoop(CONFIG)
+    stages: list[str] = []
+    loop.say_stage = stages.append
+    assert [m.slide for m in applied(loop.take_outbox())] == [0]   # no slide yet
+    loop.handle(p.Slide(CONFIG.replace(heads=2), p.EngineSettings(), False))
+    loop.handle(p.Reset())   # another command's fresh model: still the first slide's
+    loop.handle(p.Slide(CONFIG.replace(heads=3), p.EngineSettings(), False))
+    out = applied(loop.take_outbox())
+    assert [(m.slide, m.config.heads) for m in out] == [(1, 2), (1, 2), (2, 3)]
+    assert stages == [BUILDING_MODEL, BUILDING_MODEL]
+
+
+def test_a_slide_refused_is_still_counted():
+    loop = EngineLoop(CONFIG)
+    loop.handle(p.Slide(CONFIG.replace(heads=2), p.EngineSettings(), False))
+    loop.handle(p.Slide(CONFIG.replace(device="cuda:7"), p.EngineSettings(), False))
+    loop.handle(p.SetConfig(CONFIG.replace(heads=2, lr=0.02)))
+    out = loop.take_outbox()
+    assert any(isinstance(m, p.ConfigRejected) for m in out)
+    assert applied(out)[-1].slide == 2
+
+
+@pytest.mark.skipif(len(available_devices()) > 1, reason="a GPU: the head goes there, not meta")
+def test_a_head_on_the_meta_device_has_its_imports_done_and_said_while_built(monkeypatch):
+    warmed: list[str] = []
+    loop = EngineLoop(CONFIG)
+    stages: list[str] = []
+    loop.say_stage = stages.append
+    # (the warm-up itself is one meta kernel: seconds of imports, left out here)
+    monkeypatch.setattr(loop_module, "warm_meta", lambda: warmed.append(stages[-1]))
+    loop.handle(p.Slide(CONFIG.replace(heads=3, misplace_head=1), p.EngineSettings(), False))
+    loop.handle(p.Slide(CONFIG.replace(heads=3), p.EngineSettings(), False))
+    assert stages == [BUILDING_MODEL, IMPORTING_META, BUILDING_MODEL]
+    assert warmed == [IMPORTING_META]

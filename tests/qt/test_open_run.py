@@ -1,0 +1,106 @@
+"""A recorded run's window, smoke-tested: it draws a folder's steps as the script
+appends them, says that nothing trains here, shows ranks side by side, and a folder
+dropped on the main window opens in one. (What it reads: tests/plain/test_recorded_run.py.)"""
+from __future__ import annotations
+
+import pytest
+from test_desktop_habits import drop
+
+from gradviz.plain.graph_data import LOSS, PARAM, GraphData, GraphEdge, GraphNode
+from gradviz.plain.records import StepRecord
+from gradviz.plain.watch_stream import StreamWriter
+from gradviz.qt.run_header import RECORDED_ONLY
+from gradviz.qt.run_window import RunWindow
+
+from waits import WAIT_MS
+
+
+def _record(step: int, a: float = 1.0) -> StepRecord:
+    return StepRecord(step=step, losses={"depth": a + step, "seg": 2.0},
+                      total=a + step + 2.0, grad_norms={"w": 0.5}, global_grad_norm=0.5)
+
+
+def _writer(folder) -> StreamWriter:
+    return StreamWriter(folder, {"param_names": ["w"], "model": "Net"}).open()
+
+
+@pytest.fixture
+def open_run(qtbot):
+    made = []
+
+    def make(folder) -> RunWindow:
+        window = RunWindow(folder)
+        qtbot.addWidget(window)
+        window.resize(1024, 700)
+        window.show()
+        made.append(window)
+        return window
+
+    yield make
+    for window in made:
+        window.close()
+
+
+def _totals(window) -> list[float]:
+    return list(window.loss_plot.data().get("total", ((), ()))[1])
+
+
+def test_the_window_follows_the_folder_and_trains_nothing(qtbot, open_run, tmp_path):
+    writer = _writer(tmp_path)
+    writer.add_graph(0, GraphData(nodes=[GraphNode("p", PARAM, "w", shape=(2,)),
+                                         GraphNode("l", LOSS, "depth")],
+                                  edges=[GraphEdge("l", "p")]).to_dict())
+    for step in range(2):
+        writer.add_step(_record(step), 1)
+    w = open_run(tmp_path)
+    qtbot.waitUntil(lambda: _totals(w) == [3.0, 4.0], timeout=WAIT_MS)
+    assert w.header.why.text() == RECORDED_ONLY and w.header.why.isVisible()
+    assert not w.run_bar.isVisible() and not w.controls_dock.isVisible()
+    assert "following the folder as the script writes it" in w.header.status.text()
+    writer.add_step(_record(2), 1)   # the script goes on: the window follows
+    qtbot.waitUntil(lambda: _totals(w) == [3.0, 4.0, 5.0], timeout=WAIT_MS)
+    writer.close(3)
+    qtbot.waitUntil(lambda: w.header.status.text().endswith("3 steps (0 to 2); finished"),
+                    timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.graph_view.graph is not None, timeout=WAIT_MS)
+    assert {n.label for n in w.graph_view.graph.nodes} >= {"depth"}
+
+
+def test_ranks_side_by_side(qtbot, open_run, tmp_path):
+    for rank, a in ((0, 1.0), (1, 3.0)):
+        writer = _writer(tmp_path / f"rank-{rank}")
+        for step in range(2):
+            writer.add_step(_record(step, a), 1)
+    w = open_run(tmp_path)
+    qtbot.waitUntil(lambda: _totals(w) == [3.0, 4.0], timeout=WAIT_MS)
+    assert w.header.streams.isVisible() and w.header.streams.currentText() == "rank-0"
+    lines = w.header.ranks.text().splitlines()
+    assert lines[2] == "ranks agree: equal gradient norms at all 2 steps they share"
+    assert w.loss_plot.ghost_label == "rank-1 (dashed)"   # the other rank, dashed
+    assert w.grad_bars._title.text().startswith(
+        "Gradient norm per parameter: rank-0 | rank-1 (pale)")
+    w.header.streams.setCurrentText("rank-1")
+    qtbot.waitUntil(lambda: _totals(w) == [5.0, 6.0], timeout=WAIT_MS)
+
+
+def test_a_dropped_folder_opens_as_a_recorded_run(qtbot, make_window, tmp_path):
+    _writer(tmp_path / "run").add_step(_record(0), 1)
+    w = make_window()
+    assert drop(w, tmp_path / "run")
+    qtbot.waitUntil(lambda: len(w.file_menu.run_windows) == 1, timeout=WAIT_MS)
+    run = w.file_menu.run_windows[0]
+    qtbot.waitUntil(lambda: _totals(run) == [3.0], timeout=WAIT_MS)
+    run.close()
+
+
+def test_a_folder_of_runs_not_there_yet_waits_then_lists_them(qtbot, open_run, tmp_path):
+    runs = tmp_path / "runs"
+    w = open_run(runs)
+    qtbot.waitUntil(lambda: "no such folder" in w.header.status.text(), timeout=WAIT_MS)
+    for name, a in (("exp2", 3.0), ("exp1", 1.0)):
+        _writer(runs / name).add_step(_record(0, a), 1)
+    qtbot.waitUntil(lambda: _totals(w) == [3.0], timeout=WAIT_MS)   # exp1, listed first
+    assert [w.header.runs.itemText(i) for i in range(w.header.runs.count())] == \
+        ["exp1", "exp2"]
+    w.header.runs.setCurrentText("exp2")
+    qtbot.waitUntil(lambda: _totals(w) == [5.0], timeout=WAIT_MS)
