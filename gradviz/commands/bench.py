@@ -38,6 +38,10 @@ def main(args: argparse.Namespace) -> int:
         fail(f"gradviz: {exc}")
     use_clock(args.clock)
     threads = leave_a_core_free()
+    if args.soak is not None:
+        if not args.soak > 0:
+            fail("gradviz: bench --soak needs a number of seconds above 0")
+        return _print_soak(config, model_file, args.soak)
     if args.watch:
         return _print_watch(config, repeats, threads, args.quiet)
     model = f"trunk {config.trunk_depth}x{config.trunk_width}" if model_file is None \
@@ -74,6 +78,17 @@ def main(args: argparse.Namespace) -> int:
 WINDOW_PHASES = (("app", (1920, 1080), False, False), ("app, small", (1024, 768), False, False),
                  ("app, busy", (1920, 1080), True, False), ("app, B", (1920, 1080), False, True))
 WINDOW_SECONDS = 8.0
+SOAK_SPARE_S = 300   # a soak's launch, first model and settling, beyond what it plays
+
+
+def _bare_rate(config, model_file, clock: str = "wall") -> float:
+    """A plain loop's steps per second, by the wall clock or by its CPU time."""
+    use_clock(clock)
+    try:
+        return bare_loop(config, config.steps) if model_file is None \
+            else bare_model_loop(model_file, config, config.steps)
+    finally:
+        use_clock("wall")
 
 
 def _print_window(config, model_file, quiet: bool = False) -> None:
@@ -82,8 +97,8 @@ def _print_window(config, model_file, quiet: bool = False) -> None:
     use_clock("wall")
     model_path = None if model_file is None else str(model_file.path)
     for name, size, busy, pin_b in WINDOW_PHASES:
-        bare = bare_loop(config, config.steps) if model_file is None \
-            else bare_model_loop(model_file, config, config.steps)
+        bare = _bare_rate(config, model_file)
+        bare_cpu_ms = 1000 / _bare_rate(config, model_file, "cpu")
         g = run_phase(job_arguments(config.replace(steps=200), WINDOW_SECONDS, size, busy,
                                     pin_b, launch=name == "app", model_path=model_path))
         how = (", another process keeping a core busy" if busy else
@@ -95,13 +110,47 @@ def _print_window(config, model_file, quiet: bool = False) -> None:
                   f"turning for {g['frozen_s']:.0f} s (before: {_lateness(g)})")
             continue
         print(f"{name:<12}{_rate(g['steps_per_second'])}{g['steps_per_second'] / bare:>9.0%}  "
-              f"{where}; the window answered {_lateness(g)}; its process used "
-              f"{g['window_cpu_share']:.0%} of a core")
+              f"{where}; the window answered {_lateness(g)}; {_cpu(g, bare_cpu_ms)}; "
+              f"the step count on screen went at most {g['longest_stall_s']:.2f} s "
+              f"without advancing")
         if "window_visible_s" in g and not quiet:   # -q: only the rows
             print(f"launch: the window showed {g['window_visible_s']:.2f} s after launch "
                   f"(torch {'loaded' if g['torch_in_window_process'] else 'not loaded'} "
                   f"in its process); the engine's first model was ready at "
                   f"{g['engine_ready_s']:.2f} s")
+
+
+def _cpu(g: dict, bare_cpu_ms: float) -> str:
+    """Each process's CPU time per step trained, beside the plain loop's: what the app
+    costs apart from how much of the machine its processes were given."""
+    engine = g.get("engine_cpu_ms_per_step")
+    engine_words = "the engine's not known" if engine is None else (
+        f"the engine {engine:.2f} ms ({g['engine_cpu_share']:.0%} of a core; "
+        f"{bare_cpu_ms / engine:.0%} of the plain loop's steps a CPU second)")
+    return (f"CPU time a step: {engine_words}, the window {g['window_cpu_ms_per_step']:.2f} "
+            f"ms ({g['window_cpu_share']:.0%} of a core), the plain loop {bare_cpu_ms:.2f} ms")
+
+
+def _print_soak(config, model_file, seconds: float) -> int:
+    """`bench --soak SECONDS`: Play for that long in the window with another process
+    keeping a core busy; the longest the step count on screen did not advance."""
+    model_path = None if model_file is None else str(model_file.path)
+    size = WINDOW_PHASES[0][1]
+    print(f"gradviz bench --soak: Play for {seconds:g} s in the app's window (offscreen, "
+          f"{size[0]}x{size[1]}, every panel live, the engine in its own process), another "
+          f"process keeping a core busy", flush=True)
+    g = run_phase(job_arguments(config.replace(steps=200), seconds, size, busy=True,
+                                model_path=model_path), timeout_s=seconds + SOAK_SPARE_S)
+    if "frozen_s" in g:
+        print(f"soak: the window's event loop stopped turning for {g['frozen_s']:.0f} s "
+              f"(before: {_lateness(g)})")
+        return EXIT_OK
+    first, last = g["shown_steps"]
+    print(f"soak: {g['seconds']:.0f} s played, {g['steps']} steps "
+          f"({g['steps_per_second']:.0f} steps/s); the step count on screen went from "
+          f"{first} to {last}, advancing {g['shown_advances']} times; longest without "
+          f"advancing: {g['longest_stall_s']:.2f} s; the window answered {_lateness(g)}")
+    return EXIT_OK
 
 
 def _lateness(g: dict) -> str:

@@ -229,7 +229,7 @@ def _micro_batch_options(g) -> None:
 
 
 _NOT_CONFIG = {"config", "command", "out", "force", "screenshot", "func", "quiet", "verbose",
-               "repeats", "gui", "watch", "clock", "a", "b", "rtol", "lesson", "check"}
+               "repeats", "gui", "watch", "soak", "clock", "a", "b", "rtol", "lesson", "check"}
 
 
 def take_model_file(args: argparse.Namespace) -> str | None:

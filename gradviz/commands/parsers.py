@@ -154,6 +154,11 @@ def add_bench(subparsers) -> None:
                    help="instead: a plain loop's steps/s under gradviz.watch at its default "
                         "sampling, as a share of the same loop bare, on the default MLP and "
                         "the bundled two-head CNN (which runs a fifth of --steps)")
+    p.add_argument("--soak", type=float, metavar="SECONDS", default=None,
+                   help="instead: Play for SECONDS in the app's window (offscreen, "
+                        "1920x1080, every panel live) while another process keeps a core "
+                        "busy, and print the longest time the step count on screen did "
+                        "not advance, with the window's lateness (default: none, the table)")
     p.set_defaults(func=_later("bench"))
 
 

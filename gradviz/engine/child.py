@@ -53,7 +53,7 @@ class ChildProcess:
         now = time.monotonic()
         if now - self._looked_at < CPU_LOOK_SECONDS and self._cpu >= 0:
             return self._cpu_grew_at
-        cpu = _cpu_seconds(self.pid)
+        cpu = cpu_seconds(self.pid)
         if cpu is None:
             return None
         self._looked_at = now
@@ -108,7 +108,7 @@ class ChildProcess:
             self._kill_group()
 
 
-def _cpu_seconds(pid: int) -> float | None:
+def cpu_seconds(pid: int) -> float | None:
     """User plus system CPU seconds of a process, from /proc (None elsewhere)."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:

@@ -21,7 +21,7 @@ from .bindings.events_view import bind_events_view
 from .bindings.graph_view import bind_graph_view
 from .bindings.run_bar import bind_run_bar, toggle_play
 from .bindings.settings_panel import bind_settings_panel
-from .bindings.status_bar import bind_status_bar
+from .bindings.status_bar import bind_status_bar, show_newest_step
 from .blank_screen import BlankScreen
 from .build_stop import BuildStop
 from .compare_mode import CompareMode, CompareParts
@@ -98,8 +98,10 @@ class MainWindow(WindowFrame):
         self.dock_watch = DockWatch(m, self.panel_docks())
         restore_layout(self, remembered)
         self.apply_theme(self.theme)
-        self.painter = PanelPainter(self, lambda: self.plots, lambda: self.history,
-                                    self._shown_key, self._take_new_steps)
+        self.painter = PanelPainter(
+            self, lambda: self.plots, lambda: self.history, self._shown_key,
+            self._take_new_steps, between_frames=lambda: show_newest_step(self.status, m,
+                                                                          self.engine))
         self._start_engine_and_layout()
         self.painter.start()
         self.gc_guard.settle()

@@ -17,15 +17,22 @@ from ..plain.records import StepRecord
 PAINT_HZ = 25              # the fastest the panels repaint
 PAINT_SHARE = 0.3          # ...but at most this share of the GUI thread's time: the
                            # engine needs a core too (and in-process, the GIL)
-LONGEST_WAIT_MS = 1000     # between frames, at most: the steps on screen move every second
+LONGEST_WAIT_MS = 1000     # between frames, at most
+# the status line's step count follows the newest step this often, between frames too:
+# a frame that waits out its share of the time, on a busy machine, held the count still
+# for longer than a second (1.05 s, measured by `gradviz bench --soak`)
+STEPS_MS = 250
 
 
 class PanelPainter(QObject):
     def __init__(self, parent: QObject, panels: Callable[[], list], history: Callable,
                  shown_key: Callable[[], tuple], before_frame: Callable[[], None],
-                 clock: Callable[[], float] = time.thread_time):
+                 clock: Callable[[], float] = time.thread_time,
+                 between_frames: Callable[[], None] = lambda: None):
         """panels(): the panels; history(): what they show; shown_key(): what a panel
-        that is up to date has drawn; before_frame(): new steps in, before each frame.
+        that is up to date has drawn; before_frame(): new steps in, before each frame;
+        between_frames(): every STEPS_MS, the newest step shown where it is cheap (the
+        status line's count), the panels and their history left to the next frame.
         clock: the GUI thread's CPU time, in seconds. A frame's share is of the time the
         thread worked, not of the wall clock: on a busy machine the wall clock counts the
         other programs' turns too, and the painter waited up to a second after each
@@ -45,13 +52,18 @@ class PanelPainter(QObject):
         self._panel_timer.setSingleShot(True)
         self._panel_timer.setInterval(1)
         self._panel_timer.timeout.connect(self._paint_next)
+        self._steps_timer = QTimer(self)
+        self._steps_timer.setInterval(STEPS_MS)
+        self._steps_timer.timeout.connect(between_frames)
 
     def start(self) -> None:
         self.frame_timer.start(1000 // PAINT_HZ)
+        self._steps_timer.start()
 
     def stop(self) -> None:
         self.frame_timer.stop()
         self._panel_timer.stop()
+        self._steps_timer.stop()
 
     def paint_all(self) -> None:
         """Every shown panel up to date now (screenshots, tests)."""

@@ -17,7 +17,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from ..engine.child import cpu_seconds, descendants
 from ..plain.config import Config, from_mapping
+from ..plain.stall_watch import StallWatch
 
 RESULT = "RESULT"   # the line the bench reads (commands.window_phase)
 PROBE_MS = 1        # the probe's interval: lateness is measured to about this
@@ -145,6 +147,47 @@ def _print_result(result: dict) -> None:
     print(RESULT, json.dumps(result), flush=True)
 
 
+def engine_pid() -> int | None:
+    """The pid of the engine this process started (A's; None where none is seen)."""
+    for pid in descendants(os.getpid()):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if b"gradviz.engine.engine_process" in f.read():
+                    return pid
+        except OSError:   # ended meanwhile
+            continue
+    return None
+
+
+class CpuMeter:
+    """CPU seconds the window's process and its engine's used since start()."""
+
+    def __init__(self) -> None:
+        self.pid = engine_pid()
+        self._window = time.process_time()
+        self._engine = self._engine_now()
+
+    def _engine_now(self) -> float | None:
+        return None if self.pid is None else cpu_seconds(self.pid)
+
+    def used(self) -> tuple[float, float | None]:
+        """(the window's, the engine's or None where the system does not say)."""
+        engine_now = self._engine_now()
+        engine = None if engine_now is None or self._engine is None \
+            else engine_now - self._engine
+        return time.process_time() - self._window, engine
+
+
+def cpu_figures(window_s: float, engine_s: float | None, steps: int,
+                elapsed: float) -> dict[str, float | None]:
+    """Each process's share of a core, and its CPU milliseconds per step trained."""
+    per_step = 1000 / max(steps, 1)
+    return {"window_cpu_share": window_s / elapsed,   # of one core, all its threads
+            "window_cpu_ms_per_step": window_s * per_step,
+            "engine_cpu_share": None if engine_s is None else engine_s / elapsed,
+            "engine_cpu_ms_per_step": None if engine_s is None else engine_s * per_step}
+
+
 class Phase:
     """One measured phase: the window shown at its size, the engine's first model in,
     B pinned (if asked), Play, a settling second, then `seconds` measured."""
@@ -156,7 +199,10 @@ class Phase:
         self.spinner: subprocess.Popen | None = None
         self.probe: Probe | None = None
         self.start_steps = 0
-        self.started = self.cpu_started = 0.0
+        self.started = self.ended = self.stalled = 0.0
+        self.cpu: CpuMeter | None = None
+        self.used: tuple[float, float | None] = (0.0, None)   # CPU seconds: window, engine
+        self.stalls = StallWatch()
 
     def wait(self, ready: Callable[[], bool], then: Callable[[], None]) -> None:
         from PySide6.QtCore import QTimer
@@ -181,18 +227,31 @@ class Phase:
                   lambda: QTimer.singleShot(SETTLE_MS, self.begin))
 
     def begin(self) -> None:
-        from PySide6.QtWidgets import QApplication
         if self.busy:
             self.spinner = subprocess.Popen([sys.executable, "-I", "-c", _BUSY])
         self.window.refresh()
         self.start_steps = len(self.window.history)
         self.started = time.perf_counter()
-        self.cpu_started = time.process_time()
-        self.probe = Probe(self.started + self.seconds, QApplication.quit)
+        self.cpu = CpuMeter()
+        # the step count on screen: the status line's text, as it is set
+        texts = self.window.status.texts
+        self.stalls.start(texts.phase)
+        texts.events.phase.connect(self.stalls.shown)
+        self.probe = Probe(self.started + self.seconds, self.end)
         watch_for_a_freeze(self.probe, _print_result)
         if self.profile is not None:
             self.profile.enable()
         self.probe.start()
+
+    def end(self) -> None:
+        """The measured time is over: what the processes used, read now (on quitting,
+        the window ends its engine), then quit."""
+        from PySide6.QtWidgets import QApplication
+        assert self.cpu is not None
+        self.used = self.cpu.used()
+        self.stalled = self.stalls.longest_stall_s()
+        self.ended = time.perf_counter()
+        QApplication.quit()
 
     def result(self) -> dict:
         if self.profile is not None:
@@ -200,13 +259,15 @@ class Phase:
         if self.spinner is not None:
             self.spinner.kill()
             self.spinner.wait()
-        elapsed = time.perf_counter() - self.started
-        cpu = time.process_time() - self.cpu_started
+        elapsed = self.ended - self.started
+        assert self.probe is not None
+        window_cpu, engine_cpu = self.used
         self.window.refresh()
         steps = len(self.window.history) - self.start_steps
-        assert self.probe is not None
         return {"steps_per_second": steps / elapsed, "steps": steps, "seconds": elapsed,
-                "window_cpu_share": cpu / elapsed,   # of one core, all its threads
+                **cpu_figures(window_cpu, engine_cpu, steps, elapsed),
+                "longest_stall_s": self.stalled, "shown_advances": self.stalls.advances,
+                "shown_steps": [self.stalls.first_step, self.stalls.last_step],
                 "heads": list(self.window.history.head_names),
                 "model_path": self.window.model.model_path,
                 **lateness_summary(self.probe.late)}

@@ -89,3 +89,36 @@ def test_a_phase_that_fails_sends_its_graph_as_at_the_error():
         loop.take_outbox()
     assert whens[-1] == "at the error"
     assert all(w.startswith("after ") for w in whens[:-1]) and len(whens) > 1
+
+
+def test_the_pipe_is_looked_at_no_more_often_than_asked():
+    from gradviz.engine.loop import at_most_every
+    now = [0.0]
+    asked: list[float] = []
+
+    def waiting() -> bool:
+        asked.append(now[0])
+        return True
+    look = at_most_every(0.002, waiting, clock=lambda: now[0])
+    answers = []
+    for t in (0.001, 0.0019, 0.002, 0.003, 0.0041, 0.0042):
+        now[0] = t
+        answers.append(look())
+    assert answers == [False, False, True, False, True, False]
+    assert asked == [0.002, 0.0041]
+
+
+def test_a_command_waiting_still_ends_a_batch_at_full_speed():
+    loop = EngineLoop(Config(device="cpu"))
+    loop.handle(p.Play())
+    _train_until(loop, 5)
+    before = loop.session.step_index
+    looks: list[int] = []
+
+    def waiting() -> bool:
+        looks.append(loop.session.step_index)
+        return True
+    loop.train_batch(waiting)
+    # the batch ends at its first look at the pipe, which finds the command (or sooner,
+    # at its 20 ms, where steps are slow: no look at all)
+    assert looks in ([], [loop.session.step_index]) and loop.session.step_index > before

@@ -26,11 +26,12 @@ class Clock:
         return self.now
 
 
-def painter_of(panels, key, clock=None, history=None):
+def painter_of(panels, key, clock=None, history=None, between_frames=lambda: None):
     """(its owner, a painter) of these panels; key[0] is what an up-to-date one shows."""
     owner = QObject()
     painter = PanelPainter(owner, lambda: panels, lambda: history, lambda: key[0],
-                           lambda: None, **({"clock": clock} if clock else {}))
+                           lambda: None, between_frames=between_frames,
+                           **({"clock": clock} if clock else {}))
     return owner, painter
 
 
@@ -88,3 +89,14 @@ def test_the_pause_after_a_frame_follows_the_threads_cpu_time(qtbot):
     assert painter.frame_timer.interval() == 1000
     painter.stop()
 
+
+
+def test_the_step_count_moves_on_while_a_frame_waits_out_its_share(qtbot):
+    """The step count on screen moves on between frames: on a busy machine a frame's
+    pause reached a second, and the count stood still for longer."""
+    taken: list[int] = []
+    _owner, painter = painter_of([], [(0, 0)], between_frames=lambda: taken.append(1))
+    painter.start()
+    painter.frame_timer.stop()   # no frame comes: only the steps' own timer is left
+    qtbot.waitUntil(lambda: len(taken) >= 2, timeout=10_000)
+    painter.stop()

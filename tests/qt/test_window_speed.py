@@ -21,6 +21,12 @@ def test_the_window_speed_check_measures_the_real_app_quietly():
     assert _in_order(result)
     assert result["torch_in_window_process"] is False
     assert 0 < result["window_cpu_share"]
+    # each process's CPU time a step (/proc counts the engine's in 10 ms ticks: it may
+    # be 0 in half a second on a busy machine), and the step count on screen
+    assert result["window_cpu_ms_per_step"] > 0 and result["engine_cpu_ms_per_step"] >= 0
+    first, last = result["shown_steps"]
+    assert first is not None and last >= first and result["shown_advances"] >= 0
+    assert 0 < result["longest_stall_s"] <= result["seconds"] + 1
     assert "propagateSizeHints" not in out.stderr, out.stderr[-500:]
 
 
@@ -82,6 +88,7 @@ def test_a_phase_that_ended_is_not_called_frozen(qtbot):
 
 def test_the_window_benchmark_uses_the_model_and_public_methods_only():
     """What it reads off the window: the model (engine facts, the drawn-off-screen
-    switch), the history the panels draw, refresh, Play and Compare's pin."""
+    switch), the history the panels draw, the status line's words (the step count on
+    screen), refresh, Play and Compare's pin."""
     used = set(reaches((QT / "window_speed.py").read_text()))
-    assert used <= {"model", "history", "refresh", "toggle_play", "compare"}, used
+    assert used <= {"model", "history", "status", "refresh", "toggle_play", "compare"}, used

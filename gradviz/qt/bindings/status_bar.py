@@ -45,3 +45,12 @@ def bind_status_bar(bar: QStatusBar, status: StatusLine, model: WindowModel,
     texts.events.rate.connect(rate.setText)
     engine.received.connect(lambda record: _status_of(status, model, record))
     return phase, walks, rate
+
+
+def show_newest_step(status: StatusLine, model: WindowModel, engine: EngineClient) -> None:
+    """Between frames, while playing: the step count follows the engine's newest step
+    (the history and the panels take it in at the next frame, together)."""
+    if model.running and engine.records:
+        generation, record = engine.records[-1]
+        if generation == model.generation:
+            status.steps(record, model.running, model.play_mode == "phases")
