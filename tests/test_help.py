@@ -10,7 +10,7 @@ import pytest
 from gradviz.app import build_parser
 from gradviz.plain.config import Config
 
-COMMANDS = ("run", "compare", "lessons", "bench", "report")
+COMMANDS = ("run", "compare", "lessons", "bench", "report", "open")
 # prints the help and, after it, whether torch (or Qt) was imported to give it
 HELP_PROBE = """
 import json, sys
