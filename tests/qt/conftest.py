@@ -1,7 +1,7 @@
-"""A main window per test (or one a test file's tests share, reset between them), with its
-settings in a temp dir and its engine stopped after. The engine runs on a thread of the
-test's process (tests look inside its session); tests/qt/test_engine_process.py drives the
-real two-process app."""
+"""A main window per test (make_window) or one a test file's tests share
+(shared_window.py), with its settings in a temp dir and its engine stopped after. The
+engine runs on a thread of the test's process (tests look inside its session);
+tests/qt/test_engine_process.py drives the real two-process app."""
 import functools
 import os
 import subprocess
@@ -9,13 +9,18 @@ import sys
 
 import pytest
 from PySide6.QtGui import QFont, QPalette
-from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from gradviz.plain.config import Config
-from gradviz.plain.window_model import WindowModel
 from gradviz.qt.settings import AppSettings, Remembered
 
+from shared_window import (  # noqa: F401  (module_window_fixture: a fixture)
+    focused,
+    free_mode,
+    fresh_run,
+    module_window_fixture,
+    open_window,
+)
 from waits import WAIT_MS
 
 
@@ -81,19 +86,18 @@ def settings(tmp_path):
 
 @pytest.fixture
 def make_window(qtbot, settings):
-    from gradviz.qt.main_window import MainWindow
+    """A window of the test's own, closed after it: for a test about what a new window
+    starts with (its settings, a model file) or about closing it."""
     made = []
 
     def make(config: Config = Config(), remembered: Remembered | None = None,
              model_path=None, in_process: bool = True):
         """model_path: a model file to train, as `gradviz --model PATH` opens it;
         in_process False: the engine in its own process, as the app runs it."""
-        window = MainWindow(remembered or Remembered(config), settings,
-                            engine_in_process=in_process,
-                            model_path=None if model_path is None else str(model_path))
+        window = open_window(remembered or Remembered(config), settings,
+                             engine_in_process=in_process,
+                             model_path=None if model_path is None else str(model_path))
         qtbot.addWidget(window)
-        window.show()
-        qtbot.waitUntil(lambda: window.model.generation >= 1, timeout=WAIT_MS)
         made.append(window)
         return window
 
@@ -102,58 +106,15 @@ def make_window(qtbot, settings):
         window.close()
 
 
-@pytest.fixture(scope="module")
-def _module_window(qapp, tmp_path_factory):
-    """One in-process window for a test file's tests (per xdist worker): made on first use,
-    closed after the file's last test."""
-    held: list = []
-    yield held
-    for window in held:
-        window.close()
-
-
 @pytest.fixture
-def shared_window(qtbot, _module_window, tmp_path_factory):
-    """A window as make_window gives one, shared by the tests of a file: each test gets it
-    paused at step 0 of a fresh model on its config, nothing in What happened, and Play's
-    pace and mode and the graph's saved tensors as a new window has them. For tests that
-    change only what these undo (not the theme, zoom, docks, lessons or settings file)."""
-    from gradviz.qt.main_window import MainWindow
-
+def shared_window(qtbot, module_window):
+    """The test file's one window (shared_window.py), paused at step 0 of a fresh model on
+    the config given, in free mode, and the active window: `w = shared_window(config)`.
+    For tests that change only what these undo (not the docks, lessons' files or the
+    settings file)."""
     def get(config: Config = Config()):
-        if not _module_window:
-            settings = AppSettings(tmp_path_factory.mktemp("shared") / "settings.json")
-            window = MainWindow(Remembered(config), settings, engine_in_process=True)
-            window.show()
-            _module_window.append(window)
-        window = _module_window[0]
-        _fresh_on(qtbot, window, config)
-        return window
+        free_mode(module_window)
+        fresh_run(qtbot, module_window, config)
+        focused(qtbot, module_window)
+        return module_window
     return get
-
-
-def _fresh_on(qtbot, window, config: Config) -> None:
-    """The window paused, at step 0 of a fresh model on config (a Reset after it)."""
-    model = window.model
-    qtbot.waitUntil(lambda: model.generation >= 1, timeout=WAIT_MS)
-    if model.running:
-        window.engine.pause()
-        qtbot.waitUntil(lambda: not model.running, timeout=WAIT_MS)
-    model.play_mode, model.stop_at = WindowModel.play_mode, WindowModel.stop_at
-    model.pace_ms, model.show_saved = WindowModel.pace_ms, WindowModel.show_saved
-    # Reset first: a config asked for mid-step would wait for the step's end
-    generation = model.generation
-    window.engine.reset()
-    qtbot.waitUntil(lambda: model.generation > generation, timeout=WAIT_MS)
-    model.requested = config
-    session = window.engine.session
-    qtbot.waitUntil(lambda: model.confirmed == config and session.config == config
-                    and session.step_index == 0 and not session.in_step
-                    and session.pending_config is None and session.error is None
-                    and session.last_record is None and window.events_view.event is None,
-                    timeout=WAIT_MS)
-    window.refresh()
-    # its keys reach it only while it is the active window (a test's own window was since)
-    window.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=WAIT_MS)
-    window.setFocus()

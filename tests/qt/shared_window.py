@@ -1,7 +1,12 @@
-"""One main window (and its engine) shared by a test module's tests: a window costs seconds
-to start, and most whole-window tests only drive it. Each test gets it back in free mode,
-at its first size and text size, with no lesson and no comparison open. A module imports
-the fixtures (`from shared_window import shared_window_fixture, window_fixture`)."""
+"""One main window (and its engine, on a thread of this process) shared by a test module's
+tests: a window costs seconds to start, and most whole-window tests only drive it. Each
+test gets it back in free mode, at its first size and text size, with no lesson and no
+comparison open. Two ways to ask for it, one window behind both:
+- `shared_window(config)` (tests/qt/conftest.py): the window paused at step 0 of a fresh
+  model on config;
+- a module that imports `shared_window_fixture, window_fixture` from here gets the
+  window itself as `shared_window` (on its SHARED_CONFIG) and as `window` (in free mode
+  before and after the test)."""
 from __future__ import annotations
 
 import time
@@ -12,6 +17,7 @@ from PySide6.QtCore import QEventLoop
 from PySide6.QtWidgets import QApplication
 
 from gradviz.plain.config import Config
+from gradviz.plain.window_model import WindowModel
 from gradviz.qt.settings import AppSettings, Remembered
 
 from waits import WAIT_MS
@@ -26,9 +32,19 @@ def wait_for(condition: Callable[[], bool], timeout_ms: int = WAIT_MS) -> None:
         QApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
 
 
+def open_window(remembered: Remembered, settings: AppSettings, **kwargs):
+    """A main window shown, its first model built (kwargs: MainWindow's)."""
+    from gradviz.qt.main_window import MainWindow
+    window = MainWindow(remembered, settings, **kwargs)
+    window.show()
+    wait_for(lambda: window.model.generation >= 1)
+    return window
+
+
 def free_mode(window) -> None:
     """The window as a test found it: no presentation, lesson or comparison, the normal
-    text size, its first size and pace, laid out for the offscreen screen, paused."""
+    text size, its first size, Play's pace and mode and the graph's saved tensors as a new
+    window has them, laid out for the offscreen screen, paused."""
     if window.lessons.presenting:
         window.lessons.toggle_presenting()
     if window.lessons.player.lesson is not None:
@@ -38,27 +54,31 @@ def free_mode(window) -> None:
     if window.model.running:     # a slide's play goes on after it: paused, as Space does
         window.engine.pause()
     window.model.pace_ms, window.model.play_mode = window.first_pace
+    window.model.stop_at, window.model.show_saved = WindowModel.stop_at, WindowModel.show_saved
     window.drawn_off_screen = False
     window.zoom_by(None)
     window.resize(window.first_size)
     wait_for(lambda: not window.lessons.stage.isVisible() and not window.model.running)
 
 
-@pytest.fixture(scope="module", name="shared_window")
-def shared_window_fixture(request, qapp, tmp_path_factory) -> Iterator:
-    """The module's window on its SHARED_CONFIG (the default settings where it names
-    none), its engine on a thread of this process."""
-    from gradviz.qt.main_window import MainWindow
+@pytest.fixture(scope="module", name="module_window")
+def module_window_fixture(request, qapp, tmp_path_factory) -> Iterator:
+    """The module's one window on its SHARED_CONFIG (the default settings where it names
+    none), its settings file in a temp dir; closed after the module's last test."""
     settings = AppSettings(tmp_path_factory.mktemp("shared") / "settings.json")
     config = getattr(request.module, "SHARED_CONFIG", Config())
-    window = MainWindow(Remembered(config), settings, engine_in_process=True)
-    window.show()
-    wait_for(lambda: window.model.generation >= 1)
+    window = open_window(Remembered(config), settings, engine_in_process=True)
     window.first_size = window.size()
     window.first_pace = window.model.pace_ms, window.model.play_mode
     yield window
     window.close()
     window.deleteLater()
+
+
+@pytest.fixture(scope="module", name="shared_window")
+def shared_window_fixture(module_window) -> Iterator:
+    """The module's window itself (for a module that imports this fixture)."""
+    yield module_window
 
 
 @pytest.fixture(name="window")
@@ -70,17 +90,38 @@ def window_fixture(shared_window, qtbot):
 
 
 def fresh_run(qtbot, window, config: Config) -> None:
-    """The window's engine on config, at step 0 of a fresh model (as Reset makes it; a
-    step left half done by the test before is dropped first: a change of settings waits
-    for the step's end)."""
+    """The window's engine paused on config, at step 0 of a fresh model (as Reset makes
+    it), nothing in What happened: a step left half done by the test before is dropped
+    first (a change of settings waits for the step's end)."""
+    model = window.model
+    if model.running:
+        window.engine.pause()
+        qtbot.waitUntil(lambda: not model.running)
     reset(qtbot, window)
-    window.model.requested = config
-    qtbot.waitUntil(lambda: window.engine.session.config == config)
-    reset(qtbot, window)
+    model.requested = config
+
+    def fresh() -> bool:
+        session = window.engine.session
+        return (model.confirmed == config and session.config == config
+                and session.step_index == 0 and not session.in_step
+                and session.pending_config is None and session.error is None
+                and session.last_record is None and len(window.history) == 0
+                and window.events_view.event is None)
+    qtbot.waitUntil(fresh)
+    window.refresh()
 
 
 def reset(qtbot, window) -> None:
+    """Reset, as R does: the next generation, at step 0."""
     generation = window.model.generation
     window.engine.reset()
     qtbot.waitUntil(lambda: window.model.generation > generation
                     and window.engine.session.step_index == 0 and len(window.history) == 0)
+
+
+def focused(qtbot, window) -> None:
+    """Keys reach the window only while it is the active one (a test's own window may
+    have been since)."""
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    window.setFocus()
