@@ -1,23 +1,19 @@
 """Desktop habits, driven as a user does: files dropped on the window (a lesson, settings,
 a model file that asks first, a file of no kind refused in one line), File > Open Recent
 (it lists, opens, drops a gone file, survives a restart, refuses a stranger's entry),
-the window's icon, and `gradviz FILE` launched for real."""
+the window's icon. (`gradviz FILE` launched for real: test_screenshot_mode.py.)"""
 import json
-import os
 import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
-from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from gradviz.plain.config import Config
 from gradviz.plain.model_names import model_path
 from gradviz.qt import file_menu as file_menu_module
-from gradviz.qt.settings import MAX_RECENT, AppSettings
+from gradviz.qt.settings import AppSettings
 
 from model_question import Answer
 from waits import WAIT_MS
@@ -44,6 +40,19 @@ def warned(monkeypatch):
     return lines
 
 
+@pytest.fixture
+def w(qtbot, shared_window):
+    """The module's window (conftest's shared_window) on the built-in model and the default
+    settings, with nothing in Open Recent; back on the built-in model after the test."""
+    window = shared_window()
+    window.file_menu.recent.paths = []
+    window.file_menu.recent.refresh()
+    yield window
+    if window.model.model_name:
+        window.findChild(QAction, "builtInModelAction").trigger()
+        qtbot.waitUntil(lambda: window.model.model_name == "", timeout=WAIT_MS)
+
+
 def _mime(*urls: QUrl) -> QMimeData:
     mime = QMimeData()
     mime.setUrls(list(urls))
@@ -64,21 +73,18 @@ def drop(window, *paths) -> bool:
     return event.isAccepted()
 
 
-def test_a_dropped_lesson_opens(qtbot, make_window, files):
-    w = make_window()
+def test_a_dropped_lesson_opens(qtbot, w, files):
     assert drop(w, files / "mine.toml")
     qtbot.waitUntil(lambda: w.model.lesson == "mine", timeout=WAIT_MS)
     qtbot.waitUntil(lambda: w.engine.session.config.steps == 7, timeout=WAIT_MS)
 
 
-def test_dropped_settings_reach_the_engine(qtbot, make_window, files):
-    w = make_window()
+def test_dropped_settings_reach_the_engine(qtbot, w, files):
     assert drop(w, files / "fast.toml")
     qtbot.waitUntil(lambda: w.engine.session.config.lr == 0.0125, timeout=WAIT_MS)
 
 
-def test_a_dropped_model_file_asks_before_it_runs(qtbot, make_window, files):
-    w = make_window()
+def test_a_dropped_model_file_asks_before_it_runs(qtbot, w, files):
     generation = w.model.generation
     answer = Answer(QMessageBox.Cancel)
     assert drop(w, files / "my_net.py")
@@ -90,8 +96,7 @@ def test_a_dropped_model_file_asks_before_it_runs(qtbot, make_window, files):
     assert answer.asked == 2
 
 
-def test_a_dropped_file_of_no_kind_is_refused_in_one_line(qtbot, make_window, files, warned):
-    w = make_window()
+def test_a_dropped_file_of_no_kind_is_refused_in_one_line(qtbot, w, files, warned):
     config = w.model.requested
     assert drop(w, files / "notes.txt")
     qtbot.waitUntil(lambda: len(warned) == 1, timeout=WAIT_MS)
@@ -101,8 +106,7 @@ def test_a_dropped_file_of_no_kind_is_refused_in_one_line(qtbot, make_window, fi
 
 
 def test_of_several_dropped_files_the_first_opens_and_the_status_says_so(
-        qtbot, make_window, files, warned):
-    w = make_window()
+        qtbot, w, files, warned):
     assert drop(w, files / "fast.toml", files / "notes.txt")
     qtbot.waitUntil(lambda: w.engine.session.config.lr == 0.0125, timeout=WAIT_MS)
     assert w.phase_label.text().startswith(
@@ -110,8 +114,7 @@ def test_of_several_dropped_files_the_first_opens_and_the_status_says_so(
     assert warned == []
 
 
-def test_a_web_address_is_not_taken(qtbot, make_window):
-    w = make_window()
+def test_a_web_address_is_not_taken(qtbot, w):
     mime = _mime(QUrl("https://example.com/a.py"))   # kept: the event does not own it
     enter = QDragEnterEvent(QPoint(5, 5), Qt.CopyAction, mime, Qt.LeftButton, Qt.NoModifier)
     QApplication.sendEvent(w, enter)
@@ -124,8 +127,7 @@ def _recent_texts(w) -> list[str]:
     return [a.text() for a in menu.actions()]
 
 
-def test_open_recent_lists_newest_first_and_opens(qtbot, make_window, files, warned):
-    w = make_window()
+def test_open_recent_lists_newest_first_and_opens(qtbot, w, files, warned):
     assert not w.file_menu.recent.menu.isEnabled()    # nothing opened yet
     w.file_menu.open_config(str(files / "fast.toml"))
     w.lessons.open_file(str(files / "mine.toml"))
@@ -141,8 +143,7 @@ def test_open_recent_lists_newest_first_and_opens(qtbot, make_window, files, war
     assert warned == []
 
 
-def test_a_recent_file_that_is_gone_is_dropped_with_a_note(qtbot, make_window, files):
-    w = make_window()
+def test_a_recent_file_that_is_gone_is_dropped_with_a_note(qtbot, w, files):
     w.file_menu.open_config(str(files / "fast.toml"))
     w.lessons.open_file(str(files / "mine.toml"))
     (files / "fast.toml").unlink()
@@ -151,8 +152,7 @@ def test_a_recent_file_that_is_gone_is_dropped_with_a_note(qtbot, make_window, f
                                     "the file is gone")
 
 
-def test_a_recent_model_file_asks_again_once_edited(qtbot, make_window, files):
-    w = make_window()
+def test_a_recent_model_file_asks_again_once_edited(qtbot, w, files):
     answer = Answer(QMessageBox.Open)
     w.file_menu.open_model(str(files / "my_net.py"))
     qtbot.waitUntil(lambda: w.model.model_name == "my_net.py", timeout=WAIT_MS)
@@ -163,20 +163,6 @@ def test_a_recent_model_file_asks_again_once_edited(qtbot, make_window, files):
     generation = w.model.generation
     w.file_menu.recent.menu.actions()[0].trigger()
     assert answer.asked == 2 and w.model.generation == generation
-
-
-def test_open_recent_survives_a_restart_and_keeps_at_most_its_number(
-        qtbot, make_window, files, settings):
-    w = make_window()
-    for i in range(MAX_RECENT + 2):
-        path = files / f"c{i}.toml"
-        path.write_text(f"steps = {i + 1}\n")
-        w.file_menu.open_config(str(path))
-    w.close()
-    saved = json.loads(settings.path.read_text())["recent_files"]
-    assert saved == [str(files / f"c{i}.toml") for i in range(MAX_RECENT + 1, 1, -1)]
-    again = make_window(remembered=AppSettings(settings.path).load(Config()))
-    assert again.file_menu.recent.paths == saved
 
 
 def test_a_stranger_s_recent_entries_are_refused_in_one_line(tmp_path, files, capsys):
@@ -193,26 +179,6 @@ def test_a_stranger_s_recent_entries_are_refused_in_one_line(tmp_path, files, ca
                                        "a list; Open Recent starts empty\n")
 
 
-def test_the_window_shows_gradviz_s_icon(make_window):
-    w = make_window()
+def test_the_window_shows_gradviz_s_icon(w):
     assert not w.windowIcon().isNull()
     assert w.windowIcon().pixmap(32, 32).toImage().pixelColor(16, 16).alpha() > 0
-
-
-def test_a_bare_settings_file_launches_the_app(tmp_path):
-    """`gradviz FILE` for real: a fresh process, offscreen, the file read as settings."""
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen",
-               GRADVIZ_SETTINGS=str(tmp_path / "settings.json"))
-    good, bad = tmp_path / "three.toml", tmp_path / "zero.toml"
-    good.write_text("heads = 3\n")
-    bad.write_text("heads = 0\n")
-    run = [sys.executable, "-m", "gradviz"]
-    proc = subprocess.run(run + [str(bad), "--screenshot", str(tmp_path / "x.png")],
-                          capture_output=True, text=True, env=env, timeout=240)
-    assert (proc.returncode, proc.stderr) == (2, "gradviz: heads must be between 1 and 8 "
-                                                 "(got 0)\n")
-    png = tmp_path / "shot.png"
-    proc = subprocess.run(run + [str(good), "--steps", "3", "--screenshot", str(png)],
-                          capture_output=True, text=True, env=env, timeout=240)
-    assert proc.returncode == 0, proc.stderr
-    assert Path(png).stat().st_size > 10_000

@@ -4,11 +4,10 @@ import sys
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QCheckBox, QComboBox, QPushButton, QSlider, QSpinBox
+from PySide6.QtWidgets import QApplication, QCheckBox, QComboBox, QPushButton, QSpinBox
 
 from gradviz.engine import protocol as p
 from gradviz.plain.config import Config
-from gradviz.plain.window_model import PACES_MS
 
 from waits import WAIT_MS, on_record
 
@@ -227,30 +226,6 @@ def test_code_panel_copies_to_the_clipboard(qtbot, shared_window):
     qtbot.mouseClick(w.code_view.copy_button, Qt.LeftButton)
     assert QApplication.clipboard().text() == w.code_view.code()
     assert "total.backward()" in w.code_view.code()
-
-
-def test_theme_zoom_layout_and_settings_are_remembered(qtbot, make_window, settings):
-    w = make_window(SMALL)
-    w.dark_action.trigger()
-    w.zoom_by(1.5)
-    widget(w, QComboBox, "strategyCombo").setCurrentIndex(2)   # in-loop
-    widget(w, QSlider, "speedSlider").setValue(4)
-    qtbot.waitUntil(lambda: engine_config(w).strategy == "in-loop", timeout=WAIT_MS)
-    w.close()
-    remembered = settings.load(Config())
-    assert remembered.theme == "dark" and remembered.zoom == pytest.approx(1.5)
-    assert remembered.config.strategy == "in-loop" and remembered.pace_ms == PACES_MS[4]
-    w2 = make_window(remembered=remembered)
-    assert w2.theme.name == "dark" and w2.controls.config().strategy == "in-loop"
-    assert engine_config(w2).strategy == "in-loop"
-
-
-def test_closing_while_training_stops_cleanly(qtbot, make_window):
-    w = make_window(SMALL)
-    qtbot.mouseClick(widget(w, QPushButton, "playButton"), Qt.LeftButton)
-    qtbot.waitUntil(lambda: len(w.history) > 3, timeout=WAIT_MS)
-    w.close()
-    assert w.engine.stopped and w.render_thread.isFinished()
 
 
 def test_graph_panel_shows_the_step_graph(qtbot, shared_window):

@@ -20,7 +20,7 @@ from PySide6.QtCore import QByteArray
 from gradviz.plain.config import Config, validate
 from gradviz.plain.window_model import PACES_MS
 from gradviz.qt import launch
-from gradviz.qt.settings import ZOOM_RANGE, AppSettings, Remembered
+from gradviz.qt.settings import MAX_RECENT, ZOOM_RANGE, AppSettings, Remembered
 
 from waits import WAIT_MS
 
@@ -135,56 +135,6 @@ def test_pickles_in_every_key_never_run(tmp_path, monkeypatch, capsys):
     assert not marker.exists()
 
 
-def test_the_window_starts_with_defaults_from_a_poisoned_file(qtbot, tmp_path, monkeypatch,
-                                                              capsys):
-    from gradviz.qt.main_window import MainWindow
-    marker = tmp_path / "MARKER"
-    path = tmp_path / "settings.json"
-    write_poisoned_ini(tmp_path / "gradviz.ini", marker)
-    b64 = base64.b64encode(pickles(marker)[5]).decode("ascii")
-    write_json(path, {"version": 2, "config": b64, "theme": b64, "zoom": b64, "pace_ms": b64,
-                      "geometry": b64, "window_state": b64})
-    monkeypatch.setenv(launch.SETTINGS_ENV, str(path))
-    settings, remembered = launch.load_settings()
-    # the engine on a thread: the settings are the window's, its process is not tested here
-    window = MainWindow(remembered, settings, engine_in_process=True)
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitUntil(lambda: window.model.generation >= 1, timeout=60_000)
-    assert window.theme.name == "light" and window.theme.zoom == 1.0
-    assert window.run_bar.speed.value() == 0 and window.controls.config() == Config()
-    window.close()
-    lines = warnings(capsys.readouterr().err)
-    # config, theme, zoom, pace_ms: refused by type; geometry and window_state: valid
-    # base64 that Qt then refuses as a layout
-    assert len(lines) == 6, lines
-    assert not marker.exists()
-    assert json.loads(path.read_text())["version"] == 2   # closing wrote clean JSON
-
-
-@pytest.mark.skipif(sys.platform != "linux", reason="XDG_CONFIG_HOME is Linux's")
-def test_the_app_ignores_an_old_ini_in_its_config_folder(tmp_path):
-    """End to end, as a user runs it: the default settings folder holds a poisoned
-    gradviz.ini (the old file name) and a poisoned settings.json."""
-    marker = tmp_path / "MARKER"
-    folder = tmp_path / "config" / "gradviz" / "gradviz"
-    folder.mkdir(parents=True)
-    write_poisoned_ini(folder / "gradviz.ini", marker)
-    raw = pickles(marker)[2]
-    write_json(folder / "settings.json",
-               {"version": 2, "geometry": base64.b64encode(raw).decode("ascii"),
-                "theme": raw.decode("latin-1")})
-    env = {k: v for k, v in os.environ.items() if k != launch.SETTINGS_ENV}
-    env.update(QT_QPA_PLATFORM="offscreen", XDG_CONFIG_HOME=str(tmp_path / "config"))
-    proc = subprocess.run([sys.executable, "-m", "gradviz", "--steps", "1", "--screenshot",
-                           str(tmp_path / "shot.png")], capture_output=True, text=True,
-                          timeout=240, env=env)
-    assert proc.returncode == 0, proc.stderr
-    # theme refused by its type; geometry is valid base64 that Qt then refuses
-    assert len(warnings(proc.stderr)) == 2, proc.stderr
-    assert not marker.exists()
-
-
 # ---- (b) corrupt files and bad values: defaults, one warning each ----------------------
 HUGE = b'{"version": 2, "pad": "' + b"x" * (1024 * 1024) + b'"}'
 DEEP = b"[" * 10_000 + b"]" * 10_000
@@ -260,50 +210,69 @@ def test_the_warning_reads_as_one_line(tmp_path, capsys):
     assert capsys.readouterr().err == "gradviz: settings: zoom 'abc' is not a number; using 1.0\n"
 
 
-@pytest.mark.parametrize("key", ["geometry", "window_state"])
-def test_a_layout_qt_refuses_gives_the_first_launch_layout(make_window, capsys, key):
-    junk = QByteArray(b"\x01\x02 definitely not a saved window layout \x03" * 4)
-    window = make_window(remembered=Remembered(Config(), **{key: junk}))
-    screen = window.screen().availableGeometry()
-    # the first-launch size: most of the screen (never past its edge)
-    assert window.isVisible() and window.width() >= min(1024, screen.width())
-    assert len(warnings(capsys.readouterr().err)) == 1
-
-
 # ---- (c) what is saved comes back ------------------------------------------------------
-def test_zoom_theme_pace_and_config_survive_a_relaunch(qtbot, tmp_path, monkeypatch, capsys):
-    from PySide6.QtWidgets import QCheckBox
-
+def _open_from_the_settings_file(qtbot):
     from gradviz.qt.main_window import MainWindow
+    settings, remembered = launch.load_settings()
+    # the engine on a thread: the settings are the window's, its process is not tested here
+    window = MainWindow(remembered, settings, engine_in_process=True)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitUntil(lambda: window.model.generation >= 1, timeout=WAIT_MS)
+    return window
+
+
+def _opened_recently(window, folder) -> list[str]:
+    """MAX_RECENT + 2 settings files opened in turn (the last asks for steps=MAX_RECENT+2);
+    the paths Open Recent keeps of them, newest first."""
+    for i in range(MAX_RECENT + 2):
+        path = folder / f"c{i}.toml"
+        path.write_text(f"steps = {i + 1}\n")
+        window.file_menu.open_config(str(path))
+    return [str(folder / f"c{i}.toml") for i in range(MAX_RECENT + 1, 1, -1)]
+
+
+def test_what_a_window_changed_survives_a_relaunch_and_quitting_mid_run_stops_cleanly(
+        qtbot, tmp_path, monkeypatch, capsys):
+    """One relaunch for all that is remembered: theme, text size, pace, settings (a box and
+    a combo), Open Recent (at most its number); then Ctrl+Q while training, with a settings
+    file that cannot be written, stops the engine and the app keeps going."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QCheckBox, QComboBox, QPushButton, QSlider
     path = tmp_path / "settings.json"
     monkeypatch.setenv(launch.SETTINGS_ENV, str(path))
-
-    def open_window():
-        settings, remembered = launch.load_settings()
-        # the engine on a thread: the settings are the window's, its process is not tested here
-        window = MainWindow(remembered, settings, engine_in_process=True)
-        qtbot.addWidget(window)
-        window.show()
-        qtbot.waitUntil(lambda: window.model.generation >= 1, timeout=60_000)
-        return window
-
-    w = open_window()
+    w = _open_from_the_settings_file(qtbot)
+    recent = _opened_recently(w, tmp_path)
     w.dark_action.trigger()
     w.zoom_by(1.3)
-    w.run_bar.speed.setValue(5)
+    w.findChild(QSlider, "speedSlider").setValue(5)
     w.findChild(QCheckBox, "zeroGradCheck").click()
-    qtbot.waitUntil(lambda: not w.model.confirmed.zero_grad, timeout=WAIT_MS)
+    w.findChild(QComboBox, "strategyCombo").setCurrentIndex(2)     # in-loop
+    qtbot.waitUntil(lambda: not w.engine.session.config.zero_grad
+                    and w.engine.session.config.strategy == "in-loop", timeout=WAIT_MS)
     w.close()
     saved = json.loads(path.read_text())
     assert saved["version"] == 2 and saved["theme"] == "dark" and saved["pace_ms"] == PACES_MS[5]
     assert set(saved) == {"version", "config", "theme", "zoom", "pace_ms", "geometry",
-                          "window_state"}
-    w2 = open_window()
+                          "window_state", "recent_files"}
+    assert saved["recent_files"] == recent
+    w2 = _open_from_the_settings_file(qtbot)
     assert w2.theme.name == "dark" and w2.theme.zoom == pytest.approx(1.3)
-    assert w2.run_bar.speed.value() == 5 and not w2.controls.config().zero_grad
-    assert not w2.model.confirmed.zero_grad
-    w2.close()
+    assert w2.run_bar.speed.value() == 5
+    for config in (w2.controls.config(), w2.model.confirmed, w2.engine.session.config):
+        # the last settings file opened, then the box and the combo changed
+        assert (config.steps, config.zero_grad, config.strategy) == (MAX_RECENT + 2, False,
+                                                                     "in-loop")
+    assert w2.file_menu.recent.paths == recent
     assert warnings(capsys.readouterr().err) == []
+    w2.settings = AppSettings(tmp_path / "a-folder")
+    (tmp_path / "a-folder").mkdir()                 # os.replace onto a folder fails
+    qtbot.mouseClick(w2.findChild(QPushButton, "playButton"), Qt.LeftButton)
+    qtbot.waitUntil(lambda: len(w2.history) > 3, timeout=WAIT_MS)
+    qtbot.keyClick(w2, Qt.Key_Q, Qt.ControlModifier)
+    qtbot.waitUntil(lambda: not w2.isVisible(), timeout=WAIT_MS)
+    assert w2.engine.stopped and w2.render_thread.isFinished()
+    assert len(warnings(capsys.readouterr().err)) == 1
 
 
 # ---- (d) a failed write keeps the old file ---------------------------------------------
@@ -323,16 +292,6 @@ def test_a_failed_write_keeps_the_old_file_and_warns_once(tmp_path, monkeypatch,
     assert len(lines) == 1 and "No space left on device" in lines[0]
     monkeypatch.undo()
     assert AppSettings(path).load(Config()).config.heads == 2
-
-
-def test_closing_with_an_unwritable_settings_file_keeps_the_app_going(make_window, tmp_path,
-                                                                     monkeypatch, capsys):
-    window = make_window()
-    window.settings = AppSettings(tmp_path / "a-folder")
-    (tmp_path / "a-folder").mkdir()                 # os.replace onto a folder fails
-    window.close()
-    assert window.engine.stopped
-    assert len(warnings(capsys.readouterr().err)) == 1
 
 
 def test_a_settings_folder_that_does_not_exist_yet_is_made(tmp_path):

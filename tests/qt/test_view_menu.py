@@ -16,6 +16,16 @@ IN_THE_MENU = ("controlsDock", "gradientsDock", "graphDock", "codeDock", "memory
                "eventsDock")
 
 
+@pytest.fixture(autouse=True)
+def _docks_and_theme_back(module_window):
+    """The module's one window with every dock shown and the light theme after each test,
+    as a new window has them (a test that fails half way leaves them changed)."""
+    yield
+    module_window.model.theme = "light"
+    for name in IN_THE_MENU:
+        module_window.model.show_dock(name, True)
+
+
 def click_in_view_menu(qtbot, w, name: str) -> None:
     """The View title on the menu bar clicked, then the item named `name` in its menu."""
     bar, menu = w.menuBar(), w.findChild(QMenu, "viewMenu")
@@ -30,8 +40,8 @@ def ticked(w, name: str) -> bool:
     return w.findChild(QAction, name).isChecked()
 
 
-def test_ctrl_plus_and_minus_change_the_model_and_every_panel_follows(qtbot, make_window):
-    w = make_window(SMALL)
+def test_ctrl_plus_and_minus_change_the_model_and_every_panel_follows(qtbot, shared_window):
+    w = shared_window(SMALL)
     m, chart = w.model, w.cosine.minimumHeight()
     for _ in range(2):
         qtbot.keyClick(w, Qt.Key_Equal, Qt.ControlModifier)
@@ -48,8 +58,8 @@ def test_ctrl_plus_and_minus_change_the_model_and_every_panel_follows(qtbot, mak
     assert m.zoom == pytest.approx(STEP)
 
 
-def test_the_dark_theme_tick_follows_the_model(qtbot, make_window):
-    w = make_window(SMALL)
+def test_the_dark_theme_tick_follows_the_model(qtbot, shared_window):
+    w = shared_window(SMALL)
     assert not ticked(w, "darkThemeAction") and w.theme.name == "light"
     click_in_view_menu(qtbot, w, "darkThemeAction")
     assert w.model.theme == "dark" and w.theme.name == "dark" and ticked(w, "darkThemeAction")
@@ -57,8 +67,8 @@ def test_the_dark_theme_tick_follows_the_model(qtbot, make_window):
     assert not ticked(w, "darkThemeAction") and w.theme.name == "light"
 
 
-def test_a_dock_closed_anywhere_is_unticked_and_ticking_it_shows_it(qtbot, make_window):
-    w = make_window(SMALL)
+def test_a_dock_closed_anywhere_is_unticked_and_ticking_it_shows_it(qtbot, shared_window):
+    w = shared_window(SMALL)
     memory = w.findChild(QDockWidget, "memoryDock")
     assert "memoryDock" in w.model.docks_shown and ticked(w, "show_memoryDock")
     click_in_view_menu(qtbot, w, "show_memoryDock")
@@ -74,8 +84,8 @@ def test_a_dock_closed_anywhere_is_unticked_and_ticking_it_shows_it(qtbot, make_
     assert not events.isHidden() and ticked(w, "show_eventsDock")
 
 
-def test_a_lesson_puts_the_docks_away_and_the_ticks_follow_there_and_back(qtbot, make_window):
-    w = make_window(SMALL)
+def test_a_lesson_puts_the_docks_away_and_the_ticks_follow_there_and_back(qtbot, shared_window):
+    w = shared_window(SMALL)
     shown_before = w.model.docks_shown
     assert set(IN_THE_MENU) <= shown_before and all(ticked(w, f"show_{n}") for n in IN_THE_MENU)
     w.lessons.open_named("backward-twice")
@@ -86,8 +96,8 @@ def test_a_lesson_puts_the_docks_away_and_the_ticks_follow_there_and_back(qtbot,
     assert all(ticked(w, f"show_{name}") for name in IN_THE_MENU)
 
 
-def test_f11_and_the_full_screen_item_go_through_the_model(qtbot, make_window):
-    w = make_window(SMALL)
+def test_f11_and_the_full_screen_item_go_through_the_model(qtbot, shared_window):
+    w = shared_window(SMALL)
     qtbot.keyClick(w, Qt.Key_F11)
     qtbot.waitUntil(w.isFullScreen, timeout=WAIT_MS)
     assert w.model.full_screen and ticked(w, "fullScreenAction")
@@ -102,8 +112,8 @@ def test_f11_and_the_full_screen_item_go_through_the_model(qtbot, make_window):
     qtbot.waitUntil(lambda: not w.isFullScreen(), timeout=WAIT_MS)
 
 
-def test_the_model_knows_the_screens_room_and_the_window_keeps_within_it(qtbot, make_window):
-    w = make_window(SMALL)
+def test_the_model_knows_the_screens_room_and_the_window_keeps_within_it(qtbot, shared_window):
+    w = shared_window(SMALL)
     room = w.screen().availableGeometry()
     qtbot.waitUntil(lambda: w.model.room is not None, timeout=WAIT_MS)
     assert w.model.room == (room.x(), room.y(), room.width(), room.height())
@@ -113,11 +123,11 @@ def test_the_model_knows_the_screens_room_and_the_window_keeps_within_it(qtbot, 
                     timeout=WAIT_MS)
 
 
-def test_a_slides_panels_leave_their_least_size_to_the_stage_and_get_it_back(qtbot, make_window):
+def test_a_slides_panels_leave_their_least_size_to_the_stage_and_get_it_back(qtbot, shared_window):
     """The screen fitting follows the model's panels: a chart on a slide's stage keeps no
     least size of the docks' (the stage places it), and has it again, at the text size
     then in force, once the lesson is left."""
-    w = make_window(SMALL)
+    w = shared_window(SMALL)
     w.drawn_off_screen = True   # a 1920x1080 projector: the slide has room at a larger text
     w.resize(1920, 1080)
     w.lessons.open_named("losses-disagree")

@@ -14,9 +14,12 @@ from hypothesis import strategies as st
 from PySide6.QtCore import QByteArray
 from PySide6.QtWidgets import QDockWidget
 
+from gradviz.plain.config import Config
 from gradviz.qt import launch
 from gradviz.qt.window_layout import restore_state
 from gradviz.qt.window_state import BadLayout, check_window_state
+
+from waits import WAIT_MS
 
 AREA_INDEX_AT = 13   # version marker, version, dock marker, area count: then the first index
 
@@ -76,26 +79,44 @@ def test_the_same_dock_twice_and_deep_nesting_are_refused(saved):
     check_window_state(once, names)   # the same bytes with the dock once are a layout
 
 
-def test_a_crafted_layout_in_the_settings_file_gives_the_first_launch_layout(
+def test_a_poisoned_settings_file_starts_the_window_on_defaults_and_the_first_layout(
         qtbot, saved, tmp_path, monkeypatch, capsys):
+    """Every key a pickle (the theme, zoom, pace and config refused by their type, the
+    geometry valid base64 that Qt refuses) and the window_state a crafted layout (which
+    crashed the process before): the window starts with defaults at its first-launch
+    size, one warning a key, nothing run, and closing it writes clean JSON."""
+    from test_settings_security import pickles, warnings, write_poisoned_ini
+
     from gradviz.qt.main_window import MainWindow
     state, _, _ = saved
-    path = tmp_path / "settings.json"
+    marker, path = tmp_path / "MARKER", tmp_path / "settings.json"
+    write_poisoned_ini(tmp_path / "gradviz.ini", marker)
+    b64 = base64.b64encode(pickles(marker)[5]).decode("ascii")
     crafted = base64.b64encode(with_area_index(state, 100_000)).decode("ascii")
-    path.write_text(json.dumps({"version": 2, "window_state": crafted}))
+    path.write_text(json.dumps({"version": 2, "config": b64, "theme": b64, "zoom": b64,
+                                "pace_ms": b64, "geometry": b64, "window_state": crafted}))
     monkeypatch.setenv(launch.SETTINGS_ENV, str(path))
     capsys.readouterr()
     settings, remembered = launch.load_settings()
-    window = MainWindow(remembered, settings,   # this crashed the process before
-                        engine_in_process=True)
+    window = MainWindow(remembered, settings, engine_in_process=True)
     qtbot.addWidget(window)
     window.show()
-    qtbot.waitUntil(lambda: window.model.generation >= 1, timeout=60_000)
+    qtbot.waitUntil(lambda: window.model.generation >= 1, timeout=WAIT_MS)
+    screen = window.screen().availableGeometry()
+    # the first-launch size: most of the screen (never past its edge)
+    assert window.isVisible() and window.width() >= min(1024, screen.width())
+    assert window.theme.name == "light" and window.theme.zoom == 1.0
+    assert window.run_bar.speed.value() == 0 and window.controls.config() == Config()
     window.close()
-    lines = [line for line in capsys.readouterr().err.splitlines()
-             if line.startswith("gradviz: settings")]
-    assert lines == ["gradviz: settings: window_state is not a window layout Qt accepts; "
-                     "using the first-launch layout"]
+    lines = warnings(capsys.readouterr().err)
+    assert [line.split()[2] for line in lines] == ["config", "theme", "zoom", "pace_ms",
+                                                   "geometry", "window_state"], lines
+    assert lines[4] == ("gradviz: settings: geometry is not a window geometry Qt accepts; "
+                        "using the first-launch size")
+    assert lines[5] == ("gradviz: settings: window_state is not a window layout Qt accepts; "
+                        "using the first-launch layout")
+    assert not marker.exists()
+    assert json.loads(path.read_text())["version"] == 2   # closing wrote clean JSON
 
 
 RAW = """
