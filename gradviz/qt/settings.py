@@ -12,12 +12,8 @@ leaves half a file, and never writes over a file that is not gradviz's (settings
 from __future__ import annotations
 
 import base64
-import binascii
 import contextlib
-import dataclasses
 import json
-import math
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,33 +21,24 @@ from typing import Any
 from PySide6.QtCore import QByteArray, QStandardPaths
 
 from ..plain.atomic_write import write_text
-from ..plain.config import SHOWN_PATH_CHARS, Config, ConfigError, from_mapping, shown
-from ..plain.window_model import PACES_MS
-from .settings_file import (
+from ..plain.config import SHOWN_PATH_CHARS, Config, shown
+from ..plain.settings_values import (
+    DEFAULT_THEME,
     MAX_BYTES,
+    MAX_RECENT,
+    MAX_TRUSTED,
     VERSION,
-    beside,
-    merge,
-    one_at_a_time,
-    read_document,
-    remove_killed_writes,
+    ZOOM_RANGE,
+    read_values,
+    warn,
 )
-from .theme import THEMES
+from ..plain.window_model import PACES_MS
+from .settings_file import beside, merge, one_at_a_time, read_document, remove_killed_writes
 
-__all__ = ["AppSettings", "Remembered", "MAX_BYTES", "VERSION", "ZOOM_RANGE"]
+__all__ = ["AppSettings", "Remembered", "MAX_BYTES", "MAX_RECENT", "MAX_TRUSTED", "VERSION",
+           "ZOOM_RANGE", "warn"]
 
 FILE_NAME = "settings.json"
-MAX_LAYOUT_CHARS = 256 * 1024    # base64 of a saved geometry/state (a few hundred bytes)
-ZOOM_RANGE = (0.6, 3.0)          # what Theme.zoomed allows
-DEFAULT_THEME = "light"
-
-
-def warn(message: str) -> None:
-    """One line on stderr: settings problems never stop the app."""
-    try:
-        print(f"gradviz: settings: {message}", file=sys.stderr, flush=True)
-    except (OSError, ValueError):   # a terminal closed under us (SIGHUP): save all the same
-        pass
 
 
 @dataclass
@@ -75,123 +62,6 @@ def default_path() -> Path:
     base = (QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppConfigLocation)
             or str(Path.home()))
     return Path(base) / FILE_NAME
-
-
-# ---- reading -------------------------------------------------------------------------
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-_CONFIG_KEYS = frozenset(f.name for f in dataclasses.fields(Config)) | {"no_scale",
-                                                                        "no_zero_grad"}
-
-
-def _config(value: Any, fallback: Config) -> Config:
-    if not isinstance(value, dict):
-        warn(f"config {shown(value)} is not a JSON object; using the default config")
-        return fallback
-    unknown = [key for key in value if str(key).replace("-", "_") not in _CONFIG_KEYS]
-    if unknown:   # a newer version's keys: not used here, and kept in the file on save
-        warn(f"config has keys this version does not know ({shown(', '.join(unknown))}); "
-             "they are kept in the file but not used")
-        value = {k: v for k, v in value.items() if k not in unknown}
-    try:
-        return from_mapping(value, Config())
-    except ConfigError as exc:
-        warn(f"config: {exc}; using the default config")
-    # from_mapping is meant to raise only ConfigError; anything else from a hostile
-    # value (float() of a 400-digit int, a too-deep repr) must not stop the app either
-    except (ValueError, TypeError, OverflowError, RecursionError) as exc:
-        warn(f"config is unusable ({type(exc).__name__}); using the default config")
-    return fallback
-
-
-def _theme(value: Any) -> str:
-    if isinstance(value, str) and value in THEMES:
-        return value
-    warn(f"theme {shown(value)} is not one of {', '.join(THEMES)}; using {DEFAULT_THEME}")
-    return DEFAULT_THEME
-
-
-def _zoom(value: Any) -> float:
-    low, high = ZOOM_RANGE
-    if not _is_number(value):
-        warn(f"zoom {shown(value)} is not a number; using 1.0")
-    elif not (math.isfinite(value) and low <= value <= high):
-        warn(f"zoom {shown(value)} is not between {low:g} and {high:g}; using 1.0")
-    else:
-        return float(value)
-    return 1.0
-
-
-def _pace_ms(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value not in PACES_MS:
-        warn(f"pace_ms {shown(value)} is not one of the run bar's paces "
-             f"({', '.join(map(str, PACES_MS))}); using {PACES_MS[0]}")
-        return PACES_MS[0]
-    return value
-
-
-def _old_speed(value: Any) -> int:
-    """A file from before pace_ms kept the pace slider's position as "speed"."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < len(PACES_MS):
-        warn(f"speed {shown(value)} is not a position of the run bar's pace slider "
-             f"(0 to {len(PACES_MS) - 1}); using {PACES_MS[0]} ms")
-        return PACES_MS[0]
-    return PACES_MS[value]
-
-
-MAX_TRUSTED = 200          # remembered model files (the newest are kept)
-MAX_TRUSTED_CHARS = 4200   # a sha256 and a path
-
-
-def _trusted(value: Any) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(
-            isinstance(v, str) and 0 < len(v) <= MAX_TRUSTED_CHARS for v in value):
-        warn("trusted_models is not a list of strings; Open model… asks again")
-        return ()
-    return tuple(value[-MAX_TRUSTED:])
-
-
-MAX_RECENT = 8             # File > Open Recent's entries
-MAX_PATH_CHARS = 4096      # PATH_MAX on Linux
-
-
-def _recent(value: Any) -> tuple[str, ...]:
-    """The paths Open Recent lists; an entry that is not a path string is dropped with
-    one line, the rest are kept."""
-    if not isinstance(value, list):
-        warn(f"recent_files {shown(value)} is not a list; Open Recent starts empty")
-        return ()
-    kept = tuple(v for v in value if isinstance(v, str) and 0 < len(v) <= MAX_PATH_CHARS
-                 and "\0" not in v)
-    bad = [v for v in value if v not in kept]
-    if bad:
-        more = f" and {len(bad) - 1} more" if len(bad) > 1 else ""
-        warn(f"recent_files: dropped {shown(bad[0])}{more} from Open Recent: "
-             "not a file's path")
-    return kept[:MAX_RECENT]
-
-
-def _layout(key: str, value: Any) -> QByteArray | None:
-    """A base64 string back to the bytes saveGeometry/saveState made. Whether Qt accepts
-    them is only known when the window tries them (MainWindow warns then)."""
-    problem = None
-    if not isinstance(value, str):
-        problem = "is not a base64 string"
-    elif len(value) > MAX_LAYOUT_CHARS:
-        problem = f"is over {MAX_LAYOUT_CHARS // 1024} KB"
-    else:
-        try:
-            data = base64.b64decode(value.encode("ascii"), validate=True)
-        except (UnicodeEncodeError, binascii.Error, ValueError):
-            problem = "is not valid base64"
-        else:
-            if data:
-                return QByteArray(data)
-            problem = "is empty"
-    warn(f"{key} {shown(value)} {problem}; using the first-launch layout")
-    return None
 
 
 class AppSettings:
@@ -241,23 +111,10 @@ class AppSettings:
                  + ("" if document else "; using defaults"))
         if document is None:
             return remembered
-        if "config" in document:
-            remembered.config = _config(document["config"], fallback)
-        if "theme" in document:
-            remembered.theme = _theme(document["theme"])
-        if "zoom" in document:
-            remembered.zoom = _zoom(document["zoom"])
-        if "pace_ms" in document:
-            remembered.pace_ms = _pace_ms(document["pace_ms"])
-        elif "speed" in document:
-            remembered.pace_ms = _old_speed(document["speed"])
-        for key in ("geometry", "window_state"):
-            if key in document:
-                setattr(remembered, key, _layout(key, document[key]))
-        if "trusted_models" in document:
-            remembered.trusted_models = _trusted(document["trusted_models"])
-        if "recent_files" in document:
-            remembered.recent_files = _recent(document["recent_files"])
+        for key, value in read_values(document, fallback).items():
+            if key in ("geometry", "window_state") and value is not None:
+                value = QByteArray(value)
+            setattr(remembered, key, value)
         return remembered
 
     # ---- writing -----------------------------------------------------------------------

@@ -14,11 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..plain.atomic_write import remove_stale_parts
-from ..plain.config import shown
-from ..plain.events import first_line
-
-VERSION = 2
-MAX_BYTES = 1024 * 1024          # a settings file is a few KB; more is not one of ours
+from ..plain.settings_values import MAX_BYTES, VERSION, parse_document
 
 
 def beside(path: Path) -> Path:
@@ -40,23 +36,7 @@ def read_document(path: Path) -> tuple[dict | None, str | None]:
         return None, None                    # a first launch
     except OSError as exc:
         return None, f"cannot be read ({exc.strerror or exc})"
-    if len(data) > MAX_BYTES:
-        return None, f"is over {MAX_BYTES // 1024} KB, too big to be gradviz settings"
-    try:
-        document = json.loads(data.decode("utf-8-sig"))
-    except UnicodeDecodeError:
-        return None, "is not UTF-8 text"
-    except RecursionError:                   # json recurses once per nesting level
-        return None, "nests values too deeply to be gradviz settings"
-    except ValueError as exc:                # JSONDecodeError, or an int of 5000 digits
-        return None, f"is not valid JSON ({shown(first_line(exc))})"
-    if not isinstance(document, dict):
-        return None, f"holds {type(document).__name__}, not a JSON object"
-    version = document.get("version")
-    if isinstance(version, bool) or version != VERSION:
-        return None, ("has no version" if "version" not in document else
-                      f"is version {shown(version)}, not {VERSION}")
-    return document, None
+    return parse_document(data)
 
 
 _MISSING = object()

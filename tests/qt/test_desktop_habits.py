@@ -1,7 +1,8 @@
 """Desktop habits, driven as a user does: files dropped on the window (a lesson, settings,
-a model file that asks first, a file of no kind refused in one line), File > Open Recent
-(it lists, opens, drops a gone file, survives a restart, refuses a stranger's entry),
-the window's icon. (`gradviz FILE` launched for real: test_screenshot_mode.py.)"""
+a model file that asks first, a recorded run's folder, a file of no kind refused in one
+line), File > Open Recent (it lists, opens, drops a gone file, refuses a stranger's
+entry), the window's icon. (Open Recent across a restart: test_settings_security.py's
+relaunch; `gradviz FILE` launched for real: test_screenshot_mode.py.)"""
 import json
 import shutil
 
@@ -112,6 +113,17 @@ def test_of_several_dropped_files_the_first_opens_and_the_status_says_so(
     assert w.phase_label.text().startswith(
         f"2 files dropped: opening the first, {files / 'fast.toml'}; drop one at a time")
     assert warned == []
+
+
+def test_a_dropped_folder_opens_as_a_recorded_run(qtbot, w, tmp_path):
+    from test_open_run import _record, _totals, _writer
+    _writer(tmp_path / "run").add_step(_record(0), 1)
+    assert drop(w, tmp_path / "run")
+    qtbot.waitUntil(lambda: len(w.file_menu.run_windows) == 1, timeout=WAIT_MS)
+    run = w.file_menu.run_windows[0]
+    qtbot.waitUntil(lambda: _totals(run) == [3.0], timeout=WAIT_MS)
+    run.close()
+    w.file_menu.run_windows.clear()     # the module's window: the next test's count
 
 
 def test_a_web_address_is_not_taken(qtbot, w):

@@ -1,10 +1,10 @@
 """A recorded run's window, smoke-tested: it draws a folder's steps as the script
-appends them, says that nothing trains here, shows ranks side by side, and a folder
-dropped on the main window opens in one. (What it reads: tests/plain/test_recorded_run.py.)"""
+appends them, says that nothing trains here, shows ranks side by side. (A folder dropped
+on the main window opens in one: test_desktop_habits.py; what it reads:
+tests/plain/test_recorded_run.py.)"""
 from __future__ import annotations
 
 import pytest
-from test_desktop_habits import drop
 
 from gradviz.plain.graph_data import LOSS, PARAM, GraphData, GraphEdge, GraphNode
 from gradviz.plain.records import StepRecord
@@ -81,16 +81,6 @@ def test_ranks_side_by_side(qtbot, open_run, tmp_path):
         "Gradient norm per parameter: rank-0 | rank-1 (pale)")
     w.header.streams.setCurrentText("rank-1")
     qtbot.waitUntil(lambda: _totals(w) == [5.0, 6.0], timeout=WAIT_MS)
-
-
-def test_a_dropped_folder_opens_as_a_recorded_run(qtbot, make_window, tmp_path):
-    _writer(tmp_path / "run").add_step(_record(0), 1)
-    w = make_window()
-    assert drop(w, tmp_path / "run")
-    qtbot.waitUntil(lambda: len(w.file_menu.run_windows) == 1, timeout=WAIT_MS)
-    run = w.file_menu.run_windows[0]
-    qtbot.waitUntil(lambda: _totals(run) == [3.0], timeout=WAIT_MS)
-    run.close()
 
 
 def test_a_folder_of_runs_not_there_yet_waits_then_lists_them(qtbot, open_run, tmp_path):
