@@ -23,8 +23,8 @@ def test_b_and_period_blank_the_whole_window_and_bring_it_back(qtbot, shared_win
     assert not w.blank_screen.blank and _centre(w) != QColor("black")
 
 
-def test_the_next_slide_on_a_blank_screen_is_seen(qtbot, make_window):
-    w = make_window()
+def test_the_next_slide_on_a_blank_screen_is_seen(qtbot, shared_window):
+    w = shared_window()
     w.lessons.open_named("01-add-or-separate")
     qtbot.keyClick(w, Qt.Key_B)
     assert w.blank_screen.blank

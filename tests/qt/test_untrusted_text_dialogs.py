@@ -97,12 +97,12 @@ def test_a_link_with_markup_in_its_target_is_asked_about_as_plain_text(qtbot, vi
     assert text_format == Qt.PlainText and target in text
 
 
-def test_a_bad_lesson_file_is_reported_as_plain_text(qtbot, make_window, tmp_path,
+def test_a_bad_lesson_file_is_reported_as_plain_text(qtbot, shared_window, tmp_path,
                                                       monkeypatch):
     lesson = tmp_path / "hostile.toml"
     lesson.write_text(f'title = "x"\n[[slides]]\ntitle = "t"\nnarration = "n"\n'
                       f'config = {{ device = "{ATTACK}" }}\n')
-    w = make_window()
+    w = shared_window()
     monkeypatch.setattr(lesson_mode.QFileDialog, "getOpenFileName",
                         lambda *args, **kwargs: (str(lesson), ""))
     answer = ModalAnswer(QMessageBox.Ok)
@@ -113,11 +113,11 @@ def test_a_bad_lesson_file_is_reported_as_plain_text(qtbot, make_window, tmp_pat
     assert "slide 1, config: device must be" in text
 
 
-def test_a_settings_file_with_a_hostile_device_is_refused_as_plain_text(qtbot, make_window,
+def test_a_settings_file_with_a_hostile_device_is_refused_as_plain_text(qtbot, shared_window,
                                                                          tmp_path):
     path = tmp_path / "hostile.toml"
     path.write_text(f'device = "{ATTACK}"\nheads = 5\n')
-    w = make_window()
+    w = shared_window()
     size = w.size()
     answer = ModalAnswer(QMessageBox.Ok)
     w.file_menu.open_config(str(path))

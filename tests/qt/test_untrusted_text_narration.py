@@ -331,7 +331,7 @@ def test_any_narration_renders_without_raising_or_loading(view, requests, text):
 
 
 def test_a_lesson_file_with_a_huge_table_is_refused_in_one_line_naming_the_slide(
-        qtbot, make_window, tmp_path, monkeypatch):
+        qtbot, shared_window, tmp_path, monkeypatch):
     """Lesson loading checks the narration limits the view enforces, so the lecturer
     hears of it when opening the file, not from a blank slide mid-lecture."""
     from gradviz.qt import lesson_mode
@@ -340,7 +340,7 @@ def test_a_lesson_file_with_a_huge_table_is_refused_in_one_line_naming_the_slide
     path = tmp_path / "hostile.toml"
     path.write_text('title = "Hostile"\n[[slides]]\ntitle = "Calm"\nnarration = "**Fine.**"\n'
                     f'[[slides]]\ntitle = "Frozen"\nnarration = """\n{table}"""\n')
-    w = make_window()
+    w = shared_window()
     monkeypatch.setattr(lesson_mode.QFileDialog, "getOpenFileName",
                         lambda *args, **kwargs: (str(path), ""))
     warned = []

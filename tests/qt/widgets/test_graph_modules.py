@@ -242,9 +242,9 @@ def test_a_focus_frames_what_the_slide_is_about_and_dims_the_rest(qtbot):
     assert all(i.opacity() == 1.0 for i in canvas.nodes.values())
 
 
-def test_in_the_window_the_module_view_opens_m_switches_and_exports(qtbot, make_window,
+def test_in_the_window_the_module_view_opens_m_switches_and_exports(qtbot, shared_window,
                                                                      tmp_path):
-    w = make_window(Config(batch_size=32, detach=(1,)))
+    w = shared_window(Config(batch_size=32, detach=(1,)))
     before = w.engine.session.step_index
     qtbot.keyClick(w, Qt.Key_Right, Qt.ShiftModifier)           # one optimizer step
     qtbot.waitUntil(lambda: w.engine.session.step_index > before, timeout=WAIT_MS)
