@@ -128,7 +128,11 @@ def test_click_a_parameter_shows_its_gradient_norm_history(qtbot, make_window):
     w = make_window(SMALL)
     step(qtbot, w, n=4)
     graph = wait_drawn(qtbot, w)
-    w.refresh()
+
+    def four_steps_arrived() -> bool:   # the engine's step count runs ahead of its records
+        w.refresh()
+        return len(w.history) >= 4
+    qtbot.waitUntil(four_steps_arrived, timeout=WAIT_MS)
     param = next(n for n in graph.nodes if n.kind == PARAM and n.label == "heads.1.0.weight")
     qtbot.mouseClick(w.graph_view.canvas.viewport(), Qt.LeftButton, pos=centre(w, param.id))
     plot = w.graph_view.history_plot
