@@ -21,6 +21,7 @@ import torch
 
 START_SECONDS = 120.0    # a rank imports torch: seconds, more on a busy 2-core laptop
 STEP_SECONDS = 60.0      # a step of the built-in mlp takes milliseconds; gloo's own limit
+END_SECONDS = 2.0        # a rank told to end leaves its group and exits in well under this
 
 
 class RankError(RuntimeError):
@@ -55,7 +56,7 @@ def _end(processes: list[subprocess.Popen], conns: list[Connection]) -> None:
         conn.close()
     for process in processes:
         try:
-            process.wait(5)
+            process.wait(END_SECONDS)
         except subprocess.TimeoutExpired:   # stuck in a collective whose peer died
             process.kill()
             process.wait()
@@ -75,9 +76,9 @@ class RankGroup:
         self._processes, self._conns = _start(world)
         self._finalizer = weakref.finalize(self, _end, self._processes, self._conns)
         heads, width, depth = shape
-        for rank, conn in enumerate(self._conns):
-            conn.send(dict(rank=rank, world=world, port=self._store.port, heads=heads,
-                           width=width, depth=depth, timeout=STEP_SECONDS))
+        self._send([dict(rank=rank, world=world, port=self._store.port, heads=heads,
+                         width=width, depth=depth, timeout=STEP_SECONDS)
+                    for rank in range(world)], "start")
         self._answers(START_SECONDS, "start")
 
     def close(self) -> None:
@@ -86,6 +87,21 @@ class RankGroup:
     @property
     def alive(self) -> bool:
         return self._finalizer.alive
+
+    def _send(self, messages: list[dict], doing: str) -> None:
+        """Each rank its message; RankError (the group closed) where one has ended."""
+        for rank, (conn, message) in enumerate(zip(self._conns, messages)):
+            try:
+                conn.send(message)
+            except OSError as exc:
+                raise self._failed(self._ended(rank, doing)) from exc
+
+    def _ended(self, rank: int, doing: str) -> RankError:
+        try:   # it has ended, or is ending: a moment for its exit code
+            code = self._processes[rank].wait(END_SECONDS)
+        except subprocess.TimeoutExpired:
+            code = None
+        return RankError(f"DDP rank {rank} ended (exit code {code}) before it could {doing}")
 
     def _answers(self, seconds: float, doing: str) -> list[tuple]:
         """Every rank's answer, in rank order; RankError (the group closed) if one fails,
@@ -97,15 +113,26 @@ class RankGroup:
                     raise RankError(f"DDP rank {rank} did not {doing} within {seconds:g} s")
                 answer = conn.recv()
             except (EOFError, OSError) as exc:
-                code = self._processes[rank].poll()
-                raise self._failed(RankError(f"DDP rank {rank} ended (exit code {code}) "
-                                             f"before it could {doing}")) from exc
+                raise self._failed(self._ended(rank, doing)) from exc
             except RankError as exc:
                 raise self._failed(exc) from None
-            if answer[0] == "error":
-                raise self._failed(RankError(f"DDP rank {rank}: {answer[1]}"))
+            if answer[0] == "error":   # a peer's end reads as a reset connection: say that
+                ended = self._first_ended()
+                raise self._failed(self._ended(ended, doing) if ended is not None else
+                                   RankError(f"DDP rank {rank}: {answer[1]}"))
             answers.append(answer)
         return answers
+
+    def _first_ended(self) -> int | None:
+        """The first rank that has ended, given a moment each (a killed rank's socket
+        closes a little before its exit is seen), or None."""
+        for rank, process in enumerate(self._processes):
+            try:
+                process.wait(END_SECONDS / 4)
+                return rank
+            except subprocess.TimeoutExpired:
+                pass
+        return None
 
     def _failed(self, error: RankError) -> RankError:
         self.close()
@@ -120,11 +147,13 @@ class RankGroup:
         weights = [p.detach().cpu().numpy() for p in params]
         xs = x.detach().cpu().chunk(self.world * accumulate)
         ts = [t.detach().cpu().chunk(self.world * accumulate) for t in targets]
-        for rank, conn in enumerate(self._conns):
+        jobs = []
+        for rank in range(self.world):
             mine = range(rank * accumulate, (rank + 1) * accumulate)
-            micros = [(xs[i].numpy(), [t[i].numpy() for t in ts]) for i in mine]
-            conn.send(dict(params=weights, micros=micros, factors=list(factors),
-                           no_sync=no_sync))
+            jobs.append(dict(params=weights, factors=list(factors), no_sync=no_sync,
+                             micros=[(xs[i].numpy(), [t[i].numpy() for t in ts])
+                                     for i in mine]))
+        self._send(jobs, "take the step")
         answers = self._answers(STEP_SECONDS, "finish the step")
         counts = {a[1] for a in answers}
         if len(counts) != 1:   # DDP runs the same collectives on every rank
