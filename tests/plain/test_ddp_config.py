@@ -7,6 +7,7 @@ from gradviz.plain.config import Config, ConfigError, from_mapping, parse_toml, 
 from gradviz.plain.history import History
 from gradviz.plain.lesson_figures import figure_text
 from gradviz.plain.lessons import LessonError, parse_lesson
+from gradviz.plain.loop_code import loop_code
 from gradviz.plain.records import StepRecord
 
 HEADS = ["head0", "head1", "head2"]
@@ -83,3 +84,11 @@ def test_a_bad_ddp_slide_is_refused_in_one_line(keys, words):
     with pytest.raises(LessonError) as caught:
         slide2(keys + "\n")
     assert words in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_the_code_panel_says_whose_gradient_the_step_uses():
+    text = loop_code(Config(ddp_ranks=2, accumulate=4, ddp_no_sync=True))
+    assert text.startswith("# gradviz takes each step's gradient from 2 "
+                           "DistributedDataParallel ranks")
+    assert "model.no_sync() on all but the last micro-batch" in text
+    assert "DistributedDataParallel" not in loop_code(Config(accumulate=4))
