@@ -15,7 +15,7 @@ from gradviz.core.lesson_check import check_lesson
 from gradviz.core.session import Session
 from gradviz.engine.child import descendants
 from gradviz.plain.config import Config
-from gradviz.plain.lessons import find_lesson
+from gradviz.plain.lessons import parse_lesson
 
 from core_reference import batch, forward, grads_of, ref_net, snapshot, weighted_sum, weights
 
@@ -94,7 +94,16 @@ def test_a_rank_that_dies_stops_the_step_in_one_line_and_ends_the_rest():
     assert session.step() is not None   # a fresh group: the session goes on
 
 
-def test_the_lesson_keeps_its_promises():
-    lesson = find_lesson("ddp-accumulation")
-    assert check_lesson(lesson) == []
-    assert descendants(os.getpid()) == []   # the check ends the ranks it started
+def test_a_lessons_check_counts_and_ends_the_ranks():
+    """(tests/core/test_lessons.py checks the bundled lesson 15 whole.)"""
+    lesson = parse_lesson("x", '''title = "t"
+config = { accumulate = 4 }
+[[slides]]
+title = "two ranks"
+narration = "n"
+config = { ddp-ranks = 2 }
+stop = 2
+expect = [{ equals = { metric = "all_reduces", value = 3 } }]
+''')
+    assert check_lesson(lesson) == ["slide 1 (two ranks): all_reduces is 4 at step 0, not 3"]
+    assert descendants(os.getpid()) == []   # the check ends the ranks it used
