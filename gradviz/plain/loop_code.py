@@ -84,8 +84,8 @@ def _ddp_note(cfg: Config) -> list[str]:
     no_sync = "; model.no_sync() on all but the last micro-batch" if cfg.ddp_no_sync else ""
     note = (f"gradviz takes each step's gradient from {cfg.ddp_ranks} DistributedDataParallel "
             f"ranks (gloo, 127.0.0.1{no_sync}): this loop is the same step in one process, "
-            "the ranks' gradient up to rounding. Under DDP, as a script: "
-            "resources/examples/ddp_accumulation.py")
+            "the ranks' gradient up to rounding. The same accumulation under DDP, as a script of "
+            "its own (a two-head model): resources/examples/ddp_accumulation.py")
     return ["# " + line for line in textwrap.wrap(note, 84)]
 
 
