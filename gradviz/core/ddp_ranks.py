@@ -19,6 +19,8 @@ from multiprocessing.connection import Connection
 import numpy as np
 import torch
 
+from ..plain.events import first_line
+
 START_SECONDS = 120.0    # a rank imports torch: seconds, more on a busy 2-core laptop
 STEP_SECONDS = 60.0      # a step of the built-in mlp takes milliseconds; gloo's own limit
 END_SECONDS = 2.0        # a rank told to end leaves its group and exits in well under this
@@ -36,8 +38,8 @@ def _rank_env() -> dict[str, str]:
     return env
 
 
-def _start(count: int) -> tuple[list[subprocess.Popen], list[Connection]]:
-    processes, conns = [], []
+def _start(count: int, processes: list[subprocess.Popen], conns: list[Connection]) -> None:
+    """count ranks, each added as it starts (so that a failure ends those before it)."""
     for _ in range(count):
         ours, theirs = socket.socketpair()
         try:
@@ -47,7 +49,6 @@ def _start(count: int) -> tuple[list[subprocess.Popen], list[Connection]]:
         finally:
             theirs.close()   # else our end never sees EOF when the rank dies
         conns.append(Connection(ours.detach()))
-    return processes, conns
 
 
 def _end(processes: list[subprocess.Popen], conns: list[Connection]) -> None:
@@ -70,11 +71,17 @@ class RankGroup:
             raise RankError("this PyTorch was built without torch.distributed")
         self.world, self.shape = world, shape
         timeout = datetime.timedelta(seconds=STEP_SECONDS)
-        # the rendezvous: held here, on a port the system picks, so no two groups race
-        self._store = torch.distributed.TCPStore("127.0.0.1", 0, world, True,
-                                                 timeout=timeout, wait_for_workers=False)
-        self._processes, self._conns = _start(world)
+        self._processes: list[subprocess.Popen] = []
+        self._conns: list[Connection] = []
         self._finalizer = weakref.finalize(self, _end, self._processes, self._conns)
+        try:
+            # the rendezvous: held here, on a port the system picks, so no two groups race
+            self._store = torch.distributed.TCPStore("127.0.0.1", 0, world, True,
+                                                     timeout=timeout, wait_for_workers=False)
+            _start(world, self._processes, self._conns)
+        except (RuntimeError, OSError) as exc:   # no free port, no process to be had
+            raise self._failed(RankError(f"cannot start the DDP ranks: {first_line(exc)}")) \
+                from exc
         heads, width, depth = shape
         self._send([dict(rank=rank, world=world, port=self._store.port, heads=heads,
                          width=width, depth=depth, timeout=STEP_SECONDS)

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 
 import pytest
 import torch
 
-from gradviz.core.ddp_ranks import close_rank_group, rank_group
+from gradviz.core import ddp_ranks
+from gradviz.core.ddp_ranks import RankError, close_rank_group, rank_group
 from gradviz.core.lesson_check import check_lesson
 from gradviz.core.session import Session
 from gradviz.engine.child import descendants
@@ -107,3 +109,19 @@ expect = [{ equals = { metric = "all_reduces", value = 3 } }]
 ''')
     assert check_lesson(lesson) == ["slide 1 (two ranks): all_reduces is 4 at step 0, not 3"]
     assert descendants(os.getpid()) == []   # the check ends the ranks it used
+
+
+def test_ranks_that_cannot_all_start_end_those_that_did(monkeypatch):
+    started = []
+    real_popen = subprocess.Popen
+
+    def popen(*args, **kwargs):
+        if started:
+            raise OSError("Resource temporarily unavailable")
+        started.append(real_popen(*args, **kwargs))
+        return started[-1]
+    monkeypatch.setattr(ddp_ranks.subprocess, "Popen", popen)
+    with pytest.raises(RankError) as caught:
+        ddp_ranks.RankGroup(2, SHAPE)
+    assert str(caught.value) == "cannot start the DDP ranks: Resource temporarily unavailable"
+    assert started[0].poll() is not None   # ended (and reaped), not left behind
