@@ -319,6 +319,8 @@ def main(args: argparse.Namespace) -> int:
             if out else ""
         fail(f"gradviz: out of memory at step {session.step_index} ({first_line(exc)}); "
              f"{kept}try a smaller --batch-size or --trunk-width")
+    finally:
+        session.close()   # its DDP ranks (--ddp-ranks), if any
     if session.error is not None:
         e = session.error
         print(f"gradviz: {e.one_line()}", file=sys.stderr)

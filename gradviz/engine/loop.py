@@ -387,6 +387,7 @@ class EngineLoop:
         self.running = False
         self.stopped = True
         self.end_b()
+        self.session.close()   # its DDP ranks (a lesson's ddp-ranks slide), if any
 
     def _unpin(self) -> None:
         """Stop comparing: what B did last is sent, then B (and its process) ends."""
