@@ -107,6 +107,17 @@ class Session:
         self._uses_ranks = False   # this session started (or borrowed) the DDP ranks
         self.reset()
 
+    def start_ranks(self) -> None:
+        """ddp-ranks N: its ranks started now, before the first step (each imports
+        torch: seconds); one that cannot start is said at that step, as its error."""
+        cfg = self.config
+        if cfg.ddp_ranks > 1 and self.spec is None:
+            self._uses_ranks = True
+            try:
+                rank_group(cfg.ddp_ranks, (cfg.heads, cfg.trunk_width, cfg.trunk_depth))
+            except RankError:
+                pass
+
     def close(self) -> None:
         """End the DDP ranks this session trained with, if any (core.ddp_ranks)."""
         if self._uses_ranks:
