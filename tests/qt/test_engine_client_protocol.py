@@ -1,12 +1,19 @@
 """The window's side of engine.protocol: one handler for every record the engine may
-send; a batch that is not a list of them is refused in one log line, never a crash; and
-every one of the window's engine settings survives the engine's end and a fresh start."""
+send; a batch that is not a list of them is refused in one log line, never a crash;
+every one of the window's engine settings survives the engine's end and a fresh start;
+and what the watch decides of a silent, stuck or ended engine is done and said."""
 import logging
+import multiprocessing
+from types import SimpleNamespace
 
+import pytest
 from PySide6.QtCore import Qt
 
+from gradviz.engine import host
 from gradviz.engine import protocol as p
 from gradviz.plain.config import Config
+from gradviz.plain.engine_stages import IMPORTING_TORCH, WORKING
+from gradviz.plain.engine_watch import LONG_BUSY_SECONDS, SILENT_SECONDS
 from gradviz.plain.window_model import WindowModel
 from gradviz.qt.engine_client import EngineClient
 
@@ -65,3 +72,149 @@ def test_every_engine_setting_survives_the_engines_end_and_a_fresh_start(make_wi
     assert loop is not first and loop.session.track_node_grads is False
     assert (loop.delay_s, loop.animate_phases, loop.stop_at) == (0.1, True, 9)
     assert w.model.engine_settings() == w.engine.sent_settings == wanted
+
+
+# ---- the watch's decisions, done: a client on a fake engine process and a test clock --------
+# (when each is decided: tests/plain/test_engine_watch.py; with a real process:
+# tests/qt/test_stuck_engine_reset.py)
+
+class _Process:
+    """An engine process that does only what it is told: killed, it has ended (-9)."""
+    pid = 4242
+
+    def __init__(self) -> None:
+        self.exitcode: int | None = None
+
+    def is_alive(self) -> bool:
+        return self.exitcode is None
+
+    def cpu_grew_at(self) -> float | None:
+        return None
+
+    def kill(self) -> None:
+        self.exitcode = -9
+
+    def join(self, timeout: float | None = None) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.fixture
+def fake_engine(qapp, monkeypatch):
+    """A client whose engines are fakes the test speaks for (their ends of the pipe in
+    `engines`, newest last), on a clock the test moves; what it says in `said`."""
+    started: list = []
+
+    def start(config, path):
+        ours, theirs = multiprocessing.Pipe()
+        started.append((_Process(), theirs))
+        return started[-1][0], ours
+    monkeypatch.setattr(host, "start_process", start)
+    client = EngineClient(WindowModel())
+    clock = SimpleNamespace(now=1000.0)            # the test moves clock.now
+    client.watch.clock = lambda: clock.now
+    said: list = []
+    client.received.connect(said.append)
+    client.start()
+    client._watch.stop()   # its timer's looks are the test's (_check_alive), on its clock
+    yield client, clock, started, said
+    client.shutdown()
+
+
+def _engine_says(qtbot, client, end, *messages) -> None:
+    end.send(list(messages))
+    qtbot.waitUntil(lambda: not client._conn.poll(0), timeout=WAIT_MS)   # all read
+
+
+def _started(qtbot, client, started) -> None:
+    _engine_says(qtbot, client, started[-1][1], p.Hello([("cpu", "CPU")]))
+    assert client.model.engine_state == "ready"
+
+
+def _lines(said) -> list[str]:
+    return [r.text for r in said if isinstance(r, p.Notice)]
+
+
+def test_a_silent_engine_is_ended_and_said_stopped_in_the_apps_words(qtbot, fake_engine):
+    client, clock, started, said = fake_engine
+    _started(qtbot, client, started)
+    clock.now += SILENT_SECONDS + 0.5
+    client._check_alive()                                 # the watch's timer
+    process = started[0][0]
+    assert process.exitcode == -9 and not client.alive
+    assert client.model.engine_state == "stopped"
+    failed = [r for r in said if isinstance(r, p.Failed)]
+    assert [f.event.message for f in failed] == [
+        f"The training engine showed no sign of life for {SILENT_SECONDS:.0f} s and was "
+        f"stopped."]
+    assert len(started) == 1                              # no Reset asked: none fresh
+
+
+def test_a_reset_the_silent_engine_never_answered_starts_the_fresh_one(qtbot,
+                                                                      fake_engine):
+    client, clock, started, said = fake_engine
+    _started(qtbot, client, started)
+    client.reset()
+    clock.now += SILENT_SECONDS + 0.5
+    client._check_alive()
+    assert len(started) == 2 and client.alive and client.model.engine_state == "starting"
+    assert any(line.startswith("Starting a fresh training engine, as Reset asked, with "
+                               "the settings it had (") for line in _lines(said))
+
+
+def test_a_reset_not_answered_ends_the_engine_after_long_busy(qtbot, fake_engine):
+    client, clock, started, said = fake_engine
+    _started(qtbot, client, started)
+    client.model.running = True
+    client.reset()
+    clock.now += 1.5
+    client._check_alive()
+    assert _lines(said)[-1].startswith("Reset (R) is waiting for the training engine's "
+                                       "answer (none for 2 s); at 10 s without one")
+    clock.now += LONG_BUSY_SECONDS
+    client._check_alive()
+    assert started[0][0].exitcode == -9 and len(started) == 2 and client.alive
+    assert not client.model.running                      # the fresh engine starts paused
+    assert _lines(said)[-1].startswith(
+        "Reset ended the training engine, which had not answered for 12 s; starting a "
+        "fresh one with the settings it had (")
+    assert _lines(said)[-1].endswith("); Shift+R starts one with the default settings "
+                                     "instead.")
+
+
+def test_a_step_that_runs_long_is_said_and_one_reset_ends_it_at_once(qtbot, fake_engine):
+    client, clock, started, said = fake_engine
+    _started(qtbot, client, started)
+    _engine_says(qtbot, client, started[0][1], p.Alive(WORKING, LONG_BUSY_SECONDS + 1))
+    client._check_alive()
+    assert _lines(said)[-1] == ("The training engine has worked on this for 11 s and is "
+                                "still going: press Reset (R) to stop it.")
+    client.reset()                                         # once: ended at once
+    assert started[0][0].exitcode == -9 and len(started) == 2
+    assert _lines(said)[-1].startswith("Reset ended the training engine, which had not "
+                                       "answered for 11 s")
+
+
+def test_an_engine_that_ended_without_a_word_is_said_stopped(qtbot, fake_engine):
+    client, clock, started, said = fake_engine
+    _started(qtbot, client, started)
+    started[0][0].kill()                                  # the out-of-memory killer
+    client._check_alive()
+    assert not client.alive
+    failed = [r for r in said if isinstance(r, p.Failed)]
+    assert failed[0].event.message == ("The training engine stopped (exit code -9 / "
+                                       "killed by signal SIGKILL).")
+
+
+def test_a_starting_engine_says_what_it_is_at(qtbot, fake_engine):
+    client, clock, started, said = fake_engine
+    clock.now += 0.5
+    client._check_alive()
+    assert _lines(said)[-1] == "Starting the training engine: starting Python (0 s)…"
+    clock.now += 2
+    _engine_says(qtbot, client, started[0][1], p.Alive(IMPORTING_TORCH, 2.0))
+    assert client.model.engine_stage == IMPORTING_TORCH
+    assert client.model.engine_state == "starting"
+    assert _lines(said)[-1] == "Starting the training engine: importing torch (2 s)…"
