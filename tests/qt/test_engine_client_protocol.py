@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from gradviz.engine import host
 from gradviz.engine import protocol as p
 from gradviz.plain.config import Config
-from gradviz.plain.engine_stages import IMPORTING_TORCH, WORKING
+from gradviz.plain.engine_stages import BUILDING_MODEL_FILE, IMPORTING_TORCH, WORKING
 from gradviz.plain.engine_watch import LONG_BUSY_SECONDS, SILENT_SECONDS
 from gradviz.plain.window_model import WindowModel
 from gradviz.qt.engine_client import EngineClient
@@ -50,7 +50,7 @@ def test_every_engine_setting_survives_the_engines_end_and_a_fresh_start(make_wi
                                                                           qtbot):
     """Each setting changed as a user changes it; the engine then ends (as one that
     crashed: the window reads the end of its pipe) and R starts a fresh one, which must
-    hold every one of them."""
+    hold every one of them; ended again, Shift+R starts one with the defaults."""
     w = make_window(Config(device="cpu", batch_size=16, heads=2))
     w.run_bar.speed.setValue(4)                           # a pace of 100 ms
     qtbot.keyClick(w, Qt.Key_P)                           # Play phase by phase
@@ -72,6 +72,14 @@ def test_every_engine_setting_survives_the_engines_end_and_a_fresh_start(make_wi
     assert loop is not first and loop.session.track_node_grads is False
     assert (loop.delay_s, loop.animate_phases, loop.stop_at) == (0.1, True, 9)
     assert w.model.engine_settings() == w.engine.sent_settings == wanted
+    # ended again: Shift+R starts one with the default settings instead
+    generation = w.model.generation
+    w.engine._conn.send(p.Shutdown())
+    qtbot.waitUntil(lambda: not w.engine.alive, timeout=WAIT_MS)
+    qtbot.keyClick(w, Qt.Key_R, Qt.ShiftModifier)
+    qtbot.waitUntil(lambda: w.engine.alive and w.model.generation > generation,
+                    timeout=WAIT_MS)
+    assert w.model.confirmed == w.model.requested == Config()
 
 
 # ---- the watch's decisions, done: a client on a fake engine process and a test clock --------
@@ -102,24 +110,36 @@ class _Process:
 
 
 @pytest.fixture
-def fake_engine(qapp, monkeypatch):
-    """A client whose engines are fakes the test speaks for (their ends of the pipe in
-    `engines`, newest last), on a clock the test moves; what it says in `said`."""
+def fake_engines(qapp, monkeypatch):
+    """Engine processes that are fakes the test speaks for: each one started, with its
+    end of the pipe (`end`) and the model file it was started on (`path`), newest last."""
     started: list = []
 
     def start(config, path):
         ours, theirs = multiprocessing.Pipe()
-        started.append((_Process(), theirs))
-        return started[-1][0], ours
+        started.append(SimpleNamespace(process=_Process(), end=theirs, path=path))
+        return started[-1].process, ours
     monkeypatch.setattr(host, "start_process", start)
-    client = EngineClient(WindowModel())
-    clock = SimpleNamespace(now=1000.0)            # the test moves clock.now
+    return started
+
+
+def _client(fake_engines, model_path: str | None = None):
+    """A client started on a fake engine, on a clock the test moves (clock.now); what
+    it says in `said`."""
+    client = EngineClient(WindowModel(), model_path=model_path)
+    clock = SimpleNamespace(now=1000.0)
     client.watch.clock = lambda: clock.now
     said: list = []
     client.received.connect(said.append)
     client.start()
     client._watch.stop()   # its timer's looks are the test's (_check_alive), on its clock
-    yield client, clock, started, said
+    return client, clock, said
+
+
+@pytest.fixture
+def fake_engine(fake_engines):
+    client, clock, said = _client(fake_engines)
+    yield client, clock, fake_engines, said
     client.shutdown()
 
 
@@ -129,7 +149,7 @@ def _engine_says(qtbot, client, end, *messages) -> None:
 
 
 def _started(qtbot, client, started) -> None:
-    _engine_says(qtbot, client, started[-1][1], p.Hello([("cpu", "CPU")]))
+    _engine_says(qtbot, client, started[-1].end, p.Hello([("cpu", "CPU")]))
     assert client.model.engine_state == "ready"
 
 
@@ -142,7 +162,7 @@ def test_a_silent_engine_is_ended_and_said_stopped_in_the_apps_words(qtbot, fake
     _started(qtbot, client, started)
     clock.now += SILENT_SECONDS + 0.5
     client._check_alive()                                 # the watch's timer
-    process = started[0][0]
+    process = started[0].process
     assert process.exitcode == -9 and not client.alive
     assert client.model.engine_state == "stopped"
     failed = [r for r in said if isinstance(r, p.Failed)]
@@ -175,7 +195,7 @@ def test_a_reset_not_answered_ends_the_engine_after_long_busy(qtbot, fake_engine
                                        "answer (none for 2 s); at 10 s without one")
     clock.now += LONG_BUSY_SECONDS
     client._check_alive()
-    assert started[0][0].exitcode == -9 and len(started) == 2 and client.alive
+    assert started[0].process.exitcode == -9 and len(started) == 2 and client.alive
     assert not client.model.running                      # the fresh engine starts paused
     assert _lines(said)[-1].startswith(
         "Reset ended the training engine, which had not answered for 12 s; starting a "
@@ -187,12 +207,12 @@ def test_a_reset_not_answered_ends_the_engine_after_long_busy(qtbot, fake_engine
 def test_a_step_that_runs_long_is_said_and_one_reset_ends_it_at_once(qtbot, fake_engine):
     client, clock, started, said = fake_engine
     _started(qtbot, client, started)
-    _engine_says(qtbot, client, started[0][1], p.Alive(WORKING, LONG_BUSY_SECONDS + 1))
+    _engine_says(qtbot, client, started[0].end, p.Alive(WORKING, LONG_BUSY_SECONDS + 1))
     client._check_alive()
     assert _lines(said)[-1] == ("The training engine has worked on this for 11 s and is "
                                 "still going: press Reset (R) to stop it.")
     client.reset()                                         # once: ended at once
-    assert started[0][0].exitcode == -9 and len(started) == 2
+    assert started[0].process.exitcode == -9 and len(started) == 2
     assert _lines(said)[-1].startswith("Reset ended the training engine, which had not "
                                        "answered for 11 s")
 
@@ -200,7 +220,7 @@ def test_a_step_that_runs_long_is_said_and_one_reset_ends_it_at_once(qtbot, fake
 def test_an_engine_that_ended_without_a_word_is_said_stopped(qtbot, fake_engine):
     client, clock, started, said = fake_engine
     _started(qtbot, client, started)
-    started[0][0].kill()                                  # the out-of-memory killer
+    started[0].process.kill()                                  # the out-of-memory killer
     client._check_alive()
     assert not client.alive
     failed = [r for r in said if isinstance(r, p.Failed)]
@@ -214,7 +234,43 @@ def test_a_starting_engine_says_what_it_is_at(qtbot, fake_engine):
     client._check_alive()
     assert _lines(said)[-1] == "Starting the training engine: starting Python (0 s)…"
     clock.now += 2
-    _engine_says(qtbot, client, started[0][1], p.Alive(IMPORTING_TORCH, 2.0))
+    _engine_says(qtbot, client, started[0].end, p.Alive(IMPORTING_TORCH, 2.0))
     assert client.model.engine_stage == IMPORTING_TORCH
     assert client.model.engine_state == "starting"
     assert _lines(said)[-1] == "Starting the training engine: importing torch (2 s)…"
+
+
+def test_stopping_a_build_goes_back_to_the_model_file_before_it(qtbot, fake_engines):
+    """The build is shown with its seconds and is the user's to stop; Stop building
+    ends that engine and trains, in a fresh one, the file that trained before it."""
+    client, _clock, said = _client(fake_engines, "/models/deep.py")
+    _engine_says(qtbot, client, fake_engines[0].end, p.Hello([("cpu", "CPU")]),
+                 p.ConfigApplied(Config(), False, [], model="deep.py"))
+    client.open_model("/models/hangs.py")   # as File → Open model… does
+    building = fake_engines[1]
+    assert building.path == "/models/hangs.py"
+    _engine_says(qtbot, client, building.end,
+                 p.Alive(f"{BUILDING_MODEL_FILE} hangs.py", 3.0))
+    assert client.model.engine_state == "building"
+    assert _lines(said)[-1] == "Building the model file hangs.py… 3 s (Stop building ends it)"
+    client.stop_building()
+    line = "Stopped building the model file hangs.py; training the model file deep.py instead."
+    assert building.process.exitcode == -9 and _lines(said)[-1] == line
+    back = fake_engines[2]
+    assert back.path == client.model.model_path == "/models/deep.py"
+    _engine_says(qtbot, client, back.end, p.Hello([("cpu", "CPU")]),
+                 p.ConfigApplied(Config(), False, [], model="deep.py"))
+    failed = [r for r in said if isinstance(r, p.Failed)]   # What happened, once ready
+    assert [f.event.message for f in failed] == [line]
+    client.shutdown()
+
+
+def test_stopping_the_first_build_trains_the_built_in_model(qtbot, fake_engines):
+    client, _clock, said = _client(fake_engines, "/models/hangs.py")
+    _engine_says(qtbot, client, fake_engines[0].end,
+                 p.Alive(f"{BUILDING_MODEL_FILE} hangs.py", 1.0))
+    client.stop_building()
+    assert fake_engines[1].path is None and client.model.model_path is None
+    assert _lines(said)[-1] == ("Stopped building the model file hangs.py; training the "
+                                "built-in model instead.")
+    client.shutdown()

@@ -3,7 +3,8 @@ has (issue 22): the window lives on and answers. A build that runs on is shown a
 for as long as it runs (no clock calls it failed), beside "Stop building", which ends
 the engine and goes back to the model from before, saying so in one line; a build that
 allocates too much fails inside build() under the engine's memory ceiling, and What
-happened shows the file's own line."""
+happened shows the file's own line. (Going back to the model file from before, and the
+words said: tests/qt/test_engine_client_protocol.py, on a fake engine.)"""
 import sys
 import textwrap
 from pathlib import Path
@@ -14,7 +15,6 @@ from PySide6.QtCore import Qt
 from gradviz.engine import protocol as p
 from gradviz.plain.config import Config
 from gradviz.qt.main_window import MainWindow
-from gradviz.qt.model_menu import example_path
 from gradviz.qt.settings import Remembered
 
 from waits import WAIT_MS, on_record
@@ -88,23 +88,6 @@ def test_a_build_that_never_returns_is_stopped_by_the_user(qtbot, settings, tmp_
         assert [label.text for _, label in w.loss_plot.legend.items][0] == "head0"
     finally:
         w.close()
-
-
-def test_stopping_a_build_goes_back_to_the_model_file_before_it(qtbot, make_window,
-                                                                 tmp_path):
-    model = tmp_path / "hangs.py"
-    model.write_text(HANGS)
-    w = make_window(Config(device="cpu"), model_path=example_path("deep_supervision"),
-                    in_process=False)
-    qtbot.waitUntil(lambda: w.model.model_name == "deep_supervision.py", timeout=WAIT_MS)
-    generation = w.model.generation
-    w.engine.open_model(str(model))   # as File → Open model… does once the user agreed
-    _wait_building(qtbot, w, "hangs.py")
-    _stop(qtbot, w, "hangs.py", "the model file deep_supervision.py")
-    qtbot.waitUntil(lambda: w.model.generation > generation
-                    and w.model.model_name == "deep_supervision.py", timeout=WAIT_MS)
-    assert [label.text for _, label in w.loss_plot.legend.items][:3] == \
-        ["shallow", "middle", "deep"]
 
 
 def test_a_build_that_allocates_too_much_shows_its_line(qtbot, make_window, tmp_path,

@@ -2,19 +2,22 @@
 model… train the file in the engine's process, with the file's head names on the
 panels; the question before a picked file runs is asked once per path and content;
 a file that raises is shown in What happened with its own file:line, and the window
-goes on; Reset, Shift+R and a restarted engine keep the file."""
+goes on; Reset, Shift+R and a restarted engine keep the file; an engine killed with B
+pinned (its process ends too) is said, and Reset starts a fresh one with the settings
+it had."""
 import importlib.util
 import os
 import signal
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 import torch
 import torch.nn.functional as F
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
 from gradviz.plain.config import Config
 from gradviz.qt.model_menu import example_path
@@ -175,9 +178,63 @@ def test_a_file_whose_build_raises_is_not_used_and_says_where(qtbot, model_windo
     assert legend(w.loss_plot)[0] == "head0"
 
 
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is pid (Linux's /proc; elsewhere none are found)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:   # ended while we looked
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def _running(pid: int) -> bool:
+    """pid is a process that has not ended (a zombie waiting to be reaped has)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _compared(w) -> int:
+    w.refresh()
+    return len(w.compare.history_b or ())
+
+
+def _play(qtbot, w, steps: int) -> None:
+    """Space, until `steps` more steps are shown (still playing)."""
+    before = len(w.history)
+    qtbot.keyClick(w, Qt.Key_Space)
+    qtbot.waitUntil(lambda: w.model.running and len(w.history) > before + steps,
+                    timeout=WAIT_MS)
+
+
+def _b_pinned_ahead(qtbot, w, linux: bool) -> list[int]:
+    """The user opens Compare (B's process starts then) and pins the settings: B's
+    process, as started ahead."""
+    w.compare.menu.popup(w.mapToGlobal(QPoint(40, 40)))
+    if linux:
+        qtbot.waitUntil(lambda: len(_children(w.engine.pid)) == 1, timeout=WAIT_MS)
+    started_ahead = _children(w.engine.pid)
+    w.compare.menu.hide()
+    w.activateWindow()                          # the window's keys again, not the menu's
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is w, timeout=WAIT_MS)
+    w.compare.pin_settings()                    # B beside A, in a process of the engine's
+    return started_ahead
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_the_file_runs_in_the_engines_process_and_bs_and_survives_a_kill(
         qtbot, model_window, tmp_path):
+    """The file runs in the engine's process and in B's, never in the window's. B's
+    process starts when the Compare menu opens and the pin uses it; killing the engine
+    (as the out-of-memory killer does) ends B's process too and leaves the window saying
+    what happened; Reset starts a fresh engine on the same file with the same settings,
+    B pinned again."""
+    linux = sys.platform.startswith("linux")     # the processes are looked for in /proc
     pids = tmp_path / "pids.txt"
     model = tmp_path / "pid_net.py"
     model.write_text(f"import os\nopen({str(pids)!r}, 'a').write(f'{{os.getpid()}}\\n')\n"
@@ -186,23 +243,38 @@ def test_the_file_runs_in_the_engines_process_and_bs_and_survives_a_kill(
     qtbot.waitUntil(lambda: w.model.model_name == "pid_net.py", timeout=WAIT_MS)
     ran_in = {int(p) for p in pids.read_text().split()}
     assert ran_in == {w.engine.pid} and os.getpid() not in ran_in
-    w.compare.pin_settings()                          # B trains the same file
-    qtbot.waitUntil(lambda: w.model.generation >= 1, timeout=WAIT_MS)
-    qtbot.keyClick(w, Qt.Key_Space)
-    qtbot.waitUntil(lambda: (w.refresh() or len(w.compare.history_b or ())) > 2,
-                    timeout=WAIT_MS)
-    qtbot.keyClick(w, Qt.Key_Space)
+    assert _children(w.engine.pid) == []
+    started_ahead = _b_pinned_ahead(qtbot, w, linux)
+    _play(qtbot, w, 20)
+    qtbot.waitUntil(lambda: _compared(w) > 2, timeout=WAIT_MS)
+    assert _children(w.engine.pid) == started_ahead      # the pin used that process
     ran_in = {int(p) for p in pids.read_text().split()}
     assert len(ran_in) == 2 and os.getpid() not in ran_in   # A's engine and B's
-    first, generation = w.engine.pid, w.model.generation
-    os.kill(first, signal.SIGKILL)                   # as the out-of-memory killer would
+    first, config, generation = w.engine.pid, w.model.confirmed, w.model.generation
+    b_processes = _children(first)
+    assert len(b_processes) == (1 if linux else 0)
+    os.kill(first, signal.SIGKILL)                   # mid-training
     qtbot.waitUntil(lambda: not w.engine.alive, timeout=WAIT_MS)
-    assert "stopped" in w.events_view.text()
+    # B's process ends with the engine (it reads the end of its socket): none is left
+    qtbot.waitUntil(lambda: not any(_running(pid) for pid in b_processes), timeout=WAIT_MS)
+    assert w.isVisible() and not w.model.running
+    text = w.events_view.text()
+    assert "The training engine stopped (exit code -9 / killed by signal SIGKILL)" in text
+    assert "Press Reset (R)" in text
+    assert "the system does to a process that runs out of memory" in text
+    assert "batch_size=16" in text and "Shift+R with the default settings" in text
     qtbot.keyClick(w, Qt.Key_R)                      # a fresh engine, the same file
-    qtbot.waitUntil(lambda: w.model.generation > generation, timeout=WAIT_MS)
+    assert "with the settings it had (" in w.phase_label.text()
+    assert "batch_size=16" in w.phase_label.text()
+    qtbot.waitUntil(lambda: w.engine.alive and w.model.generation > generation,
+                    timeout=WAIT_MS)
     assert w.engine.pid != first and w.model.model_name == "pid_net.py"
     assert first not in {int(p) for p in pids.read_text().split()[-1:]}
+    assert w.model.confirmed == config and w.controls.config() == config
     assert legend(w.loss_plot)[:3] == ["alpha", "beta", "total"]
+    _play(qtbot, w, 20)
+    qtbot.waitUntil(lambda: _compared(w) > 0, timeout=WAIT_MS)   # B pinned in the fresh one
+    assert "same gradients" in w.compare.view.record.verdict
 
 
 class Opened(Exception):
