@@ -72,7 +72,11 @@ def _stop(qtbot, w, name: str, back: str) -> None:
     assert not w.build_stop.button.isVisible()
 
 
-def test_a_build_that_never_returns_is_stopped_by_the_user(qtbot, settings, tmp_path):
+def test_a_build_that_never_returns_is_stopped_and_one_too_big_shows_its_line(
+        qtbot, settings, tmp_path, monkeypatch):
+    # the engine's ceiling: 1 GiB more than it has when the build starts (by default,
+    # what the machine has free); 8 GiB is granted without one (and never touched)
+    monkeypatch.setenv("GRADVIZ_BUILD_MEMORY_MB", "1024")
     model = tmp_path / "hangs.py"
     model.write_text(HANGS)
     # gradviz --model hangs.py: the window opens on it, never having had a model
@@ -86,18 +90,17 @@ def test_a_build_that_never_returns_is_stopped_by_the_user(qtbot, settings, tmp_
         qtbot.waitUntil(lambda: w.model.generation >= 1, timeout=WAIT_MS)
         assert w.model.model_name == "" and w.model.model_path is None
         assert [label.text for _, label in w.loss_plot.legend.items][0] == "head0"
+        _too_big_shows_its_line(qtbot, w, tmp_path)
     finally:
         w.close()
 
 
-def test_a_build_that_allocates_too_much_shows_its_line(qtbot, make_window, tmp_path,
-                                                        monkeypatch):
-    # the engine's ceiling: 1 GiB more than it has when the build starts (by default,
-    # what the machine has free); 8 GiB is granted without one (and never touched)
-    monkeypatch.setenv("GRADVIZ_BUILD_MEMORY_MB", "1024")
+def _too_big_shows_its_line(qtbot, w, tmp_path: Path) -> None:
+    """A file whose build allocates too much, opened next: its line in What happened,
+    and the built-in model trains on in the same engine."""
     model = tmp_path / "too_big.py"
     model.write_text(TOO_BIG)
-    w = make_window(Config(device="cpu"), model_path=model, in_process=False)
+    w.engine.open_model(str(model))   # as File → Open model… does once the user agreed
     line = TOO_BIG.splitlines().index(
         "    table = torch.empty(8 << 30, dtype=torch.uint8)") + 1
     qtbot.waitUntil(lambda: f"too_big.py:{line}" in w.events_view.text(), timeout=WAIT_MS)
