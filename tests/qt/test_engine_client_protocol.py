@@ -46,12 +46,13 @@ def test_what_the_window_cannot_use_is_refused_in_one_line(shared_window, qtbot,
     assert len(refused) == 3
 
 
-def test_every_engine_setting_survives_the_engines_end_and_a_fresh_start(make_window,
+def test_every_engine_setting_survives_the_engines_end_and_a_fresh_start(shared_window,
                                                                           qtbot):
     """Each setting changed as a user changes it; the engine then ends (as one that
     crashed: the window reads the end of its pipe) and R starts a fresh one, which must
     hold every one of them; ended again, Shift+R starts one with the defaults."""
-    w = make_window(Config(device="cpu", batch_size=16, heads=2))
+    # the shared window's last use in this file: it closes the graph's dock
+    w = shared_window(Config(device="cpu", batch_size=16, heads=2))
     w.run_bar.speed.setValue(4)                           # a pace of 100 ms
     qtbot.keyClick(w, Qt.Key_P)                           # Play phase by phase
     w.graph_view.show_saved.setChecked(True)              # saved tensors drawn

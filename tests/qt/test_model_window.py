@@ -127,9 +127,7 @@ def test_the_bundled_models_train_with_their_head_names_and_reset_keeps_them(
     _a_lesson_teaches_on_the_built_in_model(qtbot, w)
 
 
-def test_open_model_asks_once_per_path_and_content(qtbot, model_window, tmp_path,
-                                                   monkeypatch):
-    w = model_window(None)
+def _open_model_asks_once_per_path_and_content(qtbot, w, tmp_path, monkeypatch) -> None:
     model = tmp_path / "my_net.py"
     model.write_text(TWO_HEADS)
     monkeypatch.setattr(QFileDialog, "getOpenFileName",
@@ -155,11 +153,12 @@ def test_open_model_asks_once_per_path_and_content(qtbot, model_window, tmp_path
     assert all(isinstance(k, str) for k in w.remembered().trusted_models)
 
 
-def test_a_raising_model_file_shows_its_line_and_the_window_goes_on(qtbot, model_window,
-                                                                    tmp_path):
+def test_raising_model_files_show_their_line_and_open_model_asks_once(
+        qtbot, model_window, tmp_path, monkeypatch):
     """A file whose build raises is not used (the built-in model trains instead) and
-    says where; one whose forward raises mid-training says where, and Reset still
-    answers, on the same file."""
+    says where; File → Open model… asks before a file runs, once per path and content;
+    a file whose forward raises mid-training says where, and Reset still answers, on
+    the same file."""
     broken = tmp_path / "broken.py"
     broken.write_text("def build(seed):\n    return 1 / 0\n")
     w = model_window(broken)
@@ -168,12 +167,15 @@ def test_a_raising_model_file_shows_its_line_and_the_window_goes_on(qtbot, model
     assert w.model.model_name == "" and w.model.model_path is None
     _train(qtbot, w, 3)                              # the built-in model trains instead
     assert legend(w.loss_plot)[0] == "head0"
+    _open_model_asks_once_per_path_and_content(qtbot, w, tmp_path, monkeypatch)
     model = tmp_path / "raising.py"
     model.write_text(TWO_HEADS.replace("RAISE = False", "RAISE = True"))
     line = TWO_HEADS.splitlines().index(
         '            raise ValueError("boom in the trunk")') + 1
     w.engine.open_model(str(model))   # as File → Open model… does once the user agreed
     qtbot.waitUntil(lambda: w.model.model_name == "raising.py", timeout=WAIT_MS)
+    w.activateWindow()                  # its keys again, after the question's dialogs
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is w, timeout=WAIT_MS)
     qtbot.keyClick(w, Qt.Key_Space)
     qtbot.waitUntil(lambda: "boom in the trunk" in w.events_view.text(), timeout=WAIT_MS)
     assert f"raising.py:{line}" in w.events_view.text()
