@@ -68,8 +68,9 @@ from PySide6.QtWidgets import QApplication
 app = QApplication(sys.argv[:1])
 
 def ready():
-    window = next(w for w in app.topLevelWidgets() if w.objectName() == "mainWindow")
-    if window.model.generation < 1:     # the engine's first model: B is pinned beside it
+    window = next((w for w in app.topLevelWidgets() if w.objectName() == "mainWindow"),
+                  None)
+    if window is None or window.model.generation < 1:   # shown, its engine's first model
         QTimer.singleShot(50, ready)
         return
     window.zoom_by(1.3)     # something the quit must save
@@ -84,7 +85,7 @@ def ready():
             QTimer.singleShot(20, trained)
     trained()
 
-QTimer.singleShot(1500, ready)   # fires inside the app's event loop, window shown
+QTimer.singleShot(50, ready)   # fires inside the app's event loop
 from gradviz.app import main
 raise SystemExit(main([]))
 """
