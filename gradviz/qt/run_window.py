@@ -29,8 +29,8 @@ THREAD_WAIT_MS = 30_000
 RUNS_MS = 2000   # a folder of runs is listed again this often
 GRADIENTS_SHARE = 0.45   # of the width, without the settings' dock: the push chart's room
 NO_UPDATE_COSINE = "with the update: not in this recording"
-NO_GRAPH = ("No graph recorded yet: gradviz.watch writes the module graph on its "
-            "sampled steps (gradviz run --out folders keep theirs as graph.svg).")
+NO_GRAPH = ("No graph recorded yet: gradviz.watch writes the graph on its sampled "
+            "steps; a gradviz run --out folder, its last step's, as graph.json.")
 
 
 class RunWindow(WindowFrame):
