@@ -16,6 +16,12 @@ def engine(window):
     return window.engine.session.config
 
 
+def fast(w) -> None:
+    """The slide on screen played as fast as it goes (the engine is sent the pace as the
+    run bar's slider sends it): where the test is about what the slide shows, not when."""
+    w.model.pace_ms = 0
+
+
 def test_the_lessons_menu_opens_a_lesson_and_names_it(qtbot, window):
     w = window
     action = w.findChild(QAction, "lesson_02-backward-twice")
@@ -313,6 +319,7 @@ def test_an_error_slides_explanation_is_whole_beside_the_graph(qtbot, window):
     w.drawn_off_screen = True
     w.resize(1024, 768)
     w.lessons.open_named("backward-twice")
+    fast(w)
     qtbot.waitUntil(lambda: w.events_view.event is not None, timeout=WAIT_MS)
     bar = w.events_view.scroll_area.verticalScrollBar()
     qtbot.waitUntil(lambda: bar.maximum() == 0, timeout=WAIT_MS)
@@ -348,8 +355,10 @@ def test_on_the_stage_the_code_wraps_and_earlier_errors_stay_out(qtbot, window):
     qtbot.waitUntil(in_view, timeout=WAIT_MS)
     w.lessons.open_named("rnn-truncation")
     qtbot.keyClick(w, Qt.Key_PageDown)
+    fast(w)
     qtbot.waitUntil(lambda: w.events_view.event is not None, timeout=WAIT_MS)
     qtbot.keyClick(w, Qt.Key_PageDown)                  # a second error slide
+    fast(w)
     qtbot.waitUntil(lambda: w.events_view.log.count() >= 2, timeout=WAIT_MS)
     assert not w.events_view.log.isVisibleTo(w.events_view)
     qtbot.keyClick(w, Qt.Key_Escape)
@@ -364,6 +373,7 @@ def test_a_slide_that_keeps_a_ghost_draws_the_slide_befores_run_on_its_axes(qtbo
     import numpy as np
     w = window
     w.lessons.open_named("accumulation")
+    fast(w)
     stop = w.lessons.slide.stop
     qtbot.waitUntil(lambda: w.model.generation >= 1 and not w.model.running
                     and len(w.history) == stop, timeout=WAIT_MS)
@@ -373,6 +383,7 @@ def test_a_slide_that_keeps_a_ghost_draws_the_slide_befores_run_on_its_axes(qtbo
     assert w.memory.ghost is None
     qtbot.keyClick(w, Qt.Key_PageDown)                 # keep = "ghost"
     assert w.lessons.slide.keep == "ghost" and w.memory.ghost is first
+    fast(w)
     qtbot.waitUntil(lambda: w.history is not first and len(w.history) > 2 and not w.model.running,
                     timeout=WAIT_MS)
     w.refresh()
@@ -398,6 +409,7 @@ def test_lesson_01s_last_slide_shows_3x_2x_1x_against_the_slide_befores_ghost(qt
     lesson = find_lesson("01-add-or-separate")
     w = window
     w.lessons.open(lesson, 1)                          # one backward per loss
+    fast(w)
     qtbot.waitUntil(lambda: w.model.generation >= 1 and len(w.history) >= 3, timeout=WAIT_MS)
     before = w.history
     qtbot.keyClick(w, Qt.Key_PageDown)                 # in the loop; keep = "ghost"
@@ -417,6 +429,7 @@ def test_the_data_slide_draws_the_clean_runs_push_as_a_line_till_the_next_slide(
     lesson = find_lesson("12-one-pass-or-k")
     w = window
     w.lessons.open(lesson, 0)                          # the sum: the clean run
+    fast(w)
     qtbot.waitUntil(lambda: w.model.generation >= 1 and len(w.history) >= 2, timeout=WAIT_MS)
     clean = w.history
     w.lessons.open(lesson, 4)                          # z.data.mul_(0.5)
@@ -434,20 +447,27 @@ def test_the_data_slide_draws_the_clean_runs_push_as_a_line_till_the_next_slide(
 
 def test_larger_text_stops_where_the_slide_no_longer_fits(qtbot, window):
     """Ctrl+= for the back row grows the text as far as the slide's panels keep their
-    least sizes and its narration stays whole on this 1024x768 window; the status line
-    says why it stopped."""
+    least sizes and its narration stays whole on this 1024x768 window: pressed past
+    that, it is taken back (where each bundled slide stops, and why, is
+    tests/plain/test_text_size_stop.py's; this is the window using it). Twice is past
+    it here: each press beyond costs the window seconds of layout at a larger size."""
+    from gradviz.plain.lesson_controller import cramped
     from gradviz.plain.stage_layout import least_size
+    from gradviz.qt.theme import TEXT_STEP
     w = window
     w.resize(1024, 768)
     w.lessons.open_named("edit-detached")               # a long narration, two panels
-    for _ in range(6):
+    presses = 2
+    for _ in range(presses):
         qtbot.keyClick(w, Qt.Key_Equal, Qt.ControlModifier)
 
     def settled() -> bool:   # each larger size that does not fit is taken back a step
         p = w.lessons.stage.placement
-        return 1.0 < w.theme.zoom < 1.15 ** 6 and p.fits >= 1 and p.narration_whole
+        return 1.0 < w.theme.zoom < TEXT_STEP ** presses and p.fits >= 1 \
+            and p.narration_whole
     qtbot.waitUntil(settled, timeout=WAIT_MS)
     zoom = w.theme.zoom
+    assert w.model.zoom == pytest.approx(zoom) and not cramped(w.lessons.stage.placement)
     for name, (_, _, width, height) in rects(w).items():
         if name != "narration":
             least_w, least_h = least_size(name, zoom)
