@@ -486,3 +486,22 @@ def test_the_window_model_follows_the_lesson_and_compares_menu_follows_it(qtbot,
     qtbot.keyClick(w, Qt.Key_Escape)
     assert (m.lesson, m.slide, m.panels) == (None, None, ())
     assert not w.compare.slides_menu.isEnabled()
+
+
+def test_a_slides_figure_is_drawn_large_and_follows_the_run(qtbot, window):
+    """12/2 draws "trunk walked 3×" above its narration, larger than the narration's
+    text, once its run has measured it (what a figure says: tests/plain's)."""
+    from PySide6.QtGui import QFontInfo
+    w = window
+    w.resize(1024, 768)
+    w.lessons.open_named("one-pass-or-k")
+    w.lessons.player.next()                              # 12/2: one backward per loss
+    view = w.lessons.narration
+    figures = view.figures
+    qtbot.waitUntil(lambda: figures.text() == "trunk walked 3×", timeout=WAIT_MS)
+    assert figures.isVisible()
+    assert QFontInfo(figures.font()).pixelSize() > QFontInfo(view.text.font()).pixelSize()
+    # on the stage, above the narration's text and inside the narration's part
+    assert figures.geometry().bottom() <= view.text.geometry().top()
+    w.lessons.player.leave()
+    assert not figures.isVisible() or figures.text() == ""
