@@ -32,43 +32,22 @@ def test_the_lessons_menu_opens_a_lesson_and_names_it(qtbot, window):
                                f"{lesson.slides[0].title}")
     assert w.lessons.stage.isVisible()
     assert w.controls.config() == lesson.slides[0].config       # the controls show it
+    # one model says what is on screen; Compare's slide menu follows it, not the
+    # lesson's widgets
+    m = w.model
+    assert (m.lesson, m.slide, m.panels) == ("02-backward-twice", 0, ("graph", "events"))
+    assert m.pace_ms == w.run_bar.delay_ms() and w.run_bar.phase_play.isChecked()
+    assert w.compare.slides_menu.isEnabled()            # told by the model, no menu opened
+    qtbot.keyClick(w, Qt.Key_Escape)
+    assert (m.lesson, m.slide, m.panels) == (None, None, ())
+    assert not w.compare.slides_menu.isEnabled()
 
 
-def test_the_clickers_keys_move_between_slides(qtbot, window):
-    w = window
-    w.lessons.open_named("detach-vs-detach_")
-    for key, shown in ((Qt.Key_PageDown, 2), (Qt.Key_PageUp, 1), (Qt.Key_PageDown, 2),
-                       (Qt.Key_Home, 1)):
-        qtbot.keyClick(w, key)
-        assert f"slide {shown}/3" in w.windowTitle() and w.model.slide == shown - 1
-    qtbot.keyClick(w, Qt.Key_PageDown)
-    assert on_stage(w) == ["graph", "events"]    # the slide's panels, and only those
-
-
-def test_esc_leaves_the_lesson_and_keeps_the_settings(qtbot, window):
+def test_f5_presents_and_esc_leaves_it_then_the_lesson_keeping_the_settings(qtbot, window):
     w = window
     w.lessons.open_named("leaves-and-grad")
     qtbot.keyClick(w, Qt.Key_PageDown)                # retain_grad on
     qtbot.waitUntil(lambda: engine(w).retain_grad, timeout=WAIT_MS)
-    qtbot.keyClick(w, Qt.Key_Escape)
-    assert w.windowTitle().startswith("gradviz — autograd") and not w.lessons.stage.isVisible()
-    # the engine's answers to both slides' configs arrive in order: the last one stays
-    qtbot.waitUntil(lambda: engine(w).retain_grad and w.controls.config().retain_grad,
-                    timeout=WAIT_MS)
-    assert w.memory_dock.isVisible() and w.graph_dock.isVisible()
-
-
-def test_an_unknown_lesson_is_one_line_and_exit_2(capsys):
-    with pytest.raises(SystemExit) as raised:
-        main(["--lesson", "no-such-lesson", "--screenshot", "x.png"])
-    assert raised.value.code == 2
-    err = capsys.readouterr().err.strip()
-    assert err == "gradviz: no lesson named 'no-such-lesson' (gradviz lessons lists them)"
-
-
-def test_f5_presents_and_esc_comes_back_before_leaving_the_lesson(qtbot, window):
-    w = window
-    w.lessons.open_named("accumulation")
     qtbot.keyClick(w, Qt.Key_F5)
     assert w.lessons.presenting and w.isFullScreen()
     assert not w.controls_dock.isVisible() and not w.menuBar().isVisible()
@@ -79,7 +58,23 @@ def test_f5_presents_and_esc_comes_back_before_leaving_the_lesson(qtbot, window)
     assert w.lessons.player.lesson is not None
     qtbot.keyClick(w, Qt.Key_Escape)                  # now the lesson
     assert w.lessons.player.lesson is None
-    assert w.controls_dock.isVisible()                # the settings, as before it
+    assert w.windowTitle().startswith("gradviz — autograd") and not w.lessons.stage.isVisible()
+    # the settings, as before it; the engine's answers to both slides' configs arrive
+    # in order: the last one stays
+    assert w.controls_dock.isVisible()
+    qtbot.waitUntil(lambda: engine(w).retain_grad and w.controls.config().retain_grad,
+                    timeout=WAIT_MS)
+    assert w.memory_dock.isVisible() and w.graph_dock.isVisible()
+
+
+def test_an_unknown_lesson_is_one_line_and_exit_2(capsys, monkeypatch, tmp_path):
+    # the settings file its own (another version's, in the user's folder, is said first)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    with pytest.raises(SystemExit) as raised:
+        main(["--lesson", "no-such-lesson", "--screenshot", "x.png"])
+    assert raised.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "gradviz: no lesson named 'no-such-lesson' (gradviz lessons lists them)"
 
 
 def test_every_head_is_in_the_legends_before_the_engine_answers(qtbot, settings):
@@ -118,7 +113,8 @@ def overlap(a, b) -> bool:
 
 def test_a_slide_shows_its_panels_side_by_side_and_nothing_else(qtbot, window):
     """The leak on the memory chart and the graph at once, both whole: not one a tab
-    behind the other, and no loss chart the slide does not name."""
+    behind the other, and no loss chart the slide does not name; and again so at a new
+    window size."""
     w = window
     w.drawn_off_screen = True   # laid out as on a 1280x720 screen, not the offscreen one
     w.resize(1280, 720)
@@ -137,6 +133,10 @@ def test_a_slide_shows_its_panels_side_by_side_and_nothing_else(qtbot, window):
     stage = w.lessons.stage.rect().getRect()
     assert all(x >= 0 and y >= 0 and x + cw <= stage[2] and y + ch <= stage[3]
                for x, y, cw, ch in parts.values())
+    w.resize(1024, 768)                               # laid out again for a new size
+    qtbot.waitUntil(lambda: rects(w) != parts)
+    stage = w.lessons.stage.rect().getRect()
+    assert all(x + cw <= stage[2] and y + ch <= stage[3] for x, y, cw, ch in rects(w).values())
 
 
 def test_the_start_page_lists_every_lesson_and_opens_one(qtbot, window):
@@ -213,16 +213,7 @@ def test_leaving_a_lesson_puts_every_dock_back_as_the_user_had_it(qtbot, window)
     assert w.memory_dock in w.tabifiedDockWidgets(w.graph_dock)
 
 
-def test_quitting_mid_lesson_remembers_the_layout_from_before_it(qtbot, window):
-    w = window
-    before = w.saveState()
-    w.lessons.open_named("detach-vs-detach_")
-    qtbot.keyClick(w, Qt.Key_PageDown)
-    assert w.saveState() != before             # the slide put the docks away
-    assert w.remembered().window_state == before
-
-
-def test_quitting_mid_lesson_remembers_the_settings_and_pace_from_before_it(qtbot, window):
+def test_quitting_mid_lesson_remembers_the_layout_settings_and_pace_before_it(qtbot, window):
     """The next launch is the user's free mode, not the slide's (detach_ on head 1, a
     step a second: its first Space raised the slide's error with no lesson around)."""
     from gradviz.plain.config import Config
@@ -231,8 +222,11 @@ def test_quitting_mid_lesson_remembers_the_settings_and_pace_from_before_it(qtbo
     w.model.requested = mine                     # the user's settings, in free mode
     qtbot.waitUntil(lambda: w.controls.config() == mine)
     w.run_bar.speed.setValue(0)
+    before = w.saveState()
     w.lessons.open_named("detach-vs-detach_")
     qtbot.keyClick(w, Qt.Key_PageDown)
+    assert w.saveState() != before               # the slide put the docks away
+    assert w.remembered().window_state == before  # the layout from before the lesson
     qtbot.keyClick(w, Qt.Key_PageDown)
     qtbot.waitUntil(lambda: w.controls.config().detach_mode == "detach_")
     assert w.run_bar.speed.value() != 0          # the slide's pace
@@ -242,7 +236,7 @@ def test_quitting_mid_lesson_remembers_the_settings_and_pace_from_before_it(qtbo
     assert w.remembered().config == w.controls.config()
 
 
-def test_a_slide_lays_out_the_same_after_one_that_laid_out_otherwise(qtbot, window):
+def test_the_clickers_keys_move_between_slides_each_laid_out_as_its_own(qtbot, window):
     # slide 1 and slide 3 of detach-vs-detach_ show the same panels (the push on the
     # trunk and the graph); slide 2 (the graph and What happened) another pair. With
     # docks, slide 3 kept slide 2's shares: at 1280x720 its chart was 60 px high
@@ -252,7 +246,11 @@ def test_a_slide_lays_out_the_same_after_one_that_laid_out_otherwise(qtbot, wind
     w.lessons.open_named("detach-vs-detach_")
     first = rects(w)
     assert list(first) == ["junction", "graph", "narration"]
-    qtbot.keyClick(w, Qt.Key_PageDown)
+    for key, shown in ((Qt.Key_PageDown, 2), (Qt.Key_PageUp, 1), (Qt.Key_PageDown, 2),
+                       (Qt.Key_Home, 1), (Qt.Key_PageDown, 2)):
+        qtbot.keyClick(w, key)
+        assert f"slide {shown}/3" in w.windowTitle() and w.model.slide == shown - 1
+    assert on_stage(w) == ["graph", "events"]    # the slide's panels, and only those
     assert list(rects(w)) == ["graph", "events", "narration"]
     qtbot.keyClick(w, Qt.Key_PageDown)
     third = rects(w)
@@ -260,18 +258,6 @@ def test_a_slide_lays_out_the_same_after_one_that_laid_out_otherwise(qtbot, wind
         {k: v for k, v in first.items() if k != "narration"} or \
         third["narration"] != first["narration"]     # the same, unless its text is longer
     assert third["junction"][3] > 250                 # the chart whole, not a strip
-
-
-def test_the_stage_lays_out_again_for_a_new_window_size(qtbot, window):
-    w = window
-    w.drawn_off_screen = True
-    w.resize(1280, 720)
-    w.lessons.open_named("leaky-graphs")
-    wide = rects(w)
-    w.resize(1024, 768)
-    qtbot.waitUntil(lambda: rects(w) != wide)
-    stage = w.lessons.stage.rect().getRect()
-    assert all(x + cw <= stage[2] and y + ch <= stage[3] for x, y, cw, ch in rects(w).values())
 
 
 def test_a_slide_shows_the_module_view_framed_on_its_focus(qtbot, window):
@@ -353,8 +339,7 @@ def test_on_the_stage_the_code_wraps_and_earlier_errors_stay_out(qtbot, window):
         shown = text.verticalScrollBar().value()
         return shown <= top < shown + text.viewport().height()
     qtbot.waitUntil(in_view, timeout=WAIT_MS)
-    w.lessons.open_named("rnn-truncation")
-    qtbot.keyClick(w, Qt.Key_PageDown)
+    w.lessons.open(find_lesson("rnn-truncation"), 1)   # its first error slide
     fast(w)
     qtbot.waitUntil(lambda: w.events_view.event is not None, timeout=WAIT_MS)
     qtbot.keyClick(w, Qt.Key_PageDown)                  # a second error slide
@@ -472,20 +457,6 @@ def test_larger_text_stops_where_the_slide_no_longer_fits(qtbot, window):
         if name != "narration":
             least_w, least_h = least_size(name, zoom)
             assert width >= least_w and height >= least_h, (name, width, height)
-
-
-def test_the_window_model_follows_the_lesson_and_compares_menu_follows_it(qtbot, window):
-    """One model says what is on screen; Compare's slide menu follows it, not the
-    lesson's widgets."""
-    w = window
-    w.lessons.open_named("backward-twice")
-    m = w.model
-    assert (m.lesson, m.slide, m.panels) == ("02-backward-twice", 0, ("graph", "events"))
-    assert m.pace_ms == w.run_bar.delay_ms() and w.run_bar.phase_play.isChecked()
-    assert w.compare.slides_menu.isEnabled()            # told by the model, no menu opened
-    qtbot.keyClick(w, Qt.Key_Escape)
-    assert (m.lesson, m.slide, m.panels) == (None, None, ())
-    assert not w.compare.slides_menu.isEnabled()
 
 
 def test_a_slides_figure_is_drawn_large_and_follows_the_run(qtbot, window):
