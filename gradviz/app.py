@@ -76,7 +76,7 @@ def _main(argv: list[str] | None) -> int:
         return launch(args)
     if args.command == "open":
         from .qt.run_launch import launch_run  # a recorded run's window
-        return launch_run(args.folder)
+        return launch_run(args.folder, args.compare)
     return args.func(args)
 
 
