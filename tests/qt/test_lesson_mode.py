@@ -457,6 +457,7 @@ def test_larger_text_stops_where_the_slide_no_longer_fits(qtbot, window):
         if name != "narration":
             least_w, least_h = least_size(name, zoom)
             assert width >= least_w and height >= least_h, (name, width, height)
+    w.zoom_by(None)   # the normal size on the stage: the docks come back laid out once
 
 
 def test_a_slides_figure_is_drawn_large_and_follows_the_run(qtbot, window):
