@@ -237,13 +237,23 @@ def test_quitting_mid_lesson_remembers_the_layout_settings_and_pace_before_it(qt
 
 
 def test_the_clickers_keys_move_between_slides_each_laid_out_as_its_own(qtbot, window):
+    # the first slide's graph in the module view, framed on its focus;
     # slide 1 and slide 3 of detach-vs-detach_ show the same panels (the push on the
     # trunk and the graph); slide 2 (the graph and What happened) another pair. With
     # docks, slide 3 kept slide 2's shares: at 1280x720 its chart was 60 px high
     w = window
     w.drawn_off_screen = True   # laid out as on a 1280x720 screen, not the offscreen one
     w.resize(1280, 720)
-    w.lessons.open_named("detach-vs-detach_")
+    w.graph_view.set_module_view(False)          # the user's op view, in free mode
+    w.lessons.open_named("detach-vs-detach_")    # focus = "cut"
+    assert w.graph_view.module_view and w.graph_view._focus == "cut"
+    canvas = w.graph_view.canvas
+
+    def framed() -> bool:   # the slide's graph drawn: the cut's ends bright, the rest dim
+        cut = canvas.focus_ids & set(canvas.nodes)
+        return bool(cut) and all((canvas.nodes[i].opacity() == 1) == (i in cut)
+                                 for i in canvas.nodes)
+    qtbot.waitUntil(framed)
     first = rects(w)
     assert list(first) == ["junction", "graph", "narration"]
     for key, shown in ((Qt.Key_PageDown, 2), (Qt.Key_PageUp, 1), (Qt.Key_PageDown, 2),
@@ -258,20 +268,6 @@ def test_the_clickers_keys_move_between_slides_each_laid_out_as_its_own(qtbot, w
         {k: v for k, v in first.items() if k != "narration"} or \
         third["narration"] != first["narration"]     # the same, unless its text is longer
     assert third["junction"][3] > 250                 # the chart whole, not a strip
-
-
-def test_a_slide_shows_the_module_view_framed_on_its_focus(qtbot, window):
-    w = window
-    w.graph_view.set_module_view(False)          # the user's op view, in free mode
-    w.lessons.open_named("detach-vs-detach_")    # focus = "cut"
-    assert w.graph_view.module_view and w.graph_view._focus == "cut"
-    canvas = w.graph_view.canvas
-
-    def framed() -> bool:   # the slide's graph drawn: the cut's ends bright, the rest dim
-        cut = canvas.focus_ids & set(canvas.nodes)
-        return bool(cut) and all((canvas.nodes[i].opacity() == 1) == (i in cut)
-                                 for i in canvas.nodes)
-    qtbot.waitUntil(framed)
 
 
 def test_a_slide_naming_an_unknown_focus_is_a_bad_lesson(tmp_path):
@@ -298,12 +294,17 @@ def test_the_graphs_key_is_shown_where_the_graph_is_the_slides_main_panel(qtbot,
     assert w.graph_view.side_scroll.isVisible()
 
 
-def test_an_error_slides_explanation_is_whole_beside_the_graph(qtbot, window):
-    """Lesson 02's first slide at 1024x768: PyTorch's message, Where, Why and What to do
-    all in view, no scrolling (at 38% of the width What to do was below the panel)."""
+def test_on_the_stage_errors_are_whole_the_code_wraps_and_earlier_errors_stay_out(
+        qtbot, window):
+    """At 1024x768: an error's explanation beside the graph was cut; lesson 01's last
+    slide's marked loop beside the chart was cut at the panel's right edge; an error
+    slide after another showed a log of the slide before's error in a quarter of its
+    panel. Free mode gets the last two back."""
     w = window
     w.drawn_off_screen = True
     w.resize(1024, 768)
+    # lesson 02's first slide: PyTorch's message, Where, Why and What to do all in
+    # view, no scrolling (at 38% of the width What to do was below the panel)
     w.lessons.open_named("backward-twice")
     fast(w)
     qtbot.waitUntil(lambda: w.events_view.event is not None, timeout=WAIT_MS)
@@ -314,15 +315,6 @@ def test_an_error_slides_explanation_is_whole_beside_the_graph(qtbot, window):
     graph, events = (stage.placement.panels[n] for n in ("graph", "events"))
     assert stage.placement.fits >= 1 and graph.w >= 340 and events.w > 0.38 * 1024
     assert not w.graph_view.side_scroll.isVisible()     # the graph keeps its room
-
-
-def test_on_the_stage_the_code_wraps_and_earlier_errors_stay_out(qtbot, window):
-    """Lesson 01's last slide at 1024x768: the marked loop beside the chart was cut at
-    the panel's right edge; an error slide after another showed a log of the slide
-    before's error in a quarter of its panel. Free mode gets both back."""
-    w = window
-    w.drawn_off_screen = True
-    w.resize(1024, 768)
     lesson = find_lesson("add-or-separate")
     w.lessons.open(lesson, 2)
     bars = w.code_view.text.horizontalScrollBar()
@@ -407,16 +399,28 @@ def test_lesson_01s_last_slide_shows_3x_2x_1x_against_the_slide_befores_ghost(qt
     assert np.allclose(ratios, [3.0, 2.0, 1.0], rtol=1e-4), ratios
 
 
-def test_the_data_slide_draws_the_clean_runs_push_as_a_line_till_the_next_slide(
-        qtbot, window):
-    """Lesson 12's .data slide: head 2's push in the clean run (slide 1, step 0) as a
-    labelled line on the junction chart; the next slide, and leaving, take it away."""
+def test_lesson_12s_figure_and_its_data_slides_line_from_the_clean_run(qtbot, window):
+    """Lesson 12's figure on its second slide; its .data slide: head 2's push in the
+    clean run (slide 1, step 0) as a labelled line on the junction chart; the next
+    slide, and leaving, take it away."""
+    from PySide6.QtGui import QFontInfo
     lesson = find_lesson("12-one-pass-or-k")
     w = window
+    w.resize(1024, 768)
     w.lessons.open(lesson, 0)                          # the sum: the clean run
     fast(w)
     qtbot.waitUntil(lambda: w.model.generation >= 1 and len(w.history) >= 2, timeout=WAIT_MS)
     clean = w.history
+    # 12/2 draws "trunk walked 3×" above its narration, larger than the narration's
+    # text, once its run has measured it (what a figure says: tests/plain's)
+    w.lessons.player.next()                            # 12/2: one backward per loss
+    view = w.lessons.narration
+    figures = view.figures
+    qtbot.waitUntil(lambda: figures.text() == "trunk walked 3×", timeout=WAIT_MS)
+    assert figures.isVisible()
+    assert QFontInfo(figures.font()).pixelSize() > QFontInfo(view.text.font()).pixelSize()
+    # on the stage, above the narration's text and inside the narration's part
+    assert figures.geometry().bottom() <= view.text.geometry().top()
     w.lessons.open(lesson, 4)                          # z.data.mul_(0.5)
     ((ref, line),) = w.junction.references()
     assert ref.value == clean.column("junction")[0, 2] and line.value() == ref.value
@@ -428,6 +432,7 @@ def test_the_data_slide_draws_the_clean_runs_push_as_a_line_till_the_next_slide(
     assert len(w.junction.references()) == 1
     qtbot.keyClick(w, Qt.Key_Escape)
     assert w.junction.references() == []
+    assert not figures.isVisible() or figures.text() == ""
 
 
 def test_larger_text_stops_where_the_slide_no_longer_fits(qtbot, window):
@@ -460,20 +465,3 @@ def test_larger_text_stops_where_the_slide_no_longer_fits(qtbot, window):
     w.zoom_by(None)   # the normal size on the stage: the docks come back laid out once
 
 
-def test_a_slides_figure_is_drawn_large_and_follows_the_run(qtbot, window):
-    """12/2 draws "trunk walked 3×" above its narration, larger than the narration's
-    text, once its run has measured it (what a figure says: tests/plain's)."""
-    from PySide6.QtGui import QFontInfo
-    w = window
-    w.resize(1024, 768)
-    w.lessons.open_named("one-pass-or-k")
-    w.lessons.player.next()                              # 12/2: one backward per loss
-    view = w.lessons.narration
-    figures = view.figures
-    qtbot.waitUntil(lambda: figures.text() == "trunk walked 3×", timeout=WAIT_MS)
-    assert figures.isVisible()
-    assert QFontInfo(figures.font()).pixelSize() > QFontInfo(view.text.font()).pixelSize()
-    # on the stage, above the narration's text and inside the narration's part
-    assert figures.geometry().bottom() <= view.text.geometry().top()
-    w.lessons.player.leave()
-    assert not figures.isVisible() or figures.text() == ""
