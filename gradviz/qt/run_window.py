@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import cast
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtGui import QCloseEvent, QResizeEvent
 from PySide6.QtWidgets import QApplication
 
 from ..plain.config import Config
@@ -18,9 +18,11 @@ from ..plain.recorded_run import RecordedRun, runs_below
 from ..plain.window_model import WindowModel
 from . import appearance
 from .graph_renderer import start_layout_thread, stop_layout_thread
+from .own_layout import own_layout
 from .panel_painter import PanelPainter
 from .run_header import NO_COMPARISON, RunHeader
 from .run_source import POLL_MS, RunSource
+from .screen_fit import tabs_for_cramped_charts
 from .theme import THEMES, Theme
 from .window_frame import WindowFrame
 from .window_layout import BOTTOM_SHARE
@@ -29,8 +31,8 @@ THREAD_WAIT_MS = 30_000
 RUNS_MS = 2000   # a folder of runs is listed again this often
 GRADIENTS_SHARE = 0.45   # of the width, without the settings' dock: the push chart's room
 NO_UPDATE_COSINE = "with the update: not in this recording"
-NO_GRAPH = ("No graph recorded yet: gradviz.watch writes the module graph on its "
-            "sampled steps (gradviz run --out folders keep theirs as graph.svg).")
+NO_GRAPH = ("No graph recorded yet: gradviz.watch writes the graph on its sampled "
+            "steps; a gradviz run --out folder, its last step's, as graph.json.")
 
 
 class RunWindow(WindowFrame):
@@ -210,6 +212,18 @@ class RunWindow(WindowFrame):
                          Qt.Orientation.Horizontal)
         self.resizeDocks([self.graph_dock], [int(self.height() * BOTTOM_SHARE)],
                          Qt.Orientation.Vertical)
+        self.fit_charts()
+
+    def fit_charts(self) -> None:
+        """The gradient charts into tabs where their dock is too small for them side by
+        side (at 1024x768 the push chart was left 90 px wide), as the main window's."""
+        own_layout(self).activate()
+        tabs_for_cramped_charts(self.gradients_panel, self.theme.zoom)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:   # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        if hasattr(self, "theme"):
+            self.fit_charts()
 
     def shutdown(self) -> None:
         """Stop following the folder, painting and any graph layout in flight."""

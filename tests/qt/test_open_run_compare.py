@@ -24,6 +24,7 @@ def _shown(qtbot, window: RunWindow) -> RunWindow:
     qtbot.addWidget(window)
     window.resize(1024, 700)
     window.show()
+    window.first_layout()   # as gradviz open lays it out
     return window
 
 
@@ -33,6 +34,9 @@ def test_a_folder_of_runs_compares_the_run_shown_with_another(qtbot, tmp_path):
     w = _shown(qtbot, RunWindow(tmp_path))
     qtbot.waitUntil(lambda: w.header.compare.count() == 2, timeout=WAIT_MS)
     assert w.header.compare.currentText() == NO_COMPARISON
+    # at a projector's size the gradient charts are tabs: side by side, the push chart
+    # was 90 px wide beside the cosine matrix
+    assert w.gradients_panel.compact
     assert not w.header.verdict.isVisible() and w.loss_plot.ghost is None
     w.header.compare.setCurrentText("exp2")   # as the user picks it
     qtbot.waitUntil(lambda: w.header.verdict.isVisible(), timeout=WAIT_MS)
