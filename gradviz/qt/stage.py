@@ -5,6 +5,7 @@ the window puts them home in their docks when the lesson ends."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from PySide6.QtCore import QRect, Qt, Signal
 from PySide6.QtGui import QFont, QResizeEvent
@@ -16,6 +17,19 @@ TITLE_INSET = 6   # px: a title's text at least 12 px from the part beside it
 # the line said in place of a slide's panels while it is prepared, this much larger than
 # the narration's text (as large as the slide's title): read from the back of the hall
 PREPARING_SIZE = 1.3
+
+
+def _measured_once(height: Callable[[int, float], int]) -> Callable[[int, float], int]:
+    """height(width, scale), each pair measured once (the text does not change while
+    the stage is arranged)."""
+    known: dict[tuple[int, float], int] = {}
+
+    def once(width: int, scale: float = 1.0) -> int:
+        key = (width, scale)
+        if key not in known:
+            known[key] = height(width, scale)
+        return known[key]
+    return once
 
 
 class StageSlot(QFrame):
@@ -121,13 +135,17 @@ class Stage(QWidget):
         text_panels = [self.panels[n] for n in self.content_height]
         floors = [panel.least_text_scale(self.zoom) for panel in text_panels
                   if hasattr(panel, "least_text_scale")]
+        # each text panel's height measured once a width and font scale per arrange:
+        # place() weighs a few hundred arrangements that share widths, and a measure is
+        # a text layout (~2 ms; 8 error slides took 14 s at 1024x768)
+        content = {name: _measured_once(height) for name, height in self.content_height.items()}
         # placed again once the narration's font is set as placed: its height at that
         # font is then measured, not taken from the text size's
         for _ in range(2):
             placement = place_with_aside(self.width(), self.height(), self.shown,
                                          self.zoom, self.layout_name,
                                          self._narration_at_text_size(),
-                                         self.content_height,
+                                         content,
                                          max(floors) if floors else None,
                                          self._verdict_height())
             if placement.narration_scale == getattr(self.narration, "text_scale", 1.0):
