@@ -4,8 +4,8 @@ panel: it borrows the window's for a slide and gives every one back (`release`),
 the window puts them home in their docks when the lesson ends."""
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Callable
 
 from PySide6.QtCore import QRect, Qt, Signal
 from PySide6.QtGui import QFont, QResizeEvent
@@ -17,19 +17,6 @@ TITLE_INSET = 6   # px: a title's text at least 12 px from the part beside it
 # the line said in place of a slide's panels while it is prepared, this much larger than
 # the narration's text (as large as the slide's title): read from the back of the hall
 PREPARING_SIZE = 1.3
-
-
-def _measured_once(height: Callable[[int, float], int]) -> Callable[[int, float], int]:
-    """height(width, scale), each pair measured once (the text does not change while
-    the stage is arranged)."""
-    known: dict[tuple[int, float], int] = {}
-
-    def once(width: int, scale: float = 1.0) -> int:
-        key = (width, scale)
-        if key not in known:
-            known[key] = height(width, scale)
-        return known[key]
-    return once
 
 
 class StageSlot(QFrame):
@@ -138,7 +125,8 @@ class Stage(QWidget):
         # each text panel's height measured once a width and font scale per arrange:
         # place() weighs a few hundred arrangements that share widths, and a measure is
         # a text layout (~2 ms; 8 error slides took 14 s at 1024x768)
-        content = {name: _measured_once(height) for name, height in self.content_height.items()}
+        content = {name: functools.cache(height)
+                   for name, height in self.content_height.items()}
         # placed again once the narration's font is set as placed: its height at that
         # font is then measured, not taken from the text size's
         for _ in range(2):
