@@ -172,6 +172,9 @@ def test_a_phase_slide_plays_phases_and_stops_at_its_step(qtbot, lesson_window):
     assert len(w.history) == 2 and w.engine.session.step_index == 2
     one_step = ["zero_grad", "forward", "backward", "optimizer step"]   # strategy sum
     assert phases == [(0, name) for name in one_step] + [(1, name) for name in one_step]
+    # stopped on its last phase's line, which no longer says it plays
+    qtbot.waitUntil(lambda: w.status.texts.phase.startswith(
+        "Paused · Step 1 · just done: optimizer step"), timeout=WAIT_MS)
 
 
 def test_leaving_the_lesson_lifts_its_stop(qtbot, lesson_window):
