@@ -47,7 +47,7 @@ class History:
             "step": (), "total": (), "global_grad_norm": (), "saved_bytes": (),
             "saved_bytes_peak": (), "graph_nodes": (), "z_grad_norm": (),
             "trunk_grad_norm": (), "trunk_step": (), "trunk_step_vs_sum": (),
-            "trunk_walks": (), "backward_seconds": (),
+            "trunk_walks": (), "backward_seconds": (), "all_reduces": (),
             "losses": (K,), "junction": (K,), "update_cosine": (K,),
             "loss_change": (K,), "loss_change_trunk": (K,), "loss_change_head": (K,),
             "grad_norms": (P,), "grad_missing": (P,),
@@ -122,6 +122,7 @@ class History:
         _put(d["z_grad_norm"], i, r.z_grad_norm)
         _put(d["trunk_walks"], i, r.trunk_walks)
         _put(d["backward_seconds"], i, r.backward_seconds)
+        _put(d["all_reduces"], i, r.all_reduces)
         if r.junction_grad_norms is not None:
             d["junction"][i] = [r.junction_grad_norms[h] for h in self.keys]
         if r.cosine is not None:

@@ -193,6 +193,9 @@ NO_CONTROL = {
     # the engine samples its probes by the pace the run bar sets (engine.loop)
     "probes": "how much gradviz run measures; the window needs the default probes",
     "sample_every": "the engine's sampling follows the run bar's pace in the window",
+    # N processes start with it (seconds each): a lesson or the command line asks for them
+    "ddp_ranks": "starts N rank processes: set by a lesson or gradviz run --ddp-ranks",
+    "ddp_no_sync": "goes with ddp_ranks: set by a lesson or gradviz run --ddp-no-sync",
 }
 
 
