@@ -16,9 +16,9 @@ import numpy as np
 
 from .records import StepRecord
 
-# Growing copies every row once. Copied at once, on a 10-minute run of the default
-# model, that held the window for about a second (512 Ki rows, 450 MB: 0.8 s of CPU
-# time; `gradviz bench --soak` with GRADVIZ_HOLD_STACKS showed the GUI thread in
+# Growing copies every row once. Copied at once, in a 10-minute run of the default
+# model, that held the window for about a second (at 512 Ki rows of 54 numbers, 0.7 s
+# of CPU time; `gradviz bench --soak` with GRADVIZ_HOLD_STACKS showed the GUI thread in
 # History._grow). So the move to the bigger arrays starts when half the room is used and
 # each append copies at most MOVE_ROWS older rows, which catches up long before the room
 # runs out (MOVE_ROWS - 1 rows gained per append, half the room to go). The bigger arrays
