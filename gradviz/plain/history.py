@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .measured_points import MeasuredPoints
 from .records import StepRecord
 
 # Growing copies every row once. Copied at once, in a 10-minute run of the default
@@ -67,6 +68,7 @@ class History:
         self.last_step: dict[str, float | None] = {}
         # None for a parameter whose .grad was None (not 0.0: no gradient at all)
         self.last_grad_norms: dict[str, float | None] = {}
+        self._measured: dict[tuple[str, int | None], MeasuredPoints] = {}
 
     def __len__(self) -> int:
         return self._n
@@ -74,6 +76,14 @@ class History:
     def column(self, name: str) -> np.ndarray:
         """A view of the filled rows of one column (no copy)."""
         return self._data[name][: self._n]
+
+    def measured(self, name: str, part: int | None = None
+                 ) -> tuple[np.ndarray, np.ndarray]:
+        """(steps, values) of the rows where a column (or its part-th entry) was measured:
+        not NaN. Looked for in the rows added since the last call only."""
+        points = self._measured.setdefault((name, part), MeasuredPoints())
+        values = self.column(name)
+        return points.take(self.column("step"), values if part is None else values[:, part])
 
     def param_history(self, name: str, sampled_only: bool = False
                       ) -> tuple[np.ndarray, np.ndarray]:
