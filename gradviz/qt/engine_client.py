@@ -111,8 +111,8 @@ class EngineClient(QObject):
         self.alive = True
         self._building = self._path is not None
         self.model.engine_stage = ""
-        self._set_state()
         self.watch.started()
+        self._set_state()   # "starting" from now: a slide's cover says so at once
         self._notifier = QSocketNotifier(self._conn.fileno(), QSocketNotifier.Type.Read, self)
         self._notifier.activated.connect(self._read)
         self._watch.start(WATCH_MS)

@@ -231,6 +231,11 @@ def test_an_engine_that_ended_without_a_word_is_said_stopped(qtbot, fake_engine)
 
 def test_a_starting_engine_says_what_it_is_at(qtbot, fake_engine):
     client, clock, started, said = fake_engine
+    assert client.model.engine_state == "starting"   # from the start, before any beat
+    _started(qtbot, client, started)
+    client.restart_with_defaults()                    # a fresh one: starting again
+    assert client.model.engine_state == "starting"
+    started[:] = started[1:]
     clock.now += 0.5
     client._check_alive()
     assert _lines(said)[-1] == "Starting the training engine: starting Python (0 s)…"
