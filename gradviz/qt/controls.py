@@ -447,7 +447,8 @@ class ControlsPanel(QWidget):
         self.widgets["clip_at"].setEnabled(self.floats["clip"].value() > 0)
         if self.model_file():   # the file's build() decides these: shown, not changeable
             for key in FIXED_BY_THE_FILE:
-                self.widgets[key].setEnabled(False)
+                if key in self.widgets:   # (the DDP keys have no control: lessons only)
+                    self.widgets[key].setEnabled(False)
 
     def show_model_file(self) -> None:
         """The model file the engine trains (model_file(); "": the built-in model): the

@@ -4,6 +4,7 @@ panel: it borrows the window's for a slide and gives every one back (`release`),
 the window puts them home in their docks when the lesson ends."""
 from __future__ import annotations
 
+import functools
 import math
 
 from PySide6.QtCore import QRect, Qt, Signal
@@ -121,13 +122,18 @@ class Stage(QWidget):
         text_panels = [self.panels[n] for n in self.content_height]
         floors = [panel.least_text_scale(self.zoom) for panel in text_panels
                   if hasattr(panel, "least_text_scale")]
+        # each text panel's height measured once a width and font scale per arrange:
+        # place() weighs a few hundred arrangements that share widths, and a measure is
+        # a text layout (~2 ms; 8 error slides took 14 s at 1024x768)
+        content = {name: functools.cache(height)
+                   for name, height in self.content_height.items()}
         # placed again once the narration's font is set as placed: its height at that
         # font is then measured, not taken from the text size's
         for _ in range(2):
             placement = place_with_aside(self.width(), self.height(), self.shown,
                                          self.zoom, self.layout_name,
                                          self._narration_at_text_size(),
-                                         self.content_height,
+                                         content,
                                          max(floors) if floors else None,
                                          self._verdict_height())
             if placement.narration_scale == getattr(self.narration, "text_scale", 1.0):

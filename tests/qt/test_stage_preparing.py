@@ -9,10 +9,11 @@ import os
 
 from gradviz.plain.lessons import find_lesson
 
+from shared_window import shared_window_fixture, window_fixture  # noqa: F401
 
-def test_a_slide_is_covered_until_its_first_step_and_compare_fits_inside_it(qtbot,
-                                                                           make_window):
-    w = make_window()
+
+def test_a_slide_is_covered_until_its_first_step_and_compare_fits_inside_it(qtbot, window):
+    w = window
     w.resize(1024, 740)
     stage, lesson = w.lessons.stage, find_lesson("add-or-separate")
     w.lessons.open(lesson, 2)   # the junction chart, by steps
