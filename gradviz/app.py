@@ -76,7 +76,7 @@ def _main(argv: list[str] | None) -> int:
         return launch(args)
     if args.command == "open":
         from .qt.run_launch import launch_run  # a recorded run's window
-        return launch_run(args.folder)
+        return launch_run(args.folder, args.compare)
     return args.func(args)
 
 
@@ -117,6 +117,9 @@ def entry() -> None:
     is one line naming the file, and EXIT_LEFT_RUNNING in place of success."""
     from .engine.child import descendants, end_processes
     code = main()
+    ranks = sys.modules.get("gradviz.core.ddp_ranks")   # imported only where torch is
+    if ranks is not None:
+        ranks.close_rank_group()   # DDP ranks a command trained with (--ddp-ranks) are ours
     processes = descendants(os.getpid())
     end_processes(processes)
     strays = _stray_threads()

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from ..core.compare import Comparison, compare
+from ..core.ddp_ranks import close_rank_group
 from ..core.model_file import ModelFile
 from ..core.threads import leave_a_core_free
 from ..exit_codes import EXIT_AUTOGRAD_ERROR, EXIT_OK
@@ -144,6 +145,8 @@ def main(args: argparse.Namespace) -> int:
         result = compare(a, b, min(a.steps, b.steps), args.rtol, model_file)
     except ConfigError as exc:
         fail(f"gradviz: {exc}")
+    finally:
+        close_rank_group()   # the DDP ranks A or B trained with (--ddp-ranks), if any
     if not args.quiet:
         print(table(result, (args.a, args.b)))
     if args.verbose:

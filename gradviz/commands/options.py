@@ -113,6 +113,7 @@ def add_training_options(p: argparse.ArgumentParser) -> None:
     _mistake_options(p.add_argument_group("mistakes to see, and z.retain_grad()"))
     _training_options(p.add_argument_group("training and measuring"))
     _micro_batch_options(p.add_argument_group("when accumulation is not the full batch"))
+    _ddp_options(p.add_argument_group("DistributedDataParallel (gloo ranks on this machine)"))
 
 
 S = argparse.SUPPRESS
@@ -226,6 +227,17 @@ def _micro_batch_options(g) -> None:
     g.add_argument("--clip-at", choices=CLIP_AT, default=S,
                    help="clip once before optimizer.step(), or after each micro-batch's "
                         "backward (the running sum)" + _d("clip_at"))
+
+
+def _ddp_options(g) -> None:
+    g.add_argument("--ddp-ranks", type=int, default=S, metavar="N",
+                   help="the step's gradient from N DistributedDataParallel ranks (gloo, "
+                        "127.0.0.1, each a process training an equal share of the batch); "
+                        "each step reports the all-reduces a communication hook counted"
+                        + _d("ddp_ranks"))
+    g.add_argument("--ddp-no-sync", action="store_true", default=S,
+                   help="model.no_sync() on the first accumulate-1 micro-batches: one "
+                        "all-reduce per step instead of one per micro-batch")
 
 
 _NOT_CONFIG = {"config", "command", "out", "force", "screenshot", "func", "quiet", "verbose",

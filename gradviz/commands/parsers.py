@@ -185,6 +185,11 @@ def add_open(subparsers) -> None:
     p.add_argument("folder", metavar="DIR", help="the folder gradviz.watch(out=DIR) or "
                                                   "gradviz run --out DIR wrote, or a "
                                                   "folder of such folders")
+    p.add_argument("--compare", metavar="OTHER", default=None,
+                   help="another run folder to compare DIR with: its numbers drawn "
+                        "dashed, and where the gradient norms, the push at the features "
+                        "and the losses first differ (a folder of runs also offers its "
+                        "runs to compare in the window; default: none)")
     # the app opens it (gradviz.app): a command module importing the window would make
     # the window's package and the commands' import each other
 

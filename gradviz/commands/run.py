@@ -7,6 +7,7 @@ model file's error at a step, 4 done but a model file left threads or processes.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
@@ -24,6 +25,7 @@ from ..plain.records import StepRecord
 from ..plain.report import ReportWriter
 from ..plain.run_folder import MoveUnfinished, RunFolder
 from ..plain.script import script_text
+from ..plain.watch_read import GRAPH_KEY, REPORT_GRAPH
 from .model_option import config_for, model_file_from_args
 from .options import fail
 
@@ -129,7 +131,9 @@ def timed_run(config, steps: int, model_file: ModelFile | None = None) -> float:
 PNG_DPI = 96
 PNG_MAX_PIXELS = 40e6   # a 1,000-node graph at full size is ~750 Mpx and 20 s of rasterising
 
-GRAPH_FILES = ("graph.dot", "graph_torchviz.dot", "graph.svg", "graph.png")   # in write order
+# in write order; graph.json is the graph as `gradviz open` draws it, written even where
+# Graphviz is missing
+GRAPH_FILES = (REPORT_GRAPH, "graph.dot", "graph_torchviz.dot", "graph.svg", "graph.png")
 # the files --out writes; a folder already there under one of these names is refused
 OUT_FILES = ("report.json", "metrics.csv") + GRAPH_FILES
 # the files that say whose a folder is (their header), with the ones written beside them:
@@ -145,6 +149,8 @@ def _export(run: RunFolder, session: Session) -> str | None:
     from ..render.graphviz_program import RenderError
     graph = session.graph()
     try:
+        write_text(run.path(REPORT_GRAPH), json.dumps(
+            {GRAPH_KEY: 1, "step": session.step_index - 1, "graph": graph.to_dict()}) + "\n")
         try:
             export_graph(graph, run.staging, roots=session.root_tensors(),
                          params=dict(zip(session.param_names, session.params)))
@@ -313,6 +319,8 @@ def main(args: argparse.Namespace) -> int:
             if out else ""
         fail(f"gradviz: out of memory at step {session.step_index} ({first_line(exc)}); "
              f"{kept}try a smaller --batch-size or --trunk-width")
+    finally:
+        session.close()   # its DDP ranks (--ddp-ranks), if any
     if session.error is not None:
         e = session.error
         print(f"gradviz: {e.one_line()}", file=sys.stderr)

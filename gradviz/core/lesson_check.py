@@ -13,6 +13,7 @@ from ..plain.lessons import Lesson, LessonError, Slide
 from ..plain.model_names import model_path
 from ..plain.records import StepRecord
 from .compare import compare
+from .ddp_ranks import close_rank_group
 from .devices import resolve_device
 from .model_file import ModelFile, check_config
 from .session import Session
@@ -58,7 +59,7 @@ def run_slide(slide: Slide) -> SlideRun:
         if record is None:
             break
         records.append(record)
-    return SlideRun(records, session.error)
+    return SlideRun(records, session.error)   # its DDP ranks, if any, serve the next
 
 
 def metric(record: StepRecord, name: str) -> float | None:
@@ -175,6 +176,14 @@ def _below_or_about(kind: str, value: dict, run: SlideRun, runs: list[SlideRun])
         raise Broken(f"{name} is {times:.2f}× slide {n}'s, not {value['times']:g}×")
 
 
+def _equals(value: dict, run: SlideRun) -> None:
+    """{ metric, value }: the metric is that value at every step the slide ran."""
+    name, wanted = value["metric"], value["value"]
+    for step, got in enumerate(_series(run, name)):
+        if got != wanted:
+            raise Broken(f"{name} is {got:g} at step {step}, not {wanted:g}")
+
+
 def _check_reference(ref, runs: list[SlideRun]) -> None:
     """A line drawn at slide N's value at step S: that run measured it there."""
     if ref.slide is None:
@@ -222,6 +231,8 @@ def _check(promise: dict, run: SlideRun, lesson: Lesson, runs: list[SlideRun],
         _ratio(value, run, runs)
     elif kind in ("below", "about"):
         _below_or_about(kind, value, run, runs)
+    elif kind == "equals":
+        _equals(value, run)
     elif kind == "same_gradients_as":
         _same_gradients(value, lesson, slide)
     elif kind == "different_gradients_from":
@@ -261,6 +272,13 @@ def check_lesson(lesson: Lesson, played=None, checked=None) -> list[str]:
     """Every broken promise, as 'slide N (title): what went wrong'; [] if all hold.
     played(i, slide, run, seconds): told as each slide has played; checked(i, promise,
     broken or None): as each promise is checked (progress, for the command)."""
+    try:
+        return _check_lesson(lesson, played, checked)
+    finally:
+        close_rank_group()   # the DDP ranks its slides shared end with the check
+
+
+def _check_lesson(lesson: Lesson, played, checked) -> list[str]:
     runs = []
     for i, slide in enumerate(lesson.slides):
         started = time.perf_counter()

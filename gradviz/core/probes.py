@@ -100,13 +100,15 @@ def junction_gram(g: torch.Tensor) -> torch.Tensor:
 
 def norms_and_cosines(gram: list[float], heads: int) -> tuple[list[float], list[list[float]]]:
     """Each head's junction gradient norm, and the K x K cosines (NaN where either
-    gradient is zero: a detached head has no direction to agree with)."""
+    gradient is zero: a detached head has no direction to agree with). Plain loops, no
+    nested function: this runs every step the junction is probed."""
     norms = [math.sqrt(max(gram[k * heads + k], 0.0)) for k in range(heads)]
-
-    def cos(i: int, j: int) -> float:
-        if not (norms[i] and norms[j]):
-            return math.nan
-        # rounding can put a cosine a hair outside [-1, 1]
-        return min(1.0, max(-1.0, gram[i * heads + j] / (norms[i] * norms[j])))
-
-    return norms, [[cos(i, j) for j in range(heads)] for i in range(heads)]
+    rows = []
+    for i, n_i in enumerate(norms):
+        row = []
+        for j, n_j in enumerate(norms):
+            # rounding can put a cosine a hair outside [-1, 1]
+            row.append(min(1.0, max(-1.0, gram[i * heads + j] / (n_i * n_j)))
+                       if n_i and n_j else math.nan)
+        rows.append(row)
+    return norms, rows

@@ -23,6 +23,7 @@ from ..plain.records import BackwardRecord, PhaseRecord, StepRecord
 from ..plain.walk_cache import CHAINED, DETACHED, FRESH, WalkCache
 from .autograd_walk import held_saved_bytes, is_accumulate_grad, reachable_nodes, storage_key
 from .data import make_data
+from .ddp_ranks import RankError, close_rank_group, rank_group
 from .devices import other_device, resolve_device
 from .forward import Carried, LiveGraph, forward
 from .graph import Root, capture
@@ -103,7 +104,25 @@ class Session:
         # headless `gradviz run`, which samples every step by default, raises it
         self.update_cosine_every = 1
         self._node_grads = NodeGradProbe()
+        self._uses_ranks = False   # this session started (or borrowed) the DDP ranks
         self.reset()
+
+    def start_ranks(self) -> None:
+        """ddp-ranks N: its ranks started now, before the first step (each imports
+        torch: seconds); one that cannot start is said at that step, as its error."""
+        cfg = self.config
+        if cfg.ddp_ranks > 1 and self.spec is None:
+            self._uses_ranks = True
+            try:
+                rank_group(cfg.ddp_ranks, (cfg.heads, cfg.trunk_width, cfg.trunk_depth))
+            except RankError:
+                pass
+
+    def close(self) -> None:
+        """End the DDP ranks this session trained with, if any (core.ddp_ranks)."""
+        if self._uses_ranks:
+            close_rank_group()
+            self._uses_ranks = False
 
     # ---- lifecycle -------------------------------------------------------------
     def reset(self) -> None:
@@ -425,6 +444,7 @@ class Session:
     def _finish_step(self, plan: _StepPlan, probing: bool) -> Iterator[PhaseRecord]:
         """Measure, check for divergence, optimizer.step(), bank what keep graphs holds."""
         cfg, step, record = plan.cfg, plan.step, plan.record
+        self._ddp_step(plan)
         self._clip(plan, "step")
         norms = probing and (self.grad_norm_steps == "all" or
                              (self.grad_norm_steps == "sampled" and plan.junction is not None))
@@ -455,6 +475,35 @@ class Session:
         self.last_record = record
         self.node_grads_current = plan.node_grads or not self.track_node_grads
         yield PhaseRecord(step, "optimizer step", "optimizer.step()", step_done=True)
+
+    def _ddp_step(self, plan: _StepPlan) -> None:
+        """ddp-ranks N: the gradient the step uses (and the record and a comparison read)
+        is the one DDP's N ranks all-reduced on their shares of the batch; the backward
+        above, on the whole batch here, drew the graph and measured the probes. The
+        all-reduces the ranks' communication hook counted go into the record."""
+        cfg = plan.cfg
+        if cfg.ddp_ranks == 1:
+            self.close()   # a lesson's slide after a DDP one: the ranks end
+            return
+        call = f"DistributedDataParallel on {cfg.ddp_ranks} gloo ranks"
+        try:
+            if self.spec is not None:   # check_config refuses it; a guard, not a path
+                raise RankError("ddp-ranks trains the built-in mlp, not a model file")
+            idx = self.data.batch_indices(plan.step, cfg.batch_size).to(self.device)
+            x = self.data.x.index_select(0, idx)
+            targets = [t.index_select(0, idx) for t in self.data.targets]
+            factors = [w * cfg.micro_scale(cfg.batch_size // cfg.accumulate)
+                       for w in cfg.weights()]
+            self._uses_ranks = True
+            group = rank_group(cfg.ddp_ranks, (cfg.heads, cfg.trunk_width, cfg.trunk_depth))
+            count, grads = group.step(self.params, x, targets, factors, cfg.accumulate,
+                                      cfg.ddp_no_sync)
+        except RankError as exc:
+            raise _StepFailed(ev.from_exception(exc, plan.step, "backward", call,
+                                                source="gradviz's DDP ranks")) from exc
+        for p, g in zip(self.params, grads):
+            p.grad = torch.from_numpy(g).to(self.device)
+        plan.record.all_reduces = count
 
     def _measure_effect(self, plan: _StepPlan) -> None:
         """What the step did (core.step_effect): one more transfer, on sampled steps."""

@@ -49,6 +49,12 @@ class BSide:
         self.session: Session | None = None
         self._model_file: ModelFile | None = None   # A's model file, loaded here once
 
+    def end(self) -> None:
+        """Drop B's session, ending the DDP ranks it trained with (ddp-ranks), if any."""
+        if self.session is not None:
+            self.session.close()
+        self.session = None
+
     def _model(self, path: str | None) -> ModelFile | None:
         """A's model file (the path A's engine sends: plain data), loaded in B's own
         process once, again only when A's is another file."""
@@ -60,11 +66,13 @@ class BSide:
 
     def reset(self, config: Config, model_path: str | None = None) -> p.BReady | p.BRefused:
         try:
-            self.session = Session(config, self._model(model_path))
+            session = Session(config, self._model(model_path))
         except ConfigError as exc:
             return p.BRefused("ConfigError", str(exc))
         except (RuntimeError, MemoryError) as exc:   # e.g. too big to allocate
             return p.BRefused(type(exc).__name__, ev.first_line(exc))
+        self.end()
+        self.session = session
         # its bars show the latest norms: measured on sampled steps, so B costs less
         self.session.grad_norm_steps = "sampled"
         return p.BReady()
@@ -113,7 +121,7 @@ class LocalB:
         return self._replies.popleft()
 
     def close(self) -> None:
-        self._side.session = None
+        self._side.end()
 
 
 class BServer:

@@ -14,6 +14,7 @@ from . import protocol as p
 from .child import end_own_group
 from .loop import EngineLoop
 from .niceness import yield_to_the_window
+from .profiled import profiled
 
 B_LOOK_SECONDS = 0.005  # B's steps in flight: how soon to look for their replies again
 
@@ -38,20 +39,8 @@ def run(conn, config: Config, own_process: bool = True, holder: dict | None = No
             loop.say_stage = lambda stage: setattr(beat, "stage", stage)
         if holder is not None:
             holder["loop"] = loop
-        while not loop.stopped:
-            loop.say_how_b_starts()
-            out = loop.take_outbox()
-            if out:
-                conn.send(out)
-            wait = loop.due_in()
-            if loop.pinned is not None and loop.pinned.in_flight:
-                # B's last steps are still to compare: look again soon, even when idle
-                wait = B_LOOK_SECONDS if wait is None else min(wait, B_LOOK_SECONDS)
-            # idle: sleep on the pipe; paced: sleep until the next step is due
-            if conn.poll(wait):
-                _working(beat, lambda: _answer(conn, loop))
-            elif loop.due_in() == 0:
-                _working(beat, lambda: loop.train_batch(lambda: conn.poll(0)))
+        with profiled():   # with GRADVIZ_ENGINE_PROFILE only
+            _serve(conn, loop, beat)
     except (EOFError, BrokenPipeError, ConnectionResetError, OSError):
         pass   # the window is gone
     finally:
@@ -65,6 +54,24 @@ def run(conn, config: Config, own_process: bool = True, holder: dict | None = No
             # skip the interpreter's teardown (torch's takes a few hundred ms): nothing
             # is left to save, and quitting must not wait for it
             os._exit(0)
+
+
+def _serve(conn, loop: EngineLoop, beat) -> None:
+    """Answer the window's commands, and train between them, until told to stop."""
+    while not loop.stopped:
+        loop.say_how_b_starts()
+        out = loop.take_outbox()
+        if out:
+            conn.send(out)
+        wait = loop.due_in()
+        if loop.pinned is not None and loop.pinned.in_flight:
+            # B's last steps are still to compare: look again soon, even when idle
+            wait = B_LOOK_SECONDS if wait is None else min(wait, B_LOOK_SECONDS)
+        # idle: sleep on the pipe; paced: sleep until the next step is due
+        if conn.poll(wait):
+            _working(beat, lambda: _answer(conn, loop))
+        elif loop.due_in() == 0:
+            _working(beat, lambda: loop.train_batch(lambda: conn.poll(0)))
 
 
 def _answer(conn, loop: EngineLoop) -> None:

@@ -16,7 +16,7 @@ from ..core.threads import leave_a_core_free
 from ..plain import events as ev
 from ..plain.atomic_write import write_text
 from ..plain.config import Config, ConfigError
-from ..plain.engine_stages import BUILDING_MODEL, IMPORTING_META
+from ..plain.engine_stages import BUILDING_MODEL, IMPORTING_META, STARTING_RANKS
 from ..plain.graph_data import GraphData
 from ..plain.model_keys import fit_config
 from ..plain.sweep_pace import backward_hold_s
@@ -298,6 +298,7 @@ class EngineLoop:
         if self._refused(lambda: self.session.start_over(self._fit(message.config)))[0]:
             return
         self._warm_meta()
+        self._start_ranks()
         self._records = []
         self._apply(message.settings)
         self._announce_config(True)
@@ -312,6 +313,13 @@ class EngineLoop:
         if s.config.misplace_head is not None and other_device(s.device).type == "meta":
             self.say_stage(IMPORTING_META)
             warm_meta()
+
+    def _start_ranks(self) -> None:
+        """ddp-ranks N (the DDP lesson): the ranks started while the slide is prepared,
+        said, not in a first step that waits for them silently."""
+        if self.session.config.ddp_ranks > 1:
+            self.say_stage(STARTING_RANKS)
+            self.session.start_ranks()
 
     def _on_reset(self, _: p.Reset | None = None) -> None:
         self._pause_silently()
@@ -387,6 +395,7 @@ class EngineLoop:
         self.running = False
         self.stopped = True
         self.end_b()
+        self.session.close()   # its DDP ranks (a lesson's ddp-ranks slide), if any
 
     def _unpin(self) -> None:
         """Stop comparing: what B did last is sent, then B (and its process) ends."""

@@ -52,6 +52,7 @@ MAX_STEPS = 10**9
 MAX_SAMPLE_EVERY = 10**6
 MAX_LOSS_WEIGHT = 1000.0
 MAX_CLIP = 1e6
+MAX_DDP_RANKS = 8                   # processes on this machine, each a torch of its own
 MAX_CONFIG_BYTES = 64 * 1024        # a config is a few hundred bytes; more is not one
 SHOWN_CHARS = 60                    # how much of a bad value an error message echoes
 SHOWN_PATH_CHARS = 160              # ...and of a file name
@@ -108,6 +109,9 @@ class Config:
     scale_by: str = "mean"               # mean: each micro-batch loss x 1/N; size: x n_i/B
     clip: float | None = None            # clip_grad_norm_(every parameter, clip)
     clip_at: str = "step"                # once before optimizer.step(), or per micro-batch
+    # ---- DistributedDataParallel: the step's gradient from N gloo ranks (core.ddp_ranks)
+    ddp_ranks: int = 1                   # 1: this process alone; N: N rank processes
+    ddp_no_sync: bool = False            # model.no_sync() on the first accumulate-1 micros
 
     def micro_sizes(self) -> tuple[int, ...]:
         """Examples in each micro-batch of a step, in order."""
@@ -237,12 +241,14 @@ def validate(cfg: Config) -> Config:
     _within("steps", cfg.steps, 0, MAX_STEPS)
     _within("seed", cfg.seed, 0, MAX_SEED)
     _within("sample-every", cfg.sample_every, 1, MAX_SAMPLE_EVERY)
-    for name in ("scale", "zero_grad", "keep_graphs", "retain_grad", "batch_norm"):
+    for name in ("scale", "zero_grad", "keep_graphs", "retain_grad", "batch_norm",
+                 "ddp_no_sync"):
         if not isinstance(getattr(cfg, name), bool):
             raise ConfigError(f"{name.replace('_', '-')} must be true or false")
     _device(cfg.device)
     _validate_lessons(cfg)
     _validate_micro_batches(cfg)
+    _validate_ddp(cfg)
     return cfg
 
 
@@ -316,6 +322,36 @@ def _validate_micro_batches(cfg: Config) -> None:
         if min(cfg.micro_sizes()) < 2:
             raise ConfigError("batch-norm needs 2 or more examples in every micro-batch "
                               "(it normalizes by their mean and variance)")
+
+
+# what the ranks do not run: each would make their gradient another loop's than the
+# engine's own (core.ddp_rank trains the built-in mlp, every head summed, on the CPU)
+DDP_REFUSES = (("model", "mlp", "the built-in mlp"), ("strategy", "sum", "strategy sum"),
+               ("accumulate_mode", "backward-each", "accumulate-mode backward-each"),
+               ("detach", (), "no detach"), ("batch_norm", False, "no batch-norm"),
+               ("micro_batch_sizes", (), "equal micro-batches"), ("clip", None, "no clip"),
+               ("misplace_head", None, "no misplace-head"), ("edit_data", None, "no edit-data"),
+               ("retain_grad", False, "no retain-grad"), ("zero_grad", True, "zero-grad on"))
+
+
+def _validate_ddp(cfg: Config) -> None:
+    """N gloo ranks, each a share of every micro-batch: what they can run."""
+    _within("ddp-ranks", cfg.ddp_ranks, 1, MAX_DDP_RANKS)
+    if not isinstance(cfg.ddp_no_sync, bool):
+        raise ConfigError("ddp-no-sync must be true or false")
+    if cfg.ddp_no_sync and (cfg.ddp_ranks < 2 or cfg.accumulate < 2):
+        raise ConfigError("ddp-no-sync skips the all-reduce of the first accumulate-1 "
+                          "micro-batches: give ddp-ranks 2 or more and accumulate 2 or more")
+    if cfg.ddp_ranks == 1:
+        return
+    for key, wanted, words in DDP_REFUSES:
+        if getattr(cfg, key) != wanted:
+            raise ConfigError(f"ddp-ranks {cfg.ddp_ranks} trains {words} "
+                              f"(got {key.replace('_', '-')} {shown(getattr(cfg, key))})")
+    share = cfg.ddp_ranks * cfg.accumulate
+    if cfg.batch_size % share:
+        raise ConfigError(f"ddp-ranks ({cfg.ddp_ranks}) times accumulate ({cfg.accumulate}) "
+                          f"must divide batch-size ({cfg.batch_size}) into equal micro-batches")
 
 
 def settle_micro_batches(changes: dict[str, Any]) -> dict[str, Any]:

@@ -13,6 +13,9 @@ BUILDING_MODEL_FILE = "building the model file"
 # the device-mismatch slide's head on PyTorch's meta device: its first kernel imports sympy
 # and more (seconds), done while the slide is built
 IMPORTING_META = "importing what PyTorch's meta device needs on first use"
+# ddp-ranks N: the rank processes started with the slide (each imports torch: seconds),
+# not inside its first step
+STARTING_RANKS = "starting the DDP ranks (each its own Python, importing torch)"
 # the engine's stages once built: at a command or a batch of steps, or waiting for the
 # next; a beat "working" for N s tells the window how long one piece of work has run,
 # also during Play, when no command waits for an answer

@@ -1,7 +1,8 @@
 """The run so far as numpy arrays, for plotting: one row per recorded optimizer step.
 
-Arrays grow by doubling, so appending thousands of steps a second stays cheap and the
-views handed to plots are never copied. Unsampled measurements are NaN. Per-parameter
+Arrays grow by doubling, the rows moved into the bigger arrays a few with each append
+(never all at once), so appending thousands of steps a second stays cheap and the views
+handed to plots are never copied. Unsampled measurements are NaN. Per-parameter
 gradient norms are kept as a (steps, parameters) column, "grad_norms"; a parameter
 whose .grad was None (no gradient reached it) is NaN there too, and 1.0 in the
 "grad_missing" column (0.0 where it had a gradient, NaN where not sampled), so no
@@ -13,7 +14,23 @@ from __future__ import annotations
 
 import numpy as np
 
+from .measured_points import MeasuredPoints
 from .records import StepRecord
+
+# Growing copies every row once. Copied at once, in a 10-minute run of the default
+# model, that held the window for about a second (at 512 Ki rows of 54 numbers, 0.7 s
+# of CPU time; `gradviz bench --soak` with GRADVIZ_HOLD_STACKS showed the GUI thread in
+# History._grow). So the move to the bigger arrays starts when half the room is used and
+# each append copies at most MOVE_ROWS older rows, which catches up long before the room
+# runs out (MOVE_ROWS - 1 rows gained per append, half the room to go). The bigger arrays
+# are allocated empty, the system committing their memory as it is first written, and
+# made NaN NAN_ROWS rows ahead of the newest: np.full wrote all of them at once, and on
+# Linux numpy asks for 2 MB pages for arrays of 4 MB and more, whose first writes wait
+# while the kernel makes room for each (10-30 ms a page on a busy machine: one at a time
+# now). Smaller pages would cost the same again to free when the arrays are replaced
+# (about 50 ms for 226 MB).
+MOVE_ROWS = 4
+NAN_ROWS = 1024
 
 
 class History:
@@ -31,13 +48,15 @@ class History:
             "step": (), "total": (), "global_grad_norm": (), "saved_bytes": (),
             "saved_bytes_peak": (), "graph_nodes": (), "z_grad_norm": (),
             "trunk_grad_norm": (), "trunk_step": (), "trunk_step_vs_sum": (),
-            "trunk_walks": (), "backward_seconds": (),
+            "trunk_walks": (), "backward_seconds": (), "all_reduces": (),
             "losses": (K,), "junction": (K,), "update_cosine": (K,),
             "loss_change": (K,), "loss_change_trunk": (K,), "loss_change_head": (K,),
             "grad_norms": (P,), "grad_missing": (P,),
         }
-        self._data = {name: np.full((capacity, *shape), np.nan)
-                      for name, shape in self._cols.items()}
+        self._data = self._empty(capacity)
+        self._nan_to = 0                  # rows from _n up to this are NaN (unwritten)
+        self._next: dict[str, np.ndarray] | None = None   # the bigger arrays, filling
+        self._moved = 0                   # rows already copied into them
         self.last: StepRecord | None = None          # newest record (grad bars, cosine)
         self.last_cosine: np.ndarray | None = None   # newest sampled K x K cosine matrix
         # newest sampled per-head cosine with the trunk update (core.update_probe)
@@ -49,6 +68,7 @@ class History:
         self.last_step: dict[str, float | None] = {}
         # None for a parameter whose .grad was None (not 0.0: no gradient at all)
         self.last_grad_norms: dict[str, float | None] = {}
+        self._measured: dict[tuple[str, int | None], MeasuredPoints] = {}
 
     def __len__(self) -> int:
         return self._n
@@ -56,6 +76,14 @@ class History:
     def column(self, name: str) -> np.ndarray:
         """A view of the filled rows of one column (no copy)."""
         return self._data[name][: self._n]
+
+    def measured(self, name: str, part: int | None = None
+                 ) -> tuple[np.ndarray, np.ndarray]:
+        """(steps, values) of the rows where a column (or its part-th entry) was measured:
+        not NaN. Looked for in the rows added since the last call only."""
+        points = self._measured.setdefault((name, part), MeasuredPoints())
+        values = self.column(name)
+        return points.take(self.column("step"), values if part is None else values[:, part])
 
     def param_history(self, name: str, sampled_only: bool = False
                       ) -> tuple[np.ndarray, np.ndarray]:
@@ -71,15 +99,28 @@ class History:
             return steps[keep], norms[keep]
         return steps, norms
 
-    def _grow(self) -> None:
-        for name, arr in self._data.items():
-            bigger = np.full((arr.shape[0] * 2, *arr.shape[1:]), np.nan)
-            bigger[: self._n] = arr[: self._n]
-            self._data[name] = bigger
+    def _empty(self, rows: int) -> dict[str, np.ndarray]:
+        return {name: np.empty((rows, *shape)) for name, shape in self._cols.items()}
+
+    def _make_room(self) -> None:
+        """Row _n ready to write: in the arrays in use, and NaN."""
+        capacity = self._data["step"].shape[0]
+        if self._next is None and self._n >= capacity // 2:
+            self._next, self._moved = self._empty(capacity * 2), 0
+        if self._next is not None:
+            # all at once only if the room ran out first (it cannot: see MOVE_ROWS)
+            end = self._n if self._n == capacity else min(self._moved + MOVE_ROWS, self._n)
+            _copy_rows(self._data, self._next, self._moved, end)
+            self._moved = end
+            if self._moved == self._n:
+                self._data, self._next, self._nan_to = self._next, None, self._n
+        if self._n >= self._nan_to:
+            self._nan_to = min(self._n + NAN_ROWS, self._data["step"].shape[0])
+            for arr in self._data.values():
+                arr[self._n: self._nan_to] = np.nan
 
     def append(self, r: StepRecord) -> None:
-        if self._n == self._data["step"].shape[0]:
-            self._grow()
+        self._make_room()
         i, d = self._n, self._data
         d["step"][i] = r.step
         d["total"][i] = r.total
@@ -91,6 +132,7 @@ class History:
         _put(d["z_grad_norm"], i, r.z_grad_norm)
         _put(d["trunk_walks"], i, r.trunk_walks)
         _put(d["backward_seconds"], i, r.backward_seconds)
+        _put(d["all_reduces"], i, r.all_reduces)
         if r.junction_grad_norms is not None:
             d["junction"][i] = [r.junction_grad_norms[h] for h in self.keys]
         if r.cosine is not None:
@@ -129,6 +171,12 @@ class History:
     def extend(self, records) -> None:
         for r in records:
             self.append(r)
+
+
+def _copy_rows(source: dict[str, np.ndarray], to: dict[str, np.ndarray],
+               start: int, end: int) -> None:
+    for name, arr in source.items():
+        to[name][start:end] = arr[start:end]
 
 
 def _put(column: np.ndarray, i: int, value) -> None:

@@ -12,13 +12,15 @@ PASSES: tuple[str, ...] = ("trunk_walks", "backward_seconds")
 # what optimizer.step() did, sampled with the update cosine (core.step_effect)
 STEP: tuple[str, ...] = ("trunk_grad_norm", "trunk_step", "trunk_step_vs_sum")
 CHANGES: tuple[str, ...] = ("loss_change", "loss_change_trunk", "loss_change_head")
+# DistributedDataParallel: counted by a communication hook every step (ddp-ranks 2+)
+DDP: tuple[str, ...] = ("all_reduces",)
 PLAIN: tuple[str, ...] = ("total", "global_grad_norm", "saved_bytes", "saved_bytes_peak",
-                          "graph_nodes", "z_grad_norm", *PASSES, *STEP)
+                          "graph_nodes", "z_grad_norm", *PASSES, *STEP, *DDP)
 FORMS: tuple[str, ...] = ("total", "loss.headK", "junction.headK", "cosine.I.J",
                           "global_grad_norm", "grad_norm.PARAM", "saved_bytes",
                           "saved_bytes_peak", "graph_nodes", "z_grad_norm", *PASSES,
                           "update_cosine.headK", "update_cosine.min", *STEP,
-                          *(f"{c}.headK" for c in CHANGES))
+                          *(f"{c}.headK" for c in CHANGES), *DDP)
 # every step has its losses, whatever the probes
 ALWAYS_MEASURED: tuple[str, ...] = ("total", "loss", *PASSES)
 
@@ -64,6 +66,9 @@ def metric_problem(name: Any, cfg: Config) -> str | None:
 
 def unmeasured(name: str, cfg: Config) -> str | None:
     """Why a check of a slide with cfg never measures this (valid) metric, or None."""
+    if name in DDP:   # whatever the probes: the ranks count their all-reduces every step
+        return None if cfg.ddp_ranks > 1 else \
+            f"{name} is measured only with ddp-ranks 2 or more (one process all-reduces nothing)"
     if name.partition(".")[0] in ALWAYS_MEASURED:
         return None
     if cfg.probes == "none":

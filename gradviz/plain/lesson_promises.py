@@ -15,7 +15,10 @@ ON_ITS_OWN = ("grows", "flat", "zero", "positive", "negative", "absent", "ends_n
 # promises that compare this slide with another: their tables' keys
 CROSS_SLIDE = {"ratio": ("of", "slide", "is"), "below": ("metric", "slide"),
                "about": ("metric", "slide", "times")}
-PROMISES = ("error", "no_error", *ON_ITS_OWN, *CROSS_SLIDE, "same_gradients_as",
+# a metric that holds one value at every step: { equals = { metric, value } } (a count,
+# such as the all-reduces DDP ran)
+EQUALS_KEYS = ("metric", "value")
+PROMISES = ("error", "no_error", *ON_ITS_OWN, *CROSS_SLIDE, "equals", "same_gradients_as",
             "different_gradients_from")
 # promises that train this slide beside another in lockstep (core.compare)
 COMPARED = ("same_gradients_as", "different_gradients_from")
@@ -46,6 +49,11 @@ def check_promise(where: str, item: Any, index: int, configs: list[Config]) -> d
                               "only the same model can be compared gradient for gradient")
     elif kind in CROSS_SLIDE:
         _cross_slide(where, kind, value, index, configs)
+    elif kind == "equals":
+        checked_table(where, value, EQUALS_KEYS)
+        _metric(where, value["metric"], configs[index])
+        if not (is_number(value["value"]) and math.isfinite(value["value"])):
+            raise LessonError(f"{where}: value must be a number (got {shown(value['value'])})")
     else:
         _metric(where, value, configs[index], kind == "absent")
         if kind == "no_gradient" and not str(value).startswith("grad_norm."):

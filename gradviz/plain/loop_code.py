@@ -5,6 +5,7 @@ lines that run; it follows the engine (session.py) operation for operation.
 """
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 
 from .config import EDIT_DATA_FACTOR, Config
@@ -75,9 +76,23 @@ def _model_lines(cfg: Config, own: OwnModel | None) -> list[str]:
     return [f"model = MultiHeadNet({size}).to(DEVICE)"]
 
 
+def _ddp_note(cfg: Config) -> list[str]:
+    """ddp-ranks: the loop below is the step in one process; the gradient gradviz uses
+    is its DDP ranks' (core.ddp_ranks), equal to it up to rounding."""
+    if cfg.ddp_ranks == 1:
+        return []
+    no_sync = "; model.no_sync() on all but the last micro-batch" if cfg.ddp_no_sync else ""
+    note = (f"gradviz takes each step's gradient from {cfg.ddp_ranks} DistributedDataParallel "
+            f"ranks (gloo, 127.0.0.1{no_sync}): this loop is the same step in one process, "
+            "the ranks' gradient up to rounding. The same accumulation under DDP, as a script of "
+            "its own (a two-head model): resources/examples/ddp_accumulation.py")
+    return ["# " + line for line in textwrap.wrap(note, 84)]
+
+
 def _header(cfg: Config, own: OwnModel | None = None) -> list[str]:
     opt = "SGD" if cfg.optimizer == "sgd" else "Adam"
-    lines = [_line("", "torch.manual_seed(SEED)", "the seed sets the initial weights"),
+    lines = [*_ddp_note(cfg),
+             _line("", "torch.manual_seed(SEED)", "the seed sets the initial weights"),
              *_model_lines(cfg, own)]
     if cfg.misplace_head is not None:
         k = cfg.misplace_head

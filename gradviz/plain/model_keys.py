@@ -15,7 +15,9 @@ SEED_STRIDE = 1_000_003
 BUILT_IN_ONLY: dict[str, str] = {
     "trunk_width": "trunk-width", "trunk_depth": "trunk-depth", "truncate": "truncate",
     "misplace_head": "misplace-head", "edit_detached": "edit-detached",
-    "batch_norm": "batch-norm", "model": "model"}
+    "batch_norm": "batch-norm", "model": "model",
+    # the ranks build the built-in mlp (core.ddp_rank)
+    "ddp_ranks": "ddp-ranks", "ddp_no_sync": "ddp-no-sync"}
 # controls a model file fixes too: its build() decides how many heads there are
 FIXED_BY_THE_FILE = (*BUILT_IN_ONLY, "heads")
 

@@ -8,10 +8,12 @@ import sys
 from pathlib import Path
 
 
-def open_run(path: str | Path) -> subprocess.Popen:
+def open_run(path: str | Path, compare: str | Path | None = None) -> subprocess.Popen:
     """Open the run folder at path in gradviz's window, as `python -I -m gradviz open
-    path` (isolated: the caller's working folder is not on its import path). Returns at
-    once with the process; the window follows the folder while the run writes it."""
-    folder = Path(path).resolve()
-    return subprocess.Popen([sys.executable, "-I", "-m", "gradviz", "open", str(folder)],
-                            stdin=subprocess.DEVNULL)
+    path` (isolated: the caller's working folder is not on its import path), compared
+    with the run at compare where given. Returns at once with the process; the window
+    follows the folder while the run writes it."""
+    command = [sys.executable, "-I", "-m", "gradviz", "open", str(Path(path).resolve())]
+    if compare is not None:
+        command += ["--compare", str(Path(compare).resolve())]
+    return subprocess.Popen(command, stdin=subprocess.DEVNULL)

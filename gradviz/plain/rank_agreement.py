@@ -16,19 +16,19 @@ def _number(value: float) -> str:
     return "none" if np.isnan(value) else f"{value:.4g}"
 
 
-def _shared_steps(histories: list[History]) -> np.ndarray:
+def shared_steps(histories: list[History]) -> np.ndarray:
     steps = histories[0].column("step")
     for history in histories[1:]:
         steps = np.intersect1d(steps, history.column("step"))
     return steps
 
 
-def _rows(history: History, steps: np.ndarray) -> np.ndarray:
+def rows_of(history: History, steps: np.ndarray) -> np.ndarray:
     """The row of each of steps in history (steps all in it)."""
     return np.searchsorted(history.column("step"), steps)
 
 
-def _norms(history: History, rows: np.ndarray, params: list[str]) -> np.ndarray:
+def grad_norms_at(history: History, rows: np.ndarray, params: list[str]) -> np.ndarray:
     """Gradient norms at rows, by params; NaN where the .grad was None."""
     columns = [history.param_names.index(p) for p in params]
     return history.column("grad_norms")[rows][:, columns]
@@ -38,12 +38,12 @@ def gradient_line(histories: dict[str, History]) -> str:
     """Where the ranks' gradient norms first differ (a norm against none counts), or
     that they agree at every step they share."""
     names, shown = list(histories), list(histories.values())
-    steps = _shared_steps(shown)
+    steps = shared_steps(shown)
     first = shown[0]
     for name, other in zip(names[1:], shown[1:]):
         params = [p for p in first.param_names if p in other.param_names]
-        a = _norms(first, _rows(first, steps), params)
-        b = _norms(other, _rows(other, steps), params)
+        a = grad_norms_at(first, rows_of(first, steps), params)
+        b = grad_norms_at(other, rows_of(other, steps), params)
         with np.errstate(invalid="ignore"):
             apart = np.abs(a - b) > AGREE_RTOL * np.maximum(np.abs(a), np.abs(b))
         bad = apart | (np.isnan(a) != np.isnan(b))
@@ -57,13 +57,13 @@ def gradient_line(histories: dict[str, History]) -> str:
 def loss_line(histories: dict[str, History]) -> str:
     """At how many shared steps the ranks' losses differ."""
     shown = list(histories.values())
-    steps = _shared_steps(shown)
-    first = shown[0].column("losses")[_rows(shown[0], steps)]
+    steps = shared_steps(shown)
+    first = shown[0].column("losses")[rows_of(shown[0], steps)]
     differ = np.zeros(len(steps), dtype=bool)
     for other in shown[1:]:
         if other.keys != shown[0].keys:
             return "losses: the ranks name different losses"
-        mine = other.column("losses")[_rows(other, steps)]
+        mine = other.column("losses")[rows_of(other, steps)]
         differ |= ~np.isclose(first, mine, rtol=AGREE_RTOL, atol=0.0,
                               equal_nan=True).all(axis=1)
     if not differ.any():

@@ -95,6 +95,9 @@ class StepRecord:
     loss_change: dict[str, float] | None = None
     loss_change_trunk: dict[str, float] | None = None
     loss_change_head: dict[str, float] | None = None
+    # ddp-ranks N: the all-reduces the ranks' DDP ran this step, as a communication hook
+    # counted them (one per gradient bucket per synchronised backward); None: one process
+    all_reduces: int | None = None
 
     def trunk_step_fields(self) -> dict[str, float | None]:
         """The step's length numbers, in the report's order."""
@@ -115,7 +118,7 @@ class StepRecord:
             "trunk_grad_norm": self.trunk_grad_norm,
             "trunk_step": self.trunk_step, "trunk_step_vs_sum": self.trunk_step_vs_sum,
             "loss_change": self.loss_change, "loss_change_trunk": self.loss_change_trunk,
-            "loss_change_head": self.loss_change_head,
+            "loss_change_head": self.loss_change_head, "all_reduces": self.all_reduces,
         }
         return _finite_or_none(data)
 
@@ -148,7 +151,8 @@ class StepRecord:
                 f'"trunk_step_vs_sum": {_number(self.trunk_step_vs_sum)}, '
                 f'"loss_change": {_object(self.loss_change)}, '
                 f'"loss_change_trunk": {_object(self.loss_change_trunk)}, '
-                f'"loss_change_head": {_object(self.loss_change_head)}}}')
+                f'"loss_change_head": {_object(self.loss_change_head)}, '
+                f'"all_reduces": {_number(self.all_reduces)}}}')
 
 
 def _events_json(events: list) -> str:

@@ -111,6 +111,9 @@ class Placement:
     # the narration's font, of the text size's (<= 1): smaller (down to the normal size)
     # where at the text size it leaves the main panel no room to keep
     narration_scale: float = 1.0
+    # a part beside the slide (Compare's verdict): on top of a secondary panel's rect,
+    # or under the narration (None: no such part)
+    aside: Rect | None = None
 
 
 def least_size(panel: str, zoom: float, scale: float = 1.0) -> tuple[int, int]:
@@ -125,6 +128,55 @@ def steps(names: list[str] | tuple[str, ...]) -> set[str]:
     anywhere, a chart where it is not the main panel."""
     return {n for i, n in enumerate(names)
             if n in FONT_STEPS or (i > 0 and n in SECONDARY_STEPS)}
+
+
+def place_with_aside(width: int, height: int, panels: tuple[str, ...] | list[str],
+                     zoom: float = 1.0, layout: str = "side-by-side",
+                     narration_height: Callable[[int], int] = lambda width: 0,
+                     content_height: Mapping[str, Callable[[int, float], int]] | None = None,
+                     text_floor: float | None = None,
+                     aside_height: Callable[[int], int] | None = None) -> Placement:
+    """place(), with a part of aside_height(w) px at width w (Compare's verdict) put where
+    the main panel keeps its room: on top of a secondary panel that keeps its least
+    height below it (a secondary panel gives way first), else under the narration."""
+    p = place(width, height, panels, zoom, layout, narration_height, content_height,
+              text_floor)
+    if aside_height is None:
+        return p
+    beside = _aside_on_secondary(p, zoom, aside_height)
+    if beside is not None:
+        return beside
+    under = place(width, height, panels, zoom, layout,
+                  lambda w: narration_height(w) + aside_height(w) + GAP, content_height,
+                  text_floor)
+    n = under.narration
+    high = min(aside_height(n.w), n.h)
+    return replace(under, narration=replace(n, h=n.h - high - GAP),
+                   aside=Rect(n.x, n.bottom - high, n.w, high))
+
+
+def _aside_on_secondary(p: Placement, zoom: float,
+                        aside_height: Callable[[int], int]) -> Placement | None:
+    """p with the aside on top of its tallest secondary panel that keeps its least
+    height (at its font's step) below it; else in the place of the tallest secondary
+    panel that holds it (that panel left out while the aside is shown: a panel below
+    its least size is not read); None where no secondary panel holds it."""
+    secondary = sorted(list(p.panels.items())[1:], key=lambda kv: -kv[1].h)
+    for name, rect in secondary:
+        high = aside_height(rect.w)
+        cut = Rect(rect.x, rect.y + high + GAP, rect.w, rect.h - high - GAP)
+        scale = font_step(name, cut, zoom) if name in p.font_scale else 1.0
+        if 0 < high and cut.h >= least_size(name, zoom, scale)[1]:
+            fonts = {**p.font_scale, name: scale} if name in p.font_scale else p.font_scale
+            return replace(p, panels={**p.panels, name: cut}, font_scale=fonts,
+                           aside=Rect(rect.x, rect.y, rect.w, high))
+    for name, rect in secondary:
+        high = aside_height(rect.w)
+        if 0 < high <= rect.h:
+            panels = {n: r for n, r in p.panels.items() if n != name}
+            return replace(p, panels=panels, aside=Rect(rect.x, rect.y, rect.w, high),
+                           font_scale={n: f for n, f in p.font_scale.items() if n != name})
+    return None
 
 
 def place(width: int, height: int, panels: tuple[str, ...] | list[str], zoom: float = 1.0,

@@ -33,6 +33,10 @@ WALKS_TIP = (
     "torch.vmap, it would be one walk.")
 
 
+PLAYING_PHASES = "Playing phase by phase · "
+PAUSED = "Paused · "
+
+
 def walks_text(record: StepRecord | None) -> str:
     """"backward 0.42 ms · trunk walked 3×" for the newest step ('' before the first)."""
     if record is None or record.trunk_walks is None or record.backward_seconds is None:
@@ -100,16 +104,22 @@ class StatusLine:
     def phase_done(self, phase: PhaseRecord, running: bool) -> None:
         self._phase_step = phase.step
         if phase.event is None:
-            playing = "Playing phase by phase · " if running else ""
+            playing = PLAYING_PHASES if running else ""
             self.say(f"{playing}Step {phase.step} · just done: {phase.name} — {phase.detail}")
+
+    def stopped(self) -> None:
+        """Play ended (Pause, a slide's stop) on a phase's line: it no longer says it
+        plays (lesson 12's last slide stopped with "Playing phase by phase" on show)."""
+        if self.texts.phase.startswith(PLAYING_PHASES):
+            self.say(PAUSED + self.texts.phase[len(PLAYING_PHASES):])
 
     def steps(self, last: StepRecord, running: bool, by_phases: bool) -> None:
         """New steps came: the newest one's walks, and the phase line where no phase
         of that step names it (played phase by phase, each phase's own line stays)."""
         self.texts.walks = walks_text(last)
         if (running and not by_phases) or self._phase_step != last.step:
-            state = "Training" if running else "Paused"
-            self.say(f"{state} · step {last.step} done · total loss {last.total:.4g}")
+            state = "Training · " if running else PAUSED
+            self.say(f"{state}step {last.step} done · total loss {last.total:.4g}")
 
     def rate(self, by_phases: bool, steps_per_second: float) -> None:
         """While playing: the engine's rate (phase by phase, it is the pace's)."""

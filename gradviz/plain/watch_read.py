@@ -14,6 +14,11 @@ from .history import History
 from .records import BackwardRecord, StepRecord
 from .watch_stream import GRAPHS, HEADER, STEPS
 
+# beside a `gradviz run --out` folder's report.json: its last step's graph, in the plain
+# form a stream's graphs.jsonl holds
+REPORT_GRAPH = "graph.json"
+GRAPH_KEY = "gradviz_graph"   # the key that says a graph.json is gradviz's
+
 _FIELDS = {f.name for f in dataclasses.fields(StepRecord)}
 _EVENT_FIELDS = {f.name for f in dataclasses.fields(Event)}
 
@@ -50,15 +55,16 @@ def _record(data: dict[str, Any], path: Path) -> StepRecord:
         raise RunFolderError(f"{path}: a step that is not a gradviz step ({exc})") from exc
 
 
-def _read_json(path: Path) -> dict | None:
+def _read_json(path: Path, key: str = "gradviz_report") -> dict | None:
+    """A gradviz file's JSON object, which says whose it is by key (None: no file)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:
         raise RunFolderError(f"{path}: not readable as a gradviz file ({exc})") from exc
-    if not isinstance(data, dict) or "gradviz_report" not in data:
-        raise RunFolderError(f"{path}: not a gradviz report")
+    if not isinstance(data, dict) or key not in data:
+        raise RunFolderError(f"{path}: not a gradviz {key[8:]}")
     return data
 
 
@@ -130,7 +136,11 @@ class StreamReader:
         self.header, self._report_done = {k: v for k, v in report.items() if k != "steps"}, True
         steps = report.get("steps") or []
         self.micro_batches = [1] * len(steps)
-        return [_record(s, self.folder / "report.json") for s in steps]
+        records = [_record(s, self.folder / "report.json") for s in steps]
+        saved = _read_json(self.folder / REPORT_GRAPH, GRAPH_KEY)   # its last step's graph
+        if saved is not None:
+            self.graph, self.graph_step = saved.get("graph"), saved.get("step")
+        return records
 
     @property
     def finished(self) -> bool:

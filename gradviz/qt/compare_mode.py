@@ -48,7 +48,8 @@ class CompareParts:
     memory_dock: QDockWidget          # Memory, put in front beside the Compare dock
     gradients_panel: GradientsPanel   # whose per-parameter bars (A | B) go in front
     grad_bars: QWidget
-    # a lesson's stage: Compare's verdict goes under its narration, not in the dock
+    # a lesson's stage: Compare's verdict goes on the slide (beside its main panel), not
+    # in the dock
     stage: Stage | None = None
 
 
@@ -82,8 +83,8 @@ class ComparePanels:
 class CompareFront:
     """The Compare dock in front; beside the charts: the Memory chart (A's and B's
     memory) and the per-parameter bars (A | B) in front of the gradient charts. On a
-    lesson's stage, the verdict under the narration instead: the dock took the lower
-    half of the slide, and the slide's chart its room."""
+    lesson's stage, the verdict on the slide instead (Stage.set_verdict): the dock took
+    the lower half of the slide, and the slide's chart its room."""
 
     def __init__(self, dock: QDockWidget, model: WindowModel, parts: CompareParts,
                  line: CompareLine):

@@ -193,6 +193,9 @@ NO_CONTROL = {
     # the engine samples its probes by the pace the run bar sets (engine.loop)
     "probes": "how much gradviz run measures; the window needs the default probes",
     "sample_every": "the engine's sampling follows the run bar's pace in the window",
+    # N processes start with it (seconds each): a lesson or the command line asks for them
+    "ddp_ranks": "starts N rank processes: set by a lesson or gradviz run --ddp-ranks",
+    "ddp_no_sync": "goes with ddp_ranks: set by a lesson or gradviz run --ddp-no-sync",
 }
 
 
@@ -444,7 +447,8 @@ class ControlsPanel(QWidget):
         self.widgets["clip_at"].setEnabled(self.floats["clip"].value() > 0)
         if self.model_file():   # the file's build() decides these: shown, not changeable
             for key in FIXED_BY_THE_FILE:
-                self.widgets[key].setEnabled(False)
+                if key in self.widgets:   # (the DDP keys have no control: lessons only)
+                    self.widgets[key].setEnabled(False)
 
     def show_model_file(self) -> None:
         """The model file the engine trains (model_file(); "": the built-in model): the

@@ -8,7 +8,9 @@ The pipe is read when Qt says it is readable (a QSocketNotifier), for a bounded 
 per call, so a flood of messages never stalls painting; each message is a record of
 engine.protocol, answered through one table (`handlers`); step records go into `records`,
 which the window drains at its paint rate. The engine dying (EOF on the pipe) or not
-answering while it should is reported as a p.Failed; reset() then starts a fresh one."""
+answering while it should is reported as a p.Failed; reset() then starts a fresh one.
+When it is slow and when stopped is plain.engine_watch's to decide; this adapter feeds it
+and does what it decides."""
 from __future__ import annotations
 
 import collections
@@ -21,26 +23,17 @@ from PySide6.QtCore import QObject, QSocketNotifier, QTimer, Signal
 
 from ..engine import host
 from ..engine import protocol as p
-from ..engine.child import last_sign_of_life
 from ..plain.config import Config
 from ..plain.engine_settings import EngineSettings
-from ..plain.engine_stages import BUILDING_MODEL_FILE, WORKING
+from ..plain.engine_stages import BUILDING_MODEL_FILE
 from ..plain.engine_sync import Outgoing, Sent, mark_sent, outgoing
+from ..plain.engine_watch import Ended, EndUnanswered, EngineWatch, Say, Silent
 from ..plain.records import CompareRecord, StepRecord
 from ..plain.window_model import WindowModel
 from .engine_words import build_stopped, engine_died, settings_words
 
 READ_BUDGET_S = 0.008     # the longest one look at the pipe may take (the rest waits)
-# The engine beats twice a second from its first moment (engine.heartbeat), also while it
-# imports torch or runs a long step: no beat (nor, where the system says, CPU time) for
-# this long and it has stopped making progress (frozen, stopped, or dead). Slow but
-# beating is never a failure.
-SILENT_SECONDS = 20.0
-# at one piece of work this long without an answer (a command, or a step during Play,
-# as its beats say): say so, and Reset ends it; a Reset sent sooner, and not answered,
-# ends it once it is this long
-LONG_BUSY_SECONDS = 10.0
-WATCH_MS = 500
+WATCH_MS = 500            # how often the watch (plain.engine_watch) looks at the engine
 JOIN_SECONDS = 0.5        # quitting: how long the engine may take to stop by itself
 # sent while no engine runs: kept (settings) or moot, so no "press Reset" for them
 QUIET_WHEN_STOPPED = (p.Shutdown, p.Settings, p.RequestGraph, p.WarmB, p.Slide, p.PinB)
@@ -81,18 +74,8 @@ class EngineClient(QObject):
         self.slides_sent = 0
         self.alive = False
         self._sent = Sent()           # what this engine was last sent of the model
-        self._busy = False            # a command is waiting for its answer
-        self._starting = False
-        self._started_at = time.monotonic()
-        self._last_heard = time.monotonic()   # the last answer (not a heartbeat)
-        self._last_beat = time.monotonic()    # the last sign of life of any kind
-        self._beating = False         # a beat has come from this engine
-        self._said_long = False       # "still working" said for this busy spell
-        self._working_since: float | None = None   # its beats say: at work since then
-        # a Reset sent and not answered yet (when it was sent): a step that never ends
-        # or a frozen engine would never answer it, so the watch ends them instead
-        self._reset_waiting: float | None = None
-        self._said_waiting = False    # "Reset is waiting" said for this Reset
+        # slow or stopped, and what Reset does: its decisions (tests shorten its limits)
+        self.watch = EngineWatch(own_process=not in_process)
         self._process: Any = None     # the engine's process (or, in tests, its thread)
         self._conn: Any = None
         self._notifier: QSocketNotifier | None = None
@@ -128,13 +111,8 @@ class EngineClient(QObject):
         self.alive = True
         self._building = self._path is not None
         self.model.engine_stage = ""
-        self._set_state()
-        self._busy = True             # the first message is awaited like an answer
-        self._starting = True
-        self._beating = False
-        self._said_long = False
-        self._working_since = self._reset_waiting = None
-        self._last_heard = self._last_beat = self._started_at = time.monotonic()
+        self.watch.started()
+        self._set_state()   # "starting" from now: a slide's cover says so at once
         self._notifier = QSocketNotifier(self._conn.fileno(), QSocketNotifier.Type.Read, self)
         self._notifier.activated.connect(self._read)
         self._watch.start(WATCH_MS)
@@ -149,7 +127,7 @@ class EngineClient(QObject):
         m = self.model
         building = self._building and m.engine_stage.startswith(BUILDING_MODEL_FILE)
         m.engine_state = ("stopped" if not self.alive else "building" if building
-                          else "starting" if self._starting else "ready")
+                          else "starting" if self.watch.starting else "ready")
 
     @property
     def loop(self) -> Any:
@@ -246,18 +224,16 @@ class EngineClient(QObject):
         """Step 0 of the same model; after the engine died, or while it has worked on
         one thing for LONG_BUSY_SECONDS, a fresh engine (the old one ended). One Reset
         always does it: one the engine does not answer (a step that never ends, a frozen
-        engine) ends the engine once its work has run that long (see _check_alive)."""
-        if self.alive and self.long_busy and not self.in_process:
+        engine) ends the engine once its work has run that long (the watch's check)."""
+        if self.alive and self.watch.reset_ends():
             # asked to: a step that has run for long is ended
-            self._end_unanswered(self.busy_seconds)
+            self._end_unanswered(self.watch.busy_seconds)
             return
         if not self.alive:   # the engine died: a fresh one, with the last good settings
             self._start_fresh("Starting a fresh training engine")
             return
         self._command(p.Reset())
-        # a starting engine answers once built; a build is the user's to stop
-        if not (self.in_process or self._starting or self._building):
-            self._reset_waiting, self._said_waiting = time.monotonic(), False
+        self.watch.reset_sent(self._building)
 
     def _start_fresh(self, lead: str) -> None:
         """A fresh engine with the settings the last one had, saying so after `lead`."""
@@ -318,21 +294,6 @@ class EngineClient(QObject):
         self._say("Starting a fresh training engine with the default settings.")
         self.start()
 
-    @property
-    def busy_seconds(self) -> float:
-        """How long the engine has been at its present work without an answer: a
-        command (or its start) not answered yet, or, as its beats say, a batch of
-        steps (during Play no command waits, and a step may never end); 0 when idle."""
-        now = time.monotonic()
-        waiting = now - self._last_heard if self._busy or self._starting else 0.0
-        working = 0.0 if self._working_since is None else now - self._working_since
-        return max(waiting, working)
-
-    @property
-    def long_busy(self) -> bool:
-        """At one piece of work (or loading) for LONG_BUSY_SECONDS."""
-        return self.busy_seconds > LONG_BUSY_SECONDS
-
     def shutdown(self) -> None:
         """Stop the engine within about a second: ask, wait briefly, then end it."""
         self._watch.stop()
@@ -385,9 +346,7 @@ class EngineClient(QObject):
             self._conn.send(message)
         except (OSError, ValueError):   # the engine is gone: the read side reports it
             return
-        if busy and not self._busy:
-            self._busy = True
-            self._last_heard = time.monotonic()
+        self.watch.sent(busy)
 
     # ---- what the engine says ---------------------------------------------------------------
     def _read(self, *_: object) -> None:
@@ -396,8 +355,7 @@ class EngineClient(QObject):
         try:
             while conn is not None and conn is self._conn and conn.poll(0):
                 batch = p.receive(conn, "the window")
-                self._last_beat = time.monotonic()
-                self._beating = True
+                self.watch.heard()
                 if not isinstance(batch, list):   # the engine sends lists, one a batch
                     if batch is not None:
                         p.refusal("the window", batch, ())
@@ -405,10 +363,7 @@ class EngineClient(QObject):
                 if len(batch) == 1 and isinstance(batch[0], p.Alive):
                     self._on_alive(batch[0])   # a beat answers no command
                     continue
-                self._last_heard = self._last_beat
-                self._busy = False
-                self._said_long = False
-                self._working_since = None   # an answer: the work it was at has ended
+                self.watch.answered()   # an answer: the work it was at has ended
                 for message in batch:
                     p.dispatch("the window", self.handlers, message)
                 if time.perf_counter() > deadline:
@@ -437,7 +392,7 @@ class EngineClient(QObject):
         self.received.emit(message)
 
     def _on_hello(self, message: p.Hello) -> None:
-        self._starting = False
+        self.watch.hello()
         self._set_state()
         self.model.devices = tuple((str(d), str(words)) for d, words in message.devices)
         self.received.emit(message)
@@ -462,7 +417,7 @@ class EngineClient(QObject):
         m.requested = config
         if message.did_reset:
             # Reset's answer (records already on their way when it was sent are none)
-            self._reset_waiting = None
+            self.watch.reset_answered()
             self.records.clear()
             self.compared.clear()
             self._step = 0
@@ -485,64 +440,29 @@ class EngineClient(QObject):
         self.received.emit(message)
 
     def _on_alive(self, message: p.Alive) -> None:
-        stage = self.model.engine_stage = message.stage
-        self._working_since = (time.monotonic() - message.seconds if stage == WORKING
-                               else None)
+        self.model.engine_stage = message.stage
+        line = self.watch.beat(message.stage, message.seconds, self._building)
         self._set_state()
-        if self._building and stage.startswith(BUILDING_MODEL_FILE):
-            self._say(f"Building the model file {stage[len(BUILDING_MODEL_FILE):].strip()}"
-                      f"… {message.seconds:.0f} s (Stop building ends it)")
-        elif self._starting:
-            self._say(f"Starting the training engine: {stage} "
-                      f"({time.monotonic() - self._started_at:.0f} s)…")
+        if line is not None:
+            self._say(line)
 
     def _check_alive(self) -> None:
-        """The engine died without a word (EOF may come first; this catches the rest),
-        or stopped making progress: no beat nor CPU time for SILENT_SECONDS. Slow is not
-        stopped: a start or a step that takes long, beating all the while, is waited
-        for, and said after LONG_BUSY_SECONDS; a Reset waiting then ends it."""
-        if not self.alive:
+        """Ask the watch (its timer's tick) and do what it decides."""
+        if not self.alive or self._process is None:
             return
-        if self._process is not None and not self._process.is_alive():
+        verdict = self.watch.check(self._process)
+        if isinstance(verdict, Ended):
             self._read()          # what it said before it died, then the EOF
             if self.alive:
                 self._died()
-            return
-        now = time.monotonic()
-        if self._starting and not self._beating:   # the interpreter itself is starting
-            self._say(f"Starting the training engine: starting Python "
-                      f"({now - self._started_at:.0f} s)…")
-            return
-        if not self.in_process:
-            # CPU time is looked at every time, so that when it stopped growing is known
-            self._last_beat = last_sign_of_life(self._process, self._last_beat)
-            if now - self._last_beat > SILENT_SECONDS:
-                self._process.kill()   # frozen: end it, keep the window
-                self._process.join(1.0)
-                self._died(hung=True)
-                return
-        if self._reset_waiting is not None:
-            self._answer_reset(now)
-        elif self.long_busy and not self._said_long and not self._starting:
-            self._said_long = True
-            self._say(f"The training engine has worked on this for "
-                      f"{self.busy_seconds:.0f} s and is still going: press "
-                      f"Reset (R) to stop it.")
-
-    def _answer_reset(self, now: float) -> None:
-        """A Reset not answered: the engine is ended once its work has run, or the Reset
-        has waited, LONG_BUSY_SECONDS (a frozen engine says nothing of its work); until
-        then, from a second on, the status line says what it waits for."""
-        assert self._reset_waiting is not None
-        waited = now - self._reset_waiting
-        unanswered = max(self.busy_seconds, waited)
-        if unanswered > LONG_BUSY_SECONDS:
-            self._end_unanswered(unanswered)
-        elif waited > 1.0 and not self._said_waiting:
-            self._said_waiting = True
-            self._say(f"Reset (R) is waiting for the training engine's answer (none for "
-                      f"{unanswered:.0f} s); at {LONG_BUSY_SECONDS:g} s without one, the "
-                      f"engine is ended and a fresh one started.")
+        elif isinstance(verdict, Silent):
+            self._process.kill()   # frozen: end it, keep the window
+            self._process.join(1.0)
+            self._died(hung=True)
+        elif isinstance(verdict, EndUnanswered):
+            self._end_unanswered(verdict.seconds)
+        elif isinstance(verdict, Say):
+            self._say(verdict.line)
 
     def _died(self, hung: bool = False) -> None:
         if not self.alive:
@@ -552,10 +472,10 @@ class EngineClient(QObject):
         if process is not None and hasattr(process, "exitcode"):
             process.join(0.5)
             exitcode = process.exitcode
-        reset_asked = self._reset_waiting is not None
+        reset_asked = self.watch.reset_asked
         self._stop_engine()
         self.model.running = False
-        self.received.emit(p.Failed(engine_died(self._step, exitcode, hung, SILENT_SECONDS,
+        self.received.emit(p.Failed(engine_died(self._step, exitcode, hung, self.watch.silent_s,
                                                 self.model.confirmed)))
         if reset_asked:   # a Reset it never answered: the fresh engine it asked for
             self._start_fresh("Starting a fresh training engine, as Reset asked,")

@@ -1,10 +1,13 @@
 """The top of a recorded run's window: the line saying that nothing trains here, the
 run's status, the runs of a folder of runs and the ranks of a run across ranks to pick
-from, and the ranks' last numbers with whether they agree."""
+from, the ranks' last numbers with whether they agree, and another run to compare with
+and the verdict."""
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
+NO_COMPARISON = "compare with: none"
 RECORDED_ONLY = ("A recorded run: the script that wrote this folder trained it. This "
                  "window only reads the folder, so it has no Play, no Step and no "
                  "settings.")
@@ -13,6 +16,7 @@ RECORDED_ONLY = ("A recorded run: the script that wrote this folder trained it. 
 def _label(name: str, text: str = "") -> QLabel:
     label = QLabel(text)
     label.setObjectName(name)
+    label.setTextFormat(Qt.TextFormat.PlainText)   # folder names and headers: a stranger's
     label.setWordWrap(True)
     return label
 
@@ -24,6 +28,11 @@ class RunHeader(QWidget):
         self.why = _label("recordedOnlyLine", RECORDED_ONLY)
         self.status = _label("runStatusLine")
         self.ranks = _label("rankLines")
+        self.verdict = _label("runCompareLines")
+        self.compare = QComboBox()
+        self.compare.setObjectName("comparePicker")
+        self.compare.setToolTip("Another run of this folder to compare with (B): its "
+                                "numbers drawn dashed, the verdict below")
         self.runs = QComboBox()
         self.runs.setObjectName("runPicker")
         self.runs.setToolTip("The runs in this folder: pick one to show")
@@ -36,14 +45,15 @@ class RunHeader(QWidget):
         row.addWidget(self.status, 1)
         row.addWidget(self.runs)
         row.addWidget(self.streams)
+        row.addWidget(self.compare)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 2, 4, 2)
         layout.addWidget(self.why)
         layout.addLayout(row)
         layout.addWidget(self.ranks)
-        self.runs.hide()
-        self.streams.hide()
-        self.ranks.hide()
+        layout.addWidget(self.verdict)
+        for part in (self.runs, self.streams, self.compare, self.ranks, self.verdict):
+            part.hide()
 
     def set_runs(self, names: list[str]) -> None:
         self._fill(self.runs, names)
@@ -52,6 +62,20 @@ class RunHeader(QWidget):
         self._fill(self.streams, names if len(names) > 1 else [])
         if shown is not None and self.streams.currentText() != shown:
             self.streams.setCurrentText(shown)
+
+    def set_compare_runs(self, names: list[str], compared: str | None) -> None:
+        """The runs B may be (none: no picker), compared the one picked."""
+        self._fill(self.compare, [NO_COMPARISON, *names] if names else [])
+        shown = compared if compared in names else NO_COMPARISON
+        if names and self.compare.currentText() != shown:
+            self.compare.blockSignals(True)
+            self.compare.setCurrentText(shown)
+            self.compare.blockSignals(False)
+
+    def set_compare_lines(self, lines: list[str]) -> None:
+        """The verdict on A and B ([]: not comparing)."""
+        self.verdict.setText("\n".join(lines))
+        self.verdict.setVisible(bool(lines))
 
     def set_rank_lines(self, lines: list[str]) -> None:
         self.ranks.setText("\n".join(lines))

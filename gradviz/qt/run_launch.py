@@ -15,23 +15,24 @@ from .launch import CtrlC, load_settings, quiet_offscreen_warnings
 WIDTH, HEIGHT = 1600, 1000   # the window's size, where the screen has room for it
 
 
-def launch_run(folder: str) -> int:
+def launch_run(folder: str, compare: str | None = None) -> int:
     import os
     path = Path(folder)
-    if path.exists() and not path.is_dir():
-        fail(f"gradviz open: {folder}: not a folder (a run is a folder: the out= of "
-             "gradviz.watch or gradviz run --out)")
+    for given in (folder, compare):
+        if given is not None and Path(given).exists() and not Path(given).is_dir():
+            fail(f"gradviz open: {given}: not a folder (a run is a folder: the out= of "
+                 "gradviz.watch or gradviz run --out)")
     problem = display_problem(os.environ, sys.platform)
     if problem is not None:
         fail(problem)
     ctrl_c = CtrlC()
     try:
-        return _open(path, ctrl_c)
+        return _open(path, compare, ctrl_c)
     finally:
         ctrl_c.restore()
 
 
-def _open(path: Path, ctrl_c: CtrlC) -> int:
+def _open(path: Path, compare: str | None, ctrl_c: CtrlC) -> int:
     quiet_offscreen_warnings()
     import shiboken6
     from PySide6.QtGui import QGuiApplication
@@ -47,7 +48,7 @@ def _open(path: Path, ctrl_c: CtrlC) -> int:
     app.setApplicationName("gradviz")
     app.setOrganizationName("gradviz")
     _, remembered = load_settings()
-    window = RunWindow(path, THEMES[remembered.theme].zoomed(remembered.zoom))
+    window = RunWindow(path, THEMES[remembered.theme].zoomed(remembered.zoom), compare)
     room = QGuiApplication.primaryScreen().availableGeometry()
     window.resize(min(WIDTH, room.width()), min(HEIGHT, room.height()))
     window.show()

@@ -11,6 +11,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from ..plain.history import History
 from ..plain.recorded_run import RecordedRun
+from ..plain.run_comparison import compare_lines
 from ..plain.window_model import WindowModel
 
 # how often the folder is looked at: a step the script finishes is on screen within
@@ -26,6 +27,7 @@ class RunSource(QObject):
         super().__init__(parent)
         self.model = model
         self.run = RecordedRun(folder)
+        self.compared: RecordedRun | None = None   # B: another run, compared with this one
         self._said: tuple = ()
         self.timer = QTimer(self)
         self.timer.timeout.connect(self.poll)
@@ -46,8 +48,25 @@ class RunSource(QObject):
         self.run.show(name)
         self.poll()
 
+    def compare_with(self, folder: str | Path | None) -> None:
+        """Compare the run shown (A) with the run at folder (B; None: no comparison)."""
+        self.compared = None if folder is None else RecordedRun(folder)
+        self._said = ()
+        self.poll()
+
+    def compare_lines(self) -> list[str]:
+        """The verdict on A and B in lines ([]: not comparing)."""
+        b = self.compared
+        if b is None:
+            return []
+        if b.problem is not None:
+            return [f"B = {b.folder.name}: {b.problem}"]
+        return compare_lines(self.run.folder.name, self.run.history, b.folder.name,
+                             b.history)
+
     def poll(self) -> None:
         found = self.run.poll()
+        b_steps = 0 if self.compared is None else self.compared.poll().new_steps
         history = self.run.history
         m = self.model
         if found.fresh and history is not None:
@@ -59,7 +78,7 @@ class RunSource(QObject):
         if found.graph is not None:
             self.graph.emit(found.graph, f"recorded at step {self.run.graph_step}")
         said = (found.problem, len(history or ()), tuple(self.run.streams),
-                self.run.status())
-        if found.new_steps or found.fresh or said != self._said:
+                self.run.status(), None if self.compared is None else self.compared.problem)
+        if found.new_steps or b_steps or found.fresh or said != self._said:
             self._said = said
             self.changed.emit()

@@ -9,18 +9,20 @@ from pathlib import Path
 from typing import cast
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtGui import QCloseEvent, QResizeEvent
 from PySide6.QtWidgets import QApplication
 
 from ..plain.config import Config
 from ..plain.history import History
-from ..plain.recorded_run import runs_below
+from ..plain.recorded_run import RecordedRun, runs_below
 from ..plain.window_model import WindowModel
 from . import appearance
 from .graph_renderer import start_layout_thread, stop_layout_thread
+from .own_layout import own_layout
 from .panel_painter import PanelPainter
-from .run_header import RunHeader
+from .run_header import NO_COMPARISON, RunHeader
 from .run_source import POLL_MS, RunSource
+from .screen_fit import tabs_for_cramped_charts
 from .theme import THEMES, Theme
 from .window_frame import WindowFrame
 from .window_layout import BOTTOM_SHARE
@@ -29,12 +31,14 @@ THREAD_WAIT_MS = 30_000
 RUNS_MS = 2000   # a folder of runs is listed again this often
 GRADIENTS_SHARE = 0.45   # of the width, without the settings' dock: the push chart's room
 NO_UPDATE_COSINE = "with the update: not in this recording"
-NO_GRAPH = ("No graph recorded yet: gradviz.watch writes the module graph on its "
-            "sampled steps (gradviz run --out folders keep theirs as graph.svg).")
+NO_GRAPH = ("No graph recorded yet: gradviz.watch writes the graph on its sampled "
+            "steps; a gradviz run --out folder, its last step's, as graph.json.")
 
 
 class RunWindow(WindowFrame):
-    def __init__(self, folder: str | Path, theme: Theme | None = None):
+    def __init__(self, folder: str | Path, theme: Theme | None = None,
+                 compare: str | Path | None = None):
+        """compare: another run folder to compare the one shown with (B), from the start."""
         super().__init__(Config())
         self.setObjectName("runWindow")
         self.folder = Path(folder)
@@ -47,6 +51,8 @@ class RunWindow(WindowFrame):
         self.header.runs.currentTextChanged.connect(self._pick_run)
         self.header.streams.currentTextChanged.connect(
             lambda name: self.source.show_stream(name) if name else None)
+        self.header.compare.currentTextChanged.connect(self._pick_compared)
+        self.compared: Path | None = None if compare is None else Path(compare)
         self.render_thread, self.renderer = start_layout_thread(self, self.graph_view)
         self.graph_view.param_history_source = lambda name: self.history.param_history(name)
         self.apply_theme(theme or THEMES["light"])
@@ -84,8 +90,24 @@ class RunWindow(WindowFrame):
     def _look_for_runs(self) -> None:
         runs = runs_below(self.folder)
         self.header.set_runs([r.name for r in runs])
+        self._list_compared(runs)
         if runs and self.source.run.folder == self.folder:
             self._pick_run(runs[0].name)   # no run here, and now one below: shown
+
+    def _list_compared(self, runs: list[Path]) -> None:
+        """The folder's other runs, to pick B from."""
+        shown = self.source.run.folder if hasattr(self, "source") else None
+        self.header.set_compare_runs([r.name for r in runs if r != shown],
+                                     None if self.compared is None else self.compared.name)
+
+    def _pick_compared(self, name: str) -> None:
+        """B picked in the header (its first item: no comparison)."""
+        if not name:
+            return
+        picked = self.folder / name if name != NO_COMPARISON else None
+        self.compared = picked
+        self.source.compare_with(picked)
+        self._set_ghosts()
 
     def _pick_run(self, name: str) -> None:
         if name:
@@ -95,9 +117,14 @@ class RunWindow(WindowFrame):
 
     def _follow(self, folder: Path) -> None:
         self.source = source = RunSource(self.model, folder, self)
+        if self.compared == folder:   # a run is not compared with itself
+            self.compared = None
+        if self.compared is not None:
+            source.compared = RecordedRun(self.compared)
         source.graph.connect(self._show_graph)
         source.changed.connect(self._show_lines)
         self._fresh_history()
+        self._list_compared(runs_below(self.folder))
         source.start()
 
     def _show_graph(self, graph, caption: str) -> None:
@@ -114,7 +141,12 @@ class RunWindow(WindowFrame):
         return self._empty if history is None else history
 
     def _ghost(self) -> tuple[str, History] | None:
-        """The rank after the one shown (the first, after the last), drawn dashed."""
+        """The run compared with (B), else the rank after the one shown (the first,
+        after the last), drawn dashed."""
+        compared = self.source.compared
+        if compared is not None:
+            history = compared.history
+            return None if history is None else (f"B = {compared.folder.name}", history)
         run = self.source.run
         names = [n for n in run.streams if n in run.follower.histories]
         if len(names) < 2 or run.shown not in names:
@@ -133,7 +165,9 @@ class RunWindow(WindowFrame):
     def _set_ghosts(self) -> None:
         ghost = self._ghost() if hasattr(self, "source") else None
         if ghost is not None:
-            self.grad_bars.shown_label = self.source.run.shown or ""
+            run = self.source.run
+            self.grad_bars.shown_label = (f"A = {run.folder.name}" if self.source.compared
+                                          else run.shown or "")
         for plot in (self.loss_plot, self.global_norm, self.grad_bars):
             if ghost is None:
                 if plot.ghost is not None:
@@ -147,6 +181,7 @@ class RunWindow(WindowFrame):
                                    f"{run.problem} (looked at again every {POLL_MS} ms)")
         self.header.set_streams(run.streams, run.shown)
         self.header.set_rank_lines(run.rank_lines())
+        self.header.set_compare_lines(self.source.compare_lines())
         self._set_ghosts()
 
     def _shown_key(self) -> tuple:
@@ -177,6 +212,18 @@ class RunWindow(WindowFrame):
                          Qt.Orientation.Horizontal)
         self.resizeDocks([self.graph_dock], [int(self.height() * BOTTOM_SHARE)],
                          Qt.Orientation.Vertical)
+        self.fit_charts()
+
+    def fit_charts(self) -> None:
+        """The gradient charts into tabs where their dock is too small for them side by
+        side (at 1024x768 the push chart was left 90 px wide), as the main window's."""
+        own_layout(self).activate()
+        tabs_for_cramped_charts(self.gradients_panel, self.theme.zoom)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:   # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        if hasattr(self, "theme"):
+            self.fit_charts()
 
     def shutdown(self) -> None:
         """Stop following the folder, painting and any graph layout in flight."""

@@ -216,7 +216,7 @@ class ScreenFit(QObject):
             # a lesson's stage places its panels itself (plain.stage_layout), none in
             # tabs; the docks are put away, and the panels' tabs are not the stage's
             self._tab_panels_in()
-            _tabs_for_cramped_charts(parts.gradients_panel, model.zoom)
+            tabs_for_cramped_charts(parts.gradients_panel, model.zoom)
             _tabs_for_cramped_plots(parts.plot_stack, parts.loss_plot, model.zoom)
         if too_big(window) and model.zoom > 1.0:
             # even with its panels in tabs, the window needs more than the screen at this
@@ -258,7 +258,7 @@ class ScreenFit(QObject):
                 own_layout(window).activate()
 
 
-def _tabs_for_cramped_charts(panel: GradientsPanel, zoom: float) -> None:
+def tabs_for_cramped_charts(panel: GradientsPanel, zoom: float) -> None:
     """The gradient charts into tabs where their panel is smaller than they need side by
     side (only this way: going back is a lesson's or the View menu's choice, not a
     resize's, so the charts never flip between the two as a dock is dragged)."""

@@ -4,13 +4,14 @@ panel: it borrows the window's for a slide and gives every one back (`release`),
 the window puts them home in their docks when the lesson ends."""
 from __future__ import annotations
 
+import functools
 import math
 
 from PySide6.QtCore import QRect, Qt, Signal
 from PySide6.QtGui import QFont, QResizeEvent
 from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
 
-from ..plain.stage_layout import GAP, Placement, place
+from ..plain.stage_layout import Placement, place_with_aside
 
 TITLE_INSET = 6   # px: a title's text at least 12 px from the part beside it
 # the line said in place of a slide's panels while it is prepared, this much larger than
@@ -76,7 +77,8 @@ class Stage(QWidget):
         self.cover.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.cover.setAutoFillBackground(True)
         self.cover.hide()
-        # under the narration, as wide, as high as its text: Compare's verdict in a lesson
+        # Compare's verdict in a lesson: on top of a secondary panel, else under the
+        # narration (stage_layout.place_with_aside), at the narration's text size
         self.verdict: QWidget | None = None
 
     def show_slide(self, panels: list[tuple[str, QWidget, str | None]], layout: str,
@@ -120,12 +122,20 @@ class Stage(QWidget):
         text_panels = [self.panels[n] for n in self.content_height]
         floors = [panel.least_text_scale(self.zoom) for panel in text_panels
                   if hasattr(panel, "least_text_scale")]
+        # each text panel's height measured once a width and font scale per arrange:
+        # place() weighs a few hundred arrangements that share widths, and a measure is
+        # a text layout (~2 ms; 8 error slides took 14 s at 1024x768)
+        content = {name: functools.cache(height)
+                   for name, height in self.content_height.items()}
         # placed again once the narration's font is set as placed: its height at that
         # font is then measured, not taken from the text size's
         for _ in range(2):
-            placement = place(self.width(), self.height(), self.shown, self.zoom,
-                              self.layout_name, self._text_height(),
-                              self.content_height, max(floors) if floors else None)
+            placement = place_with_aside(self.width(), self.height(), self.shown,
+                                         self.zoom, self.layout_name,
+                                         self._narration_at_text_size(),
+                                         content,
+                                         max(floors) if floors else None,
+                                         self._verdict_height())
             if placement.narration_scale == getattr(self.narration, "text_scale", 1.0):
                 break
             if hasattr(self.narration, "set_text_scale"):
@@ -133,11 +143,13 @@ class Stage(QWidget):
         self.placement = placement
         r = placement.narration
         self.narration.set_whole(placement.narration_whole)
-        below = self._verdict_height(r.w)
-        self.narration.setGeometry(r.x, r.y, r.w, r.h - below)
-        if self.verdict is not None:
-            self.verdict.setGeometry(r.x, r.bottom - below + GAP, r.w, below - GAP)
-        for name in self.shown:
+        self.narration.setGeometry(r.x, r.y, r.w, r.h)
+        if self.verdict is not None and placement.aside is not None:
+            a = placement.aside
+            self.verdict.setGeometry(a.x, a.y, a.w, a.h)
+        for name in self.shown:   # one may give its room to the verdict meanwhile
+            self.slots[name].setVisible(name in placement.panels)
+        for name in placement.panels:
             r = placement.panels[name]
             panel = self.panels[name]
             if name in self.content_height and hasattr(panel, "set_text_scale"):
@@ -151,18 +163,13 @@ class Stage(QWidget):
         self._place_cover()
         self.arranged.emit()
 
-    def _text_height(self):
-        """The height for a width of the narration (at the text size) and, under it,
-        the verdict's."""
-        narration = self._narration_at_text_size()
-        return lambda width: narration(width) + self._verdict_height(width)
-
-    def _verdict_height(self, width: int) -> int:
+    def _verdict_height(self):
+        """The verdict's height for a width (None: no verdict shown)."""
         verdict = self.verdict
-        return 0 if verdict is None else verdict.heightForWidth(width) + GAP
+        return None if verdict is None else verdict.heightForWidth
 
     def set_verdict(self, verdict: QWidget | None) -> None:
-        """A part under the narration, at its text size (None: none)."""
+        """Compare's verdict on the slide, at the narration's text size (None: none)."""
         if self.verdict is verdict:
             return
         if self.verdict is not None:

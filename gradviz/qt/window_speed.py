@@ -227,6 +227,7 @@ class Phase:
                   lambda: QTimer.singleShot(SETTLE_MS, self.begin))
 
     def begin(self) -> None:
+        from .hold_watch import watch_holds
         if self.busy:
             self.spinner = subprocess.Popen([sys.executable, "-I", "-c", _BUSY])
         self.window.refresh()
@@ -239,6 +240,7 @@ class Phase:
         texts.events.phase.connect(self.stalls.shown)
         self.probe = Probe(self.started + self.seconds, self.end)
         watch_for_a_freeze(self.probe, _print_result)
+        watch_holds(self.window)   # with GRADVIZ_HOLD_STACKS only
         if self.profile is not None:
             self.profile.enable()
         self.probe.start()

@@ -9,6 +9,9 @@ communication hook counts the all-reduces. Each rank's stream is written by
 gradviz.watch to OUT/<mode>/rank-N.
 
     python ddp_accumulation.py [OUT]        (OUT: runs/ddp_accumulation)
+
+The lesson `gradviz --lesson ddp-accumulation` makes the same point in the window, on
+gradviz's built-in model (its 3 heads, 2 ranks, 4 micro-batches each).
 """
 from __future__ import annotations
 

@@ -87,12 +87,12 @@ def test_a_full_disk_during_the_export_says_what_was_written(first_run, monkeypa
     _fail_at(monkeypatch, "graph.svg", OSError(errno.ENOSPC, "No space left on device"))
     assert run("--out", str(first_run), "--force", "--seed", "1") == 2
     err = one_line(capsys)
-    assert ("wrote report.json, metrics.csv, graph.dot and graph_torchviz.dot to "
+    assert ("wrote report.json, metrics.csv, graph.json, graph.dot and graph_torchviz.dot to "
             in err), err
     assert err.endswith("could not write graph.svg and graph.png: No space left on device")
     # only the new run's files: the old graph.svg and graph.png are gone with it
-    assert visible(first_run) == ["graph.dot", "graph_torchviz.dot", "metrics.csv",
-                                  "notes.txt", "report.json"]
+    assert visible(first_run) == ["graph.dot", "graph.json", "graph_torchviz.dot",
+                                  "metrics.csv", "notes.txt", "report.json"]
     assert seed_of(first_run) == 1
     assert (first_run / "notes.txt").read_text() == "mine"
     assert hidden(first_run) == [MANIFEST]

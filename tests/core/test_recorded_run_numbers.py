@@ -105,7 +105,14 @@ def test_a_run_out_folder_opens_as_a_watched_one_does(tmp_path):
     out = tmp_path / "out"
     assert main(["run", "--steps", "3", "--out", str(out), "-q"]) == 0
     run = RecordedRun(out)
-    assert run.poll().problem is None and run.history is not None
+    found = run.poll()
+    assert found.problem is None and run.history is not None
     rows = list(csv.DictReader(open(out / "metrics.csv", newline="")))
     assert list(run.history.column("total")) == [float(r["total"]) for r in rows]
     assert run.status().startswith(f"{out}: 3 steps (0 to 2); finished")
+    # its last step's graph, drawn from graph.json: a box for each parameter the
+    # report has a gradient norm of
+    graph = found.graph
+    assert graph is not None and run.graph_step == 2
+    params = {n.label for n in graph.nodes if n.kind == "param"}
+    assert params == set(run.history.param_names) and len(params) > 2

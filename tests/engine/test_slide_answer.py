@@ -8,7 +8,7 @@ from gradviz.engine import loop as loop_module
 from gradviz.engine import protocol as p
 from gradviz.engine.loop import EngineLoop
 from gradviz.plain.config import Config
-from gradviz.plain.engine_stages import BUILDING_MODEL, IMPORTING_META
+from gradviz.plain.engine_stages import BUILDING_MODEL, IMPORTING_META, STARTING_RANKS
 
 CONFIG = Config(device="cpu", batch_size=16)
 
@@ -52,3 +52,19 @@ def test_a_head_on_the_meta_device_has_its_imports_done_and_said_while_built(mon
     loop.handle(p.Slide(CONFIG.replace(heads=3), p.EngineSettings(), False))
     assert stages == [BUILDING_MODEL, IMPORTING_META, BUILDING_MODEL]
     assert warmed == [IMPORTING_META]
+
+
+def test_a_ddp_slides_ranks_are_started_and_said_while_it_is_built(monkeypatch):
+    started: list[str] = []
+    loop = EngineLoop(CONFIG)
+    stages: list[str] = []
+    loop.say_stage = stages.append
+    # (starting the ranks is seconds of processes importing torch: left out here, as
+    # tests/core/test_ddp_ranks.py starts them)
+    monkeypatch.setattr(type(loop.session), "start_ranks",
+                        lambda session: started.append(stages[-1]))
+    ddp = CONFIG.replace(heads=2, batch_size=16, accumulate=2, ddp_ranks=2)
+    loop.handle(p.Slide(ddp, p.EngineSettings(), False))
+    loop.handle(p.Slide(CONFIG.replace(heads=2), p.EngineSettings(), False))
+    assert stages == [BUILDING_MODEL, STARTING_RANKS, BUILDING_MODEL]
+    assert started == [STARTING_RANKS]

@@ -8,7 +8,7 @@ import pytest
 from gradviz.plain.config import Config
 from gradviz.plain.engine_settings import EngineSettings
 from gradviz.plain.history import History
-from gradviz.plain.lesson_controller import BASE_TITLE
+from gradviz.plain.lesson_controller import BASE_TITLE, slide_title
 from gradviz.plain.lesson_references import DrawnReference, Reference
 from gradviz.plain.lessons import Lesson, Slide, bundled_names, find_lesson
 from gradviz.plain.records import StepRecord
@@ -368,3 +368,12 @@ def test_a_slides_sweep_pace_is_the_engines_turn_per_box_until_the_lesson_ends()
     assert r.model.sweep_box_ms == 500
     r.lessons.leave()                                 # free mode: the pace's share again
     assert r.model.sweep_box_ms == 0 and r.model.engine_settings().sweep_box_ms == 0
+
+
+def test_a_titles_code_is_plain_text_in_the_window_title():
+    """The title bar shows no Markdown: lesson 01's third slide's code without its
+    backticks (the narration sets it as code: tests/qt/test_narration_panel.py)."""
+    lesson = find_lesson("add-or-separate")
+    assert lesson.slides[2].title == "`total += L_k; total.backward()` inside the loop"
+    assert slide_title(lesson, 2).endswith(
+        "slide 3/3: total += L_k; total.backward() inside the loop")

@@ -119,6 +119,10 @@ def test_a_phase_played_says_so_and_one_that_failed_leaves_the_line_to_the_failu
     status = StatusLine()
     status.phase_done(PhaseRecord(step=0, name="zero_grad", detail="z"), running=True)
     assert status.texts.phase == "Playing phase by phase · Step 0 · just done: zero_grad — z"
+    status.stopped()   # play ended there (Pause, a slide's stop): it says it is paused
+    assert status.texts.phase == "Paused · Step 0 · just done: zero_grad — z"
+    status.stopped()   # (once)
+    assert status.texts.phase == "Paused · Step 0 · just done: zero_grad — z"
     status.failed(_event(step=1))
     failed = status.texts.phase
     status.phase_done(PhaseRecord(step=1, name="backward", detail="b", event=_event(step=1)),

@@ -3,7 +3,8 @@ has (issue 22): the window lives on and answers. A build that runs on is shown a
 for as long as it runs (no clock calls it failed), beside "Stop building", which ends
 the engine and goes back to the model from before, saying so in one line; a build that
 allocates too much fails inside build() under the engine's memory ceiling, and What
-happened shows the file's own line."""
+happened shows the file's own line. (Going back to the model file from before, and the
+words said: tests/qt/test_engine_client_protocol.py, on a fake engine.)"""
 import sys
 import textwrap
 from pathlib import Path
@@ -14,7 +15,6 @@ from PySide6.QtCore import Qt
 from gradviz.engine import protocol as p
 from gradviz.plain.config import Config
 from gradviz.qt.main_window import MainWindow
-from gradviz.qt.model_menu import example_path
 from gradviz.qt.settings import Remembered
 
 from waits import WAIT_MS, on_record
@@ -72,7 +72,11 @@ def _stop(qtbot, w, name: str, back: str) -> None:
     assert not w.build_stop.button.isVisible()
 
 
-def test_a_build_that_never_returns_is_stopped_by_the_user(qtbot, settings, tmp_path):
+def test_a_build_that_never_returns_is_stopped_and_one_too_big_shows_its_line(
+        qtbot, settings, tmp_path, monkeypatch):
+    # the engine's ceiling: 1 GiB more than it has when the build starts (by default,
+    # what the machine has free); 8 GiB is granted without one (and never touched)
+    monkeypatch.setenv("GRADVIZ_BUILD_MEMORY_MB", "1024")
     model = tmp_path / "hangs.py"
     model.write_text(HANGS)
     # gradviz --model hangs.py: the window opens on it, never having had a model
@@ -86,35 +90,17 @@ def test_a_build_that_never_returns_is_stopped_by_the_user(qtbot, settings, tmp_
         qtbot.waitUntil(lambda: w.model.generation >= 1, timeout=WAIT_MS)
         assert w.model.model_name == "" and w.model.model_path is None
         assert [label.text for _, label in w.loss_plot.legend.items][0] == "head0"
+        _too_big_shows_its_line(qtbot, w, tmp_path)
     finally:
         w.close()
 
 
-def test_stopping_a_build_goes_back_to_the_model_file_before_it(qtbot, make_window,
-                                                                 tmp_path):
-    model = tmp_path / "hangs.py"
-    model.write_text(HANGS)
-    w = make_window(Config(device="cpu"), model_path=example_path("deep_supervision"),
-                    in_process=False)
-    qtbot.waitUntil(lambda: w.model.model_name == "deep_supervision.py", timeout=WAIT_MS)
-    generation = w.model.generation
-    w.engine.open_model(str(model))   # as File → Open model… does once the user agreed
-    _wait_building(qtbot, w, "hangs.py")
-    _stop(qtbot, w, "hangs.py", "the model file deep_supervision.py")
-    qtbot.waitUntil(lambda: w.model.generation > generation
-                    and w.model.model_name == "deep_supervision.py", timeout=WAIT_MS)
-    assert [label.text for _, label in w.loss_plot.legend.items][:3] == \
-        ["shallow", "middle", "deep"]
-
-
-def test_a_build_that_allocates_too_much_shows_its_line(qtbot, make_window, tmp_path,
-                                                        monkeypatch):
-    # the engine's ceiling: 1 GiB more than it has when the build starts (by default,
-    # what the machine has free); 8 GiB is granted without one (and never touched)
-    monkeypatch.setenv("GRADVIZ_BUILD_MEMORY_MB", "1024")
+def _too_big_shows_its_line(qtbot, w, tmp_path: Path) -> None:
+    """A file whose build allocates too much, opened next: its line in What happened,
+    and the built-in model trains on in the same engine."""
     model = tmp_path / "too_big.py"
     model.write_text(TOO_BIG)
-    w = make_window(Config(device="cpu"), model_path=model, in_process=False)
+    w.engine.open_model(str(model))   # as File → Open model… does once the user agreed
     line = TOO_BIG.splitlines().index(
         "    table = torch.empty(8 << 30, dtype=torch.uint8)") + 1
     qtbot.waitUntil(lambda: f"too_big.py:{line}" in w.events_view.text(), timeout=WAIT_MS)

@@ -2,22 +2,26 @@
 model… train the file in the engine's process, with the file's head names on the
 panels; the question before a picked file runs is asked once per path and content;
 a file that raises is shown in What happened with its own file:line, and the window
-goes on; Reset, Shift+R and a restarted engine keep the file."""
+goes on; Reset, Shift+R and a restarted engine keep the file. One run of the real
+two-process app: the engine starting, killed with B pinned (its process ends too) and
+said, Reset's fresh one with the settings it had, and closing that ends it at once."""
 import importlib.util
 import os
 import signal
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 import torch
 import torch.nn.functional as F
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
 from gradviz.plain.config import Config
 from gradviz.qt.model_menu import example_path
+from gradviz.qt.settings import Remembered
 
 from model_question import Answer
 from waits import WAIT_MS
@@ -92,7 +96,11 @@ def _plain_first_losses(path: str, batch_size: int) -> list[float]:
                 for k, head in enumerate(built["heads"])]
 
 
-def test_a_bundled_model_trains_with_its_head_names_and_reset_keeps_it(qtbot, model_window):
+def test_the_bundled_models_train_with_their_head_names_and_reset_keeps_them(
+        qtbot, model_window):
+    """deep_supervision from the start: its names, its own step-0 losses, kept by Reset
+    and Shift+R; the examples are listed and open without the question, and back;
+    a lesson opened on a model file teaches on the built-in model."""
     path = example_path("deep_supervision")
     w = model_window(path)
     qtbot.waitUntil(lambda: w.model.model_name == "deep_supervision.py", timeout=WAIT_MS)
@@ -115,11 +123,11 @@ def test_a_bundled_model_trains_with_its_head_names_and_reset_keeps_it(qtbot, mo
     qtbot.waitUntil(lambda: w.engine.session.config.lr == Config().lr, timeout=WAIT_MS)
     assert w.model.model_name == "deep_supervision.py"
     assert legend(w.loss_plot) == ["shallow", "middle", "deep", "total"]
+    _examples_open_without_the_question(qtbot, w)
+    _a_lesson_teaches_on_the_built_in_model(qtbot, w)
 
 
-def test_open_model_asks_once_per_path_and_content(qtbot, model_window, tmp_path,
-                                                   monkeypatch):
-    w = model_window(None)
+def _open_model_asks_once_per_path_and_content(qtbot, w, tmp_path, monkeypatch) -> None:
     model = tmp_path / "my_net.py"
     model.write_text(TWO_HEADS)
     monkeypatch.setattr(QFileDialog, "getOpenFileName",
@@ -145,14 +153,29 @@ def test_open_model_asks_once_per_path_and_content(qtbot, model_window, tmp_path
     assert all(isinstance(k, str) for k in w.remembered().trusted_models)
 
 
-def test_a_raising_model_file_shows_its_line_and_the_window_goes_on(qtbot, model_window,
-                                                                    tmp_path):
+def test_raising_model_files_show_their_line_and_open_model_asks_once(
+        qtbot, model_window, tmp_path, monkeypatch):
+    """A file whose build raises is not used (the built-in model trains instead) and
+    says where; File → Open model… asks before a file runs, once per path and content;
+    a file whose forward raises mid-training says where, and Reset still answers, on
+    the same file."""
+    broken = tmp_path / "broken.py"
+    broken.write_text("def build(seed):\n    return 1 / 0\n")
+    w = model_window(broken)
+    qtbot.waitUntil(lambda: "ZeroDivisionError" in w.events_view.text(), timeout=WAIT_MS)
+    assert "broken.py:2" in w.events_view.text()
+    assert w.model.model_name == "" and w.model.model_path is None
+    _train(qtbot, w, 3)                              # the built-in model trains instead
+    assert legend(w.loss_plot)[0] == "head0"
+    _open_model_asks_once_per_path_and_content(qtbot, w, tmp_path, monkeypatch)
     model = tmp_path / "raising.py"
     model.write_text(TWO_HEADS.replace("RAISE = False", "RAISE = True"))
     line = TWO_HEADS.splitlines().index(
         '            raise ValueError("boom in the trunk")') + 1
-    w = model_window(model)
+    w.engine.open_model(str(model))   # as File → Open model… does once the user agreed
     qtbot.waitUntil(lambda: w.model.model_name == "raising.py", timeout=WAIT_MS)
+    w.activateWindow()                  # its keys again, after the question's dialogs
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is w, timeout=WAIT_MS)
     qtbot.keyClick(w, Qt.Key_Space)
     qtbot.waitUntil(lambda: "boom in the trunk" in w.events_view.text(), timeout=WAIT_MS)
     assert f"raising.py:{line}" in w.events_view.text()
@@ -163,46 +186,130 @@ def test_a_raising_model_file_shows_its_line_and_the_window_goes_on(qtbot, model
     assert w.model.model_name == "raising.py"
 
 
-def test_a_file_whose_build_raises_is_not_used_and_says_where(qtbot, model_window,
-                                                              tmp_path):
-    model = tmp_path / "broken.py"
-    model.write_text("def build(seed):\n    return 1 / 0\n")
-    w = model_window(model)
-    qtbot.waitUntil(lambda: "ZeroDivisionError" in w.events_view.text(), timeout=WAIT_MS)
-    assert "broken.py:2" in w.events_view.text()
-    assert w.model.model_name == "" and w.model.model_path is None
-    _train(qtbot, w, 3)                              # the built-in model trains instead
-    assert legend(w.loss_plot)[0] == "head0"
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is pid (Linux's /proc; elsewhere none are found)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:   # ended while we looked
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def _running(pid: int) -> bool:
+    """pid is a process that has not ended (a zombie waiting to be reaped has)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _compared(w) -> int:
+    w.refresh()
+    return len(w.compare.history_b or ())
+
+
+def _play(qtbot, w, steps: int) -> None:
+    """Space, until `steps` more steps are shown (still playing)."""
+    before = len(w.history)
+    qtbot.keyClick(w, Qt.Key_Space)
+    qtbot.waitUntil(lambda: w.model.running and len(w.history) > before + steps,
+                    timeout=WAIT_MS)
+
+
+def _b_pinned_ahead(qtbot, w, linux: bool) -> list[int]:
+    """The user opens Compare (B's process starts then) and pins the settings: B's
+    process, as started ahead."""
+    w.compare.menu.popup(w.mapToGlobal(QPoint(40, 40)))
+    if linux:
+        qtbot.waitUntil(lambda: len(_children(w.engine.pid)) == 1, timeout=WAIT_MS)
+    started_ahead = _children(w.engine.pid)
+    w.compare.menu.hide()
+    w.activateWindow()                          # the window's keys again, not the menu's
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is w, timeout=WAIT_MS)
+    w.compare.pin_settings()                    # B beside A, in a process of the engine's
+    return started_ahead
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
-def test_the_file_runs_in_the_engines_process_and_bs_and_survives_a_kill(
-        qtbot, model_window, tmp_path):
+def test_the_two_process_app_on_a_model_file_survives_a_kill_and_closes_at_once(
+        qtbot, settings, tmp_path):
+    """The real two-process app, as `gradviz --model` starts it: the window says the
+    engine is starting; the file runs in the engine's process and in B's, never in the
+    window's, and the engine runs at a lower priority. B's process starts when the
+    Compare menu opens and the pin uses it; killing the engine (as the out-of-memory
+    killer does) ends B's process too and leaves the window saying what happened; Reset
+    starts a fresh engine on the same file with the same settings, B pinned again; and
+    closing mid-training ends the engine at once."""
+    from gradviz.engine.niceness import ENGINE_NICENESS
+    from gradviz.qt.main_window import MainWindow
+    linux = sys.platform.startswith("linux")     # the processes are looked for in /proc
     pids = tmp_path / "pids.txt"
     model = tmp_path / "pid_net.py"
     model.write_text(f"import os\nopen({str(pids)!r}, 'a').write(f'{{os.getpid()}}\\n')\n"
                      + TWO_HEADS)
-    w = model_window(model, Config(device="cpu", batch_size=16), in_process=False)
+    w = MainWindow(Remembered(Config(device="cpu", batch_size=16)), settings,
+                   model_path=str(model))        # the engine in its own process
+    qtbot.addWidget(w)
+    w.show()
+    try:
+        assert w.isVisible() and "Starting the training engine" in w.phase_label.text()
+        _killed_and_reset(qtbot, w, pids, linux)
+        # on a busy machine the window gets the CPU before the engine does
+        assert os.getpriority(os.PRIO_PROCESS, w.engine.pid) == \
+            os.getpriority(os.PRIO_PROCESS, 0) + ENGINE_NICENESS
+        pid = w.engine.pid                       # closed mid-training
+        w.close()
+        assert w.engine.stopped      # at once: close() returns with the process gone
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+    finally:
+        w.close()
+
+
+def _killed_and_reset(qtbot, w, pids: Path, linux: bool) -> None:
+    """The engine trains the file with B pinned, is killed and said stopped, and Reset's
+    fresh engine trains the same file, with the same settings, B pinned again."""
     qtbot.waitUntil(lambda: w.model.model_name == "pid_net.py", timeout=WAIT_MS)
+    assert w.model.devices and w.model.devices[0][0] == "cpu"
+    assert w.controls.widgets["device"].findData("cpu") >= 0
     ran_in = {int(p) for p in pids.read_text().split()}
     assert ran_in == {w.engine.pid} and os.getpid() not in ran_in
-    w.compare.pin_settings()                          # B trains the same file
-    qtbot.waitUntil(lambda: w.model.generation >= 1, timeout=WAIT_MS)
-    qtbot.keyClick(w, Qt.Key_Space)
-    qtbot.waitUntil(lambda: (w.refresh() or len(w.compare.history_b or ())) > 2,
-                    timeout=WAIT_MS)
-    qtbot.keyClick(w, Qt.Key_Space)
+    assert _children(w.engine.pid) == []
+    started_ahead = _b_pinned_ahead(qtbot, w, linux)
+    _play(qtbot, w, 20)
+    qtbot.waitUntil(lambda: _compared(w) > 2, timeout=WAIT_MS)
+    assert _children(w.engine.pid) == started_ahead      # the pin used that process
     ran_in = {int(p) for p in pids.read_text().split()}
     assert len(ran_in) == 2 and os.getpid() not in ran_in   # A's engine and B's
-    first, generation = w.engine.pid, w.model.generation
-    os.kill(first, signal.SIGKILL)                   # as the out-of-memory killer would
+    first, config, generation = w.engine.pid, w.model.confirmed, w.model.generation
+    b_processes = _children(first)
+    assert len(b_processes) == (1 if linux else 0)
+    os.kill(first, signal.SIGKILL)                   # mid-training
     qtbot.waitUntil(lambda: not w.engine.alive, timeout=WAIT_MS)
-    assert "stopped" in w.events_view.text()
+    # B's process ends with the engine (it reads the end of its socket): none is left
+    qtbot.waitUntil(lambda: not any(_running(pid) for pid in b_processes), timeout=WAIT_MS)
+    assert w.isVisible() and not w.model.running
+    text = w.events_view.text()
+    assert "The training engine stopped (exit code -9 / killed by signal SIGKILL)" in text
+    assert "Press Reset (R)" in text
+    assert "the system does to a process that runs out of memory" in text
+    assert "batch_size=16" in text and "Shift+R with the default settings" in text
     qtbot.keyClick(w, Qt.Key_R)                      # a fresh engine, the same file
-    qtbot.waitUntil(lambda: w.model.generation > generation, timeout=WAIT_MS)
+    assert "with the settings it had (" in w.phase_label.text()
+    assert "batch_size=16" in w.phase_label.text()
+    qtbot.waitUntil(lambda: w.engine.alive and w.model.generation > generation,
+                    timeout=WAIT_MS)
     assert w.engine.pid != first and w.model.model_name == "pid_net.py"
     assert first not in {int(p) for p in pids.read_text().split()[-1:]}
+    assert w.model.confirmed == config and w.controls.config() == config
     assert legend(w.loss_plot)[:3] == ["alpha", "beta", "total"]
+    _play(qtbot, w, 20)
+    qtbot.waitUntil(lambda: _compared(w) > 0, timeout=WAIT_MS)   # B pinned in the fresh one
+    assert "same gradients" in w.compare.view.record.verdict
 
 
 class Opened(Exception):
@@ -232,9 +339,8 @@ def test_a_model_flag_that_names_nothing_is_one_line(monkeypatch, tmp_path, caps
     assert "no_such_model" in err and "deep_supervision" in err
 
 
-def test_the_examples_are_listed_and_open_without_the_question(qtbot, model_window):
+def _examples_open_without_the_question(qtbot, w) -> None:
     from gradviz.plain.model_names import model_names
-    w = model_window(None)
     names = [a.text() for a in w.file_menu.examples.actions()]
     assert names == ["the built-in model", *model_names()] and len(names) == 4
     answer = Answer(QMessageBox.Cancel)
@@ -249,9 +355,10 @@ def test_the_examples_are_listed_and_open_without_the_question(qtbot, model_wind
     assert "tiny_transformer" not in w.windowTitle()
 
 
-def test_a_lesson_opened_on_a_model_file_teaches_on_the_built_in_model(qtbot, model_window):
+def _a_lesson_teaches_on_the_built_in_model(qtbot, w) -> None:
+    """A lesson opened on a model file (deep_supervision, opened as the examples open)."""
     from gradviz.plain.lessons import find_lesson
-    w = model_window(example_path("deep_supervision"))
+    w.findChild(QAction, "exampleModel_deep_supervision").trigger()
     qtbot.waitUntil(lambda: w.model.model_name == "deep_supervision.py", timeout=WAIT_MS)
     lesson = find_lesson("backward-twice")
     w.lessons.open(lesson)

@@ -1,6 +1,7 @@
 """Play phase by phase, driven as a lecturer does: tick "phase by phase", Space plays
 the phases one by one (the status line names each), the graph changes as backward frees
 buffers call by call, Space pauses; a slide's stop is exact at any pace."""
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QPushButton
 
@@ -127,8 +128,16 @@ autoplay = false
 ''')
 
 
-def test_a_slide_at_full_speed_stops_at_exactly_its_step(qtbot, make_window):
-    w = make_window()
+@pytest.fixture
+def lesson_window(shared_window):
+    """The module's window, its lesson left after the test."""
+    w = shared_window()
+    yield w
+    w.lessons.player.leave()
+
+
+def test_a_slide_at_full_speed_stops_at_exactly_its_step(qtbot, lesson_window):
+    w = lesson_window
     w.lessons.open(_slide("steps", 0, 30))
     qtbot.waitUntil(lambda: w.model.generation >= 1 and w.model.confirmed.heads == 2,
         timeout=WAIT_MS)
@@ -148,8 +157,8 @@ def test_a_slide_at_full_speed_stops_at_exactly_its_step(qtbot, make_window):
     qtbot.waitUntil(lambda: not w.model.running, timeout=WAIT_MS)
 
 
-def test_a_phase_slide_plays_phases_and_stops_at_its_step(qtbot, make_window):
-    w = make_window()
+def test_a_phase_slide_plays_phases_and_stops_at_its_step(qtbot, lesson_window):
+    w = lesson_window
     w.lessons.open(_slide("phases", 20, 2))
     qtbot.waitUntil(lambda: w.model.generation >= 1 and w.model.confirmed.heads == 2,
         timeout=WAIT_MS)
@@ -163,10 +172,13 @@ def test_a_phase_slide_plays_phases_and_stops_at_its_step(qtbot, make_window):
     assert len(w.history) == 2 and w.engine.session.step_index == 2
     one_step = ["zero_grad", "forward", "backward", "optimizer step"]   # strategy sum
     assert phases == [(0, name) for name in one_step] + [(1, name) for name in one_step]
+    # stopped on its last phase's line, which no longer says it plays
+    qtbot.waitUntil(lambda: w.status.texts.phase.startswith(
+        "Paused · Step 1 · just done: optimizer step"), timeout=WAIT_MS)
 
 
-def test_leaving_the_lesson_lifts_its_stop(qtbot, make_window):
-    w = make_window()
+def test_leaving_the_lesson_lifts_its_stop(qtbot, lesson_window):
+    w = lesson_window
     w.lessons.open(_slide("steps", 0, 3))
     qtbot.waitUntil(lambda: w.model.generation >= 1 and w.model.confirmed.heads == 2,
         timeout=WAIT_MS)
@@ -177,20 +189,32 @@ def test_leaving_the_lesson_lifts_its_stop(qtbot, make_window):
     qtbot.waitUntil(lambda: not w.model.running, timeout=WAIT_MS)
 
 
-def test_each_backward_call_sweeps_the_graph_at_the_pace(qtbot, make_window):
+def test_each_backward_call_sweeps_the_graph_at_the_pace(qtbot, shared_window):
     """Phase by phase (→, as a lecturer steps): after each backward call the graph's
-    boxes light up in the order that call ran, the head's loss first, the trunk last."""
-    w = make_window(SEPARATE)
+    boxes light up in the order that call ran, the head's loss first, the trunk last.
+    (Its length at each pace is tests/qt/test_bindings.py's and the box-by-box order
+    tests/qt/widgets/test_backward_sweep.py's: here the shortest sweep, 400 ms.)"""
+    w = shared_window(SEPARATE)
     w.graph_view.set_module_view(True)
-    qtbot.waitUntil(lambda: w.model.generation >= 1, timeout=WAIT_MS)   # the model is built
-    swept, phases = [], []
-    w.graph_view.sweep.finished.connect(lambda: swept.append(list(w.graph_view.sweep.lit)))
+    w.model.pace_ms = 5
+    sweep, swept, phases = w.graph_view.sweep, [], []
     on_record(w.engine, p.PhaseDone, lambda r: phases.append(r.phase.name))
+
+    def all_lit(order) -> bool:   # a new sweep (not the call before's), every box lit
+        return sweep.order is not order and bool(sweep.order) \
+            and len(sweep.lit) == len(sweep.order)
     for done in range(1, 6):        # zero_grad, forward, backward 1, 2 and 3 of 3
+        order = sweep.order
         qtbot.keyClick(w, Qt.Key_Right)
         qtbot.waitUntil(lambda done=done: len(phases) == done, timeout=WAIT_MS)
-        qtbot.waitUntil(lambda done=done: len(swept) == max(0, done - 2), timeout=WAIT_MS)
+        if done > 2:
+            qtbot.waitUntil(lambda order=order: all_lit(order), timeout=WAIT_MS)
+            swept.append(list(sweep.lit))
+        else:                       # no sweep after zero_grad or the forward pass
+            assert sweep.order is order and not sweep.running
+    assert phases == ["zero_grad", "forward", "backward", "backward", "backward"]
     boxes = {n.id: n for n in w.graph_view.graph.nodes}
     for k, lit in enumerate(swept):                          # call k: head k's loss first
         assert boxes[lit[0]].heads_reaching == (k,) and "z" in lit
         assert boxes[lit[-1]].label.startswith("trunk.0")
+    w.graph_view.set_module_view(False)

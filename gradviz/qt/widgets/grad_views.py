@@ -243,11 +243,10 @@ class GlobalNormPlot(LinePanel):
 
     def update_from(self, history: History) -> None:
         if self._needs_update(history):
-            x, y = join_samples(history.column("step"), history.column("global_grad_norm"))
+            x, y = join_samples(*history.measured("global_grad_norm"))
             self._show("global grad norm", x, y)
             if self.ghost is not None and len(self.ghost):
-                self._ghost_data = join_samples(self.ghost.column("step"),
-                                                self.ghost.column("global_grad_norm"))
+                self._ghost_data = join_samples(*self.ghost.measured("global_grad_norm"))
                 set_curve_data(self._ghost_curve, *self._ghost_data)
 
     def set_ghost(self, history, label: str = GHOST_LABEL) -> None:
@@ -334,13 +333,12 @@ class JunctionPlot(LinePanel):
         ghost = self.ghost
         if ghost is None or not len(ghost):
             return
-        steps, junction = ghost.column("step"), ghost.column("junction")
         for k, name in enumerate(ghost.head_names):
             if name in self._curves and name != Z_GRAD:
                 if name not in self._ghosts:
                     self._ghosts[name] = new_ghost(self.plot)
                     self._restyle()
-                self._ghost_data[name] = join_samples(steps, junction[:, k])
+                self._ghost_data[name] = join_samples(*ghost.measured("junction", k))
                 set_curve_data(self._ghosts[name], *self._ghost_data[name])
 
     def _restyle(self) -> None:
@@ -363,13 +361,12 @@ class JunctionPlot(LinePanel):
     def update_from(self, history: History) -> None:
         if not self._needs_update(history):
             return
-        steps, junction = history.column("step"), history.column("junction")  # (n,), (n, K)
         for k, name in enumerate(history.head_names):
             if name in self._curves:
-                self._show(name, *join_samples(steps, junction[:, k]))
-        z = history.column("z_grad_norm")
-        kept = bool(np.isfinite(z).any())
-        self._show(Z_GRAD, *(join_samples(steps, z) if kept else (np.zeros(0), np.zeros(0))))
+                self._show(name, *join_samples(*history.measured("junction", k)))
+        z_steps, z = history.measured("z_grad_norm")
+        kept = len(z) > 0
+        self._show(Z_GRAD, *(join_samples(z_steps, z) if kept else (np.zeros(0), np.zeros(0))))
         self._z_legend(kept)
         self._draw_ghost()
 

@@ -128,6 +128,8 @@ class GraphCanvas(QGraphicsView):
         # the user zoomed or panned since the last fit: a resize then keeps their view
         # (else it fits again: a panel that grew or shrank cut the graph off on the right)
         self.user_framed = False
+        # the view is as fit() framed it: the Fit button's next press shows the whole
+        self.fitted = False
 
     # ---- content ----------------------------------------------------------------------
     def show_graph(self, graph, layout: GraphLayout) -> None:
@@ -285,6 +287,7 @@ class GraphCanvas(QGraphicsView):
             spare = focus.adjusted(FOCUS_SPARE, FOCUS_SPARE, -FOCUS_SPARE, -FOCUS_SPARE)
             factor = min(factor, max(1.0, self._fit_scale(spare) / base))
         target = focus or (whole if legible_whole else None)
+        self.fitted = True
         if not self.least_label_px or legible_whole and factor == 1.0:
             self._frame_at(base * factor, self._placed(target, base * factor))
             return
@@ -307,6 +310,21 @@ class GraphCanvas(QGraphicsView):
             o[0][0], o[0][2] == 0, o[0][1], o[1] < 1.0, o[0][2], abs(o[1] - 1.0), o[0]))
         self._frame_at(scale, middle)
         self._hide_cut_through()
+
+    def fit_or_whole(self) -> None:
+        """The Fit button: fit(), its text at a size read from a hall; pressed again where
+        that leaves part of the graph out of view, the whole graph however small its text
+        (a real model's 18 boxes in a 450x135 panel: the wheel zooms in, drag pans), and
+        pressed again, fit() once more."""
+        if self.graph_layout is None:
+            return
+        if not (self.fitted and not self.whole_legible()):
+            self.fit()
+            return
+        self._show_all()
+        whole = self.scene().sceneRect()
+        self._frame_at(self._fit_scale(whole), whole.center())
+        self.user_framed, self.fitted = True, False
 
     def whole_legible(self) -> bool:
         """Whether the whole graph fits the view with its boxes' text at least
@@ -489,6 +507,7 @@ class GraphCanvas(QGraphicsView):
 
     def _scale_about_centre(self, factor: float) -> None:
         self._show_all()
+        self.fitted = False
         anchor = self.transformationAnchor()
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
         self.scale(factor, factor)
@@ -496,7 +515,7 @@ class GraphCanvas(QGraphicsView):
 
     def zoom(self, factor: float) -> None:
         self.scale(factor, factor)
-        self.user_framed = True
+        self.user_framed, self.fitted = True, False
         self._show_all()
 
     def wheelEvent(self, event: QWheelEvent) -> None:   # noqa: N802 (Qt's name)
@@ -507,7 +526,7 @@ class GraphCanvas(QGraphicsView):
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:   # noqa: N802 (Qt's name)
         if event.buttons():   # a drag pans the picture
-            self.user_framed = True
+            self.user_framed, self.fitted = True, False
             self._show_all()
         super().mouseMoveEvent(event)
 

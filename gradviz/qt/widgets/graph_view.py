@@ -118,8 +118,9 @@ class GraphView(QWidget):
         self._op_caption = ""
         self.fit_button = QPushButton("Fit")
         self.fit_button.setObjectName("fitGraphButton")
-        self.fit_button.setToolTip("Fit the graph in view, at the text size (Ctrl+0 for the "
-                                   "whole graph at normal size; wheel zooms, drag pans)")
+        self.fit_button.setToolTip("Fit the graph in view, its text at a size read from a "
+                                   "hall; press again for the whole graph, however small "
+                                   "(wheel zooms, drag pans)")
         self.export_button = QToolButton()
         self.export_button.setObjectName("exportGraphButton")
         self.export_button.setText("Export")
@@ -139,7 +140,7 @@ class GraphView(QWidget):
         self.canvas.paramClicked.connect(self.show_param_history)
         self.canvas.nodeDoubleClicked.connect(self._toggle_open)
         self.canvas.nodeHovered.connect(self._hover)
-        self.fit_button.clicked.connect(lambda _checked=False: self.canvas.fit())
+        self.fit_button.clicked.connect(lambda _checked=False: self.canvas.fit_or_whole())
         self.legend = GraphLegend()
         self.history_plot = pg.PlotWidget()
         self.history_plot.setObjectName("paramHistoryPlot")

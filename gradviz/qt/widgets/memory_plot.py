@@ -98,10 +98,10 @@ class MemoryPlot(LinePanel):
         size = self._unit[1]
         self._show(HELD, held[0], held[1] / size)
         self._show(PEAK, peak[0], peak[1] / size)
-        self._nodes = join_samples(history.column("step"), history.column("graph_nodes"))
+        self._nodes = join_samples(*history.measured("graph_nodes"))
         set_curve_data(self.nodes_curve, *self._nodes)
         if b is not None:
-            nodes = join_samples(self.ghost.column("step"), self.ghost.column("graph_nodes"))
+            nodes = join_samples(*self.ghost.measured("graph_nodes"))
             for name, (x, y) in ((HELD, (b[0][0], b[0][1] / size)),
                                  (PEAK, (b[1][0], b[1][1] / size)), (NODES, nodes)):
                 self._ghost_data[name] = (x, y)
@@ -218,9 +218,8 @@ class MemoryPlot(LinePanel):
 
 def _bytes(history: History) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
     """(held, peak) saved bytes of a run, each as (steps, bytes) with samples joined."""
-    steps = history.column("step")
-    return (join_samples(steps, history.column("saved_bytes")),
-            join_samples(steps, history.column("saved_bytes_peak")))
+    return (join_samples(*history.measured("saved_bytes")),
+            join_samples(*history.measured("saved_bytes_peak")))
 
 
 if __name__ == "__main__":

@@ -146,3 +146,26 @@ def test_in_the_window_a_model_files_run_opens_with_a_double_click(qtbot, make_w
     _double_click(qtbot, view, run_box())
     qtbot.waitUntil(lambda: view.idle and "trunk.layers.layers.1.linear2" in _labels(view),
                     timeout=WAIT_MS)
+
+
+def test_fit_pressed_again_shows_a_real_models_whole_graph_in_a_small_panel(qtbot):
+    # the free-mode panel at 1024x768: a CNN's boxes at a size read from a hall do not
+    # all fit, so the graph is framed on part of them; Fit pressed then shows every box,
+    # and pressed again frames it as before
+    v = shown_graph_view(qtbot, (450, 260), key=False)
+    v.set_module_view(True)
+    v.show_graph(_graph(CNN), "after one step")
+    qtbot.waitUntil(lambda: v.idle and v.graph is not None, timeout=WAIT_MS)
+    canvas = v.canvas
+
+    def in_view() -> int:
+        seen = canvas.mapToScene(canvas.viewport().rect()).boundingRect()
+        return sum(seen.contains(i.sceneBoundingRect()) and i.isVisible()
+                   for i in canvas.nodes.values())
+    fitted = canvas.transform().m11()
+    assert in_view() < len(canvas.nodes) and not canvas.whole_legible()
+    qtbot.mouseClick(v.fit_button, Qt.LeftButton)
+    assert in_view() == len(canvas.nodes) and canvas.transform().m11() < fitted
+    qtbot.mouseClick(v.fit_button, Qt.LeftButton)   # and back, legible
+    assert canvas.transform().m11() == pytest.approx(fitted)
+    assert in_view() < len(canvas.nodes)
