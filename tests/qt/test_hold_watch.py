@@ -12,8 +12,11 @@ def test_no_watch_unless_asked_for(monkeypatch, qtbot):
     assert watch_holds(QObject()) is None
 
 
-def _hold_the_event_loop() -> None:
-    time.sleep(HOLD_S * 1.5)   # what is measured here is a hold: it must not turn
+def _hold_the_event_loop(path) -> None:
+    """The loop held (no event handled) until the watch has written this stack."""
+    deadline = time.monotonic() + 30
+    while "in _hold_the_event_loop" not in path.read_text() and time.monotonic() < deadline:
+        pass
 
 
 def test_a_hold_leaves_the_held_stack_and_its_length(qtbot, tmp_path):
@@ -22,7 +25,7 @@ def test_a_hold_leaves_the_held_stack_and_its_length(qtbot, tmp_path):
     with open(path, "w", encoding="utf-8") as out:
         watch = HoldWatch(parent, out)
         try:
-            _hold_the_event_loop()
+            _hold_the_event_loop(path)
             qtbot.waitUntil(lambda: "HOLD" in path.read_text(), timeout=5000)
         finally:
             watch.stop()
