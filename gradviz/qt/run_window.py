@@ -216,7 +216,10 @@ class RunWindow(WindowFrame):
 
     def fit_charts(self) -> None:
         """The gradient charts into tabs where their dock is too small for them side by
-        side (at 1024x768 the push chart was left 90 px wide), as the main window's."""
+        side (at 1024x768 the push chart was left 90 px wide), as the main window's
+        (only that way: once in tabs, a resize needs no layout pass for it)."""
+        if self.gradients_panel.compact:
+            return
         own_layout(self).activate()
         tabs_for_cramped_charts(self.gradients_panel, self.theme.zoom)
 
