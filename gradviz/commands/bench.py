@@ -13,7 +13,7 @@ from ..engine.compare_cost import GRAPH_REQUEST_SECONDS, engine_rate
 from ..exit_codes import EXIT_OK
 from ..plain.config import ConfigError
 from .model_option import config_for, model_file_from_args
-from .options import fail
+from .options import RUN_DEFAULTS, fail
 from .run import UPDATE_COSINE_EVERY, timed_run
 from .window_phase import PROBE_MS, job_arguments, run_phase
 
@@ -27,7 +27,7 @@ def main(args: argparse.Namespace) -> int:
     repeats = args.repeats
     steps_given = hasattr(args, "steps")
     model_file = model_file_from_args(args)
-    config = config_for(args, model_file)
+    config = config_for(args, model_file, RUN_DEFAULTS)   # the run line: run's own
     if not steps_given:
         config = config.replace(steps=500)
     if repeats < 1 or config.steps < 1:

@@ -35,10 +35,11 @@ def file_config(config: Config, model_file: ModelFile) -> Config:
     return config
 
 
-def config_for(args: argparse.Namespace, model_file: ModelFile | None) -> Config:
-    """The flags and --config file on the defaults; with a model file, on its head
-    count, and checked against it."""
+def config_for(args: argparse.Namespace, model_file: ModelFile | None,
+               base: Config | None = None) -> Config:
+    """The flags and --config file on base (the defaults where None); with a model
+    file, on its head count, and checked against it."""
     if model_file is None:
-        return config_from_args(args)
-    base = Config(heads=model_file.head_count())
+        return config_from_args(args, base)
+    base = (base or Config()).replace(heads=model_file.head_count())
     return file_config(config_from_args(args, base), model_file)

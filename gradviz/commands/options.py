@@ -92,26 +92,32 @@ def fail(message: str) -> NoReturn:
 
 
 _DEFAULTS = Config()
+# `gradviz run` (and bench's run line) samples as the app at full speed and
+# gradviz.watch's every= do: the losses and gradient norms every step, the junction
+# gradients, cosines and memory every 20th. Every step (`--sample-every 1`) cost the
+# default model two fifths of its speed (see docs/benchmarks.md)
+RUN_DEFAULTS = Config(sample_every=20)
 
 
-def _d(key: str) -> str:
+def _d(key: str, defaults: Config = _DEFAULTS) -> str:
     """' (default: X)' for a config key, X as the flag would be typed."""
-    value = getattr(_DEFAULTS, key)
+    value = getattr(defaults, key)
     if isinstance(value, tuple):
         value = ",".join(map(str, value)) or "none"
     return f" (default: {value})"
 
 
-def add_training_options(p: argparse.ArgumentParser) -> None:
+def add_training_options(p: argparse.ArgumentParser, defaults: Config = _DEFAULTS) -> None:
     """Every config key as a flag, in groups as --help shows them; defaults are SUPPRESS
-    so that only the flags given override a config file."""
+    so that only the flags given override a config file. defaults: the values the
+    command starts from, as its help shows them (Config's, or RUN_DEFAULTS)."""
     p.add_argument("--config", metavar="FILE|PRESET",
                    help="a TOML file with any of these keys (flags win over it), or a "
                         f"bundled preset: {', '.join(preset_names())}".replace("%", "%%"))
     _model_options(p.add_argument_group("the model"))
     _backward_options(p.add_argument_group("how backward is called"))
     _mistake_options(p.add_argument_group("mistakes to see, and z.retain_grad()"))
-    _training_options(p.add_argument_group("training and measuring"))
+    _training_options(p.add_argument_group("training and measuring"), defaults)
     _micro_batch_options(p.add_argument_group("when accumulation is not the full batch"))
     _ddp_options(p.add_argument_group("DistributedDataParallel (gloo ranks on this machine)"))
 
@@ -188,7 +194,7 @@ def _mistake_options(g) -> None:
                    help="z.retain_grad(): keep the junction's .grad and report its norm")
 
 
-def _training_options(g) -> None:
+def _training_options(g, defaults: Config) -> None:
     g.add_argument("--optimizer", choices=OPTIMIZERS, default=S,
                    help="sgd (p -= lr * p.grad) or adam" + _d("optimizer"))
     g.add_argument("--lr", type=float, default=S, help="learning rate" + _d("lr"))
@@ -206,8 +212,8 @@ def _training_options(g) -> None:
                         "node's gradient too"
                         + _d("probes"))
     g.add_argument("--sample-every", type=int, default=S, metavar="N",
-                   help="junction gradients, cosines and memory every N steps"
-                        + _d("sample_every"))
+                   help="junction gradients, cosines and memory every N steps (1: every "
+                        "step)" + _d("sample_every", defaults))
 
 
 def _micro_batch_options(g) -> None:

@@ -8,7 +8,7 @@ import argparse
 import importlib
 
 from ..plain.torch_missing import torch_missing, torch_missing_words
-from .options import add_training_options, fail
+from .options import RUN_DEFAULTS, add_training_options, fail
 
 # core.compare.DEFAULT_RTOL, which this module cannot import without torch; a test keeps
 # the two equal
@@ -41,7 +41,7 @@ def add_run(subparsers) -> None:
                "is still written), 4 done, but the model file left threads or processes running. "
                "--out replaces the "
                "last run's files there all at once, or leaves them as they were.")
-    add_training_options(p)
+    add_training_options(p, RUN_DEFAULTS)
     p.add_argument("--out", metavar="DIR",
                    help="write report.json, metrics.csv, graph.dot, graph.svg, graph.png "
                         "here, in place of the last run's, together (default: no files, "
@@ -136,7 +136,7 @@ def add_bench(subparsers) -> None:
         description="Steps per second of a bare PyTorch loop and of the engine with "
                     "probes none, default and everything, on the default model "
                     "(or the one the options describe; --steps defaults to 500 here).")
-    add_training_options(p)
+    add_training_options(p, RUN_DEFAULTS)
     p.add_argument("--repeats", type=int, default=3, help="runs of each; the median counts")
     p.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                    help="time each loop by the wall clock, or by this process's CPU time "

@@ -27,7 +27,7 @@ from ..plain.run_folder import MoveUnfinished, RunFolder
 from ..plain.script import script_text
 from ..plain.watch_read import GRAPH_KEY, REPORT_GRAPH
 from .model_option import config_for, model_file_from_args
-from .options import fail
+from .options import RUN_DEFAULTS, fail
 
 # gradviz run measures each head's cosine with the trunk update every this many steps
 # at the least (`--probes all`: every step): it walks the trunk once more per head, and
@@ -118,7 +118,8 @@ def timed_run(config, steps: int, model_file: ModelFile | None = None) -> float:
             contextlib.redirect_stdout(io.StringIO()):
         start = clock()
         with ReportWriter(Path(folder), config, str(session.device),
-                          session.param_names) as report:
+                          session.param_names,
+                          update_every=session.update_cosine_every) as report:
             trained = train(session, steps, False, report)
             report.finish(session.events)
         if session.device.type == "cuda":
@@ -228,7 +229,8 @@ def _train_and_write(out: Path | None, config, session: Session, quiet: bool,
     try:
         with RunFolder(out, OUT_FILES) as run:
             with ReportWriter(run.staging, config, str(session.device),
-                              session.param_names, _model_file_entry(session)) as report:
+                              session.param_names, _model_file_entry(session),
+                              session.update_cosine_every) as report:
                 trained = train(session, config.steps, quiet, report, verbose)
                 report.finish(session.events)
             if script is not None:
@@ -300,7 +302,7 @@ def _out_of_memory() -> tuple[type[BaseException], ...]:
 def main(args: argparse.Namespace) -> int:
     script = vars(args).pop("script", None)
     model_file = model_file_from_args(args)
-    config = config_for(args, model_file)
+    config = config_for(args, model_file, RUN_DEFAULTS)
     out = _prepare_out(args.out, args.force) if args.out is not None else None
     staged = _script_target(script, out) if script is not None and script.strip() else None
     if script is not None and staged is None:

@@ -14,7 +14,7 @@ from ..plain.config import EDIT_DATA_FACTOR, Config
 from .autograd_walk import saved_tensors, storage_key
 from .graph import Cut, InputUse, Root
 from .model import MultiHeadNet, head_loss, time_steps
-from .module_calls import CallRecord, ModuleCalls
+from .module_calls import ModuleCalls
 from .strategies import BackwardCall
 
 INPUT_NAME = "x (input)"
@@ -39,7 +39,8 @@ class LiveGraph:
     terms: list[torch.Tensor] = field(default_factory=list)        # weighted losses
     backward_calls: list[BackwardCall] = field(default_factory=list)
     nodes: list[Node] | None = None    # the graph's nodes, once walked (backward adds none)
-    calls: list[CallRecord] = field(default_factory=list)   # module calls, for the module view
+    # module calls, for the module view (CallRecords, or pending ones: see call_records)
+    calls: list = field(default_factory=list)
     trunk_first: Node | None = None    # the trunk's first node: each pass runs it once
 
     def merged(self, other: LiveGraph) -> LiveGraph:

@@ -6,6 +6,7 @@ import contextlib
 import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import torch
 from torch import nn
@@ -31,6 +32,23 @@ class CallRecord:
     # the call it ran inside (model files' calls); no link back down: a cycle would keep
     # the autograd nodes (and what they saved) alive until the garbage collector ran
     parent: CallRecord | None = None
+
+
+class _Pending(NamedTuple):
+    """A module call recorded by ModuleCalls.add, not yet described (a tuple: cheap)."""
+    calls: ModuleCalls
+    module: nn.Module
+    shape: torch.Size
+    step: int | None
+    kind: str
+    detail: str
+    output_fn: object
+    input_fns: tuple
+
+
+def call_records(records: list) -> list[CallRecord]:
+    """A forward's records as the graph reads them: the pending ones described."""
+    return [r.calls.record(r) if type(r) is _Pending else r for r in records]
 
 
 def module_paths(model: nn.Module) -> dict[int, str]:
@@ -78,7 +96,7 @@ class ModuleCalls:
 
     def __init__(self, model: nn.Module):
         self.paths = module_paths(model)
-        self.records: list[CallRecord] = []
+        self.records: list[CallRecord | _Pending] = []
         self._known: dict[tuple, ModuleCall] = _CALLS.setdefault(model, {})
 
     def run(self, module: nn.Module, x: torch.Tensor, step: int | None = None) -> torch.Tensor:
@@ -89,19 +107,28 @@ class ModuleCalls:
     def add(self, module: nn.Module, inputs: tuple, out: torch.Tensor,
             step: int | None = None, kind: str = "", detail: str = "") -> None:
         """Record a call already made; kind and detail name a call that is no module's
-        own forward (the rnn cell's tanh(ih + hh), which runs in the trunk's method)."""
-        key = (id(module), out.shape, step, kind, detail)
+        own forward (the rnn cell's tanh(ih + hh), which runs in the trunk's method).
+        Only its nodes are taken now (an in-place detach later changes an input's);
+        its description is looked up when the graph is drawn (call_records): most
+        steps are never drawn, and the lookup was half of this call's cost."""
+        self.records.append(_Pending(self, module, out.shape, step, kind, detail,
+                                     out.grad_fn, _input_fns(inputs)))
+
+    def record(self, p: _Pending) -> CallRecord:
+        """The call a pending record names, described once per model (see _CALLS)."""
+        key = (id(p.module), p.shape, p.step, p.kind, p.detail)
         call = self._known.get(key)
         if call is None:
-            call = self._known[key] = self._call(module, out, step, kind, detail)
-        self.records.append(CallRecord(call, out.grad_fn, _input_fns(inputs)))
+            call = self._known[key] = self._call(p.module, p.shape, p.step, p.kind,
+                                                 p.detail)
+        return CallRecord(call, p.output_fn, p.input_fns)
 
-    def _call(self, module: nn.Module, out: torch.Tensor, step: int | None, kind: str,
+    def _call(self, module: nn.Module, shape: torch.Size, step: int | None, kind: str,
               detail: str) -> ModuleCall:
         path = self.paths.get(id(module), type(module).__name__)
         return ModuleCall(path if step is None else f"{path}@{step}", path,
                           kind or type(module).__name__, detail or describe(module),
-                          tuple(int(s) for s in out.shape), step)
+                          tuple(int(s) for s in shape), step)
 
     @contextlib.contextmanager
     def hooked(self, root: nn.Module) -> Iterator[None]:

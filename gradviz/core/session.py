@@ -31,6 +31,7 @@ from .jd_strategies import SharedParts
 from .kept_graphs import KeptGraphs
 from .model import MultiHeadNet
 from .model_file import RAISED_BY_USER, ModelFile, ModelFileError, ModelSpec, file_traceback
+from .module_calls import call_records
 from .node_grads import NodeGradProbe
 from .probes import JunctionProbe
 from .sgd import PlainSGD
@@ -279,7 +280,8 @@ class Session:
         live = self._live
         grads = self._node_grads.norms() if self._node_grads.handle_count else None
         return capture(live.roots, zip(self.param_names, self.params), live.inputs,
-                       live.cuts, show_saved, grads, (live.z_node, live.z), live.calls)
+                       live.cuts, show_saved, grads, (live.z_node, live.z),
+                       call_records(live.calls))
 
     def _abandon_step(self) -> None:
         """Drop the step in progress, gradients put back as they were before it."""

@@ -15,7 +15,7 @@ from pathlib import Path
 from .atomic_write import atomic_open
 from .config import Config
 from .events import Event
-from .records import StepRecord
+from .records import StepRecord, _call_json
 
 
 def metric_columns(config: Config, param_names: list[str]) -> list[str]:
@@ -27,12 +27,42 @@ def metric_columns(config: Config, param_names: list[str]) -> list[str]:
             + ["trunk_walks", "backward_seconds"]
             + [f"update_cosine.{h}" for h in head_names]
             + list(STEP_COLUMNS)
-            + [f"{family}.{h}" for family in CHANGE_FAMILIES for h in head_names])
+            + [f"{family}.{h}" for family in CHANGE_FAMILIES for h in head_names]
+            + list(_ddp_columns(config)))
+
+
+def _ddp_columns(config: Config) -> tuple[str, ...]:
+    """all_reduces: what the ranks' communication hook counted, where the run has ranks."""
+    return ("all_reduces",) if config.ddp_ranks > 1 else ()
 
 
 # sampled with the update cosine: what optimizer.step() did (core.step_effect)
 STEP_COLUMNS = ("trunk_grad_norm", "trunk_step", "trunk_step_vs_sum")
 CHANGE_FAMILIES = ("loss_change", "loss_change_trunk", "loss_change_head")
+
+
+# the fields a step carries only where it is sampled (null on the other steps)
+JUNCTION_FIELDS = ("junction_grad_norms", "cosine")
+MEMORY_FIELDS = ("saved_bytes", "saved_bytes_peak", "graph_nodes")
+UPDATE_FIELDS = ("update_cosine", *STEP_COLUMNS, *CHANGE_FAMILIES)
+
+
+def sampling(config: Config, update_every: int = 1) -> list[dict]:
+    """report.json's "sampled": which steps carry which measured fields. A step whose
+    index is a multiple of a group's "every" carries its fields (where the run measures
+    them at all); the other steps hold null there. The fields not named (the losses,
+    gradient norms, backward calls) are in every step."""
+    if config.probes == "none":
+        return []
+    every = 1 if config.probes == "all" else config.sample_every
+    update = 1 if config.probes == "all" else max(every, update_every)
+    # keep graphs counts every step's graph as it is banked
+    memory = 1 if config.keep_graphs else every
+    groups: dict[int, list[str]] = {}
+    for n, fields in ((every, JUNCTION_FIELDS), (memory, MEMORY_FIELDS),
+                      (update, UPDATE_FIELDS)):
+        groups.setdefault(n, []).extend(fields)
+    return [{"every": n, "fields": fields} for n, fields in groups.items()]
 
 
 def _changes(r: StepRecord) -> list[dict | None]:
@@ -50,7 +80,8 @@ def _row(r: StepRecord, config: Config, param_names: list[str]) -> list:
             + [r.trunk_walks, r.backward_seconds]
             + [update.get(h) for h in head_names]
             + [r.trunk_step_fields()[name] for name in STEP_COLUMNS]
-            + [(change or {}).get(h) for change in _changes(r) for h in head_names])
+            + [(change or {}).get(h) for change in _changes(r) for h in head_names]
+            + [r.all_reduces for _ in _ddp_columns(config)])
 
 
 def _text(value) -> str:
@@ -82,10 +113,51 @@ class _FastRows:
     and junction norms keyed by the heads, grad norms by the parameters, in order. The
     text is exactly what json.dumps(record.to_dict()) and csv.writer write."""
 
-    def __init__(self, head_names: list[str], param_names: list[str]):
-        self.head_names, self.params = head_names, param_names
+    def __init__(self, head_names: list[str], param_names: list[str], ddp: bool = False):
+        """ddp: the rows end with the all_reduces column (a run with DDP ranks)."""
+        self.head_names, self.params, self.ddp = head_names, param_names, ddp
         self.head_keys = [json.dumps(h) + ": " for h in head_names]
         self.param_keys = [json.dumps(p) + ": " for p in param_names]
+        self._json_template, self._csv_template = self._unsampled_templates()
+
+    def _unsampled_templates(self) -> tuple[str, str]:
+        """The json text and csv line of an unsampled step with %s for its numbers (the
+        step, losses, total, gradient norms, global norm, backward calls, trunk walks,
+        backward seconds; everything else null or empty), keys encoded once."""
+        json_text = unsampled_template(self.head_keys, self.param_keys, "[%s]", "%s", "%s")
+        K, P = len(self.head_names), len(self.params)
+        empty = len(STEP_COLUMNS) + (1 + len(CHANGE_FAMILIES)) * K + self.ddp
+        line = ",".join(["%s"] * (3 + K + P) + [""] * (K + 3) + ["%s", "%s"] + [""] * empty)
+        return json_text, line + "\r\n"
+
+    def unsampled_rows(self, r: StepRecord) -> tuple[str, str] | None:
+        """rows() of a step that measured no sampled field (most steps of a sampled run),
+        by two templates; None where the record is not such a step or not of the usual
+        shape (a number not a float, NaN or infinite, a missing gradient)."""
+        norms = r.grad_norms
+        if norms is None or r.events or (
+                r.junction_grad_norms, r.cosine, r.saved_bytes, r.saved_bytes_peak,
+                r.graph_nodes, r.z_grad_norm, r.update_cosine, r.trunk_grad_norm,
+                r.trunk_step, r.trunk_step_vs_sum, r.loss_change, r.loss_change_trunk,
+                r.loss_change_head, r.all_reduces).count(None) != 14 or \
+                type(r.step) is not int or type(r.trunk_walks) is not int or \
+                list(r.losses) != self.head_names or list(norms) != self.params:
+            return None
+        try:
+            floats = list(map(float.__repr__, [*r.losses.values(), r.total, r.global_grad_norm,
+                                               r.backward_seconds, *norms.values()]))
+        except TypeError:
+            return None
+        K = len(self.head_names)
+        losses, (total, glob, seconds), norm_texts = floats[:K], floats[K:K + 3], floats[K + 3:]
+        step, walks = int.__repr__(r.step), int.__repr__(r.trunk_walks)
+        line = self._csv_template % (step, total, *losses, glob, *norm_texts, walks, seconds)
+        if "n" in line:   # nan or inf: json writes null, the general path says so
+            return None
+        calls = ", ".join(map(_call_json, r.backward_calls))
+        json_text = self._json_template % (step, *losses, total, *norm_texts, glob, calls,
+                                           walks, seconds)
+        return json_text, line
 
     @staticmethod
     def _keyed(keys: list[str], texts: list[str], finite: bool) -> str:
@@ -113,17 +185,18 @@ class _FastRows:
             optional = [None if v is None else _text(v) for v in
                         (r.global_grad_norm, r.saved_bytes, r.saved_bytes_peak,
                          r.graph_nodes, r.trunk_walks, r.backward_seconds,
-                         *r.trunk_step_fields().values())]
+                         *r.trunk_step_fields().values(), r.all_reduces)]
             per_head = [[""] * K if d is None else _texts(d.values()) for d in keyed]
         except TypeError:
             return None
-        glob, saved, peak, nodes, walks, seconds, *steps = optional
+        glob, saved, peak, nodes, walks, seconds, *steps, reduces = optional
         loss_texts = texts[:K]
         junction_texts = texts[K:] if junction is not None else [""] * K
         line = ",".join([step, total, *loss_texts, glob or "", *norm_texts, *junction_texts,
                          saved or "", peak or "", nodes or "", walks or "", seconds or "",
                          *per_head[0], *(t or "" for t in steps),
-                         *(t for texts in per_head[1:] for t in texts)]) + "\r\n"
+                         *(t for texts in per_head[1:] for t in texts),
+                         *([reduces or ""] if self.ddp else [])]) + "\r\n"
         # "n" appears in a float's repr only as nan, inf or -inf, which json writes null
         finite = "n" not in line
         norms_json = "null" if norms is None else self._keyed(
@@ -135,6 +208,24 @@ class _FastRows:
             grad_norms=norms_json, junction=junction_json,
             global_grad_norm="null" if glob is None else _json_of(glob))
         return json_text, line
+
+
+def unsampled_template(loss_keys: list[str], param_keys: list[str], calls: str,
+                       walks: str, seconds: str) -> str:
+    """StepRecord.to_json's text of a step that measured none of the sampled fields, with
+    %s for the step, each loss, the total, each gradient norm and the global norm (keys
+    given encoded, with their ": "), and calls, walks and seconds put in as given."""
+    def keyed(keys: list[str]) -> str:
+        return "{" + ", ".join(k.replace("%", "%%") + "%s" for k in keys) + "}"
+    nulls = ", ".join(f'"{k}": null' for k in (
+        "junction_grad_norms", "cosine", "saved_bytes", "saved_bytes_peak",
+        "graph_nodes", "z_grad_norm", "update_cosine"))
+    later = ", ".join(f'"{k}": null' for k in (*STEP_COLUMNS, *CHANGE_FAMILIES,
+                                                "all_reduces"))
+    return (f'{{"step": %s, "losses": {keyed(loss_keys)}, "total": %s, '
+            f'"grad_norms": {keyed(param_keys)}, "global_grad_norm": %s, '
+            f'{nulls}, "backward_calls": {calls}, "events": [], '
+            f'"trunk_walks": {walks}, "backward_seconds": {seconds}, {later}}}')
 
 
 FORMAT_BATCH = 256   # steps held (plain numbers, a few KB) before they are formatted
@@ -149,15 +240,17 @@ class ReportWriter:
     """
 
     def __init__(self, out: Path, config: Config, device: str, param_names: list[str],
-                 model_file: dict | None = None):
-        """model_file: which model file was trained (path, sha256, head names), if any."""
+                 model_file: dict | None = None, update_every: int = 1):
+        """model_file: which model file was trained (path, sha256, head names), if any;
+        update_every: the session's update_cosine_every (see sampling())."""
         self.out, self.config, self.device = out, config, device
+        self.update_every = update_every
         self.model_file = model_file
         self.param_names = param_names
         self._files = contextlib.ExitStack()
         self._steps = 0
         self._pending: list[StepRecord] = []   # added, not yet formatted
-        self._fast = _FastRows(config.head_names(), param_names)
+        self._fast = _FastRows(config.head_names(), param_names, config.ddp_ranks > 1)
 
     def __enter__(self) -> ReportWriter:
         with contextlib.ExitStack() as opening:   # a failed open closes what was opened
@@ -167,6 +260,7 @@ class ReportWriter:
             self._files = opening.pop_all()
         head = json.dumps({"gradviz_report": 1, "config": self.config.to_dict(),
                            "device": self.device,
+                           "sampled": sampling(self.config, self.update_every),
                            **({"model_file": self.model_file} if self.model_file else {})})
         self._json.write(head[:-1] + ', "steps": [\n')
         self._csv = csv.writer(self._csv_file)
@@ -183,7 +277,7 @@ class ReportWriter:
     def _write_pending(self) -> None:
         json_parts, csv_parts = [], []
         for record in self._pending:
-            fast = self._fast.rows(record)
+            fast = self._fast.unsampled_rows(record) or self._fast.rows(record)
             if fast is None:   # not of the usual shape: the general, slower path
                 row = ["" if v is None else v
                        for v in _row(record, self.config, self.param_names)]

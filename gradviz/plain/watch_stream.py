@@ -17,6 +17,7 @@ from typing import IO
 
 from .atomic_write import write_text
 from .records import StepRecord
+from .report import unsampled_template
 
 HEADER = "watch.json"
 STEPS = "steps.jsonl"
@@ -60,11 +61,48 @@ class StepLines:
 
     def __init__(self):
         self._losses, self._norms = _KeyedText(), _KeyedText()
+        self._templates: dict[tuple, str] = {}   # (loss names, parameter names) -> text
 
     def __call__(self, record: StepRecord, micro_batches: int) -> str:
+        fast = self._unsampled(record, micro_batches)
+        if fast is not None:
+            return fast
         text = record.to_json(losses=self._losses(record.losses),
                               grad_norms=self._norms(record.grad_norms))
         return text[:-1] + f', "micro_batches": {micro_batches}}}\n'
+
+    def _unsampled(self, r: StepRecord, micro_batches: int) -> str | None:
+        """The line of a step that was not sampled (losses and gradient norms only, the
+        usual step) by one template, the same text; None for any other step."""
+        norms = r.grad_norms
+        if norms is None or r.events or r.backward_calls or type(r.step) is not int or (
+                r.junction_grad_norms, r.cosine, r.saved_bytes, r.saved_bytes_peak,
+                r.graph_nodes, r.z_grad_norm, r.update_cosine, r.trunk_walks,
+                r.backward_seconds, r.trunk_grad_norm, r.trunk_step, r.trunk_step_vs_sum,
+                r.loss_change, r.loss_change_trunk, r.loss_change_head,
+                r.all_reduces).count(None) != 16 or type(micro_batches) is not int:
+            return None
+        template = self._template(tuple(r.losses), tuple(norms))
+        try:   # a None norm (no .grad) or a number not a float: the general path
+            texts = list(map(float.__repr__, [*r.losses.values(), r.total,
+                                              r.global_grad_norm, *norms.values()]))
+        except TypeError:
+            return None
+        if template is None or "n" in "".join(texts):   # nan or inf: json's null
+            return None
+        k = len(r.losses)
+        return template % (int.__repr__(r.step), *texts[:k], texts[k], *texts[k + 2:],
+                           texts[k + 1], int.__repr__(micro_batches))
+
+    def _template(self, losses: tuple, params: tuple) -> str | None:
+        template = self._templates.get((losses, params))
+        if template is None:
+            if len(self._templates) > 64 or not all(type(k) is str for k in losses + params):
+                return None
+            template = self._templates[losses, params] = unsampled_template(
+                [json.dumps(k) + ": " for k in losses], [json.dumps(k) + ": " for k in params],
+                "[]", "null", "null")[:-1] + ', "micro_batches": %s}\n'
+        return template
 
 
 class StreamWriter:

@@ -119,3 +119,79 @@ def test_a_long_run_is_written_whole_in_order_across_the_formatting_batches(tmp_
     assert json.dumps(written) == json.dumps([json.loads(e[0]) for e in expected])
     csv_text = (tmp_path / "metrics.csv").read_bytes().decode()
     assert csv_text.split("\r\n", 1)[1] == "".join(e[1] for e in expected)
+
+
+def test_a_ddp_run_has_an_all_reduces_column_and_others_have_none(tmp_path):
+    """metrics.csv ends with all_reduces where the run has DDP ranks (the count each
+    record carries, empty where none was counted), and has no such column otherwise."""
+    params = ["a.weight", "a.bias"]
+    records = [StepRecord(0, {"head0": 1.0, "head1": 2.0, "head2": 3.0}, 6.0,
+                          {"a.weight": 1.0, "a.bias": 2.0}, 2.5, all_reduces=4),
+               StepRecord(1, {"head0": 1.0, "head1": 2.0, "head2": 3.0}, 6.0,
+                          {"a.weight": 1.0, "a.bias": 2.0}, 2.5, all_reduces=None)]
+    for ranks, expected in ((2, ["4", ""]), (1, None)):
+        config = BASE.replace(ddp_ranks=ranks)
+        fast = _FastRows(config.head_names(), params, ranks > 1)
+        for record in records:
+            assert fast.rows(record) == _reference(record, config, params)
+        folder = tmp_path / str(ranks)
+        folder.mkdir()
+        with ReportWriter(folder, config, "cpu", params) as report:
+            for record in records:
+                report.add(record)
+            report.finish([])
+        with open(folder / "metrics.csv", newline="") as f:
+            rows = list(csv.DictReader(f))
+        assert [r.get("all_reduces") for r in rows] == (expected or [None, None])
+
+
+@pytest.mark.parametrize("changes, groups", [
+    ({"sample_every": 20}, [{"every": 20, "fields": [
+        "junction_grad_norms", "cosine", "saved_bytes", "saved_bytes_peak", "graph_nodes",
+        "update_cosine", "trunk_grad_norm", "trunk_step", "trunk_step_vs_sum",
+        "loss_change", "loss_change_trunk", "loss_change_head"]}]),
+    ({"sample_every": 2, "keep_graphs": True}, [
+        {"every": 2, "fields": ["junction_grad_norms", "cosine"]},
+        {"every": 1, "fields": ["saved_bytes", "saved_bytes_peak", "graph_nodes"]},
+        {"every": 4, "fields": ["update_cosine", "trunk_grad_norm", "trunk_step",
+                                "trunk_step_vs_sum", "loss_change", "loss_change_trunk",
+                                "loss_change_head"]}]),
+])
+def test_the_header_says_which_steps_carry_the_sampled_fields(changes, groups, tmp_path):
+    """The header's "sampled" groups name the steps that hold each sampled field: in a
+    session's run, a step carries a group's fields exactly where its index is a multiple
+    of the group's every, and holds null there on every other step."""
+    s = Session(BASE.replace(**changes))
+    s.update_cosine_every = 4
+    with ReportWriter(tmp_path, s.config, "cpu", s.param_names,
+                      update_every=s.update_cosine_every) as report:
+        for _ in range(9):
+            record = s.step()
+            assert record is not None
+            report.add(record)
+        report.finish([])
+    written = json.loads((tmp_path / "report.json").read_text())
+    assert written["sampled"] == groups
+    for group in groups:
+        for step in written["steps"]:
+            carried = [step[f] is not None for f in group["fields"]
+                       if f not in ("trunk_step_vs_sum",)]
+            assert all(carried) if step["step"] % group["every"] == 0 else not any(carried)
+
+
+def test_the_unsampled_step_template_writes_what_json_and_csv_write():
+    """An unsampled step (the usual one of a sampled run) by its templates, with keys
+    that need escaping: the same text as json.dumps and csv.writer; any other record
+    is left to the general path."""
+    config, params = BASE, ["a.%s", 'b."q"']
+    fast = _FastRows(config.head_names(), params)
+    losses = {"head0": 0.1, "head1": 2.5e-7, "head2": 3.0}
+    calls = [BackwardRecord(0, "total", False)]
+    usual = StepRecord(4, dict(losses), 3.1000002, {"a.%s": 0.5, 'b."q"': 1e-12}, 0.5,
+                       backward_calls=calls, trunk_walks=1, backward_seconds=0.00025)
+    assert fast.unsampled_rows(usual) == _reference(usual, config, params)
+    for other in (StepRecord(4, dict(losses), 3.1, {"a.%s": None, 'b."q"': 1.0}, 1.0,
+                             trunk_walks=1, backward_seconds=0.1),
+                  StepRecord(4, dict(losses), 3.1, {"a.%s": 0.5, 'b."q"': 1.0}, 1.0,
+                             trunk_walks=1, backward_seconds=0.1, graph_nodes=3)):
+        assert fast.unsampled_rows(other) is None

@@ -81,3 +81,18 @@ def test_a_step_line_is_the_report_step_plus_micro_batches():
             data = json.loads(lines(record, 4))
             assert data.pop("micro_batches") == 4
             assert data == json.loads(json.dumps(record.to_dict(), allow_nan=False))
+
+
+@pytest.mark.parametrize("record", [
+    StepRecord(5, {"a": 0.25, "b%s \"q\"": 1e-300}, 1.25, {"w": 0.5, "%d": 2.0}, 2.0615528),
+    StepRecord(6, {"a": 0.25}, 0.25, {"w": None, "v": 1.0}, 1.0),         # no .grad
+    StepRecord(7, {"a": float("nan")}, float("nan"), {"w": 1.0}, 1.0),  # NaN: null
+    StepRecord(8, {"a": 1}, 1, {"w": 1.0}, 1.0),                          # an int loss
+    StepRecord(9, {"a": 0.5}, 0.5, {"w": 1.0}, 1.0, saved_bytes=10),     # a sampled field
+])
+def test_an_unsampled_step_line_is_the_report_step_text_exactly(record):
+    """The template for the usual (unsampled) step writes the same characters as the
+    general path: StepRecord.to_json plus micro_batches."""
+    lines = StepLines()
+    for calls in (1, 3):
+        assert lines(record, calls) == record.to_json()[:-1] + f', "micro_batches": {calls}}}\n'
