@@ -23,7 +23,7 @@ from ..plain.records import BackwardRecord, PhaseRecord, StepRecord
 from ..plain.walk_cache import CHAINED, DETACHED, FRESH, WalkCache
 from .autograd_walk import held_saved_bytes, is_accumulate_grad, reachable_nodes, storage_key
 from .data import make_data
-from .ddp_ranks import RankError, close_rank_group, rank_group
+from .ddp_session import DdpRanks
 from .devices import other_device, resolve_device
 from .forward import Carried, LiveGraph, forward
 from .graph import Root, capture
@@ -37,6 +37,7 @@ from .probes import JunctionProbe
 from .sgd import PlainSGD
 from .spec_model import SpecBatches, SpecNet, spec_forward
 from .step_effect import StepEffect, fill_record, losses_after, model_parts
+from .step_failed import StepFailed as _StepFailed
 from .step_numbers import measure_step, micro_shares
 from .strategies import GradSums, backward_calls, run_call
 from .tap_probe import TapProbe
@@ -68,12 +69,7 @@ class _StepPlan:
     walks: TrunkWalks | None = None     # trunk passes and backward time, every step
 
 
-class _StepFailed(Exception):
-    def __init__(self, event: ev.Event):
-        self.event = event
-
-
-class Session:
+class Session(DdpRanks):
     def __init__(self, config: Config, model_file: ModelFile | None = None):
         """model_file: train the model a user's file builds instead of the built-in one
         (config.heads must be its head count; see core.model_file.check_config)."""
@@ -107,23 +103,6 @@ class Session:
         self._node_grads = NodeGradProbe()
         self._uses_ranks = False   # this session started (or borrowed) the DDP ranks
         self.reset()
-
-    def start_ranks(self) -> None:
-        """ddp-ranks N: its ranks started now, before the first step (each imports
-        torch: seconds); one that cannot start is said at that step, as its error."""
-        cfg = self.config
-        if cfg.ddp_ranks > 1 and self.spec is None:
-            self._uses_ranks = True
-            try:
-                rank_group(cfg.ddp_ranks, (cfg.heads, cfg.trunk_width, cfg.trunk_depth))
-            except RankError:
-                pass
-
-    def close(self) -> None:
-        """End the DDP ranks this session trained with, if any (core.ddp_ranks)."""
-        if self._uses_ranks:
-            close_rank_group()
-            self._uses_ranks = False
 
     # ---- lifecycle -------------------------------------------------------------
     def reset(self) -> None:
@@ -477,35 +456,6 @@ class Session:
         self.last_record = record
         self.node_grads_current = plan.node_grads or not self.track_node_grads
         yield PhaseRecord(step, "optimizer step", "optimizer.step()", step_done=True)
-
-    def _ddp_step(self, plan: _StepPlan) -> None:
-        """ddp-ranks N: the gradient the step uses (and the record and a comparison read)
-        is the one DDP's N ranks all-reduced on their shares of the batch; the backward
-        above, on the whole batch here, drew the graph and measured the probes. The
-        all-reduces the ranks' communication hook counted go into the record."""
-        cfg = plan.cfg
-        if cfg.ddp_ranks == 1:
-            self.close()   # a lesson's slide after a DDP one: the ranks end
-            return
-        call = f"DistributedDataParallel on {cfg.ddp_ranks} gloo ranks"
-        try:
-            if self.spec is not None:   # check_config refuses it; a guard, not a path
-                raise RankError("ddp-ranks trains the built-in mlp, not a model file")
-            idx = self.data.batch_indices(plan.step, cfg.batch_size).to(self.device)
-            x = self.data.x.index_select(0, idx)
-            targets = [t.index_select(0, idx) for t in self.data.targets]
-            factors = [w * cfg.micro_scale(cfg.batch_size // cfg.accumulate)
-                       for w in cfg.weights()]
-            self._uses_ranks = True
-            group = rank_group(cfg.ddp_ranks, (cfg.heads, cfg.trunk_width, cfg.trunk_depth))
-            count, grads = group.step(self.params, x, targets, factors, cfg.accumulate,
-                                      cfg.ddp_no_sync)
-        except RankError as exc:
-            raise _StepFailed(ev.from_exception(exc, plan.step, "backward", call,
-                                                source="gradviz's DDP ranks")) from exc
-        for p, g in zip(self.params, grads):
-            p.grad = torch.from_numpy(g).to(self.device)
-        plan.record.all_reduces = count
 
     def _measure_effect(self, plan: _StepPlan) -> None:
         """What the step did (core.step_effect): one more transfer, on sampled steps."""

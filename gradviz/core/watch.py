@@ -33,6 +33,8 @@ class Watch:
             raise ValueError(f"gradviz.watch: every must be a whole number >= 1, not {every!r}")
         self.every = every
         self.params = list(unwrapped(model).named_parameters())
+        self._tensors = [p for _, p in self.params]
+        self._param_names = [name for name, _ in self.params]
         first = next((p for _, p in self.params), None)
         self.device = first.device if first is not None else torch.device("cpu")
         self.dtype = number_dtype(self.device)
@@ -122,30 +124,36 @@ class Watch:
         if not self._values or self._names is None:
             raise RuntimeError("gradviz.watch: step() before losses(): call "
                                "watch.losses({...}) before backward in each step")
-        grads = [p.grad for _, p in self.params]
+        grads = [p.grad for p in self._tensors]
         present = [g for g in grads if g is not None]
         norms = torch._foreach_norm(present) if present else []
+        # the step's one transfer
         numbers = gathered([*self._values, *norms], self._gram, self.device).tolist()
-        record = self._record(numbers, grads)   # the line above: the step's one transfer
+        record = self._record(numbers, grads, len(present) == len(grads))
         self._writer.add_step(record, self._calls)
         self.steps += 1
         self._new_step()
         return record
 
-    def _record(self, numbers: list[float], grads: list) -> StepRecord:
+    def _record(self, numbers: list[float], grads: list, complete: bool) -> StepRecord:
+        """complete: every parameter has a .grad (the usual step)."""
         names, k, calls = self._names or [], len(self._names or []), self._calls
         values = numbers[:k * calls]
         # the step's loss: the mean over its losses() calls (one call: the value itself)
         losses = dict(zip(names, values if calls == 1 else
                           [sum(values[i::k]) / calls for i in range(k)]))
-        present = iter(numbers[k * calls:])
-        norms = {name: None if g is None else next(present)
-                 for (name, _), g in zip(self.params, grads)}
-        measured = [n for n in norms.values() if n is not None]
+        rest = numbers[k * calls:]
+        if complete:
+            measured, gram = rest[:len(grads)], rest[len(grads):]
+            norms: dict[str, float | None] = dict(zip(self._param_names, measured))
+        else:
+            present = iter(rest)
+            norms = {name: None if g is None else next(present)
+                     for name, g in zip(self._param_names, grads)}
+            measured, gram = [n for n in norms.values() if n is not None], list(present)
         record = StepRecord(step=self.steps, losses=losses, total=sum(losses.values()),
                             grad_norms=norms, global_grad_norm=math.sqrt(
-                                sum(n * n for n in measured)) if measured else None)
-        gram = list(present)
+                                sum([n * n for n in measured])) if measured else None)
         if gram:
             push, record.cosine = gram_numbers(gram, k)
             record.junction_grad_norms = dict(zip(names, push))
