@@ -333,3 +333,32 @@ def test_compare_refuses_another_tools_folder_too(tmp_path, capsys):
         code = exc.code
     assert code == 2 and "did not write ('compare.json')" in capsys.readouterr().err
     assert (out / "compare.json").read_text() == "{}"
+
+
+def test_a_default_run_samples_every_20th_step_and_opens_with_every_view(tmp_path):
+    """gradviz run's default sampling: every step's losses and gradient norms are those
+    of the same run sampled every step (whose numbers tests/core checks against plain
+    PyTorch), the sampled fields are those numbers on steps 0, 20, 40 and null between,
+    as the header says; and the folder opens with every view's data."""
+    from gradviz.plain.recorded_run import RecordedRun
+    steps = "41"
+    assert main(["run", "-q", "--steps", steps, "--out", str(tmp_path / "a")]) == 0
+    assert main(["run", "-q", "--steps", steps, "--sample-every", "1",
+                 "--out", str(tmp_path / "b")]) == 0
+    a, b = (json.loads((tmp_path / n / "report.json").read_text()) for n in "ab")
+    sampled = [f for group in a["sampled"] for f in group["fields"]]
+    assert [g["every"] for g in a["sampled"]] == [20] and "cosine" in sampled
+    for got, every_step in zip(a["steps"], b["steps"], strict=True):
+        for key in ("losses", "total", "grad_norms", "global_grad_norm"):
+            assert got[key] == every_step[key]
+        for key in sampled:
+            assert got[key] == (every_step[key] if got["step"] % 20 == 0 else None), key
+    shown = RecordedRun(tmp_path / "a")
+    poll = shown.poll()
+    history = shown.history
+    assert poll.new_steps == 41 and poll.graph is not None and history is not None
+    assert history.last_cosine is not None and \
+        history.last_cosine.tolist() == a["steps"][40]["cosine"]
+    assert history.last_update_cosine is not None
+    peaks = history.column("saved_bytes_peak")
+    assert [i for i in range(41) if peaks[i] == peaks[i]] == [0, 20, 40]   # not NaN
