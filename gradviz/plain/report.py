@@ -51,9 +51,11 @@ def sampling(config: Config, update_every: int = 1) -> list[dict]:
     """report.json's "sampled": which steps carry which measured fields. A step whose
     index is a multiple of a group's "every" carries its fields (where the run measures
     them at all); the other steps hold null there. The fields not named (the losses,
-    gradient norms, backward calls) are in every step."""
+    gradient norms, backward calls) are in every step. --probes none measures none of
+    them, nor the gradient norms: one group with every null."""
     if config.probes == "none":
-        return []
+        return [{"every": None, "fields": ["grad_norms", "global_grad_norm",
+                                           *JUNCTION_FIELDS, *MEMORY_FIELDS, *UPDATE_FIELDS]}]
     every = 1 if config.probes == "all" else config.sample_every
     update = 1 if config.probes == "all" else max(every, update_every)
     # keep graphs counts every step's graph as it is banked

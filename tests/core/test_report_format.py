@@ -156,11 +156,16 @@ def test_a_ddp_run_has_an_all_reduces_column_and_others_have_none(tmp_path):
         {"every": 4, "fields": ["update_cosine", "trunk_grad_norm", "trunk_step",
                                 "trunk_step_vs_sum", "loss_change", "loss_change_trunk",
                                 "loss_change_head"]}]),
+    ({"probes": "none"}, [{"every": None, "fields": [
+        "grad_norms", "global_grad_norm", "junction_grad_norms", "cosine", "saved_bytes",
+        "saved_bytes_peak", "graph_nodes", "update_cosine", "trunk_grad_norm", "trunk_step",
+        "trunk_step_vs_sum", "loss_change", "loss_change_trunk", "loss_change_head"]}]),
 ])
 def test_the_header_says_which_steps_carry_the_sampled_fields(changes, groups, tmp_path):
     """The header's "sampled" groups name the steps that hold each sampled field: in a
     session's run, a step carries a group's fields exactly where its index is a multiple
-    of the group's every, and holds null there on every other step."""
+    of the group's every (none where every is null), and holds null there on every
+    other step."""
     s = Session(BASE.replace(**changes))
     s.update_cosine_every = 4
     with ReportWriter(tmp_path, s.config, "cpu", s.param_names,
@@ -176,7 +181,8 @@ def test_the_header_says_which_steps_carry_the_sampled_fields(changes, groups, t
         for step in written["steps"]:
             carried = [step[f] is not None for f in group["fields"]
                        if f not in ("trunk_step_vs_sum",)]
-            assert all(carried) if step["step"] % group["every"] == 0 else not any(carried)
+            every = group["every"]
+            assert all(carried) if every and step["step"] % every == 0 else not any(carried)
 
 
 def test_the_unsampled_step_template_writes_what_json_and_csv_write():
