@@ -6,7 +6,6 @@ import contextlib
 import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import torch
 from torch import nn
@@ -34,21 +33,14 @@ class CallRecord:
     parent: CallRecord | None = None
 
 
-class _Pending(NamedTuple):
-    """A module call recorded by ModuleCalls.add, not yet described (a tuple: cheap)."""
-    calls: ModuleCalls
-    module: nn.Module
-    shape: torch.Size
-    step: int | None
-    kind: str
-    detail: str
-    output_fn: object
-    input_fns: tuple
+# a module call recorded by ModuleCalls.add, not yet described: (its ModuleCalls, the
+# module, the output's shape, step, kind, detail, the output's node, the inputs' nodes)
+Pending = tuple
 
 
 def call_records(records: list) -> list[CallRecord]:
     """A forward's records as the graph reads them: the pending ones described."""
-    return [r.calls.record(r) if type(r) is _Pending else r for r in records]
+    return [r[0].record(r) if type(r) is tuple else r for r in records]
 
 
 def module_paths(model: nn.Module) -> dict[int, str]:
@@ -96,7 +88,7 @@ class ModuleCalls:
 
     def __init__(self, model: nn.Module):
         self.paths = module_paths(model)
-        self.records: list[CallRecord | _Pending] = []
+        self.records: list[CallRecord | Pending] = []
         self._known: dict[tuple, ModuleCall] = _CALLS.setdefault(model, {})
 
     def run(self, module: nn.Module, x: torch.Tensor, step: int | None = None) -> torch.Tensor:
@@ -111,17 +103,18 @@ class ModuleCalls:
         Only its nodes are taken now (an in-place detach later changes an input's);
         its description is looked up when the graph is drawn (call_records): most
         steps are never drawn, and the lookup was half of this call's cost."""
-        self.records.append(_Pending(self, module, out.shape, step, kind, detail,
-                                     out.grad_fn, _input_fns(inputs)))
+        # a plain tuple: a NamedTuple's constructor cost more than the lookup it saves
+        self.records.append((self, module, out.shape, step, kind, detail, out.grad_fn,
+                             _input_fns(inputs)))
 
-    def record(self, p: _Pending) -> CallRecord:
+    def record(self, pending: Pending) -> CallRecord:
         """The call a pending record names, described once per model (see _CALLS)."""
-        key = (id(p.module), p.shape, p.step, p.kind, p.detail)
+        _, module, shape, step, kind, detail, output_fn, input_fns = pending
+        key = (id(module), shape, step, kind, detail)
         call = self._known.get(key)
         if call is None:
-            call = self._known[key] = self._call(p.module, p.shape, p.step, p.kind,
-                                                 p.detail)
-        return CallRecord(call, p.output_fn, p.input_fns)
+            call = self._known[key] = self._call(module, shape, step, kind, detail)
+        return CallRecord(call, output_fn, input_fns)
 
     def _call(self, module: nn.Module, shape: torch.Size, step: int | None, kind: str,
               detail: str) -> ModuleCall:
