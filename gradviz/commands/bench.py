@@ -69,8 +69,10 @@ def main(args: argparse.Namespace) -> int:
         bare = None
     if model_file is None:   # the app and a pinned B do not take a model file yet
         _print_comparing(config, repeats, bare)
-    if args.gui:
-        _print_window(config, model_file, quiet=args.quiet)
+    if args.gui or args.gui_size is not None:
+        phases = WINDOW_PHASES if args.gui_size is None else \
+            (("app", args.gui_size, False, False),)
+        _print_window(config, model_file, phases, quiet=args.quiet)
     return EXIT_OK
 
 
@@ -92,7 +94,7 @@ def _bare_rate(config, model_file, clock: str = "wall") -> float:
         use_clock("wall")
 
 
-def _print_window(config, model_file, quiet: bool = False) -> None:
+def _print_window(config, model_file, phases=WINDOW_PHASES, quiet: bool = False) -> None:
     """The app itself, its window's process started afresh for each phase, against a
     plain loop timed just before and just after it (by the wall clock and by its CPU
     time): the machine's load drifts, and a loop timed on one side of an 8 s phase
@@ -100,7 +102,7 @@ def _print_window(config, model_file, quiet: bool = False) -> None:
     use_clock("wall")
     model_path = None if model_file is None else str(model_file.path)
     bare_config = config.replace(steps=max(config.steps, WINDOW_BARE_STEPS))
-    for name, size, busy, pin_b in WINDOW_PHASES:
+    for name, size, busy, pin_b in phases:
         before = _bare_rates(bare_config, model_file)
         g = run_phase(job_arguments(config.replace(steps=200), WINDOW_SECONDS, size, busy,
                                     pin_b, launch=name == "app", model_path=model_path))
