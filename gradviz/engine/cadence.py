@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-FAST_SAMPLE_EVERY = 20   # at full speed, the costly probes run at most every 20th step
+FAST_SAMPLE_EVERY = 20   # at full speed, the costly probes run every 20th step or less often
 SAMPLES_PER_SECOND = 30  # ... and on at most about this many steps a second
 RATE_SECONDS = 1.0       # the rate that sets the spacing: measured over about this long
 
