@@ -1,7 +1,7 @@
-"""At full speed, how far apart the sampled steps are: every FAST_SAMPLE_EVERY-th step
-at least, and further apart when the engine trains faster than the window can show
-them (it draws at most once a frame), so that a sampled step's probes are not paid for
-samples nobody sees live."""
+"""At full speed, how far apart the sampled steps are: FAST_SAMPLE_EVERY steps, or
+further apart when the engine trains faster than the window can show them (it draws at
+most once a frame), so that no sampled step's probes are paid for where nobody sees
+the sample live."""
 from __future__ import annotations
 
 import math
