@@ -69,8 +69,10 @@ def main(args: argparse.Namespace) -> int:
         bare = None
     if model_file is None:   # the app and a pinned B do not take a model file yet
         _print_comparing(config, repeats, bare)
-    if args.gui:
-        _print_window(config, model_file, quiet=args.quiet)
+    if args.gui or args.gui_size is not None:
+        phases = WINDOW_PHASES if args.gui_size is None else \
+            (("app", args.gui_size, False, False),)
+        _print_window(config, model_file, phases, quiet=args.quiet)
     return EXIT_OK
 
 
@@ -78,6 +80,7 @@ def main(args: argparse.Namespace) -> int:
 WINDOW_PHASES = (("app", (1920, 1080), False, False), ("app, small", (1024, 768), False, False),
                  ("app, busy", (1920, 1080), True, False), ("app, B", (1920, 1080), False, True))
 WINDOW_SECONDS = 8.0
+WINDOW_BARE_STEPS = 2000   # the plain loop beside a window phase: at least this many steps
 SOAK_SPARE_S = 300   # a soak's launch, first model and settling, beyond what it plays
 
 
@@ -91,16 +94,20 @@ def _bare_rate(config, model_file, clock: str = "wall") -> float:
         use_clock("wall")
 
 
-def _print_window(config, model_file, quiet: bool = False) -> None:
+def _print_window(config, model_file, phases=WINDOW_PHASES, quiet: bool = False) -> None:
     """The app itself, its window's process started afresh for each phase, against a
-    bare loop timed by the wall clock just before it (the same machine's load)."""
+    plain loop timed just before and just after it (by the wall clock and by its CPU
+    time): the machine's load drifts, and a loop timed on one side of an 8 s phase
+    only moved by up to a third between two phases of one run."""
     use_clock("wall")
     model_path = None if model_file is None else str(model_file.path)
-    for name, size, busy, pin_b in WINDOW_PHASES:
-        bare = _bare_rate(config, model_file)
-        bare_cpu_ms = 1000 / _bare_rate(config, model_file, "cpu")
+    bare_config = config.replace(steps=max(config.steps, WINDOW_BARE_STEPS))
+    for name, size, busy, pin_b in phases:
+        before = _bare_rates(bare_config, model_file)
         g = run_phase(job_arguments(config.replace(steps=200), WINDOW_SECONDS, size, busy,
                                     pin_b, launch=name == "app", model_path=model_path))
+        after = _bare_rates(bare_config, model_file)
+        bare, bare_cpu_ms = (before[0] + after[0]) / 2, (before[1] + after[1]) / 2
         how = (", another process keeping a core busy" if busy else
                ", B (these settings) pinned and compared live, in its own process"
                if pin_b else "")
@@ -110,14 +117,21 @@ def _print_window(config, model_file, quiet: bool = False) -> None:
                   f"turning for {g['frozen_s']:.0f} s (before: {_lateness(g)})")
             continue
         print(f"{name:<12}{_rate(g['steps_per_second'])}{g['steps_per_second'] / bare:>9.0%}  "
-              f"{where}; the window answered {_lateness(g)}; {_cpu(g, bare_cpu_ms)}; "
-              f"the step count on screen went at most {g['longest_stall_s']:.2f} s "
-              f"without advancing")
+              f"{where}; the share is of the plain loop's mean rate just before and just after "
+              f"it ({before[0]:.0f} "
+              f"and {after[0]:.0f} steps/s); the window answered {_lateness(g)}; "
+              f"{_cpu(g, bare_cpu_ms)}; the step count on screen went at most "
+              f"{g['longest_stall_s']:.2f} s without advancing")
         if "window_visible_s" in g and not quiet:   # -q: only the rows
             print(f"launch: the window showed {g['window_visible_s']:.2f} s after launch "
                   f"(torch {'loaded' if g['torch_in_window_process'] else 'not loaded'} "
                   f"in its process); the engine's first model was ready at "
                   f"{g['engine_ready_s']:.2f} s")
+
+
+def _bare_rates(config, model_file) -> tuple[float, float]:
+    """A plain loop's steps per second by the wall clock, and its CPU ms a step."""
+    return _bare_rate(config, model_file), 1000 / _bare_rate(config, model_file, "cpu")
 
 
 def _cpu(g: dict, bare_cpu_ms: float) -> str:

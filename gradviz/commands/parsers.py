@@ -150,6 +150,9 @@ def add_bench(subparsers) -> None:
                    help="also train in the app's window (offscreen) and time its response, "
                         "quiet at 1920x1080 and 1024x768, with another process keeping a "
                         "core busy, and with B pinned")
+    p.add_argument("--gui-size", type=_window_size, metavar="WxH", default=None,
+                   help="as --gui, but only its quiet window phase, at this size (e.g. "
+                        "1024x768) (default: with --gui, every phase at its own size)")
     p.add_argument("--watch", action="store_true",
                    help="instead: a plain loop's steps/s under gradviz.watch at its default "
                         "sampling, as a share of the same loop bare, on the default MLP and "
@@ -160,6 +163,15 @@ def add_bench(subparsers) -> None:
                         "busy, and print the longest time the step count on screen did "
                         "not advance, with the window's lateness (default: none, the table)")
     p.set_defaults(func=_later("bench"))
+
+
+def _window_size(text: str) -> tuple[int, int]:
+    """bench --gui-size: argparse's one-line error for a size it cannot read."""
+    from .window_phase import window_size
+    try:
+        return window_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_report(subparsers) -> None:

@@ -15,6 +15,20 @@ PROBE_MS = 1            # the window's probe timer (gradviz.qt.window_speed.PROB
 PHASE_TIMEOUT_S = 600  # a phase's launch, first model, settling and measuring, at worst
 
 
+SIZE_LIMITS = (320, 8192)   # a window phase's width and height: at least, at most
+
+
+def window_size(text: str) -> tuple[int, int]:
+    """"1024x768" as (1024, 768); ValueError, in one line, for anything else."""
+    width, x, height = text.lower().partition("x")
+    low, high = SIZE_LIMITS
+    if not (x and width.isdigit() and height.isdigit()
+            and all(low <= int(v) <= high for v in (width, height))):
+        raise ValueError(f"a window size is WIDTHxHEIGHT, each {low} to {high} pixels "
+                         f"(1024x768), not {text!r}")
+    return int(width), int(height)
+
+
 def job_arguments(config: Config, seconds: float, size: tuple[int, int], busy: bool = False,
                   pin_b: bool = False, launch: bool = False,
                   model_path: str | None = None) -> list[str]:

@@ -11,6 +11,7 @@ file's forward is its own code, which may do anything when run twice.
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import cast
@@ -73,12 +74,36 @@ class StepEffect:
                               torch.stack(head_parts), losses_after.to(d_trunk.device)])
 
 
+# model -> (its trunk's parameters, each head's, its buffers): listed once per model,
+# not on every sampled step (walking the modules for them took about a tenth of what a
+# sampled step adds). A model keeps its parameter and buffer tensors for life (a reset
+# builds a new model); training changes their values in place.
+_PARTS: weakref.WeakKeyDictionary[nn.Module, tuple[list[torch.Tensor],
+                                                   list[list[torch.Tensor]],
+                                                   list[torch.Tensor]]] = \
+    weakref.WeakKeyDictionary()
+
+
+def _listed(model: nn.Module) -> tuple[list[torch.Tensor], list[list[torch.Tensor]],
+                                       list[torch.Tensor]]:
+    parts = _PARTS.get(model)
+    if parts is None:
+        trunk = cast(nn.Module, model.trunk)
+        heads = cast(nn.ModuleList, model.heads)
+        parts = (list(trunk.parameters()), [list(h.parameters()) for h in heads],
+                 list(model.buffers()))
+        _PARTS[model] = parts
+    return parts
+
+
 def losses_after(model: MultiHeadNet, head_rest: list[tuple], cfg: Config,
                  replays: list[Replay]) -> torch.Tensor:
     """(K,) each head's loss of the step's batch with the parameters as they are now,
     the micro-batches weighted as the step's loss is; running statistics put back."""
-    kept = [b.clone() for b in model.buffers()]
-    quiet = replace(cfg, retain_grad=False)   # no graph: nothing to retain
+    buffers = _listed(model)[2]
+    kept = [b.clone() for b in buffers]
+    # no graph: nothing to retain
+    quiet = replace(cfg, retain_grad=False) if cfg.retain_grad else cfg
     try:
         with torch.no_grad():
             micro = []
@@ -88,7 +113,7 @@ def losses_after(model: MultiHeadNet, head_rest: list[tuple], cfg: Config,
             return torch.stack(step_losses(cfg, micro))
     finally:
         with torch.no_grad():
-            for buffer, old in zip(model.buffers(), kept):
+            for buffer, old in zip(buffers, kept):
                 buffer.copy_(old)
 
 
@@ -110,7 +135,6 @@ def fill_record(record: StepRecord, names: list[str], values: list[float], lr: f
 def model_parts(model: MultiHeadNet | nn.Module
                 ) -> tuple[list[torch.Tensor], list[list[torch.Tensor]]]:
     """The trunk's parameters and each head's own (the built-in model and a model
-    file's both have .trunk and .heads)."""
-    trunk = cast(nn.Module, model.trunk)
-    heads = cast(nn.ModuleList, model.heads)
-    return list(trunk.parameters()), [list(h.parameters()) for h in heads]
+    file's both have .trunk and .heads), as fresh lists of the model's own."""
+    trunk, heads, _ = _listed(model)
+    return list(trunk), [list(h) for h in heads]

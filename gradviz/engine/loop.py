@@ -22,13 +22,13 @@ from ..plain.model_keys import fit_config
 from ..plain.sweep_pace import backward_hold_s
 from . import protocol as p
 from .b_runner import BPlace, ProcessB
+from .cadence import Cadence
 from .model_start import not_used, open_model
 
 if TYPE_CHECKING:   # imported when B is first pinned (see _on_pin_b)
     from .pinned import PinnedB
 
 BATCH_SECONDS = 0.02    # at full speed, train this long between looks at the pipe
-FAST_SAMPLE_EVERY = 20  # at full speed, the costly probes run every this many steps
 FREEZE_EVERY = 500      # keep graphs: steps between moving what it holds out of the GC's way
 MIN_PHASE_SECONDS = p.MIN_PHASE_MS / 1000  # Play by phases: each phase's graph is seen
 B_WAIT_SECONDS = 0.005  # A waits for B: how soon to look for B's replies again
@@ -73,6 +73,7 @@ class EngineLoop:
         self.steps_left: int | None = None
         self.next_due = 0.0       # when the next batch may start (the pace's delay)
         self.steps_per_second = 0.0
+        self.cadence = Cadence()   # at full speed, how far apart the sampled steps are
         self._last_phase = ""         # what the last phase did ("backward 1 of 3: head0 …")
         self._last_graph: GraphData | None = None   # the last graph sent (its sweeps)
         self.stopped = False
@@ -218,10 +219,14 @@ class EngineLoop:
 
     def _set_sampling(self) -> None:
         """Every step measured in full when a person can follow the steps; sampled at
-        full speed, where the probes would cost more than the training."""
-        fast = self.delay_s == 0 and self.running and self.steps_left is None \
+        full speed, where the probes would cost more than the training (at most every
+        20th step, and at most about 30 steps a second: see engine.cadence)."""
+        self.session.sample_floor = self.cadence.every if self._fast() else 1
+
+    def _fast(self) -> bool:
+        """Play at full speed: nobody follows the steps one by one."""
+        return self.delay_s == 0 and self.running and self.steps_left is None \
             and not self.animate_phases
-        self.session.sample_floor = FAST_SAMPLE_EVERY if fast else 1
 
     def _on_play(self, _: p.Play | None = None) -> None:
         if self.session.error is not None:
@@ -229,6 +234,7 @@ class EngineLoop:
         if self._at_stop():   # Play again at a slide's stop goes on past it
             self.settings = replace(self.settings, stop_at=None)
         self.steps_left = None
+        self.cadence.restart()
         self._set_running(True)
         self.next_due = 0.0
 
@@ -464,6 +470,9 @@ class EngineLoop:
         # step ran: the status line said 989 steps/s beside a pace of 10 a second
         self.steps_per_second = done / max(elapsed + self.delay_s, 1e-9)
         self.next_due = time.monotonic() + self.delay_s
+        if self._fast():   # after the batch: its steps and B's were sampled alike
+            self.cadence.trained(done, time.perf_counter())
+            self._set_sampling()
 
     def _play_phase(self) -> None:
         """Play by phases: one phase per batch, paced by the delay (at least
