@@ -33,6 +33,11 @@ WALKS_TIP = (
     "torch.vmap, it would be one walk.")
 
 
+# a note of the window's own (a text size refused for the screen) covers the phase line
+# this long, then the line it covered comes back: a failure's "Paused at step 0: …" on
+# an error slide stayed hidden under the refusal of Ctrl+= for the rest of the slide
+NOTICE_MS = 5000
+
 PLAYING_PHASES = "Playing phase by phase · "
 PAUSED = "Paused · "
 
@@ -83,9 +88,24 @@ class StatusLine:
     def __init__(self, texts: StatusTexts | None = None):
         self.texts = texts or StatusTexts()
         self._phase_step: int | None = None   # the step the phase line's phase is of
+        self._covered: str | None = None       # the line a notice on show covers
 
     def say(self, line: str) -> None:
+        """The phase line from now on (what it says replaces any notice's cover)."""
+        self._covered = None
         self.texts.phase = line
+
+    def notice(self, line: str) -> None:
+        """A note of the window's own, shown over the phase line until notice_over()
+        (the window calls it NOTICE_MS later); a second notice covers the same line."""
+        covered = self.texts.phase if self._covered is None else self._covered
+        self.say(line)
+        self._covered = covered
+
+    def notice_over(self) -> None:
+        """The line the notice covered comes back, unless something newer was said."""
+        if self._covered is not None:
+            self.say(self._covered)
 
     def ready(self) -> None:
         self.say("Training engine ready: building the model…")
