@@ -85,7 +85,7 @@ class MainWindow(WindowFrame):
         self.drop_open = DropOpen(self, self.file_menu.open_any, self.status.say)
         self.screen_fit = ScreenFit(self, m, FitParts(
             self.graph_dock, self.gradients_dock, (self.controls_dock, self.lessons.start_dock),
-            self.gradients_panel, self.plot_stack, self.loss_plot,
+            self.gradients_panel, self.plot_stack, self.loss_plot, self.run_bar,
             dict(self.named_panels, graph=self.graph_view.canvas)))
         bind_notices(self.status, self.screen_fit.notice, self)
         # in a lesson, a fair width for the slide's chart too
