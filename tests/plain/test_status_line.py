@@ -176,3 +176,25 @@ def test_what_the_engine_says_during_a_notice_is_not_undone_when_it_ends():
     status.notice("three")
     status.notice_over()
     assert status.texts.phase == "one"
+
+
+def test_a_slide_being_prepared_replaces_the_slide_befores_step_line():
+    status = StatusLine()
+    status.steps(_step(7, total=2.321), running=False, by_phases=False)
+    assert status.texts.phase == "Paused · step 7 done · total loss 2.321"
+    status.preparing("Preparing this slide: starting the DDP ranks…")
+    assert status.texts.phase == "Preparing this slide: starting the DDP ranks…"
+    # the engine's lines meanwhile are held (the cover says what happens now), the
+    # newest shown once the slide is
+    status.fresh_model(Config(heads=2), "", ())
+    status.phase_done(PhaseRecord(step=0, name="forward", detail="f"), running=True)
+    assert status.texts.phase == "Preparing this slide: starting the DDP ranks…"
+    status.preparing("Preparing this slide: the first step…")
+    status.notice("Text size 100% is the largest")
+    status.notice_over()
+    assert status.texts.phase == "Preparing this slide: the first step…"
+    status.preparing(None)
+    assert status.texts.phase == "Playing phase by phase · Step 0 · just done: forward — f"
+    status.preparing(None)   # (once)
+    status.stopped()
+    assert status.texts.phase == "Paused · Step 0 · just done: forward — f"

@@ -296,6 +296,9 @@ def walk(lesson_path: Path, display: str, out: Path, zoom_presses: int, tag: str
                 (out / f"{shot.stem}.txt").write_text(ocr)
                 geometry = sh("xdotool", "getwindowgeometry", win, display=display).stdout
                 size = re.search(r"Geometry: (\d+)x(\d+)", geometry)
+                # a slide whose panels are still covered has not played, whatever the
+                # status bar said (15/2's said the slide before's "Paused · step 7")
+                played = played and "preparing this slide" not in ocr.lower()
                 result = {"lesson": name, "slide": index + 1, "shot": str(shot),
                           "played": played, "seconds": round(took, 1),
                           "window": [int(size[1]), int(size[2])] if size else None}
@@ -309,6 +312,7 @@ def walk(lesson_path: Path, display: str, out: Path, zoom_presses: int, tag: str
                         before is not None and same_pixels(half.shot, before, main, display),
                         "Paused at step" in status))
                     result["half_shot"] = str(half.shot)
+                    result["half_at"] = round(half.taken, 2)   # s after PageDown
                 result["verdict"] = verdict(result)
                 results.append(result)
                 before = shot

@@ -190,7 +190,8 @@ def test_the_half_second_shot_shows_the_new_slide_or_what_it_prepares():
     old = {"title": "Backward per loss, graph not retained"}
     heading = "Retain the graph for every call but the last\n"
     assert at_half_second(heading + "Preparing this slide: the first step…", new, old,
-                          True, False) == {"preparing_at_half": True, "stale": []}
+                          True, False) == {"preparing_at_half": True, "ran_at_half": False,
+                                           "stale": []}
     # no cover: the slide before's panel as it was, or its title
     assert at_half_second(heading, new, old, True, False)["stale"] == ["previous panel"]
     assert at_half_second("Backward per loss, graph not retained", new, old, False,
@@ -200,6 +201,9 @@ def test_the_half_second_shot_shows_the_new_slide_or_what_it_prepares():
         "stale"] == ["nothing went wrong before it ran"]
     assert at_half_second(heading + "Nothing went wrong", new, old, False, False)[
         "stale"] == []
+    # ...but after its forward phase nothing has gone wrong yet: true at that moment
+    ran = heading + "Nothing went wrong\nPlaying phase by phase · Step 0 · just done: forward"
+    assert at_half_second(ran, new, old, False, True)["stale"] == []
 
 
 def test_a_slide_s_verdict_names_what_fell_short_and_the_table_shows_it():

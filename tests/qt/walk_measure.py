@@ -117,7 +117,8 @@ def at_half_second(text: str, slide: dict, before: dict, panel_unchanged: bool,
                    error_slide: bool) -> dict:
     """The shot 0.5 s after PageDown: the new slide's title; never the slide before's
     title, its panel as it was (unchanged pixels, no "preparing" cover), nor "Nothing
-    went wrong" on a slide that fails once it runs (nothing had run yet)."""
+    went wrong" on a slide that fails, while its status line names nothing it ran (a
+    phase slide's forward done at 0.5 s has gone right so far: 04/2, 08/2, 12/7)."""
     new = title_words(slide.get("title", ""))
     lower = " ".join(re.sub(r"[*`_]", " ", text).lower().split())
     # the slide before's title as a phrase: its words alone are in the lesson's title and
@@ -125,6 +126,7 @@ def at_half_second(text: str, slide: dict, before: dict, panel_unchanged: bool,
     old = " ".join(re.sub(r"[*`_]", " ", before.get("title", "")).lower().split())
     preparing = "preparing" in lower
     nothing_wrong = "nothing went wrong" in lower
+    ran = bool(re.search(r"just done|step \d+ done", lower))
     reasons = []
     if not shows_title(text, new):
         reasons.append("no new title")
@@ -132,6 +134,6 @@ def at_half_second(text: str, slide: dict, before: dict, panel_unchanged: bool,
         reasons.append("previous title")
     if not preparing and panel_unchanged:
         reasons.append("previous panel")
-    if not preparing and nothing_wrong and error_slide:
+    if not preparing and nothing_wrong and error_slide and not ran:
         reasons.append("nothing went wrong before it ran")
-    return {"preparing_at_half": preparing, "stale": reasons}
+    return {"preparing_at_half": preparing, "ran_at_half": ran, "stale": reasons}

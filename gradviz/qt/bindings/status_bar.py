@@ -46,6 +46,7 @@ def bind_status_bar(bar: QStatusBar, status: StatusLine, model: WindowModel,
     texts.events.rate.connect(rate.setText)
     engine.received.connect(lambda record: _status_of(status, model, record))
     model.events.running.connect(lambda running: None if running else status.stopped())
+    model.events.preparing.connect(status.preparing)
     return phase, walks, rate
 
 
