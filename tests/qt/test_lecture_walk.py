@@ -173,7 +173,7 @@ def test_the_named_panel_is_the_largest_rect_and_its_title_is_read_inside_it():
 def test_figures_are_measured_against_the_narration_by_cap_height():
     """Words with a descender (g, p, y) stand lower than a capital: left out of both."""
     narration = [(20, 20, 15, "Notice"), (90, 20, 15, "trunk"), (150, 20, 20, "every")]
-    big = words(_words(*narration, (20, 130, 19, "trunk"), (80, 130, 19, "walked"),
+    big = words(_words(*narration, (20, 130, 19, "all-reduces"), (80, 130, 19, "walked"),
                        (20, 250, 12, "head0")))
     sizes = text_sizes(GEOMETRY, "junction", big, True)
     assert (sizes["narration_px"], sizes["figures_px"], sizes["figures_ok"]) == (15, 19, True)

@@ -11,8 +11,9 @@ from dataclasses import dataclass
 
 # a word whose box is as high as a capital: letters and digits with no descender
 # (g, j, p, q, y reach below the line) and one ascender at least (a capital, a digit,
-# b d f h k l t): its box height is the text's cap height, whatever the word
-CAP_WORD = re.compile(r"^(?=.*[A-Z0-9bdfhklt])[A-Za-z0-9.,:×%]+$")
+# b d f h k l t; a hyphen or minus between, as in "all-reduces" or "−0.03"): its box
+# height is the text's cap height, whatever the word
+CAP_WORD = re.compile(r"^(?=.*[A-Z0-9bdfhklt])[A-Za-z0-9.,:×%\-−]+$")
 NO_DESCENDER = re.compile(r"^[^gjpqy]+$")
 LEAST_CONF = 60          # tesseract's confidence below which a word's box is not trusted
 FIGURES_AT_LEAST = 0.95  # of the narration's cap height (OCR's boxes vary by a pixel)
