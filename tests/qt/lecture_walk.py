@@ -52,11 +52,12 @@ PANEL_WORDS = {
 # read as (lesson 04 slide 2: "heads-1-0")
 MODULE_NAME = re.compile(r"\b(?:trunk|heads)(?:[.-][\do]|\W{1,4}step [\do])")
 # the words that show a slide's focus on the graph; the rnn's carried state: the step
-# before's box, the cut, or what became of the step before's graph
+# before's box, the cut, or what became of the step before's graph; the junction: its
+# kept grad, or the box's own label (14/1 retains no grad: its z box says "junction")
 FOCUS_WORDS = {
     "cut": ("detach",), "freed": ("freed",), "changed": ("changed in place",),
-    "junction": ("z.grad kept",), "state": ("step before", "detach", "freed", "changed"),
-    "trunk": ("trunk",),
+    "junction": ("z.grad kept", "junction"),
+    "state": ("step before", "detach", "freed", "changed"), "trunk": ("trunk",),
 }
 LABEL_WORDS = 5   # an OCR line this short is a box's label or badge, not a paragraph
 # how tesseract is asked to find the text on a full-screen shot, each read in turn (till
@@ -294,6 +295,7 @@ def walk(lesson_path: Path, display: str, out: Path, zoom_presses: int, tag: str
                 sh("import", "-window", "root", str(shot), display=display)
                 ocr, tsv = read_shot(shot, slide, lesson.get("title", ""), display)
                 (out / f"{shot.stem}.txt").write_text(ocr)
+                (out / f"{shot.stem}.tsv").write_text(tsv)   # to measure again
                 geometry = sh("xdotool", "getwindowgeometry", win, display=display).stdout
                 size = re.search(r"Geometry: (\d+)x(\d+)", geometry)
                 # a slide whose panels are still covered has not played, whatever the

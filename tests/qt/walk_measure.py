@@ -98,7 +98,10 @@ def text_sizes(geometry: dict, named: str, found: list[Word], has_figures: bool,
     if has_figures:
         out["figures_ok"] = (figures_px is not None and narration_px is not None
                              and figures_px >= FIGURES_AT_LEAST * narration_px)
-    rested = [(h, w.text) for w in figures + panel for h in cap_heights([w])]
+    # a word of three characters at least: OCR reads a legend's line or marker as "xX"
+    # or "SY" (10/3, 09/4), no text of the slide's
+    rested = [(h, w.text) for w in figures + panel if len(w.text) >= 3
+              for h in cap_heights([w])]
     smallest = min(rested, default=None)
     out["smallest_text_px"] = smallest[0] if smallest else None
     out["smallest_text_word"] = smallest[1] if smallest else None
