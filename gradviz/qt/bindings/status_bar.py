@@ -3,10 +3,11 @@ composed by the plain StatusLine from the engine's records and the model, drawn 
 StatusText lines that repaint on a new text and never ask for a layout for it."""
 from __future__ import annotations
 
+from PySide6.QtCore import QObject, QTimer, SignalInstance
 from PySide6.QtWidgets import QStatusBar
 
 from ...engine import protocol as p
-from ...plain.status_line import WALKS_TIP, StatusLine
+from ...plain.status_line import NOTICE_MS, WALKS_TIP, StatusLine
 from ...plain.window_model import WindowModel
 from ..engine_client import EngineClient
 from ..status_text import StatusText
@@ -45,6 +46,7 @@ def bind_status_bar(bar: QStatusBar, status: StatusLine, model: WindowModel,
     texts.events.rate.connect(rate.setText)
     engine.received.connect(lambda record: _status_of(status, model, record))
     model.events.running.connect(lambda running: None if running else status.stopped())
+    model.events.preparing.connect(status.preparing)
     return phase, walks, rate
 
 
@@ -55,3 +57,17 @@ def show_newest_step(status: StatusLine, model: WindowModel, engine: EngineClien
         generation, record = engine.records[-1]
         if generation == model.generation:
             status.steps(record, model.running, model.play_mode == "phases")
+
+
+def bind_notices(status: StatusLine, notices: SignalInstance, parent: QObject) -> None:
+    """A window's notices (a text size refused for the screen) over the phase line for
+    NOTICE_MS after the last one, then the line they covered (a failure's) comes back."""
+    over = QTimer(parent)
+    over.setSingleShot(True)
+    over.setInterval(NOTICE_MS)
+    over.timeout.connect(status.notice_over)
+
+    def show(text: str) -> None:
+        status.notice(text)
+        over.start()
+    notices.connect(show)
