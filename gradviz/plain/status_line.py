@@ -124,7 +124,11 @@ class StatusLine:
         if line is not None:
             if self._preparing is None:
                 self._held = None
-            self._preparing = self.texts.phase = line
+            self._preparing = line
+            if self._covered is not None:   # a notice on show keeps the line a while
+                self._covered = line
+            else:
+                self.texts.phase = line
         elif self._preparing is not None:
             self._preparing = None
             if self._held is not None:

@@ -198,3 +198,16 @@ def test_a_slide_being_prepared_replaces_the_slide_befores_step_line():
     status.preparing(None)   # (once)
     status.stopped()
     assert status.texts.phase == "Paused · Step 0 · just done: forward — f"
+
+
+def test_a_window_notice_while_a_slide_is_prepared_is_shown_for_its_while():
+    """A recent file found gone as a lesson opened: its note was held behind the
+    preparing line and never shown; what the slide prepares next waits under it."""
+    status = StatusLine()
+    status.preparing("Preparing this slide: building the model…")
+    status.notice("Open Recent: dropped fast.toml: the file is gone")
+    assert status.texts.phase == "Open Recent: dropped fast.toml: the file is gone"
+    status.preparing("Preparing this slide: the first forward pass…")
+    assert status.texts.phase == "Open Recent: dropped fast.toml: the file is gone"
+    status.notice_over()
+    assert status.texts.phase == "Preparing this slide: the first forward pass…"

@@ -3,7 +3,9 @@ composed by the plain StatusLine from the engine's records and the model, drawn 
 StatusText lines that repaint on a new text and never ask for a layout for it."""
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, QTimer, SignalInstance
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QStatusBar
 
 from ...engine import protocol as p
@@ -59,9 +61,10 @@ def show_newest_step(status: StatusLine, model: WindowModel, engine: EngineClien
             status.steps(record, model.running, model.play_mode == "phases")
 
 
-def bind_notices(status: StatusLine, notices: SignalInstance, parent: QObject) -> None:
-    """A window's notices (a text size refused for the screen) over the phase line for
-    NOTICE_MS after the last one, then the line they covered (a failure's) comes back."""
+def bind_notices(status: StatusLine, parent: QObject) -> Callable[[str], None]:
+    """How the window shows a note of its own (a text size refused for the screen, a
+    recent file gone, a drop refused): over the phase line for NOTICE_MS after the last
+    one, then the line it covered (a failure's, a slide's preparing line) comes back."""
     over = QTimer(parent)
     over.setSingleShot(True)
     over.setInterval(NOTICE_MS)
@@ -70,4 +73,4 @@ def bind_notices(status: StatusLine, notices: SignalInstance, parent: QObject) -
     def show(text: str) -> None:
         status.notice(text)
         over.start()
-    notices.connect(show)
+    return show
