@@ -95,11 +95,12 @@ class StatusLine:
     def say(self, line: str) -> None:
         """The phase line from now on (what it says replaces any notice's cover); while
         a slide is prepared, held until it is shown (its preparing line says what is
-        being done: the engine's lines of its fresh model would flicker in and out)."""
-        self._covered = None
+        being done: the engine's lines of its fresh model would flicker in and out), and
+        a notice on show covers the preparing line still."""
         if self._preparing is not None:
             self._held = line
         else:
+            self._covered = None
             self.texts.phase = line
 
     def notice(self, line: str) -> None:
@@ -114,7 +115,7 @@ class StatusLine:
         """The line the notice covered comes back, unless something newer was said."""
         if self._covered is not None:
             line, self._covered = self._covered, None
-            self.texts.phase = self._preparing or line
+            self.texts.phase = line
 
     def preparing(self, line: str | None) -> None:
         """A slide being prepared says so here too, and what the engine says meanwhile
@@ -122,17 +123,22 @@ class StatusLine:
         loss 2.321" stayed under lesson 15's second slide while its DDP ranks started,
         and read as that slide's."""
         if line is not None:
-            if self._preparing is None:
-                self._held = None
             self._preparing = line
-            if self._covered is not None:   # a notice on show keeps the line a while
-                self._covered = line
-            else:
-                self.texts.phase = line
+            self._show(line)
         elif self._preparing is not None:
             self._preparing = None
-            if self._held is not None:
-                self.say(self._held)
+            held, self._held = self._held, None
+            if held is not None:
+                self.say(held)
+            else:   # nothing said meanwhile: the preparing line is no longer true
+                self._show("")
+
+    def _show(self, line: str) -> None:
+        """The phase line, or while a notice is on show the line it covers."""
+        if self._covered is not None:
+            self._covered = line
+        else:
+            self.texts.phase = line
 
     def ready(self) -> None:
         self.say("Training engine ready: building the model…")

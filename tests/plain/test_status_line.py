@@ -211,3 +211,38 @@ def test_a_window_notice_while_a_slide_is_prepared_is_shown_for_its_while():
     assert status.texts.phase == "Open Recent: dropped fast.toml: the file is gone"
     status.notice_over()
     assert status.texts.phase == "Preparing this slide: the first forward pass…"
+
+
+def test_the_engine_speaking_while_a_slide_is_prepared_leaves_a_notice_its_while():
+    status = StatusLine()
+    status.preparing("Preparing this slide: building the model…")
+    status.notice("Settings saved to a.toml")
+    status.fresh_model(Config(), "", ())   # held: the slide is not shown yet
+    assert status.texts.phase == "Settings saved to a.toml"
+    status.notice_over()
+    assert status.texts.phase == "Preparing this slide: building the model…"
+    status.preparing(None)
+    assert status.texts.phase.startswith("Fresh model")
+
+
+def test_a_slide_shown_with_nothing_said_meanwhile_drops_its_preparing_line():
+    status = StatusLine()
+    status.say("Paused · step 7 done · total loss 2.321")
+    status.preparing("Preparing this slide: the first step…")
+    status.preparing(None)
+    assert status.texts.phase == ""
+    status.preparing("Preparing this slide: the first step…")   # a second slide: the
+    status.fresh_model(Config(), "", ())                        # first's held line is
+    status.preparing(None)                                      # not shown again
+    status.preparing("Preparing this slide: the first step…")
+    status.preparing(None)
+    assert status.texts.phase == ""
+
+
+def test_a_notice_once_over_covers_nothing_more():
+    status = StatusLine()
+    status.say("Paused · step 3 done · total loss 1")
+    status.notice("Settings saved to a.toml")
+    status.notice_over()
+    status.preparing("Preparing this slide: building the model…")
+    assert status.texts.phase == "Preparing this slide: building the model…"

@@ -34,7 +34,7 @@ from walk_measure import words as word_boxes
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSONS = ROOT / "resources" / "lessons"
-TOOLS = ("xdotool", "import", "tesseract", "xwd", "xdpyinfo", "compare")
+TOOLS = ("xdotool", "import", "convert", "tesseract", "xwd", "xdpyinfo", "compare")
 HALF_SECOND = 0.5   # after PageDown: what the hall sees first
 
 # what a panel's title reads on screen (the OCR finds these words, in this order)
@@ -205,10 +205,16 @@ def read_enough(read: dict) -> bool:
             and (not read.get("focus") or bool(read["state_words"])))
 
 
-def read_shot(shot: Path, slide: dict, lesson_title: str, display: str) -> tuple[str, str]:
+def read_shot(shot: Path, slide: dict, lesson_title: str, display: str,
+              graph_rect: list[int] | None = None) -> tuple[str, str]:
     """The shot's text, read each of PAGE_READINGS' ways in turn until what is read is
     enough (lesson 04's slides 1 and 2 pass on two readings and on one), and every
-    reading's word boxes (tesseract's tsv rows, each reading's under its header)."""
+    page reading's word boxes (tesseract's tsv rows, each reading's under its header).
+    Where the page's readings miss the graph's words, the graph panel (graph_rect, as
+    the app placed it) is read on its own, enlarged, as a reader looks closer at one
+    panel: on the full page tesseract missed a framed box's "trunk, step 0" (08/1) and
+    "junction" (14/1) that one walk read and the next did not. Its words count for the
+    checks, not for the text sizes (its boxes are not the screen's)."""
     readings: list[str] = []
     boxes: list[str] = []
     for mode in PAGE_READINGS:
@@ -216,7 +222,17 @@ def read_shot(shot: Path, slide: dict, lesson_title: str, display: str) -> tuple
         boxes.append(tsv)
         readings.append(columns(tsv))
         if read_enough(check_slide("\n".join(readings), slide, lesson_title)):
-            break
+            return "\n".join(readings), "\n".join(boxes)
+    if graph_rect is not None and "graph" in slide.get("panels", []):
+        x, y, w, h = graph_rect
+        closer = shot.with_name(f"{shot.stem}-graph.png")
+        sh("convert", str(shot), "-crop", f"{w}x{h}+{x}+{y}", "+repage", "-resize", "200%",
+           str(closer), display=display)
+        for mode in (("--psm", "11"), ("--psm", "6")):
+            tsv = sh("tesseract", str(closer), "-", *mode, "tsv", display=display).stdout
+            readings.append(columns(tsv))
+            if read_enough(check_slide("\n".join(readings), slide, lesson_title)):
+                break
     return "\n".join(readings), "\n".join(boxes)
 
 
@@ -293,7 +309,9 @@ def walk(lesson_path: Path, display: str, out: Path, zoom_presses: int, tag: str
                 played, took, status = wait_played(display, Path(tmp) / "status.png", 240)
                 shot = out / f"{tag}-{name}-{index + 1}.png"
                 sh("import", "-window", "root", str(shot), display=display)
-                ocr, tsv = read_shot(shot, slide, lesson.get("title", ""), display)
+                stage = read_geometry(geometry_file)
+                ocr, tsv = read_shot(shot, slide, lesson.get("title", ""), display,
+                                     stage.get("panels", {}).get("graph"))
                 (out / f"{shot.stem}.txt").write_text(ocr)
                 (out / f"{shot.stem}.tsv").write_text(tsv)   # to measure again
                 geometry = sh("xdotool", "getwindowgeometry", win, display=display).stdout
@@ -305,7 +323,7 @@ def walk(lesson_path: Path, display: str, out: Path, zoom_presses: int, tag: str
                           "played": played, "seconds": round(took, 1),
                           "window": [int(size[1]), int(size[2])] if size else None}
                 result.update(check_slide(ocr, slide, lesson.get("title", "")))
-                result.update(measure(read_geometry(geometry_file), slide, tsv))
+                result.update(measure(stage, slide, tsv))
                 if half is not None:
                     main = result.get("rects", {}).get(slide["panels"][0]) \
                         if slide.get("panels") else None
