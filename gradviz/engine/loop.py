@@ -205,6 +205,11 @@ class EngineLoop:
     def _on_settings(self, message: p.Settings) -> None:
         show_saved = self.settings.show_saved
         self._apply(message.settings)
+        if not self.animate_phases:
+            # a faster pace now, not after the pause begun at the slower one (the slider
+            # moved from 1.5 s to the fastest left the next step 1.5 s away); phase by
+            # phase the pause also holds a sweep being drawn, and stays
+            self.next_due = min(self.next_due, time.monotonic() + self.delay_s)
         if self.settings.show_saved != show_saved:
             self._send_graph("live")
 

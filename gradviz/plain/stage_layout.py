@@ -76,6 +76,17 @@ MAIN_COMFORT = 1.15
 # each step a text panel's font may be made smaller (of the text size's) to be whole;
 # never below the normal text size (1 / zoom)
 TEXT_SHRINK = 0.93
+# the screen's height (px, as Qt sees it) below which a lesson's stage takes the run
+# bar's row too (Space, →, P and PageDown play a slide without it): at QT_SCALE_FACTOR=2
+# on a 1280x720 screen (360 px to Qt) the bar's 33 px were a tenth of the window, and the
+# narration showed one line of four
+RUN_BAR_ROOM_AT_LEAST = 420
+
+
+def run_bar_shown(in_lesson: bool, room_height: int | None) -> bool:
+    """Whether the run bar is shown: always outside a lesson (the settings' run needs
+    it), on a lesson's stage only where the screen has the room."""
+    return not in_lesson or room_height is None or room_height >= RUN_BAR_ROOM_AT_LEAST
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,11 @@ WALKS_TIP = (
     "torch.vmap, it would be one walk.")
 
 
+# a note of the window's own (a text size refused for the screen) covers the phase line
+# this long, then the line it covered comes back: a failure's "Paused at step 0: …" on
+# an error slide stayed hidden under the refusal of Ctrl+= for the rest of the slide
+NOTICE_MS = 5000
+
 PLAYING_PHASES = "Playing phase by phase · "
 PAUSED = "Paused · "
 
@@ -83,9 +88,57 @@ class StatusLine:
     def __init__(self, texts: StatusTexts | None = None):
         self.texts = texts or StatusTexts()
         self._phase_step: int | None = None   # the step the phase line's phase is of
+        self._covered: str | None = None       # the line a notice on show covers
+        self._preparing: str | None = None     # a slide's preparing line, while it is
+        self._held: str | None = None          # the newest line said meanwhile
 
     def say(self, line: str) -> None:
+        """The phase line from now on (what it says replaces any notice's cover); while
+        a slide is prepared, held until it is shown (its preparing line says what is
+        being done: the engine's lines of its fresh model would flicker in and out), and
+        a notice on show covers the preparing line still."""
+        if self._preparing is not None:
+            self._held = line
+        else:
+            self._covered = None
+            self.texts.phase = line
+
+    def notice(self, line: str) -> None:
+        """A note of the window's own, shown over the phase line until notice_over()
+        (the window calls it NOTICE_MS later); a second notice covers the same line."""
+        covered = self.texts.phase if self._covered is None else self._covered
+        self._covered = None
         self.texts.phase = line
+        self._covered = covered
+
+    def notice_over(self) -> None:
+        """The line the notice covered comes back, unless something newer was said."""
+        if self._covered is not None:
+            line, self._covered = self._covered, None
+            self.texts.phase = line
+
+    def preparing(self, line: str | None) -> None:
+        """A slide being prepared says so here too, and what the engine says meanwhile
+        is shown once it is (None): the slide before's "Paused · step 7 done · total
+        loss 2.321" stayed under lesson 15's second slide while its DDP ranks started,
+        and read as that slide's."""
+        if line is not None:
+            self._preparing = line
+            self._show(line)
+        elif self._preparing is not None:
+            self._preparing = None
+            held, self._held = self._held, None
+            if held is not None:
+                self.say(held)
+            else:   # nothing said meanwhile: the preparing line is no longer true
+                self._show("")
+
+    def _show(self, line: str) -> None:
+        """The phase line, or while a notice is on show the line it covers."""
+        if self._covered is not None:
+            self._covered = line
+        else:
+            self.texts.phase = line
 
     def ready(self) -> None:
         self.say("Training engine ready: building the model…")
@@ -110,8 +163,9 @@ class StatusLine:
     def stopped(self) -> None:
         """Play ended (Pause, a slide's stop) on a phase's line: it no longer says it
         plays (lesson 12's last slide stopped with "Playing phase by phase" on show)."""
-        if self.texts.phase.startswith(PLAYING_PHASES):
-            self.say(PAUSED + self.texts.phase[len(PLAYING_PHASES):])
+        line = self._held if self._preparing is not None else self.texts.phase
+        if line is not None and line.startswith(PLAYING_PHASES):
+            self.say(PAUSED + line[len(PLAYING_PHASES):])
 
     def steps(self, last: StepRecord, running: bool, by_phases: bool) -> None:
         """New steps came: the newest one's walks, and the phase line where no phase

@@ -54,7 +54,6 @@ class FileMenu(QObject):
             if name == "openModelAction":
                 self.examples = add_examples(menu, window.engine.open_model)
                 self.recent = RecentFiles(menu, recent, self.open_any)
-        self.recent.notice.connect(window.status.say)
         window.lessons.file_opened.connect(self.recent.add)
         self.menu = menu
         self.run_windows: list = []   # recorded runs opened (Open run…, a dropped folder)
@@ -138,4 +137,4 @@ class FileMenu(QObject):
         except OSError as exc:
             self._tell("Not saved", f"could not write {path}: {exc.strerror or exc}")
             return
-        self.window.status.say(f"Settings saved to {path}")
+        self.window.notice(f"Settings saved to {path}")

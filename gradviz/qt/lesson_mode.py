@@ -23,6 +23,7 @@ from ..plain.stage_layout import Placement
 from ..plain.window_model import WindowModel
 from .plain_dialogs import warn
 from .stage import Stage
+from .stage_geometry import watch_stage
 from .widgets.lesson_list import LessonList
 from .widgets.line_panel import SLIDE_GHOST_LABEL
 from .widgets.narration_view import NarrationView
@@ -131,6 +132,7 @@ class LessonMode(QObject):
             WindowTitle(window), parts.history,
             lambda run: QTimer.singleShot(0, run)))
         self.stage.arranged.connect(self.controller.on_arranged)
+        self.geometry = watch_stage(self.stage, model)   # for a walk from outside
         self._watch_preparing()
         # the start page: every lesson, a tab beside the settings (the window puts it
         # there; the settings stay in front: a student exploring alone starts there)

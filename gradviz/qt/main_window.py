@@ -21,7 +21,7 @@ from .bindings.events_view import bind_events_view
 from .bindings.graph_view import bind_graph_view
 from .bindings.run_bar import bind_run_bar, toggle_play
 from .bindings.settings_panel import bind_settings_panel
-from .bindings.status_bar import bind_status_bar, show_newest_step
+from .bindings.status_bar import bind_notices, bind_status_bar, show_newest_step
 from .blank_screen import BlankScreen
 from .build_stop import BuildStop
 from .compare_mode import CompareMode, CompareParts
@@ -81,13 +81,15 @@ class MainWindow(WindowFrame):
         self.lessons = LessonMode(self, m, LessonParts(
             self.engine, lambda: self.history, self.named_panels, self.graph_view))
         self._place_lessons()
+        self.notice = bind_notices(self.status, self)   # the window's own notes, a while
         self.file_menu = FileMenu(self, remembered.recent_files)   # open, save, export, quit
-        self.drop_open = DropOpen(self, self.file_menu.open_any, self.status.say)
+        self.file_menu.recent.notice.connect(self.notice)
+        self.drop_open = DropOpen(self, self.file_menu.open_any, self.notice)
         self.screen_fit = ScreenFit(self, m, FitParts(
             self.graph_dock, self.gradients_dock, (self.controls_dock, self.lessons.start_dock),
-            self.gradients_panel, self.plot_stack, self.loss_plot,
+            self.gradients_panel, self.plot_stack, self.loss_plot, self.run_bar,
             dict(self.named_panels, graph=self.graph_view.canvas)))
-        self.screen_fit.notice.connect(self.status.say)
+        self.screen_fit.notice.connect(self.notice)
         # in a lesson, a fair width for the slide's chart too
         self.screen_fit.fitted.connect(lambda: self.lessons.refit())
         self.compare = CompareMode(self, m, CompareParts(   # the Compare menu: B beside A

@@ -44,6 +44,10 @@ class RunBar(QWidget):
         self._play_words = PLAY_WORDS[False]   # (symbol, words) of the Play button
         self.compact = False
         self._widths = (0, 0)         # (full, compact) widths the bar asks for
+        # the screen has no room for the symbols' bar (QT_SCALE_FACTOR=2 on a 1280x720
+        # screen): its pace's words and the phase box give way, the buttons stay (P and
+        # the slider still set them)
+        self.least = False
         self.play = self._button("playButton", "Play / pause (Space)", self.playClicked)
         self.phase = self._button("phaseButton", "One phase: forward, a backward call, "
                                   "optimizer step, zero_grad (→)", self.phaseClicked)
@@ -105,6 +109,9 @@ class RunBar(QWidget):
                 button.setMinimumWidth(0)
                 button.setMaximumWidth(QWIDGETSIZE_MAX)
         self.pace_caption.setVisible(not compact)
+        narrow = self.least and self.width() < self._widths[1]
+        self.pace.setVisible(not narrow)
+        self.phase_play.setVisible(not narrow)
         self.phase_play.setText(PHASE_PLAY_TEXT[1 if compact else 0])
         self._show_pace()
 
@@ -152,8 +159,23 @@ class RunBar(QWidget):
         # and sizes set to what they are already change nothing)
         self._set_texts(self.width() < widths[0])
 
+    def allow_least(self) -> None:
+        """From now on as narrow as its buttons and slider (the screen fitting's last
+        move for a screen too small for the symbols' bar beside the docks)."""
+        if not self.least:
+            self.least = True
+            self.updateGeometry()
+            self._choose()
+
+    def _least_width(self) -> int:
+        layout = self._layout
+        margins = layout.contentsMargins()
+        return (margins.left() + margins.right() + 8 + self.speed.minimumWidth()
+                + 4 * self._symbol_width() + 5 * max(layout.spacing(), 0))
+
     def minimumSizeHint(self) -> QSize:
-        return QSize(self._widths[1], super().minimumSizeHint().height())
+        width = self._least_width() if self.least else self._widths[1]
+        return QSize(width, super().minimumSizeHint().height())
 
     def sizeHint(self) -> QSize:
         # no more than the symbols need: the words are shown where there is room, but

@@ -16,10 +16,12 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QScreen
-from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QWidget
+from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QScrollArea, QWidget
 
+from ..plain.stage_layout import run_bar_shown
 from ..plain.window_model import WindowModel
 from .own_layout import own_layout
+from .run_bar import RunBar
 from .theme import TEXT_STEP
 from .widgets.gradients_panel import GradientsPanel
 from .widgets.loss_plot import LossPlot
@@ -54,6 +56,7 @@ class FitParts:
     gradients_panel: GradientsPanel
     plot_stack: PlotStack
     loss_plot: LossPlot
+    run_bar: RunBar
     # the panels by a slide's names (the graph's canvas for the graph): those in LEAST
     # have a least size that grows with the text
     least: Mapping[str, QWidget]
@@ -117,6 +120,26 @@ def _beside_the_graph(window: QMainWindow, dock: QDockWidget) -> None:
     dock.setHidden(hidden)
 
 
+def _bottom_to_the_right(window: QMainWindow, anchor: QDockWidget) -> None:
+    """anchor, and every dock tabbed with it at the bottom, to the right of the charts."""
+    bottom = Qt.DockWidgetArea.BottomDockWidgetArea
+    others = tuple(d for d in window.findChildren(QDockWidget)
+                   if d is not anchor and not d.isFloating()
+                   and window.dockWidgetArea(d) == bottom)
+    hidden = anchor.isHidden()
+    window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, anchor)
+    anchor.setHidden(hidden)
+    _into_tabs_of(window, anchor, others)
+
+
+def _scroll_sideways(docks: tuple[QDockWidget, ...]) -> None:
+    for dock in docks:
+        scroll = dock.widget()
+        if isinstance(scroll, QScrollArea):
+            scroll.setMinimumWidth(0)
+            scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+
+
 class ScreenFit(QObject):
     notice = Signal(str)   # the text was made smaller for the screen, and why
     fitted = Signal()      # a fit was made (a lesson's stage is laid out again for it)
@@ -134,7 +157,7 @@ class ScreenFit(QObject):
         model.events.zoom.connect(self._least_sizes)
         model.events.panels.connect(self._least_sizes)
         for field in (model.events.room, model.events.docks_shown,
-                      model.events.drawn_off_screen):
+                      model.events.drawn_off_screen, model.events.lesson):
             field.connect(self.ask)
         model.events.full_screen.connect(self._full_screen)
         # a lesson's stage found no room at the text size asked for
@@ -212,6 +235,8 @@ class ScreenFit(QObject):
     def _fit(self) -> None:
         window, parts, model = self.window, self.parts, self.model
         self._on_room()
+        room = available(window)
+        self.parts.run_bar.setVisible(run_bar_shown(model.in_lesson, room.height()))
         if not model.in_lesson:
             # a lesson's stage places its panels itself (plain.stage_layout), none in
             # tabs; the docks are put away, and the panels' tabs are not the stage's
@@ -223,7 +248,6 @@ class ScreenFit(QObject):
             # text size (Ctrl+= a few times at 1280x720): one step smaller, whose layout
             # comes back here, rather than the run bar or the graph's tabs past the edge
             self.text_too_large()
-        room = available(window)
         width, height = min(window.width(), room.width()), min(window.height(), room.height())
         if (width, height) != (window.width(), window.height()) and not window.isFullScreen():
             window.resize(width, height)
@@ -247,6 +271,14 @@ class ScreenFit(QObject):
             # the width
             ("w", lambda: _into_tabs_of(window, parts.graph_dock,
                                         parts.left_docks + (parts.gradients_dock,))),
+            # the graph's tab group beside the charts, not below them: one row less (at
+            # QT_SCALE_FACTOR=2 on a 1280x720 screen, 640x360 to Qt, the two rows needed
+            # 532 px and the window ran 344 px past the screen's bottom)
+            ("h", lambda: _bottom_to_the_right(window, parts.graph_dock)),
+            # beside the charts, the settings' width was the tab group's: they scroll
+            # sideways rather than push the window past the screen's right edge
+            ("w", lambda: _scroll_sideways(parts.left_docks)),
+            ("w", parts.run_bar.allow_least),
         ]
         for dims, move in moves:
             wide, tall = overflow(window)

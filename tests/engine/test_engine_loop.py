@@ -122,3 +122,31 @@ def test_a_command_waiting_still_ends_a_batch_at_full_speed():
     # the batch ends at its first look at the pipe, which finds the command (or sooner,
     # at its 20 ms, where steps are slow: no look at all)
     assert looks in ([], [loop.session.step_index]) and loop.session.step_index > before
+
+
+def _paced(delay_ms: int, phases: bool = False) -> p.Settings:
+    return p.Settings(p.EngineSettings(delay_ms=delay_ms, animate_phases=phases))
+
+
+def test_a_faster_pace_cuts_the_pause_begun_at_the_slower_one():
+    """The slider moved from 1.5 s a step to the fastest: the next step comes now, not
+    1.5 s after the last; a slower pace, or phase by phase (its pause holds a sweep being
+    drawn), leaves the pause begun as it is."""
+    loop = EngineLoop(Config(device="cpu"))
+    loop.handle(_paced(1500))
+    loop.handle(p.Play())
+    loop.train_batch(lambda: False)
+    assert loop.session.step_index == 1 and loop.due_in() > 1.0
+    loop.handle(_paced(0, phases=True))           # faster, phase by phase: kept
+    assert loop.due_in() > 1.0
+    loop.handle(_paced(1500))
+    loop.handle(_paced(20))                       # faster, step by step: cut
+    assert loop.due_in() <= 0.02
+    loop.handle(_paced(1500, phases=True))
+    loop.handle(_paced(0, phases=True))
+    loop.handle(_paced(0))                        # the same pace, step by step: now
+    assert loop.due_in() <= 0.02
+    loop.handle(_paced(1000))                     # slower: from the next step on
+    assert loop.due_in() <= 0.02
+    loop.train_batch(lambda: False)
+    assert loop.session.step_index == 2 and loop.due_in() > 0.5

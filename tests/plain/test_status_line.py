@@ -145,3 +145,104 @@ def test_ready_says_the_model_is_being_built():
     status = StatusLine()
     status.ready()
     assert status.texts.phase == "Training engine ready: building the model…"
+
+
+def test_a_window_notice_over_a_failure_gives_the_line_back_to_the_failure():
+    """Error slides after Ctrl+= (lessons 02 and 05, slide 1): the refusal of a larger
+    text stayed on the status bar in place of the failure's "Paused at step 0" line."""
+    status = StatusLine()
+    status.failed(_event(step=0))
+    failed = status.texts.phase
+    status.notice("Text size 100% is the largest this 1024x768 screen has room for")
+    status.notice("Text size 100% is the largest this 1024x768 screen has room for")
+    assert status.texts.phase.startswith("Text size 100%")
+    status.notice_over()
+    assert status.texts.phase == failed and failed.startswith("Paused at step 0: ")
+    status.notice_over()   # (once)
+    assert status.texts.phase == failed
+
+
+def test_what_the_engine_says_during_a_notice_is_not_undone_when_it_ends():
+    status = StatusLine()
+    status.say("Paused · step 3 done · total loss 1")
+    status.notice("Settings saved")
+    status.notice("Text size 100% is the largest")   # covers the same line, not the first
+    status.failed(_event(step=4))
+    failed = status.texts.phase
+    status.notice_over()
+    assert status.texts.phase == failed
+    status.say("one")
+    status.notice("two")
+    status.notice("three")
+    status.notice_over()
+    assert status.texts.phase == "one"
+
+
+def test_a_slide_being_prepared_replaces_the_slide_befores_step_line():
+    status = StatusLine()
+    status.steps(_step(7, total=2.321), running=False, by_phases=False)
+    assert status.texts.phase == "Paused · step 7 done · total loss 2.321"
+    status.preparing("Preparing this slide: starting the DDP ranks…")
+    assert status.texts.phase == "Preparing this slide: starting the DDP ranks…"
+    # the engine's lines meanwhile are held (the cover says what happens now), the
+    # newest shown once the slide is
+    status.fresh_model(Config(heads=2), "", ())
+    status.phase_done(PhaseRecord(step=0, name="forward", detail="f"), running=True)
+    assert status.texts.phase == "Preparing this slide: starting the DDP ranks…"
+    status.preparing("Preparing this slide: the first step…")
+    status.notice("Text size 100% is the largest")
+    status.notice_over()
+    assert status.texts.phase == "Preparing this slide: the first step…"
+    status.preparing(None)
+    assert status.texts.phase == "Playing phase by phase · Step 0 · just done: forward — f"
+    status.preparing(None)   # (once)
+    status.stopped()
+    assert status.texts.phase == "Paused · Step 0 · just done: forward — f"
+
+
+def test_a_window_notice_while_a_slide_is_prepared_is_shown_for_its_while():
+    """A recent file found gone as a lesson opened: its note was held behind the
+    preparing line and never shown; what the slide prepares next waits under it."""
+    status = StatusLine()
+    status.preparing("Preparing this slide: building the model…")
+    status.notice("Open Recent: dropped fast.toml: the file is gone")
+    assert status.texts.phase == "Open Recent: dropped fast.toml: the file is gone"
+    status.preparing("Preparing this slide: the first forward pass…")
+    assert status.texts.phase == "Open Recent: dropped fast.toml: the file is gone"
+    status.notice_over()
+    assert status.texts.phase == "Preparing this slide: the first forward pass…"
+
+
+def test_the_engine_speaking_while_a_slide_is_prepared_leaves_a_notice_its_while():
+    status = StatusLine()
+    status.preparing("Preparing this slide: building the model…")
+    status.notice("Settings saved to a.toml")
+    status.fresh_model(Config(), "", ())   # held: the slide is not shown yet
+    assert status.texts.phase == "Settings saved to a.toml"
+    status.notice_over()
+    assert status.texts.phase == "Preparing this slide: building the model…"
+    status.preparing(None)
+    assert status.texts.phase.startswith("Fresh model")
+
+
+def test_a_slide_shown_with_nothing_said_meanwhile_drops_its_preparing_line():
+    status = StatusLine()
+    status.say("Paused · step 7 done · total loss 2.321")
+    status.preparing("Preparing this slide: the first step…")
+    status.preparing(None)
+    assert status.texts.phase == ""
+    status.preparing("Preparing this slide: the first step…")   # a second slide: the
+    status.fresh_model(Config(), "", ())                        # first's held line is
+    status.preparing(None)                                      # not shown again
+    status.preparing("Preparing this slide: the first step…")
+    status.preparing(None)
+    assert status.texts.phase == ""
+
+
+def test_a_notice_once_over_covers_nothing_more():
+    status = StatusLine()
+    status.say("Paused · step 3 done · total loss 1")
+    status.notice("Settings saved to a.toml")
+    status.notice_over()
+    status.preparing("Preparing this slide: building the model…")
+    assert status.texts.phase == "Preparing this slide: building the model…"

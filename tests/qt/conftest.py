@@ -14,12 +14,13 @@ from pytestqt.qtbot import QtBot
 from gradviz.plain.config import Config
 from gradviz.qt.settings import AppSettings, Remembered
 
-from shared_window import (  # noqa: F401  (module_window_fixture: a fixture)
+from shared_window import (  # noqa: F401  (the *_fixture names: fixtures)
     focused,
     free_mode,
     fresh_run,
     module_window_fixture,
     open_window,
+    process_window_fixture,
 )
 from waits import WAIT_MS
 

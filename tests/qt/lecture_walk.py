@@ -4,9 +4,14 @@ it, through xdotool), wait until the slide has played, take a full-screen shot a
 it with tesseract, as a seat in the hall would. Per slide it reports (JSON) whether the
 OCR reads the graph's module names and the state words the slide's focus is about,
 whether the narration is on screen whole, and whether every panel the slide names shows
-its title.
+its title; and, set against the stage's rects the app writes (GRADVIZ_STAGE_GEOMETRY),
+whether the named panel is the largest with its title inside it, the figures' text height
+against the narration's, the smallest text the point rests on (walk_measure.py), and what
+a shot 0.5 s after PageDown shows (the new slide or what it prepares, never the slide
+before's data). Each slide gets a verdict; --table prints a walk's JSON as a table.
 
     python tests/qt/lecture_walk.py --display :7 --out /tmp/shots [--zoom 2] [LESSON...]
+    python tests/qt/lecture_walk.py --table walk.json
 
 Needs Xvfb (or another X server), xdotool, ImageMagick's `import` and tesseract;
 test_lecture_walk.py runs it and says which are missing."""
@@ -24,9 +29,13 @@ import time
 import tomllib
 from pathlib import Path
 
+from walk_measure import at_half_second, named_panel, text_sizes
+from walk_measure import words as word_boxes
+
 ROOT = Path(__file__).resolve().parents[2]
 LESSONS = ROOT / "resources" / "lessons"
-TOOLS = ("xdotool", "import", "tesseract", "xwd", "xdpyinfo")
+TOOLS = ("xdotool", "import", "convert", "tesseract", "xwd", "xdpyinfo", "compare")
+HALF_SECOND = 0.5   # after PageDown: what the hall sees first
 
 # what a panel's title reads on screen (the OCR finds these words, in this order)
 PANEL_WORDS = {
@@ -43,11 +52,12 @@ PANEL_WORDS = {
 # read as (lesson 04 slide 2: "heads-1-0")
 MODULE_NAME = re.compile(r"\b(?:trunk|heads)(?:[.-][\do]|\W{1,4}step [\do])")
 # the words that show a slide's focus on the graph; the rnn's carried state: the step
-# before's box, the cut, or what became of the step before's graph
+# before's box, the cut, or what became of the step before's graph; the junction: its
+# kept grad, or the box's own label (14/1 retains no grad: its z box says "junction")
 FOCUS_WORDS = {
     "cut": ("detach",), "freed": ("freed",), "changed": ("changed in place",),
-    "junction": ("z.grad kept",), "state": ("step before", "detach", "freed", "changed"),
-    "trunk": ("trunk",),
+    "junction": ("z.grad kept", "junction"),
+    "state": ("step before", "detach", "freed", "changed"), "trunk": ("trunk",),
 }
 LABEL_WORDS = 5   # an OCR line this short is a box's label or badge, not a paragraph
 # how tesseract is asked to find the text on a full-screen shot, each read in turn (till
@@ -62,8 +72,13 @@ GAP_LINES = 1.5   # a gap between words wider than so many lines' heights parts 
 NARRATION_READ = 0.85   # of the narration's words, the share a slide's OCR must read
 
 
+# tesseract on one thread: with its default OpenMP threads on a 2-core machine that the
+# app and its engine keep busy, a full-screen reading took 3.4-3.8 s, on one 0.8-1.0 s
+ONE_THREAD = {"OMP_THREAD_LIMIT": "1"}
+
+
 def sh(*args: str, display: str, **kw) -> subprocess.CompletedProcess:
-    env = dict(os.environ, DISPLAY=display)
+    env = dict(os.environ, DISPLAY=display, **ONE_THREAD)
     return subprocess.run(list(args), env=env, capture_output=True, text=kw.pop("text", True),
                           timeout=kw.pop("timeout", 60), **kw)
 
@@ -101,21 +116,22 @@ def status_text(display: str, path: Path, height: int) -> str:
     return sh("tesseract", str(path), "-", display=display).stdout
 
 
-def wait_played(display: str, scratch: Path, timeout: float) -> tuple[bool, float]:
+def wait_played(display: str, scratch: Path, timeout: float) -> tuple[bool, float, str]:
     """Until the slide has played: the status bar says Paused (where a slide stops: its
-    last step, or PyTorch's error) and the screen stays the same for three looks."""
+    last step, or PyTorch's error) and the screen stays the same for three looks. With
+    the status bar's last text."""
     start = time.monotonic()
-    last, same = None, 0
+    last, same, status = None, 0, ""
     while time.monotonic() - start < timeout:
         # each look (a screen grab, then OCR of the status bar) takes a while itself,
         # so three equal looks in a row are a screen at rest, with no sleep between
-        paused = "Paused" in status_text(display, scratch, 40)
+        status = status_text(display, scratch, 40)
         now = screen_hash(display)
         same = same + 1 if now == last else 0
         last = now
-        if same >= 2 and paused:
-            return True, time.monotonic() - start
-    return False, time.monotonic() - start
+        if same >= 2 and "Paused" in status:
+            return True, time.monotonic() - start, status
+    return False, time.monotonic() - start, status
 
 
 def columns(tsv: str) -> str:
@@ -189,16 +205,73 @@ def read_enough(read: dict) -> bool:
             and (not read.get("focus") or bool(read["state_words"])))
 
 
-def read_shot(shot: Path, slide: dict, lesson_title: str, display: str) -> str:
+def read_shot(shot: Path, slide: dict, lesson_title: str, display: str,
+              graph_rect: list[int] | None = None) -> tuple[str, str]:
     """The shot's text, read each of PAGE_READINGS' ways in turn until what is read is
-    enough (lesson 04's slides 1 and 2 pass on two readings and on one)."""
+    enough (lesson 04's slides 1 and 2 pass on two readings and on one), and every
+    page reading's word boxes (tesseract's tsv rows, each reading's under its header).
+    Where the page's readings miss the graph's words, the graph panel (graph_rect, as
+    the app placed it) is read on its own, enlarged, as a reader looks closer at one
+    panel: on the full page tesseract missed a framed box's "trunk, step 0" (08/1) and
+    "junction" (14/1) that one walk read and the next did not. Its words count for the
+    checks, not for the text sizes (its boxes are not the screen's)."""
     readings: list[str] = []
+    boxes: list[str] = []
     for mode in PAGE_READINGS:
-        readings.append(columns(sh("tesseract", str(shot), "-", *mode, "tsv",
-                                   display=display).stdout))
+        tsv = sh("tesseract", str(shot), "-", *mode, "tsv", display=display).stdout
+        boxes.append(tsv)
+        readings.append(columns(tsv))
         if read_enough(check_slide("\n".join(readings), slide, lesson_title)):
-            break
-    return "\n".join(readings)
+            return "\n".join(readings), "\n".join(boxes)
+    if graph_rect is not None and "graph" in slide.get("panels", []):
+        x, y, w, h = graph_rect
+        closer = shot.with_name(f"{shot.stem}-graph.png")
+        sh("convert", str(shot), "-crop", f"{w}x{h}+{x}+{y}", "+repage", "-resize", "200%",
+           str(closer), display=display)
+        for mode in (("--psm", "11"), ("--psm", "6")):
+            tsv = sh("tesseract", str(closer), "-", *mode, "tsv", display=display).stdout
+            readings.append(columns(tsv))
+            if read_enough(check_slide("\n".join(readings), slide, lesson_title)):
+                break
+    return "\n".join(readings), "\n".join(boxes)
+
+
+def read_geometry(path: Path) -> dict:
+    """The stage's rects as the app wrote them last ({} before it wrote any)."""
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def same_pixels(one: Path, other: Path, rect: list[int] | None, display: str) -> bool:
+    """Whether two shots show the same pixels in rect (None: no rect, not the same)."""
+    if rect is None or not other.exists():
+        return False
+    x, y, w, h = rect
+    found = sh("compare", "-metric", "AE", "-extract", f"{w}x{h}+{x}+{y}", str(one),
+               str(other), "null:", display=display)
+    # compare writes the count of differing pixels to stderr
+    count = found.stderr.strip().split()[0] if found.stderr.strip() else ""
+    return count in ("0", "0.0")
+
+
+class HalfSecond:
+    """The shot 0.5 s after PageDown, its OCR started at once and read back later (the
+    walk goes on waiting for the slide to play meanwhile: no time added)."""
+
+    def __init__(self, pressed: float, shot: Path, display: str):
+        time.sleep(max(0.0, pressed + HALF_SECOND - time.monotonic()))   # the moment itself
+        self.shot, self.taken = shot, time.monotonic() - pressed
+        sh("import", "-window", "root", str(shot), display=display)
+        env = dict(os.environ, DISPLAY=display, **ONE_THREAD)
+        self.ocr = subprocess.Popen(["tesseract", str(shot), "-", "tsv"], env=env,
+                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                    text=True)
+
+    def text(self) -> str:
+        out, _ = self.ocr.communicate(timeout=120)
+        return columns(out)
 
 
 def walk(lesson_path: Path, display: str, out: Path, zoom_presses: int, tag: str) -> list:
@@ -207,7 +280,8 @@ def walk(lesson_path: Path, display: str, out: Path, zoom_presses: int, tag: str
     slides = lesson["slides"]
     results = []
     with tempfile.TemporaryDirectory() as tmp:
-        env = dict(os.environ, DISPLAY=display,
+        geometry_file = Path(tmp) / "stage.json"
+        env = dict(os.environ, DISPLAY=display, GRADVIZ_STAGE_GEOMETRY=str(geometry_file),
                    GRADVIZ_SETTINGS=str(Path(tmp) / "settings.json"))
         env.pop("QT_QPA_PLATFORM", None)
         app = subprocess.Popen([sys.executable, "-m", "gradviz", "--lesson", name], env=env,
@@ -220,26 +294,48 @@ def walk(lesson_path: Path, display: str, out: Path, zoom_presses: int, tag: str
             sh("xdotool", "windowfocus", "--sync", win, display=display)
             for _ in range(zoom_presses):   # for the back row
                 sh("xdotool", "key", "--clearmodifiers", "ctrl+equal", display=display)
+            before: Path | None = None   # the slide before's shot at rest
             for index, slide in enumerate(slides):
+                half = None
                 if index:
                     sh("xdotool", "windowfocus", "--sync", win, display=display)
                     sh("xdotool", "key", "--clearmodifiers", "Next", display=display)
+                    half = HalfSecond(time.monotonic(),
+                                      out / f"{tag}-{name}-{index + 1}-half.png", display)
                     if window_id(display, f"slide {index + 1}/{len(slides)}", 30) is None:
                         results.append({"lesson": name, "slide": index + 1,
                                         "error": "PageDown did not change the slide"})
                         break
-                played, took = wait_played(display, Path(tmp) / "status.png", 240)
+                played, took, status = wait_played(display, Path(tmp) / "status.png", 240)
                 shot = out / f"{tag}-{name}-{index + 1}.png"
                 sh("import", "-window", "root", str(shot), display=display)
-                ocr = read_shot(shot, slide, lesson.get("title", ""), display)
+                stage = read_geometry(geometry_file)
+                ocr, tsv = read_shot(shot, slide, lesson.get("title", ""), display,
+                                     stage.get("panels", {}).get("graph"))
                 (out / f"{shot.stem}.txt").write_text(ocr)
+                (out / f"{shot.stem}.tsv").write_text(tsv)   # to measure again
                 geometry = sh("xdotool", "getwindowgeometry", win, display=display).stdout
                 size = re.search(r"Geometry: (\d+)x(\d+)", geometry)
+                # a slide whose panels are still covered has not played, whatever the
+                # status bar said (15/2's said the slide before's "Paused · step 7")
+                played = played and "preparing this slide" not in ocr.lower()
                 result = {"lesson": name, "slide": index + 1, "shot": str(shot),
                           "played": played, "seconds": round(took, 1),
                           "window": [int(size[1]), int(size[2])] if size else None}
                 result.update(check_slide(ocr, slide, lesson.get("title", "")))
+                result.update(measure(stage, slide, tsv))
+                if half is not None:
+                    main = result.get("rects", {}).get(slide["panels"][0]) \
+                        if slide.get("panels") else None
+                    result.update(at_half_second(
+                        half.text(), slide, slides[index - 1],
+                        before is not None and same_pixels(half.shot, before, main, display),
+                        "Paused at step" in status))
+                    result["half_shot"] = str(half.shot)
+                    result["half_at"] = round(half.taken, 2)   # s after PageDown
+                result["verdict"] = verdict(result)
                 results.append(result)
+                before = shot
         finally:
             app.terminate()
             try:
@@ -250,13 +346,67 @@ def walk(lesson_path: Path, display: str, out: Path, zoom_presses: int, tag: str
     return results
 
 
+def measure(geometry: dict, slide: dict, tsv: str) -> dict:
+    """The stage's rects (as the app placed them) against the shot's word boxes: the
+    named panel the largest and its title inside it, the figures' and narration's text
+    heights, the smallest text the point rests on."""
+    panels = slide.get("panels", [])
+    if not geometry or not panels:
+        return {"geometry": bool(geometry)}
+    found = word_boxes(tsv)
+    named = panels[0]
+    out = {"geometry": True, "rects": geometry.get("panels", {})}
+    out.update(named_panel(geometry, named, found, PANEL_WORDS.get(named, named)))
+    out.update(text_sizes(geometry, named, found, bool(slide.get("figures")),
+                          PANEL_WORDS.get(named, named)))
+    return out
+
+
+def verdict(result: dict) -> str:
+    """fine, partly (what fell short), or problem (not played, a stale frame)."""
+    if not result.get("played") or result.get("stale"):
+        return "problem: " + ", ".join((["not played"] if not result.get("played") else [])
+                                      + result.get("stale", []))
+    short = [what for what, ok in (
+        ("narration", result["narration_read"] >= NARRATION_READ
+         and result["narration_last_words"]),
+        ("panel titles", all(result["panels"].values())),
+        ("named panel not largest", result.get("named_largest", True)),
+        ("named panel's title not in its rect", result.get("named_seen", True)),
+        ("figures smaller than the narration", result.get("figures_ok", True)),
+        ("module names", result.get("modules", True) != []),
+        ("focus state", not result.get("focus") or bool(result.get("state_words"))))
+        if not ok]
+    return "partly: " + ", ".join(short) if short else "fine"
+
+
+def table(results: list[dict]) -> str:
+    """The closing note's table: slide, verdict, smallest text the point rests on."""
+    rows = ["| slide | verdict | smallest text (px, word) |", "|---|---|---|"]
+    for r in results:
+        where = f"{r['lesson'][:2]}/{r.get('slide', '?')}"
+        if "error" in r:
+            rows.append(f"| {where} | problem: {r['error']} | |")
+            continue
+        px, word = r.get("smallest_text_px"), r.get("smallest_text_word")
+        rows.append(f"| {where} | {r['verdict']} | {f'{px} ({word})' if px else '–'} |")
+    return "\n".join(rows)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--display", default=os.environ.get("DISPLAY", ":0"))
-    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--out", type=Path)
     parser.add_argument("--zoom", type=int, default=0, help="Ctrl+= presses at the start")
     parser.add_argument("lessons", nargs="*", help="lesson names (default: every one)")
+    parser.add_argument("--table", type=Path, metavar="JSON",
+                        help="print the table of a walk's JSON output and stop")
     args = parser.parse_args(argv)
+    if args.table:
+        print(table(json.loads(args.table.read_text().strip().splitlines()[-1])))
+        return 0
+    if args.out is None:
+        parser.error("--out is needed for a walk")
     args.out.mkdir(parents=True, exist_ok=True)
     names = args.lessons or sorted(p.stem for p in LESSONS.glob("*.toml"))
     dims = sh("xdpyinfo", display=args.display).stdout

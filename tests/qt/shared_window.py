@@ -1,5 +1,7 @@
-"""One main window (and its engine, on a thread of this process) shared by a test module's
-tests: a window costs seconds to start, and most whole-window tests only drive it. Each
+"""One main window (and its engine, on a thread of this process) shared by the test
+modules of a test process (an xdist worker): a window costs seconds to start, and most
+whole-window tests only drive it. Each module gets it back as a new window is (its first
+dock layout, theme, graph view and size, on the module's SHARED_CONFIG at step 0); each
 test gets it back in free mode, at its first size and text size, with no lesson and no
 comparison open. Two ways to ask for it, one window behind both:
 - `shared_window(config)` (tests/qt/conftest.py): the window paused at step 0 of a fresh
@@ -61,18 +63,32 @@ def free_mode(window) -> None:
     wait_for(lambda: not window.lessons.stage.isVisible() and not window.model.running)
 
 
-@pytest.fixture(scope="module", name="module_window")
-def module_window_fixture(request, qapp, tmp_path_factory) -> Iterator:
-    """The module's one window on its SHARED_CONFIG (the default settings where it names
-    none), its settings file in a temp dir; closed after the module's last test."""
+@pytest.fixture(scope="session", name="process_window")
+def process_window_fixture(qapp, tmp_path_factory) -> Iterator:
+    """The test process's one window on the default settings, its settings file in a temp
+    dir; closed after the process's last test."""
     settings = AppSettings(tmp_path_factory.mktemp("shared") / "settings.json")
-    config = getattr(request.module, "SHARED_CONFIG", Config())
-    window = open_window(Remembered(config), settings, engine_in_process=True)
+    window = open_window(Remembered(Config()), settings, engine_in_process=True)
     window.first_size = window.size()
     window.first_pace = window.model.pace_ms, window.model.play_mode
+    window.first_look = (window.saveState(), window.model.theme,
+                         window.graph_view.module_view)
     yield window
     window.close()
     window.deleteLater()
+
+
+@pytest.fixture(scope="module", name="module_window")
+def module_window_fixture(request, process_window) -> Iterator:
+    """The process's window as a new one on the module's SHARED_CONFIG (the default
+    settings where it names none): what a module before it changed is undone."""
+    window = process_window
+    free_mode(window)
+    state, window.model.theme, module_view = window.first_look
+    window.restoreState(state)
+    window.graph_view.set_module_view(module_view)
+    fresh(window, getattr(request.module, "SHARED_CONFIG", Config()), wait_for)
+    yield window
 
 
 @pytest.fixture(scope="module", name="shared_window")
@@ -83,8 +99,10 @@ def shared_window_fixture(module_window) -> Iterator:
 
 @pytest.fixture(name="window")
 def window_fixture(shared_window, qtbot):
-    """The module's window, in free mode before and after the test."""
+    """The module's window, in free mode before and after the test, and the active
+    window (keys reach it)."""
     free_mode(shared_window)
+    focused(qtbot, shared_window)
     yield shared_window
     free_mode(shared_window)
 
@@ -93,30 +111,30 @@ def fresh_run(qtbot, window, config: Config) -> None:
     """The window's engine paused on config, at step 0 of a fresh model (as Reset makes
     it), nothing in What happened: a step left half done by the test before is dropped
     first (a change of settings waits for the step's end)."""
+    fresh(window, config, qtbot.waitUntil)
+
+
+def fresh(window, config: Config, wait: Callable[[Callable[[], bool]], object]) -> None:
+    """fresh_run's work, waiting with wait(condition) (a module fixture has no qtbot)."""
     model = window.model
     if model.running:
         window.engine.pause()
-        qtbot.waitUntil(lambda: not model.running)
-    reset(qtbot, window)
+        wait(lambda: not model.running)
+    generation = model.generation
+    window.engine.reset()       # as R does: the next generation, at step 0
+    wait(lambda: model.generation > generation and window.engine.session.step_index == 0
+         and len(window.history) == 0)
     model.requested = config
 
-    def fresh() -> bool:
+    def is_fresh() -> bool:
         session = window.engine.session
         return (model.confirmed == config and session.config == config
                 and session.step_index == 0 and not session.in_step
                 and session.pending_config is None and session.error is None
                 and session.last_record is None and len(window.history) == 0
                 and window.events_view.event is None)
-    qtbot.waitUntil(fresh)
+    wait(is_fresh)
     window.refresh()
-
-
-def reset(qtbot, window) -> None:
-    """Reset, as R does: the next generation, at step 0."""
-    generation = window.model.generation
-    window.engine.reset()
-    qtbot.waitUntil(lambda: window.model.generation > generation
-                    and window.engine.session.step_index == 0 and len(window.history) == 0)
 
 
 def focused(qtbot, window) -> None:

@@ -1,6 +1,7 @@
 """Quitting: closing the window mid-training stops every thread, without waiting for a
 layout in flight, and closing again is harmless; Ctrl+C in the terminal quits the same
-way, with exit status 130 (and the window's process never imported torch). (How
+way, with exit status 130 (and the window's process never imported torch), and a kill
+(SIGTERM) or a closed terminal (SIGHUP) saves the settings as closing does. (How
 long closing takes is a speed claim: `gradviz bench --gui` measures it, not a test.)"""
 import json
 import os
@@ -9,11 +10,13 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
 
 from gradviz.plain.config import Config
+from gradviz.qt.settings_file import beside
 
 from waits import WAIT_MS
 
@@ -91,25 +94,74 @@ raise SystemExit(main([]))
 """
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT is a POSIX terminal's Ctrl+C")
-def test_ctrl_c_in_the_terminal_quits_cleanly_with_status_130_and_no_torch(tmp_path):
-    """The app as a user starts it: its window process never imports torch (the engine's
-    process owns every tensor; B's records cross the pipe too), and Ctrl+C mid-training
-    quits with status 130, the settings saved."""
-    settings = tmp_path / "settings.json"
+# a kill (SIGTERM) or a closed terminal (SIGHUP) saves as closing the window does: the
+# app quit as soon as its window is up. SIGHUP as a terminal leaves it: a test run
+# started under nohup hands its children SIGHUP ignored, and gradviz then keeps ignoring
+# it (as `nohup gradviz` asks; see test_settings_files.py's test_nohup_is_respected), so
+# the SIGHUP case waited out its 60 s
+KILL_DRIVER = """
+import signal
+signal.signal(signal.SIGHUP, signal.SIG_DFL)
+import sys
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+
+app = QApplication(sys.argv[:1])
+
+def ready():
+    window = next(w for w in app.topLevelWidgets() if w.objectName() == "mainWindow")
+    window.zoom_by(1.3)     # something the quit must save
+    print("READY", flush=True)
+
+QTimer.singleShot(0, ready)   # runs once the app's event loop runs, the window shown
+from gradviz.app import main
+raise SystemExit(main([]))
+"""
+
+
+def _app(driver: str, settings: Path) -> subprocess.Popen:
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", GRADVIZ_SETTINGS=str(settings))
-    proc = subprocess.Popen([sys.executable, "-c", DRIVER], stdout=subprocess.PIPE,
+    return subprocess.Popen([sys.executable, "-c", driver], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT, SIGTERM and SIGHUP are POSIX")
+def test_ctrl_c_a_kill_or_a_closed_terminal_quit_cleanly_and_save_the_settings(tmp_path):
+    """The app as a user starts it, three at once (independent launches, each with its
+    settings file): Ctrl+C mid-training quits with status 130 and its window process never
+    imported torch (the engine's process owns every tensor; B's records cross the pipe
+    too); SIGTERM and SIGHUP quit with 128 + the signal. Each saves the settings; SIGTERM's
+    app also starts on a newer version's file: quitting leaves it as it was and saves
+    beside it, with one line each time that says so."""
+    from test_settings_files import FOREIGN, warnings
+    files = {name: tmp_path / f"{name}.json" for name in ("SIGINT", "SIGTERM", "SIGHUP")}
+    files["SIGTERM"].write_bytes(FOREIGN["a newer version"])
+    procs = {"SIGTERM": _app(KILL_DRIVER, files["SIGTERM"]),
+             "SIGHUP": _app(KILL_DRIVER, files["SIGHUP"]),
+             "SIGINT": _app(DRIVER, files["SIGINT"])}
+    stderr = {}
     try:
-        ready, b_steps, has_torch = proc.stdout.readline().split()   # training, 5 steps
+        for name in ("SIGTERM", "SIGHUP"):
+            assert procs[name].stdout.readline().strip() == "READY"   # the window is up
+            procs[name].send_signal(getattr(signal, name))
+        ready, b_steps, has_torch = procs["SIGINT"].stdout.readline().split()  # 5 steps
         assert ready == "READY" and int(b_steps) >= 5 and has_torch == "False"
-        proc.send_signal(signal.SIGINT)                  # what the terminal sends
-        _, stderr = proc.communicate(timeout=300)
+        procs["SIGINT"].send_signal(signal.SIGINT)       # what the terminal sends
+        for name, proc in procs.items():
+            stderr[name] = proc.communicate(timeout=300)[1]
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    assert proc.returncode == 130, stderr
-    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr, stderr
-    saved = json.loads(settings.read_text())
-    assert saved["version"] == 2 and saved["zoom"] == pytest.approx(1.3)
+        for proc in procs.values():
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    for name, proc in procs.items():
+        assert proc.returncode == 128 + getattr(signal, name), (name, stderr[name])
+        assert "Traceback" not in stderr[name], (name, stderr[name])
+    assert procs["SIGINT"].returncode == 130 and "KeyboardInterrupt" not in stderr["SIGINT"]
+    lines = warnings(stderr["SIGTERM"])
+    assert len(lines) == 2 and "version 3" in lines[0] and "version 3" in lines[1], lines
+    assert files["SIGTERM"].read_bytes() == FOREIGN["a newer version"]
+    files["SIGTERM"] = beside(files["SIGTERM"])
+    for name, settings in files.items():
+        saved = json.loads(settings.read_text())
+        assert saved["version"] == 2 and saved["zoom"] == pytest.approx(1.3), name

@@ -11,8 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from lecture_walk import NARRATION_READ, TOOLS, check_slide, columns, read_enough
+from lecture_walk import NARRATION_READ, TOOLS, check_slide, columns, read_enough, table, verdict
 from test_real_display import _start_xvfb, needs_x
+from walk_measure import at_half_second, named_panel, text_sizes, words
 
 HERE = Path(__file__).resolve().parent
 ALL = os.environ.get("GRADVIZ_LECTURE_WALK") == "all"
@@ -22,6 +23,9 @@ RUNS = [("1024x768", 0), ("1024x768", 2), ("1280x720", 0), ("1280x720", 2)] if A
 # of the graph slides, those whose OCR reads a module name; of the focused ones, those
 # whose OCR reads the state the focus is about (measured by the full walk: see below)
 MODULES_READ, STATES_READ = 0.9, 0.9
+# the least cap height (px) of the text a slide's point rests on: a 14 px font's (the
+# graph's boxes' floor); lesson 02 at 1024x768 measured 11 px (slide 1's box names)
+LEAST_CAP_PX = 10
 
 needs_tools = pytest.mark.skipif(not all(shutil.which(t) for t in TOOLS),
                                  reason=f"needs {', '.join(TOOLS)} (xdotool, imagemagick, "
@@ -55,6 +59,13 @@ def test_paged_with_page_down_alone_every_slide_plays_and_reads(tmp_path, size, 
         assert s["window"][0] <= width and s["window"][1] <= height, where
         assert s["narration_read"] >= NARRATION_READ and s["narration_last_words"], where
         assert all(s["panels"].values()), (where, s["panels"])
+        # the stage's rects as the app wrote them: the named panel the largest, and its
+        # title read inside its own rect; the text the point rests on large enough
+        assert s["named_largest"] and s["named_seen"], (where, s["panel_areas"])
+        assert s.get("figures_ok", True), (where, s["figures_px"], s["narration_px"])
+        assert s["smallest_text_px"] >= LEAST_CAP_PX, (where, s["smallest_text_word"])
+        # 0.5 s after PageDown: the new slide's title, never the slide before's data
+        assert s["slide"] == 1 or s["stale"] == [], (where, s["stale"], s["half_shot"])
     # the graph read from a seat: its module names, and the state its focus is about.
     # The walk of every lesson (GRADVIZ_LECTURE_WALK=all) read the names on 18-19 of
     # 20 graph slides at each size and text size, and the state on 9-10 of 10 focused
@@ -134,3 +145,77 @@ def test_a_shot_is_read_again_until_every_check_the_walk_makes_passes():
     long = {"narration": "Notice that each loss, each loss, each loss pushes.", "panels": []}
     assert read_enough(check_slide("Notice that each loss, each loss, each loss pushes.", long))
     assert not read_enough(check_slide("Notice that each loss, each loss, each loss", long))
+
+
+def _words(*found: tuple[int, int, int, str]) -> str:
+    """Tesseract's tsv of words (left, top, height, text), 40 px wide each, sure."""
+    head = "level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth" \
+           "\theight\tconf\ttext"
+    return "\n".join([head] + [f"5\t1\t1\t1\t1\t{i}\t{left}\t{top}\t40\t{height}\t95\t{text}"
+                               for i, (left, top, height, text) in enumerate(found, 1)])
+
+
+GEOMETRY = {"panels": {"junction": [0, 200, 600, 400], "code": [610, 200, 300, 400]},
+            "narration": [0, 0, 1000, 190], "figures": [0, 120, 1000, 60]}
+
+
+def test_the_named_panel_is_the_largest_rect_and_its_title_is_read_inside_it():
+    found = words(_words((20, 210, 14, "pushes"), (700, 210, 14, "loop")))
+    read = named_panel(GEOMETRY, "junction", found, "How hard each loss pushes")
+    assert read["named_largest"] and read["named_seen"]
+    # its title read elsewhere (a dock's, the narration's) is not its own
+    elsewhere = words(_words((700, 210, 14, "pushes")))
+    assert not named_panel(GEOMETRY, "junction", elsewhere, "How hard each loss pushes")[
+        "named_seen"]
+    assert not named_panel(GEOMETRY, "code", found, "The training loop")["named_largest"]
+
+
+def test_figures_are_measured_against_the_narration_by_cap_height():
+    """Words with a descender (g, p, y) stand lower than a capital: left out of both."""
+    narration = [(20, 20, 15, "Notice"), (90, 20, 15, "trunk"), (150, 20, 20, "every")]
+    big = words(_words(*narration, (20, 130, 19, "all-reduces"), (80, 130, 19, "walked"),
+                       (20, 250, 12, "head0")))
+    sizes = text_sizes(GEOMETRY, "junction", big, True)
+    assert (sizes["narration_px"], sizes["figures_px"], sizes["figures_ok"]) == (15, 19, True)
+    assert (sizes["smallest_text_px"], sizes["smallest_text_word"]) == (12, "head0")
+    small = words(_words(*narration, (20, 130, 11, "trunk"), (80, 130, 11, "walked")))
+    assert not text_sizes(GEOMETRY, "junction", small, True)["figures_ok"]
+    # a slide with figures none of which is read fails; one without has no such check
+    assert not text_sizes(GEOMETRY, "junction", words(_words(*narration)), True)["figures_ok"]
+    assert "figures_ok" not in text_sizes(GEOMETRY, "junction", big, False)
+
+
+def test_the_half_second_shot_shows_the_new_slide_or_what_it_prepares():
+    new = {"title": "Retain the graph for every call but the last"}
+    old = {"title": "Backward per loss, graph not retained"}
+    heading = "Retain the graph for every call but the last\n"
+    assert at_half_second(heading + "Preparing this slide: the first step…", new, old,
+                          True, False) == {"preparing_at_half": True, "ran_at_half": False,
+                                           "stale": []}
+    # no cover: the slide before's panel as it was, or its title
+    assert at_half_second(heading, new, old, True, False)["stale"] == ["previous panel"]
+    assert at_half_second("Backward per loss, graph not retained", new, old, False,
+                          False)["stale"] == ["no new title", "previous title"]
+    # "Nothing went wrong" on a slide that fails once it has run: nothing ran yet
+    assert at_half_second(heading + "Nothing went wrong", new, old, False, True)[
+        "stale"] == ["nothing went wrong before it ran"]
+    assert at_half_second(heading + "Nothing went wrong", new, old, False, False)[
+        "stale"] == []
+    # ...but after its forward phase nothing has gone wrong yet: true at that moment
+    ran = heading + "Nothing went wrong\nPlaying phase by phase · Step 0 · just done: forward"
+    assert at_half_second(ran, new, old, False, True)["stale"] == []
+
+
+def test_a_slide_s_verdict_names_what_fell_short_and_the_table_shows_it():
+    fine = {"lesson": "01-add-or-separate", "slide": 3, "played": True, "stale": [],
+            "narration_read": 1.0, "narration_last_words": True, "panels": {"junction": True},
+            "named_largest": True, "named_seen": True, "figures_ok": True,
+            "smallest_text_px": 12, "smallest_text_word": "head0"}
+    assert verdict(fine) == "fine"
+    assert verdict(dict(fine, figures_ok=False)) == \
+        "partly: figures smaller than the narration"
+    assert verdict(dict(fine, stale=["previous panel"])) == "problem: previous panel"
+    assert verdict(dict(fine, played=False)) == "problem: not played"
+    rows = table([dict(fine, verdict=verdict(fine)),
+                  {"lesson": "08-rnn-truncation", "error": "no window"}]).splitlines()
+    assert rows[2:] == ["| 01/3 | fine | 12 (head0) |", "| 08/? | problem: no window | |"]

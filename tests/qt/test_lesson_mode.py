@@ -17,9 +17,11 @@ def engine(window):
 
 
 def fast(w) -> None:
-    """The slide on screen played as fast as it goes (the engine is sent the pace as the
-    run bar's slider sends it): where the test is about what the slide shows, not when."""
-    w.model.pace_ms = 0
+    """The slide on screen played as fast as it goes, step by step, not phase by phase
+    with a sweep of the graph after each backward call (the engine is sent the pace as
+    the run bar's slider sends it): where the test is about what the slide shows, not
+    when."""
+    w.model.pace_ms, w.model.play_mode = 0, "steps"
 
 
 def test_the_lessons_menu_opens_a_lesson_and_names_it(qtbot, window):

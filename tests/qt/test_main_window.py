@@ -49,9 +49,10 @@ def test_play_trains_and_the_curves_grow_pause_stops_them(qtbot, shared_window):
     w = shared_window(SMALL)
     play = widget(w, QPushButton, "playButton")
     qtbot.mouseClick(play, Qt.LeftButton)
-    qtbot.waitUntil(lambda: len(w.history) >= 20, timeout=WAIT_MS)
-    assert len(w.loss_plot.data()["total"][1]) >= 20
-    assert len(w.loss_plot.data()["head2"][1]) >= 20
+    # a few steps are curves (the panels take each frame's new steps in)
+    qtbot.waitUntil(lambda: len(w.history) >= 5, timeout=WAIT_MS)
+    assert len(w.loss_plot.data()["total"][1]) >= 5
+    assert len(w.loss_plot.data()["head2"][1]) >= 5
     qtbot.mouseClick(play, Qt.LeftButton)
     qtbot.waitUntil(lambda: not w.model.running, timeout=WAIT_MS)
     round_trip(qtbot, w)          # every step the engine made before pausing has arrived

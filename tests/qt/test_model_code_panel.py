@@ -34,18 +34,24 @@ for path in sys.argv[1:]:
 """
 
 
-def _printed(scripts: list[str], tmp_path: Path) -> list[list[list[float]]]:
-    """What each copied script prints, one row per step (its step number first): each
-    run as __main__ in turn, in one child Python started isolated (torch imported once),
-    from a folder that holds nothing of gradviz."""
+def _run_copied(scripts: list[str], tmp_path: Path) -> subprocess.Popen:
+    """The copied scripts, each run as __main__ in turn, in one child Python started
+    isolated (torch imported once), from a folder that holds nothing of gradviz: started,
+    not awaited (the window goes on meanwhile)."""
     paths = []
     for i, script in enumerate(scripts):
         paths.append(tmp_path / f"copied{i}.py")
         paths[-1].write_text(script)
-    done = subprocess.run([sys.executable, "-I", "-c", RUN_EACH, *map(str, paths)],
-                          capture_output=True, text=True, timeout=600, cwd=tmp_path)
-    assert done.returncode == 0, done.stderr[-2000:]
-    runs = done.stdout.split("--\n")[1:]
+    return subprocess.Popen([sys.executable, "-I", "-c", RUN_EACH, *map(str, paths)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=tmp_path)
+
+
+def _printed(child: subprocess.Popen) -> list[list[list[float]]]:
+    """What each copied script printed, one row per step (its step number first)."""
+    stdout, stderr = child.communicate(timeout=600)
+    assert child.returncode == 0, stderr[-2000:]
+    runs = stdout.split("--\n")[1:]
     return [[[float(word) for word in line.split()] for line in run.splitlines()]
             for run in runs]
 
@@ -79,8 +85,14 @@ def test_copy_as_script_of_a_model_file_prints_what_the_engine_trained_then_back
     w = make_window(CONFIGS[0], model_path=path)
     qtbot.waitUntil(lambda: w.model.model_name == "deep_supervision.py", timeout=WAIT_MS)
     trained = [_trained_and_copied(qtbot, w, config, path) for config in CONFIGS]
-    _back_on_the_built_in_model_the_panel_shows_its_loop(qtbot, w)
-    runs = _printed([script for script, _, _ in trained], tmp_path)
+    child = _run_copied([script for script, _, _ in trained], tmp_path)
+    try:   # the scripts run while the window goes on to the next model files
+        _back_on_the_built_in_model_the_panel_shows_its_loop(qtbot, w)
+    except BaseException:
+        child.kill()
+        child.communicate()
+        raise
+    runs = _printed(child)
     assert len(runs) == len(CONFIGS)
     for (_, losses, totals), rows in zip(trained, runs):
         assert [row[0] for row in rows] == list(range(STEPS))

@@ -3,8 +3,9 @@ model… train the file in the engine's process, with the file's head names on t
 panels; the question before a picked file runs is asked once per path and content;
 a file that raises is shown in What happened with its own file:line, and the window
 goes on; Reset, Shift+R and a restarted engine keep the file. One run of the real
-two-process app: the engine starting, killed with B pinned (its process ends too) and
-said, Reset's fresh one with the settings it had, and closing that ends it at once."""
+two-process app: the engine starting, a build that hangs stopped and one too big for
+memory said (build_faults.py), killed with B pinned (its process ends too) and said,
+Reset's fresh one with the settings it had, and closing that ends it at once."""
 import importlib.util
 import os
 import signal
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 import torch
 import torch.nn.functional as F
+from build_faults import CEILING_ENV, HANGS, a_hung_build_is_stopped_and_one_too_big_shows_its_line
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
@@ -236,14 +238,15 @@ def _b_pinned_ahead(qtbot, w, linux: bool) -> list[int]:
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_the_two_process_app_on_a_model_file_survives_a_kill_and_closes_at_once(
-        qtbot, settings, tmp_path):
+        qtbot, settings, tmp_path, monkeypatch):
     """The real two-process app, as `gradviz --model` starts it: the window says the
-    engine is starting; the file runs in the engine's process and in B's, never in the
-    window's, and the engine runs at a lower priority. B's process starts when the
-    Compare menu opens and the pin uses it; killing the engine (as the out-of-memory
-    killer does) ends B's process too and leaves the window saying what happened; Reset
-    starts a fresh engine on the same file with the same settings, B pinned again; and
-    closing mid-training ends the engine at once."""
+    engine is starting; on Linux, the file's build hangs and is stopped, and a file too
+    big for memory says its line (build_faults.py); the file runs in the engine's
+    process and in B's, never in the window's, and the engine runs at a lower priority.
+    B's process starts when the Compare menu opens and the pin uses it; killing the
+    engine (as the out-of-memory killer does) ends B's process too and leaves the window
+    saying what happened; Reset starts a fresh engine on the same file with the same
+    settings, B pinned again; and closing mid-training ends the engine at once."""
     from gradviz.engine.niceness import ENGINE_NICENESS
     from gradviz.qt.main_window import MainWindow
     linux = sys.platform.startswith("linux")     # the processes are looked for in /proc
@@ -251,12 +254,22 @@ def test_the_two_process_app_on_a_model_file_survives_a_kill_and_closes_at_once(
     model = tmp_path / "pid_net.py"
     model.write_text(f"import os\nopen({str(pids)!r}, 'a').write(f'{{os.getpid()}}\\n')\n"
                      + TWO_HEADS)
+    first = model
+    if linux:   # one launch for the build faults too (/proc and RLIMIT_AS are Linux's)
+        monkeypatch.setenv(*CEILING_ENV)
+        first = tmp_path / "hangs.py"
+        first.write_text(HANGS)
     w = MainWindow(Remembered(Config(device="cpu", batch_size=16)), settings,
-                   model_path=str(model))        # the engine in its own process
+                   model_path=str(first))        # the engine in its own process
     qtbot.addWidget(w)
     w.show()
     try:
         assert w.isVisible() and "Starting the training engine" in w.phase_label.text()
+        if linux:
+            a_hung_build_is_stopped_and_one_too_big_shows_its_line(qtbot, w, tmp_path)
+            qtbot.keyClick(w, Qt.Key_Space)      # paused, then the file opened
+            qtbot.waitUntil(lambda: not w.model.running, timeout=WAIT_MS)
+            w.engine.open_model(str(model))   # as File → Open model… does once agreed
         _killed_and_reset(qtbot, w, pids, linux)
         # on a busy machine the window gets the CPU before the engine does
         assert os.getpriority(os.PRIO_PROCESS, w.engine.pid) == \

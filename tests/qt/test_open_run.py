@@ -10,7 +10,7 @@ from gradviz.plain.graph_data import LOSS, PARAM, GraphData, GraphEdge, GraphNod
 from gradviz.plain.records import StepRecord
 from gradviz.plain.watch_stream import StreamWriter
 from gradviz.qt.run_header import RECORDED_ONLY
-from gradviz.qt.run_window import RunWindow
+from gradviz.qt.run_window import RUNS_MS, RunWindow
 
 from waits import WAIT_MS
 
@@ -86,6 +86,9 @@ def test_ranks_side_by_side(qtbot, open_run, tmp_path):
 def test_a_folder_of_runs_not_there_yet_waits_then_lists_them(qtbot, open_run, tmp_path):
     runs = tmp_path / "runs"
     w = open_run(runs)
+    # the window's own timer lists the folder again; at its 2 s the test waited 2 s
+    assert w.runs_timer.isActive() and w.runs_timer.interval() == RUNS_MS
+    w.runs_timer.setInterval(50)
     qtbot.waitUntil(lambda: "no such folder" in w.header.status.text(), timeout=WAIT_MS)
     for name, a in (("exp2", 3.0), ("exp1", 1.0)):
         _writer(runs / name).add_step(_record(0, a), 1)

@@ -1,9 +1,9 @@
 """The settings file is the user's: one gradviz cannot read as its own (someone else's,
 a newer version's, corrupt) is never written over, keys a newer version added survive a
-save, two instances sharing a file keep each other's changes, and a kill (SIGTERM) or a
-closed terminal (SIGHUP) saves as closing the window does."""
+save, two instances sharing a file keep each other's changes, and the quit signals are
+handled (a kill or a closed terminal saving as closing the window does, launched:
+test_closing.py)."""
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -166,61 +166,8 @@ def test_any_file_is_kept_or_kept_with_its_unknown_keys(tmp_path_factory, docume
 
 
 # ---- signals: a kill or a closed terminal saves as closing the window does -------------
-# SIGHUP as a terminal leaves it: a test run started under nohup hands its children
-# SIGHUP ignored, and gradviz then keeps ignoring it (as `nohup gradviz` asks; see
-# test_nohup_is_respected), so the SIGHUP case waited out its 60 s
-DRIVER = """
-import signal
-signal.signal(signal.SIGHUP, signal.SIG_DFL)
-import sys
-from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QApplication
-
-app = QApplication(sys.argv[:1])
-
-def ready():
-    window = next(w for w in app.topLevelWidgets() if w.objectName() == "mainWindow")
-    window.zoom_by(1.3)     # something the quit must save
-    print("READY", flush=True)
-
-QTimer.singleShot(0, ready)   # runs once the app's event loop runs, the window shown
-from gradviz.app import main
-raise SystemExit(main([]))
-"""
-
-
-@pytest.mark.skipif(sys.platform == "win32", reason="SIGTERM and SIGHUP are POSIX signals")
-@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
-def test_a_kill_or_a_closed_terminal_saves_the_settings(tmp_path, name):
-    """SIGTERM's app also starts on a newer version's file: quitting leaves it as it was
-    and saves beside it, with one line each time that says so."""
-    settings = tmp_path / "settings.json"
-    newer = name == "SIGTERM"
-    if newer:
-        settings.write_bytes(FOREIGN["a newer version"])
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", GRADVIZ_SETTINGS=str(settings))
-    proc = subprocess.Popen([sys.executable, "-c", DRIVER], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env)
-    try:
-        assert proc.stdout.readline().strip() == "READY"   # the window is up
-        signum = getattr(signal, name)
-        proc.send_signal(signum)
-        _, stderr = proc.communicate(timeout=600)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    assert proc.returncode == 128 + signum, stderr
-    assert "Traceback" not in stderr, stderr
-    if newer:
-        lines = warnings(stderr)
-        assert len(lines) == 2 and "version 3" in lines[0] and "version 3" in lines[1], lines
-        assert settings.read_bytes() == FOREIGN["a newer version"]
-        settings = beside(settings)
-    saved = json.loads(settings.read_text())
-    assert saved["version"] == 2 and saved["zoom"] == pytest.approx(1.3)
-
-
+# (the app launched and sent SIGTERM or SIGHUP: test_closing.py's launches, started
+# together with its Ctrl+C one)
 def test_the_quit_signals_are_handled_and_given_back():
     # SIGHUP as a terminal leaves it, also in a run under nohup (test_nohup_is_respected)
     sighup = getattr(signal, "SIGHUP", None)

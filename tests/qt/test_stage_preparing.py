@@ -14,6 +14,9 @@ from shared_window import shared_window_fixture, window_fixture  # noqa: F401
 
 def test_a_slide_is_covered_until_its_first_step_and_compare_fits_inside_it(qtbot, window):
     w = window
+    # laid out as on a 1024x768 screen: the offscreen screen's fit (800 px wide) would
+    # resize the window, and the stage, in the middle of the test
+    w.drawn_off_screen = True
     w.resize(1024, 740)
     stage, lesson = w.lessons.stage, find_lesson("add-or-separate")
     w.lessons.open(lesson, 2)   # the junction chart, by steps

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 
 from gradviz.engine import protocol as p
 from gradviz.plain.config import Config
@@ -99,22 +100,67 @@ def _kill(pid: int) -> None:
         pass
 
 
-def test_a_stuck_forward_and_then_a_frozen_engine_are_each_ended_by_one_reset(
+def _reset(qtbot, w) -> None:
+    """R, once, on w: its keys are the active window's (two windows are open)."""
+    w.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is w, timeout=WAIT_MS)
+    qtbot.keyClick(w, Qt.Key_R)
+
+
+def _notices(w) -> list[str]:
+    """The Notices w's engine adapter hands on from now, as they come."""
+    said: list[str] = []
+    on_record(w.engine, p.Notice, lambda r: said.append(r.text))
+    return said
+
+
+def test_a_stuck_forward_and_a_frozen_engine_are_each_ended_by_one_reset(
         qtbot, make_window, tmp_path):
-    """The wiring, with real processes (every moment's decision: test_engine_watch.py).
-    A forward that never returns during Play is said after the long-busy limit, and one
-    Reset ends it; the fresh engine, SIGSTOPped and Reset at once, is declared stopped
-    after the silence (not twice it: the first look at its CPU time once counted as
-    progress, 6.8 s for 3) and the Reset's fresh engine starts."""
+    """The wiring, with real processes (every moment's decision: test_engine_watch.py),
+    in two windows at once, each its own engine process (independent: their waits
+    overlap). A forward that never returns during Play is said after the long-busy
+    limit, and one Reset ends it. An engine SIGSTOPped during Play and Reset at once is
+    declared stopped after the silence (not twice it: the first look at its CPU time
+    once counted as progress, 6.8 s for 3) and the Reset's fresh engine starts."""
     mark = tmp_path / "stuck.mark"
     model = tmp_path / "stuck.py"
     model.write_text(STUCK_FORWARD.format(mark=str(mark), never_returns=SPINS))
-    w = make_window(Config(device="cpu", batch_size=16), model_path=model,
-                    in_process=False)
-    w.engine.watch.long_busy_s, w.engine.watch.silent_s = LONG_BUSY, SILENT
-    said: list[str] = []
-    on_record(w.engine, p.Notice, lambda r: said.append(r.text))
-    qtbot.mouseClick(w.run_bar.play, Qt.LeftButton)
+    stuck = make_window(Config(device="cpu", batch_size=16), model_path=model,
+                        in_process=False)
+    frozen = make_window(Config(device="cpu", batch_size=16), in_process=False)
+    stuck.engine.watch.long_busy_s, stuck.engine.watch.silent_s = LONG_BUSY, SILENT
+    # the frozen one's Reset waits its patience, longer than the silence here: the
+    # silence ends the engine, and the fresh engine is the one the Reset asked for
+    frozen.engine.watch.long_busy_s = LONG_BUSY_SECONDS
+    frozen.engine.watch.silent_s = SILENT
+    said, frozen_said = _notices(stuck), _notices(frozen)
+    failed: list[float] = []
+    on_record(frozen.engine, p.Failed, lambda _r: failed.append(time.monotonic()))
+    qtbot.mouseClick(stuck.run_bar.play, Qt.LeftButton)
+    _play(qtbot, frozen, 5)
+    pid, generation = frozen.engine.pid, frozen.model.generation
+    os.kill(pid, signal.SIGSTOP)
+    stopped_at = time.monotonic()
+    try:
+        _reset(qtbot, frozen)                            # once
+        _stuck_forward_said_and_reset(qtbot, stuck, mark, said)
+        qtbot.waitUntil(lambda: bool(failed), timeout=WAIT_MS)
+        # its last beat came at most a beat before the stop; the window looks twice a
+        # second, and ending the process takes a moment
+        assert failed[0] - stopped_at < SILENT + 1.5
+        qtbot.waitUntil(
+            lambda: "showed no sign of life for 3 s" in frozen.events_view.text(),
+            timeout=WAIT_MS)
+        assert any(text.startswith("Starting a fresh training engine, as Reset asked, ")
+                   for text in frozen_said)
+        _fresh_engine_trains(qtbot, frozen, pid, generation)
+    finally:
+        _kill(pid)
+
+
+def _stuck_forward_said_and_reset(qtbot, w, mark: Path, said: list[str]) -> None:
+    """Playing w, its forward sticks: said during Play after the long-busy limit; one
+    Reset ends that engine, and the fresh one trains (the mark: it sticks no more)."""
     qtbot.waitUntil(mark.exists, timeout=WAIT_MS)
     del said[:]   # what a slow batch before the stuck one may have said is not it
     long_step = "has worked on this for"
@@ -123,29 +169,7 @@ def test_a_stuck_forward_and_then_a_frozen_engine_are_each_ended_by_one_reset(
     assert line.endswith("s and is still going: press Reset (R) to stop it.")
     assert w.model.running and w.engine.alive            # said during Play
     pid, generation = w.engine.pid, w.model.generation
-    qtbot.keyClick(w, Qt.Key_R)                          # once
+    _reset(qtbot, w)                                     # once
     assert any(text.startswith("Reset ended the training engine, which had not "
                                "answered for ") for text in said)
-    _fresh_engine_trains(qtbot, w, pid, generation)      # the mark: it sticks no more
-
-    # frozen: the Reset waits (its patience, longer than the silence here) and the
-    # silence ends the engine; the fresh engine is the one the Reset asked for
-    w.engine.watch.long_busy_s = LONG_BUSY_SECONDS
-    failed: list[float] = []
-    on_record(w.engine, p.Failed, lambda _r: failed.append(time.monotonic()))
-    pid, generation = w.engine.pid, w.model.generation
-    os.kill(pid, signal.SIGSTOP)
-    stopped_at = time.monotonic()
-    try:
-        qtbot.keyClick(w, Qt.Key_R)                      # once
-        qtbot.waitUntil(lambda: bool(failed), timeout=WAIT_MS)
-        # its last beat came at most a beat before the stop; the window looks twice a
-        # second, and ending the process takes a moment
-        assert failed[0] - stopped_at < SILENT + 1.5
-        qtbot.waitUntil(lambda: "showed no sign of life for 3 s" in w.events_view.text(),
-                        timeout=WAIT_MS)
-        assert any(text.startswith("Starting a fresh training engine, as Reset asked, ")
-                   for text in said)
-        _fresh_engine_trains(qtbot, w, pid, generation)
-    finally:
-        _kill(pid)
+    _fresh_engine_trains(qtbot, w, pid, generation)

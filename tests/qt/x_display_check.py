@@ -20,6 +20,9 @@ def main() -> None:
     app = QApplication([])
     settings, remembered = load_settings()
     window = MainWindow(remembered, settings)
+    # fits asked for in a burst are made once, FIT_EVERY_MS after the first; each
+    # step below waits for its fit, so at 250 ms the check mostly waited
+    window.screen_fit.timer.setInterval(50)
     window.show()
     out = {}
 

@@ -3,10 +3,13 @@ composed by the plain StatusLine from the engine's records and the model, drawn 
 StatusText lines that repaint on a new text and never ask for a layout for it."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QStatusBar
 
 from ...engine import protocol as p
-from ...plain.status_line import WALKS_TIP, StatusLine
+from ...plain.status_line import NOTICE_MS, WALKS_TIP, StatusLine
 from ...plain.window_model import WindowModel
 from ..engine_client import EngineClient
 from ..status_text import StatusText
@@ -45,6 +48,7 @@ def bind_status_bar(bar: QStatusBar, status: StatusLine, model: WindowModel,
     texts.events.rate.connect(rate.setText)
     engine.received.connect(lambda record: _status_of(status, model, record))
     model.events.running.connect(lambda running: None if running else status.stopped())
+    model.events.preparing.connect(status.preparing)
     return phase, walks, rate
 
 
@@ -55,3 +59,18 @@ def show_newest_step(status: StatusLine, model: WindowModel, engine: EngineClien
         generation, record = engine.records[-1]
         if generation == model.generation:
             status.steps(record, model.running, model.play_mode == "phases")
+
+
+def bind_notices(status: StatusLine, parent: QObject) -> Callable[[str], None]:
+    """How the window shows a note of its own (a text size refused for the screen, a
+    recent file gone, a drop refused): over the phase line for NOTICE_MS after the last
+    one, then the line it covered (a failure's, a slide's preparing line) comes back."""
+    over = QTimer(parent)
+    over.setSingleShot(True)
+    over.setInterval(NOTICE_MS)
+    over.timeout.connect(status.notice_over)
+
+    def show(text: str) -> None:
+        status.notice(text)
+        over.start()
+    return show

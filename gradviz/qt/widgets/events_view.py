@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QLabel, QListWidget, QScrollArea, QVBoxLayout, QWidget
 
 from ...plain.events import Event
@@ -49,6 +50,10 @@ class EventsView(QWidget):
         self._measure.setTextFormat(Qt.TextFormat.RichText)
         self._measure.setWordWrap(True)
         self._font_pt = self.current.font().pointSizeF()
+        # the explanation's height by (its text, font, width): the lesson stage asks for
+        # the same few widths and scales thousands of times a slide, and each measure
+        # lays the rich text out again (a second of an error slide's layout)
+        self._heights: dict[tuple[str, str, int], int] = {}
         self.text_scale = 1.0
         # scrolls: in a narrow dock the explanation runs longer than the dock, and its
         # last lines (Why, What to do) were cut off with no way to reach them
@@ -130,22 +135,32 @@ class EventsView(QWidget):
         this width, no scrolling, with its font at scale (of the text size's; whatever
         set_text_scale set): the lesson stage sizes the panel by it. Measured, not
         scaled: a monospace font's widths round to whole pixels."""
-        font = self._measure.font()
-        if font.pointSizeF() != self._font_pt * scale:
-            font.setPointSizeF(self._font_pt * scale)
-            self._measure.setFont(font)
         margins = own_layout(self).contentsMargins()
         # less the scroll bar's width: shown while the text is laid out narrower, it
         # took the width the last line needed
         inner = max(1, width - margins.left() - margins.right()
                     - self.scroll_area.verticalScrollBar().sizeHint().width())
-        height = self._measure.heightForWidth(inner) + margins.top() + margins.bottom()
+        height = self._text_height(inner, scale) + margins.top() + margins.bottom()
         if self.log.isVisibleTo(self):
             height += self.log_title.sizeHint().height() + 3 * self.log.sizeHintForRow(0) \
                 + 2 * own_layout(self).spacing()
         return height
 
+    def _text_height(self, inner: int, scale: float) -> int:
+        """The explanation's height at inner width and scale, measured once."""
+        font = QFont(self._measure.font())
+        font.setPointSizeF(self._font_pt * scale)
+        key = (self._measure.text(), font.key(), inner)
+        if key not in self._heights:
+            if len(self._heights) > 4096:   # a long session's old texts and widths
+                self._heights.clear()
+            if self._measure.font() != font:
+                self._measure.setFont(font)
+            self._heights[key] = self._measure.heightForWidth(inner)
+        return self._heights[key]
+
     def apply_theme(self, theme) -> None:
+        self._heights.clear()   # a theme's style may lay the text out otherwise
         self._error_colour = "#FF6B6B" if theme.name == "dark" else "#C00000"
         self._font_pt = theme.font_pt * EMPHASIS
         self._set_font(self.text_scale)

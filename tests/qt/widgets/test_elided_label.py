@@ -7,6 +7,8 @@ from PySide6.QtCore import Qt
 
 from gradviz.qt.widgets.elided_label import ELLIPSIS, elide_at_word
 
+from shared_window import shared_window_fixture, window_fixture  # noqa: F401
+
 
 def letters(text: str) -> int:   # a width: 1 px a character
     return len(text)
@@ -30,14 +32,14 @@ def test_elided_text_fits_and_ends_at_a_word(text, width):
 
 
 @pytest.mark.parametrize("presses", [0, 2])
-def test_a_long_status_message_is_cut_at_a_word_beside_the_fields(qtbot, make_window,
-                                                                   presses):
+def test_a_long_status_message_is_cut_at_a_word_beside_the_fields(qtbot, window, presses):
     """08-2, 02-1 at 1024x768 after Ctrl+= twice: the message ran under the backward
     time and pace at the status bar's right, cut mid-word ("see “Wh")."""
-    w = make_window()
+    w = window
     w.resize(1024, 700)
     for _ in range(presses):
         qtbot.keyClick(w, Qt.Key_Equal, Qt.ControlModifier)
+    assert w.theme.zoom == pytest.approx(1.15 ** presses)
     w.walks_label.setText("backward 17.47 ms · trunk walked 3×")
     w.rate_label.setText("10 steps/s")
     message = ("Error at step 3: one of the variables needed for gradient computation has "

@@ -89,3 +89,32 @@ def test_where_says_the_phase_once_when_the_call_is_the_phase(qtbot):
     assert "<b>Where:</b> step 0, forward</p>" in view.text()
     view.show_event(_real_error())          # a backward call: the phase, then the call
     assert "<b>Where:</b> step 0, backward — backward 2 of 3" in view.text()
+
+
+def test_the_height_for_a_width_follows_the_text_the_scale_and_the_theme(qtbot):
+    """height_for_width remembers what it measured (the lesson stage asks thousands of
+    times a slide): a new explanation, scale or theme is measured anew, as a view that
+    never measured before measures it."""
+    from gradviz.plain.events import from_exception
+    from gradviz.qt.theme import DARK, LIGHT
+    from gradviz.qt.widgets.demo import recorded_event
+
+    def fresh(event, theme) -> EventsView:
+        view = EventsView()
+        qtbot.addWidget(view)
+        view.allow_log(False)      # the explanation alone, as on the stage
+        view.apply_theme(theme)
+        view.show_event(event)
+        return view
+    view = fresh(recorded_event(), LIGHT)
+    asked = [(width, scale) for width in (240, 480) for scale in (1.0, 0.8)]
+    first = [view.height_for_width(*a) for a in asked]
+    assert first == [view.height_for_width(*a) for a in asked]       # asked again
+    assert first[0] > first[2] and first[0] > first[1]    # narrower, larger: taller
+    short = from_exception(RuntimeError("a short message"), 0, "backward", "backward", "")
+    for event, theme in ((short, None), (short, LIGHT.zoomed(1.5)), (_real_error(), DARK)):
+        if theme is not None:
+            view.apply_theme(theme)
+        view.show_event(event)
+        assert [view.height_for_width(*a) for a in asked] == \
+            [fresh(event, theme or LIGHT).height_for_width(*a) for a in asked]

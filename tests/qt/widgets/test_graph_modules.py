@@ -1,6 +1,8 @@
 """The module view of the graph panel at lecture sizes, driven as a user does: it is
 what opens, M switches to every op and back, a double-click opens a box in place, its
 labels are >= 14 px at 1024x768, states are drawn at box size, a focus frames a part."""
+import copy
+import functools
 import shutil
 from types import SimpleNamespace
 
@@ -31,11 +33,10 @@ def layout_program(request, monkeypatch, qapp) -> str:
     boxes in the other. CI has no system dot: there only graphviz-pure runs. The app's
     own style and font first, as the window applies them (a test after the window's
     framed the boxes in other metrics than one run alone)."""
+    if request.param == SYSTEM_DOT and shutil.which("dot") is None:
+        pytest.skip("no system Graphviz dot on PATH")
     appearance.apply(qapp, LIGHT)
-    if request.param == SYSTEM_DOT:
-        if shutil.which("dot") is None:
-            pytest.skip("no system Graphviz dot on PATH")
-    else:   # dot hidden from find_graphviz alone, as on a machine without it
+    if request.param != SYSTEM_DOT:   # dot hidden from find_graphviz alone, as without it
         monkeypatch.setattr(graphviz_program, "shutil", SimpleNamespace(
             which=lambda name: None if name == "dot" else shutil.which(name)))
     assert graphviz_program.find_graphviz().name == request.param
@@ -50,6 +51,13 @@ CASES = {"default": BASE, "separate, head 1 detached": BASE.replace(strategy="se
 
 
 def _graph(config: Config, steps: int = 1):
+    """The graph a session on config sends after steps steps (a copy: a view may mark
+    its nodes)."""
+    return copy.deepcopy(_session_graph(config, steps))
+
+
+@functools.cache   # a model built and stepped once for the module's many views of it
+def _session_graph(config: Config, steps: int):
     s = Session(config)
     for _ in range(steps):
         s.step()

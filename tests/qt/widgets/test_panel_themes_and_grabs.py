@@ -82,28 +82,37 @@ def test_grab_a_realistic_run(show, panel_type, tmp_path):
                                          (GradNormBars, GlobalNormPlot, JunctionPlot,
                                           CosineHeatmap)])
 def test_panels_open_alone_on_a_growing_run(qapp, panel_types, monkeypatch):
-    """What `python -m gradviz.qt.widgets.NAME` runs, for half a second. Its app.exec()
-    runs as a local event loop here: once the application's own exec() has returned, Qt
-    considers the application closing, and the windows of later tests never came up."""
+    """What `python -m gradviz.qt.widgets.NAME` runs, until its panels show data. Its
+    app.exec() runs as a local event loop here: once the application's own exec() has
+    returned, Qt considers the application closing, and the windows of later tests never
+    came up."""
+    import time
+
     from PySide6 import QtCore
 
     from gradviz.qt.widgets.demo import show_alone
+
+    from waits import WAIT_MS
     seen = []
     loop = QtCore.QEventLoop()
     monkeypatch.setattr(qapp, "exec", loop.exec)
     before = set(qapp.topLevelWidgets())
+    deadline = time.monotonic() + WAIT_MS / 1000
 
-    def look_then_quit():
-        try:
-            for w in qapp.topLevelWidgets():
-                seen.extend((type(p).__name__, len(p.data())) for t in panel_types
-                            for p in w.findChildren(t) if p.isVisible())
-        finally:  # never leave the loop running
-            for w in set(qapp.topLevelWidgets()) - before:
+    def look() -> None:   # each shown panel with the data it has drawn, once all have some
+        shown = [(type(p).__name__, len(p.data())) for w in set(qapp.topLevelWidgets()) - before
+                 for t in panel_types for p in w.findChildren(t) if p.isVisible()]
+        if (len(shown) == len(panel_types) and all(size > 0 for _, size in shown)) \
+                or time.monotonic() > deadline:
+            seen.extend(shown)
+            timer.stop()
+            for w in set(qapp.topLevelWidgets()) - before:   # never leave the loop running
                 w.close()
             loop.quit()
 
-    QtCore.QTimer.singleShot(500, look_then_quit)
+    timer = QtCore.QTimer(interval=20)
+    timer.timeout.connect(look)
+    timer.start()
     assert show_alone(*panel_types) == 0
     assert sorted(name for name, _ in seen) == sorted(t.__name__ for t in panel_types)
     assert all(size > 0 for _, size in seen)
