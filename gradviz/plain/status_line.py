@@ -123,6 +123,8 @@ class StatusLine:
         loss 2.321" stayed under lesson 15's second slide while its DDP ranks started,
         and read as that slide's."""
         if line is not None:
+            if self._preparing is None:   # the last step's walks and rate: the slide before's
+                self.texts.walks = self.texts.rate = ""
             self._preparing = line
             self._show(line)
         elif self._preparing is not None:

@@ -182,8 +182,10 @@ def test_a_slide_being_prepared_replaces_the_slide_befores_step_line():
     status = StatusLine()
     status.steps(_step(7, total=2.321), running=False, by_phases=False)
     assert status.texts.phase == "Paused · step 7 done · total loss 2.321"
+    assert status.texts.walks
     status.preparing("Preparing this slide: starting the DDP ranks…")
     assert status.texts.phase == "Preparing this slide: starting the DDP ranks…"
+    assert status.texts.walks == status.texts.rate == ""   # the slide before's, gone
     # the engine's lines meanwhile are held (the cover says what happens now), the
     # newest shown once the slide is
     status.fresh_model(Config(heads=2), "", ())
