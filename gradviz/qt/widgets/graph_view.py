@@ -5,24 +5,19 @@ cancels a layout still running for an old one."""
 from __future__ import annotations
 
 import html
-import os
-import tempfile
 import threading
 from collections import Counter
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QObject, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import (
     QGuiApplication,
-    QImage,
     QKeyEvent,
     QKeySequence,
-    QPainter,
     QResizeEvent,
     QShortcut,
 )
-from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import (
     QCheckBox,
     QFileDialog,
@@ -46,6 +41,7 @@ from ...render.dot import to_dot
 from . import plot_style as ps
 from .backward_sweep import BackwardSweep
 from .graph_canvas import LEAST_LABEL_PX, GraphCanvas, heat_range
+from .graph_export import write_scene
 from .graph_legend import GraphLegend
 from .title_row import TitleRow
 
@@ -549,7 +545,7 @@ class GraphView(QWidget):
         try:
             if kind == "dot":
                 write_text(path, to_dot(self.graph))
-            elif not self._render_scene_to(kind, path):
+            elif not write_scene(self.canvas.scene(), kind, path):
                 return self._export_failed(f"could not write {path}")
         except OSError as exc:
             return self._export_failed(f"could not write {path}: {exc.strerror or exc}")
@@ -559,45 +555,6 @@ class GraphView(QWidget):
     def _export_failed(self, reason: str) -> str:
         self._set_caption(f"Export failed: {reason}")
         return reason
-
-    def _render_scene_to(self, kind: str, path: str) -> bool:
-        """Render to a temporary file beside path, then rename it into place: a failed
-        export leaves an older file of that name as it was, and no half-written one."""
-        folder = os.path.dirname(os.path.abspath(path))
-        fd, tmp = tempfile.mkstemp(prefix=".gradviz-export.", suffix=f".{kind}", dir=folder)
-        os.close(fd)
-        try:
-            if not self._render_scene(kind, tmp):
-                return False
-            os.replace(tmp, path)
-            return True
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-
-    def _render_scene(self, kind: str, path: str) -> bool:
-        scene = self.canvas.scene()
-        rect = scene.sceneRect()
-        if kind == "svg":
-            gen = QSvgGenerator()
-            gen.setFileName(path)
-            gen.setSize(QSize(int(rect.width()), int(rect.height())))
-            gen.setViewBox(QRectF(0, 0, rect.width(), rect.height()))
-            gen.setTitle("gradviz autograd graph")
-            painter = QPainter()
-            if not painter.begin(gen):
-                return False
-            scene.render(painter, QRectF(), rect)
-            return painter.end()
-        image = QImage(int(rect.width() * 2), int(rect.height() * 2), QImage.Format.Format_ARGB32)
-        image.fill(Qt.GlobalColor.white)
-        painter = QPainter(image)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        scene.render(painter, QRectF(), rect)
-        painter.end()
-        # PySide6's stub types the format (a char*) as bytes; at run time it takes str
-        # only (b"PNG" raises ValueError)
-        return image.save(path, "PNG")  # type: ignore[call-overload]
 
     def apply_theme(self, theme) -> None:
         font = self.caption.font()
