@@ -123,7 +123,7 @@ def test_a_matrix_not_laid_out_yet_has_no_labels():
     assert labels.rows == labels.columns == ()
 
 
-@settings(max_examples=250, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(names=NAMES, cell=st.floats(0.5, 160.0), text_pt=TEXT_PTS, measure=FONTS)
 def test_no_names_at_any_size_overlap(names, cell, text_pt, measure):
     labels = matrix_labels(names, cell, text_pt, measure)

@@ -184,6 +184,8 @@ class CosineHeatmap(QtWidgets.QWidget):
         spacing, notes_spacing = self.body.spacing(), 2
         beside = notes is not None
         notes_w = notes if notes is not None else inner_w
+        # the update line with every head's number as wide as it gets: the notes' place
+        # is chosen once, not again on every step
         notes_h = self.caption.heightForWidth(notes_w) + notes_spacing + \
             wrapped_height(self.update_line, self._update_sample(), notes_w)
         if beside:   # whole: as high as the body, and no word wider than the column
