@@ -7,37 +7,32 @@ the step works against that head (what sum can do and UPGrad never does).
 """
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets  # before pyqtgraph: it binds to the first Qt
 
 from gradviz.plain.history import History
+from gradviz.plain.matrix_labels import Arrangement, best_arrangement, shown_number_px
 
 from ..own_layout import own_layout
 from ..theme import LIGHT, Theme
 from . import plot_style as ps
 from . import step_readout
+from .cosine_notes import NO_LIMIT, update_text, widest_word, wrapped_height
+from .matrix_axes import MatrixAxes
 from .steady_label import SteadyLabel
 
 # ColorBrewer RdBu ends: a diverging map that stays readable with colour-vision deficiencies
 RED, WHITE, BLUE = "#B2182B", "#F7F7F7", "#2166AC"
 UNDEFINED = "#9E9E9E"
-LEAST_LABEL_PT = 6.0   # the smallest the labels get in a cramped matrix
 WIDEST_NUMBER = "−0.45"   # the widest a cell's number is drawn
-NUMBER_MARGIN = 0.08      # of a cell, clear each side of its number
 # wider than this many times its height, the panel puts its notes beside the matrix
 # (where the cells are as large either way)
 WIDE_RATIO = 1.6
 # of the panel's width, tried for the notes beside the matrix: the narrowest at which
 # they are whole leaves the matrix the most
 NOTES_BESIDE = (0.25, 0.3, 0.35, 0.4)
-# of the text's own size, the numbers at which the colour bar is kept (beyond, hiding
-# it to make them larger still is not worth what it says)
-BAR_WORTH = 0.8
 GRID_MARGIN, GRID_SPACING = 3, 6   # px round the matrix and between it and the colour bar
-NO_LIMIT = (1 << 24) - 1   # Qt's QWIDGETSIZE_MAX, which PySide6 does not export
 COLOURS = pg.ColorMap(pos=[0.0, 0.5, 1.0], color=[RED, WHITE, BLUE])
 TITLE = "Do the losses agree? (cosine of trunk gradients)"
 # where the title would take two lines: its question alone, what the numbers are at the
@@ -56,52 +51,6 @@ def cell_rgba(matrix: np.ndarray) -> np.ndarray:
     rgba = np.asarray(rgba, dtype=np.ubyte).reshape(*m.shape, 4)
     rgba[np.isnan(m)] = pg.mkColor(UNDEFINED).getRgb()
     return rgba
-
-
-def axis_labels(names: list[str], fit: Callable[[list[str]], bool]
-                ) -> tuple[list[str], list[str]]:
-    """(row labels, column labels). Each name under its column where every one fits in
-    a column's width (fit says); else the columns are numbered and each row's label
-    starts with its number, so the rows are the key to the columns ("0 quadrant" beside
-    the row, "0" under the column: full names under narrow columns ran together, as
-    "quadrantimage"). The built-in model's "head3" has its number in its name already:
-    its column is "h3", or "3" where even that does not fit."""
-    names = list(names)
-    numbers = [str(k) for k in range(len(names))]
-    if fit(names):
-        return names, names
-    if names == [f"head{k}" for k in numbers]:
-        short = [f"h{k}" for k in numbers]
-        return names, short if fit(short) else numbers
-    return [f"{k} {n}" for k, n in zip(numbers, names)], numbers
-
-
-def _label_height(f: QtGui.QFont) -> float:
-    """A tick label's height as pyqtgraph's axis gives it: 0.8 of its text's box."""
-    box = QtGui.QFontMetrics(f).boundingRect(QtCore.QRect(0, 0, 100, 100),
-                                             QtCore.Qt.AlignmentFlag.AlignCenter, "Ag")
-    return 0.8 * box.height()
-
-
-def _number_px(f: QtGui.QFont, cell_px: float) -> int:
-    """The largest pixel size at which the widest number ("−0.45") fits inside a cell,
-    NUMBER_MARGIN of the cell clear on each side, and its height half the cell: a
-    quarter of the cell (the rule this replaces) left the numbers 13 px tall in the
-    cells of lesson 13's crowded slide, where 17 px fit."""
-    probe = QtGui.QFont(f)
-    probe.setPixelSize(100)
-    wide = QtGui.QFontMetricsF(probe).horizontalAdvance(WIDEST_NUMBER) / 100
-    room = cell_px * (1 - 2 * NUMBER_MARGIN)
-    return max(1, int(min(room / max(wide, 1e-6), cell_px / 2)))
-
-
-def update_text(names: list[str], cosines: np.ndarray | None) -> str:
-    """The line under the matrix: 'with the update: head0 +0.24 · head1 −0.02 …'."""
-    if cosines is None:
-        return "with the update: not measured yet"
-    parts = [f"{n} {'–' if np.isnan(v) else f'{v:+.2f}'.replace('-', '−')}"
-             for n, v in zip(names, cosines)]
-    return "with the update: " + " · ".join(parts)
 
 
 class CosineHeatmap(QtWidgets.QWidget):
@@ -124,6 +73,7 @@ class CosineHeatmap(QtWidgets.QWidget):
         self.plot.setMouseEnabled(x=False, y=False)
         self.plot.setAspectLocked(True)
         self.plot.invertY(True)  # row 0 at the top, as a matrix is read
+        self.axes = MatrixAxes(self.plot)
         self.colour_bar = pg.ColorBarItem(values=(-1, 1), colorMap=COLOURS, interactive=False,
                                           colorMapMenu=False, width=22)
         self.plot_widget.addItem(self.colour_bar, row=0, col=1)
@@ -202,14 +152,9 @@ class CosineHeatmap(QtWidgets.QWidget):
         options = []
         for notes in (None,) + tuple(int(size.width() * share) for share in NOTES_BESIDE):
             for bar in (True, False):
-                cell, whole = self._cell_estimate(size, notes, bar)
-                # numbers this close to the text's own size gain nothing worth the
-                # colour bar: it stays (hidden for a pixel more, it left roomy panels)
-                number = min(round(BAR_WORTH * self._wanted_number_px()),
-                             self._number_px_for(cell))
-                beside = notes is not None
-                options.append(((whole, number, bar, beside == wide, cell), notes, bar))
-        _, notes, bar = max(options)
+                options.append(Arrangement(notes, bar, *self._cell_estimate(size, notes, bar)))
+        chosen = best_arrangement(options, wide, self._wanted_number_px(), self._widest_em())
+        notes, bar = chosen.notes, chosen.bar
         self.layouts += 1
         self.body.setDirection(QtWidgets.QBoxLayout.Direction.TopToBottom if notes is None
                                else QtWidgets.QBoxLayout.Direction.LeftToRight)
@@ -239,8 +184,10 @@ class CosineHeatmap(QtWidgets.QWidget):
         spacing, notes_spacing = self.body.spacing(), 2
         beside = notes is not None
         notes_w = notes if notes is not None else inner_w
+        # the update line with every head's number as wide as it gets: the notes' place
+        # is chosen once, not again on every step
         notes_h = self.caption.heightForWidth(notes_w) + notes_spacing + \
-            self._update_line_height(notes_w)
+            wrapped_height(self.update_line, self._update_sample(), notes_w)
         if beside:   # whole: as high as the body, and no word wider than the column
             widest = self._widest_word()
             plot_w, plot_h = inner_w - notes_w - spacing, body_h
@@ -256,15 +203,6 @@ class CosineHeatmap(QtWidgets.QWidget):
         K = max(1, len(self._names))
         return max(0.0, min(view_w, view_h)) / K, whole
 
-    def _update_line_height(self, width: int) -> int:
-        """The update line's height at width with every head's number measured and as
-        wide as it gets: the notes' place is chosen once, not again on every step."""
-        widest = self._update_sample()
-        box = self.update_line.fontMetrics().boundingRect(
-            QtCore.QRect(0, 0, max(1, width), NO_LIMIT), QtCore.Qt.TextFlag.TextWordWrap,
-            widest)
-        return max(box.height(), self.update_line.heightForWidth(width))
-
     def _size_update_line(self) -> None:
         """The update line sized for the widest it shows (a layout pass only then)."""
         waiting = update_text(self._names, None)
@@ -278,24 +216,9 @@ class CosineHeatmap(QtWidgets.QWidget):
         return text + "\n" + step_readout.SAMPLE if self._readout else text
 
     def _widest_word(self) -> int:
-        """The notes' widest unbreakable run ("grey –: no gradient"), laid out as the
-        labels lay it out (the labels' own minimumSizeHint changed with the width they
-        were last given)."""
-        widest = 0
-        for label in (self.caption, self.update_line):
-            doc = QtGui.QTextDocument()
-            doc.setDefaultFont(label.font())
-            doc.setDocumentMargin(0)
-            option = doc.defaultTextOption()   # (a document breaks inside words too)
-            option.setWrapMode(QtGui.QTextOption.WrapMode.WordWrap)
-            doc.setDefaultTextOption(option)
-            if label is self.caption:
-                doc.setHtml(label.text())
-            else:
-                doc.setPlainText(self._update_sample())
-            doc.setTextWidth(1)
-            widest = max(widest, int(doc.idealWidth()) + 1)
-        return widest
+        """The notes' widest unbreakable run, the update line at its widest."""
+        return max(widest_word(self.caption.font(), self.caption.text(), html=True),
+                   widest_word(self.update_line.font(), self._update_sample(), html=False))
 
     def _grid_margin_v(self, bar: bool) -> int:
         """Above and below the plot: room for half the colour bar's "+1" and "−1", which
@@ -316,8 +239,11 @@ class CosineHeatmap(QtWidgets.QWidget):
     def _wanted_number_px(self) -> int:
         return round(self._number_font().pointSizeF() * self.logicalDpiY() / 72)
 
-    def _number_px_for(self, cell_px: float) -> int:
-        return _number_px(self._number_font(), cell_px) if cell_px > 0 else 0
+    def _widest_em(self) -> float:
+        """The widest number's width, of its font's pixel size."""
+        probe = self._number_font()
+        probe.setPixelSize(100)
+        return QtGui.QFontMetricsF(probe).horizontalAdvance(WIDEST_NUMBER) / 100
 
     def _fit_title(self, width: int) -> None:
         margins = own_layout(self).contentsMargins()
@@ -349,11 +275,10 @@ class CosineHeatmap(QtWidgets.QWidget):
                 self.plot.addItem(self._texts[i][j])
         self._names = list(head_names)
         self._readout = False   # a fresh model: none yet
-        self._labels: tuple[list[str], list[str]] | None = None
         # the key, also where the labels have no room
         self.plot_widget.setToolTip("rows and columns: " + ", ".join(
             f"{k} {n}" for k, n in enumerate(head_names)))
-        self._label_axes(lambda _labels: False)   # until the cells' size is known
+        self.axes.label(self._names, 0, ps.font(self.theme))   # until the cells' size is known
         self.plot.setRange(xRange=(-0.5, K - 0.5), yRange=(-0.5, K - 0.5), padding=0.02)
         self._seen = None
         self._update_seen = None
@@ -439,77 +364,21 @@ class CosineHeatmap(QtWidgets.QWidget):
                 self._cells[i][j].setBrush(QtGui.QColor(*rgba[i, j].tolist()))
         self._style_texts()
 
-    def _label_axes(self, fit: Callable[[list[str]], bool], room: bool = True) -> None:
-        """The labels that fit; none where the rows are lower than the smallest label
-        (the panel squeezed to its least size: its numbers are unreadable too, and
-        labels laid over each other would be worse than none)."""
-        labels = axis_labels(self._names, fit)
-        if not room or not fit(labels[1]):
-            labels = ([], [])
-        if labels == self._labels:
-            return
-        self._labels = labels
-        rows, columns = labels
-        self.plot.getAxis("left").setTicks([list(enumerate(rows))])
-        self.plot.getAxis("bottom").setTicks([list(enumerate(columns))])
-
-    def _fit_label_font(self, cell_px: float) -> bool:
-        """The theme's font for the labels, smaller where a row's label is taller than
-        its row (eight heads in a cramped tab: each row's name ran into the next);
-        whether the labels fit their rows at all."""
-        f = ps.font(self.theme)
-        room = cell_px - 2   # rows a pixel or two apart
-        tall = _label_height(f)
-        while tall > room and f.pointSizeF() > LEAST_LABEL_PT:
-            f.setPointSizeF(max(LEAST_LABEL_PT, f.pointSizeF() * max(0.5, room / tall) - 0.25))
-            tall = _label_height(f)
-        for side in ("left", "bottom"):
-            axis = self.plot.getAxis(side)
-            if axis.style["tickFont"] != f:
-                axis.setTickFont(f)
-        return tall <= room
-
-    def _labels_fit(self, labels: list[str], cell_px: float) -> bool:
-        """Whether every label fits under its column, a space between neighbours."""
-        metrics = QtGui.QFontMetrics(self.plot.getAxis("bottom").style["tickFont"]
-                                     or ps.font(self.theme))
-        room = cell_px - metrics.horizontalAdvance(" ")
-        return all(metrics.boundingRect(n).width() <= room for n in labels)
-
     def tick_labels(self) -> list[tuple[QtCore.QRectF, str]]:
         """Every axis label as drawn now: (its rect in this panel's coordinates, its
-        text); pyqtgraph leaves out a label that would stick out of its axis."""
-        out = []
-        image = QtGui.QImage(1, 1, QtGui.QImage.Format.Format_ARGB32)
-        painter = QtGui.QPainter(image)
-        try:
-            for side in ("left", "bottom"):
-                axis = self.plot.getAxis(side)
-                _, _, texts = axis.generateDrawSpecs(painter)
-                view = self.plot_widget
-                for rect, _flags, text in texts:
-                    scene = axis.mapRectToScene(rect)
-                    local = view.mapFromScene(scene).boundingRect()
-                    out.append((QtCore.QRectF(view.mapTo(self, local.topLeft()),
-                                              QtCore.QSizeF(local.size())), text))
-        finally:
-            painter.end()
-        return out
+        text)."""
+        return self.axes.drawn(self, self.plot_widget)
 
     def _style_texts(self) -> None:
         K = max(1, len(self._texts))
         # as big as the theme asks, but "-0.45" must still fit inside a cell
         view = self.plot.getViewBox()
         cell_px = min(view.width(), view.height()) / K
-        if cell_px > 0:   # a cell's side as drawn (the range has a margin round it)
-            drawn_px = min(cell_px, 1 / max(view.viewPixelSize()))
-            room = self._fit_label_font(drawn_px)
-            self._label_axes(lambda labels: self._labels_fit(labels, drawn_px), room)
-        else:   # squeezed flat: no matrix to label
-            self._label_axes(lambda _labels: False)
+        # a cell's side as drawn (the range has a margin round it); 0: squeezed flat
+        drawn_px = min(cell_px, 1 / max(view.viewPixelSize())) if cell_px > 0 else 0
+        self.axes.label(self._names, drawn_px, ps.font(self.theme))
         f = self._number_font()
-        wanted = self._wanted_number_px()
-        f.setPixelSize(max(8, min(wanted, _number_px(f, cell_px))) if cell_px > 0 else wanted)
+        f.setPixelSize(shown_number_px(cell_px, self._wanted_number_px(), self._widest_em()))
         rgba = cell_rgba(self._matrix) if self._matrix.size else None
         for i, row in enumerate(self._texts):
             for j, item in enumerate(row):

@@ -1,19 +1,22 @@
 """The cosine matrix's labels never run together (issue 22): a model file's head names
 ("quadrant", "image") stood under columns too narrow for them and read "quadrantimage".
 Where a name does not fit its column, the columns are numbered and each row's label
-starts with its number. Checked on the rects pyqtgraph draws the labels in."""
+starts with its number. The rules, on any names and cell size, are checked without Qt in
+tests/plain/test_matrix_labels.py; here, on the rects pyqtgraph draws the labels in, that
+the panel draws what they decide for the cells it has, measured with its real font."""
 import itertools
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QTabWidget
 
-from gradviz.plain.config import MAX_HEADS, Config
+from gradviz.plain.config import Config
+from gradviz.plain.matrix_labels import matrix_labels
 from gradviz.qt.model_menu import example_path
 from gradviz.qt.theme import LIGHT
+from gradviz.qt.widgets import plot_style as ps
 from gradviz.qt.widgets.cosine_heatmap import CosineHeatmap
+from gradviz.qt.widgets.matrix_axes import FontMeasure
 
 from waits import WAIT_MS
 
@@ -81,6 +84,21 @@ def _assert_apart(labels, names, panel=None) -> None:
         assert not a.intersects(b), f"{ta!r} at {a} overlaps {tb!r} at {b}"
 
 
+def _assert_as_decided(panel, names) -> None:
+    """The labels drawn are what matrix_labels decides for the cells as drawn and the
+    panel's text size, measured with its font, and drawn at the size it decides (to a
+    fraction of a point: the cells are measured here to a whole pixel)."""
+    font = ps.font(panel.theme)
+    decided = matrix_labels(names, _cell_px(panel), font.pointSizeF(), FontMeasure(font))
+    drawn = [text for _, text in panel.tick_labels()]
+    assert drawn == list(decided.rows) + list(decided.columns)
+    if decided.rows:
+        for side in ("left", "bottom"):
+            drawn_pt = panel.plot.getAxis(side).style["tickFont"].pointSizeF()
+            assert drawn_pt == pytest.approx(decided.pt, abs=0.25)
+            assert drawn_pt <= font.pointSizeF()
+
+
 @pytest.fixture
 def panel(qtbot):
     made = CosineHeatmap()
@@ -92,29 +110,28 @@ def test_long_names_at_1024x768_are_numbered_and_apart(qtbot, panel):
     labels = _drawn(qtbot, panel, ["quadrant", "image"], AT_1024)
     assert sorted(t for _, t in labels) == ["0", "0 quadrant", "1", "1 image"]
     _assert_apart(labels, ["quadrant", "image"])
-
-
-def test_names_that_fit_stay_whole_under_their_columns(qtbot, panel):
-    labels = _drawn(qtbot, panel, ["a", "b"], AT_1024)
-    assert sorted(t for _, t in labels) == ["a", "a", "b", "b"]
-    _assert_apart(labels, ["a", "b"])
+    _assert_as_decided(panel, ["quadrant", "image"])
 
 
 def test_the_built_in_models_heads_keep_their_short_columns(qtbot, panel):
     labels = _drawn(qtbot, panel, [f"head{k}" for k in range(8)], AT_1024)
     assert [t for _, t in labels][:8] == [f"head{k}" for k in range(8)]   # as they are
     _assert_apart(labels, [f"head{k}" for k in range(8)])
+    _assert_as_decided(panel, [f"head{k}" for k in range(8)])
 
 
-@settings(max_examples=25, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(names=st.lists(st.text(st.characters(min_codepoint=33, max_codepoint=126),
-                              min_size=1, max_size=40),
-                      min_size=1, max_size=MAX_HEADS, unique=True),
-       width=st.integers(210, 900), height=st.integers(150, 600),
-       zoom=st.sampled_from([1.0, 1.25, 1.5]))
-def test_no_names_at_any_size_overlap(qtbot, panel, names, width, height, zoom):
-    _assert_apart(_drawn(qtbot, panel, names, (width, height), zoom), names, panel)
+# a few sizes the rules give different answers at: every label shrunk to its row, long
+# names numbered at 1.5 times the text size, names whole in a roomy panel, and a panel
+# squeezed so small no label has room
+@pytest.mark.parametrize(("names", "size", "zoom"), [
+    ([f"loss_{k}" for k in range(8)], (500, 380), 1.5),
+    (["a", "quadrant", "image", "x1"], (700, 500), 1.5),
+    (["a", "quadrant", "image", "x1"], (900, 600), 1.0),
+    ([f"head{k}" for k in range(8)], (210, 150), 1.5),
+])
+def test_no_names_at_these_sizes_overlap_and_are_as_decided(qtbot, panel, names, size, zoom):
+    _assert_apart(_drawn(qtbot, panel, names, size, zoom), names, panel)
+    _assert_as_decided(panel, names)
 
 
 def test_in_the_window_on_the_cnn_example_the_labels_are_apart(qtbot, make_window):
