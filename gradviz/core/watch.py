@@ -20,6 +20,13 @@ from .watch_probe import feature_list, gathered, gram_numbers, junction_gram, nu
 from .watch_ranks import rank_and_world, stream_folder, unwrapped
 
 DEFAULT_EVERY = 20   # per-loss push, cosines, memory and the graph: every this many steps
+# steps.jsonl's lines are written a block at a time, by a thread, every this many seconds
+# (and the rest when the with block ends): a killed script loses at most the steps that
+# ended in the last WRITE_EVERY_S before the kill. Written line by line, each step's
+# system call and its formatting between two training steps cost the default MLP's loop
+# about a tenth of its speed (docs/benchmarks.md).
+WRITE_EVERY_S = 0.1
+_item, _floating = torch.Tensor.item, torch.Tensor.is_floating_point
 
 
 class Watch:
@@ -45,8 +52,11 @@ class Watch:
         self._writer = StreamWriter(self.folder, {
             "model": type(unwrapped(model)).__name__, "device": str(self.device),
             "param_names": [name for name, _ in self.params], "every": every,
-            "rank": self.rank, "world_size": self.world_size})
+            "rank": self.rank, "world_size": self.world_size}, every_s=WRITE_EVERY_S)
         self._names: list[str] | None = None
+        self._key: tuple | None = None          # the names as a tuple, to compare
+        self._numbers_key: tuple | None = None  # the writer's key for an unsampled line
+        self._last_graph_key: tuple | None = None
         self._new_step()
 
     def _new_step(self) -> None:
@@ -55,7 +65,6 @@ class Watch:
         self._gram: torch.Tensor | None = None
         self._saved: list[int] = []
         self._nodes: int | None = None
-        self._last_graph_key: tuple | None = getattr(self, "_last_graph_key", None)
 
     @property
     def sampled(self) -> bool:
@@ -84,12 +93,16 @@ class Watch:
         """Before the user's backward: the step's named scalar losses (and the features
         they share, for each loss's push). Called again in the same step: one more
         micro-batch (gradient accumulation)."""
-        self._check(losses)
+        if type(losses) is not dict or tuple(losses) != self._key:
+            self._check(losses)   # the first call, or names that differ: raises
+        values = self._values
         for loss in losses.values():   # detached: a view of the value, no copy, no graph
+            if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
+                self._check(losses)
             value = loss.detach()
-            self._values.append(value if value.dim() == 0 else value.reshape(()))
+            values.append(value if value.dim() == 0 else value.reshape(()))
         self._calls += 1
-        if self.sampled:
+        if self.steps % self.every == 0:
             self._sample(losses, feature_list(features))
 
     def _check(self, losses: object) -> None:
@@ -100,7 +113,8 @@ class Watch:
                             "loss tensors, e.g. {'depth': depth_loss, 'seg': seg_loss}")
         names = list(losses)
         if self._names is None:
-            self._names = names
+            self._names, self._key = names, tuple(names)
+            self._numbers_key = self._writer.numbers_key(names, self._param_names)
         elif names != self._names:
             raise ValueError(f"gradviz.watch: losses() got {names}; this run's losses "
                              f"are {self._names} (the same names, in the same order)")
@@ -121,18 +135,51 @@ class Watch:
     def step(self) -> StepRecord:
         """After the user's backward, before optimizer.step(): record the step (its
         gradients as they are now) and start the next. Returns what was recorded."""
-        if not self._values or self._names is None:
+        values = self._values
+        if not values or self._names is None:
             raise RuntimeError("gradviz.watch: step() before losses(): call "
                                "watch.losses({...}) before backward in each step")
         grads = [p.grad for p in self._tensors]
         present = [g for g in grads if g is not None]
         norms = torch._foreach_norm(present) if present else []
+        if self._calls == 1 and len(present) == len(grads) and self._gram is None and \
+                not self._saved and self._numbers_key is not None:
+            if values[0].is_cpu and (not norms or norms[0].is_cpu) and \
+                    all(map(_floating, values)):
+                # on the CPU each number read alone is cheaper than one stack and its
+                # read (no transfer to save); item() and tolist() give the same floats
+                # (an integer value is promoted by the stack: read there, as before)
+                numbers = [*map(_item, values), *map(_item, norms)]
+            else:   # the step's one transfer
+                numbers = gathered([*values, *norms], None, self.device).tolist()
+            record = self._usual(numbers)
+            self.steps += 1
+            self._values, self._calls = [], 0   # nothing else was set: not sampled
+            return record
         # the step's one transfer
-        numbers = gathered([*self._values, *norms], self._gram, self.device).tolist()
+        numbers = gathered([*values, *norms], self._gram, self.device).tolist()
         record = self._record(numbers, grads, len(present) == len(grads))
         self._writer.add_step(record, self._calls)
         self.steps += 1
         self._new_step()
+        return record
+
+    def _usual(self, numbers: list[float]) -> StepRecord:
+        """The usual step (one losses() call, every parameter with a .grad, not sampled),
+        recorded, and handed to the writer as plain numbers, formatted later."""
+        names = self._names or []
+        k = len(names)
+        losses, norms = numbers[:k], numbers[k:]
+        total = sum(losses)   # as sum(record.losses.values()) adds them
+        global_norm = math.sqrt(sum([n * n for n in norms])) if norms else None
+        record = StepRecord(step=self.steps, losses=dict(zip(names, losses)), total=total,
+                            grad_norms=dict(zip(self._param_names, norms)),
+                            global_grad_norm=global_norm)
+        if global_norm is None or self._numbers_key is None:
+            self._writer.add_step(record, 1)
+        else:
+            self._writer.add_numbers(self._numbers_key, self.steps, numbers, total,
+                                     global_norm, 1)
         return record
 
     def _record(self, numbers: list[float], grads: list, complete: bool) -> StepRecord:
@@ -166,5 +213,8 @@ class Watch:
 def watch(model: nn.Module, out: str | Path, every: int = DEFAULT_EVERY) -> Watch:
     """Watch a training loop: `with gradviz.watch(model, out="runs/exp1") as watch:`,
     then each step watch.losses({...}, features=z) before backward and watch.step()
-    after it, before optimizer.step(). Writes out (out/rank-N under torch.distributed)."""
+    after it, before optimizer.step(). Writes out (out/rank-N under torch.distributed):
+    the steps' lines every WRITE_EVERY_S (0.1 s) by a thread, and the rest when the with
+    block is left (also by an exception), so a killed script keeps every step but those
+    of its last 0.1 s."""
     return Watch(model, out, every)

@@ -64,7 +64,10 @@ def gathered(scalars: list[torch.Tensor], gram: torch.Tensor | None,
         except RuntimeError:
             pass
     dtype = number_dtype(device)
-    flat = torch.stack([s.to(device, dtype) for s in scalars])
+    try:   # one stack, then one conversion (exact: float32 and float16 fit in float64)
+        flat = torch.stack(scalars).to(device, dtype)
+    except RuntimeError:   # values on different devices: each moved first
+        flat = torch.stack([s.to(device, dtype) for s in scalars])
     return flat if gram is None else torch.cat([flat, gram.to(device, dtype).reshape(-1)])
 
 

@@ -1,11 +1,17 @@
-"""A watched script killed mid-run leaves every finished step readable."""
+"""A watched script killed mid-run leaves its finished steps readable: every step that
+ended more than WRITE_EVERY_S before the kill, whole and in order (the steps of the last
+WRITE_EVERY_S may be lost; a cut last line is never read)."""
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 
+from gradviz.core.watch import WRITE_EVERY_S
 from gradviz.plain.watch_read import StreamReader
+from gradviz.plain.watch_stream import STEPS
 
 SCRIPT = textwrap.dedent("""
     import os, signal, sys
@@ -20,15 +26,47 @@ SCRIPT = textwrap.dedent("""
             sum(losses.values()).backward()
             watch.step()
             if step == 4:
-                os.kill(os.getpid(), signal.SIGKILL)
+                if sys.argv[2] == "now":
+                    os.kill(os.getpid(), signal.SIGKILL)
+                print("5 steps", flush=True)
+                sys.stdin.readline()   # the loop stops here until killed
 """)
 
 
-def test_killed_script_keeps_its_finished_steps(tmp_path):
-    done = subprocess.run([sys.executable, "-c", SCRIPT, str(tmp_path)], timeout=120)
-    assert done.returncode == -9
+def _complete_lines(path) -> int:
+    try:
+        return path.read_bytes().count(b"\n")
+    except FileNotFoundError:
+        return 0
+
+
+def test_a_stopped_loop_s_steps_reach_the_file_and_survive_a_kill(tmp_path):
+    """The loop stops after its fifth step (a hung data loader, an evaluation) and is
+    then killed: the five lines were written meanwhile, without another step."""
+    child = subprocess.Popen([sys.executable, "-c", SCRIPT, str(tmp_path), "wait"],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None and child.stdout.readline() == "5 steps\n"
+        deadline = time.monotonic() + 60   # a condition waited for, not a time slept
+        while _complete_lines(tmp_path / STEPS) < 5 and time.monotonic() < deadline:
+            time.sleep(WRITE_EVERY_S / 10)
+        child.send_signal(signal.SIGKILL)
+    finally:
+        child.kill()
+        child.wait(timeout=60)
     reader = StreamReader(tmp_path)
     records = reader.read()
     assert [r.step for r in records] == [0, 1, 2, 3, 4]
     assert not reader.finished and reader.header is not None
     assert reader.header["param_names"] == ["0.weight", "0.bias", "1.weight", "1.bias"]
+
+
+def test_a_kill_right_after_a_step_keeps_whole_steps_in_order(tmp_path):
+    """Killed at once after its fifth step: what is in the file is steps 0, 1, ... in
+    order, each whole (the last WRITE_EVERY_S's steps may be missing, never garbled)."""
+    done = subprocess.run([sys.executable, "-c", SCRIPT, str(tmp_path), "now"], timeout=120)
+    assert done.returncode == -9
+    reader = StreamReader(tmp_path)
+    steps = [r.step for r in reader.read()]
+    assert steps == list(range(len(steps))) and len(steps) <= 5
+    assert not reader.finished and reader.header is not None

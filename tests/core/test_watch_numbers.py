@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import math
+import time
 
 import pytest
 import torch
@@ -13,6 +14,7 @@ from torch.nn import functional as F
 from watch_loops import TwoHeads, batch, named_losses
 
 import gradviz
+from gradviz.core.watch import WRITE_EVERY_S
 from gradviz.plain.watch_read import FolderFollower, StreamReader
 
 from core_reference import SavedTracker, reachable_nodes
@@ -40,6 +42,15 @@ def _saved_reference(model, x, y_depth, y_seg) -> tuple[int, int]:
         return tracker.bytes_held(), reachable_nodes([v.grad_fn for v in losses.values()])
 
 
+def _read_new(follower) -> int:
+    """How many steps the follower reads once there are any (they are written within
+    WRITE_EVERY_S of their step: a condition waited for, up to a minute)."""
+    deadline = time.monotonic() + 60
+    while (count := follower.read()) == 0 and time.monotonic() < deadline:
+        time.sleep(WRITE_EVERY_S / 10)
+    return count
+
+
 def _run(tmp_path, every, follower):
     model = TwoHeads()
     model.eval()   # dropout off: the references re-run the forward and must get the same
@@ -61,7 +72,7 @@ def _run(tmp_path, every, follower):
             expected.append((gram, losses_seen, saved, {
                 n: None if p.grad is None else p.grad.norm().item()
                 for n, p in model.named_parameters()}))
-            assert follower.read() == 1   # each finished step is on disk at once
+            assert _read_new(follower) == 1   # each finished step reaches the disk alone
             opt.step()
             opt.zero_grad()
     return expected
@@ -104,3 +115,34 @@ def test_recorded_numbers_equal_a_reference(tmp_path, every):
     history = follower.histories[""]
     assert len(history) == 4 and history.param_names[-1] == "spare.bias"
     assert StreamReader(tmp_path).read()[0].losses == records[0].losses
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_usual_steps_record_exactly_what_plain_pytorch_computes(tmp_path, dtype):
+    """Unsampled steps (one losses() call, every parameter but `spare` with a gradient,
+    and then `spare` too): each loss and each gradient norm bit-equal to .item() and
+    .norm() of the loop's own tensors, in the returned record and in steps.jsonl."""
+    model = TwoHeads().to(dtype)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    expected = []
+    with gradviz.watch(model, out=tmp_path, every=1000) as watch:
+        for step in range(6):
+            x, y_depth, y_seg = batch(step, 0)
+            z, losses = named_losses(model, x.to(dtype), y_depth.to(dtype), y_seg)
+            if step >= 3:   # every parameter with a gradient from here on
+                losses["depth"] = losses["depth"] + 0 * model.spare(z).sum()
+            watch.losses(losses, features=z)
+            sum(losses.values()).backward()
+            record = watch.step()
+            norms = {n: None if p.grad is None else p.grad.norm().item()
+                     for n, p in model.named_parameters()}
+            seen = {k: v.item() for k, v in losses.items()}
+            present = [n for n in norms.values() if n is not None]
+            want = (seen, sum(seen.values()), norms, math.sqrt(sum([n * n for n in present])))
+            assert (record.losses, record.total, record.grad_norms,
+                    record.global_grad_norm) == want
+            expected.append(want)
+            opt.step()
+            opt.zero_grad()
+    records = StreamReader(tmp_path).read()
+    assert [(r.losses, r.total, r.grad_norms, r.global_grad_norm) for r in records] == expected
