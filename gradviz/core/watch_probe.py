@@ -46,9 +46,12 @@ def junction_gram(losses: Sequence[torch.Tensor], features: list[torch.Tensor],
                                     device=features[0].device))
             continue
         grads = torch.autograd.grad(loss, features, retain_graph=True, allow_unused=True)
-        rows.append(torch.cat([(torch.zeros_like(f) if g is None else g).reshape(-1)
-                               .to(dtype) for g, f in zip(grads, features)]))
-    matrix = torch.stack(rows)
+        flat = [(torch.zeros_like(f) if g is None else g).reshape(-1)
+                for g, f in zip(grads, features)]
+        rows.append(flat[0] if len(flat) == 1 else torch.cat(flat))
+    # converted once, after stacking: the same numbers as row by row (a wider float
+    # holds a narrower one exactly; mixed rows are promoted, exactly, by the stack)
+    matrix = torch.stack(rows).to(dtype)
     return matrix @ matrix.T
 
 
