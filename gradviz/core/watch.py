@@ -83,6 +83,11 @@ class Watch:
             warnings.warn(f"gradviz.watch: {self.folder / METRICS} not written "
                           f"({exc.strerror or exc})", stacklevel=2)
 
+    def flush(self) -> None:
+        """Write every finished step's line now (they are otherwise written every
+        WRITE_EVERY_S, and when the with block ends)."""
+        self._writer.flush()
+
     def open_window(self) -> subprocess.Popen:
         """`gradviz open` on this run's folder, in a process of its own (a notebook's
         kernel imports no Qt): the window follows the folder as the loop writes it."""

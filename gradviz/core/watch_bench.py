@@ -100,8 +100,8 @@ def loop_rate(parts: LoopParts, steps: int, device: torch.device, out: str | Non
 
     if w is None:
         return timed(one, steps, device)
-    with w:
-        return timed(one, steps, device)
+    with w:   # the lines still kept at the end are written inside the clock
+        return timed(one, steps, device, end=w.flush)
 
 
 def watch_bench(parts: LoopParts, steps: int, repeats: int, device: torch.device) -> WatchBench:

@@ -9,6 +9,9 @@ import sys
 import textwrap
 import time
 
+import torch
+
+import gradviz
 from gradviz.core.watch import WRITE_EVERY_S
 from gradviz.plain.watch_read import StreamReader
 from gradviz.plain.watch_stream import STEPS
@@ -70,3 +73,16 @@ def test_a_kill_right_after_a_step_keeps_whole_steps_in_order(tmp_path):
     steps = [r.step for r in reader.read()]
     assert steps == list(range(len(steps))) and len(steps) <= 5
     assert not reader.finished and reader.header is not None
+
+
+def test_flush_puts_every_finished_step_in_the_file_at_once(tmp_path):
+    model = torch.nn.Linear(3, 2)
+    with gradviz.watch(model, out=tmp_path) as watch:
+        reader = StreamReader(tmp_path)
+        for step in range(3):
+            out = model(torch.ones(4, 3))
+            watch.losses({"a": out[:, 0].mean(), "b": out[:, 1].pow(2).mean()})
+            (out[:, 0].mean() + out[:, 1].pow(2).mean()).backward()
+            watch.step()
+            watch.flush()
+            assert [r.step for r in reader.read()] == [step]
