@@ -22,9 +22,9 @@ from .watch_ranks import rank_and_world, stream_folder, unwrapped
 DEFAULT_EVERY = 20   # per-loss push, cosines, memory and the graph: every this many steps
 # steps.jsonl's lines are written a block at a time, by a thread, every this many seconds
 # (and the rest when the with block ends): a killed script loses at most the steps that
-# ended in the last WRITE_EVERY_S before the kill. Written line by line, each step's
-# system call and its formatting between two training steps cost the default MLP's loop
-# about a tenth of its speed (docs/benchmarks.md).
+# ended in the last WRITE_EVERY_S before the kill. Formatted and written line by line
+# inside step(), between two training steps, they cost the loop more (docs/benchmarks.md,
+# 4 December 2026).
 WRITE_EVERY_S = 0.1
 _item, _floating = torch.Tensor.item, torch.Tensor.is_floating_point
 
@@ -100,12 +100,13 @@ class Watch:
         micro-batch (gradient accumulation)."""
         if type(losses) is not dict or tuple(losses) != self._key:
             self._check(losses)   # the first call, or names that differ: raises
-        values = self._values
+        values = []   # kept only once every value has passed
         for loss in losses.values():   # detached: a view of the value, no copy, no graph
             if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
                 self._check(losses)
             value = loss.detach()
             values.append(value if value.dim() == 0 else value.reshape(()))
+        self._values += values
         self._calls += 1
         if self.steps % self.every == 0:
             self._sample(losses, feature_list(features))
