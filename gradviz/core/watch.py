@@ -20,24 +20,29 @@ from .watch_probe import feature_list, gathered, gram_numbers, junction_gram, nu
 from .watch_ranks import rank_and_world, stream_folder, unwrapped
 
 DEFAULT_EVERY = 20   # per-loss push, cosines, memory and the graph: every this many steps
-# steps.jsonl's lines are written a block at a time, by a thread, every this many seconds
-# (and the rest when the with block ends): a killed script loses at most the steps that
-# ended in the last WRITE_EVERY_S before the kill. Formatted and written line by line
-# inside step(), between two training steps, they cost the loop more (docs/benchmarks.md,
-# 4 December 2026).
-WRITE_EVERY_S = 0.1
+# steps.jsonl's lines: by default each written before step() returns, so that a killed
+# script keeps every finished step; write_every=S (seconds) has a thread write them a
+# block at a time every S seconds (and the rest when the with block ends), which costs
+# the loop less (the default MLP's: docs/benchmarks.md, 4 December 2026) and loses the
+# steps of the last S seconds before a kill
+WRITE_BLOCKS_S = 0.1   # a block's spacing that docs and benchmarks name
 _item, _floating = torch.Tensor.item, torch.Tensor.is_floating_point
 
 
 class Watch:
     """One watched loop. Use as a context manager (see watch())."""
 
-    def __init__(self, model: nn.Module, out: str | Path, every: int = DEFAULT_EVERY):
+    def __init__(self, model: nn.Module, out: str | Path, every: int = DEFAULT_EVERY,
+                 write_every: float = 0.0):
         if not isinstance(model, nn.Module):
             raise TypeError(f"gradviz.watch: model must be a torch.nn.Module, "
                             f"not {type(model).__name__}")
         if isinstance(every, bool) or not isinstance(every, int) or every < 1:
             raise ValueError(f"gradviz.watch: every must be a whole number >= 1, not {every!r}")
+        if isinstance(write_every, bool) or not isinstance(write_every, (int, float)) \
+                or not 0 <= write_every <= 60:
+            raise ValueError(f"gradviz.watch: write_every must be seconds from 0 to 60, "
+                             f"not {write_every!r}")
         self.every = every
         self.params = list(unwrapped(model).named_parameters())
         self._tensors = [p for _, p in self.params]
@@ -52,7 +57,7 @@ class Watch:
         self._writer = StreamWriter(self.folder, {
             "model": type(unwrapped(model)).__name__, "device": str(self.device),
             "param_names": [name for name, _ in self.params], "every": every,
-            "rank": self.rank, "world_size": self.world_size}, every_s=WRITE_EVERY_S)
+            "rank": self.rank, "world_size": self.world_size}, every_s=float(write_every))
         self._names: list[str] | None = None
         self._key: tuple | None = None          # the names as a tuple, to compare
         self._numbers_key: tuple | None = None  # the writer's key for an unsampled line
@@ -84,8 +89,8 @@ class Watch:
                           f"({exc.strerror or exc})", stacklevel=2)
 
     def flush(self) -> None:
-        """Write every finished step's line now (they are otherwise written every
-        WRITE_EVERY_S, and when the with block ends)."""
+        """Write every finished step's line now (with write_every above 0 they are
+        otherwise written every write_every seconds, and when the with block ends)."""
         self._writer.flush()
 
     def open_window(self) -> subprocess.Popen:
@@ -216,11 +221,13 @@ class Watch:
         return record
 
 
-def watch(model: nn.Module, out: str | Path, every: int = DEFAULT_EVERY) -> Watch:
+def watch(model: nn.Module, out: str | Path, every: int = DEFAULT_EVERY,
+          write_every: float = 0.0) -> Watch:
     """Watch a training loop: `with gradviz.watch(model, out="runs/exp1") as watch:`,
     then each step watch.losses({...}, features=z) before backward and watch.step()
     after it, before optimizer.step(). Writes out (out/rank-N under torch.distributed):
-    the steps' lines every WRITE_EVERY_S (0.1 s) by a thread, and the rest when the with
-    block is left (also by an exception), so a killed script keeps every step but those
-    of its last 0.1 s."""
-    return Watch(model, out, every)
+    each step's line before step() returns, so a killed script keeps every finished
+    step; with write_every=S (seconds, e.g. 0.1) a thread writes the lines a block at a
+    time every S seconds and the rest when the with block is left (also by an
+    exception): cheaper for the loop, and a kill loses the steps of its last S seconds."""
+    return Watch(model, out, every, write_every)

@@ -29,3 +29,10 @@ def test_a_refused_losses_call_leaves_the_step_as_it_was(tmp_path):
             expected.append({"a": a.item(), "b": b.item()})
             model.zero_grad()
     assert [r.losses for r in StreamReader(tmp_path).read()] == expected
+
+
+@pytest.mark.parametrize("value", [-0.1, 61, True, "0.1", float("nan")])
+def test_a_write_spacing_that_is_not_seconds_is_refused_by_name(tmp_path, value):
+    with pytest.raises(ValueError, match="write_every must be seconds from 0 to 60"):
+        gradviz.watch(torch.nn.Linear(3, 2), out=tmp_path, write_every=value)
+    assert not (tmp_path / "steps.jsonl").exists()
