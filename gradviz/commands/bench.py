@@ -243,10 +243,10 @@ def _print_watch(config, repeats: int, threads: int, quiet: bool) -> int:
               f"{DEFAULT_EVERY}: losses and grad norms each step; push, cosines and memory "
               f"every {DEFAULT_EVERY}th, the graph when it changes), {threads} torch thread"
               f"{'s' if threads > 1 else ''}, {repeats} runs each, median")
-        print(f"{'loop':<26}{'params':>10}{'bare/s':>10}{'watched/s':>11}{'watched':>9}")
+        print(f"{'loop':<38}{'params':>10}{'bare/s':>10}{'watched/s':>11}{'watched':>9}")
     before = os.getloadavg()
     for r in watch_benches(config, config.steps, repeats):
-        print(f"{r.name:<26}{r.parameters:>10,}{r.bare:>10.1f}{r.watched:>11.1f}{r.ratio:>9.0%}")
+        print(f"{r.name:<38}{r.parameters:>10,}{r.bare:>10.1f}{r.watched:>11.1f}{r.ratio:>9.0%}")
     after = os.getloadavg()
     print(f"load average (1 min): {before[0]:.2f} before, {after[0]:.2f} after, on "
           f"{os.cpu_count()} cores")

@@ -32,13 +32,18 @@ def sync(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
-def timed(one: Callable[[int], object], steps: int, device: torch.device) -> float:
-    """Steps per second of one(step) for `steps` steps, after a warm-up."""
+def timed(one: Callable[[int], object], steps: int, device: torch.device,
+          end: Callable[[], object] | None = None) -> float:
+    """Steps per second of one(step) for `steps` steps, after a warm-up. end: called
+    after the last step, inside the clock: work the steps left to be done later (lines
+    kept to be written a block at a time) is theirs."""
     for step in range(min(WARM_UP_STEPS, steps)):
         one(step)
     sync(device)
     start = clock()
     for step in range(steps):
         one(step)
+    if end is not None:
+        end()
     sync(device)
     return steps / (clock() - start)

@@ -20,7 +20,7 @@ from .devices import resolve_device
 from .loop_timer import timed
 from .model import MultiHeadNet, head_loss
 from .model_file import ModelFile, trunk_outputs
-from .watch import DEFAULT_EVERY, watch
+from .watch import DEFAULT_EVERY, WRITE_BLOCKS_S, watch
 
 CNN = "cnn_two_heads"
 BATCHES = 8   # made before the clock starts, used in turn: the loop times training only
@@ -79,11 +79,13 @@ def cnn_parts(config: Config, device: torch.device) -> LoopParts:
                      list(spec.names), batches, config.lr)
 
 
-def loop_rate(parts: LoopParts, steps: int, device: torch.device, out: str | None) -> float:
+def loop_rate(parts: LoopParts, steps: int, device: torch.device, out: str | None,
+              write_every: float = 0.0) -> float:
     """Steps per second of the user's loop; watched into out when out is given."""
     opt = torch.optim.SGD(parts.model.parameters(), lr=parts.lr)
     names = parts.names
-    w = None if out is None else watch(parts.model, out=out, every=DEFAULT_EVERY)
+    w = None if out is None else watch(parts.model, out=out, every=DEFAULT_EVERY,
+                                       write_every=write_every)
 
     def one(step: int) -> None:
         x, targets = parts.batches[step % len(parts.batches)]
@@ -100,23 +102,28 @@ def loop_rate(parts: LoopParts, steps: int, device: torch.device, out: str | Non
 
     if w is None:
         return timed(one, steps, device)
-    with w:
-        return timed(one, steps, device)
+    with w:   # the lines still kept at the end are written inside the clock
+        return timed(one, steps, device, end=w.flush)
 
 
-def watch_bench(parts: LoopParts, steps: int, repeats: int, device: torch.device) -> WatchBench:
+def watch_bench(parts: LoopParts, steps: int, repeats: int, device: torch.device,
+                write_every: float = 0.0) -> WatchBench:
     """Medians of `repeats` interleaved runs of the loop bare and watched."""
     bare, watched = [], []
     for _ in range(repeats):
         bare.append(loop_rate(parts, steps, device, None))
         with tempfile.TemporaryDirectory(prefix="gradviz-watch-bench-") as out:
-            watched.append(loop_rate(parts, steps, device, out))
+            watched.append(loop_rate(parts, steps, device, out, write_every))
     count = sum(p.numel() for p in parts.model.parameters())
-    return WatchBench(parts.name, count, statistics.median(bare), statistics.median(watched))
+    name = parts.name + (f", lines every {write_every:g} s" if write_every else "")
+    return WatchBench(name, count, statistics.median(bare), statistics.median(watched))
 
 
 def watch_benches(config: Config, steps: int, repeats: int) -> list[WatchBench]:
-    """The MLP with `steps` steps per run, the CNN (slower per step) with a fifth."""
+    """The MLP with `steps` steps per run (its lines written at each step, and in blocks
+    every WRITE_BLOCKS_S), the CNN (slower per step) with a fifth."""
     device = resolve_device(config.device)
-    return [watch_bench(mlp_parts(config, device), steps, repeats, device),
+    mlp = mlp_parts(config, device)
+    return [watch_bench(mlp, steps, repeats, device),
+            watch_bench(mlp, steps, repeats, device, WRITE_BLOCKS_S),
             watch_bench(cnn_parts(config, device), max(1, steps // 5), repeats, device)]

@@ -46,9 +46,12 @@ def junction_gram(losses: Sequence[torch.Tensor], features: list[torch.Tensor],
                                     device=features[0].device))
             continue
         grads = torch.autograd.grad(loss, features, retain_graph=True, allow_unused=True)
-        rows.append(torch.cat([(torch.zeros_like(f) if g is None else g).reshape(-1)
-                               .to(dtype) for g, f in zip(grads, features)]))
-    matrix = torch.stack(rows)
+        flat = [(torch.zeros_like(f) if g is None else g).reshape(-1)
+                for g, f in zip(grads, features)]
+        rows.append(flat[0] if len(flat) == 1 else torch.cat(flat))
+    # converted once, after stacking: the same numbers as row by row (a wider float
+    # holds a narrower one exactly; mixed rows are promoted, exactly, by the stack)
+    matrix = torch.stack(rows).to(dtype)
     return matrix @ matrix.T
 
 
@@ -64,7 +67,10 @@ def gathered(scalars: list[torch.Tensor], gram: torch.Tensor | None,
         except RuntimeError:
             pass
     dtype = number_dtype(device)
-    flat = torch.stack([s.to(device, dtype) for s in scalars])
+    try:   # one stack, then one conversion (exact: float32 and float16 fit in float64)
+        flat = torch.stack(scalars).to(device, dtype)
+    except RuntimeError:   # values on different devices: each moved first
+        flat = torch.stack([s.to(device, dtype) for s in scalars])
     return flat if gram is None else torch.cat([flat, gram.to(device, dtype).reshape(-1)])
 
 

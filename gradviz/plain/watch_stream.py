@@ -1,11 +1,12 @@
 """A watched loop's stream on disk, written as the loop goes: watch.json (the header,
-replaced whole), steps.jsonl (one report step per line, appended and flushed at the end
-of each step) and graphs.jsonl (the module graph, appended when its structure changes).
+replaced whole), steps.jsonl (one report step per line, appended: at once, or a block at
+a time, see StepFile) and graphs.jsonl (the module graph, appended when its structure
+changes).
 
 Append-only, one line per step: a long run costs the same per step at step 10 and at
 step 1,000,000 (rewriting report.json whole each step would be quadratic), and a killed
-script leaves every finished step readable (a reader ignores a last line without its
-newline, the one a kill can cut).
+script leaves every step already written readable (a reader ignores a last line without
+its newline, the one a kill can cut).
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from typing import IO
 from .atomic_write import write_text
 from .records import StepRecord
 from .report import unsampled_template
+from .step_file import StepFile
 
 HEADER = "watch.json"
 STEPS = "steps.jsonl"
@@ -94,6 +96,38 @@ class StepLines:
         return template % (int.__repr__(r.step), *texts[:k], texts[k], *texts[k + 2:],
                            texts[k + 1], int.__repr__(micro_batches))
 
+    def numbers_key(self, losses: list[str], params: list[str]) -> tuple | None:
+        """(template, loss names, parameter names) for numbers_line(), or None where a
+        name is not a string."""
+        template = self._template(tuple(losses), tuple(params))
+        return None if template is None else (template, tuple(losses), tuple(params))
+
+    def numbers_line(self, key: tuple, step: int, numbers: list, total: float,
+                     global_norm: float, micro_batches: int) -> str:
+        """The line of an unsampled step given by its plain numbers (StreamWriter.
+        add_numbers), the same text as the record's: a template where every number is
+        a finite float, else the record's own line."""
+        template, losses, params = key
+        k = len(losses)
+        try:
+            texts = list(map(float.__repr__, [*numbers, total, global_norm]))
+        except TypeError:   # an int (or other) number: json writes it its own way
+            texts = ["n"]
+        if "n" in "".join(texts):   # nan or inf: json's null, by the general path
+            record = StepRecord(step=step, losses=dict(zip(losses, numbers[:k])), total=total,
+                                grad_norms=dict(zip(params, numbers[k:])),
+                                global_grad_norm=global_norm)
+            return self(record, micro_batches)
+        return template % (int.__repr__(step), *texts[:k], texts[-2], *texts[k:-2], texts[-1],
+                           int.__repr__(micro_batches))
+
+    def block(self, pending: list) -> str:
+        """The text of lines kept by a StreamWriter: each a line, or add_numbers()'s
+        arguments."""
+        numbers_line = self.numbers_line
+        return "".join([item if type(item) is str else numbers_line(*item)
+                        for item in pending])
+
     def _template(self, losses: tuple, params: tuple) -> str | None:
         template = self._templates.get((losses, params))
         if template is None:
@@ -111,30 +145,51 @@ class StreamWriter:
     A new stream replaces an older one in the same folder: steps.jsonl and graphs.jsonl
     are emptied first, then the header with a new run id is put in place, so a reader
     that sees the new id knows every line it reads from then on is this run's.
+
+    every_s: 0 writes each step's line before add_step() returns; above 0, steps'
+    lines are written by a thread every every_s seconds, and the rest by flush() and
+    close(), so a kill loses at most the steps added in the last every_s seconds (see
+    StepFile).
     """
 
-    def __init__(self, folder: Path, header: dict):
+    def __init__(self, folder: Path, header: dict, every_s: float = 0.0):
         self.folder = folder
         self.run_id = f"{time.time_ns():x}-{secrets.token_hex(4)}"
         self.header = {"gradviz_report": 1, "gradviz_watch": WATCH_FORMAT,
                        "run_id": self.run_id, "started": time.time(), **header}
-        self._steps: IO[str] | None = None
+        self.every_s = every_s
+        self._steps: StepFile | None = None
         self._graphs: IO[str] | None = None
         self._line = StepLines()
 
     def open(self) -> StreamWriter:
         self.folder.mkdir(parents=True, exist_ok=True)
-        self._steps = open(self.folder / STEPS, "w", encoding="utf-8")
+        self._steps = StepFile(self.folder / STEPS, self._line.block, self.every_s)
         self._graphs = open(self.folder / GRAPHS, "w", encoding="utf-8")
         write_text(self.folder / HEADER, json.dumps(self.header, allow_nan=False) + "\n")
         return self
 
     def add_step(self, record: StepRecord, micro_batches: int) -> None:
+        """The step's line, formatted now (the record may change after the call)."""
         assert self._steps is not None, "StreamWriter.open() first"
-        self._steps.write(self._line(record, micro_batches))
-        # flushed to the operating system each step: a killed process loses nothing
-        # finished (no fsync: that would cost a disk round trip per step)
-        self._steps.flush()
+        self._steps.add(self._line(record, micro_batches))
+
+    def numbers_key(self, losses: list[str], params: list[str]) -> tuple | None:
+        """What add_numbers() takes for steps whose losses and gradient norms are named
+        so (formatted by one template), or None where the names do not suit one."""
+        return self._line.numbers_key(losses, params)
+
+    def add_numbers(self, key: tuple, step: int, numbers: list, total: float,
+                    global_norm: float, micro_batches: int) -> None:
+        """An unsampled step by its plain numbers: each loss, then each parameter's
+        gradient norm (every parameter's), as floats; formatted when written."""
+        assert self._steps is not None, "StreamWriter.open() first"
+        self._steps.add((key, step, numbers, total, global_norm, micro_batches))
+
+    def flush(self) -> None:
+        """Every step added so far, written now."""
+        if self._steps is not None:
+            self._steps.flush()
 
     def add_graph(self, step: int, graph: dict) -> None:
         assert self._graphs is not None, "StreamWriter.open() first"
@@ -142,10 +197,14 @@ class StreamWriter:
         self._graphs.flush()
 
     def close(self, steps: int) -> None:
-        """Close the files and say in the header that the run ended, after how many steps."""
-        for f in (self._steps, self._graphs):
-            if f is not None:
-                f.close()
-        self._steps = self._graphs = None
+        """Write what is kept, close the files and say in the header that the run ended,
+        after how many steps."""
+        try:
+            if self._steps is not None:
+                self._steps.close()
+        finally:
+            if self._graphs is not None:
+                self._graphs.close()
+            self._steps = self._graphs = None
         self.header.update(finished=time.time(), steps=steps)
         write_text(self.folder / HEADER, json.dumps(self.header, allow_nan=False) + "\n")

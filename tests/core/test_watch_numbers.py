@@ -104,3 +104,34 @@ def test_recorded_numbers_equal_a_reference(tmp_path, every):
     history = follower.histories[""]
     assert len(history) == 4 and history.param_names[-1] == "spare.bias"
     assert StreamReader(tmp_path).read()[0].losses == records[0].losses
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_usual_steps_record_exactly_what_plain_pytorch_computes(tmp_path, dtype):
+    """Unsampled steps (one losses() call, every parameter but `spare` with a gradient,
+    and then `spare` too): each loss and each gradient norm bit-equal to .item() and
+    .norm() of the loop's own tensors, in the returned record and in steps.jsonl."""
+    model = TwoHeads().to(dtype)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    expected = []
+    with gradviz.watch(model, out=tmp_path, every=1000) as watch:
+        for step in range(6):
+            x, y_depth, y_seg = batch(step, 0)
+            z, losses = named_losses(model, x.to(dtype), y_depth.to(dtype), y_seg)
+            if step >= 3:   # every parameter with a gradient from here on
+                losses["depth"] = losses["depth"] + 0 * model.spare(z).sum()
+            watch.losses(losses, features=z)
+            sum(losses.values()).backward()
+            record = watch.step()
+            norms = {n: None if p.grad is None else p.grad.norm().item()
+                     for n, p in model.named_parameters()}
+            seen = {k: v.item() for k, v in losses.items()}
+            present = [n for n in norms.values() if n is not None]
+            want = (seen, sum(seen.values()), norms, math.sqrt(sum([n * n for n in present])))
+            assert (record.losses, record.total, record.grad_norms,
+                    record.global_grad_norm) == want
+            expected.append(want)
+            opt.step()
+            opt.zero_grad()
+    records = StreamReader(tmp_path).read()
+    assert [(r.losses, r.total, r.grad_norms, r.global_grad_norm) for r in records] == expected

@@ -96,3 +96,53 @@ def test_an_unsampled_step_line_is_the_report_step_text_exactly(record):
     lines = StepLines()
     for calls in (1, 3):
         assert lines(record, calls) == record.to_json()[:-1] + f', "micro_batches": {calls}}}\n'
+
+
+@pytest.mark.parametrize(("losses", "norms"), [
+    ({"a": 0.10000000149011612, "b%s \"q\"": 1e-300}, {"w": 0.5, "%d": 2.0}),
+    ({"a": float("nan")}, {"w": 1.0}),        # NaN: null, by the record's own path
+    ({"a": 1.5}, {"w": float("inf")}),        # an infinite norm: null
+    ({"a": 1}, {"w": 1.0}),                    # an int loss: written as json writes one
+    ({"a": -0.0}, {"w": 3.4028234663852886e38, "v": 1.401298464324817e-45}),
+])
+def test_a_step_given_as_numbers_is_its_record_s_line_exactly(losses, norms):
+    """StreamWriter.add_numbers's line (a block of them, formatted at once) is the line of
+    the record those numbers make: StepRecord.to_json plus micro_batches."""
+    lines = StepLines()
+    key = lines.numbers_key(list(losses), list(norms))
+    assert key is not None
+    total = sum(losses.values())
+    glob = sum(n * n for n in norms.values()) ** 0.5
+    record = StepRecord(4, losses, total, norms, glob)
+    want = record.to_json()[:-1] + ', "micro_batches": 1}\n'
+    numbers = [*losses.values(), *norms.values()]
+    assert lines.numbers_line(key, 4, numbers, total, glob, 1) == want
+    assert lines.block([want, (key, 4, numbers, total, glob, 1)] * 2) == want * 4
+    assert json.loads(want)["losses"] == json.loads(json.dumps(
+        {k: None if v != v else v for k, v in losses.items()}))
+
+
+def test_numbers_need_string_names():
+    assert StepLines().numbers_key(["a", 3], ["w"]) is None   # type: ignore[list-item]
+
+
+def test_writer_in_blocks_writes_each_step_once_in_order(tmp_path):
+    """Steps added as records and as numbers, written a block at a time by the writer's
+    thread and at close: each line once, in the order added, read back as the records."""
+    writer = StreamWriter(tmp_path, {"param_names": ["w", "v"]}, every_s=0.001).open()
+    key = writer.numbers_key(["a", "b"], ["w", "v"])
+    assert key is not None
+    expected = []
+    for step in range(300):
+        losses, norms = {"a": 1.0 + step, "b": 0.5}, {"w": 0.25 * step, "v": 2.0}
+        record = StepRecord(step, losses, sum(losses.values()), norms,
+                            sum(n * n for n in norms.values()) ** 0.5)
+        if step % 7:
+            writer.add_numbers(key, step, [*losses.values(), *norms.values()],
+                               record.total, record.global_grad_norm, 1)
+        else:
+            writer.add_step(record, 1)
+        expected.append(record)
+    writer.close(300)
+    reader = StreamReader(tmp_path)
+    assert reader.read() == expected and reader.finished

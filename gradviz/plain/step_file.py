@@ -1,0 +1,90 @@
+"""steps.jsonl's file descriptor: lines appended by os.write, at once or a block at a time.
+
+Everything handed to os.write is the operating system's: a process killed afterwards
+(SIGKILL, os._exit, a crash of the interpreter) cannot lose it, and no Python-level
+buffer stands in between. What is not yet written is what a kill loses.
+
+every_s 0: each add() writes its line before it returns. every_s above 0: add() only
+keeps the item (a cheap append; the caller's loop does not format, nor make a system
+call), and a thread of this file writes what is kept every every_s seconds, formatted
+together (formatting floats is most of a line's cost, and it runs at about half the
+speed between two training steps, whose torch calls evict its code, than in a block);
+flush() and close() write the rest at once. A kill then loses at most what was added in
+the last every_s seconds before it. While another thread holds Python's GIL throughout
+(one long C call that keeps it), the writing thread waits for it; so does a kill's loss.
+"""
+from __future__ import annotations
+
+import collections
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+
+class StepFile:
+    """One append-only file of lines, opened emptied. text(items) turns kept items (in
+    the order added) into their lines' text."""
+
+    def __init__(self, path: Path, text: Callable[[list], str], every_s: float = 0.0):
+        self.every_s = every_s
+        self._text = text
+        self._fd: int | None = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+                                       | os.O_APPEND, 0o666)
+        # appended by the loop's thread, taken from the left under _lock by whichever
+        # thread writes: deque's append and popleft are each atomic, so nothing added
+        # while a block is written is lost or written twice, and blocks keep their order
+        self._kept: collections.deque = collections.deque()
+        self._lock = threading.Lock()
+        self._error: OSError | None = None   # the writing thread's, raised in the loop's
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        if every_s > 0:
+            self._thread = threading.Thread(target=self._write_every, daemon=True,
+                                            name="gradviz.watch steps.jsonl")
+            self._thread.start()
+
+    def add(self, item) -> None:
+        """Keep one line's item; written now (every_s 0) or by the next block."""
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
+        self._kept.append(item)
+        if self._thread is None:
+            self.flush()
+
+    def flush(self) -> None:
+        """Everything kept, written now (one os.write, or more where one writes part)."""
+        with self._lock:
+            if self._fd is None or not self._kept:
+                return
+            kept = self._kept
+            items = [kept.popleft() for _ in range(len(kept))]
+            data = self._text(items).encode("utf-8")
+            while data:   # a regular file takes it all at once; a short write goes on
+                data = data[os.write(self._fd, data):]
+
+    def _write_every(self) -> None:
+        while not self._stop.wait(self.every_s):
+            try:
+                self.flush()
+            except OSError as exc:   # a full disk: the loop hears of it at its next step
+                self._error = exc
+
+    def close(self) -> None:
+        """Stop the writing thread, write what is kept and close the file (closed even
+        where the last write fails; the error then propagates)."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        try:
+            if self._error is not None:
+                error, self._error = self._error, None
+                raise error
+            self.flush()
+        finally:
+            with self._lock:
+                if self._fd is not None:
+                    os.close(self._fd)
+                    self._fd = None
