@@ -6,8 +6,7 @@ PyTorch errors and divergence never escape: they become Events, the step is aban
 """
 from __future__ import annotations
 
-import math
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Generator, Iterator
 from typing import cast
 
 import torch
@@ -17,8 +16,8 @@ from ..plain import events as ev
 from ..plain.config import Config, validate
 from ..plain.graph_data import GraphData
 from ..plain.records import BackwardRecord, PhaseRecord, StepRecord
-from ..plain.walk_cache import CHAINED, WalkCache
-from .autograd_walk import held_saved_bytes, is_accumulate_grad, reachable_nodes, storage_key
+from ..plain.walk_cache import WalkCache
+from .autograd_walk import storage_key
 from .data import make_data
 from .devices import other_device, resolve_device
 from .forward import Carried, LiveGraph
@@ -31,22 +30,15 @@ from .node_grads import NodeGradProbe
 from .probes import JunctionProbe
 from .sgd import PlainSGD
 from .spec_model import SpecBatches, SpecNet
-from .step_effect import fill_record, losses_after
 from .step_failed import StepFailed as _StepFailed
-from .step_forward import StepForward
-from .step_numbers import measure_step
+from .step_finish import StepFinish
 from .step_plan import StepConsts, StepPlan
 from .strategies import GradSums, run_call
 from .tap_probe import TapProbe
 from .trunk_walks import TrunkWalks
 
 
-def _leaf_count(nodes: Iterable[object]) -> int:
-    """AccumulateGrad nodes: they belong to the parameters, not to one step's graph."""
-    return sum(1 for fn in nodes if is_accumulate_grad(fn))
-
-
-class Session(StepForward):
+class Session(StepFinish):
     def __init__(self, config: Config, model_file: ModelFile | None = None):
         """model_file: train the model a user's file builds instead of the built-in one
         (config.heads must be its head count; see core.model_file.check_config)."""
@@ -403,84 +395,3 @@ class Session(StepForward):
     @staticmethod
     def _backward_label(i: int, calls: list) -> str:
         return f"backward {i + 1} of {len(calls)}: {calls[i].loss}"
-
-    def _finish_step(self, plan: StepPlan, probing: bool) -> None:
-        """Measure, check for divergence, optimizer.step(), bank what keep graphs holds."""
-        cfg, step, record = plan.cfg, plan.step, plan.record
-        self._ddp_step(plan)
-        self._clip(plan, "step")
-        norms = probing and (self.grad_norm_steps == "all" or
-                             (self.grad_norm_steps == "sampled" and plan.junction is not None))
-        measure_step(cfg, record, plan.micro_losses, plan.junction, norms, plan.z_tensors,
-                     self.params, self.param_names, self.device, plan.update,
-                     plan.consts.names, plan.consts.weights)
-        record.trunk_walks, record.backward_seconds = plan.walks.count, plan.walks.seconds
-        if not all(math.isfinite(v) for v in record.losses.values()):
-            raise _StepFailed(ev.divergence(step, "optimizer step", "before optimizer.step()",
-                                            "a loss is NaN or infinite", cfg.optimizer))
-        if plan.effect is not None:
-            plan.effect.before_step()
-        try:
-            self.optimizer.step()
-        except RuntimeError as exc:   # e.g. an update too large for float32
-            raise _StepFailed(self._event(exc, step, "optimizer step", "optimizer.step()")) from exc
-        self._measure_effect(plan)
-        if plan.walk:
-            nodes, now, leaves = self._measure(plan, ("end",))
-            kept = self._kept
-            record.saved_bytes = now + kept.saved_bytes
-            record.saved_bytes_peak = max(plan.peak, now) + kept.saved_bytes
-            record.graph_nodes = nodes + kept.nodes + kept.adds
-            if cfg.keep_graphs:  # this step's graph now stays alive for good
-                kept.bank(nodes, now, leaves)
-        self._kept.end_step()
-        self.step_index += 1
-        self.last_record = record
-        self.node_grads_current = plan.node_grads or not self.track_node_grads
-
-    def _measure_effect(self, plan: StepPlan) -> None:
-        """What the step did (core.step_effect): one more transfer, on sampled steps."""
-        effect, update = plan.effect, plan.update
-        if effect is None or update is None or plan.record.update_cosine is None:
-            return
-        after = losses_after(cast(MultiHeadNet, self.model), self._head_layers, plan.cfg,
-                             effect.replays)
-        values = effect.numbers(update, after)
-        if values is None:
-            return
-        lr = self.optimizer.param_groups[0]["lr"] if plan.cfg.optimizer == "sgd" else None
-        fill_record(plan.record, plan.cfg.head_names(), values.tolist(), lr, update.sum_norm)
-
-    def _clip(self, plan: StepPlan, at: str) -> None:
-        """clip_grad_norm_ of every parameter's .grad (the sum so far, per micro-batch),
-        where the config clips: after each micro-batch's backward, or once before the
-        optimizer step. The report's gradient norms are then the clipped ones."""
-        cfg = plan.cfg
-        if cfg.clip is None or cfg.clip_at != at:
-            return
-        call = f"torch.nn.utils.clip_grad_norm_(model.parameters(), {cfg.clip!r})"
-        try:
-            torch.nn.utils.clip_grad_norm_(self.params, cfg.clip)
-        except RuntimeError as exc:
-            raise _StepFailed(self._event(exc, plan.step, "backward", call)) from exc
-
-    def _measure(self, plan: StepPlan, where: tuple) -> tuple[int, int, int]:
-        """(graph nodes alive, saved bytes held, AccumulateGrad nodes among them) for the
-        live graph; where: the point in the step ("forward", micro), ("banked", micro)
-        or ("end",). A walk of the same structure is reused (see plain.walk_cache)."""
-        table = None
-        key: tuple = ()
-        if self.cache_walks and CHAINED not in plan.carried:
-            table = self._walks.table(plan.cfg)
-            key = (where, plan.micro_sizes, tuple(plan.carried))
-            known = table.get(key)
-            if known is not None:
-                return known
-        live = self._live
-        if live.nodes is None:
-            live.nodes = reachable_nodes(live.grad_fns())
-        measured = (len(live.nodes), held_saved_bytes(live.nodes, self._param_storages),
-                    _leaf_count(live.nodes))
-        if table is not None:
-            table[key] = measured
-        return measured
