@@ -74,13 +74,14 @@ def measure_step(cfg: Config, record: StepRecord, micro_losses: list[list[torch.
     pos = K
     if norms:
         count = len(present)
-        param_norms = _with_none(numbers[pos:pos + count], missing)
+        present_norms = numbers[pos:pos + count]
+        param_norms = _with_none(present_norms, missing)
         pos += count
         record.grad_norms = dict(zip(param_names, param_norms))
         # over the gradients there are (a missing one adds nothing, as in
         # clip_grad_norm_); None where no parameter has one
         record.global_grad_norm = None if not count else \
-            math.sqrt(sum(n * n for n in param_norms if n is not None))
+            math.sqrt(sum([n * n for n in present_norms]))
     if z_grads:
         record.z_grad_norm = numbers[pos]
         pos += 1
