@@ -16,7 +16,6 @@ from ..plain import events as ev
 from ..plain.config import Config, validate
 from ..plain.graph_data import GraphData
 from ..plain.records import BackwardRecord, PhaseRecord, StepRecord
-from ..plain.walk_cache import CHAINED as CHAINED  # noqa: F401 (tests read it here)
 from ..plain.walk_cache import WalkCache
 from .autograd_walk import storage_key
 from .data import make_data
