@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, field
-from typing import cast
 
 import torch
-from torch import nn
 from torch.autograd.graph import Node
 
 from ..plain.config import EDIT_DATA_FACTOR, Config
@@ -130,10 +128,12 @@ def head_mode(cfg: Config, k: int) -> contextlib.AbstractContextManager:
     return contextlib.nullcontext()
 
 
-def forward(model: MultiHeadNet, head_rest: list[tuple], cfg: Config, x: torch.Tensor,
+def forward(model: MultiHeadNet, head_layers: list[tuple], cfg: Config, x: torch.Tensor,
             targets: list[torch.Tensor], carried: Carried | None = None) -> ForwardResult:
     """Trunk, then each head reading z, z.detach() or the in-place-detached z.
 
+    head_layers: each head's layers, in order (listed once per model: indexing the
+    Sequential every step cost a microsecond a head).
     carried: the rnn's hidden state from the step before (its h_T is stored back)."""
     cuts: list[Cut] = []
     calls = ModuleCalls(model)
@@ -149,10 +149,10 @@ def forward(model: MultiHeadNet, head_rest: list[tuple], cfg: Config, x: torch.T
                      trunk_first=first_trunk)
     firsts: list[torch.Tensor] = []
     outputs: list[torch.Tensor] = []
-    for k, module in enumerate(model.heads):
-        head = cast(nn.Sequential, module)   # model._head builds every head as one
+    detached = cfg.detach
+    for k, layers in enumerate(head_layers):
         zk = z
-        if k in cfg.detach:
+        if k in detached:
             cut = Cut(k, cfg.detach_mode, live.z_node, None)
             if cfg.detach_mode == "detach":
                 zk = z.detach()   # shares z's storage and version counter, outside the graph
@@ -162,13 +162,11 @@ def forward(model: MultiHeadNet, head_rest: list[tuple], cfg: Config, x: torch.T
                 cut.z_storage = storage_key(z)
                 z.detach_()
             live.cuts.append(cut)
-        with head_mode(cfg, k):
-            first = calls.run(head[0], zk)
-            out = first
-            for layer in head_rest[k]:
-                out = calls.run(layer, out)
-        if k in cfg.detach:
+            with head_mode(cfg, k):
+                first, out = _head(calls, layers, zk)
             live.cuts[-1].target = first.grad_fn
+        else:   # no grad mode to enter: a context manager a head cost a microsecond
+            first, out = _head(calls, layers, zk)
         if k == cfg.edit_detached:
             # no value changes, but the version counter z shares goes up: every node
             # that saved z (or zk) now refuses to run backward
@@ -182,3 +180,13 @@ def forward(model: MultiHeadNet, head_rest: list[tuple], cfg: Config, x: torch.T
         outputs.append(out)
     losses = [head_loss(k, out, targets[k]) for k, out in enumerate(outputs)]
     return ForwardResult(live, z, firsts, losses)
+
+
+def _head(calls: ModuleCalls, layers: tuple, zk: torch.Tensor
+          ) -> tuple[torch.Tensor, torch.Tensor]:
+    """(the head's first layer's output, its last layer's)."""
+    rest = iter(layers)
+    first = out = calls.run(next(rest), zk)
+    for layer in rest:
+        out = calls.run(layer, out)
+    return first, out

@@ -6,10 +6,7 @@ PyTorch errors and divergence never escape: they become Events, the step is aban
 """
 from __future__ import annotations
 
-import dataclasses
-import math
-from collections.abc import Generator, Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Generator, Iterator
 from typing import cast
 
 import torch
@@ -17,59 +14,31 @@ from torch import nn
 
 from ..plain import events as ev
 from ..plain.config import Config, validate
-from ..plain.graph_data import LOSS, TOTAL, GraphData
-from ..plain.jd_names import AGGREGATING, pcgrad_seed
+from ..plain.graph_data import GraphData
 from ..plain.records import BackwardRecord, PhaseRecord, StepRecord
-from ..plain.walk_cache import CHAINED, DETACHED, FRESH, WalkCache
-from .autograd_walk import held_saved_bytes, is_accumulate_grad, reachable_nodes, storage_key
+from ..plain.walk_cache import WalkCache
+from .autograd_walk import storage_key
 from .data import make_data
-from .ddp_session import DdpRanks
 from .devices import other_device, resolve_device
-from .forward import Carried, LiveGraph, forward
-from .graph import Root, capture
-from .jd_strategies import SharedParts
+from .forward import Carried, LiveGraph
+from .graph import capture
 from .kept_graphs import KeptGraphs
 from .model import MultiHeadNet
-from .model_file import RAISED_BY_USER, ModelFile, ModelFileError, ModelSpec, file_traceback
+from .model_file import RAISED_BY_USER, ModelFile, ModelFileError, ModelSpec
 from .module_calls import call_records
 from .node_grads import NodeGradProbe
 from .probes import JunctionProbe
 from .sgd import PlainSGD
-from .spec_model import SpecBatches, SpecNet, spec_forward
-from .step_effect import StepEffect, fill_record, losses_after, model_parts
+from .spec_model import SpecBatches, SpecNet
 from .step_failed import StepFailed as _StepFailed
-from .step_numbers import measure_step, micro_shares
-from .strategies import GradSums, backward_calls, run_call
+from .step_finish import StepFinish
+from .step_plan import StepConsts, StepPlan
+from .strategies import GradSums, run_call
 from .tap_probe import TapProbe
 from .trunk_walks import TrunkWalks
-from .update_probe import UpdateCosineProbe
 
 
-def _leaf_count(nodes: Iterable[object]) -> int:
-    """AccumulateGrad nodes: they belong to the parameters, not to one step's graph."""
-    return sum(1 for fn in nodes if is_accumulate_grad(fn))
-
-
-@dataclass
-class _StepPlan:
-    """What one optimizer step gathers as its phases run."""
-    cfg: Config
-    step: int
-    record: StepRecord
-    junction: JunctionProbe | TapProbe | None
-    update: UpdateCosineProbe | None    # each head's cosine with the trunk update
-    effect: StepEffect | None           # what optimizer.step() did (built-in model)
-    walk: bool                       # measure graph nodes and saved bytes
-    node_grads: bool                 # hook the graph for per-node gradients
-    peak: int = 0
-    micro_sizes: tuple[int, ...] = ()   # examples per micro-batch (part of the walk key)
-    carried: list[str] = field(default_factory=list)   # rnn: each micro-batch's h, so far
-    micro_losses: list[list[torch.Tensor]] = field(default_factory=list)  # per micro, per head
-    z_tensors: list[torch.Tensor] = field(default_factory=list)  # retain_grad: each z
-    walks: TrunkWalks | None = None     # trunk passes and backward time, every step
-
-
-class Session(DdpRanks):
+class Session(StepFinish):
     def __init__(self, config: Config, model_file: ModelFile | None = None):
         """model_file: train the model a user's file builds instead of the built-in one
         (config.heads must be its head count; see core.model_file.check_config)."""
@@ -128,11 +97,11 @@ class Session(DdpRanks):
         self.params = [p for _, p in self.model.named_parameters()]
         self.param_sizes = tuple(p.numel() for p in self.params)
         self._param_storages = {storage_key(p) for p in self.params}
-        # each head's layers after its first (slicing a Sequential builds a new module;
-        # model._head builds every head as one)
-        self._head_rest: list[tuple[nn.Module, ...]] = [] if self.spec is not None else [
-            tuple(cast(nn.Sequential, head))[1:] for head in self.model.heads]
+        # each head's layers, listed once (model._head builds every head as a Sequential)
+        self._head_layers: list[tuple[nn.Module, ...]] = [] if self.spec is not None else [
+            tuple(cast(nn.Sequential, head)) for head in self.model.heads]
         self.optimizer = self._make_optimizer()
+        self._on_cuda = self.device.type == "cuda"   # the backward's clock waits for it
         self.step_index = 0
         self.error: ev.Event | None = None
         self.last_record: StepRecord | None = None
@@ -147,6 +116,7 @@ class Session(DdpRanks):
         self._kept = KeptGraphs()
         self._carried: Carried | None = None   # rnn: the hidden state between steps
         self._factors: list[float] = []
+        self._consts: StepConsts | None = None   # the config's per-step constants
         self._walks = WalkCache()
         self.cache_walks = True   # False: walk the graph every time (tests compare)
 
@@ -232,8 +202,7 @@ class Session(DdpRanks):
     def advance_phase(self) -> PhaseRecord:
         """Do one phase (starting a step if none is in progress) and say what it was."""
         if self._phases is None:
-            if self._pending is not None:
-                self._apply(self._pending, self.device, False)
+            self._apply_pending()
             self._phases = self._step_phases()
         phase = next(self._phases)
         if phase.step_done or phase.event is not None:
@@ -243,12 +212,32 @@ class Session(DdpRanks):
 
     def step(self) -> StepRecord | None:
         """Finish the step in progress (or do a whole one); None if it raised or diverged."""
+        if self._phases is None:
+            return self._quiet_step()
         while True:
             phase = self.advance_phase()
             if phase.event is not None:
                 return None
             if phase.step_done:
                 return self.last_record
+
+    def _quiet_step(self) -> StepRecord | None:
+        """A whole step that nobody follows phase by phase (Play at full speed, a pace,
+        `gradviz run`): the same work in the same order, but no phase is described (only
+        a failure comes out, as its event): describing four phases a step, and resuming
+        the generators for each, was a few percent of the app's training."""
+        self._apply_pending()
+        self._phases = phases = self._step_phases(quiet=True)
+        try:
+            for _failed in phases:   # only a failure is yielded; the generator then ends
+                return None
+        finally:
+            self._phases = None
+        return self.last_record
+
+    def _apply_pending(self) -> None:
+        if self._pending is not None:
+            self._apply(self._pending, self.device, False)
 
     def root_tensors(self) -> list[torch.Tensor]:
         """The live micro-batch's losses and backward targets (for torchviz's make_dot)."""
@@ -270,7 +259,8 @@ class Session(DdpRanks):
         self._phases = None
 
     # ---- one step, as phases ---------------------------------------------------
-    def _step_phases(self) -> Generator[PhaseRecord, None, None]:
+    def _step_phases(self, quiet: bool = False) -> Generator[PhaseRecord, None, None]:
+        """The step's phases, each yielded when done (quiet: none, only a failure)."""
         cfg, step = self.config, self.step_index
         # zero_grad off: .grad carries over, and backward adds into it in place, so a
         # failed step must be able to put back a copy
@@ -280,7 +270,7 @@ class Session(DdpRanks):
         self._walks.new_step()
         self._node_grads.release()   # the previous step's graph may now be freed
         try:
-            yield from self._phases_of(cfg, step)
+            yield from self._phases_of(cfg, step, quiet)
         except _StepFailed as failed:
             self._restore_grads()
             self.error = failed.event
@@ -294,8 +284,9 @@ class Session(DdpRanks):
             for p, g in zip(self.params, self._grads_before):
                 p.grad = None if g is None else g.clone()
 
-    def _phases_of(self, cfg: Config, step: int) -> Iterator[PhaseRecord]:
-        probing = cfg.probes != "none"
+    def _phases_of(self, cfg: Config, step: int, quiet: bool) -> Iterator[PhaseRecord]:
+        consts = self._consts_of(cfg)
+        probing = consts.probing
         # The graph walks and junction hooks are the costly probes: sampled, except that
         # keep graphs needs every step's graph counted as it is banked.
         every = max(cfg.sample_every, self.sample_floor)
@@ -303,14 +294,15 @@ class Session(DdpRanks):
         heavy = probing and sampled
         probe = JunctionProbe if self.spec is None else TapProbe
         update, effect = self._update_probes(cfg, step, every)
-        plan = _StepPlan(cfg, step, StepRecord(step, {}, 0.0),
-                         probe(cfg.heads) if heavy else None, update, effect,
-                         walk=heavy or (probing and cfg.keep_graphs),
-                         node_grads=cfg.probes == "all" or (self.track_node_grads and sampled),
-                         walks=TrunkWalks(self.device))
+        plan = StepPlan(cfg, step, StepRecord(step, {}, 0.0),
+                        probe(cfg.heads) if heavy else None, update, effect,
+                        walk=heavy or (probing and cfg.keep_graphs),
+                        node_grads=cfg.probes == "all" or (self.track_node_grads and sampled),
+                        walks=TrunkWalks(self._on_cuda), consts=consts, quiet=quiet)
         if cfg.zero_grad:
             self.optimizer.zero_grad(set_to_none=True)
-            yield PhaseRecord(step, "zero_grad", "optimizer.zero_grad()")
+            if not quiet:
+                yield PhaseRecord(step, "zero_grad", "optimizer.zero_grad()")
         micros = self._micro_batches(cfg, step)
         plan.micro_sizes = tuple(x.shape[0] for x, _ in micros)
         if cfg.accumulate_mode == "sum-first" and len(micros) > 1:
@@ -318,45 +310,17 @@ class Session(DdpRanks):
         else:
             for micro, batch in enumerate(micros):
                 yield from self._micro_batch(plan, micro, batch, last=micro == len(micros) - 1)
-        yield from self._finish_step(plan, probing)
+        self._finish_step(plan, probing)
+        if not quiet:
+            yield PhaseRecord(step, "optimizer step", "optimizer.step()", step_done=True)
 
-    def _update_probes(self, cfg: Config, step: int, every: int
-                       ) -> tuple[UpdateCosineProbe | None, StepEffect | None]:
-        """This step's update cosine probe and, for the built-in model, what the step
-        did (core.step_effect); both None on a step that does not measure them."""
-        if not self._measures_update(cfg, step, every):
-            return None, None
-        trunk, heads = model_parts(self.model)
-        if self.spec is not None:
-            return UpdateCosineProbe(trunk), None
-        return UpdateCosineProbe(trunk, heads), StepEffect(trunk, heads)
-
-    def _measures_update(self, cfg: Config, step: int, every: int) -> bool:
-        """Whether this step measures each head's cosine with the trunk update."""
-        if cfg.probes == "none" or not self.measure_update_cosine:
-            return False
-        return cfg.probes == "all" or step % max(every, self.update_cosine_every) == 0
-
-    def _micro_batches(self, cfg: Config, step: int) -> list[tuple[torch.Tensor, list]]:
-        """This step's (x, targets) of each micro-batch."""
-        if self.spec is not None:
-            try:
-                return self.spec_batches.micro_batches(step, cfg.batch_size,
-                                                       cfg.micro_sizes())
-            except ModelFileError as exc:   # batch() raised, or returned a wrong shape
-                raise _StepFailed(self._event(exc, step, "forward", "batch(step, ...)")) \
-                    from exc
-        indices = self.data.batch_indices(step, cfg.batch_size).to(self.device)
-        # split, not chunk: micro-batches may be of unequal sizes (cfg.micro_sizes())
-        micro_idx = indices.split(cfg.micro_sizes()) if cfg.accumulate > 1 else (indices,)
-        return [(self.data.x.index_select(0, idx),                 # (micro, INPUT_DIM)
-                 [t.index_select(0, idx) for t in self.data.targets]) for idx in micro_idx]
-
-    def _micro_batch(self, plan: _StepPlan, micro: int, batch: tuple,
+    def _micro_batch(self, plan: StepPlan, micro: int, batch: tuple,
                      last: bool) -> Iterator[PhaseRecord]:
         """Forward one micro-batch, then its backward calls (backward-each)."""
         cfg = plan.cfg
-        yield self._forward_phase(plan, micro, batch)
+        phase = self._forward_phase(plan, micro, batch)
+        if phase is not None:
+            yield phase
         yield from self._backward_phases(plan, micro)
         self._clip(plan, "micro-batch")
         self._kept.keep_if_asked(cfg, self._live)
@@ -364,263 +328,70 @@ class Session(DdpRanks):
             # replaced by the next micro-batch
             self._kept.bank(*self._measure(plan, ("banked", micro)))
 
-    def _sum_first(self, plan: _StepPlan, micros: list) -> Iterator[PhaseRecord]:
+    def _sum_first(self, plan: StepPlan, micros: list) -> Iterator[PhaseRecord]:
         """Forward every micro-batch, add their losses, backward once: N graphs alive."""
         last = len(micros) - 1
         for micro, batch in enumerate(micros):
-            yield self._forward_phase(plan, micro, batch, add_to_held=micro > 0,
-                                      plan_backward=micro == last)
+            phase = self._forward_phase(plan, micro, batch, add_to_held=micro > 0,
+                                        plan_backward=micro == last)
+            if phase is not None:
+                yield phase
         yield from self._backward_phases(plan, len(micros) - 1)
         self._clip(plan, "micro-batch")   # the one backward: after it, as per micro-batch
         self._kept.keep_if_asked(plan.cfg, self._live)
 
-    def _forward_phase(self, plan: _StepPlan, micro: int, batch: tuple,
-                       add_to_held: bool = False, plan_backward: bool = True) -> PhaseRecord:
+    def _forward_phase(self, plan: StepPlan, micro: int, batch: tuple,
+                       add_to_held: bool = False,
+                       plan_backward: bool = True) -> PhaseRecord | None:
         """Forward one micro-batch and plan the backward calls that follow it; with
         add_to_held, its graph joins the ones already held and its loss terms are added
-        to theirs (sum-first accumulation)."""
+        to theirs (sum-first accumulation). Its phase (None when the step is quiet)."""
         cfg, held = plan.cfg, self._live
         x, targets = batch
         plan.micro_losses.append(self._forward(cfg, plan.step, micro, x, targets,
                                                plan.junction, plan.update, plan.effect))
-        if plan.walks is not None:
-            plan.walks.watch(self._live.trunk_first)
+        live = self._live
+        plan.walks.watch(live.trunk_first)
         plan.carried.append(self._carried_kind)
-        if cfg.retain_grad and self._live.z is not None:   # forward() always sets z
-            plan.z_tensors.extend(self._taps_z or [self._live.z])
+        if cfg.retain_grad and live.z is not None:   # forward() always sets z
+            plan.z_tensors.extend(self._taps_z or [live.z])
         if add_to_held:
-            fresh = self._live
-            self._live = held.merged(fresh)
-            self._live.terms = [a + b for a, b in zip(held.terms, fresh.terms)]
+            fresh = live
+            self._live = live = held.merged(fresh)
+            live.terms = [a + b for a, b in zip(held.terms, fresh.terms)]
         if plan_backward:
-            self._plan_backward(cfg, self._live, self._live.terms)
+            self._plan_backward(cfg, live, live.terms)
         if plan.node_grads:
-            self._node_grads.watch(self._live.drawn_fns())
+            self._node_grads.watch(live.drawn_fns())
         else:
             self._node_grads.release()
         if plan.walk:
             plan.peak = max(plan.peak, self._measure(plan, ("forward", micro))[1])
+        if plan.quiet:
+            return None
         return PhaseRecord(plan.step, "forward", self._forward_detail(cfg, micro), micro)
 
-    def _backward_phases(self, plan: _StepPlan, micro: int) -> Iterator[PhaseRecord]:
+    def _backward_phases(self, plan: StepPlan, micro: int) -> Iterator[PhaseRecord]:
         calls = self._live.backward_calls
         # autograd-grad: the loop's own sums, assigned to .grad after its last call
         sums = GradSums(self.params) if any(c.to_sums for c in calls) else None
+        walks, last = plan.walks, len(calls) - 1
         for i, call in enumerate(calls):
-            label = f"backward {i + 1} of {len(calls)}: {call.loss}"
             self._node_grads.begin_backward()   # keep only the last backward's
-            started = plan.walks.start() if plan.walks is not None else 0.0
+            started = walks.start()
             try:
                 run_call(call, sums)
-                if sums is not None and i == len(calls) - 1:
+                if sums is not None and i == last:
                     sums.assign()
             except self._user_errors as exc:
+                label = self._backward_label(i, calls)
                 raise _StepFailed(self._event(exc, plan.step, "backward", label)) from exc
-            if plan.walks is not None:
-                plan.walks.stop(started)
+            walks.stop(started)
             plan.record.backward_calls.append(BackwardRecord(micro, call.loss, call.retain))
-            yield PhaseRecord(plan.step, "backward",
-                              f"{label} (retain_graph={call.retain})", micro)
-
-    def _finish_step(self, plan: _StepPlan, probing: bool) -> Iterator[PhaseRecord]:
-        """Measure, check for divergence, optimizer.step(), bank what keep graphs holds."""
-        cfg, step, record = plan.cfg, plan.step, plan.record
-        self._ddp_step(plan)
-        self._clip(plan, "step")
-        norms = probing and (self.grad_norm_steps == "all" or
-                             (self.grad_norm_steps == "sampled" and plan.junction is not None))
-        measure_step(cfg, record, plan.micro_losses, plan.junction, norms, plan.z_tensors,
-                     self.params, self.param_names, self.device, plan.update)
-        if plan.walks is not None:
-            record.trunk_walks, record.backward_seconds = plan.walks.count, plan.walks.seconds
-        if not all(math.isfinite(v) for v in record.losses.values()):
-            raise _StepFailed(ev.divergence(step, "optimizer step", "before optimizer.step()",
-                                            "a loss is NaN or infinite", cfg.optimizer))
-        if plan.effect is not None:
-            plan.effect.before_step()
-        try:
-            self.optimizer.step()
-        except RuntimeError as exc:   # e.g. an update too large for float32
-            raise _StepFailed(self._event(exc, step, "optimizer step", "optimizer.step()")) from exc
-        self._measure_effect(plan)
-        if plan.walk:
-            nodes, now, leaves = self._measure(plan, ("end",))
-            kept = self._kept
-            record.saved_bytes = now + kept.saved_bytes
-            record.saved_bytes_peak = max(plan.peak, now) + kept.saved_bytes
-            record.graph_nodes = nodes + kept.nodes + kept.adds
-            if cfg.keep_graphs:  # this step's graph now stays alive for good
-                kept.bank(nodes, now, leaves)
-        self._kept.end_step()
-        self.step_index += 1
-        self.last_record = record
-        self.node_grads_current = plan.node_grads or not self.track_node_grads
-        yield PhaseRecord(step, "optimizer step", "optimizer.step()", step_done=True)
-
-    def _measure_effect(self, plan: _StepPlan) -> None:
-        """What the step did (core.step_effect): one more transfer, on sampled steps."""
-        effect, update = plan.effect, plan.update
-        if effect is None or update is None or plan.record.update_cosine is None:
-            return
-        after = losses_after(cast(MultiHeadNet, self.model), self._head_rest, plan.cfg,
-                             effect.replays)
-        values = effect.numbers(update, after)
-        if values is None:
-            return
-        lr = self.optimizer.param_groups[0]["lr"] if plan.cfg.optimizer == "sgd" else None
-        fill_record(plan.record, plan.cfg.head_names(), values.tolist(), lr, update.sum_norm)
-
-    def _clip(self, plan: _StepPlan, at: str) -> None:
-        """clip_grad_norm_ of every parameter's .grad (the sum so far, per micro-batch),
-        where the config clips: after each micro-batch's backward, or once before the
-        optimizer step. The report's gradient norms are then the clipped ones."""
-        cfg = plan.cfg
-        if cfg.clip is None or cfg.clip_at != at:
-            return
-        call = f"torch.nn.utils.clip_grad_norm_(model.parameters(), {cfg.clip!r})"
-        try:
-            torch.nn.utils.clip_grad_norm_(self.params, cfg.clip)
-        except RuntimeError as exc:
-            raise _StepFailed(self._event(exc, plan.step, "backward", call)) from exc
-
-    def _event(self, exc: BaseException, step: int, phase: str, call: str) -> ev.Event:
-        situation = ev.situation(self.config, other_device(self.device).type)
-        path = self.model_file.path if self.model_file is not None else None
-        lines = [] if path is None else \
-            file_traceback(exc, path) or file_traceback(exc.__cause__, path)
-        if not lines:
-            return ev.from_exception(exc, step, phase, call, situation)
-        # the model file's own code raised (PyTorch, where a torch call in it refused)
-        assert self.model_file is not None
-        source = ev.who_raised(exc)
-        if source != ev.PYTORCH:
-            source = f"model file {self.model_file.named}"
-        event = ev.from_exception(exc, step, phase, call, situation, source)
-        title = ("Your model file raised an error" if event.title in
-                 (ev.GENERIC_TITLE, f"{source} raised an error") else event.title)
-        # its frames (file:line), as the user's traceback
-        return dataclasses.replace(event, title=title,
-                                   message="\n".join([event.message, *lines]))
-
-    def _forward(self, cfg: Config, step: int, micro: int, x: torch.Tensor,
-                 targets: list[torch.Tensor],
-                 junction: JunctionProbe | TapProbe | None,
-                 update: UpdateCosineProbe | None = None,
-                 effect: StepEffect | None = None) -> list[torch.Tensor]:
-        """Forward one micro-batch; sets up the live graph and its weighted loss terms."""
-        carried = self._carried_state(cfg, x.shape[0], step)
-        if effect is not None:
-            effect.keep(x, targets, carried)
-        self._taps_z = []
-        try:
-            if self.spec is not None:
-                assert junction is None or isinstance(junction, TapProbe)
-                result, self._taps_z = spec_forward(cast(SpecNet, self.model), self.spec,
-                                                    cfg, x, targets, junction)
-            else:
-                result = forward(cast(MultiHeadNet, self.model), self._head_rest, cfg, x,
-                                 targets, carried)
-        except self._user_errors as exc:
-            raise _StepFailed(self._event(exc, step, "forward",
-                                          self._forward_detail(cfg, micro))) from exc
-        live, z, firsts, losses = result.live, result.z, result.head_firsts, result.losses
-        scale = cfg.micro_scale(x.shape[0])   # 1/N, or n_i/B (scale-by size)
-        factors = [w * scale for w in cfg.weights()]
-        if update is not None:   # first: the junction's hooks would count its walks
-            sizes = cfg.micro_sizes()
-            update.add_micro_batch(losses, self._taps_z or [z], factors,
-                                   micro_shares(cfg, len(sizes))[micro % len(sizes)])
-            if isinstance(junction, TapProbe):   # hooked during the forward: it did
-                junction.forget_current()
-        if isinstance(junction, JunctionProbe):
-            junction.watch(live.z_node, tuple(z.shape), firsts)
-        live.terms = [loss if f == 1.0 else f * loss for f, loss in zip(factors, losses)]
-        # each loss node is labelled with its head's name: a model file's own names
-        shown = self.spec.names if self.spec is not None else cfg.head_names()
-        live.roots = [Root(n, loss, LOSS, k) for k, (n, loss) in enumerate(zip(shown, losses))]
-        self._factors = factors
-        self._live = live
-        return [loss.detach() for loss in losses]
-
-    def _carried_state(self, cfg: Config, batch: int, step: int) -> Carried | None:
-        """The rnn's hidden state going into this micro-batch, cut from the graph before
-        it when truncating (truncated backprop through time)."""
-        if cfg.model != "rnn":
-            self._carried_kind = ""
-            return None
-        carried = self._carried
-        if carried is None or carried.h.shape[0] != batch:
-            carried = Carried(torch.zeros(batch, cfg.trunk_width, device=self.device))
-            self._carried_kind = FRESH
-        elif cfg.truncation() == "every-step":
-            carried = Carried(carried.h.detach(), "h from the step before, .detach()",
-                              carried.h.grad_fn)
-            self._carried_kind = DETACHED
-        else:
-            carried = Carried(carried.h, "h from the step before")
-            self._carried_kind = CHAINED
-        self._carried = carried   # forward() stores this micro-batch's h_T into it
-        return carried
-
-    def _plan_backward(self, cfg: Config, live: LiveGraph, terms: list[torch.Tensor]) -> None:
-        """The strategy's backward calls on these terms, each target drawn as a root."""
-        names = cfg.head_names()
-        live.backward_calls = backward_calls(cfg.strategy, cfg.retain_graph, terms, names,
-                                             self._shared_parts(cfg, live))
-        known = {id(r.tensor) for r in live.roots}
-        for call in live.backward_calls:
-            for k, target in enumerate(call.targets()):
-                if id(target) not in known:
-                    known.add(id(target))
-                    loss = names[k] if call.together else call.loss
-                    label = loss if loss not in names else \
-                        f"{self._factors[names.index(loss)]:g} * {loss}"
-                    live.roots.append(Root(label, target, TOTAL))
-
-    def _shared_parts(self, cfg: Config, live: LiveGraph) -> SharedParts | None:
-        """The junction and the parameters, for the strategies that aggregate (only
-        theirs: walking the modules for them every step cost the others ~10% of one)."""
-        if live.z is None or cfg.strategy not in AGGREGATING:
-            return None
-        trunk, heads = self._parameter_lists()
-        return SharedParts(live.z, list(trunk), [list(head) for head in heads],
-                           pcgrad_seed(cfg.seed, self.step_index))
-
-    def _parameter_lists(self) -> tuple[list, list[list]]:
-        """The trunk's parameters and each head's, listed once per model: walking the
-        modules for them, five times a step, was about a twentieth of the app's step."""
-        lists = self._param_lists
-        if lists is None or lists[0] is not self.model:
-            model = self.model
-            lists = (model, list(model.trunk.parameters()),
-                     [list(head.parameters()) for head in model.heads])
-            self._param_lists = lists
-        return lists[1], lists[2]
+            if not plan.quiet:
+                yield PhaseRecord(plan.step, "backward", f"{self._backward_label(i, calls)} "
+                                  f"(retain_graph={call.retain})", micro)
 
     @staticmethod
-    def _forward_detail(cfg: Config, micro: int) -> str:
-        if cfg.accumulate == 1:
-            return "forward"
-        sized = f" ({cfg.micro_sizes()[micro]} examples)" if cfg.micro_batch_sizes else ""
-        return f"forward of micro-batch {micro + 1} of {cfg.accumulate}{sized}"
-
-    def _measure(self, plan: _StepPlan, where: tuple) -> tuple[int, int, int]:
-        """(graph nodes alive, saved bytes held, AccumulateGrad nodes among them) for the
-        live graph; where: the point in the step ("forward", micro), ("banked", micro)
-        or ("end",). A walk of the same structure is reused (see plain.walk_cache)."""
-        table = None
-        key: tuple = ()
-        if self.cache_walks and CHAINED not in plan.carried:
-            table = self._walks.table(plan.cfg)
-            key = (where, plan.micro_sizes, tuple(plan.carried))
-            known = table.get(key)
-            if known is not None:
-                return known
-        live = self._live
-        if live.nodes is None:
-            live.nodes = reachable_nodes(live.grad_fns())
-        measured = (len(live.nodes), held_saved_bytes(live.nodes, self._param_storages),
-                    _leaf_count(live.nodes))
-        if table is not None:
-            table[key] = measured
-        return measured
+    def _backward_label(i: int, calls: list) -> str:
+        return f"backward {i + 1} of {len(calls)}: {calls[i].loss}"

@@ -96,7 +96,7 @@ def _listed(model: nn.Module) -> tuple[list[torch.Tensor], list[list[torch.Tenso
     return parts
 
 
-def losses_after(model: MultiHeadNet, head_rest: list[tuple], cfg: Config,
+def losses_after(model: MultiHeadNet, head_layers: list[tuple], cfg: Config,
                  replays: list[Replay]) -> torch.Tensor:
     """(K,) each head's loss of the step's batch with the parameters as they are now,
     the micro-batches weighted as the step's loss is; running statistics put back."""
@@ -109,7 +109,7 @@ def losses_after(model: MultiHeadNet, head_rest: list[tuple], cfg: Config,
             micro = []
             for r in replays:
                 carried = None if r.h0 is None else Carried(r.h0)
-                micro.append(forward(model, head_rest, quiet, r.x, r.targets, carried).losses)
+                micro.append(forward(model, head_layers, quiet, r.x, r.targets, carried).losses)
             return torch.stack(step_losses(cfg, micro))
     finally:
         with torch.no_grad():

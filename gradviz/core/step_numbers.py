@@ -11,7 +11,7 @@ import torch
 
 from ..plain.config import Config
 from ..plain.records import StepRecord
-from .probes import JunctionProbe, grad_norms, grads_missing, norms_and_cosines
+from .probes import JunctionProbe, norms_and_cosines
 from .tap_probe import TapProbe
 from .update_probe import UpdateCosineProbe, update_cosines
 
@@ -40,12 +40,20 @@ def measure_step(cfg: Config, record: StepRecord, micro_losses: list[list[torch.
                  junction: JunctionProbe | TapProbe | None, norms: bool,
                  z_tensors: list[torch.Tensor], params: Sequence[torch.Tensor],
                  param_names: list[str], device: torch.device,
-                 update: UpdateCosineProbe | None = None) -> None:
-    """Everything numeric about this step, gathered in one device-to-host transfer."""
+                 update: UpdateCosineProbe | None = None,
+                 head_names: list[str] | None = None,
+                 weights: Sequence[float] | None = None) -> None:
+    """Everything numeric about this step, gathered in one device-to-host transfer
+    (head_names, weights: the config's, where the caller has them already)."""
     scalars = step_losses(cfg, micro_losses)
-    missing = grads_missing(params) if norms else []
     if norms:
-        scalars += grad_norms(params)
+        # each .grad read once (a Python tensor object each time it is read)
+        grads = [p.grad for p in params]
+        present = [g for g in grads if g is not None]
+        missing = [] if len(present) == len(grads) else \
+            [i for i, g in enumerate(grads) if g is None]
+        if present:
+            scalars += torch._foreach_norm(present)   # one fused call (probes.grad_norms)
     # retain_grad: z.grad of every micro-batch (None where z left the graph)
     z_grads = [z.grad.reshape(-1) for z in z_tensors if z.grad is not None]
     if z_grads:
@@ -58,19 +66,22 @@ def measure_step(cfg: Config, record: StepRecord, micro_losses: list[list[torch.
     if u is not None:
         values = torch.cat([values, u.to(values.device)])
     numbers: list[float] = values.tolist()
-    names, K = cfg.head_names(), cfg.heads
+    names = head_names if head_names is not None else cfg.head_names()
+    weights = weights if weights is not None else cfg.weights()
+    K = cfg.heads
     record.losses = dict(zip(names, numbers[:K]))
-    record.total = sum(w * v for w, v in zip(cfg.weights(), numbers[:K]))
+    record.total = sum(w * v for w, v in zip(weights, numbers[:K]))
     pos = K
     if norms:
-        present = len(params) - len(missing)
-        param_norms = _with_none(numbers[pos:pos + present], missing)
-        pos += present
+        count = len(present)
+        present_norms = numbers[pos:pos + count]
+        param_norms = _with_none(present_norms, missing)
+        pos += count
         record.grad_norms = dict(zip(param_names, param_norms))
         # over the gradients there are (a missing one adds nothing, as in
         # clip_grad_norm_); None where no parameter has one
-        record.global_grad_norm = None if not present else \
-            math.sqrt(sum(n * n for n in param_norms if n is not None))
+        record.global_grad_norm = None if not count else \
+            math.sqrt(sum([n * n for n in present_norms]))
     if z_grads:
         record.z_grad_norm = numbers[pos]
         pos += 1
@@ -86,7 +97,6 @@ def measure_step(cfg: Config, record: StepRecord, micro_losses: list[list[torch.
         if any(p.grad is not None for p in update.trunk):
             record.trunk_grad_norm = math.sqrt(max(numbers[pos + 2 * K], 0.0))
         update.sum_norm = math.sqrt(max(numbers[pos + 2 * K + 1], 0.0))   # NaN: not known
-
 
 
 def _with_none(norms: list[float], missing: list[int]) -> list[float | None]:
