@@ -271,15 +271,22 @@ class ScreenFit(QObject):
             # the width
             ("w", lambda: _into_tabs_of(window, parts.graph_dock,
                                         parts.left_docks + (parts.gradients_dock,))),
-            # the graph's tab group beside the charts, not below them: one row less (at
-            # QT_SCALE_FACTOR=2 on a 1280x720 screen, 640x360 to Qt, the two rows needed
-            # 532 px and the window ran 344 px past the screen's bottom)
-            ("h", lambda: _bottom_to_the_right(window, parts.graph_dock)),
-            # beside the charts, the settings' width was the tab group's: they scroll
-            # sideways rather than push the window past the screen's right edge
-            ("w", lambda: _scroll_sideways(parts.left_docks)),
-            ("w", parts.run_bar.allow_least),
         ]
+        # for a screen too small at the normal text size only (a larger text is made a
+        # step smaller instead: taken at 175% on an 800x800 screen, these moves left the
+        # window too wide at 152%, and one Ctrl+= past the largest size stepped the text
+        # down to 115%)
+        if self.model.zoom <= 1.0:
+            moves += [
+                # the graph's tab group beside the charts, not below them: one row less
+                # (at QT_SCALE_FACTOR=2 on a 1280x720 screen, 640x360 to Qt, the two rows
+                # needed 532 px and the window ran 344 px past the screen's bottom)
+                ("h", lambda: _bottom_to_the_right(window, parts.graph_dock)),
+                # beside the charts, the settings' width was the tab group's: they scroll
+                # sideways rather than push the window past the screen's right edge
+                ("w", lambda: _scroll_sideways(parts.left_docks)),
+                ("w", parts.run_bar.allow_least),
+            ]
         for dims, move in moves:
             wide, tall = overflow(window)
             if not (wide or tall):

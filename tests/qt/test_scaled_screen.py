@@ -31,15 +31,17 @@ def test_at_scale_2_on_a_1280x720_screen_the_window_fits(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "QT_QPA_PLATFORM"}
     env.update(DISPLAY=f":{n}", QT_SCALE_FACTOR="2",
                GRADVIZ_SETTINGS=str(tmp_path / "settings.json"))
-    app = subprocess.Popen([sys.executable, "-m", "gradviz"], env=env, cwd=tmp_path,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    log = tmp_path / "gradviz.log"   # what the app said, for a failure's message
+    with log.open("w") as out:
+        app = subprocess.Popen([sys.executable, "-m", "gradviz"], env=env, cwd=tmp_path,
+                               stdout=out, stderr=subprocess.STDOUT)
     try:
         looks: list[tuple[int, int] | None] = []
         deadline = time.monotonic() + 90   # a busy machine
         # each look is an xdotool run (tens of ms), until the window is inside the
         # screen for SETTLED looks in a row: it is fitted in a few moves, one a fit
         # (before, it stayed 1280x1064)
-        while time.monotonic() < deadline and not (
+        while time.monotonic() < deadline and app.poll() is None and not (
                 len(looks) >= SETTLED and all(look is not None and look[0] <= 1280
                                               and look[1] <= 720
                                               for look in looks[-SETTLED:])):
@@ -49,6 +51,7 @@ def test_at_scale_2_on_a_1280x720_screen_the_window_fits(tmp_path):
         app.wait(20)
         xvfb.terminate()
         xvfb.wait(10)
-    assert looks and looks[-1] is not None, looks
+    said = log.read_text(errors="replace")[-2000:]
+    assert looks and looks[-1] is not None, (looks[-3:], len(looks), app.returncode, said)
     width, height = looks[-1]
     assert width <= 1280 and height <= 720, looks[-SETTLED:]
