@@ -6,6 +6,7 @@ Skipped where Xvfb or Qt's X libraries are missing (the README says which Debian
 they are)."""
 import json
 import os
+import random
 import select
 import shutil
 import subprocess
@@ -24,21 +25,29 @@ needs_x = pytest.mark.skipif(
 
 
 def _start_xvfb(size: str) -> tuple[subprocess.Popen, int]:
-    """Xvfb on a display number it picks itself; it writes that number to a pipe once it
-    accepts clients (-displayfd): the wait is on that, not on time."""
-    read_end, write_end = os.pipe()
-    xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(write_end), "-screen", "0",
-                             f"{size}x24"], pass_fds=(write_end,),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.close(write_end)
-    with os.fdopen(read_end) as ready:
-        ready_in_time, _, _ = select.select([ready], [], [], 120)   # a busy machine
-        number = ready.readline().strip() if ready_in_time else ""
-    if not number.isdigit():
+    """Xvfb on a display number of its own; it writes that number to a pipe once it
+    accepts clients (-displayfd): the wait is on that, not on time. The number is drawn
+    at random from a high range rather than Xvfb's lowest free one: a server of another
+    test still shutting down on a number just freed took the new server's socket with
+    it ("could not connect to display :0" in CI, with the tests run in parallel). A
+    number in use makes Xvfb exit, and another is drawn."""
+    for _ in range(20):
+        number = random.randrange(100, 30_000)
+        read_end, write_end = os.pipe()
+        xvfb = subprocess.Popen(["Xvfb", f":{number}", "-displayfd", str(write_end),
+                                 "-nolisten", "tcp", "-screen", "0", f"{size}x24"],
+                                pass_fds=(write_end,),
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(write_end)
+        with os.fdopen(read_end) as ready:
+            # ready, or closed by Xvfb's exit (the number in use): either wakes this
+            ready_in_time, _, _ = select.select([ready], [], [], 120)   # a busy machine
+            said = ready.readline().strip() if ready_in_time else ""
+        if said.isdigit():
+            return xvfb, int(said)
         xvfb.kill()
         xvfb.wait(10)
-        pytest.fail("Xvfb did not start")
-    return xvfb, int(number)
+    pytest.fail("Xvfb did not start")
 
 
 def _launch(tmp_path, size: str) -> tuple[subprocess.Popen, subprocess.Popen]:
