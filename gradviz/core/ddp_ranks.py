@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -104,11 +105,25 @@ class RankGroup:
                 raise self._failed(self._ended(rank, doing)) from exc
 
     def _ended(self, rank: int, doing: str) -> RankError:
-        try:   # it has ended, or is ending: a moment for its exit code
-            code = self._processes[rank].wait(END_SECONDS)
-        except subprocess.TimeoutExpired:
-            code = None
+        """The error for rank's end; where it aborted (gloo aborts a rank whose peer's
+        connection is reset), the peer that ended otherwise is named instead: it ended
+        first (a killed rank 1 read as "rank 0 ended (exit code -6)")."""
+        code = self._exit_code(rank, END_SECONDS)
+        if code == -signal.SIGABRT:
+            for other in range(len(self._processes)):
+                other_code = self._exit_code(other, END_SECONDS / 4) if other != rank else None
+                if other_code is not None and other_code != -signal.SIGABRT:
+                    rank, code = other, other_code
+                    break
         return RankError(f"DDP rank {rank} ended (exit code {code}) before it could {doing}")
+
+    def _exit_code(self, rank: int, seconds: float) -> int | None:
+        """rank's exit code, given seconds to end (it has ended, or is ending); None
+        where it goes on."""
+        try:
+            return self._processes[rank].wait(seconds)
+        except subprocess.TimeoutExpired:
+            return None
 
     def _answers(self, seconds: float, doing: str) -> list[tuple]:
         """Every rank's answer, in rank order; RankError (the group closed) if one fails,

@@ -125,3 +125,29 @@ def test_ranks_that_cannot_all_start_end_those_that_did(monkeypatch):
         ddp_ranks.RankGroup(2, SHAPE)
     assert str(caught.value) == "cannot start the DDP ranks: Resource temporarily unavailable"
     assert started[0].poll() is not None   # ended (and reaped), not left behind
+
+
+class _Ended:
+    """A rank's process as RankGroup sees it: its exit code, or still running."""
+
+    def __init__(self, code: int | None):
+        self.code = code
+
+    def wait(self, timeout: float) -> int:
+        if self.code is None:
+            raise subprocess.TimeoutExpired("rank", timeout)
+        return self.code
+
+
+@pytest.mark.parametrize("codes, named", [
+    ((-signal.SIGABRT, -signal.SIGKILL), "DDP rank 1 ended (exit code -9)"),
+    ((-signal.SIGABRT, None), "DDP rank 0 ended (exit code -6)"),
+    ((-signal.SIGABRT, -signal.SIGABRT), "DDP rank 0 ended (exit code -6)"),
+    ((1, -signal.SIGKILL), "DDP rank 0 ended (exit code 1)"),
+])
+def test_a_rank_aborted_by_its_peer_s_end_names_the_peer(codes, named):
+    """gloo aborts a rank whose peer's connection is reset: where rank 1 was killed, rank
+    0's pipe could close first, and the step said "rank 0 ended (exit code -6)"."""
+    group = object.__new__(ddp_ranks.RankGroup)
+    group._processes = [_Ended(code) for code in codes]
+    assert str(group._ended(0, "finish the step")).startswith(named)
