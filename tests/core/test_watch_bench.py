@@ -1,0 +1,32 @@
+"""`gradviz bench --watch`'s loops: the watched loop is the user's loop under
+gradviz.watch, its lines written at each step or in blocks, and each rate is of the
+loop's own steps (a smoke test of the wiring: speed claims live in docs/benchmarks.md)."""
+from __future__ import annotations
+
+import json
+
+import torch
+
+from gradviz.core.watch_bench import loop_rate, mlp_parts, watch_bench
+from gradviz.plain.config import Config
+
+CPU = torch.device("cpu")
+
+
+def test_a_watched_run_records_every_step_of_the_loop_it_times(tmp_path):
+    parts = mlp_parts(Config(), CPU)
+    for write_every, folder in ((0.0, tmp_path / "each"), (0.1, tmp_path / "blocks")):
+        assert loop_rate(parts, 7, CPU, str(folder), write_every) > 0
+        lines = (folder / "steps.jsonl").read_text().splitlines()
+        # the timed steps, and the warm-up ones before them, each once and in order
+        steps = [json.loads(line)["step"] for line in lines]
+        assert steps == list(range(len(steps))) and len(steps) >= 7
+
+
+def test_each_way_of_writing_is_named_in_its_row():
+    parts = mlp_parts(Config(), CPU)
+    each = watch_bench(parts, 3, 1, CPU)
+    blocks = watch_bench(parts, 3, 1, CPU, 0.1)
+    assert each.name == "default MLP" and blocks.name == "default MLP, lines every 0.1 s"
+    assert each.parameters == sum(p.numel() for p in parts.model.parameters())
+    assert each.bare > 0 and blocks.watched > 0
