@@ -8,19 +8,24 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 
 import torch
 
 import gradviz
 from gradviz.core.watch import WRITE_BLOCKS_S
 from gradviz.plain.watch_read import StreamReader
-from gradviz.plain.watch_stream import STEPS
 
 SCRIPT = textwrap.dedent("""
-    import os, signal, sys
+    import os, signal, sys, threading
     import torch
     import gradviz
+    from gradviz.plain.step_file import StepFile
+    flushed = threading.Event()   # set each time the lines kept are written
+    write = StepFile.flush
+    def flush(self):
+        write(self)
+        flushed.set()
+    StepFile.flush = flush
     model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.Linear(4, 2))
     with gradviz.watch(model, out=sys.argv[1], every=2,
                        write_every=float(sys.argv[3])) as watch:
@@ -33,16 +38,11 @@ SCRIPT = textwrap.dedent("""
             if step == 4:
                 if sys.argv[2] == "now":
                     os.kill(os.getpid(), signal.SIGKILL)
-                print("5 steps", flush=True)
+                flushed.clear()   # the writer's next block, with no step after this one
+                assert flushed.wait(60)
+                print("5 steps written", flush=True)
                 sys.stdin.readline()   # the loop stops here until killed
 """)
-
-
-def _complete_lines(path) -> int:
-    try:
-        return path.read_bytes().count(b"\n")
-    except FileNotFoundError:
-        return 0
 
 
 def _killed_at_once(folder, write_every: float) -> StreamReader:
@@ -68,10 +68,8 @@ def test_written_in_blocks_a_stopped_loop_s_steps_reach_the_file_and_survive_a_k
                               str(WRITE_BLOCKS_S)],
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
-        assert child.stdout is not None and child.stdout.readline() == "5 steps\n"
-        deadline = time.monotonic() + 60   # a condition waited for, not a time slept
-        while _complete_lines(tmp_path / STEPS) < 5 and time.monotonic() < deadline:
-            time.sleep(WRITE_BLOCKS_S / 10)
+        # the child says so once its writer has written a block after the fifth step
+        assert child.stdout is not None and child.stdout.readline() == "5 steps written\n"
         child.send_signal(signal.SIGKILL)
     finally:
         child.kill()

@@ -4,7 +4,6 @@ thread is raised in the loop's."""
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 
@@ -14,16 +13,6 @@ from gradviz.plain.step_file import StepFile
 def _text(items: list) -> str:
     """An int item is the line of that number; a str item is a line already."""
     return "".join(item if isinstance(item, str) else f"{item}\n" for item in items)
-
-
-def _wait_for(condition, seconds: float = 60) -> bool:
-    """Whether condition() became true within seconds (looked at every few ms)."""
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.005)
-    return True
 
 
 def test_every_0_writes_each_line_before_add_returns(tmp_path):
@@ -52,9 +41,18 @@ def test_kept_lines_wait_for_the_block_then_close_writes_them(tmp_path):
 
 def test_the_thread_writes_without_another_add(tmp_path):
     path = tmp_path / "steps.jsonl"
-    f = StepFile(path, _text, every_s=0.01)
+    by_thread = threading.Event()
+
+    def text(items: list) -> str:
+        if items and threading.current_thread() is not threading.main_thread():
+            by_thread.set()
+        return _text(items)
+
+    f = StepFile(path, text, every_s=0.01)
     f.add(0)
-    assert _wait_for(lambda: path.read_text() == "0\n")
+    assert by_thread.wait(60)   # the thread formatted the line...
+    f.flush()                   # ...and wrote it: flush waits for its write's lock
+    assert path.read_text() == "0\n"
     f.close()
 
 
@@ -71,17 +69,22 @@ def test_lines_added_while_blocks_are_written_keep_their_order_once(tmp_path):
 
 
 def test_a_write_that_fails_in_the_thread_is_raised_by_the_next_add(tmp_path):
-    failing = threading.Event()
+    failing, raised = threading.Event(), threading.Event()
 
     def text(items: list) -> str:
         if failing.is_set():
+            raised.set()
             raise OSError(28, "No space left on device")
         return _text(items)
 
     f = StepFile(tmp_path / "steps.jsonl", text, every_s=0.001)
     failing.set()
     f.add(0)
-    assert _wait_for(lambda: f._error is not None)
+    assert raised.wait(60)
+    f._stop.set()          # the thread ends after recording the error it met
+    assert f._thread is not None
+    f._thread.join()
+    assert f._error is not None
     with pytest.raises(OSError, match="No space"):
         f.add(1)   # raised before 1 is kept
     failing.clear()
