@@ -73,6 +73,16 @@ MAIN_AT_LEAST = 0.5
 # explanation took the room at a size above the normal one, and the graph it names was
 # left a 136 px strip of boxes after Ctrl+= twice at 1024x768
 MAIN_COMFORT = 1.15
+# a secondary panel lower than this share of its least height (at its font's step) is
+# left out, and the others placed without it: its title, axes and legend (the graph's
+# caption and buttons) take what is left, and nothing of it is read (03/2 after Ctrl+=
+# twice at 1024x768: the graph 144 px high, one box of 18 in view). Only the height
+# counts: the graph's boxes stack downwards, and 08/1's graph, 224 px wide beside the
+# loss chart, showed its boxes whole
+LEFT_OUT_BELOW = 2 / 3
+# the panels of text, never left out: an error's Why and What to do, the loop's lines,
+# are the slide's point; their font is set smaller and they scroll instead
+NEVER_LEFT_OUT = frozenset({"events", "code"})
 # each step a text panel's font may be made smaller (of the text size's) to be whole;
 # never below the normal text size (1 / zoom)
 TEXT_SHRINK = 0.93
@@ -125,6 +135,8 @@ class Placement:
     # a part beside the slide (Compare's verdict): on top of a secondary panel's rect,
     # or under the narration (None: no such part)
     aside: Rect | None = None
+    # the slide's secondary panels left out, too low to be read (LEFT_OUT_BELOW)
+    left_out: tuple[str, ...] = ()
 
 
 def least_size(panel: str, zoom: float, scale: float = 1.0) -> tuple[int, int]:
@@ -141,55 +153,6 @@ def steps(names: list[str] | tuple[str, ...]) -> set[str]:
             if n in FONT_STEPS or (i > 0 and n in SECONDARY_STEPS)}
 
 
-def place_with_aside(width: int, height: int, panels: tuple[str, ...] | list[str],
-                     zoom: float = 1.0, layout: str = "side-by-side",
-                     narration_height: Callable[[int], int] = lambda width: 0,
-                     content_height: Mapping[str, Callable[[int, float], int]] | None = None,
-                     text_floor: float | None = None,
-                     aside_height: Callable[[int], int] | None = None) -> Placement:
-    """place(), with a part of aside_height(w) px at width w (Compare's verdict) put where
-    the main panel keeps its room: on top of a secondary panel that keeps its least
-    height below it (a secondary panel gives way first), else under the narration."""
-    p = place(width, height, panels, zoom, layout, narration_height, content_height,
-              text_floor)
-    if aside_height is None:
-        return p
-    beside = _aside_on_secondary(p, zoom, aside_height)
-    if beside is not None:
-        return beside
-    under = place(width, height, panels, zoom, layout,
-                  lambda w: narration_height(w) + aside_height(w) + GAP, content_height,
-                  text_floor)
-    n = under.narration
-    high = min(aside_height(n.w), n.h)
-    return replace(under, narration=replace(n, h=n.h - high - GAP),
-                   aside=Rect(n.x, n.bottom - high, n.w, high))
-
-
-def _aside_on_secondary(p: Placement, zoom: float,
-                        aside_height: Callable[[int], int]) -> Placement | None:
-    """p with the aside on top of its tallest secondary panel that keeps its least
-    height (at its font's step) below it; else in the place of the tallest secondary
-    panel that holds it (that panel left out while the aside is shown: a panel below
-    its least size is not read); None where no secondary panel holds it."""
-    secondary = sorted(list(p.panels.items())[1:], key=lambda kv: -kv[1].h)
-    for name, rect in secondary:
-        high = aside_height(rect.w)
-        cut = Rect(rect.x, rect.y + high + GAP, rect.w, rect.h - high - GAP)
-        scale = font_step(name, cut, zoom) if name in p.font_scale else 1.0
-        if 0 < high and cut.h >= least_size(name, zoom, scale)[1]:
-            fonts = {**p.font_scale, name: scale} if name in p.font_scale else p.font_scale
-            return replace(p, panels={**p.panels, name: cut}, font_scale=fonts,
-                           aside=Rect(rect.x, rect.y, rect.w, high))
-    for name, rect in secondary:
-        high = aside_height(rect.w)
-        if 0 < high <= rect.h:
-            panels = {n: r for n, r in p.panels.items() if n != name}
-            return replace(p, panels=panels, aside=Rect(rect.x, rect.y, rect.w, high),
-                           font_scale={n: f for n, f in p.font_scale.items() if n != name})
-    return None
-
-
 def place(width: int, height: int, panels: tuple[str, ...] | list[str], zoom: float = 1.0,
           layout: str = "side-by-side",
           narration_height: Callable[[int], int] = lambda width: 0,
@@ -204,12 +167,41 @@ def place(width: int, height: int, panels: tuple[str, ...] | list[str], zoom: fl
     size, 1 / zoom).
     layout: "stacked" prefers the panels one above another, anything else beside."""
     width, height = max(1, width), max(1, height)
-    keep = normal_main(width, height, list(panels), zoom, layout, narration_height,
-                            content_height)
-    chosen = _choose(width, height, list(panels), zoom, layout, narration_height,
+    names = list(panels)
+    # the main panel's room at the normal text size, with every panel of the slide: a
+    # panel left out at a larger size gives it no claim to more
+    keep = normal_main(width, height, names, zoom, layout, narration_height,
+                       content_height)
+    left_out: list[str] = []
+    while True:
+        chosen = _place_names(width, height, names, zoom, layout, narration_height,
+                              content_height, text_floor, keep)
+        low = too_low(chosen, zoom)
+        if low is None:
+            return replace(chosen, left_out=tuple(left_out))
+        names.remove(low)
+        left_out.append(low)
+
+
+def too_low(p: Placement, zoom: float) -> str | None:
+    """The secondary chart or graph of p lowest for its least height, where that is
+    below LEFT_OUT_BELOW of it (None: every one is read)."""
+    def share(name: str) -> float:
+        least = least_size(name, zoom, p.font_scale.get(name, 1.0))[1]
+        return p.panels[name].h / max(1, least)
+    secondary = [n for n in list(p.panels)[1:] if n not in NEVER_LEFT_OUT]
+    lowest = min(secondary, key=share, default=None)
+    return lowest if lowest is not None and share(lowest) < LEFT_OUT_BELOW else None
+
+
+def _place_names(width: int, height: int, names: list[str], zoom: float, layout: str,
+                 narration_height: Callable[[int], int],
+                 content_height: Mapping[str, Callable[[int, float], int]] | None,
+                 text_floor: float | None, keep: Rect | None) -> Placement:
+    chosen = _choose(width, height, names, zoom, layout, narration_height,
                      content_height, text_floor, keep)
     if keep is not None and not (chosen.main_kept and chosen.narration_whole):
-        chosen = _narration_smaller(width, height, list(panels), zoom, layout,
+        chosen = _narration_smaller(width, height, names, zoom, layout,
                                     narration_height, content_height, text_floor,
                                     keep) or chosen
     stepped = steps(list(chosen.panels))

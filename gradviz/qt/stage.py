@@ -11,7 +11,8 @@ from PySide6.QtCore import QRect, Qt, Signal
 from PySide6.QtGui import QFont, QResizeEvent
 from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
 
-from ..plain.stage_layout import Placement, place_with_aside
+from ..plain.stage_aside import place_with_aside
+from ..plain.stage_layout import Placement
 
 TITLE_INSET = 6   # px: a title's text at least 12 px from the part beside it
 # the line said in place of a slide's panels while it is prepared, this much larger than
@@ -78,7 +79,7 @@ class Stage(QWidget):
         self.cover.setAutoFillBackground(True)
         self.cover.hide()
         # Compare's verdict in a lesson: on top of a secondary panel, else under the
-        # narration (stage_layout.place_with_aside), at the narration's text size
+        # narration (stage_aside.place_with_aside), at the narration's text size
         self.verdict: QWidget | None = None
 
     def show_slide(self, panels: list[tuple[str, QWidget, str | None]], layout: str,

@@ -1,10 +1,11 @@
-"""Compare's verdict on a lesson slide (stage_layout.place_with_aside), without a window:
+"""Compare's verdict on a lesson slide (stage_aside.place_with_aside), without a window:
 the slide's main panel keeps the room it has without the verdict; a secondary panel gives
 way (cut, or left out where it would fall below its least size); a slide of one panel
 has it under the narration."""
 import pytest
 
-from gradviz.plain.stage_layout import GAP, least_size, place, place_with_aside
+from gradviz.plain.stage_aside import place_with_aside
+from gradviz.plain.stage_layout import GAP, least_size, place
 
 
 def lines(chars: int, px_per_char: float = 9.0, line_px: int = 26):
@@ -53,6 +54,7 @@ def test_a_tall_secondary_panel_is_cut_and_a_short_one_left_out():
     left_out = place_with_aside(1600, 900, names, narration_height=narration,
                                 aside_height=lambda w: code.h - 50)
     assert "code" not in left_out.panels and "code" not in left_out.font_scale
+    assert left_out.left_out == ("code",) and cut.left_out == ()
     assert left_out.aside == type(code)(code.x, code.y, code.w, code.h - 50)
 
 

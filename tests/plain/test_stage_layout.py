@@ -9,6 +9,8 @@ from gradviz.plain.stage_layout import (
     GAP,
     KEEP_SIDE,
     KEPT,
+    LEFT_OUT_BELOW,
+    NEVER_LEFT_OUT,
     STRIP_AT_MOST,
     least_size,
     place,
@@ -116,7 +118,15 @@ def test_any_room_gets_parts_inside_it_that_never_overlap(width, height, panels,
                                                           chars, layout):
     p = place(width, height, panels, zoom, layout, narration_height=lines(chars))
     parts = list(p.panels.values()) + [p.narration]
-    assert list(p.panels) == list(panels)
+    # every panel placed in the slide's order, but a secondary one too low to be read
+    assert list(p.panels) == [n for n in panels if n not in p.left_out]
+    assert not panels or panels[0] in p.panels
+    assert not set(p.left_out) & NEVER_LEFT_OUT
+    for name, r in list(p.panels.items())[1:]:
+        if name in NEVER_LEFT_OUT:
+            continue
+        least = least_size(name, zoom, p.font_scale.get(name, 1.0))[1]
+        assert r.h >= LEFT_OUT_BELOW * least, (name, r)
     for r in parts:
         assert r.w >= 0 and r.h >= 0 and inside(r, width, height), r
     for i, a in enumerate(parts):
@@ -310,8 +320,38 @@ def test_at_1280x720_the_main_chart_keeps_its_room_and_the_second_gives_way():
     before, after = normal.panels["junction"], large.panels["junction"]
     assert large.main_kept and large.narration_whole
     assert after.h >= before.h and after.w * after.h >= KEPT * before.w * before.h
-    graph = large.panels["graph"]
-    assert graph.h < least_size("graph", zoom)[1] and large.fits >= 0.5
+    graph = large.panels.get("graph")
+    if graph is None:   # too low to be read: left out, the main chart in its room
+        assert large.left_out == ("graph",) and after.h == 610
+    else:
+        assert LEFT_OUT_BELOW * least_size("graph", zoom)[1] <= graph.h \
+            < least_size("graph", zoom)[1]
+
+
+def test_a_secondary_panel_too_low_to_be_read_is_left_out():
+    """03/2 after Ctrl+= twice at 1024x768: the narration a column, the memory chart
+    keeping its room, the graph below it was 144 px high with one box of 18 in view.
+    It is left out, and the memory chart takes the column's height; at the normal text
+    size both are placed."""
+    zoom = 1.3225
+    needed = lines(400, px_per_char=9 * zoom, line_px=int(26 * zoom), chrome=int(60 * zoom))
+    large = place(1014, 658, ("memory", "graph"), zoom, narration_height=needed)
+    assert large.left_out == ("graph",) and list(large.panels) == ["memory"]
+    memory = large.panels["memory"]
+    assert memory.h == 658 and memory.right == 1014 and large.narration_whole
+    # the same slide at the normal text size: both placed, the graph at its least height
+    normal = place(1014, 658, ("memory", "graph"), 1.0,
+                   narration_height=normal_text(needed, zoom))
+    assert normal.left_out == () and set(normal.panels) == {"memory", "graph"}
+    graph = normal.panels["graph"]
+    assert graph.h >= least_size("graph", 1.0)[1]
+
+
+@pytest.mark.parametrize("room", ROOMS)
+@pytest.mark.parametrize("pair", PAIRS)
+def test_at_the_normal_text_size_no_panel_is_left_out(room, pair):
+    p = place(*room, pair, 1.0, narration_height=lines(400))
+    assert p.left_out == () and list(p.panels) == list(pair)
 
 
 @settings(max_examples=200, deadline=None)

@@ -11,7 +11,17 @@ import sys
 from pathlib import Path
 
 import pytest
-from lecture_walk import NARRATION_READ, TOOLS, check_slide, columns, read_enough, table, verdict
+from lecture_walk import (
+    NARRATION_READ,
+    TOOLS,
+    UNFRAME,
+    check_slide,
+    columns,
+    on_stage,
+    read_enough,
+    table,
+    verdict,
+)
 from test_real_display import _start_xvfb, needs_x
 from walk_measure import at_half_second, named_panel, text_sizes, words
 
@@ -219,3 +229,54 @@ def test_a_slide_s_verdict_names_what_fell_short_and_the_table_shows_it():
     rows = table([dict(fine, verdict=verdict(fine)),
                   {"lesson": "08-rnn-truncation", "error": "no window"}]).splitlines()
     assert rows[2:] == ["| 01/3 | fine | 12 (head0) |", "| 08/? | problem: no window | |"]
+
+
+def test_a_panel_the_stage_left_out_is_not_sought_on_the_shot():
+    """03/2 after Ctrl+= twice: the app left the graph out (its rect null), so the walk
+    seeks neither its title nor module names there; the table says it."""
+    slide = {"narration": "Notice: the memory.", "panels": ["memory", "graph"]}
+    shown = on_stage(slide, {"panels": {"memory": [0, 0, 500, 600], "graph": None}})
+    assert shown["panels"] == ["memory"] and slide["panels"] == ["memory", "graph"]
+    read = check_slide("Notice: the memory.\nMemory held", shown)
+    assert read_enough(read) and "modules" not in read
+    assert not read_enough(check_slide("Notice: the memory.\nMemory held", slide))
+    # no rects yet, or a rect for another slide's panels: every panel is sought
+    assert on_stage(slide, {})["panels"] == ["memory", "graph"]
+    assert on_stage(slide, {"panels": {"loss": None}})["panels"] == ["memory", "graph"]
+    row = table([{"lesson": "03-leaky-graphs", "slide": 2, "verdict": "fine",
+                  "left_out": ["graph"], "smallest_text_px": 14,
+                  "smallest_text_word": "nodes"}]).splitlines()[2]
+    assert row == "| 03/2 | fine (graph left out) | 14 (nodes) |"
+
+
+@needs_tools
+def test_a_word_in_a_thick_frame_is_read_once_the_frame_is_taken_out(qapp, tmp_path):
+    """A shared box as the graph draws it (bold 20 px text in a 6 px black frame): its
+    words are read once the frame is taken out, the text's own strokes kept (tesseract
+    5.3 read nothing in the same picture as it is, whole or enlarged)."""
+    from PySide6.QtCore import QRect, Qt
+    from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPen
+
+    image = QImage(420, 200, QImage.Format.Format_RGB32)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setPen(QPen(QColor("black"), 6))
+    painter.drawRoundedRect(QRect(40, 40, 300, 110), 12, 12)
+    font = QFont("DejaVu Sans")
+    font.setPixelSize(20)
+    font.setBold(True)
+    painter.setFont(font)
+    painter.drawText(QRect(70, 55, 260, 80), Qt.AlignmentFlag.AlignLeft, "z\njunction")
+    painter.end()
+    framed = tmp_path / "framed.png"
+    assert image.save(str(framed))
+    unframed = tmp_path / "unframed.png"
+    subprocess.run(["convert", str(framed), *UNFRAME, "-resize", "200%", str(unframed)],
+                   check=True, timeout=60)
+
+    def read(path: Path) -> str:
+        return subprocess.run(["tesseract", str(path), "-", "--psm", "11"],
+                              capture_output=True, text=True, check=True,
+                              timeout=60).stdout
+    assert "junction" in read(unframed)
