@@ -19,7 +19,8 @@ from ..core.model_file import ModelFile
 from ..core.threads import leave_a_core_free
 from ..exit_codes import EXIT_AUTOGRAD_ERROR, EXIT_OK
 from ..plain.atomic_write import write_text
-from ..plain.config import SHOWN_PATH_CHARS, Config, ConfigError, from_mapping, load_toml, shown
+from ..plain.config import SHOWN_PATH_CHARS, Config, ConfigError, shown
+from ..plain.config_toml import from_mapping, load_toml
 from ..render.style import format_bytes
 from .model_option import config_for, file_config, model_file_from_args
 from .options import fail

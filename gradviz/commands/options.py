@@ -23,8 +23,8 @@ from ..plain.config import (
     TRUNCATE_MODES,
     Config,
     ConfigError,
-    from_mapping,
 )
+from ..plain.config_toml import from_mapping
 from ..plain.model_names import is_model_file, model_names
 from ..plain.presets import load_config_file, preset_names
 from ..plain.spelling import did_you_mean

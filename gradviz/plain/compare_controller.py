@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .config import Config, ConfigError, from_mapping, load_toml
+from .config import Config, ConfigError
+from .config_toml import from_mapping, load_toml
 from .controller_views import CompareFront, CompareMenu, ComparePanel, Ghosts
 from .history import History
 from .lessons import Lesson

@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from .config import SHOWN_PATH_CHARS, ConfigError, parse_toml, read_config_text, shown
+from .config import SHOWN_PATH_CHARS, ConfigError, shown
+from .config_toml import parse_toml, read_config_text
 from .presets import LESSON_KEYS
 
 Kind = Literal["lesson", "config", "model"]

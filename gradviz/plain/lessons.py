@@ -13,7 +13,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .config import SHOWN_PATH_CHARS, Config, ConfigError, from_mapping, parse_toml, shown
+from .config import SHOWN_PATH_CHARS, Config, ConfigError, shown
+from .config_toml import from_mapping, parse_toml
 from .graph_data import GraphData
 from .graph_focus import focus_ids
 from .lesson_figures import Figure, parse_figures

@@ -8,7 +8,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .config import SHOWN_PATH_CHARS, ConfigError, parse_toml, read_config_text, shown
+from .config import SHOWN_PATH_CHARS, ConfigError, shown
+from .config_toml import parse_toml, read_config_text
 
 # keys a lesson file has and a config never does: the sign that --lesson was meant
 LESSON_KEYS = ("slides", "title", "narration")

@@ -11,7 +11,8 @@ import math
 import sys
 from typing import Any
 
-from .config import Config, ConfigError, from_mapping, shown
+from .config import Config, ConfigError, shown
+from .config_toml import from_mapping
 from .events import first_line
 from .window_model import PACES_MS, THEME_NAMES, ZOOM_RANGE
 

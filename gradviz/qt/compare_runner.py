@@ -11,7 +11,8 @@ from PySide6.QtCore import QObject, QProcess, Signal
 
 from ..engine.child import child_command
 from ..plain.atomic_write import write_text
-from ..plain.config import Config, ConfigError, from_mapping, load_toml, to_toml
+from ..plain.config import Config, ConfigError
+from ..plain.config_toml import from_mapping, load_toml, to_toml
 
 
 class CompareRunner(QObject):

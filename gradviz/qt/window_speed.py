@@ -18,7 +18,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..engine.child import cpu_seconds, descendants
-from ..plain.config import Config, from_mapping
+from ..plain.config import Config
+from ..plain.config_toml import from_mapping
 from ..plain.stall_watch import StallWatch
 
 RESULT = "RESULT"   # the line the bench reads (commands.window_phase)

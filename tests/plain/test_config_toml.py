@@ -3,7 +3,8 @@ hand to `gradviz run --config` and `gradviz compare`)."""
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gradviz.plain.config import Config, ConfigError, from_mapping, parse_toml, to_toml
+from gradviz.plain.config import Config, ConfigError
+from gradviz.plain.config_toml import from_mapping, parse_toml, to_toml
 
 
 @st.composite

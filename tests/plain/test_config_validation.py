@@ -2,7 +2,8 @@
 with dashes."""
 import pytest
 
-from gradviz.plain.config import Config, ConfigError, from_mapping, load_toml
+from gradviz.plain.config import Config, ConfigError
+from gradviz.plain.config_toml import from_mapping, load_toml
 
 BAD = [
     dict(strategy="mean"),

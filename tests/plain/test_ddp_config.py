@@ -3,7 +3,8 @@ naming what the ranks cannot run; the all_reduces metric measured only with rank
 per step for a slide's figure, and the `equals` promise checked on loading."""
 import pytest
 
-from gradviz.plain.config import Config, ConfigError, from_mapping, parse_toml, to_toml
+from gradviz.plain.config import Config, ConfigError
+from gradviz.plain.config_toml import from_mapping, parse_toml, to_toml
 from gradviz.plain.history import History
 from gradviz.plain.lesson_figures import figure_text
 from gradviz.plain.lessons import LessonError, parse_lesson
