@@ -42,12 +42,10 @@ from . import plot_style as ps
 from .backward_sweep import BackwardSweep
 from .graph_canvas import LEAST_LABEL_PX, GraphCanvas, heat_range
 from .graph_export import write_scene
+from .graph_key_room import KeyRoom
 from .graph_legend import GraphLegend
 from .title_row import TitleRow
 
-KEY_BELOW_SHARE = 0.4      # the most of the panel's height the key takes below the graph
-KEY_BESIDE_SHARE = 0.35    # ... and of its width beside it
-BELOW_CANVAS_LEAST = 60    # px: the graph's least height with the key below it
 HINT = "hover a loss to see where its gradient flows"
 MODULE_HINT = "double-click a box (or Enter on it) to open it in place, Backspace to close"
 # a projector's screen: there the module view is what opens (a room reads boxes, not ops)
@@ -173,7 +171,7 @@ class GraphView(QWidget):
         side.setMaximumWidth(420)
         self.side = side
         self.key_shown = True   # set_key_shown(False): a lesson's small graph panel
-        self._key_placed: tuple | None = None   # (beside?, key size) the split was sized for
+        self.key_room = KeyRoom(self.split, self.canvas, side, self.side_scroll, self.legend)
         self._drawing: tuple[float, float] | None = None   # the layout's size, in points
         self._drawing_boxes = False
         self._caption_text, self._caption_hint = self.caption.text(), ""
@@ -283,7 +281,7 @@ class GraphView(QWidget):
             # module graphs are deep and narrow (a few heads side by side): top-down fits
             # them larger unless the panel is very wide
             wide = 2.5
-        room_w, room_h = self._room_for_layout()
+        room_w, room_h = self.key_room.room_for_layout(self.key_shown)
         rankdir = "LR" if room_w > wide * room_h else "TB"
         key = (graph.structure_key(), rankdir)
         if self.canvas.graph_layout is not None and key == self._drawn_key:
@@ -416,89 +414,15 @@ class GraphView(QWidget):
         chart: there the key took half the panel, and the narration says what is drawn)."""
         self.key_shown = shown
         self.side_scroll.setVisible(shown)
-        self._key_placed = None   # placed afresh when it comes back
+        self.key_room.placed = None   # placed afresh when it comes back
         self._place_key()
 
     def key_beside(self) -> bool:
         """Whether the key is beside the graph (a wide panel) rather than below it."""
-        return self.split.orientation() == Qt.Orientation.Horizontal
+        return self.key_room.beside()
 
     def _place_key(self) -> None:
-        """Key beside the graph in a wide panel, in rows below it otherwise; the
-        splitter is sized again only when that or the key's size changes (so a divider
-        the user dragged stays where it was put)."""
-        width, height = max(1, self.split.width()), max(1, self.split.height())
-        # beside only where the graph keeps a canvas at least as wide as high: in a
-        # square dock the key beside left the graph under 40% of the width
-        beside = self._key_goes_beside(width, height)
-        # beside: the key's width; below: its height as given (its rows alone kept the
-        # height of another graph's key of as many rows, or a share of an older height)
-        size = (self._key_width_beside(width, height) if beside
-                else self._key_height_below(width, height))
-        if (beside, size) == self._key_placed:
-            return
-        self._key_placed = (beside, size)
-        if beside:
-            self.split.setOrientation(Qt.Orientation.Horizontal)
-            self.canvas.setMinimumHeight(0)        # their size hints'
-            self.side_scroll.setMinimumHeight(0)
-            side = size
-            self.side.setMaximumWidth(side)
-            self.split.setSizes([width - side, side])
-        else:
-            # stacked, the two minimum heights would add up: the panel would ask as much
-            # as it did side by side (a window at 150% text on 1280x720 went past 720)
-            self.split.setOrientation(Qt.Orientation.Vertical)
-            self.canvas.setMinimumHeight(BELOW_CANVAS_LEAST)
-            self.side_scroll.setMinimumHeight(1)
-            self.side.setMaximumWidth(16_777_215)
-            self.split.setSizes([height - size, size])
-
-    def _key_height_below(self, width: int, height: int) -> int:
-        """The key's height below the graph: its rows (and the history plot, when shown)
-        whole, up to KEY_BELOW_SHARE of the height."""
-        want = self.side.heightForWidth(width)
-        want = want if want > 0 else self.legend.heightForWidth(width)
-        return min(want + 2, int(KEY_BELOW_SHARE * height))
-
-    def _room_for_layout(self) -> tuple[int, int]:
-        """The canvas a graph about to be laid out is given: the panel's, less a key of
-        the usual lines placed as before any graph (beside where the canvas stays at
-        least as wide as high). Not the canvas as it is: its size follows what the key
-        held before (nothing, at first), and so would the layout's direction and, from
-        the drawing's shape, where the key goes."""
-        width, height = max(1, self.split.width()), max(1, self.split.height())
-        if not self.key_shown:
-            return width, height
-        if width - self.side_scroll.minimumWidth() >= height:
-            return width - self._key_width_beside(width, height, usual=True), height
-        key = min(self.legend.usual_height_for_width(width) + 2, int(KEY_BELOW_SHARE * height))
-        return width, height - key - self.split.handleWidth()
-
-    def _key_goes_beside(self, width: int, height: int) -> bool:
-        """Beside where the graph on screen is drawn larger so (a tall module graph in a
-        squarish dock); without one, where the canvas stays at least as wide as high."""
-        if self._drawing is None or min(self._drawing) <= 40:
-            return width - self.side_scroll.minimumWidth() >= height
-        w, h = self._drawing
-        key_w = self._key_width_beside(width, height)
-        key_h = min(self.legend.heightForWidth(width) + 2, int(KEY_BELOW_SHARE * height))
-        beside = min((width - key_w) / w, height / h)
-        below = min(width / w, max(1, height - key_h) / h)
-        return beside >= below
-
-    def _key_width_beside(self, width: int, height: int, usual: bool = False) -> int:
-        """The narrowest key beside the graph that shows every line without scrolling
-        (two columns in a wide, short dock), up to KEY_BESIDE_SHARE of the width; usual:
-        for the lines a graph usually brings, not the ones listed now."""
-        bar = self.side_scroll.verticalScrollBar().sizeHint().width() + 4
-        least = self.side_scroll.minimumWidth()
-        most = max(least, int(KEY_BESIDE_SHARE * width))
-        key_height = self.legend.usual_height_for_width if usual else self.legend.heightForWidth
-        for w in range(least, most + 1, 10):
-            if key_height(w - bar) <= height:
-                return w
-        return most
+        self.key_room.place(self.key_shown, self._drawing)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's)
         if watched is self.split and event.type() == QEvent.Type.Resize:
@@ -520,7 +444,7 @@ class GraphView(QWidget):
         self.history_curve.setData(np.asarray(steps)[finite], np.asarray(norms)[finite])
         self.history_plot.setTitle(f"‖grad‖ of {html.escape(name)}")   # pyqtgraph: HTML
         self.history_plot.setVisible(True)
-        self._key_placed = None   # the key's part of the panel now holds the plot too
+        self.key_room.placed = None   # the key's part of the panel now holds the plot too
         self._place_key()
 
     # ---- export ---------------------------------------------------------------------------
@@ -564,7 +488,7 @@ class GraphView(QWidget):
         # the legend's lines whole, beside the scroll bar
         bar = self.side_scroll.verticalScrollBar().sizeHint().width()
         self.side_scroll.setMinimumWidth(self.legend.minimumWidth() + bar + 4)
-        self._key_placed = None
+        self.key_room.placed = None
         self._place_key()
         self._fit_caption()
         self.canvas.set_text_zoom(theme.zoom)   # node and edge labels, with the picture
