@@ -7,6 +7,7 @@ model file's error at a step, 4 done but a model file left threads or processes.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
@@ -90,15 +91,28 @@ def train(session: Session, steps: int, quiet: bool, report: ReportWriter | None
           verbose: bool = False) -> Trained:
     trained = Trained()
     every = 1 if verbose else _progress_every(steps)
-    while trained.count < steps:
-        record = session.step()
-        if record is None:  # PyTorch raised, or the loss diverged
-            break
-        trained.add(record)
-        if report is not None:
-            report.add(record)
-        if not quiet and (record.step % every == 0 or trained.count == steps):
-            _say(f"step {record.step:>6}  total {record.total:.5g}")
+    frozen = False
+    try:
+        while trained.count < steps:
+            record = session.step()
+            if record is None:  # PyTorch raised, or the loss diverged
+                break
+            trained.add(record)
+            if report is not None:
+                report.add(record)
+            if not quiet and (record.step % every == 0 or trained.count == steps):
+                _say(f"step {record.step:>6}  total {record.total:.5g}")
+            if not frozen:
+                # what exists after the first step (torch, and what its first optimizer
+                # step imports lazily: about 300,000 objects) is left out of the garbage
+                # collector's passes while the run trains: a full pass over it took
+                # 40-90 ms, once or more in a run, inside the loop (docs/benchmarks.md,
+                # 4 December 2026). Given back to the collector when the run ends.
+                gc.freeze()
+                frozen = True
+    finally:
+        if frozen:
+            gc.unfreeze()
     return trained
 
 

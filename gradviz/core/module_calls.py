@@ -33,7 +33,7 @@ class CallRecord:
     parent: CallRecord | None = None
 
 
-# a module call recorded by ModuleCalls.add, not yet described: (its ModuleCalls, the
+# a module call recorded by ModuleCalls.add, not yet described: (its _Describer, the
 # module, the output's shape, step, kind, detail, the output's node, the inputs' nodes)
 Pending = tuple
 
@@ -83,36 +83,13 @@ def _tensors(values) -> Iterator[torch.Tensor]:
             yield from (v for v in value.values() if isinstance(v, torch.Tensor))
 
 
-class ModuleCalls:
-    """The module calls of one forward pass, in the order they ran."""
+class _Describer:
+    """Describes a forward's pending records (one model's names and known calls)."""
 
-    def __init__(self, model: nn.Module):
-        self.paths = module_paths(model)
-        self.records: list[CallRecord | Pending] = []
-        known = _CALLS.get(model)
-        if known is None:   # not setdefault: that builds a dict every step
-            known = _CALLS[model] = {}
-        self._known: dict[tuple, ModuleCall] = known
+    __slots__ = ("paths", "_known")
 
-    def run(self, module: nn.Module, x: torch.Tensor, step: int | None = None) -> torch.Tensor:
-        """module(x), recorded as add() would (one input, the usual call, inlined: a
-        dozen calls a step on the built-in model)."""
-        out = module(x)
-        fn = x.grad_fn
-        self.records.append((self, module, out.shape, step, "", "", out.grad_fn,
-                             () if fn is None else (fn,)))
-        return out
-
-    def add(self, module: nn.Module, inputs: tuple, out: torch.Tensor,
-            step: int | None = None, kind: str = "", detail: str = "") -> None:
-        """Record a call already made; kind and detail name a call that is no module's
-        own forward (the rnn cell's tanh(ih + hh), which runs in the trunk's method).
-        Only its nodes are taken now (an in-place detach later changes an input's);
-        its description is looked up when the graph is drawn (call_records): most
-        steps are never drawn, and the lookup was half of this call's cost."""
-        # a plain tuple: a NamedTuple's constructor cost more than the lookup it saves
-        self.records.append((self, module, out.shape, step, kind, detail, out.grad_fn,
-                             _input_fns(inputs)))
+    def __init__(self, paths: dict[int, str], known: dict[tuple, ModuleCall]):
+        self.paths, self._known = paths, known
 
     def record(self, pending: Pending) -> CallRecord:
         """The call a pending record names, described once per model (see _CALLS)."""
@@ -129,6 +106,42 @@ class ModuleCalls:
         return ModuleCall(path if step is None else f"{path}@{step}", path,
                           kind or type(module).__name__, detail or describe(module),
                           tuple(int(s) for s in shape), step)
+
+
+class ModuleCalls:
+    """The module calls of one forward pass, in the order they ran."""
+
+    def __init__(self, model: nn.Module):
+        self.paths = module_paths(model)
+        self.records: list[CallRecord | Pending] = []
+        known = _CALLS.get(model)
+        if known is None:   # not setdefault: that builds a dict every step
+            known = _CALLS[model] = {}
+        # what a pending record names to be described by: not this object, whose records
+        # hold the pending records (a cycle would keep each step's autograd nodes, and
+        # what they saved, alive until the garbage collector ran: a collection every
+        # dozen steps or so, most of `gradviz run`'s time in the collector)
+        self._describer = _Describer(self.paths, known)
+
+    def run(self, module: nn.Module, x: torch.Tensor, step: int | None = None) -> torch.Tensor:
+        """module(x), recorded as add() would (one input, the usual call, inlined: a
+        dozen calls a step on the built-in model)."""
+        out = module(x)
+        fn = x.grad_fn
+        self.records.append((self._describer, module, out.shape, step, "", "", out.grad_fn,
+                             () if fn is None else (fn,)))
+        return out
+
+    def add(self, module: nn.Module, inputs: tuple, out: torch.Tensor,
+            step: int | None = None, kind: str = "", detail: str = "") -> None:
+        """Record a call already made; kind and detail name a call that is no module's
+        own forward (the rnn cell's tanh(ih + hh), which runs in the trunk's method).
+        Only its nodes are taken now (an in-place detach later changes an input's);
+        its description is looked up when the graph is drawn (call_records): most
+        steps are never drawn, and the lookup was half of this call's cost."""
+        # a plain tuple: a NamedTuple's constructor cost more than the lookup it saves
+        self.records.append((self._describer, module, out.shape, step, kind, detail,
+                             out.grad_fn, _input_fns(inputs)))
 
     @contextlib.contextmanager
     def hooked(self, root: nn.Module) -> Iterator[None]:

@@ -107,10 +107,14 @@ class Watch:
             self._check(losses)   # the first call, or names that differ: raises
         values = []   # kept only once every value has passed
         for loss in losses.values():   # detached: a view of the value, no copy, no graph
-            if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
+            if not isinstance(loss, torch.Tensor):
                 self._check(losses)
             value = loss.detach()
-            values.append(value if value.dim() == 0 else value.reshape(()))
+            if value.dim():   # a 0-dim value is one number; another must hold one
+                if value.numel() != 1:
+                    self._check(losses)
+                value = value.reshape(())
+            values.append(value)
         self._values += values
         self._calls += 1
         if self.steps % self.every == 0:

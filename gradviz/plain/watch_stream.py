@@ -11,6 +11,7 @@ its newline, the one a kill can cut).
 from __future__ import annotations
 
 import json
+import math
 import secrets
 import time
 from pathlib import Path
@@ -28,6 +29,8 @@ WATCH_FORMAT = 1    # the header's "gradviz_watch": this layout of the three fil
 
 
 _NOT_FINITE = frozenset({"nan", "inf", "-inf"})
+_FLOATS = {float}
+_isfinite = math.isfinite
 
 
 class _KeyedText:
@@ -106,20 +109,26 @@ class StepLines:
                      global_norm: float, micro_batches: int) -> str:
         """The line of an unsampled step given by its plain numbers (StreamWriter.
         add_numbers), the same text as the record's: a template where every number is
-        a finite float, else the record's own line."""
+        a finite float, else the record's own line. total is the losses' sum and
+        global_norm the norms' root sum of squares, as the record's: a NaN or an
+        infinity among the numbers makes one of the two NaN or infinite (and a norm
+        whose square overflows makes global_norm infinite: the general path, still the
+        same text)."""
         template, losses, params = key
         k = len(losses)
-        try:
-            texts = list(map(float.__repr__, [*numbers, total, global_norm]))
-        except TypeError:   # an int (or other) number: json writes it its own way
-            texts = ["n"]
-        if "n" in "".join(texts):   # nan or inf: json's null, by the general path
-            record = StepRecord(step=step, losses=dict(zip(losses, numbers[:k])), total=total,
-                                grad_norms=dict(zip(params, numbers[k:])),
-                                global_grad_norm=global_norm)
-            return self(record, micro_batches)
-        return template % (int.__repr__(step), *texts[:k], texts[-2], *texts[k:-2], texts[-1],
-                           int.__repr__(micro_batches))
+        if type(total) is float and type(global_norm) is float and \
+                _isfinite(total) and _isfinite(global_norm) and \
+                {*map(type, numbers)} == _FLOATS:
+            # %s of a float is its repr, as json writes it: each formatted once, by the
+            # template itself (no list of texts between)
+            return template % (int.__repr__(step), *numbers[:k], total, *numbers[k:],
+                               global_norm, int.__repr__(micro_batches))
+        # nan or inf (json's null), or a number not a float (an int: json writes it its
+        # own way): the record's own line
+        record = StepRecord(step=step, losses=dict(zip(losses, numbers[:k])), total=total,
+                            grad_norms=dict(zip(params, numbers[k:])),
+                            global_grad_norm=global_norm)
+        return self(record, micro_batches)
 
     def block(self, pending: list) -> str:
         """The text of lines kept by a StreamWriter: each a line, or add_numbers()'s
@@ -172,7 +181,10 @@ class StreamWriter:
     def add_step(self, record: StepRecord, micro_batches: int) -> None:
         """The step's line, formatted now (the record may change after the call)."""
         assert self._steps is not None, "StreamWriter.open() first"
-        self._steps.add(self._line(record, micro_batches))
+        if self.every_s:
+            self._steps.add(self._line(record, micro_batches))
+        else:
+            self._steps.write(self._line(record, micro_batches))
 
     def numbers_key(self, losses: list[str], params: list[str]) -> tuple | None:
         """What add_numbers() takes for steps whose losses and gradient norms are named
@@ -184,7 +196,11 @@ class StreamWriter:
         """An unsampled step by its plain numbers: each loss, then each parameter's
         gradient norm (every parameter's), as floats; formatted when written."""
         assert self._steps is not None, "StreamWriter.open() first"
-        self._steps.add((key, step, numbers, total, global_norm, micro_batches))
+        if self.every_s:
+            self._steps.add((key, step, numbers, total, global_norm, micro_batches))
+        else:   # the line now: before the step returns (the watch's default)
+            self._steps.write(self._line.numbers_line(key, step, numbers, total,
+                                                      global_norm, micro_batches))
 
     def flush(self) -> None:
         """Every step added so far, written now."""

@@ -98,12 +98,23 @@ def test_an_unsampled_step_line_is_the_report_step_text_exactly(record):
         assert lines(record, calls) == record.to_json()[:-1] + f', "micro_batches": {calls}}}\n'
 
 
+class _Shown(float):
+    """A float subclass whose str is not its value's: never put into a line by str."""
+
+    def __str__(self) -> str:
+        return "shown"
+
+    __repr__ = __str__
+
+
 @pytest.mark.parametrize(("losses", "norms"), [
     ({"a": 0.10000000149011612, "b%s \"q\"": 1e-300}, {"w": 0.5, "%d": 2.0}),
     ({"a": float("nan")}, {"w": 1.0}),        # NaN: null, by the record's own path
     ({"a": 1.5}, {"w": float("inf")}),        # an infinite norm: null
     ({"a": 1}, {"w": 1.0}),                    # an int loss: written as json writes one
     ({"a": -0.0}, {"w": 3.4028234663852886e38, "v": 1.401298464324817e-45}),
+    ({"a": _Shown(0.5)}, {"w": 1.0}),         # a float of its own str: json's text
+    ({"a": 1.0}, {"w": 1e200, "v": 2.0}),     # its square overflows: the global norm inf
 ])
 def test_a_step_given_as_numbers_is_its_record_s_line_exactly(losses, norms):
     """StreamWriter.add_numbers's line (a block of them, formatted at once) is the line of
