@@ -129,11 +129,13 @@ class Stage(QWidget):
         content = {name: functools.cache(height)
                    for name, height in self.content_height.items()}
         # placed again once the narration's font is set as placed: its height at that
-        # font is then measured, not taken from the text size's
+        # font is then measured, not taken from the text size's (and, as the panels',
+        # once a width per placing: each is a layout of a copy of its text, and place()
+        # asked for the same few widths some thousands of times a lesson)
         for _ in range(2):
             placement = place_with_aside(self.width(), self.height(), self.shown,
                                          self.zoom, self.layout_name,
-                                         self._narration_at_text_size(),
+                                         functools.cache(self._narration_at_text_size()),
                                          content,
                                          max(floors) if floors else None,
                                          self._verdict_height())

@@ -288,8 +288,10 @@ class GraphCanvas(QGraphicsView):
             factor = min(factor, max(1.0, self._fit_scale(spare) / base))
         target = focus or (whole if legible_whole else None)
         self.fitted = True
+        # the boxes and the focus in scene units: the same at every scale tried below
+        snap = self._snap_rects()
         if not self.least_label_px or legible_whole and factor == 1.0:
-            self._frame_at(base * factor, self._placed(target, base * factor))
+            self._frame_at(base * factor, self._placed(target, base * factor, snap))
             return
         # larger where that lets the edges fall between boxes (smaller, down to the least
         # label size, only where no larger one does): the fewest of the focus's parts out
@@ -304,7 +306,7 @@ class GraphCanvas(QGraphicsView):
             scale = base * factor * more
             if scale < least * 0.999:
                 continue
-            middle = self._placed(target, scale)
+            middle = self._placed(target, scale, snap)
             options.append((self._framing_cost(scale, middle, shapes), more, scale, middle))
         _cost, _more, scale, middle = min(options, key=lambda o: (
             o[0][0], o[0][2] == 0, o[0][1], o[1] < 1.0, o[0][2], abs(o[1] - 1.0), o[0]))
@@ -427,7 +429,16 @@ class GraphCanvas(QGraphicsView):
                  for item in self.nodes.values() if item.text.text()]
         return min(sizes, default=1.0) or 1.0
 
-    def _placed(self, target: QRectF | None, scale: float) -> QPointF:
+    def _snap_rects(self) -> tuple[list[QRectF], list[QRectF], list[QRectF]]:
+        """The focus's parts, and each box (its badge too) with a margin around it, then
+        the focus's parts with that margin: what _placed judges a view by."""
+        m = BOX_MARGIN
+        parts = self.focus_parts()
+        boxes = [drawn_rect(item).adjusted(-m, -m, m, m) for item in self.nodes.values()]
+        return parts, boxes, [r.adjusted(-m, -m, m, m) for r in parts]
+
+    def _placed(self, target: QRectF | None, scale: float,
+                snap: tuple[list[QRectF], list[QRectF], list[QRectF]]) -> QPointF:
         """The scene point to centre the view on at scale: target's middle (None: the
         junction's, else the scene's); along an axis where target is longer than the
         view, where the most of the focus's boxes are whole (see window_start: from the
@@ -438,8 +449,9 @@ class GraphCanvas(QGraphicsView):
         vh = self.viewport().height() / scale
         middle = self._middle(target or self.scene().sceneRect())
         x0, y0 = middle.x() - vw / 2, middle.y() - vh / 2
+        parts, boxes, keep = snap   # what _snap_rects() measured
         if target is not None:
-            parts, scene = self.focus_parts(), self.scene().sceneRect()
+            scene = self.scene().sceneRect()
             if target.width() > vw:
                 x0 = window_start(vw, [(r.left(), r.right()) for r in parts],
                                   (scene.left(), scene.right()), target.left())
@@ -447,14 +459,13 @@ class GraphCanvas(QGraphicsView):
                 y0 = window_start(vh, [(r.top(), r.bottom()) for r in parts],
                                   (scene.top(), scene.bottom()), target.top())
         if self.least_label_px:
-            x0, y0 = self._snapped(x0, y0, vw, vh)
+            x0, y0 = self._snapped(x0, y0, vw, vh, boxes, keep)
         return QPointF(x0 + vw / 2, y0 + vh / 2)
 
-    def _snapped(self, x0: float, y0: float, vw: float, vh: float) -> tuple[float, float]:
-        """x0, y0 moved so each box (its badge too) is whole in the view or out of it."""
-        m = BOX_MARGIN
-        boxes = [drawn_rect(item).adjusted(-m, -m, m, m) for item in self.nodes.values()]
-        keep = [r.adjusted(-m, -m, m, m) for r in self.focus_parts()]
+    def _snapped(self, x0: float, y0: float, vw: float, vh: float, boxes: list[QRectF],
+                 keep: list[QRectF]) -> tuple[float, float]:
+        """x0, y0 moved so each box (its badge too) is whole in the view or out of it
+        (boxes, keep: the boxes and the focus's parts with their margin)."""
         scene = self.scene().sceneRect()
         for axis in "yxy":   # across the rows first (a top-down graph), then the columns
             # the boxes beside the view along the other axis do not matter (a focus box
