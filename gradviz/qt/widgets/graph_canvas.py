@@ -4,8 +4,6 @@ every step, so the picture stays put and the room keeps its bearings. The presen
 zoom (Ctrl+=) scales the picture, and so every label in it, like the rest of the text."""
 from __future__ import annotations
 
-import math
-
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QColor,
@@ -31,6 +29,7 @@ from .graph_framing import (
     seen_at,
     snapped,
 )
+from .graph_heat import heat_fraction, heat_range
 from .graph_items import EdgeItem, NodeItem
 
 DIM = 0.12          # opacity of what a hovered loss's gradient does not flow through
@@ -46,24 +45,6 @@ FOCUS_SPARE = 30
 # a focus is framed at most this much larger than the least label size: two boxes fitted
 # to a wide panel drew "z now a leaf" at 35 px with nothing around it
 FOCUS_MOST = 1.5
-
-
-def heat_range(graph) -> tuple[float, float] | None:
-    """log10 of the smallest and largest non-zero gradient norm in graph."""
-    norms = [n.grad_norm for n in graph.nodes if n.grad_norm]
-    if not norms:
-        return None
-    lo, hi = math.log10(min(norms)), math.log10(max(norms))
-    return (lo, hi if hi > lo else lo + 1.0)
-
-
-def heat_fraction(value: float | None, rng: tuple[float, float] | None) -> float | None:
-    if value is None or rng is None:
-        return None
-    if value <= 0:
-        return 0.0
-    lo, hi = rng
-    return (math.log10(value) - lo) / (hi - lo)
 
 
 class GraphCanvas(QGraphicsView):

@@ -41,8 +41,9 @@ from ...plain.sweep_pace import paced_sweep_ms
 from ...render.dot import to_dot
 from . import plot_style as ps
 from .backward_sweep import BackwardSweep
-from .graph_canvas import LEAST_LABEL_PX, GraphCanvas, heat_range
+from .graph_canvas import LEAST_LABEL_PX, GraphCanvas
 from .graph_export import write_scene
+from .graph_heat import heat_range
 from .graph_key_room import KeyRoom
 from .graph_legend import GraphLegend
 from .title_row import TitleRow
