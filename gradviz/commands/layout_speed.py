@@ -14,7 +14,8 @@ from ..core.model_file import ModelFile
 from ..core.session import Session
 from ..plain.config import Config
 from ..plain.graph_data import GraphData
-from ..plain.module_graph import module_graph, run_key
+from ..plain.module_graph import module_graph
+from ..plain.module_runs import run_key
 from ..render.graphviz_program import find_graphviz
 from ..render.layout import layout_graph
 

@@ -30,11 +30,11 @@ from ..plain.engine_sync import Outgoing, Sent, mark_sent, outgoing
 from ..plain.engine_watch import Ended, EndUnanswered, EngineWatch, Say, Silent
 from ..plain.records import CompareRecord, StepRecord
 from ..plain.window_model import WindowModel
+from .engine_end import end_process
 from .engine_words import build_stopped, engine_died, settings_words
 
 READ_BUDGET_S = 0.008     # the longest one look at the pipe may take (the rest waits)
 WATCH_MS = 500            # how often the watch (plain.engine_watch) looks at the engine
-JOIN_SECONDS = 0.5        # quitting: how long the engine may take to stop by itself
 # sent while no engine runs: kept (settings) or moot, so no "press Reset" for them
 QUIET_WHEN_STOPPED = (p.Shutdown, p.Settings, p.RequestGraph, p.WarmB, p.Slide, p.PinB)
 # the model's fields the engine is told of (the engine settings, the config, B)
@@ -318,22 +318,8 @@ class EngineClient(QObject):
             self._conn = None
         self.alive = False
         self._set_state()
-        if process is None:
-            return
-        if at_once and hasattr(process, "kill"):
-            process.kill()
-            process.join(1.0)   # SIGKILL cannot be caught: it ends within the kernel's next turn
-        else:
-            process.join(JOIN_SECONDS)
-        if process.is_alive() and hasattr(process, "terminate"):
-            process.terminate()
-            process.join(0.3)
-            if process.is_alive():
-                process.kill()
-                process.join(0.2)
-        self._process = process if process.is_alive() else None
-        if hasattr(process, "close") and not process.is_alive():
-            process.close()
+        if process is not None:
+            self._process = end_process(process, at_once)
 
     def _send(self, message: object, busy: bool = True) -> None:
         if not self.alive or self._conn is None:

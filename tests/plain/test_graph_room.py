@@ -117,7 +117,8 @@ def _cnn_like():
 
 
 def test_a_block_of_layers_folds_into_one_box_named_by_its_layers():
-    from gradviz.plain.module_graph import FOLD_PREFIX, CallTree, foldable_blocks, module_graph
+    from gradviz.plain.module_graph import module_graph
+    from gradviz.plain.module_runs import FOLD_PREFIX, CallTree, foldable_blocks
     graph = _cnn_like()
     assert foldable_blocks(CallTree(graph.modules)) == ["trunk.0"]   # not trunk itself
     unfolded = {n.label for n in module_graph(graph).nodes}

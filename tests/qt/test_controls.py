@@ -9,7 +9,8 @@ from PySide6.QtWidgets import QWidget
 
 from gradviz.commands.options import add_training_options
 from gradviz.plain.config import Config
-from gradviz.qt.controls import CONTROLS, HEAD_CHECKS, HEAD_SLIDERS, NO_CONTROL, ControlsPanel
+from gradviz.qt.control_table import CONTROLS, HEAD_CHECKS, HEAD_SLIDERS, NO_CONTROL
+from gradviz.qt.controls import ControlsPanel
 
 FIELDS = [f.name for f in dataclasses.fields(Config)]
 

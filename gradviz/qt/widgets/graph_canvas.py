@@ -4,8 +4,6 @@ every step, so the picture stays put and the room keeps its bearings. The presen
 zoom (Ctrl+=) scales the picture, and so every label in it, like the rest of the text."""
 from __future__ import annotations
 
-import math
-
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QColor,
@@ -19,10 +17,19 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsView
 
 from ...plain.graph_data import GRAD, JUNCTION, LOSS, PARAM
-from ...plain.graph_focus import snap_start
 from ...plain.graph_room import window_start
 from ...render import style
 from ...render.layout import GraphLayout
+from .graph_framing import (
+    best_framing,
+    cut_through_label,
+    drawn_rect,
+    framing_cost,
+    framing_shapes,
+    seen_at,
+    snapped,
+)
+from .graph_heat import heat_fraction, heat_range
 from .graph_items import EdgeItem, NodeItem
 
 DIM = 0.12          # opacity of what a hovered loss's gradient does not flow through
@@ -35,66 +42,9 @@ ZOOM_STEP = 1.15
 LEAST_LABEL_PX = 14.0
 # of a focus's margin (scene px, of focus_rect's 40), what a larger text size may use up
 FOCUS_SPARE = 30
-# scene px kept clear around a box at the view's edge (a box flush with it read as cut;
-# more than this, and rows whose badges hang into the gap between them left no room)
-BOX_MARGIN = 1.5
-# how much larger than the least the module view may be drawn so that its edges fall
-# between boxes (the rows' pitch and the view's height rarely agree; a strip 1.8 rows
-# tall after Ctrl+= twice shows one row whole rather than two cut through)
-SNAP_SCALES = tuple(1.0 + k / 40 for k in range(41))
-# ... and smaller, down to the least label size, where no larger one does (a dimmed
-# neighbour beside a focus framed large read "hea / Lin" at the edge at every larger one)
-SHRINK_SCALES = tuple(1.0 - k / 40 for k in range(1, 21))
 # a focus is framed at most this much larger than the least label size: two boxes fitted
 # to a wide panel drew "z now a leaf" at 35 px with nothing around it
 FOCUS_MOST = 1.5
-
-
-def drawn_rect(item) -> QRectF:
-    """A box as drawn, in scene coordinates: with its state badge hung below it (a box
-    framed without it lost its "changed in place" at the panel's bottom)."""
-    rect = item.boundingRect()
-    badge = getattr(item, "badge", None)
-    if badge is not None and badge.isVisibleTo(item):   # (item itself may be hidden)
-        rect = rect.united(badge.mapRectToParent(badge.boundingRect()))
-    return item.mapRectToScene(rect)
-
-
-def cut_through_label(seen: QRectF, item, slack: float = 0.0) -> bool:
-    """Whether a view showing seen (scene) cuts item's name or kind, or shows them
-    without the state badge below (a sliver of a box past the edge is no harm). slack
-    (scene px) is the doubt about where the edge falls, counted against the framing
-    both ways: text within slack of the edge is in view, and must be whole within it."""
-    if not item.text.text():
-        return False
-    return _cuts_text(seen, item.text.mapRectToScene(item.text.boundingRect()),
-                      drawn_rect(item), slack)
-
-
-def _cuts_text(seen: QRectF, text: QRectF, drawn: QRectF, slack: float) -> bool:
-    """cut_through_label on a box's text and drawn rectangles (scene), measured once."""
-    if not seen.adjusted(-slack, -slack, slack, slack).intersects(text):
-        return False
-    inner = seen.adjusted(slack, slack, -slack, -slack)
-    return not inner.contains(text) or not inner.contains(drawn)
-
-
-def heat_range(graph) -> tuple[float, float] | None:
-    """log10 of the smallest and largest non-zero gradient norm in graph."""
-    norms = [n.grad_norm for n in graph.nodes if n.grad_norm]
-    if not norms:
-        return None
-    lo, hi = math.log10(min(norms)), math.log10(max(norms))
-    return (lo, hi if hi > lo else lo + 1.0)
-
-
-def heat_fraction(value: float | None, rng: tuple[float, float] | None) -> float | None:
-    if value is None or rng is None:
-        return None
-    if value <= 0:
-        return 0.0
-    lo, hi = rng
-    return (math.log10(value) - lo) / (hi - lo)
 
 
 class GraphCanvas(QGraphicsView):
@@ -293,23 +243,15 @@ class GraphCanvas(QGraphicsView):
         if not self.least_label_px or legible_whole and factor == 1.0:
             self._frame_at(base * factor, self._placed(target, base * factor, snap))
             return
-        # larger where that lets the edges fall between boxes (smaller, down to the least
-        # label size, only where no larger one does): the fewest of the focus's parts out
-        # of view, then a box whole in view (an empty view cuts no name: lesson 01 slide
-        # 2 after Ctrl+= twice at 1024x768 showed a blank panel), then the fewest names
-        # cut, then not smaller, then the most boxes whole, then the nearest size (a
-        # sliver of a box past the edge, its name out, is no harm). What the edges still
-        # cut through is hidden, never shown sliced.
-        options = []
-        shapes = self._shapes()   # the same at every scale: measured once, not per option
-        for more in SNAP_SCALES + SHRINK_SCALES:
-            scale = base * factor * more
-            if scale < least * 0.999:
-                continue
-            middle = self._placed(target, scale, snap)
-            options.append((self._framing_cost(scale, middle, shapes), more, scale, middle))
-        _cost, _more, scale, middle = min(options, key=lambda o: (
-            o[0][0], o[0][2] == 0, o[0][1], o[1] < 1.0, o[0][2], abs(o[1] - 1.0), o[0]))
+        # the sizes tried, and which framing wins, are best_framing's; what the edges
+        # still cut through is hidden, never shown sliced. The shapes are the same at
+        # every scale: measured once, not per option
+        shapes = framing_shapes(self.nodes.values(), self.edges, self.focus_parts())
+        viewport, scene = self.viewport().size(), self.scene().sceneRect()
+        scale, middle = best_framing(
+            base * factor, least, lambda scale: self._placed(target, scale, snap),
+            lambda scale, middle: framing_cost(seen_at(viewport, scene, scale, middle),
+                                               scale, shapes))
         self._frame_at(scale, middle)
         self._hide_cut_through()
 
@@ -368,54 +310,6 @@ class GraphCanvas(QGraphicsView):
         self.setTransform(QTransform.fromScale(scale, scale))
         self.centerOn(middle)
 
-    def _shapes(self) -> tuple[list[QRectF], list[tuple[QRectF, QRectF]], list[QRectF],
-                               list[QRectF]]:
-        """What a framing is judged on, in scene rectangles: the focus's parts, each
-        named box's (text, drawn) pair, every box drawn, and the shown edge labels."""
-        named = [(item.text.mapRectToScene(item.text.boundingRect()), drawn_rect(item))
-                 for item in self.nodes.values() if item.text.text()]
-        drawn = [drawn_rect(item) for item in self.nodes.values()]
-        labels = [item.label.mapRectToScene(item.label.boundingRect())
-                  for item in self.edges if item.label.isVisible()]
-        return self.focus_parts(), named, drawn, labels
-
-    def _framing_cost(self, scale: float, middle: QPointF, shapes
-                      ) -> tuple[int, int, int, int]:
-        """Of a view at scale centred on middle: the focus's parts not whole in it, the
-        boxes cut through their text (or shown without their badge), fewer boxes whole
-        in it (minus their number), the boxes cut. shapes: what self._shapes() measured."""
-        focus, named, drawn, labels = shapes
-        # the edges judged a pixel either way: Qt rounds where it puts the view to whole
-        # pixels, and a box judged flush with the edge came out a pixel cut
-        # (the focus, a pixel past the edge, still counts as whole: a tight focus would
-        # otherwise count as lost at the very size it was fitted at)
-        slack = max(1.0, 1.0 / scale)
-        exact = self._seen_at(scale, middle)
-        lost = sum(not exact.adjusted(-1, -1, 1, 1).contains(r) for r in focus)
-        seen = exact.adjusted(slack, slack, -slack, -slack)
-        read = sum(_cuts_text(exact, text, box, slack) for text, box in named)
-        # a cut's "detach()" sliced at the edge ("deta") is a name cut through as well
-        near = exact.adjusted(-slack, -slack, slack, slack)
-        read += sum(near.intersects(r) and not seen.contains(r) for r in labels)
-        cut = sum(seen.intersects(r) and not seen.contains(r) for r in drawn)
-        return lost, read, -sum(seen.contains(r) for r in drawn), cut
-
-    def _seen_at(self, scale: float, middle: QPointF) -> QRectF:
-        """The scene rectangle a view at scale centred on middle shows, as Qt places it:
-        within the scene, and centred on it along an axis where the scene is the shorter
-        (there centerOn is ignored: a framing judged where it asked to be cut x (input)
-        at the edge where the view really was)."""
-        vw, vh = self.viewport().width() / scale, self.viewport().height() / scale
-        scene = self.scene().sceneRect()
-
-        def start(want: float, length: float, lo: float, hi: float) -> float:
-            if length >= hi - lo:
-                return (lo + hi - length) / 2
-            return min(max(want - length / 2, lo), hi - length)
-
-        return QRectF(start(middle.x(), vw, scene.left(), scene.right()),
-                      start(middle.y(), vh, scene.top(), scene.bottom()), vw, vh)
-
     def _fit_scale(self, rect: QRectF) -> float:
         """The scale at which rect (scene) just fits the view, as fitInView's."""
         view = self.viewport().rect().adjusted(2, 2, -2, -2)   # fitInView's margin
@@ -429,16 +323,13 @@ class GraphCanvas(QGraphicsView):
                  for item in self.nodes.values() if item.text.text()]
         return min(sizes, default=1.0) or 1.0
 
-    def _snap_rects(self) -> tuple[list[QRectF], list[QRectF], list[QRectF]]:
-        """The focus's parts, and each box (its badge too) with a margin around it, then
-        the focus's parts with that margin: what _placed judges a view by."""
-        m = BOX_MARGIN
-        parts = self.focus_parts()
-        boxes = [drawn_rect(item).adjusted(-m, -m, m, m) for item in self.nodes.values()]
-        return parts, boxes, [r.adjusted(-m, -m, m, m) for r in parts]
+    def _snap_rects(self) -> tuple[list[QRectF], list[QRectF]]:
+        """The focus's parts and each box as drawn (its badge too), in scene units: what
+        _placed judges a view by, the same at every scale a fit tries (measured once)."""
+        return self.focus_parts(), [drawn_rect(item) for item in self.nodes.values()]
 
     def _placed(self, target: QRectF | None, scale: float,
-                snap: tuple[list[QRectF], list[QRectF], list[QRectF]]) -> QPointF:
+                snap: tuple[list[QRectF], list[QRectF]]) -> QPointF:
         """The scene point to centre the view on at scale: target's middle (None: the
         junction's, else the scene's); along an axis where target is longer than the
         view, where the most of the focus's boxes are whole (see window_start: from the
@@ -449,7 +340,7 @@ class GraphCanvas(QGraphicsView):
         vh = self.viewport().height() / scale
         middle = self._middle(target or self.scene().sceneRect())
         x0, y0 = middle.x() - vw / 2, middle.y() - vh / 2
-        parts, boxes, keep = snap   # what _snap_rects() measured
+        parts, boxes = snap   # what _snap_rects() measured
         if target is not None:
             scene = self.scene().sceneRect()
             if target.width() > vw:
@@ -459,30 +350,8 @@ class GraphCanvas(QGraphicsView):
                 y0 = window_start(vh, [(r.top(), r.bottom()) for r in parts],
                                   (scene.top(), scene.bottom()), target.top())
         if self.least_label_px:
-            x0, y0 = self._snapped(x0, y0, vw, vh, boxes, keep)
+            x0, y0 = snapped(x0, y0, vw, vh, boxes, parts, self.scene().sceneRect())
         return QPointF(x0 + vw / 2, y0 + vh / 2)
-
-    def _snapped(self, x0: float, y0: float, vw: float, vh: float, boxes: list[QRectF],
-                 keep: list[QRectF]) -> tuple[float, float]:
-        """x0, y0 moved so each box (its badge too) is whole in the view or out of it
-        (boxes, keep: the boxes and the focus's parts with their margin)."""
-        scene = self.scene().sceneRect()
-        for axis in "yxy":   # across the rows first (a top-down graph), then the columns
-            # the boxes beside the view along the other axis do not matter (a focus box
-            # far to the right, whole along y, held a strip's view on an empty band)
-            if axis == "y":
-                near = [r for r in boxes if r.right() > x0 and r.left() < x0 + vw]
-                near_keep = [r for r in keep if r.right() > x0 and r.left() < x0 + vw]
-                y0 = snap_start(y0, vh, [(r.top(), r.bottom()) for r in near],
-                                [(r.top(), r.bottom()) for r in near_keep],
-                                (scene.top(), scene.bottom()))
-            else:
-                near = [r for r in boxes if r.bottom() > y0 and r.top() < y0 + vh]
-                near_keep = [r for r in keep if r.bottom() > y0 and r.top() < y0 + vh]
-                x0 = snap_start(x0, vw, [(r.left(), r.right()) for r in near],
-                                [(r.left(), r.right()) for r in near_keep],
-                                (scene.left(), scene.right()))
-        return x0, y0
 
     def _middle(self, framed: QRectF):
         if not self.focus_ids:

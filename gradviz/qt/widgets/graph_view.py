@@ -35,13 +35,15 @@ from ...plain.atomic_write import write_text
 from ...plain.graph_data import EARLIER, JUNCTION, MODULE, GraphData
 from ...plain.graph_focus import focus_ids
 from ...plain.graph_room import fold_blocks
-from ...plain.module_graph import CallTree, foldable_blocks, module_graph, open_key
+from ...plain.module_graph import module_graph, open_key
+from ...plain.module_runs import CallTree, foldable_blocks
 from ...plain.sweep_pace import paced_sweep_ms
 from ...render.dot import to_dot
 from . import plot_style as ps
 from .backward_sweep import BackwardSweep
-from .graph_canvas import LEAST_LABEL_PX, GraphCanvas, heat_range
+from .graph_canvas import LEAST_LABEL_PX, GraphCanvas
 from .graph_export import write_scene
+from .graph_heat import heat_range
 from .graph_key_room import KeyRoom
 from .graph_legend import GraphLegend
 from .title_row import TitleRow
