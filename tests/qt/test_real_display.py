@@ -30,12 +30,16 @@ def _start_xvfb(size: str) -> tuple[subprocess.Popen, int]:
     at random from a high range rather than Xvfb's lowest free one: a server of another
     test still shutting down on a number just freed took the new server's socket with
     it ("could not connect to display :0" in CI, with the tests run in parallel). A
-    number in use makes Xvfb exit, and another is drawn."""
+    number in use makes Xvfb exit, and another is drawn. -noreset: by default Xvfb
+    resets itself each time its last client leaves, and drops a client that connects
+    meanwhile ("could not connect to display" in CI, the app starting while a test's
+    xdotool looked for its window)."""
     for _ in range(20):
         number = random.randrange(100, 30_000)
         read_end, write_end = os.pipe()
         xvfb = subprocess.Popen(["Xvfb", f":{number}", "-displayfd", str(write_end),
-                                 "-nolisten", "tcp", "-screen", "0", f"{size}x24"],
+                                 "-noreset", "-nolisten", "tcp", "-screen", "0",
+                                 f"{size}x24"],
                                 pass_fds=(write_end,),
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         os.close(write_end)
