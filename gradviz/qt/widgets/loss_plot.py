@@ -12,6 +12,7 @@ from . import plot_style as ps
 from .line_panel import (
     GHOST_LABEL,
     LinePanel,
+    curves_for,
     ghost_pen,
     head_colour,
     new_curve,
@@ -49,15 +50,15 @@ class LossPlot(LinePanel):
         self.set_model(["head0"], [])
 
     def set_model(self, head_names: list[str], param_names: list[str]) -> None:
-        for item in list(self._raw.values()) + list(self._ghosts.values()):
-            self.plot.removeItem(item)
-        self._raw, self._ghosts = {}, {}
         series = [(h, head_colour(k), ps.LINE_WIDTH) for k, h in enumerate(head_names)]
         series.append((TOTAL, total_colour, ps.TOTAL_WIDTH))
+        # none while the series change (they are restyled on the way, by name)
+        raw, ghosts, self._raw, self._ghosts = self._raw, self._ghosts, {}, {}
         self._set_series(series)
         # raw curves: under the thick ones, not in the legend
-        self._raw = {name: new_curve(self.plot) for name, _, _ in series}
-        self._ghosts = {name: new_ghost(self.plot) for name, _, _ in series}
+        names = [name for name, _, _ in series]
+        self._raw = curves_for(self.plot, names, raw, new_curve)
+        self._ghosts = curves_for(self.plot, names, ghosts, new_ghost)
         self._ghost_smoothed, self._ghost_data = {}, {}
         self._show_ghosts(self._ghosts_on)
         for name, curve in self._curves.items():
