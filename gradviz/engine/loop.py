@@ -226,7 +226,7 @@ class EngineLoop:
     def _set_sampling(self) -> None:
         """Every step measured in full when a person can follow the steps; sampled at
         full speed, where the probes would cost more than the training (at most every
-        20th step, and at most about 30 steps a second: see engine.cadence)."""
+        20th step, and at most about 15 steps a second: see engine.cadence)."""
         self.session.sample_floor = self.cadence.every if self._fast() else 1
 
     def _fast(self) -> bool:
