@@ -34,6 +34,7 @@ from .child import (
     last_sign_of_life,
     start_isolated,
 )
+from .gc_settle import settle_imports
 from .heartbeat import Heartbeat, SharedConnection
 from .niceness import yield_to_the_window
 
@@ -159,6 +160,7 @@ def serve(conn: SharedConnection, beat: Heartbeat) -> None:
     try:
         leave_a_core_free(sharers=2)   # A's engine trains at the same time
         yield_to_the_window()
+        settle_imports()   # torch and gradviz are imported: out of the full scans
         server = BServer(conn, beat)
         beat.stage = "ready"
         server.serve()

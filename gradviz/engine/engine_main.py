@@ -12,6 +12,7 @@ from ..plain.config import Config
 from ..plain.engine_stages import BUILDING_MODEL, BUILDING_MODEL_FILE, READY, WORKING
 from . import protocol as p
 from .child import end_own_group
+from .gc_settle import settle_imports
 from .loop import EngineLoop
 from .niceness import yield_to_the_window
 from .profiled import profiled
@@ -27,6 +28,7 @@ def run(conn, config: Config, own_process: bool = True, holder: dict | None = No
     if own_process:
         leave_a_core_free()
         yield_to_the_window()
+        settle_imports()   # torch and gradviz are imported: out of the full scans
     loop = None
     try:
         conn.send([p.Hello(available_devices())])

@@ -3,7 +3,6 @@ about 20 ms between looks at the command pipe, and sends what happened as plain 
 batched (one pipe message per batch, however many steps it held)."""
 from __future__ import annotations
 
-import gc
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -23,6 +22,7 @@ from ..plain.sweep_pace import backward_hold_s
 from . import protocol as p
 from .b_runner import BPlace, ProcessB
 from .cadence import Cadence
+from .gc_settle import freeze_kept, unfreeze_kept
 from .model_start import not_used, open_model
 
 if TYPE_CHECKING:   # imported when B is first pinned (see _on_pin_b)
@@ -78,6 +78,7 @@ class EngineLoop:
         self._last_graph: GraphData | None = None   # the last graph sent (its sweeps)
         self.stopped = False
         self.graph_wanted = False   # send the graph after the next step with its gradients
+        self._kept_frozen = False   # keep graphs: the kept graphs' objects are frozen
         self.pinned: PinnedB | None = None   # B, trained in lockstep beside the session (pin_b)
         self._b_words: str | None = None   # what B's starting process was last said doing
         # the lesson slides taken so far: every ConfigApplied says it, so the window tells
@@ -225,7 +226,7 @@ class EngineLoop:
     def _set_sampling(self) -> None:
         """Every step measured in full when a person can follow the steps; sampled at
         full speed, where the probes would cost more than the training (at most every
-        20th step, and at most about 30 steps a second: see engine.cadence)."""
+        20th step, and at most about 15 steps a second: see engine.cadence)."""
         self.session.sample_floor = self.cadence.every if self._fast() else 1
 
     def _fast(self) -> bool:
@@ -534,9 +535,11 @@ class EngineLoop:
         to the collector as soon as keep graphs is off or on reset."""
         if self.session.config.keep_graphs:
             if step % FREEZE_EVERY == FREEZE_EVERY - 1:
-                gc.freeze()
-        elif gc.get_freeze_count():
-            gc.unfreeze()
+                freeze_kept()
+                self._kept_frozen = True
+        elif self._kept_frozen:   # only what this froze: the engine's imports stay frozen
+            self._kept_frozen = False
+            unfreeze_kept()
 
     def _guarded(self, action):
         """Run a session call; an unexpected Python error is reported, not raised."""

@@ -1,4 +1,4 @@
-"""The full-speed sampling cadence: every 20th step at least, at most about 30 sampled
+"""The full-speed sampling cadence: every 20th step at least, at most about 15 sampled
 steps a second, always a multiple of 20 (a pinned B samples the same steps)."""
 from gradviz.engine import cadence
 from gradviz.engine import loop as engine_loop
@@ -8,18 +8,19 @@ from gradviz.engine.loop import EngineLoop
 from gradviz.plain.config import Config
 
 
-def test_spacing_keeps_samples_at_most_30_a_second_and_a_multiple_of_20():
-    for rate in (10.0, 300.0, 599.0, 600.0, 601.0, 1400.0, 2350.0, 10_000.0):
+def test_spacing_keeps_samples_at_most_15_a_second_and_a_multiple_of_20():
+    for rate in (10.0, 299.0, 300.0, 301.0, 599.0, 600.0, 601.0, 1400.0, 2350.0, 10_000.0):
         every = spacing(rate)
         assert every % 20 == 0 and every >= 20
-        assert rate / every <= 30.0 or every == 20
-        assert every == 20 or rate / (every - 20) > 30.0   # the smallest that does
+        assert rate / every <= 15.0 or every == 20
+        assert every == 20 or rate / (every - 20) > 15.0   # the smallest that does
 
 
 def test_spacing_at_known_rates():
-    assert spacing(500.0) == 20      # slower than 600 steps/s: every 20th, as before
-    assert spacing(1400.0) == 60     # 23 samples a second
-    assert spacing(2400.0) == 80     # 30 a second
+    assert spacing(300.0) == 20      # 300 steps/s or slower: every 20th
+    assert spacing(500.0) == 40      # 12.5 samples a second
+    assert spacing(1400.0) == 100    # 14 a second
+    assert spacing(2400.0) == 160    # 15 a second
 
 
 def test_cadence_follows_the_rate_over_a_timed_second():
@@ -29,7 +30,7 @@ def test_cadence_follows_the_rate_over_a_timed_second():
     c.trained(900, 100.5)              # half a second: not yet
     assert c.every == 20
     c.trained(900, 101.0)              # 1,800 steps in 1 s
-    assert c.every == 60
+    assert c.every == 120
     c.trained(300, 102.0)              # then 300 steps/s
     assert c.every == 20
     c.trained(2000, 102.5)
