@@ -43,8 +43,9 @@ def measure_step(cfg: Config, record: StepRecord, micro_losses: list[list[torch.
                  update: UpdateCosineProbe | None = None,
                  head_names: list[str] | None = None,
                  weights: Sequence[float] | None = None) -> None:
-    """Everything numeric about this step, gathered in one device-to-host transfer
-    (head_names, weights: the config's, where the caller has them already)."""
+    """Everything numeric about this step, gathered in one device-to-host transfer on
+    an accelerator, read one by one on the CPU (head_names, weights: the config's,
+    where the caller has them already)."""
     scalars = step_losses(cfg, micro_losses)
     if norms:
         # each .grad read once (a Python tensor object each time it is read)
@@ -58,14 +59,21 @@ def measure_step(cfg: Config, record: StepRecord, micro_losses: list[list[torch.
     z_grads = [z.grad.reshape(-1) for z in z_tensors if z.grad is not None]
     if z_grads:
         scalars.append(torch.cat(z_grads).norm())
-    values = torch.stack(scalars)
     g = junction.gram(device) if junction is not None else None
-    if g is not None:
-        values = torch.cat([values, g])
     u = update.numbers() if update is not None else None
-    if u is not None:
-        values = torch.cat([values, u.to(values.device)])
-    numbers: list[float] = values.tolist()
+    numbers: list[float]
+    if g is None and u is None and device.type == "cpu":
+        # on the CPU there is no transfer to save: each number read alone, the same
+        # floats, in half the time of a stack and .tolist() (~40 thousand instructions
+        # of a step's ~3.4 million, counted by callgrind)
+        numbers = [s.item() for s in scalars]
+    else:
+        values = torch.stack(scalars)
+        if g is not None:
+            values = torch.cat([values, g])
+        if u is not None:
+            values = torch.cat([values, u.to(values.device)])
+        numbers = values.tolist()
     names = head_names if head_names is not None else cfg.head_names()
     weights = weights if weights is not None else cfg.weights()
     K = cfg.heads
