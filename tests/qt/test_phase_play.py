@@ -84,7 +84,9 @@ def test_the_graph_changes_as_each_backward_call_frees_buffers(qtbot, shared_win
     assert sum(n.saved_bytes for n in first.nodes) < sum(n.saved_bytes for n in forward.nodes)
     assert "Backward through a freed graph" in w.events_view.text()
     # ...and the graph on screen shows it: a freed op is drawn greyed
-    qtbot.waitUntil(lambda: w.graph_view.idle and w.graph_view.graph not in (None, before)
+    # (by identity: an equal graph an earlier test left would pass no `not in` test)
+    qtbot.waitUntil(lambda: w.graph_view.idle and w.graph_view.graph is not None
+                    and w.graph_view.graph is not before
                     and bool(_freed(w.graph_view.graph)), timeout=WAIT_MS)
     canvas = w.graph_view.canvas
     freed = [i for i in canvas.nodes.values() if i.node is not None and i.node.freed]
