@@ -246,7 +246,7 @@ class GraphCanvas(QGraphicsView):
         # the sizes tried, and which framing wins, are best_framing's; what the edges
         # still cut through is hidden, never shown sliced. The shapes are the same at
         # every scale: measured once, not per option
-        shapes = framing_shapes(self.nodes.values(), self.edges, self.focus_parts())
+        shapes = framing_shapes(self.nodes.values(), self.edges, *snap)
         viewport, scene = self.viewport().size(), self.scene().sceneRect()
         scale, middle = best_framing(
             base * factor, least, lambda scale: self._placed(target, scale, snap),
@@ -325,8 +325,12 @@ class GraphCanvas(QGraphicsView):
 
     def _snap_rects(self) -> tuple[list[QRectF], list[QRectF]]:
         """The focus's parts and each box as drawn (its badge too), in scene units: what
-        _placed judges a view by, the same at every scale a fit tries (measured once)."""
-        return self.focus_parts(), [drawn_rect(item) for item in self.nodes.values()]
+        _placed judges a view by, the same at every scale a fit tries (measured once).
+        The boxes only where they are snapped to (a least label size: the module view);
+        the op view's hundreds of nodes are not measured for nothing."""
+        boxes = [drawn_rect(item) for item in self.nodes.values()] \
+            if self.least_label_px else []
+        return self.focus_parts(), boxes
 
     def _placed(self, target: QRectF | None, scale: float,
                 snap: tuple[list[QRectF], list[QRectF]]) -> QPointF:

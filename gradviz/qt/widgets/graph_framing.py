@@ -54,13 +54,14 @@ def cuts_text(seen: QRectF, text: QRectF, drawn: QRectF, slack: float) -> bool:
     return not inner.contains(text) or not inner.contains(drawn)
 
 
-def framing_shapes(nodes: Iterable, edges: Iterable, focus_parts: list[QRectF]) -> Shapes:
+def framing_shapes(nodes: Iterable, edges: Iterable, focus_parts: list[QRectF],
+                   drawn: list[QRectF]) -> Shapes:
     """What a framing is judged on, in scene rectangles: the focus's parts, each
-    named box's (text, drawn) pair, every box drawn, and the shown edge labels."""
+    named box's (text, drawn) pair, every box drawn (drawn: drawn_rect of each of
+    nodes, in their order), and the shown edge labels."""
     nodes, edges = list(nodes), list(edges)
-    named = [(item.text.mapRectToScene(item.text.boundingRect()), drawn_rect(item))
-             for item in nodes if item.text.text()]
-    drawn = [drawn_rect(item) for item in nodes]
+    named = [(item.text.mapRectToScene(item.text.boundingRect()), rect)
+             for item, rect in zip(nodes, drawn) if item.text.text()]
     labels = [item.label.mapRectToScene(item.label.boundingRect())
               for item in edges if item.label.isVisible()]
     return focus_parts, named, drawn, labels
