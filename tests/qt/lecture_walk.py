@@ -282,7 +282,9 @@ class HalfSecond:
     walk goes on waiting for the slide to play meanwhile: no time added)."""
 
     def __init__(self, pressed: float, shot: Path, display: str):
-        time.sleep(max(0.0, pressed + HALF_SECOND - time.monotonic()))   # the moment itself
+        # not a wait for something to happen: the shot's moment is what is measured (the
+        # issue's "no stale frame 0.5 s after PageDown"); a condition would move it
+        time.sleep(max(0.0, pressed + HALF_SECOND - time.monotonic()))
         self.shot, self.taken = shot, time.monotonic() - pressed
         sh("import", "-window", "root", str(shot), display=display)
         env = dict(os.environ, DISPLAY=display, **ONE_THREAD)
