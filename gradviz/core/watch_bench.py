@@ -1,6 +1,7 @@
 """`gradviz bench --watch`: a user's own loop timed bare and under gradviz.watch at the
 default sampling, on the default MLP and on the bundled two-head CNN (about 1 M
-parameters). The two loops are the same code; only watch's two calls differ."""
+parameters), and, as the floor, under a hand-written recorder of the same per-step
+numbers (watch_floor). The loops are the same code; only watch's two calls differ."""
 from __future__ import annotations
 
 import functools
@@ -9,21 +10,40 @@ import statistics
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
 
 import torch
 from torch import nn
 
 from ..plain.config import Config
 from ..plain.model_names import model_path
+from ..plain.watch_stream import STEPS
 from .data import make_data
 from .devices import resolve_device
 from .loop_timer import timed
 from .model import MultiHeadNet, head_loss
 from .model_file import ModelFile, trunk_outputs
 from .watch import DEFAULT_EVERY, WRITE_BLOCKS_S, watch
+from .watch_floor import HandWrittenRecorder
 
 CNN = "cnn_two_heads"
+FLOOR = ", hand-written floor"   # its row: watch_floor, no gradviz
 BATCHES = 8   # made before the clock starts, used in turn: the loop times training only
+
+
+class Recorder(Protocol):
+    """What the timed loop calls: gradviz.watch's Watch, or the hand-written floor."""
+
+    def losses(self, losses: dict[str, torch.Tensor], features=None) -> None: ...
+
+    def step(self) -> object: ...
+
+    def flush(self) -> None: ...
+
+    def __enter__(self) -> object: ...
+
+    def __exit__(self, *exc_info) -> None: ...
 
 
 @dataclass
@@ -80,12 +100,15 @@ def cnn_parts(config: Config, device: torch.device) -> LoopParts:
 
 
 def loop_rate(parts: LoopParts, steps: int, device: torch.device, out: str | None,
-              write_every: float = 0.0) -> float:
-    """Steps per second of the user's loop; watched into out when out is given."""
+              write_every: float = 0.0, floor: bool = False) -> float:
+    """Steps per second of the user's loop; watched into out when out is given (floor:
+    recorded by the hand-written floor instead, into out/steps.jsonl)."""
     opt = torch.optim.SGD(parts.model.parameters(), lr=parts.lr)
     names = parts.names
-    w = None if out is None else watch(parts.model, out=out, every=DEFAULT_EVERY,
-                                       write_every=write_every)
+    w: Recorder | None = None
+    if out is not None:
+        w = HandWrittenRecorder(parts.model, names, Path(out) / STEPS) if floor else \
+            watch(parts.model, out=out, every=DEFAULT_EVERY, write_every=write_every)
 
     def one(step: int) -> None:
         x, targets = parts.batches[step % len(parts.batches)]
@@ -107,23 +130,27 @@ def loop_rate(parts: LoopParts, steps: int, device: torch.device, out: str | Non
 
 
 def watch_bench(parts: LoopParts, steps: int, repeats: int, device: torch.device,
-                write_every: float = 0.0) -> WatchBench:
-    """Medians of `repeats` interleaved runs of the loop bare and watched."""
+                write_every: float = 0.0, floor: bool = False) -> WatchBench:
+    """Medians of `repeats` interleaved runs of the loop bare and watched (or recorded
+    by the hand-written floor)."""
     bare, watched = [], []
     for _ in range(repeats):
         bare.append(loop_rate(parts, steps, device, None))
         with tempfile.TemporaryDirectory(prefix="gradviz-watch-bench-") as out:
-            watched.append(loop_rate(parts, steps, device, out, write_every))
+            watched.append(loop_rate(parts, steps, device, out, write_every, floor))
     count = sum(p.numel() for p in parts.model.parameters())
-    name = parts.name + (f", lines every {write_every:g} s" if write_every else "")
+    name = parts.name + (FLOOR if floor else
+                         f", lines every {write_every:g} s" if write_every else "")
     return WatchBench(name, count, statistics.median(bare), statistics.median(watched))
 
 
 def watch_benches(config: Config, steps: int, repeats: int) -> list[WatchBench]:
     """The MLP with `steps` steps per run (its lines written at each step, and in blocks
-    every WRITE_BLOCKS_S), the CNN (slower per step) with a fifth."""
+    every WRITE_BLOCKS_S, and by the hand-written floor), the CNN (slower per step) with
+    a fifth."""
     device = resolve_device(config.device)
     mlp = mlp_parts(config, device)
     return [watch_bench(mlp, steps, repeats, device),
             watch_bench(mlp, steps, repeats, device, WRITE_BLOCKS_S),
+            watch_bench(mlp, steps, repeats, device, floor=True),
             watch_bench(cnn_parts(config, device), max(1, steps // 5), repeats, device)]

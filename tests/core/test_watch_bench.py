@@ -30,3 +30,32 @@ def test_each_way_of_writing_is_named_in_its_row():
     assert each.name == "default MLP" and blocks.name == "default MLP, lines every 0.1 s"
     assert each.parameters == sum(p.numel() for p in parts.model.parameters())
     assert each.bare > 0 and blocks.watched > 0
+
+
+def test_the_hand_written_floor_records_what_watch_records_each_step(tmp_path):
+    lines = {}
+    for floor in (False, True):
+        parts = mlp_parts(Config(), CPU)   # seeded: the same model and batches each time
+        folder = tmp_path / ("floor" if floor else "watch")
+        loop_rate(parts, 4, CPU, str(folder), floor=floor)
+        lines[floor] = [json.loads(line)
+                        for line in (folder / "steps.jsonl").read_text().splitlines()]
+    keys = ("step", "losses", "total", "grad_norms", "global_grad_norm")
+    assert len(lines[True]) == len(lines[False]) >= 4
+    for watched, floor in zip(lines[False], lines[True]):
+        assert {k: floor[k] for k in keys} == {k: watched[k] for k in keys}
+    # the first step by plain PyTorch: the batch the loop starts with, the fresh model
+    parts = mlp_parts(Config(), CPU)
+    x, targets = parts.batches[0]
+    z = parts.trunk(x)
+    losses = [loss(head(z), t) for loss, head, t in zip(parts.losses, parts.heads, targets)]
+    sum(losses).backward()
+    first = lines[True][0]
+    assert list(first["losses"].values()) == [loss.item() for loss in losses]
+    assert first["grad_norms"] == {name: p.grad.norm().item()
+                                   for name, p in parts.model.named_parameters()}
+
+
+def test_the_floor_is_named_in_its_row():
+    parts = mlp_parts(Config(), CPU)
+    assert watch_bench(parts, 3, 1, CPU, floor=True).name == "default MLP, hand-written floor"
