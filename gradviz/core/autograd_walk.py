@@ -17,6 +17,7 @@ from ..plain.graph_data import ALIVE, DETACHED, FREED, STALE  # noqa: F401  (the
 
 _SAVED_PREFIX = "_saved_"
 _saved_names_by_type: dict[type, tuple[str, ...]] = {}
+_raw_names_by_type: dict[type, tuple[str, ...]] = {}
 
 
 def saved_attr_names(fn: object) -> tuple[str, ...]:
@@ -29,6 +30,16 @@ def saved_attr_names(fn: object) -> tuple[str, ...]:
         names = tuple(a for a in sorted(attrs) if a.startswith(_SAVED_PREFIX)
                       and "_raw" + a in attrs)
         _saved_names_by_type[type(fn)] = names
+        _raw_names_by_type[type(fn)] = tuple("_raw" + a for a in names)
+    return names
+
+
+def _raw_names(fn: object) -> tuple[str, ...]:
+    """The `_raw_saved_*` names of saved_attr_names(fn), cached the same way."""
+    names = _raw_names_by_type.get(type(fn))
+    if names is None:
+        saved_attr_names(fn)
+        names = _raw_names_by_type[type(fn)]
     return names
 
 
@@ -85,8 +96,8 @@ def held_saved_data(fn: object) -> Iterator[torch.Tensor]:
     version or detach check: about 50x cheaper than unpacking a freed tensor, which
     raises. (It cannot tell "detached in place" apart: saved_tensors() can.)
     """
-    for attr in saved_attr_names(fn):
-        yield from _raw_data(getattr(fn, "_raw" + attr))
+    for raw_name in _raw_names(fn):
+        yield from _raw_data(getattr(fn, raw_name))
 
 
 class AccumulateGradNode(Protocol):
@@ -111,35 +122,48 @@ def reachable_nodes(roots: Iterable[Node | None]) -> list[Node]:
     seen: set[int] = set()
     order: list[Node] = []
     stack = [r for r in roots if r is not None][::-1]
-    while stack:
+    while stack:   # the memory probe's walk on sampled steps: kept to plain loops
         fn = stack.pop()
         if id(fn) in seen:
             continue
         seen.add(id(fn))
         order.append(fn)
-        stack.extend(reversed(list(next_nodes(fn))))
+        stack += [nxt for nxt, _ in reversed(getattr(fn, "next_functions", ()))
+                  if nxt is not None]
     return order
 
 
-def storage_key(t: torch.Tensor) -> tuple[str, int]:
-    return (str(t.device), t.untyped_storage().data_ptr())
+def storage_key(t: torch.Tensor) -> tuple[torch.device, int]:
+    """What tells a tensor's storage from every other one alive: its device and address."""
+    return (t.device, t.untyped_storage().data_ptr())
 
 
 def storage_bytes(t: torch.Tensor) -> int:
     return t.untyped_storage().nbytes()
 
 
-def held_saved_bytes(nodes: Iterable[object], exclude_storages: set[tuple[str, int]]) -> int:
+def held_saved_bytes(nodes: Iterable[object],
+                     exclude_storages: set[tuple[torch.device, int]]) -> int:
     """Bytes of the distinct storages that nodes' saved tensors still hold.
 
     Storages in exclude_storages (the parameters', which exist anyway) are not counted.
     """
-    counted: set[tuple[str, int]] = set(exclude_storages)
+    counted = set(exclude_storages)
     total = 0
     for fn in nodes:
-        for tensor in held_saved_data(fn):
-            key = storage_key(tensor)
-            if key not in counted:
-                counted.add(key)
-                total += storage_bytes(tensor)
+        for raw_name in _raw_names(fn):   # held_saved_data's loop, inlined (hot)
+            raw = getattr(fn, raw_name)
+            if isinstance(raw, (list, tuple)):   # a list of SavedVariables
+                tensors: Iterable[torch.Tensor] = list(_raw_data(raw))
+            else:   # one SavedVariable: its .data, None once backward freed it
+                data = getattr(raw, "data", None)
+                if not isinstance(data, torch.Tensor):
+                    continue
+                tensors = (data,)
+            for tensor in tensors:
+                storage = tensor.untyped_storage()
+                key = (tensor.device, storage.data_ptr())
+                if key not in counted:
+                    counted.add(key)
+                    total += storage.nbytes()
     return total
