@@ -400,6 +400,11 @@ class EngineLoop:
     def _on_request_graph(self, _: p.RequestGraph) -> None:
         if self.running and not self.session.node_grads_current:
             self.graph_wanted = True    # sent once a sampled step has measured it
+        elif not self.running and self.session.error is not None:
+            # asked for during Play (the window's live graph), answered after Play
+            # stopped at an error: still the graph at the error, and said so ("live"
+            # replaced the caption "at the error" just sent)
+            self._send_graph("at the error")
         else:
             self._send_graph("live")
 

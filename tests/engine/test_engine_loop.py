@@ -91,6 +91,25 @@ def test_a_phase_that_fails_sends_its_graph_as_at_the_error():
     assert all(w.startswith("after ") for w in whens[:-1]) and len(whens) > 1
 
 
+def test_a_graph_asked_for_during_play_and_answered_after_its_error_is_at_the_error():
+    """The window asks for a live graph while it sees Play running; on a busy machine
+    the request reached the engine after the step that failed, and its answer, captioned
+    "live", replaced the graph "at the error" (an rnn never truncated: step 2 runs
+    backward through step 1's freed graph)."""
+    loop = EngineLoop(Config(device="cpu", batch_size=32, model="rnn", truncate="never"))
+    loop.handle(p.Play())
+    while loop.running:
+        loop.train_batch(lambda: False)
+    sent = loop.take_outbox()
+    (failed,) = [m for m in sent if isinstance(m, p.Failed)]
+    assert "backward through the graph a second time" in failed.event.message
+    assert [m.when for m in sent if isinstance(m, p.Graph)][-1] == "at the error"
+    loop.handle(p.RequestGraph())            # the window's request, late
+    (graph, when), = _graphs(loop)
+    assert when == "at the error"
+    assert any(n.freed for n in graph.nodes)  # step 1's freed buffers, as at the error
+
+
 def test_the_pipe_is_looked_at_no_more_often_than_asked():
     from gradviz.engine.loop import at_most_every
     now = [0.0]

@@ -4,9 +4,10 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QPushButton
 
+from gradviz.engine import protocol as p
 from gradviz.plain.config import Config
 
-from waits import WAIT_MS
+from waits import WAIT_MS, on_record
 
 SMALL = Config(batch_size=32, device="cpu")
 
@@ -77,6 +78,25 @@ def test_rnn_never_truncated_shows_the_freed_graph_error(qtbot, shared_window):
                              f"{view.graph is not None and view.graph is not before}, "
                              f"idle {view.idle}, running {w.model.running}") from exc
     assert any(n.freed for n in w.graph_view.graph.nodes)
+
+
+def test_a_live_graph_asked_for_before_the_error_leaves_the_error_graph_shown(
+        qtbot, shared_window):
+    # the window asks for a live graph while it sees Play running; on a busy machine the
+    # request reaches the engine after the failed step, and an answer captioned "live"
+    # took "at the error" off the panel (the test above then waited in vain for it)
+    w = shared_window(SMALL)
+    choose(w, "modelCombo", "rnn")
+    qtbot.waitUntil(lambda: engine(w).model == "rnn", timeout=WAIT_MS)
+    choose(w, "truncateCombo", "never")
+    qtbot.waitUntil(lambda: engine(w).truncate == "never", timeout=WAIT_MS)
+    play_until_error(qtbot, w)                  # its graph "at the error" came with it
+    graphs: list = []
+    on_record(w.engine, p.Graph, graphs.append)
+    w.engine.request_graph()                    # as a frame that still saw Play running
+    qtbot.waitUntil(lambda: len(graphs) > 0 and w.graph_view.idle, timeout=WAIT_MS)
+    assert graphs[-1].when == "at the error"
+    assert w.graph_view.caption.text().startswith("Graph at the error")
 
 
 def test_editing_a_detached_head_in_place_is_explained(qtbot, shared_window):

@@ -286,14 +286,16 @@ class GraphView(QWidget):
         room_w, room_h = self.key_room.room_for_layout(self.key_shown)
         rankdir = "LR" if room_w > wide * room_h else "TB"
         key = (graph.structure_key(), rankdir)
-        if self.canvas.graph_layout is not None and key == self._drawn_key:
-            self._draw(graph, self.canvas.graph_layout, caption)   # same shape: restyle only
-            self._say_drawn()
-            return
         if self._busy:
             if key != self._asked_key:
                 self._cancel.set()        # a toggle changed the structure: stop the old one
+            # waits even where its shape is on screen: restyled at once, it was then
+            # replaced by the older graph whose layout came back after it
             self._waiting = (self._op_graph, caption)
+            return
+        if self.canvas.graph_layout is not None and key == self._drawn_key:
+            self._draw(graph, self.canvas.graph_layout, caption)   # same shape: restyle only
+            self._say_drawn()
             return
         self._busy, self._asked_key = True, key
         self._cancel = threading.Event()
