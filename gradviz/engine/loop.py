@@ -76,6 +76,7 @@ class EngineLoop:
         self.cadence = Cadence()   # at full speed, how far apart the sampled steps are
         self._last_phase = ""         # what the last phase did ("backward 1 of 3: head0 …")
         self._last_graph: GraphData | None = None   # the last graph sent (its sweeps)
+        self._last_when = "live"      # and its caption ("paused", "at the error", …)
         self.stopped = False
         self.graph_wanted = False   # send the graph after the next step with its gradients
         self._kept_frozen = False   # keep graphs: the kept graphs' objects are frozen
@@ -400,13 +401,14 @@ class EngineLoop:
     def _on_request_graph(self, _: p.RequestGraph) -> None:
         if self.running and not self.session.node_grads_current:
             self.graph_wanted = True    # sent once a sampled step has measured it
-        elif not self.running and self.session.error is not None:
-            # asked for during Play (the window's live graph), answered after Play
-            # stopped at an error: still the graph at the error, and said so ("live"
-            # replaced the caption "at the error" just sent)
-            self._send_graph("at the error")
-        else:
+        elif self.running:
             self._send_graph("live")
+        else:
+            # stopped: nothing trained since the last graph sent, so it keeps that
+            # graph's caption. (The window asks for a live graph while it sees Play
+            # running; answered after Play stopped, "live" renamed the graph "at the
+            # error" or "paused" just sent.)
+            self._send_graph(self._last_when)
 
     def _on_shutdown(self, _: p.Shutdown) -> None:
         self.running = False
@@ -566,5 +568,5 @@ class EngineLoop:
         except Exception:  # a graph we cannot read is not worth stopping for
             self._last_graph = None
             return
-        self._last_graph = graph
+        self._last_graph, self._last_when = graph, when
         self.send(p.Graph(graph, when))

@@ -125,10 +125,10 @@ def test_through_the_engines_own_loop_play_stops_at_the_step_asked():
                     running.append(message.running)
         assert running == [True, False]
         assert steps == list(range(25))
-        conn.send(p.RequestGraph())               # answered: nothing trained since
+        conn.send(p.RequestGraph())   # answered: nothing trained since, still "paused"
         assert conn.poll(60)
         answer = conn.recv()
-        assert [type(m) for m in answer] == [p.Graph] and answer[0].when == "live"
+        assert [type(m) for m in answer] == [p.Graph] and answer[0].when == "paused"
         assert thread.engine["loop"].session.step_index == 25
     finally:
         conn.send(p.Shutdown())

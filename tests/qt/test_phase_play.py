@@ -60,8 +60,11 @@ def test_space_plays_phase_by_phase_and_pauses(qtbot, shared_window):
                              and w.history.last.step == finished)[1], timeout=WAIT_MS)
     # paused (the engine said so, after every phase it had sent): no phase comes any more
     count, at = len(phases), (w.engine.session.step_index, w.engine.session.in_step)
+    sent = len(graphs)
     w.engine.request_graph()                  # a round trip through the engine's loop
-    qtbot.waitUntil(lambda: graphs and graphs[-1][0] == "live", timeout=WAIT_MS)
+    # answered as the graph the pause sent: nothing ran since
+    qtbot.waitUntil(lambda: len(graphs) > sent, timeout=WAIT_MS)
+    assert graphs[-1][0] == graphs[-2][0] and graphs[-1][0].startswith("paused")
     assert len(phases) == count
     assert (w.engine.session.step_index, w.engine.session.in_step) == at
 
