@@ -93,7 +93,8 @@ def cramped(placement: Placement) -> bool:
 
 class LessonController:
     def __init__(self, model: WindowModel, views: LessonViews):
-        self.model = model   # the one writer of lesson, slide, panels, focus, text_too_large
+        # the one writer of lesson, slide, panels, named_metrics, focus, text_too_large
+        self.model = model
         self.views = views
         self.lesson: Lesson | None = None
         self.index = 0
@@ -192,7 +193,9 @@ class LessonController:
         # them), measured once its run has steps
         self.update_figures(None)
         self._send_slide(slide)
-        m.slide, m.panels = index, slide.panels
+        # (what it is about before the stage places its panels: the memory chart splits
+        # its height for it as it is placed, not after a first frame split otherwise)
+        m.slide, m.panels, m.named_metrics = index, slide.panels, slide.named_metrics
         views.stage.show_slide(slide.panels, slide.layout, m.zoom)
         self._show_ghost(lesson, index)
         # the lines the slide draws at the values it names (this lesson's kept runs)
@@ -317,7 +320,7 @@ class LessonController:
         self.runs, self._on_screen = {}, None
         # the window takes the stage's panels home, and every dock back where, and as
         # shown or closed as, the user had it
-        m.lesson, m.slide, m.panels, m.focus = None, None, (), None
+        m.lesson, m.slide, m.panels, m.focus, m.named_metrics = None, None, (), None, ()
         m.text_too_large = False
         self._back_to_model_file()
         self.settings_before = None

@@ -62,6 +62,20 @@ def check_promise(where: str, item: Any, index: int, configs: list[Config]) -> d
     return {kind: value}
 
 
+def promised_metrics(promise: dict) -> tuple[str, ...]:
+    """The measured quantities a checked promise is about: none for error, no_error and
+    the compared gradients (they name no quantity), nor for absent (nothing of it is
+    drawn)."""
+    (kind, value), = promise.items()
+    if kind in ON_ITS_OWN and kind != "absent":
+        return (value,)
+    if kind in CROSS_SLIDE:
+        return (value["of" if kind == "ratio" else "metric"],)
+    if kind == "equals":
+        return (value["metric"],)
+    return ()
+
+
 def _metric(where: str, name: Any, cfg: Config, absent: bool = False) -> None:
     problem = metric_problem(name, cfg)
     if problem is None and not absent:

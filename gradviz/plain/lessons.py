@@ -29,7 +29,7 @@ from .lesson_format import (
     refuse_unknown_settings,
 )
 from .lesson_models import compared_files, model_file_of, refuse_built_in_keys
-from .lesson_promises import COMPARED, check_promise
+from .lesson_promises import COMPARED, check_promise, promised_metrics
 from .lesson_references import Reference, parse_references
 from .narration_limits import narration_problem
 from .sweep_pace import LEAST_SWEEP_PACE, MOST_SWEEP_PACE
@@ -83,6 +83,13 @@ class Slide:
         most MAX_ERROR_STEPS (where a check gives up waiting for the error)."""
         return self.stop if isinstance(self.stop, int) else \
             min(self.config.steps, MAX_ERROR_STEPS)
+
+    @property
+    def named_metrics(self) -> tuple[str, ...]:
+        """The measured quantities its promises and figures name, each once, in the
+        order named: what its point rests on."""
+        names = [m for promise in self.expect for m in promised_metrics(promise)]
+        return tuple(dict.fromkeys(names + [f.metric for f in self.figures]))
 
 
 @dataclass(frozen=True)

@@ -147,6 +147,9 @@ class WindowModel:
     slide: int | None = None              # its slide on screen, from 0
     panels: tuple[str, ...] = ()          # the slide's panels on the stage, main first
     focus: str | None = None              # what the slide's graph frames (None: all of it)
+    # the measured quantities the slide's promises and figures name, what its point rests
+    # on ("graph_nodes"): a chart of several gives those its room (plain.memory_rows)
+    named_metrics: tuple[str, ...] = ()
     # until the slide's first state can be seen whole, what the stage shows in place of its
     # panels: what the engine is doing ("Preparing this slide: building the model…");
     # None: the slide is shown (plain.slide_preparing is its one writer)

@@ -19,6 +19,7 @@ from . import appearance
 from .bindings.code_view import bind_code_view
 from .bindings.events_view import bind_events_view
 from .bindings.graph_view import bind_graph_view
+from .bindings.memory_plot import bind_memory_plot
 from .bindings.run_bar import bind_run_bar, toggle_play
 from .bindings.settings_panel import bind_settings_panel
 from .bindings.status_bar import bind_notices, bind_status_bar, show_newest_step
@@ -131,6 +132,7 @@ class MainWindow(WindowFrame):
         bind_settings_panel(self.controls, m, e)
         bind_code_view(self.code_view, m)
         bind_graph_view(self.graph_view, m, e)
+        bind_memory_plot(self.memory, m)
         bind_events_view(self.events_view, self.events_dock, e)
         self.graph_view.param_history_source = lambda name: self.history.param_history(name)
         m.events.model_name.connect(self._show_model)

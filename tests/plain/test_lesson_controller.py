@@ -377,3 +377,20 @@ def test_a_titles_code_is_plain_text_in_the_window_title():
     assert lesson.slides[2].title == "`total += L_k; total.backward()` inside the loop"
     assert slide_title(lesson, 2).endswith(
         "slide 3/3: total += L_k; total.backward() inside the loop")
+
+
+def test_each_slide_says_what_it_is_about_before_its_panels_are_placed_and_leaving_clears_it():
+    r = rig()
+    r.lessons.open(find_lesson("leaky-graphs"), 1)
+    assert r.model.named_metrics == ("graph_nodes", "saved_bytes")
+    seen = []
+    r.model.events.named_metrics.connect(lambda named: seen.append(
+        (named, len(r.calls.named("stage")))))
+    r.lessons.open(find_lesson("accumulation"), 1)
+    # written before the stage placed the slide's panels (a chart splits its room for it)
+    assert seen == [(("saved_bytes_peak",), 1)]
+    r.lessons.open(LESSON)                      # a slide that promises nothing
+    assert r.model.named_metrics == ()
+    r.lessons.open(find_lesson("leaky-graphs"), 1)
+    r.lessons.leave()
+    assert r.model.named_metrics == ()

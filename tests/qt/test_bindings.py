@@ -15,6 +15,7 @@ from gradviz.plain.status_line import sweep_ms
 from gradviz.plain.window_model import WindowModel
 from gradviz.qt.bindings.code_view import bind_code_view
 from gradviz.qt.bindings.graph_view import bind_graph_view
+from gradviz.qt.bindings.memory_plot import bind_memory_plot
 from gradviz.qt.bindings.run_bar import bind_run_bar, toggle_play
 from gradviz.qt.bindings.settings_panel import bind_settings_panel
 from gradviz.qt.controls import ControlsPanel
@@ -23,6 +24,7 @@ from gradviz.qt.panel_painter import drain
 from gradviz.qt.run_bar import RunBar
 from gradviz.qt.widgets.code_view import CodeView
 from gradviz.qt.widgets.graph_view import GraphView
+from gradviz.qt.widgets.memory_plot import MemoryPlot
 
 B = Config(heads=2, batch_size=64)
 
@@ -125,6 +127,19 @@ def test_the_code_shows_the_model_file_only_once_the_engine_built_it(qtbot):
     assert view.model_path() == "/models/two.py"
     m.model_path = None                              # back to the built-in model
     assert view.model_path() is None
+
+
+def test_the_memory_chart_shares_its_height_as_the_slide_names_its_metrics(qtbot):
+    chart, m = MemoryPlot(), WindowModel(named_metrics=("graph_nodes",))
+    qtbot.addWidget(chart)
+    bind_memory_plot(chart, m)
+    assert chart.nodes_share is not None and chart.nodes_share > 0.5   # as bound
+    m.named_metrics = ("graph_nodes", "saved_bytes")
+    assert chart.nodes_share == 0.5
+    m.named_metrics = ("saved_bytes_peak",)
+    assert chart.nodes_share is None
+    m.named_metrics = ()
+    assert chart.nodes_share is None
 
 
 def test_the_graph_views_saved_tensors_both_ways_and_the_graphs_it_is_sent(qtbot, engine):

@@ -2,7 +2,9 @@
 the most measured after a forward in it (the engine counts the tensors the graph saved
 for backward at those points only: not gradients, not backward's buffers), and (below,
 or beside where the panel is wide and short, same steps) how many graph nodes are still
-alive.
+alive. Stacked, the bytes get the larger part of the height, unless the slide's point is
+the node count (plain.memory_rows): kept graphs whose nodes climb while their bytes stay
+flat.
 
 A leak ("keep graphs") shows as a rising line; a healthy loop holds nothing between steps.
 While a configuration B is pinned beside A, B's lines are drawn dashed on the same axes.
@@ -14,6 +16,7 @@ import pyqtgraph as pg
 from PySide6 import QtWidgets  # before pyqtgraph: it binds to the first Qt
 
 from gradviz.plain.history import History
+from gradviz.plain.memory_rows import BYTES_SHARE
 from gradviz.render.style import byte_unit
 
 from ..theme import Theme
@@ -40,7 +43,8 @@ COUNTS = ("Bytes of the tensors the autograd graphs alive saved for backward (pa
 # their rotated axis titles, which ran into each other.
 SIDE_BY_SIDE_ASPECT = 2.5
 SIDE_BY_SIDE_LEAST = 600   # px at text size 1: narrower, the nodes plot would be a sliver
-BYTES_SHARE = (3, 2)       # side by side: the bytes plot's part of the width, the nodes'
+# a row's height left to the layout (what Qt takes for no bound)
+UNBOUNDED = 16_777_215
 
 
 class MemoryPlot(LinePanel):
@@ -72,6 +76,12 @@ class MemoryPlot(LinePanel):
         self._unit = ("B", 1)
         self._nodes = (np.zeros(0), np.zeros(0))
         self.side_by_side = False
+        # stacked, the nodes plot's part of the two plots' drawing height (None: the
+        # rows' stretch, the bytes the larger): set for a slide about the node count
+        self.nodes_share: float | None = None
+        self._row_capped = False
+        for view in (self.plot.getViewBox(), self.nodes_plot.getViewBox()):
+            view.sigResized.connect(self._share_rows)
         self.plot_widget.setToolTip(COUNTS)
         self.set_model(["head0"], [])
 
@@ -161,11 +171,40 @@ class MemoryPlot(LinePanel):
             layout.layout.setRowStretchFactor(1, BYTES_SHARE[0])
             layout.layout.setRowStretchFactor(2, BYTES_SHARE[1])
         ps.fit_legend(self.legend, self._legend_room())
+        self._share_rows()
         bottom = self.plot.getAxis("bottom")
         bottom.setStyle(showValues=side_by_side)
         bottom.setLabel("optimizer step" if side_by_side else None)
         self._fit_nodes_plot()
         ps.style_plot(self.plot, self.theme)
+
+    def set_nodes_share(self, share: float | None) -> None:
+        """Stacked, the nodes plot's part of the height the two plots draw in
+        (plain.memory_rows.nodes_share); None: the bytes the larger, as the rows'
+        stretch makes them."""
+        if share != self.nodes_share:
+            self.nodes_share = share
+            self._share_rows()
+
+    def _share_rows(self, *_: object) -> None:
+        # the bytes' row at most as high as leaves the nodes their share of what the two
+        # plots draw in; the nodes' row takes the rest, its step axis with it. Measured
+        # after each layout (a view resized), since Qt's stretch factors weigh the
+        # plots' preferred heights in: 1:1 left the nodes plot 156 px of 515. Only a
+        # most: a row fixed for a taller panel held the canvas taller than a shorter one
+        # and cut off the step axis
+        layout = self.plot_widget.ci.layout
+        if self.side_by_side or self.nodes_share is None:
+            if self._row_capped:   # (side by side, row 1 holds both plots)
+                self._row_capped = False
+                layout.setRowMaximumHeight(1, UNBOUNDED)
+            return
+        views = self.plot.getViewBox().height(), self.nodes_plot.getViewBox().height()
+        wanted = sum(views) * (1 - self.nodes_share)
+        if sum(views) > 0 and abs(views[0] - wanted) >= 1:
+            self._row_capped = True
+            layout.setRowMaximumHeight(1, max(0.0, self.plot.geometry().height()
+                                              + wanted - views[0]))
 
     def _views(self) -> list[pg.PlotItem]:
         return [self.plot, self.nodes_plot]

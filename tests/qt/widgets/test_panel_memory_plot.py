@@ -170,3 +170,43 @@ def test_stacked_after_ctrl_plus_twice_the_bytes_keep_the_larger_plot(show, qtbo
                 panel.nodes_plot.getViewBox().sceneBoundingRect().height())
     qtbot.waitUntil(lambda: heights()[0] >= 70 and heights()[0] >= heights()[1])
     assert _titles_legible(panel)
+
+
+def _heights(panel) -> tuple[float, float]:
+    """The bytes plot's and the nodes plot's drawing heights (their axes aside)."""
+    return panel.plot.getViewBox().height(), panel.nodes_plot.getViewBox().height()
+
+
+def test_a_share_for_the_node_count_is_applied_and_taken_back_exactly(show, qtbot):
+    """Stacked, the bytes plot gets the larger part; a slide about the node count gives
+    the nodes plot its share of the drawing height (Qt's stretch factors alone left it a
+    third at 1:1); back to None, the rows are as they were before."""
+    panel = show(MemoryPlot, size=(586, 659))    # the right column at 1024x768
+    panel.update_from(leak(40, 0))
+    qtbot.waitUntil(lambda: not panel.side_by_side and _heights(panel)[1] > 0)
+    own = _heights(panel)
+    assert own[1] < own[0] / 2
+    for share in (0.5, 0.6):
+        panel.set_nodes_share(share)
+        qtbot.waitUntil(lambda s=share: abs(_heights(panel)[1] - s * sum(_heights(panel)))
+                        < 2)
+        assert abs(sum(_heights(panel)) - sum(own)) < 2   # the same room, shared again
+    panel.set_nodes_share(None)
+    qtbot.waitUntil(lambda: _heights(panel) == own)
+
+
+def test_a_shared_panel_made_lower_keeps_its_step_axis_inside_it(show, qtbot):
+    # a share measured in a taller panel held its canvas taller than a lower one (lesson
+    # 03's last slide after the one before: the step axis cut off below the panel)
+    panel = show(MemoryPlot, size=(586, 659))
+    panel.update_from(leak(40, 100 * 1024))
+    panel.set_nodes_share(0.5)
+    qtbot.waitUntil(lambda: abs(_heights(panel)[0] - _heights(panel)[1]) < 2)
+    panel.resize(586, 330)
+    qtbot.waitUntil(lambda: abs(_heights(panel)[0] - _heights(panel)[1]) < 2
+                    and sum(_heights(panel)) < 250)
+    canvas = panel.plot_widget
+    axis = panel.nodes_plot.getAxis("bottom")
+    bottom = canvas.mapFromScene(axis.label.sceneBoundingRect()).boundingRect().bottom()
+    assert axis.label.isVisible() and bottom <= canvas.height() + 1
+    assert _titles_legible(panel)
