@@ -13,6 +13,9 @@ from .history import History
 from .rank_agreement import gradient_line, loss_line
 from .watch_read import FolderFollower, RunFolderError, stream_folders
 
+# a stream whose writing process ended without finishing it (a kill): no step will come
+STOPPED = "its script stopped without finishing (its process is gone)"
+
 
 @dataclass
 class RunPoll:
@@ -96,13 +99,15 @@ class RecordedRun:
         model = self.header().get("model", "")
         where = f"{self.folder}" + (f" ({self.shown})" if self.shown else "")
         what = f"{model}, " if isinstance(model, str) and model else ""
+        stopped = reader is not None and reader.stopped
         if history is None or not len(history):
-            return f"{where}: {what}no finished step yet; following the folder"
+            return f"{where}: {what}no finished step yet; " + (
+                STOPPED if stopped else "following the folder")
         steps = history.column("step")
-        state = ("finished" if reader is not None and reader.finished
-                 else "following the folder as the script writes it")
-        return (f"{where}: {what}{len(history)} steps ({int(steps[0])} to "
-                f"{int(steps[-1])}); {state}")
+        state = ("finished" if reader is not None and reader.finished else STOPPED
+                 if stopped else "following the folder as the script writes it")
+        count = f"{len(history)} step" + ("" if len(history) == 1 else "s")
+        return f"{where}: {what}{count} ({int(steps[0])} to {int(steps[-1])}); {state}"
 
     def rank_lines(self) -> list[str]:
         """Per rank, its last step's losses and global gradient norm, then whether the

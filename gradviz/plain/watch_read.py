@@ -12,6 +12,7 @@ from typing import Any
 from .events import Event
 from .history import History
 from .records import BackwardRecord, StepRecord
+from .stream_writer_process import writer_gone
 from .watch_stream import GRAPHS, HEADER, STEPS
 
 # beside a `gradviz run --out` folder's report.json: its last step's graph, in the plain
@@ -146,6 +147,12 @@ class StreamReader:
     def finished(self) -> bool:
         """Whether the run has ended (a report is written at the end; a stream says so)."""
         return self._report_done or bool(self.header and "finished" in self.header)
+
+    @property
+    def stopped(self) -> bool:
+        """Whether the stream ended without finishing: its writing process is gone (a
+        kill, the out-of-memory killer), so no step will come (stream_writer_process)."""
+        return not self.finished and self.header is not None and writer_gone(self.header)
 
 
 def stream_folders(folder: str | Path) -> dict[str, Path]:

@@ -21,6 +21,7 @@ from .atomic_write import write_text
 from .records import StepRecord
 from .report import unsampled_template
 from .step_file import StepFile
+from .stream_writer_process import this_writer
 
 HEADER = "watch.json"
 STEPS = "steps.jsonl"
@@ -165,7 +166,8 @@ class StreamWriter:
         self.folder = folder
         self.run_id = f"{time.time_ns():x}-{secrets.token_hex(4)}"
         self.header = {"gradviz_report": 1, "gradviz_watch": WATCH_FORMAT,
-                       "run_id": self.run_id, "started": time.time(), **header}
+                       "run_id": self.run_id, "started": time.time(),
+                       "writer": this_writer(), **header}
         self.every_s = every_s
         self._steps: StepFile | None = None
         self._graphs: IO[str] | None = None

@@ -21,10 +21,13 @@ def _stream_lines(name: str, records: list[StepRecord], reader: StreamReader) ->
         return [f"{label}: no finished step yet"]
     last = records[-1]
     micro = set(reader.micro_batches)
-    lines = [f"{label}: {len(records)} steps ({records[0].step} to {last.step})"
+    count = f"{len(records)} step" + ("" if len(records) == 1 else "s")
+    lines = [f"{label}: {count} ({records[0].step} to {last.step})"
              + ("" if micro == {1} else f", {'/'.join(map(str, sorted(micro)))} losses() "
                 "calls per step (accumulation)")
-             + ("; finished" if reader.finished else "; still being written"),
+             + ("; finished" if reader.finished else
+                "; stopped without finishing (its process is gone)" if reader.stopped
+                else "; still being written"),
              "  last losses: " + ", ".join(f"{k} {_number(v)}" for k, v in last.losses.items())
              + f" (total {_number(last.total)}); global grad norm "
              + _number(last.global_grad_norm)]

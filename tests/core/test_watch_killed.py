@@ -14,6 +14,7 @@ import torch
 import gradviz
 from gradviz.core.watch import WRITE_BLOCKS_S
 from gradviz.plain.watch_read import StreamReader
+from gradviz.plain.watch_summary import summary_lines
 
 SCRIPT = textwrap.dedent("""
     import os, signal, sys, threading
@@ -57,6 +58,10 @@ def test_killed_script_keeps_every_finished_step(tmp_path):
     records = reader.read()
     assert [r.step for r in records] == [0, 1, 2, 3, 4]
     assert not reader.finished and reader.header is not None
+    # its process is gone: no step will come, and the folder says so
+    assert reader.stopped
+    assert summary_lines(tmp_path)[0] == ("run: 5 steps (0 to 4); stopped without "
+                                          "finishing (its process is gone)")
     assert reader.header["param_names"] == ["0.weight", "0.bias", "1.weight", "1.bias"]
 
 
@@ -70,6 +75,9 @@ def test_written_in_blocks_a_stopped_loop_s_steps_reach_the_file_and_survive_a_k
     try:
         # the child says so once its writer has written a block after the fifth step
         assert child.stdout is not None and child.stdout.readline() == "5 steps written\n"
+        alive = StreamReader(tmp_path)
+        alive.read()
+        assert not alive.stopped   # its script waits, alive: the steps may go on
         child.send_signal(signal.SIGKILL)
     finally:
         child.kill()

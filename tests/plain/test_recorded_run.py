@@ -137,3 +137,23 @@ def test_a_run_out_report_opens_the_same_way(tmp_path):
     assert polled.new_steps == 3 and run.history is not None
     assert np.array_equal(run.history.column("total"), [3.0, 4.0, 5.0])
     assert run.status() == f"{tmp_path}: 3 steps (0 to 2); finished"
+
+
+def test_a_stream_whose_script_is_gone_says_it_stopped(tmp_path):
+    import socket
+    import subprocess
+    import sys
+    child = subprocess.Popen([sys.executable, "-c", "pass"])   # a process that ended
+    child.wait(timeout=60)
+    writer = _writer(tmp_path, writer={"host": socket.gethostname(), "pid": child.pid})
+    run = RecordedRun(tmp_path)
+    run.poll()
+    assert run.status() == (f"{tmp_path}: Net, no finished step yet; its script stopped "
+                            "without finishing (its process is gone)")
+    writer.add_step(_record(0), 1)
+    run.poll()
+    assert run.status() == (f"{tmp_path}: Net, 1 step (0 to 0); its script stopped "
+                            "without finishing (its process is gone)")
+    writer.close(1)   # (a header that says finished is finished, whoever wrote it)
+    run.poll()
+    assert run.status() == f"{tmp_path}: Net, 1 step (0 to 0); finished"
