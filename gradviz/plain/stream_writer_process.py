@@ -4,7 +4,8 @@
 A script ended by a signal (the out-of-memory killer, `kill -9`) never writes "finished"
 into its header; without this, its folder read "still being written" forever.
 
-Only the system's "no such process" counts as gone. Anything else counts as perhaps still
+Only the system's "no such process", or a process ended and not yet collected by its
+parent (Linux's zombie), counts as gone. Anything else counts as perhaps still
 writing: a header from another host, Windows (where os.kill would end the process, not
 ask about it), a process id not of the usual kind, or an answer that is not "no such
 process". The check cannot tell a process id the system has since given to a new process.
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import os
 import socket
+from pathlib import Path
 
 
 def this_writer() -> dict:
@@ -36,4 +38,16 @@ def writer_gone(header: dict) -> bool:
         return True
     except OSError:   # another user's process (PermissionError): it exists
         return False
-    return False
+    return _zombie(pid)
+
+
+def _zombie(pid: int) -> bool:
+    """Whether the process has ended but its parent has not collected it yet (a
+    notebook that started the script and never waited for it): on Linux, its state in
+    /proc is Z. Elsewhere, or where /proc does not say, it is not known to have ended."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    # "pid (command) state ...": the command may hold spaces and parentheses
+    return stat[stat.rfind(")") + 1:].split()[:1] == ["Z"]

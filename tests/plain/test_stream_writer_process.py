@@ -52,3 +52,14 @@ def test_a_header_that_names_no_writer_is_not_gone():
 @pytest.mark.skipif(os.name != "posix", reason="asked of the system on POSIX only")
 def test_another_host_with_an_ended_pid_is_not_known_to_be_gone():
     assert not writer_gone({"writer": {"host": HOST + "-b", "pid": _ended_pid()}})
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="read from Linux's /proc")
+def test_an_ended_process_its_parent_has_not_collected_is_gone():
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    try:
+        # ended, not waited for: its state turns to Z ("zombie") once it exits
+        os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOWAIT)   # waits, collects nothing
+        assert writer_gone({"writer": {"host": HOST, "pid": child.pid}})
+    finally:
+        child.wait(timeout=60)
