@@ -44,6 +44,9 @@ def main(args: argparse.Namespace) -> int:
         return _print_soak(config, model_file, args.soak)
     if args.watch:
         return _print_watch(config, repeats, threads, args.quiet)
+    if args.slides:
+        from .slide_bench import print_slides
+        return print_slides(args.gui_size or SLIDES_SIZE, None, args.quiet, args.verbose)
     model = f"trunk {config.trunk_depth}x{config.trunk_width}" if model_file is None \
         else f"the model file {model_file.path.name}"
     if not args.quiet:
@@ -81,6 +84,7 @@ WINDOW_PHASES = (("app", (1920, 1080), False, False), ("app, small", (1024, 768)
                  ("app, busy", (1920, 1080), True, False), ("app, B", (1920, 1080), False, True))
 WINDOW_SECONDS = 8.0
 WINDOW_BARE_STEPS = 2000   # the plain loop beside a window phase: at least this many steps
+SLIDES_SIZE = (1024, 768)   # a projector's: the lecture's
 SOAK_SPARE_S = 300   # a soak's launch, first model and settling, beyond what it plays
 
 

@@ -144,8 +144,8 @@ def add_bench(subparsers) -> None:
                         "keep the wall clock) (default: wall)")
     add_verbosity(p, quiet="print only the table's rows, not the lines that describe the "
                            "run and its columns nor the app's launch times",
-                  verbose="the same as the default: every loop's line is printed as soon as "
-                          "it is measured")
+                  verbose="the same as the default (every loop's line is printed as soon "
+                          "as it is measured), but with --slides also a line per slide")
     p.add_argument("--gui", action="store_true",
                    help="also train in the app's window (offscreen) and time its response, "
                         "quiet at 1920x1080 and 1024x768, with another process keeping a "
@@ -157,6 +157,10 @@ def add_bench(subparsers) -> None:
                    help="instead: a plain loop's steps/s under gradviz.watch at its default "
                         "sampling, as a share of the same loop bare, on the default MLP and "
                         "the bundled two-head CNN (which runs a fifth of --steps)")
+    p.add_argument("--slides", action="store_true",
+                   help="instead: PageDown through the bundled lessons in the app's window "
+                        "(offscreen, at --gui-size, default 1024x768) and print how soon "
+                        "each slide was drawn after the key, and whole (-v: each slide)")
     p.add_argument("--soak", type=float, metavar="SECONDS", default=None,
                    help="instead: Play for SECONDS in the app's window (offscreen, "
                         "1920x1080, every panel live) while another process keeps a core "

@@ -39,13 +39,14 @@ def job_arguments(config: Config, seconds: float, size: tuple[int, int], busy: b
     return args + (["--model", model_path] if model_path else [])
 
 
-def phase_process(args: list[str], timeout_s: float = PHASE_TIMEOUT_S
-                  ) -> subprocess.CompletedProcess:
-    """Run one window phase to its end (RuntimeError if it does not end in timeout_s)."""
+def phase_process(args: list[str], timeout_s: float = PHASE_TIMEOUT_S,
+                  module: str = "gradviz.qt.window_speed") -> subprocess.CompletedProcess:
+    """Run one window phase (module's main: window_speed's, or slide_speed's) to its end
+    (RuntimeError if it does not end in timeout_s)."""
     env = dict(os.environ)
     env.setdefault("QT_QPA_PLATFORM", "offscreen")
     try:
-        return subprocess.run([sys.executable, "-I", "-m", "gradviz.qt.window_speed", *args],
+        return subprocess.run([sys.executable, "-I", "-m", module, *args],
                               capture_output=True, text=True, env=env, timeout=timeout_s)
     except subprocess.TimeoutExpired as exc:
         raise RuntimeError(f"the window phase did not end in {timeout_s:g} s") from exc

@@ -86,3 +86,11 @@ def test_the_window_benchmark_uses_the_model_and_public_methods_only():
     screen), refresh, Play and Compare's pin."""
     used = set(reaches((QT / "window_speed.py").read_text()))
     assert used <= {"model", "history", "status", "refresh", "toggle_play", "compare"}, used
+
+
+def test_the_slide_benchmark_uses_the_model_and_the_lessons_only():
+    """What `bench --slides` reads off the window: the model (the slide's preparing line,
+    the drawn-off-screen switch), the history (the first model in) and the lessons (the
+    slide on screen, the first lesson opened), and the keys a clicker sends."""
+    used = set(reaches((QT / "slide_speed.py").read_text()))
+    assert used <= {"model", "history", "lessons"}, used

@@ -1,0 +1,199 @@
+"""`gradviz bench --slides`: how soon a lesson's slide is drawn after PageDown, in the
+window as the app runs it, in a process of its own (`python -I -m gradviz.qt.slide_speed`).
+
+From the first slide of the first bundled lesson, PageDown after PageDown (on a lesson's
+last slide it opens the next lesson), each slide is timed twice:
+- drawn: from the key press to the end of the first repaint that draws the slide's
+  heading (its title, "slide N of M"), with the panels placed for it and, until its
+  first state is in, the line saying what the engine is doing (never the slide before's
+  data: the lecture walk checks that by its pictures);
+- whole: until that first state is in and the slide is shown (the engine built the
+  slide's model and took its first step).
+Between two slides the slide plays for a while, as it would while the lecturer speaks,
+so each PageDown comes to a window as busy as in a lecture. It prints one
+`RESULT {json}` line.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from typing import Any
+
+RESULT = "RESULT"         # the line the bench reads (commands.window_phase.phase_result)
+HEADING = "narrationHeading"   # the slide's heading, repainted when the slide changes
+DWELL_S = 1.0             # a slide plays this long, once whole, before the next PageDown
+
+
+class SlideTimer:
+    """Times one PageDown: its press, the end of the first repaint that draws the
+    heading, and the slide whole (window.model.preparing None again)."""
+
+    def __init__(self, window: Any):
+        from PySide6.QtCore import QEvent, QObject
+
+        timer = self
+
+        class Painted(QObject):   # sees every event only while a press is being timed
+            def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+                if event.type() == QEvent.Type.Paint and watched.objectName() == HEADING:
+                    timer.heading_painted()
+                return False
+
+        self.window = window
+        self._filter = Painted()
+        self.pressed_at = 0.0
+        self.drawn_at: float | None = None
+        self.covered = False
+        self._handled = False
+
+    def press(self) -> None:
+        """PageDown, as the clicker sends it; the repaints from then on are watched."""
+        from PySide6.QtCore import Qt
+        from PySide6.QtTest import QTest
+        self.drawn_at, self._handled = None, False
+        self._app().installEventFilter(self._filter)
+        self.pressed_at = time.perf_counter()
+        QTest.keyClick(self.window, Qt.Key.Key_PageDown)
+        self._handled = True   # (a paint inside the key's own handling is not counted)
+
+    def heading_painted(self) -> None:
+        from PySide6.QtCore import QTimer
+        if not self._handled or self.drawn_at is not None:
+            return
+        self.drawn_at = -1.0   # the repaint is under way: it ends before the next turn
+        # what that repaint shows in the panels' place: the preparing line, or the slide
+        # whole (never the slide before's panels)
+        self.covered = self.window.model.preparing is not None
+        self._app().removeEventFilter(self._filter)
+
+        def ended() -> None:
+            self.drawn_at = time.perf_counter()
+        QTimer.singleShot(0, ended)
+
+    @staticmethod
+    def _app() -> Any:
+        from PySide6.QtWidgets import QApplication
+        return QApplication.instance()
+
+    def stop(self) -> None:
+        """No more presses: the repaints are no longer watched."""
+        self._app().removeEventFilter(self._filter)
+
+    @property
+    def drawn_ms(self) -> float | None:
+        if self.drawn_at is None or self.drawn_at < 0:
+            return None
+        return (self.drawn_at - self.pressed_at) * 1000
+
+
+class SlideWalk:
+    """PageDown through `count` slides (None: to the last bundled slide)."""
+
+    def __init__(self, window: Any, count: int | None, done: Callable[[], None]):
+        self.window, self.count, self.done = window, count, done
+        self.timer = SlideTimer(window)
+        self.slides: list[dict] = []
+        self._at: tuple[str, int] | None = None
+
+    def wait(self, ready: Callable[[], bool], then: Callable[[], None], every_ms: int = 5
+             ) -> None:
+        from PySide6.QtCore import QTimer
+        if ready():
+            then()
+        else:
+            QTimer.singleShot(every_ms, lambda: self.wait(ready, then, every_ms))
+
+    def _where(self) -> tuple[str, int] | None:
+        controller = self.window.lessons.controller
+        lesson = controller.lesson
+        return None if lesson is None else (lesson.name, controller.index)
+
+    def _whole(self) -> bool:
+        return self.window.model.preparing is None
+
+    def start(self, first_lesson: str) -> None:
+        self.window.lessons.open_named(first_lesson)
+        self.wait(self._whole, self._dwell)
+
+    def _dwell(self) -> None:
+        from PySide6.QtCore import QTimer
+        self._at = self._where()
+        if self.count is not None and len(self.slides) >= self.count:
+            self.done()
+            return
+        QTimer.singleShot(round(DWELL_S * 1000), self._next)
+
+    def _next(self) -> None:
+        before = self._where()
+        self.timer.press()
+        if self._where() == before:   # the last slide of the last lesson
+            self.timer.stop()
+            self.done()
+            return
+        self.wait(lambda: self.timer.drawn_ms is not None, self._drawn, every_ms=1)
+
+    def _drawn(self) -> None:
+        where = self._where()
+        drawn_ms, covered = self.timer.drawn_ms, self.timer.covered
+        pressed_at = self.timer.pressed_at
+
+        def whole() -> None:
+            assert where is not None
+            self.slides.append({"lesson": where[0], "slide": where[1] + 1,
+                                "drawn_ms": drawn_ms, "covered": covered,
+                                "whole_s": time.perf_counter() - pressed_at})
+            self._dwell()
+        self.wait(self._whole, whole, every_ms=10)
+
+
+def measure(size: tuple[int, int], count: int | None) -> dict:
+    """The window at `size`, its first model in, then the walk."""
+    import pyqtgraph  # noqa: F401  (after PySide6: it binds to the first Qt)
+    from PySide6.QtWidgets import QApplication
+
+    from ..plain.config import Config
+    from ..plain.lessons import bundled_names
+    from .launch import quiet_offscreen_warnings
+    from .main_window import MainWindow
+    from .settings import AppSettings, Remembered
+
+    app = QApplication.instance() or QApplication([])
+    quiet_offscreen_warnings()
+    with tempfile.TemporaryDirectory() as tmp:
+        window = MainWindow(Remembered(Config()),
+                            AppSettings(os.path.join(tmp, "settings.json")))
+        window.model.drawn_off_screen = True   # at the size asked, whatever the screen
+        window.resize(*size)
+        window.show()
+        window.activateWindow()   # PageDown is the window's shortcut: it needs the keys
+        walk = SlideWalk(window, count, app.quit)
+        walk.wait(lambda: bool(window.history.head_names),
+                  lambda: walk.start(bundled_names()[0]), every_ms=50)
+        app.exec()
+        window.close()
+    drawn = sorted(s["drawn_ms"] for s in walk.slides)
+    return {"size": list(size), "slides": walk.slides,
+            "drawn_median_ms": drawn[len(drawn) // 2] if drawn else None,
+            "drawn_max_ms": drawn[-1] if drawn else None}
+
+
+def main(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(prog="python -m gradviz.qt.slide_speed")
+    parser.add_argument("--size", default="1024x768")
+    parser.add_argument("--count", type=int, default=None,
+                        help="PageDowns to time (default: to the last bundled slide)")
+    args = parser.parse_args(argv)
+    width, height = (int(v) for v in args.size.split("x"))
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    print(RESULT, json.dumps(measure((width, height), args.count)), flush=True)
+    sys.stdout.flush()
+    os._exit(0)   # the window's threads and the engine's pipe: nothing left to save
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
