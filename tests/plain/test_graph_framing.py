@@ -48,3 +48,9 @@ def test_the_view_stays_in_the_scene_and_moves_little(boxes, start, length):
     assert len(_cut(at, length, boxes)) <= len(_cut(clamped, length, boxes)) or \
         sum(map(lambda k: k in _cut(at, length, boxes), boxes[:2])) < \
         sum(map(lambda k: k in _cut(clamped, length, boxes), boxes[:2]))
+
+
+def test_a_box_half_a_pixel_past_an_edge_counts_as_whole():
+    # (a name drawn 0.5 px past the view's edge is read whole: no shift for it)
+    assert snap_start(0.0, 100.0, [(0.0, 100.5)], [], (-1000.0, 1000.0)) == 0.0
+    assert snap_start(0.0, 100.0, [(-0.5, 50.0)], [], (-1000.0, 1000.0)) == 0.0
