@@ -15,7 +15,7 @@ from ..plain.config import ConfigError
 from .model_option import config_for, model_file_from_args
 from .options import RUN_DEFAULTS, fail
 from .run import UPDATE_COSINE_EVERY, timed_run
-from .window_phase import PROBE_MS, job_arguments, run_phase
+from .window_phase import PROBE_MS, PhaseError, job_arguments, run_phase
 
 APP_LINE = ("the app's engine as Play runs it at full speed, every panel fed as the "
             "window asks: gradient norms every step; pushes, cosines, memory and each "
@@ -24,6 +24,13 @@ APP_LINE = ("the app's engine as Play runs it at full speed, every panel fed as 
 
 
 def main(args: argparse.Namespace) -> int:
+    try:
+        return _bench(args)
+    except PhaseError as exc:   # the window's process: what it said last, in one line
+        fail(f"gradviz: bench: {exc}")
+
+
+def _bench(args: argparse.Namespace) -> int:
     repeats = args.repeats
     steps_given = hasattr(args, "steps")
     model_file = model_file_from_args(args)

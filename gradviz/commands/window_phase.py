@@ -18,6 +18,10 @@ PHASE_TIMEOUT_S = 600  # a phase's launch, first model, settling and measuring, 
 SIZE_LIMITS = (320, 8192)   # a window phase's width and height: at least, at most
 
 
+class PhaseError(RuntimeError):
+    """A window phase that did not end, or ended without its numbers: one line."""
+
+
 def window_size(text: str) -> tuple[int, int]:
     """"1024x768" as (1024, 768); ValueError, in one line, for anything else."""
     width, x, height = text.lower().partition("x")
@@ -42,22 +46,22 @@ def job_arguments(config: Config, seconds: float, size: tuple[int, int], busy: b
 def phase_process(args: list[str], timeout_s: float = PHASE_TIMEOUT_S,
                   module: str = "gradviz.qt.window_speed") -> subprocess.CompletedProcess:
     """Run one window phase (module's main: window_speed's, or slide_speed's) to its end
-    (RuntimeError if it does not end in timeout_s)."""
+    (PhaseError if it does not end in timeout_s)."""
     env = dict(os.environ)
     env.setdefault("QT_QPA_PLATFORM", "offscreen")
     try:
         return subprocess.run([sys.executable, "-I", "-m", module, *args],
                               capture_output=True, text=True, env=env, timeout=timeout_s)
     except subprocess.TimeoutExpired as exc:
-        raise RuntimeError(f"the window phase did not end in {timeout_s:g} s") from exc
+        raise PhaseError(f"the window phase did not end in {timeout_s:g} s") from exc
 
 
 def phase_result(out: subprocess.CompletedProcess) -> dict:
-    """A finished phase's numbers (RuntimeError, with its last line of errors, if none)."""
+    """A finished phase's numbers (PhaseError, with its last line of errors, if none)."""
     lines = [line for line in out.stdout.splitlines() if line.startswith(RESULT + " ")]
     if not lines:
         tail = (out.stderr.strip().splitlines() or ["no output"])[-1]
-        raise RuntimeError(f"the window phase gave no result (exit {out.returncode}): {tail}")
+        raise PhaseError(f"the window phase gave no result (exit {out.returncode}): {tail}")
     return json.loads(lines[-1][len(RESULT) + 1:])
 
 

@@ -98,7 +98,6 @@ class SlideWalk:
         self.window, self.count, self.done = window, count, done
         self.timer = SlideTimer(window)
         self.slides: list[dict] = []
-        self._at: tuple[str, int] | None = None
 
     def wait(self, ready: Callable[[], bool], then: Callable[[], None], every_ms: int = 5
              ) -> None:
@@ -122,7 +121,6 @@ class SlideWalk:
 
     def _dwell(self) -> None:
         from PySide6.QtCore import QTimer
-        self._at = self._where()
         if self.count is not None and len(self.slides) >= self.count:
             self.done()
             return

@@ -31,3 +31,24 @@ def test_the_lines_say_the_median_the_most_and_which_slides_were_over_the_goal()
         "over the goal: a slide 2 200 ms"]
     assert len(slide_lines(result, every=True)) == 5
     assert slide_lines({"slides": []}) == ["slides: no slide was timed"]
+
+
+def test_a_window_process_that_gives_no_numbers_is_one_line_not_a_traceback(
+        monkeypatch, capsys):
+    import subprocess
+
+    import pytest
+
+    from gradviz.app import main
+    from gradviz.commands import slide_bench
+
+    def no_result(args, timeout_s, module):
+        return subprocess.CompletedProcess(args, 1, "", "Traceback (most recent call last):\n"
+                                           "  ...\nImportError: libEGL.so.1: not found\n")
+    monkeypatch.setattr(slide_bench, "phase_process", no_result)
+    with pytest.raises(SystemExit) as exit_:
+        main(["bench", "--slides", "-q"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err == ("gradviz: bench: the window phase gave no result (exit 1): "
+                   "ImportError: libEGL.so.1: not found\n")
