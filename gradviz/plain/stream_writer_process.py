@@ -38,6 +38,8 @@ def writer_gone(header: dict) -> bool:
         return True
     except OSError:   # another user's process (PermissionError): it exists
         return False
+    except OverflowError:   # an id past what the system's ids can be: no answer
+        return False
     return _zombie(pid)
 
 

@@ -36,6 +36,7 @@ def test_an_ended_process_on_this_host_is_gone():
     {"host": HOST + ".elsewhere", "pid": 1},     # another host: not known here
     {"host": HOST, "pid": 0},                    # 0 and negative ids name process groups
     {"host": HOST, "pid": -1},
+    {"host": HOST, "pid": 2 ** 70},               # past any system's ids (a stranger's file)
     {"host": HOST, "pid": True},                 # not an id at all
     {"host": HOST, "pid": "12"},
     {"host": HOST},
