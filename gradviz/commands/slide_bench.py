@@ -26,8 +26,8 @@ def slide_lines(result: dict, every: bool = False) -> list[str]:
         f"{drawn[len(drawn) // 2]:.0f} ms, at most {drawn[-1]:.0f} ms "
         f"({len(late)} over {DRAWN_GOAL_MS} ms); whole (the first state in) in a median "
         f"{whole[len(whole) // 2]:.2f} s, at most {whole[-1]:.2f} s; that first repaint "
-        f"showed the preparing line, not the slide before's panels, on {covered} of "
-        f"{len(slides)}"]
+        f"showed the preparing line or the slide whole, not the slide before's panels, on "
+        f"{covered} of {len(slides)}"]
     if late:
         lines.append("over the goal: " + ", ".join(
             f"{s['lesson']} slide {s['slide']} {s['drawn_ms']:.0f} ms" for s in late))

@@ -66,9 +66,12 @@ class SlideTimer:
         if not self._handled or self.drawn_at is not None:
             return
         self.drawn_at = -1.0   # the repaint is under way: it ends before the next turn
-        # what that repaint shows in the panels' place: the preparing line, or the slide
-        # whole (never the slide before's panels)
-        self.covered = self.window.model.preparing is not None
+        # what that repaint shows in the panels' place: the slide whole (nothing left to
+        # prepare), or the stage's preparing line over the panels, never the slide
+        # before's panels (the model says the slide is being prepared; the stage's cover
+        # is what the repaint draws)
+        self.covered = self.window.model.preparing is None or \
+            self.window.lessons.stage.cover.isVisible()
         self._app().removeEventFilter(self._filter)
 
         def ended() -> None:
