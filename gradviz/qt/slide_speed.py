@@ -24,6 +24,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from .window_speed import bench_window, wait_until
+
 RESULT = "RESULT"         # the line the bench reads (commands.window_phase.phase_result)
 HEADING = "narrationHeading"   # the slide's heading, repainted when the slide changes
 DWELL_S = 1.0             # a slide plays this long, once whole, before the next PageDown
@@ -102,14 +104,6 @@ class SlideWalk:
         self.timer = SlideTimer(window)
         self.slides: list[dict] = []
 
-    def wait(self, ready: Callable[[], bool], then: Callable[[], None], every_ms: int = 5
-             ) -> None:
-        from PySide6.QtCore import QTimer
-        if ready():
-            then()
-        else:
-            QTimer.singleShot(every_ms, lambda: self.wait(ready, then, every_ms))
-
     def _where(self) -> tuple[str, int] | None:
         controller = self.window.lessons.controller
         lesson = controller.lesson
@@ -120,7 +114,7 @@ class SlideWalk:
 
     def start(self, first_lesson: str) -> None:
         self.window.lessons.open_named(first_lesson)
-        self.wait(self._whole, self._dwell)
+        wait_until(self._whole, self._dwell, every_ms=5)
 
     def _dwell(self) -> None:
         from PySide6.QtCore import QTimer
@@ -136,7 +130,7 @@ class SlideWalk:
             self.timer.stop()
             self.done()
             return
-        self.wait(lambda: self.timer.drawn_ms is not None, self._drawn, every_ms=1)
+        wait_until(lambda: self.timer.drawn_ms is not None, self._drawn, every_ms=1)
 
     def _drawn(self) -> None:
         where = self._where()
@@ -149,7 +143,7 @@ class SlideWalk:
                                 "drawn_ms": drawn_ms, "covered": covered,
                                 "whole_s": time.perf_counter() - pressed_at})
             self._dwell()
-        self.wait(self._whole, whole, every_ms=10)
+        wait_until(self._whole, whole, every_ms=10)
 
 
 def measure(size: tuple[int, int], count: int | None) -> dict:
@@ -160,21 +154,15 @@ def measure(size: tuple[int, int], count: int | None) -> dict:
     from ..plain.config import Config
     from ..plain.lessons import bundled_names
     from .launch import quiet_offscreen_warnings
-    from .main_window import MainWindow
-    from .settings import AppSettings, Remembered
 
     app = QApplication.instance() or QApplication([])
     quiet_offscreen_warnings()
     with tempfile.TemporaryDirectory() as tmp:
-        window = MainWindow(Remembered(Config()),
-                            AppSettings(os.path.join(tmp, "settings.json")))
-        window.model.drawn_off_screen = True   # at the size asked, whatever the screen
-        window.resize(*size)
-        window.show()
+        window = bench_window(Config(), size, tmp)
         window.activateWindow()   # PageDown is the window's shortcut: it needs the keys
         walk = SlideWalk(window, count, app.quit)
-        walk.wait(lambda: bool(window.history.head_names),
-                  lambda: walk.start(bundled_names()[0]), every_ms=50)
+        wait_until(lambda: bool(window.history.head_names),
+                   lambda: walk.start(bundled_names()[0]))
         app.exec()
         window.close()
     drawn = sorted(s["drawn_ms"] for s in walk.slides)

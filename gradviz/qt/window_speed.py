@@ -189,6 +189,34 @@ def cpu_figures(window_s: float, engine_s: float | None, steps: int,
             "engine_cpu_ms_per_step": None if engine_s is None else engine_s * per_step}
 
 
+def wait_until(ready: Callable[[], bool], then: Callable[[], None], every_ms: int = 50
+               ) -> None:
+    """then() once ready() holds, looked at every every_ms on the event loop (which
+    keeps turning meanwhile)."""
+    from PySide6.QtCore import QTimer
+    if ready():
+        then()
+    else:
+        QTimer.singleShot(every_ms, lambda: wait_until(ready, then, every_ms))
+
+
+def bench_window(config: Config, size: tuple[int, int], settings_dir: str,
+                 model_path: str | None = None) -> Any:
+    """The app's main window as a bench drives it: settings in settings_dir (nothing
+    the user keeps), every panel drawn at `size`, shown."""
+    from .main_window import MainWindow
+    from .settings import AppSettings, Remembered
+    window = MainWindow(Remembered(config), AppSettings(os.path.join(settings_dir,
+                                                                     "settings.json")),
+                        model_path=model_path)
+    # every panel drawn, side by side, at the size asked for: not fitted to the
+    # offscreen screen (800x600), which would put most of them into tabs
+    window.model.drawn_off_screen = True
+    window.resize(*size)
+    window.show()
+    return window
+
+
 class Phase:
     """One measured phase: the window shown at its size, the engine's first model in,
     B pinned (if asked), Play, a settling second, then `seconds` measured."""
@@ -206,11 +234,7 @@ class Phase:
         self.stalls = StallWatch()
 
     def wait(self, ready: Callable[[], bool], then: Callable[[], None]) -> None:
-        from PySide6.QtCore import QTimer
-        if ready():
-            then()
-        else:
-            QTimer.singleShot(50, lambda: self.wait(ready, then))
+        wait_until(ready, then)
 
     def first_model(self) -> None:
         model = self.window.model
@@ -286,19 +310,11 @@ def measure(config: Config, seconds: float, size: tuple[int, int], busy: bool = 
     from PySide6.QtWidgets import QApplication
 
     from .launch import quiet_offscreen_warnings
-    from .main_window import MainWindow
-    from .settings import AppSettings, Remembered
 
     app = QApplication.instance() or QApplication([])
     quiet_offscreen_warnings()   # else a line of offscreen-plugin noise per window
     with tempfile.TemporaryDirectory() as tmp:
-        window = MainWindow(Remembered(config), AppSettings(os.path.join(tmp, "settings.json")),
-                            model_path=model_path)
-        # every panel drawn, side by side, at the size asked for: not fitted to the
-        # offscreen screen (800x600), which would put most of them into tabs
-        window.model.drawn_off_screen = True
-        window.resize(*size)
-        window.show()
+        window = bench_window(config, size, tmp, model_path)
         phase = Phase(window, seconds, pin_b, busy, profile)
         phase.wait(lambda: bool(window.history.head_names), phase.first_model)
         app.exec()
