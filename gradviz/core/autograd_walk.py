@@ -89,17 +89,6 @@ def saved_tensors(fn: object) -> Iterator[tuple[str, torch.Tensor | None, str]]:
                 yield f"{name}[{i}]", tensor, state
 
 
-def held_saved_data(fn: object) -> Iterator[torch.Tensor]:
-    """The saved tensors a node still holds, read without unpacking them.
-
-    `_raw_saved_*.data` is None once backward freed the buffer, and reading it runs no
-    version or detach check: about 50x cheaper than unpacking a freed tensor, which
-    raises. (It cannot tell "detached in place" apart: saved_tensors() can.)
-    """
-    for raw_name in _raw_names(fn):
-        yield from _raw_data(getattr(fn, raw_name))
-
-
 class AccumulateGradNode(Protocol):
     """What gradviz reads of an AccumulateGrad node: the parameter it accumulates into."""
     variable: torch.Tensor
@@ -147,11 +136,14 @@ def held_saved_bytes(nodes: Iterable[object],
     """Bytes of the distinct storages that nodes' saved tensors still hold.
 
     Storages in exclude_storages (the parameters', which exist anyway) are not counted.
+    Read without unpacking: `_raw_saved_*.data` is None once backward freed the buffer,
+    and reading it runs no version or detach check, about 50x cheaper than unpacking a
+    freed tensor, which raises (saved_tensors() unpacks, to tell the states apart).
     """
     counted = set(exclude_storages)
     total = 0
     for fn in nodes:
-        for raw_name in _raw_names(fn):   # held_saved_data's loop, inlined (hot)
+        for raw_name in _raw_names(fn):   # (the memory probe's: plain loops)
             raw = getattr(fn, raw_name)
             if isinstance(raw, (list, tuple)):   # a list of SavedVariables
                 tensors: Iterable[torch.Tensor] = list(_raw_data(raw))
