@@ -64,6 +64,10 @@ def _end(processes: list[subprocess.Popen], conns: list[Connection]) -> None:
             process.wait()
 
 
+# how a rank ends when a peer ended first: aborted by gloo, or left cleanly
+_BY_A_PEER = (-signal.SIGABRT, 0)
+
+
 class RankGroup:
     """`world` ranks training the built-in mlp of `shape` (heads, width, depth)."""
 
@@ -105,14 +109,16 @@ class RankGroup:
                 raise self._failed(self._ended(rank, doing)) from exc
 
     def _ended(self, rank: int, doing: str) -> RankError:
-        """The error for rank's end; where it aborted (gloo aborts a rank whose peer's
-        connection is reset), the peer that ended otherwise is named instead: it ended
-        first (a killed rank 1 read as "rank 0 ended (exit code -6)")."""
+        """The error for rank's end; where it ended because a peer did, the peer that
+        ended otherwise is named instead: it ended first. A rank whose peer's connection
+        is reset is aborted by gloo (a killed rank 1 read as "rank 0 ended (exit code
+        -6)"), or leaves cleanly, its pipe closed mid-step (read as "rank 0 ended (exit
+        code 0)"): a rank never ends with 0 by itself during a step."""
         code = self._exit_code(rank, END_SECONDS)
-        if code == -signal.SIGABRT:
+        if code in _BY_A_PEER:
             for other in range(len(self._processes)):
                 other_code = self._exit_code(other, END_SECONDS / 4) if other != rank else None
-                if other_code is not None and other_code != -signal.SIGABRT:
+                if other_code is not None and other_code not in _BY_A_PEER:
                     rank, code = other, other_code
                     break
         return RankError(f"DDP rank {rank} ended (exit code {code}) before it could {doing}")

@@ -144,6 +144,9 @@ class _Ended:
     ((-signal.SIGABRT, None), "DDP rank 0 ended (exit code -6)"),
     ((-signal.SIGABRT, -signal.SIGABRT), "DDP rank 0 ended (exit code -6)"),
     ((1, -signal.SIGKILL), "DDP rank 0 ended (exit code 1)"),
+    # its pipe closed mid-step, the rank left cleanly: the killed peer ended first
+    ((0, -signal.SIGKILL), "DDP rank 1 ended (exit code -9)"),
+    ((0, None), "DDP rank 0 ended (exit code 0)"),
 ])
 def test_a_rank_aborted_by_its_peer_s_end_names_the_peer(codes, named):
     """gloo aborts a rank whose peer's connection is reset: where rank 1 was killed, rank
