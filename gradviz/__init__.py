@@ -12,6 +12,8 @@ def __getattr__(name: str) -> Any:
     # cheap, and the window's process, which imports gradviz, never loads torch by it
     if name == "watch":
         return importlib.import_module("gradviz.core.watch").watch
+    if name == "WatchError":   # torch-free: what strict=True raises
+        return importlib.import_module("gradviz.plain.watch_complaints").WatchError
     if name == "open_run":   # torch-free and Qt-free: the window is a process of its own
         return importlib.import_module("gradviz.plain.open_run").open_run
     raise AttributeError(f"module 'gradviz' has no attribute {name!r}")

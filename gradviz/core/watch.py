@@ -1,49 +1,77 @@
 """gradviz.watch: record the user's own training loop (losses, gradient norms, each
 loss's push at the features, memory, the graph) into a run folder, as it runs, without
-changing what it computes."""
+changing what it computes.
+
+A guest in someone else's training: every failure of the watch's own (writing, a probe,
+a call in the wrong place) becomes one `gradviz:` line on stderr and the loop goes on,
+bit-equal to an unwatched one (strict=True raises WatchError instead, for tests).
+"""
 from __future__ import annotations
 
-import math
+import contextlib
+import errno
 import subprocess
-import warnings
+from collections.abc import Sequence
 from pathlib import Path
 
 import torch
 from torch import nn
 
+from ..plain import watch_exit
 from ..plain.open_run import open_run
 from ..plain.records import StepRecord
-from ..plain.watch_metrics import METRICS, write_metrics
-from ..plain.watch_stream import StreamWriter
+from ..plain.watch_claim import Claim, claim, release
+from ..plain.watch_complaints import Complaints, WatchError
+from ..plain.watch_end import exception_end
+from ..plain.watch_metrics import write_metrics
+from ..plain.watch_stream import DISK_FULL, StreamWriter
+from .watch_amp import ScalerState, caller_frame, scaler_in_callers
 from .watch_graph import saved_bytes, step_graph
-from .watch_probe import feature_list, gathered, gram_numbers, junction_gram, number_dtype
-from .watch_ranks import rank_and_world, stream_folder, unwrapped
+from .watch_probe import feature_list, gathered, junction_gram, number_dtype
+from .watch_ranks import rank_and_world, unwrapped
+from .watch_record import global_norm, step_record, unscaled
 
 DEFAULT_EVERY = 20   # per-loss push, cosines, memory and the graph: every this many steps
 # steps.jsonl's lines: by default each written before step() returns, so that a killed
 # script keeps every finished step; write_every=S (seconds) has a thread write them a
-# block at a time every S seconds (and the rest when the with block ends), which costs
+# block at a time every S seconds (and the rest when the watch is closed), which costs
 # the loop less (the default MLP's: docs/benchmarks.md, 4 December 2026) and loses the
 # steps of the last S seconds before a kill
 WRITE_BLOCKS_S = 0.1   # a block's spacing that docs and benchmarks name
 _item, _floating = torch.Tensor.item, torch.Tensor.is_floating_point
+_FREED = ("backward through the graph a second time", "already been freed")
+
+__all__ = ["Watch", "WatchError", "watch"]
 
 
 class Watch:
-    """One watched loop. Use as a context manager (see watch())."""
+    """One watched loop: `watch = gradviz.watch(...)` ... `watch.close()`, or a with
+    block (see watch())."""
 
     def __init__(self, model: nn.Module, out: str | Path, every: int = DEFAULT_EVERY,
-                 write_every: float = 0.0):
-        if not isinstance(model, nn.Module):
-            raise TypeError(f"gradviz.watch: model must be a torch.nn.Module, "
-                            f"not {type(model).__name__}")
-        if isinstance(every, bool) or not isinstance(every, int) or every < 1:
-            raise ValueError(f"gradviz.watch: every must be a whole number >= 1, not {every!r}")
-        if isinstance(write_every, bool) or not isinstance(write_every, (int, float)) \
-                or not 0 <= write_every <= 60:
-            raise ValueError(f"gradviz.watch: write_every must be seconds from 0 to 60, "
-                             f"not {write_every!r}")
+                 write_every: float = 0.0, *, scaler: torch.amp.GradScaler | None = None,
+                 overwrite: bool = False, strict: bool = False):
+        self._say = Complaints(strict)
+        self.steps = 0
+        self._writer: StreamWriter | None = None
+        self._stopped_writer: StreamWriter | None = None   # recording stopped early
+        self._claim: Claim | None = None
+        self._names: list[str] | None = None
+        self._key: tuple | None = None          # the names as a tuple, to compare
+        self._numbers_key: tuple | None = None  # the writer's key for an unsampled line
+        self._last_graph_key: tuple | None = None
+        self._last_call = ""                    # "losses" or "step": the call before
+        self._ended = False
+        self._new_step()
+        self.every, self._scaler = DEFAULT_EVERY, None
+        problem = _argument_problem(model, every, write_every, scaler)
+        if problem:
+            self._say("arguments", f"{problem}; this run is not recorded (the training "
+                      "goes on)")
+            self._ended = True
+            return
         self.every = every
+        self._scaler = None if scaler is None else ScalerState(scaler)
         self.params = list(unwrapped(model).named_parameters())
         self._tensors = [p for _, p in self.params]
         self._param_names = [name for name, _ in self.params]
@@ -52,17 +80,31 @@ class Watch:
         self.dtype = number_dtype(self.device)
         self.rank, self.world_size = rank_and_world()
         self.out = Path(out)
-        self.folder = stream_folder(self.out, self.rank)
-        self.steps = 0
-        self._writer = StreamWriter(self.folder, {
-            "model": type(unwrapped(model)).__name__, "device": str(self.device),
-            "param_names": [name for name, _ in self.params], "every": every,
-            "rank": self.rank, "world_size": self.world_size}, every_s=float(write_every))
-        self._names: list[str] | None = None
-        self._key: tuple | None = None          # the names as a tuple, to compare
-        self._numbers_key: tuple | None = None  # the writer's key for an unsampled line
-        self._last_graph_key: tuple | None = None
-        self._new_step()
+        self._open(model, float(write_every), overwrite)
+
+    def _open(self, model: nn.Module, write_every: float, overwrite: bool) -> None:
+        try:
+            self._claim = claim(self.out, self.rank, overwrite)
+            if self._claim.why_moved:
+                self._say("moved", f"{self._claim.why_moved}: this run is written to "
+                          f"{self._claim.out} instead (overwrite=True replaces a run "
+                          "that is not being written)")
+            self.out, self.folder = self._claim.out, self._claim.folder
+            self._writer = StreamWriter(self.folder, {
+                "model": type(unwrapped(model)).__name__, "device": str(self.device),
+                "param_names": self._param_names, "every": self.every,
+                "rank": self.rank, "world_size": self.world_size,
+                "amp": self._scaler is not None}, every_s=write_every).open()
+        except OSError as exc:
+            self._say("open", f"cannot write the run folder {self.out} "
+                      f"({exc.strerror or exc}): this run is not recorded (the training "
+                      "goes on); give watch an out folder it can write")
+            self._writer = None
+            if self._claim is not None:
+                release(self._claim.lock)
+            self._ended = True
+            return
+        watch_exit.register(self)
 
     def _new_step(self) -> None:
         self._calls = 0
@@ -77,21 +119,57 @@ class Watch:
         return self.steps % self.every == 0
 
     def __enter__(self) -> Watch:
-        self._writer.open()
         return self
 
-    def __exit__(self, *exc_info) -> None:
-        self._writer.close(self.steps)
-        try:   # the steps as a table, as `gradviz run --out` writes one
-            write_metrics(self.folder)
-        except OSError as exc:   # the stream itself is whole: only the table is missing
-            warnings.warn(f"gradviz.watch: {self.folder / METRICS} not written "
-                          f"({exc.strerror or exc})", stacklevel=2)
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self.end(exception_end(exc))
+
+    def close(self) -> None:
+        """End the recording: write what is kept, say in the folder that the run
+        finished. An unclosed watch is closed when the interpreter exits."""
+        self.end({"how": "finished"})
+
+    def end(self, ended: dict) -> None:
+        """Close the stream, recording how it ended (see watch_end); once."""
+        if self._ended:
+            return
+        self._ended = True
+        watch_exit.unregister(self)
+        writer, self._writer = self._writer, None
+        if writer is None and self._stopped_writer is not None:
+            with contextlib.suppress(OSError):   # recording stopped: the header only
+                self._stopped_writer.close(self.steps, ended)
+        if writer is None and self._claim is not None:
+            release(self._claim.lock)
+        if writer is not None:
+            try:
+                writer.close(self.steps, ended)
+                write_metrics(self.folder)   # the steps as a table, as `gradviz run`'s
+            except OSError as exc:
+                self._writer = writer   # to say in its header why recording stopped
+                self._write_failed(exc, at_close=True)
+            finally:
+                if self._claim is not None:
+                    release(self._claim.lock)
+        if ended.get("how") != "finished":   # a step cut short by an error is no misuse
+            return
+        if self._calls:
+            self._say("no-step", f"watch.losses() was called {self._calls} time(s) after "
+                      "the last watch.step(): those losses are not recorded; call "
+                      "watch.step() after backward in each step")
+        elif not self.steps and writer is not None:
+            self._say("no-step", "no step was recorded: call watch.losses({...}) before "
+                      "backward and watch.step() after it in each step")
 
     def flush(self) -> None:
         """Write every finished step's line now (with write_every above 0 they are
-        otherwise written every write_every seconds, and when the with block ends)."""
-        self._writer.flush()
+        otherwise written every write_every seconds, and when the watch is closed)."""
+        if self._writer is None:
+            return
+        try:
+            self._writer.flush()
+        except OSError as exc:
+            self._write_failed(exc)
 
     def open_window(self) -> subprocess.Popen:
         """`gradviz open` on this run's folder, in a process of its own (a notebook's
@@ -103,135 +181,266 @@ class Watch:
         """Before the user's backward: the step's named scalar losses (and the features
         they share, for each loss's push). Called again in the same step: one more
         micro-batch (gradient accumulation)."""
-        if type(losses) is not dict or tuple(losses) != self._key:
-            self._check(losses)   # the first call, or names that differ: raises
-        values = []   # kept only once every value has passed
-        for loss in losses.values():   # detached: a view of the value, no copy, no graph
-            if not isinstance(loss, torch.Tensor):
-                self._check(losses)
-            value = loss.detach()
-            if value.dim():   # a 0-dim value is one number; another must hold one
-                if value.numel() != 1:
-                    self._check(losses)
-                value = value.reshape(())
-            values.append(value)
-        self._values += values
-        self._calls += 1
-        if self.steps % self.every == 0:
-            self._sample(losses, feature_list(features))
+        if self._ended:
+            return
+        try:
+            values = self._values_of(losses)
+            if values is None:
+                return
+            self._values += values
+            self._calls += 1
+            self._last_call = "losses"
+            if self.steps % self.every == 0:
+                self._sample(losses, features)
+        except WatchError:
+            raise
+        except Exception as exc:   # the watch's own fault: never the user's loop's
+            self._say("losses", f"watch.losses() failed at step {self.steps} ({exc!r}); "
+                      "the training goes on")
 
-    def _check(self, losses: object) -> None:
-        if not isinstance(losses, dict) or not losses or not all(
-                isinstance(k, str) and isinstance(v, torch.Tensor) and v.numel() == 1
-                for k, v in losses.items()):
-            raise TypeError("gradviz.watch: losses() takes a dict of names to scalar "
-                            "loss tensors, e.g. {'depth': depth_loss, 'seg': seg_loss}")
+    def _values_of(self, losses: object) -> list[torch.Tensor] | None:
+        """Each loss as a detached 0-dim view (no copy, no graph), or None (said why)
+        where the call is not one the step can take."""
+        if type(losses) is not dict or tuple(losses) != self._key:
+            problem = self._losses_problem(losses)
+            if problem:
+                self._say("losses-" + problem[0], problem[1] + "; this call is not "
+                          "recorded (the training goes on)")
+                return None
+        assert isinstance(losses, dict)
+        values = []
+        for name, loss in losses.items():
+            if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
+                what = f"a tensor of shape {tuple(loss.shape)}" if isinstance(
+                    loss, torch.Tensor) else type(loss).__name__
+                self._say("losses-scalar", f"watch.losses() got {what} for {name!r}: each "
+                          "loss must be a scalar tensor (e.g. loss.mean()); this call is "
+                          "not recorded (the training goes on)")
+                return None
+            value = loss.detach()
+            values.append(value.reshape(()) if value.dim() else value)
+        return values
+
+    def _losses_problem(self, losses: object) -> tuple[str, str] | None:
+        if not isinstance(losses, dict) or not losses:
+            return ("type", "watch.losses() takes a dict of names to scalar loss tensors, "
+                    "e.g. {'depth': depth_loss, 'seg': seg_loss}")
+        bad = next((k for k in losses if not isinstance(k, str)), None)
+        if bad is not None:
+            return ("name", f"watch.losses() got the loss name {bad!r} "
+                    f"({type(bad).__name__}): names must be strings")
         names = list(losses)
         if self._names is None:
             self._names, self._key = names, tuple(names)
+            assert self._writer is not None
             self._numbers_key = self._writer.numbers_key(names, self._param_names)
         elif names != self._names:
-            raise ValueError(f"gradviz.watch: losses() got {names}; this run's losses "
-                             f"are {self._names} (the same names, in the same order)")
+            return ("names", f"watch.losses() got {names}; this run's losses are "
+                    f"{self._names} (the same names, in the same order)")
+        return None
 
-    def _sample(self, losses: dict[str, torch.Tensor], features: list[torch.Tensor]) -> None:
+    def _sample(self, losses: dict[str, torch.Tensor],
+                features: torch.Tensor | dict | None) -> None:
+        """The sampled numbers (the push, memory, the graph); each failure one line,
+        the step's other numbers still recorded."""
         tensors = list(losses.values())
-        if features:
-            gram = junction_gram(tensors, features, self.dtype).to(self.device)
-            self._gram = gram if self._gram is None else self._gram + gram
-        held, self._nodes, fingerprint = saved_bytes(
-            tensors, [p for _, p in self.params], features)
+        try:
+            given = feature_list(features)
+            if features is not None and not given:
+                self._say("features-grad", "the features given to watch.losses() do not "
+                          "require grad: no loss can push on them, so no push is recorded")
+            if given:
+                gram = junction_gram(tensors, given, self.dtype)
+                if gram is None:
+                    self._say("features-reach", "no loss reaches the features given to "
+                              "watch.losses(): pass the tensor the heads read (the "
+                              "trunk's output); no push is recorded")
+                else:
+                    gram = gram.to(self.device)
+                    self._gram = gram if self._gram is None else self._gram + gram
+            held, self._nodes, fingerprint = saved_bytes(tensors, self._tensors, given)
+        except RuntimeError as exc:
+            if any(words in str(exc) for words in _FREED):
+                self._say("after-backward", "watch.losses() came after backward (the "
+                          "step's graph was already freed): call watch.losses before "
+                          "backward; this step's push and memory are not recorded")
+            else:
+                self._say("probe", f"measuring the push at step {self.steps} failed "
+                          f"({str(exc).splitlines()[0][:200]}); not recorded on that step")
+            return
         self._saved.append(held)
         if self._calls == 1 and fingerprint != self._last_graph_key:
             self._last_graph_key = fingerprint
-            graph = step_graph(losses, self.params, features)
-            self._writer.add_graph(self.steps, graph.to_dict())
+            graph = step_graph(losses, self.params, given)
+            if self._writer is not None:
+                self._writer.add_graph(self.steps, graph.to_dict())
 
-    def step(self) -> StepRecord:
+    def step(self) -> StepRecord | None:
         """After the user's backward, before optimizer.step(): record the step (its
-        gradients as they are now) and start the next. Returns what was recorded."""
+        gradients as they are now) and start the next. Returns what was recorded, or
+        None where nothing was (said why, once)."""
+        if self._ended:
+            return None
+        try:
+            return self._step()
+        except WatchError:
+            raise
+        except OSError as exc:
+            self._write_failed(exc)
+        except Exception as exc:   # the watch's own fault: never the user's loop's
+            self._say("step", f"watch.step() failed at step {self.steps} ({exc!r}); the "
+                      "training goes on")
+        self.steps += 1
+        self._new_step()
+        return None
+
+    def _step(self) -> StepRecord | None:
         values = self._values
         if not values or self._names is None:
-            raise RuntimeError("gradviz.watch: step() before losses(): call "
-                               "watch.losses({...}) before backward in each step")
+            self._say_no_losses()
+            self.steps += 1
+            self._last_call = "step"
+            return None
+        self._last_call = "step"
         grads = [p.grad for p in self._tensors]
         present = [g for g in grads if g is not None]
         norms = torch._foreach_norm(present) if present else []
         if self._calls == 1 and len(present) == len(grads) and self._gram is None and \
-                not self._saved and self._numbers_key is not None:
-            if values[0].is_cpu and (not norms or norms[0].is_cpu) and \
-                    all(map(_floating, values)):
-                # on the CPU each number read alone is cheaper than one stack and its
-                # read (no transfer to save); item() and tolist() give the same floats
-                # (an integer value is promoted by the stack: read there, as before)
-                numbers = [*map(_item, values), *map(_item, norms)]
-            else:   # the step's one transfer
-                numbers = gathered([*values, *norms], None, self.device).tolist()
-            record = self._usual(numbers)
-            self.steps += 1
-            self._values, self._calls = [], 0   # nothing else was set: not sampled
-            return record
-        # the step's one transfer
-        numbers = gathered([*values, *norms], self._gram, self.device).tolist()
-        record = self._record(numbers, grads, len(present) == len(grads))
-        self._writer.add_step(record, self._calls)
+                not self._saved and self._numbers_key is not None and self._scaler is None:
+            return self._usual(values, norms)
+        scale = self._scaler.scale_tensor() if self._scaler is not None else None
+        scalars = [*values, *norms] + ([] if scale is None else [scale])
+        numbers = gathered(scalars, self._gram, self.device).tolist()   # one transfer
+        if scale is not None:
+            scale_value = numbers.pop(len(scalars) - 1)
+        record = step_record(self.steps, self._names, self._param_names, self._calls,
+                             numbers, grads, len(present) == len(grads))
+        if self._saved:
+            record.saved_bytes, record.saved_bytes_peak = self._saved[-1], max(self._saved)
+            record.graph_nodes = self._nodes
+        if scale is not None:
+            record = self._as_unscaled(record, scale_value)
+        elif self.steps % self.every == 0 and self._scaler is None:
+            self._look_for_scaler()
+        if self._writer is not None:
+            self._writer.add_step(record, self._calls)
+            if self.steps % self.every == 0 and self._writer.gone():
+                self._write_failed(OSError(errno.ENOENT, "the folder was removed"))
         self.steps += 1
         self._new_step()
         return record
 
-    def _usual(self, numbers: list[float]) -> StepRecord:
+    def _usual(self, values: list, norms: Sequence[torch.Tensor]) -> StepRecord:
         """The usual step (one losses() call, every parameter with a .grad, not sampled),
         recorded, and handed to the writer as plain numbers, formatted later."""
+        if values[0].is_cpu and (not norms or norms[0].is_cpu) and \
+                all(map(_floating, values)):
+            # on the CPU each number read alone is cheaper than one stack and its
+            # read (no transfer to save); item() and tolist() give the same floats
+            # (an integer value is promoted by the stack: read there, as before)
+            numbers = [*map(_item, values), *map(_item, norms)]
+        else:   # the step's one transfer
+            numbers = gathered([*values, *norms], None, self.device).tolist()
         names = self._names or []
         k = len(names)
-        losses, norms = numbers[:k], numbers[k:]
+        losses, norm_values = numbers[:k], numbers[k:]
         total = sum(losses)   # as sum(record.losses.values()) adds them
-        global_norm = math.sqrt(sum([n * n for n in norms])) if norms else None
+        whole = global_norm(norm_values)
         record = StepRecord(step=self.steps, losses=dict(zip(names, losses)), total=total,
-                            grad_norms=dict(zip(self._param_names, norms)),
-                            global_grad_norm=global_norm)
-        if global_norm is None or self._numbers_key is None:
-            self._writer.add_step(record, 1)
-        else:
-            self._writer.add_numbers(self._numbers_key, self.steps, numbers, total,
-                                     global_norm, 1)
+                            grad_norms=dict(zip(self._param_names, norm_values)),
+                            global_grad_norm=whole)
+        writer = self._writer
+        if writer is not None:
+            if whole is None or self._numbers_key is None:
+                writer.add_step(record, 1)
+            else:
+                writer.add_numbers(self._numbers_key, self.steps, numbers, total, whole, 1)
+        self.steps += 1
+        self._values, self._calls = [], 0   # nothing else was set: not sampled
         return record
 
-    def _record(self, numbers: list[float], grads: list, complete: bool) -> StepRecord:
-        """complete: every parameter has a .grad (the usual step)."""
-        names, k, calls = self._names or [], len(self._names or []), self._calls
-        values = numbers[:k * calls]
-        # the step's loss: the mean over its losses() calls (one call: the value itself)
-        losses = dict(zip(names, values if calls == 1 else
-                          [sum(values[i::k]) / calls for i in range(k)]))
-        rest = numbers[k * calls:]
-        if complete:
-            measured, gram = rest[:len(grads)], rest[len(grads):]
-            norms: dict[str, float | None] = dict(zip(self._param_names, measured))
+    def _say_no_losses(self) -> None:
+        if self._last_call == "step":
+            self._say("step-twice", f"watch.step() was called again at step {self.steps} "
+                      "without watch.losses() since the last one: call watch.step() once "
+                      "per optimizer step, after its losses() and backward; this step is "
+                      "not recorded")
+        elif self._last_call != "losses":
+            self._say("step-first", "watch.step() came before any watch.losses(): call "
+                      "watch.losses({...}) before backward in each step; this step is "
+                      "not recorded")
+
+    def _as_unscaled(self, record: StepRecord, scale: float) -> StepRecord:
+        assert self._scaler is not None
+        norm = record.global_grad_norm
+        if self._scaler.unscaled():
+            return unscaled(record, 1.0, self._scaler.found_inf()) if scale else record
+        skipped = norm is None or not norm - norm == 0.0   # an inf or a NaN: skipped
+        return unscaled(record, scale, skipped)
+
+    def _look_for_scaler(self) -> None:
+        """A GradScaler in the user's loop that the watch was not told of: its norms
+        are the scaled ones, so say so (once)."""
+        if "scaled" in self._say.said:
+            return
+        scaler = scaler_in_callers(caller_frame(3))
+        if scaler is not None:
+            self._say("scaled", f"the gradients look scaled by a GradScaler (scale "
+                      f"{scaler.get_scale():g}): the norms recorded are the scaled ones; "
+                      "pass gradviz.watch(..., scaler=scaler) to record them unscaled")
+
+    def _write_failed(self, exc: OSError, at_close: bool = False) -> None:
+        """Recording stops (the training goes on): one line that says why and what to
+        do; the folder, where it still exists, says after which step."""
+        folder = getattr(self, "folder", self.out)
+        if exc.errno in DISK_FULL:
+            kind, why = "disk", f"the disk holding {folder} is full"
+            todo = "its steps so far are kept; free some space for the next run"
+        elif exc.errno == errno.ENOENT or not folder.is_dir():
+            kind, why = "removed", f"the run folder {folder} was removed"
+            todo = "the steps written before are gone with it"
         else:
-            present = iter(rest)
-            norms = {name: None if g is None else next(present)
-                     for name, g in zip(self._param_names, grads)}
-            measured, gram = [n for n in norms.values() if n is not None], list(present)
-        record = StepRecord(step=self.steps, losses=losses, total=sum(losses.values()),
-                            grad_norms=norms, global_grad_norm=math.sqrt(
-                                sum([n * n for n in measured])) if measured else None)
-        if gram:
-            push, record.cosine = gram_numbers(gram, k)
-            record.junction_grad_norms = dict(zip(names, push))
-        if self._saved:
-            record.saved_bytes, record.saved_bytes_peak = self._saved[-1], max(self._saved)
-            record.graph_nodes = self._nodes
-        return record
+            kind, why = "write", f"writing {folder} failed ({exc.strerror or exc})"
+            todo = "the steps written before are kept"
+        when = ("at the end" if at_close else f"when step {self.steps} was written"
+                if kind == "removed" else f"after step {self.steps - 1}")
+        self._say(kind, f"{why}: recording stopped {when} (the training goes on); {todo}")
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            writer.abandon(self.steps, why)
+            self._stopped_writer = writer   # its header still says how the run ends
+
+
+def _argument_problem(model: object, every: object, write_every: object,
+                      scaler: object) -> str | None:
+    if not isinstance(model, nn.Module):
+        return f"watch's model must be a torch.nn.Module, not {type(model).__name__}"
+    if isinstance(every, bool) or not isinstance(every, int) or every < 1:
+        return f"watch's every must be a whole number >= 1, not {every!r}"
+    if isinstance(write_every, bool) or not isinstance(write_every, (int, float)) \
+            or not 0 <= write_every <= 60:
+        return f"watch's write_every must be seconds from 0 to 60, not {write_every!r}"
+    if scaler is not None and not isinstance(scaler, torch.amp.GradScaler):
+        return f"watch's scaler must be a torch.amp.GradScaler, not {type(scaler).__name__}"
+    return None
 
 
 def watch(model: nn.Module, out: str | Path, every: int = DEFAULT_EVERY,
-          write_every: float = 0.0) -> Watch:
-    """Watch a training loop: `with gradviz.watch(model, out="runs/exp1") as watch:`,
-    then each step watch.losses({...}, features=z) before backward and watch.step()
-    after it, before optimizer.step(). Writes out (out/rank-N under torch.distributed):
-    each step's line before step() returns, so a killed script keeps every finished
-    step; with write_every=S (seconds, e.g. 0.1) a thread writes the lines a block at a
-    time every S seconds and the rest when the with block is left (also by an
-    exception): cheaper for the loop, and a kill loses the steps of its last S seconds."""
-    return Watch(model, out, every, write_every)
+          write_every: float = 0.0, *, scaler: torch.amp.GradScaler | None = None,
+          overwrite: bool = False, strict: bool = False) -> Watch:
+    """Watch a training loop: `watch = gradviz.watch(model, out="runs/exp1")` (or `with
+    gradviz.watch(...) as watch:`), then each step watch.losses({...}, features=z) before
+    backward and watch.step() after it, before optimizer.step(); watch.close() at the
+    end (or the with block's end; an unclosed watch is closed at interpreter exit).
+
+    Writes out (out/rank-N under torch.distributed); where out holds a run already, or
+    another process writes it, the next free sibling (out-1, out-2...) instead, said in
+    one line (overwrite=True replaces a run that is not being written). Each step's line
+    is written before step() returns, so a killed script keeps every finished step; with
+    write_every=S (seconds) a thread writes them a block at a time every S seconds.
+    scaler: the torch.amp.GradScaler of a mixed-precision loop (norms recorded
+    unscaled, the scale and skipped steps noted). Every failure of the watch's own is
+    one `gradviz:` line on stderr and the training goes on; strict=True raises
+    gradviz.WatchError instead."""
+    return Watch(model, out, every, write_every, scaler=scaler, overwrite=overwrite,
+                 strict=strict)

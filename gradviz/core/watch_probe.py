@@ -3,7 +3,8 @@ matrix, summed over a step's losses() calls) and the batched gradient norms, gat
 that one host transfer per step brings everything back."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Iterator, Sequence
 
 import torch
 
@@ -29,30 +30,58 @@ def feature_list(features: torch.Tensor | dict | None) -> list[torch.Tensor]:
 
 
 def junction_gram(losses: Sequence[torch.Tensor], features: list[torch.Tensor],
-                  dtype: torch.dtype) -> torch.Tensor:
-    """G[k, l] = <dL_k/dF, dL_l/dF>, F all the features flattened into one vector.
+                  dtype: torch.dtype) -> torch.Tensor | None:
+    """G[k, l] = <dL_k/dF, dL_l/dF>, F all the features flattened into one vector; None
+    where no loss reaches the features.
 
     torch.autograd.grad with retain_graph=True, before the user's backward: it walks
-    only from each loss down to the features, writes no .grad, registers no hook and
-    frees nothing, so the user's backward afterwards computes exactly what it would
-    have. (A hook on the features would see only the gradient of what the user
+    only from each loss down to the features, frees nothing and accumulates into no
+    parameter, so the user's backward afterwards computes exactly what it would have.
+    (A hook on the features would see only the gradient of what the user
     differentiates, the sum, not each loss's own.) A loss that does not reach the
-    features pushes a zero vector.
+    features pushes a zero vector. The features' own hooks and retained .grad are set
+    aside during the walk (features_set_aside): the user's hooks on them run, and their
+    .grad fills, only in the user's backward, as unwatched.
     """
-    rows = []
-    for loss in losses:
-        if not loss.requires_grad:
-            rows.append(torch.zeros(sum(f.numel() for f in features), dtype=dtype,
-                                    device=features[0].device))
-            continue
-        grads = torch.autograd.grad(loss, features, retain_graph=True, allow_unused=True)
-        flat = [(torch.zeros_like(f) if g is None else g).reshape(-1)
-                for g, f in zip(grads, features)]
-        rows.append(flat[0] if len(flat) == 1 else torch.cat(flat))
+    rows, reached = [], False
+    with features_set_aside(features):
+        for loss in losses:
+            grads = (torch.autograd.grad(loss, features, retain_graph=True,
+                                         allow_unused=True)
+                     if loss.requires_grad else [None] * len(features))
+            reached = reached or any(g is not None for g in grads)
+            flat = [(torch.zeros_like(f) if g is None else g).reshape(-1)
+                    for g, f in zip(grads, features)]
+            rows.append(flat[0] if len(flat) == 1 else torch.cat(flat))
+    if not reached:
+        return None
     # converted once, after stacking: the same numbers as row by row (a wider float
     # holds a narrower one exactly; mixed rows are promoted, exactly, by the stack)
     matrix = torch.stack(rows).to(dtype)
     return matrix @ matrix.T
+
+
+@contextlib.contextmanager
+def features_set_aside(features: list[torch.Tensor]) -> Iterator[None]:
+    """The features' tensor hooks emptied, and their .grad kept, for the walk: a tensor's
+    hooks (register_hook) live in its _backward_hooks dict, which autograd reads when it
+    runs them, and retain_grad's hook adds into .grad, which is put back afterwards.
+    Hooks on tensors inside the heads (between the features and a loss) cannot be
+    reached from here and still run during the walk (docs/watch.md says so)."""
+    kept = []
+    for f in features:
+        hooks = f._backward_hooks
+        kept.append((f, dict(hooks) if hooks else None, f.grad if f.retains_grad else None))
+        if hooks:
+            hooks.clear()
+    try:
+        yield
+    finally:
+        for f, hooks, grad in kept:
+            if hooks and f._backward_hooks is not None:
+                f._backward_hooks.update(hooks)
+            if f.retains_grad:
+                f.grad = grad
 
 
 def gathered(scalars: list[torch.Tensor], gram: torch.Tensor | None,

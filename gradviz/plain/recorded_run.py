@@ -13,9 +13,6 @@ from .history import History
 from .rank_agreement import gradient_line, loss_line
 from .watch_read import FolderFollower, RunFolderError, stream_folders
 
-# a stream whose writing process ended without finishing it (a kill): no step will come
-STOPPED = "its script stopped without finishing (its process is gone)"
-
 
 @dataclass
 class RunPoll:
@@ -99,13 +96,16 @@ class RecordedRun:
         model = self.header().get("model", "")
         where = f"{self.folder}" + (f" ({self.shown})" if self.shown else "")
         what = f"{model}, " if isinstance(model, str) and model else ""
-        stopped = reader is not None and reader.stopped
-        if history is None or not len(history):
-            return f"{where}: {what}no finished step yet; " + (
-                STOPPED if stopped else "following the folder")
+        state = "still being written" if reader is None else reader.state
+        empty = history is None or not len(history)
+        if state.startswith("still being written"):
+            state = ("following the folder" if empty else
+                     "following the folder as the script writes it") + state[19:]
+        elif state.startswith("stopped without finishing"):
+            state = "its script " + state
+        if history is None or empty:
+            return f"{where}: {what}no finished step yet; {state}"
         steps = history.column("step")
-        state = ("finished" if reader is not None and reader.finished else STOPPED
-                 if stopped else "following the folder as the script writes it")
         count = f"{len(history)} step" + ("" if len(history) == 1 else "s")
         return f"{where}: {what}{count} ({int(steps[0])} to {int(steps[-1])}); {state}"
 
@@ -115,19 +115,20 @@ class RecordedRun:
         histories = {n: h for n, h in self.follower.histories.items() if len(h)}
         if len(self.streams) < 2:
             return []
-        lines = [self._rank_line(name, histories.get(name)) for name in self.streams]
+        lines = [self._rank_line(name, histories.get(name), self.follower.readers[name].state)
+                 for name in self.streams]
         if len(histories) > 1:
             lines += [gradient_line(histories), loss_line(histories)]
         return lines
 
     @staticmethod
-    def _rank_line(name: str, history: History | None) -> str:
+    def _rank_line(name: str, history: History | None, state: str) -> str:
         last = None if history is None else history.last
         if last is None:
-            return f"{name}: no finished step yet"
+            return f"{name}: no finished step yet; {state}"
         losses = ", ".join(f"{k} {_number(v)}" for k, v in last.losses.items())
         return (f"{name}: step {last.step}: {losses} (total {_number(last.total)}); "
-                f"global grad norm {_number(last.global_grad_norm)}")
+                f"global grad norm {_number(last.global_grad_norm)}; {state}")
 
 
 def runs_below(folder: str | Path) -> list[Path]:

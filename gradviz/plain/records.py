@@ -98,6 +98,11 @@ class StepRecord:
     # ddp-ranks N: the all-reduces the ranks' DDP ran this step, as a communication hook
     # counted them (one per gradient bucket per synchronised backward); None: one process
     all_reduces: int | None = None
+    # a watch told of a torch.amp.GradScaler: the scale the step's gradients were scaled
+    # by (its norms are recorded unscaled), and whether scaler.step skips it (an inf or
+    # a NaN among them). Written only where set.
+    amp_scale: float | None = None
+    amp_skipped: bool | None = None
 
     def trunk_step_fields(self) -> dict[str, float | None]:
         """The step's length numbers, in the report's order."""
@@ -120,6 +125,8 @@ class StepRecord:
             "loss_change": self.loss_change, "loss_change_trunk": self.loss_change_trunk,
             "loss_change_head": self.loss_change_head, "all_reduces": self.all_reduces,
         }
+        if self.amp_scale is not None or self.amp_skipped is not None:
+            data.update(amp_scale=self.amp_scale, amp_skipped=self.amp_skipped)
         return _finite_or_none(data)
 
     def to_json(self, losses: str | None = None, total: str | None = None,
@@ -152,7 +159,13 @@ class StepRecord:
                 f'"loss_change": {_object(self.loss_change)}, '
                 f'"loss_change_trunk": {_object(self.loss_change_trunk)}, '
                 f'"loss_change_head": {_object(self.loss_change_head)}, '
-                f'"all_reduces": {_number(self.all_reduces)}}}')
+                f'"all_reduces": {_number(self.all_reduces)}{self._amp_json()}}}')
+
+    def _amp_json(self) -> str:
+        if self.amp_scale is None and self.amp_skipped is None:
+            return ""
+        return (f', "amp_scale": {_number(self.amp_scale)}, '
+                f'"amp_skipped": {_number(self.amp_skipped)}')
 
 
 def _events_json(events: list) -> str:

@@ -16,6 +16,7 @@ the last every_s seconds before it. While another thread holds Python's GIL thro
 from __future__ import annotations
 
 import collections
+import contextlib
 import os
 import threading
 from collections.abc import Callable
@@ -31,6 +32,7 @@ class StepFile:
         self._text = text
         self._fd: int | None = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC
                                        | os.O_APPEND, 0o666)
+        self._whole = 0   # bytes of whole lines written: a failed write is cut back to it
         # appended by the loop's thread, taken from the left under _lock by whichever
         # thread writes: deque's append and popleft are each atomic, so nothing added
         # while a block is written is lost or written twice, and blocks keep their order
@@ -61,11 +63,31 @@ class StepFile:
         assert self._thread is None, "write() is for a file written at once (every_s 0)"
         if self._fd is None:
             raise ValueError("steps.jsonl is closed")
-        data = text.encode("utf-8")
-        written = os.write(self._fd, data)
-        while written < len(data):   # a regular file takes it all at once; a short
-            data = data[written:]    # write goes on
-            written = os.write(self._fd, data)
+        self._write_whole(text.encode("utf-8"))
+
+    def _write_whole(self, data: bytes) -> None:
+        """data (whole lines) appended, or, where a write fails (a full disk), the file
+        cut back to its last whole line and the error raised: a reader never meets half
+        a line followed by more."""
+        assert self._fd is not None
+        try:
+            done = 0
+            while done < len(data):   # a regular file takes it all at once; a short
+                done += os.write(self._fd, data[done:])   # write goes on
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, self._whole)
+            raise
+        self._whole += len(data)
+
+    def gone(self) -> bool:
+        """Whether the file was removed (its folder deleted): writes would go nowhere."""
+        if self._fd is None:
+            return False
+        try:
+            return os.fstat(self._fd).st_nlink == 0
+        except OSError:
+            return True
 
     def flush(self) -> None:
         """Everything kept, written now (one os.write, or more where one writes part)."""
@@ -74,9 +96,7 @@ class StepFile:
                 return
             kept = self._kept
             items = [kept.popleft() for _ in range(len(kept))]
-            data = self._text(items).encode("utf-8")
-            while data:   # a regular file takes it all at once; a short write goes on
-                data = data[os.write(self._fd, data):]
+            self._write_whole(self._text(items).encode("utf-8"))
 
     def _write_every(self) -> None:
         while not self._stop.wait(self.every_s):
@@ -84,6 +104,19 @@ class StepFile:
                 self.flush()
             except OSError as exc:   # a full disk: the loop hears of it at its next step
                 self._error = exc
+
+    def discard(self) -> None:
+        """Stop the writing thread and close the file without writing what is kept
+        (recording stopped: the file keeps its last whole line)."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        with self._lock:
+            self._kept.clear()
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
 
     def close(self) -> None:
         """Stop the writing thread, write what is kept and close the file (closed even

@@ -13,6 +13,7 @@ from .events import Event
 from .history import History
 from .records import BackwardRecord, StepRecord
 from .stream_writer_process import writer_gone
+from .watch_end import end_words
 from .watch_stream import GRAPHS, HEADER, STEPS
 
 # beside a `gradviz run --out` folder's report.json: its last step's graph, in the plain
@@ -153,6 +154,15 @@ class StreamReader:
         """Whether the stream ended without finishing: its writing process is gone (a
         kill, the out-of-memory killer), so no step will come (stream_writer_process)."""
         return not self.finished and self.header is not None and writer_gone(self.header)
+
+
+    @property
+    def state(self) -> str:
+        """How the stream stands, in words: finished, ended by an exception or a signal
+        (which), stopped (its process gone), or still being written (watch_end)."""
+        if self._report_done:
+            return "finished"
+        return end_words(self.header, self.stopped)
 
 
 def stream_folders(folder: str | Path) -> dict[str, Path]:

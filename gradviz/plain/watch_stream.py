@@ -10,6 +10,8 @@ its newline, the one a kill can cut).
 """
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import math
 import secrets
@@ -29,6 +31,8 @@ GRAPHS = "graphs.jsonl"
 WATCH_FORMAT = 1    # the header's "gradviz_watch": this layout of the three files
 
 
+# a write refused for want of room: the disk, or the user's quota
+DISK_FULL = frozenset({errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)})
 _NOT_FINITE = frozenset({"nan", "inf", "-inf"})
 _FLOATS = {float}
 _isfinite = math.isfinite
@@ -86,7 +90,8 @@ class StepLines:
                 r.graph_nodes, r.z_grad_norm, r.update_cosine, r.trunk_walks,
                 r.backward_seconds, r.trunk_grad_norm, r.trunk_step, r.trunk_step_vs_sum,
                 r.loss_change, r.loss_change_trunk, r.loss_change_head,
-                r.all_reduces).count(None) != 16 or type(micro_batches) is not int:
+                r.all_reduces, r.amp_scale, r.amp_skipped).count(None) != 18 \
+                or type(micro_batches) is not int:
             return None
         template = self._template(tuple(r.losses), tuple(norms))
         try:   # a None norm (no .grad) or a number not a float: the general path
@@ -152,9 +157,10 @@ class StepLines:
 class StreamWriter:
     """The three files of one stream (one process, or one rank) in folder.
 
-    A new stream replaces an older one in the same folder: steps.jsonl and graphs.jsonl
-    are emptied first, then the header with a new run id is put in place, so a reader
-    that sees the new id knows every line it reads from then on is this run's.
+    The folder is the caller's to choose (watch_claim: never another's). Where it held a
+    stream (overwrite=True), steps.jsonl and graphs.jsonl are emptied first, then the
+    header with a new run id is put in place, so a reader that sees the new id knows
+    every line it reads from then on is this run's.
 
     every_s: 0 writes each step's line before add_step() returns; above 0, steps'
     lines are written by a thread every every_s seconds, and the rest by flush() and
@@ -177,7 +183,7 @@ class StreamWriter:
         self.folder.mkdir(parents=True, exist_ok=True)
         self._steps = StepFile(self.folder / STEPS, self._line.block, self.every_s)
         self._graphs = open(self.folder / GRAPHS, "w", encoding="utf-8")
-        write_text(self.folder / HEADER, json.dumps(self.header, allow_nan=False) + "\n")
+        self.write_header()
         return self
 
     def add_step(self, record: StepRecord, micro_batches: int) -> None:
@@ -214,15 +220,50 @@ class StreamWriter:
         self._graphs.write(json.dumps({"step": step, "graph": graph}, allow_nan=False) + "\n")
         self._graphs.flush()
 
-    def close(self, steps: int) -> None:
+    def gone(self) -> bool:
+        """Whether the stream's files were removed under it (its folder deleted)."""
+        return self._steps is not None and self._steps.gone()
+
+    def close(self, steps: int, ended: dict | None = None) -> None:
         """Write what is kept, close the files and say in the header that the run ended,
-        after how many steps."""
+        after how many steps, and how (ended: {"how": "finished" | "exception" |
+        "signal", "what": words}; the reader shows it)."""
         try:
             if self._steps is not None:
                 self._steps.close()
         finally:
-            if self._graphs is not None:
-                self._graphs.close()
-            self._steps = self._graphs = None
-        self.header.update(finished=time.time(), steps=steps)
-        write_text(self.folder / HEADER, json.dumps(self.header, allow_nan=False) + "\n")
+            self._close_files()
+            self.header.update(finished=time.time(), steps=steps,
+                               ended=ended or {"how": "finished"})
+            self.write_header()
+
+    def abandon(self, steps: int, why: str) -> None:
+        """Stop writing (a full disk, a removed folder): the files are closed as they
+        are (steps.jsonl ends with its last whole line) and the header, where it can
+        still be written, says after which step recording stopped, and why."""
+        self._close_files(keep=False)
+        self.header["recording_stopped"] = {"steps": steps, "why": why}
+        with contextlib.suppress(OSError):
+            self.write_header()
+
+    def _close_files(self, keep: bool = True) -> None:
+        steps, graphs, self._steps, self._graphs = self._steps, self._graphs, None, None
+        with contextlib.suppress(OSError):
+            if steps is not None and not keep:
+                steps.discard()
+        with contextlib.suppress(OSError):
+            if graphs is not None:
+                graphs.close()
+
+    def write_header(self) -> None:
+        """The header, replaced whole; where the disk has no room for its new copy, it
+        is rewritten in place (the few hundred bytes fit where the old ones were)."""
+        text = json.dumps(self.header, allow_nan=False) + "\n"
+        try:
+            write_text(self.folder / HEADER, text)
+        except OSError as exc:
+            if exc.errno not in DISK_FULL:
+                raise
+            with open(self.folder / HEADER, "r+", encoding="utf-8") as f:
+                f.write(text)
+                f.truncate()

@@ -18,16 +18,14 @@ def _number(value: float | None) -> str:
 def _stream_lines(name: str, records: list[StepRecord], reader: StreamReader) -> list[str]:
     label = name or "run"
     if not records:
-        return [f"{label}: no finished step yet"]
+        return [f"{label}: no finished step yet; {reader.state}"]
     last = records[-1]
     micro = set(reader.micro_batches)
     count = f"{len(records)} step" + ("" if len(records) == 1 else "s")
     lines = [f"{label}: {count} ({records[0].step} to {last.step})"
              + ("" if micro == {1} else f", {'/'.join(map(str, sorted(micro)))} losses() "
                 "calls per step (accumulation)")
-             + ("; finished" if reader.finished else
-                "; stopped without finishing (its process is gone)" if reader.stopped
-                else "; still being written"),
+             + f"; {reader.state}",
              "  last losses: " + ", ".join(f"{k} {_number(v)}" for k, v in last.losses.items())
              + f" (total {_number(last.total)}); global grad norm "
              + _number(last.global_grad_norm)]

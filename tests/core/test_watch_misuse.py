@@ -1,6 +1,9 @@
-"""A wrong call to gradviz.watch raises one clear error and records nothing of itself:
-the steps after it are recorded as if it had not been made."""
+"""A wrong call to gradviz.watch is one `gradviz:` line on stderr, said once, named at the
+first step, and the training goes on: the steps after it are recorded as if it had not
+been made (strict=True raises gradviz.WatchError with the same line instead)."""
 from __future__ import annotations
+
+import re
 
 import pytest
 import torch
@@ -9,30 +12,112 @@ import gradviz
 from gradviz.plain.watch_read import StreamReader
 
 
-def test_a_refused_losses_call_leaves_the_step_as_it_was(tmp_path):
+def _gradviz_lines(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.startswith("gradviz:")]
+
+
+def _two_losses(model, step):
+    out = model(torch.full((4, 3), float(step)))
+    return out, out[:, 0].mean(), out[:, 1].pow(2).mean()
+
+
+def test_a_refused_losses_call_is_one_line_and_the_steps_are_recorded(tmp_path, capsys):
     model = torch.nn.Linear(3, 2)
     expected = []
     with gradviz.watch(model, out=tmp_path) as watch:
         for step in range(3):
-            out = model(torch.full((4, 3), float(step)))
-            a, b = out[:, 0].mean(), out[:, 1].pow(2).mean()
-            with pytest.raises(TypeError, match="scalar"):
-                watch.losses({"a": a, "b": out[:, 1]})   # b is not a scalar
+            out, a, b = _two_losses(model, step)
+            watch.losses({"a": a, "b": out[:, 1]})   # b is not a scalar
             if step:
-                with pytest.raises(ValueError, match="same names"):
-                    watch.losses({"b": b, "a": a})
+                watch.losses({"b": b, "a": a})       # names in another order
             watch.losses({"a": a, "b": b})
             (a + b).backward()
             record = watch.step()
+            assert record is not None
             assert record.losses == {"a": a.item(), "b": b.item()}
-            assert record.total == a.item() + b.item()
             expected.append({"a": a.item(), "b": b.item()})
             model.zero_grad()
     assert [r.losses for r in StreamReader(tmp_path).read()] == expected
+    assert _gradviz_lines(capsys.readouterr().err) == [
+        "gradviz: watch.losses() got a tensor of shape (4,) for 'b': each loss must be a "
+        "scalar tensor (e.g. loss.mean()); this call is not recorded (the training goes on)",
+        "gradviz: watch.losses() got ['b', 'a']; this run's losses are ['a', 'b'] (the same "
+        "names, in the same order); this call is not recorded (the training goes on)"]
 
 
 @pytest.mark.parametrize("value", [-0.1, 61, True, "0.1", float("nan")])
-def test_a_write_spacing_that_is_not_seconds_is_refused_by_name(tmp_path, value):
-    with pytest.raises(ValueError, match="write_every must be seconds from 0 to 60"):
-        gradviz.watch(torch.nn.Linear(3, 2), out=tmp_path, write_every=value)
-    assert not (tmp_path / "steps.jsonl").exists()
+def test_a_write_spacing_that_is_not_seconds_is_named_and_nothing_is_written(
+        tmp_path, value, capsys):
+    watch = gradviz.watch(torch.nn.Linear(3, 2), out=tmp_path / "run", write_every=value)
+    watch.close()
+    assert _gradviz_lines(capsys.readouterr().err) == [
+        f"gradviz: watch's write_every must be seconds from 0 to 60, not {value!r}; this "
+        "run is not recorded (the training goes on)"]
+    assert not (tmp_path / "run").exists()
+    with pytest.raises(gradviz.WatchError, match="write_every must be seconds"):
+        gradviz.watch(torch.nn.Linear(3, 2), out=tmp_path / "run", write_every=value,
+                      strict=True)
+
+
+def _loop(watch, model, steps, misuse):
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for step in range(steps):
+        out, a, b = _two_losses(model, step)
+        if misuse == "after-backward":
+            (a + b).backward()
+            watch.losses({"a": a, "b": b}, features=out)
+        elif misuse == "features-unreached":
+            watch.losses({"a": a, "b": b}, features=torch.ones(3, requires_grad=True) * 2)
+            (a + b).backward()
+        else:
+            watch.losses({"a": a, "b": b})
+            (a + b).backward()
+        if misuse != "no-step":
+            watch.step()
+        if misuse == "step-twice":
+            watch.step()
+        opt.step()
+        opt.zero_grad()
+
+
+MISUSE_LINES = {
+    "after-backward": "gradviz: watch.losses() came after backward (the step's graph was "
+                      "already freed): call watch.losses before backward; this step's push "
+                      "and memory are not recorded",
+    "features-unreached": "gradviz: no loss reaches the features given to watch.losses(): "
+                          "pass the tensor the heads read (the trunk's output); no push is "
+                          "recorded",
+    "step-twice": "gradviz: watch.step() was called again at step 1 without watch.losses() "
+                  "since the last one: call watch.step() once per optimizer step, after its "
+                  "losses() and backward; this step is not recorded",
+    "no-step": "gradviz: watch.losses() was called 3 time(s) after the last watch.step(): "
+               "those losses are not recorded; call watch.step() after backward in each "
+               "step",
+}
+
+
+@pytest.mark.parametrize("misuse", sorted(MISUSE_LINES))
+def test_each_misuse_is_one_line_at_the_first_step_and_the_training_is_unchanged(
+        tmp_path, capsys, misuse):
+    torch.manual_seed(0)
+    bare = torch.nn.Linear(3, 2)
+    watched = torch.nn.Linear(3, 2)
+    watched.load_state_dict(bare.state_dict())
+
+    class NoWatch:
+        def losses(self, *a, **k): pass
+        def step(self): pass
+
+    _loop(NoWatch(), bare, 3, misuse)
+    with gradviz.watch(watched, out=tmp_path / "run", every=1) as watch:
+        _loop(watch, watched, 3, misuse)
+        if misuse != "no-step":
+            assert _gradviz_lines(capsys.readouterr().err) == [MISUSE_LINES[misuse]]
+    if misuse == "no-step":
+        assert _gradviz_lines(capsys.readouterr().err) == [MISUSE_LINES[misuse]]
+    for p, q in zip(bare.parameters(), watched.parameters()):
+        assert torch.equal(p, q)
+    with pytest.raises(gradviz.WatchError, match="^" + re.escape(MISUSE_LINES[misuse][:40])):
+        with gradviz.watch(torch.nn.Linear(3, 2), out=tmp_path / "strict", every=1,
+                           strict=True) as watch:
+            _loop(watch, torch.nn.Linear(3, 2), 3, misuse)

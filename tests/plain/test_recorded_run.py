@@ -93,8 +93,8 @@ def test_ranks_side_by_side_agree_with_different_losses(tmp_path):
     run = _ranks(tmp_path, [0.5, 0.5], a_other=3.0)
     assert run.streams == ["rank-0", "rank-1"] and run.shown == "rank-0"
     assert run.rank_lines() == [
-        "rank-0: step 1: a 2, b 2 (total 4); global grad norm 0.5",
-        "rank-1: step 1: a 4, b 2 (total 6); global grad norm 0.5",
+        "rank-0: step 1: a 2, b 2 (total 4); global grad norm 0.5; still being written",
+        "rank-1: step 1: a 4, b 2 (total 6); global grad norm 0.5; still being written",
         "ranks agree: equal gradient norms at all 2 steps they share",
         "losses: different per rank at 2 of 2 steps (as they are when each rank reads "
         "its own batch)"]
