@@ -14,6 +14,7 @@ from ..plain.config import Config
 from ..plain.graph_data import LOSS, TOTAL
 from ..plain.jd_names import AGGREGATING, pcgrad_seed
 from ..plain.walk_cache import CHAINED, DETACHED, FRESH
+from . import file_fault
 from .data import MultiTaskData
 from .ddp_session import DdpRanks
 from .devices import other_device
@@ -98,22 +99,19 @@ class StepForward(DdpRanks):
 
     def _event(self, exc: BaseException, step: int, phase: str, call: str) -> ev.Event:
         situation = ev.situation(self.config, other_device(self.device).type)
-        path = self.model_file.path if self.model_file is not None else None
-        lines = [] if path is None else \
-            file_traceback(exc, path) or file_traceback(exc.__cause__, path)
-        if not lines:
+        model_file = self.model_file
+        # batch()'s error comes wrapped in a ModelFileError: its cause is what the file raised
+        raised = None if model_file is None else next(
+            (e for e in (exc, exc.__cause__) if file_traceback(e, model_file.path)), None)
+        if model_file is None or raised is None:
             return ev.from_exception(exc, step, phase, call, situation)
-        # the model file's own code raised (PyTorch, where a torch call in it refused)
-        assert self.model_file is not None
-        source = ev.who_raised(exc)
-        if source != ev.PYTORCH:
-            source = f"model file {self.model_file.named}"
-        event = ev.from_exception(exc, step, phase, call, situation, source)
-        title = ("Your model file raised an error" if event.title in
-                 (ev.GENERIC_TITLE, f"{source} raised an error") else event.title)
+        # its traceback passes through the model file's code: who raised it there, and where
+        event = ev.from_exception(exc, step, phase, call, situation,
+                                  file_fault.who_raised(raised, model_file.named))
+        event = file_fault.file_event(event, raised, model_file.path, model_file.named)
         # its frames (file:line), as the user's traceback
-        return dataclasses.replace(event, title=title,
-                                   message="\n".join([event.message, *lines]))
+        lines = file_traceback(raised, model_file.path)
+        return dataclasses.replace(event, message="\n".join([event.message, *lines]))
 
     def _forward(self, cfg: Config, step: int, micro: int, x: torch.Tensor,
                  targets: list[torch.Tensor],
