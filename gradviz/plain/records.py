@@ -98,6 +98,12 @@ class StepRecord:
     # ddp-ranks N: the all-reduces the ranks' DDP ran this step, as a communication hook
     # counted them (one per gradient bucket per synchronised backward); None: one process
     all_reduces: int | None = None
+    # sampled steps of a watch: per parameter, a few fixed random projections of its
+    # .grad (core.grad_fingerprint), None where the .grad was None: ranks holding the
+    # same gradient hold the same numbers, so their gradients (not only their norms)
+    # can be compared. Left out of the step's JSON where not measured, so that every
+    # other step's line is the one it always was
+    grad_fingerprint: dict[str, list[float] | None] | None = None
 
     def trunk_step_fields(self) -> dict[str, float | None]:
         """The step's length numbers, in the report's order."""
@@ -120,6 +126,8 @@ class StepRecord:
             "loss_change": self.loss_change, "loss_change_trunk": self.loss_change_trunk,
             "loss_change_head": self.loss_change_head, "all_reduces": self.all_reduces,
         }
+        if self.grad_fingerprint is not None:
+            data["grad_fingerprint"] = self.grad_fingerprint
         return _finite_or_none(data)
 
     def to_json(self, losses: str | None = None, total: str | None = None,
@@ -152,7 +160,9 @@ class StepRecord:
                 f'"loss_change": {_object(self.loss_change)}, '
                 f'"loss_change_trunk": {_object(self.loss_change_trunk)}, '
                 f'"loss_change_head": {_object(self.loss_change_head)}, '
-                f'"all_reduces": {_number(self.all_reduces)}}}')
+                f'"all_reduces": {_number(self.all_reduces)}'
+                + ("" if self.grad_fingerprint is None else
+                   f', "grad_fingerprint": {_object(self.grad_fingerprint)}') + "}")
 
 
 def _events_json(events: list) -> str:
