@@ -183,8 +183,9 @@ def add_report(subparsers) -> None:
         "report", help="a run folder (gradviz.watch's or gradviz run --out's) in a few lines",
         description="Print a run folder's steps, last losses, the parameters without a "
                     "gradient, the last push at the features and, across ranks, whether "
-                    "their gradients agree. Reads the folder as it is now (a watched "
-                    "script may still be writing it).")
+                    "their gradient norms agree at every step and their gradient "
+                    "fingerprints at the sampled steps. Reads the folder as it is now (a "
+                    "watched script may still be writing it).")
     p.add_argument("folder", metavar="DIR", help="the folder gradviz.watch(out=DIR) or "
                                                   "gradviz run --out DIR wrote")
     p.set_defaults(func=_later("report"))

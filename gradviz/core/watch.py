@@ -25,6 +25,7 @@ from ..plain.watch_complaints import Complaints, WatchError
 from ..plain.watch_end import exception_end
 from ..plain.watch_metrics import write_metrics
 from ..plain.watch_stream import DISK_FULL, StreamWriter
+from .grad_fingerprint import GradFingerprint
 from .watch_amp import ScalerState, caller_frame, scaler_in_callers
 from .watch_graph import saved_bytes, step_graph
 from .watch_probe import feature_list, gathered, junction_gram, number_dtype
@@ -75,6 +76,7 @@ class Watch:
         self.params = list(unwrapped(model).named_parameters())
         self._tensors = [p for _, p in self.params]
         self._param_names = [name for name, _ in self.params]
+        self._fingerprint = GradFingerprint(self.params)
         first = next((p for _, p in self.params), None)
         self.device = first.device if first is not None else torch.device("cpu")
         self.dtype = number_dtype(self.device)
@@ -310,11 +312,21 @@ class Watch:
             return self._usual(values, norms)
         scale = self._scaler.scale_tensor() if self._scaler is not None else None
         scalars = [*values, *norms] + ([] if scale is None else [scale])
-        numbers = gathered(scalars, self._gram, self.device).tolist()   # one transfer
+        # a sampled step: each gradient's fingerprint too, so that ranks compare their
+        # gradients, not only their norms (a gradient with its sign flipped has the
+        # same norm)
+        prints = self._fingerprint(grads) if self.steps % self.every == 0 else None
+        numbers = gathered(scalars, self._gram, self.device, prints).tolist()   # one transfer
+        printed: list[float] = []
+        if prints is not None:
+            cut = len(numbers) - prints.numel()
+            numbers, printed = numbers[:cut], numbers[cut:]
         if scale is not None:
             scale_value = numbers.pop(len(scalars) - 1)
         record = step_record(self.steps, self._names, self._param_names, self._calls,
                              numbers, grads, len(present) == len(grads))
+        if prints is not None:
+            record.grad_fingerprint = self._fingerprint.named(printed, grads)
         if self._saved:
             record.saved_bytes, record.saved_bytes_peak = self._saved[-1], max(self._saved)
             record.graph_nodes = self._nodes

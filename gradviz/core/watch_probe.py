@@ -85,12 +85,13 @@ def features_set_aside(features: list[torch.Tensor]) -> Iterator[None]:
 
 
 def gathered(scalars: list[torch.Tensor], gram: torch.Tensor | None,
-             device: torch.device) -> torch.Tensor:
-    """The step's 0-dim numbers (and the Gram matrix, where sampled) in one tensor, so
-    one host transfer brings them all. The usual case, all of one device and dtype and
-    no Gram matrix, is one stack: values keep their own dtype (a float32 read as a
-    Python float is exact)."""
-    if gram is None:
+             device: torch.device, tail: torch.Tensor | None = None) -> torch.Tensor:
+    """The step's 0-dim numbers (and the Gram matrix, where sampled, then tail, a 1-D
+    tensor such as the gradients' fingerprint) in one tensor, so one host transfer
+    brings them all. The usual case, all of one device and dtype and nothing after
+    them, is one stack: values keep their own dtype (a float32 read as a Python float
+    is exact)."""
+    if gram is None and tail is None:
         try:   # one stack (mixed float dtypes are promoted); a value elsewhere raises
             return torch.stack(scalars)
         except RuntimeError:
@@ -100,7 +101,8 @@ def gathered(scalars: list[torch.Tensor], gram: torch.Tensor | None,
         flat = torch.stack(scalars).to(device, dtype)
     except RuntimeError:   # values on different devices: each moved first
         flat = torch.stack([s.to(device, dtype) for s in scalars])
-    return flat if gram is None else torch.cat([flat, gram.to(device, dtype).reshape(-1)])
+    after = [t.to(device, dtype).reshape(-1) for t in (gram, tail) if t is not None]
+    return torch.cat([flat, *after]) if after else flat
 
 
 def gram_numbers(gram: list[float], k: int) -> tuple[list[float], list[list[float]]]:

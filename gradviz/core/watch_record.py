@@ -47,5 +47,8 @@ def unscaled(record: StepRecord, scale: float, skipped: bool) -> StepRecord:
                              for k, v in record.grad_norms.items()}
         record.global_grad_norm = global_norm(
             [v for v in record.grad_norms.values() if v is not None])
+    if record.grad_fingerprint is not None:   # projections: linear in the gradient
+        record.grad_fingerprint = {k: None if v is None else [x / scale for x in v]
+                                   for k, v in record.grad_fingerprint.items()}
     record.amp_scale, record.amp_skipped = scale, skipped
     return record

@@ -8,7 +8,9 @@ whose .grad was None (no gradient reached it) is NaN there too, and 1.0 in the
 "grad_missing" column (0.0 where it had a gradient, NaN where not sampled), so no
 gradient is never drawn as a zero one. The per-step probes sampled with the update
 cosine (trunk_grad_norm, trunk_step, trunk_step_vs_sum, loss_change*) are NaN where not
-sampled (and trunk_grad_norm where the trunk had no gradient).
+sampled (and trunk_grad_norm where the trunk had no gradient). A watch's gradient
+fingerprints, recorded on its sampled steps only, are kept beside the columns, one array
+per step that has them.
 """
 from __future__ import annotations
 
@@ -69,6 +71,11 @@ class History:
         # None for a parameter whose .grad was None (not 0.0: no gradient at all)
         self.last_grad_norms: dict[str, float | None] = {}
         self._measured: dict[tuple[str, int | None], MeasuredPoints] = {}
+        # the steps that recorded a gradient fingerprint (a watch's sampled steps), and
+        # each one's numbers as a (parameters, projections) array, NaN where the .grad
+        # was None: kept apart, not as a column, since only every few steps have one
+        self.fingerprint_steps: list[int] = []
+        self.fingerprints: list[np.ndarray] = []
 
     def __len__(self) -> int:
         return self._n
@@ -152,6 +159,8 @@ class History:
             norms = [r.grad_norms.get(p, np.nan) for p in self.param_names]
             d["grad_norms"][i] = [np.nan if n is None else n for n in norms]
             d["grad_missing"][i] = [n is None for n in norms]
+        if isinstance(r.grad_fingerprint, dict):
+            self._append_fingerprint(r.step, r.grad_fingerprint)
         self.last = r
         self._n += 1
 
@@ -167,6 +176,23 @@ class History:
             self._data[name][i] = row
             last[name] = np.array(row, dtype=float)
         self.last_loss_change = last
+
+    def _append_fingerprint(self, step: int, prints: dict[str, list[float] | None]
+                            ) -> None:
+        # one width per history (the first step's), so the arrays stack; a step whose
+        # lists are of another length (no watch writes one) is all NaN
+        width = self.fingerprints[0].shape[1] if self.fingerprints else max(
+            (len(v) for v in prints.values() if isinstance(v, list)), default=0)
+        rows = np.full((len(self.param_names), width), np.nan)
+        for j, name in enumerate(self.param_names):
+            numbers = prints.get(name)
+            if isinstance(numbers, list) and len(numbers) == width:
+                try:   # null is NaN; a number that is none (a foreign file): left NaN
+                    rows[j] = [np.nan if n is None else float(n) for n in numbers]
+                except (TypeError, ValueError):
+                    pass
+        self.fingerprint_steps.append(step)
+        self.fingerprints.append(rows)
 
     def extend(self, records) -> None:
         for r in records:

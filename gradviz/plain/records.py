@@ -103,6 +103,12 @@ class StepRecord:
     # a NaN among them). Written only where set.
     amp_scale: float | None = None
     amp_skipped: bool | None = None
+    # sampled steps of a watch: per parameter, a few fixed random projections of its
+    # .grad (core.grad_fingerprint), None where the .grad was None: ranks holding the
+    # same gradient hold the same numbers, so their gradients (not only their norms)
+    # can be compared. Left out of the step's JSON where not measured, so that every
+    # other step's line is the one it always was
+    grad_fingerprint: dict[str, list[float] | None] | None = None
 
     def trunk_step_fields(self) -> dict[str, float | None]:
         """The step's length numbers, in the report's order."""
@@ -127,6 +133,8 @@ class StepRecord:
         }
         if self.amp_scale is not None or self.amp_skipped is not None:
             data.update(amp_scale=self.amp_scale, amp_skipped=self.amp_skipped)
+        if self.grad_fingerprint is not None:
+            data["grad_fingerprint"] = self.grad_fingerprint
         return _finite_or_none(data)
 
     def to_json(self, losses: str | None = None, total: str | None = None,
@@ -159,7 +167,9 @@ class StepRecord:
                 f'"loss_change": {_object(self.loss_change)}, '
                 f'"loss_change_trunk": {_object(self.loss_change_trunk)}, '
                 f'"loss_change_head": {_object(self.loss_change_head)}, '
-                f'"all_reduces": {_number(self.all_reduces)}{self._amp_json()}}}')
+                f'"all_reduces": {_number(self.all_reduces)}{self._amp_json()}'
+                + ("" if self.grad_fingerprint is None else
+                   f', "grad_fingerprint": {_object(self.grad_fingerprint)}') + "}")
 
     def _amp_json(self) -> str:
         if self.amp_scale is None and self.amp_skipped is None:

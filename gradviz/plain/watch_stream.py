@@ -90,7 +90,8 @@ class StepLines:
                 r.graph_nodes, r.z_grad_norm, r.update_cosine, r.trunk_walks,
                 r.backward_seconds, r.trunk_grad_norm, r.trunk_step, r.trunk_step_vs_sum,
                 r.loss_change, r.loss_change_trunk, r.loss_change_head,
-                r.all_reduces, r.amp_scale, r.amp_skipped).count(None) != 18 \
+                r.all_reduces, r.amp_scale, r.amp_skipped,
+                r.grad_fingerprint).count(None) != 19 \
                 or type(micro_batches) is not int:
             return None
         template = self._template(tuple(r.losses), tuple(norms))

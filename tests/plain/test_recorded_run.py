@@ -95,7 +95,8 @@ def test_ranks_side_by_side_agree_with_different_losses(tmp_path):
     assert run.rank_lines() == [
         "rank-0: step 1: a 2, b 2 (total 4); global grad norm 0.5; still being written",
         "rank-1: step 1: a 4, b 2 (total 6); global grad norm 0.5; still being written",
-        "ranks agree: equal gradient norms at all 2 steps they share",
+        "ranks agree: equal gradient norms at all 2 steps they share (norms only: no "
+        "gradient fingerprints recorded)",
         "losses: different per rank at 2 of 2 steps (as they are when each rank reads "
         "its own batch)"]
     run.show("rank-1")
@@ -104,11 +105,11 @@ def test_ranks_side_by_side_agree_with_different_losses(tmp_path):
     assert list(run.history.column("losses")[:, 0]) == [3.0, 4.0]
 
 
-def test_ranks_whose_gradients_differ_are_named(tmp_path):
+def test_ranks_whose_gradient_norms_differ_are_named(tmp_path):
     run = _ranks(tmp_path, [0.5, 0.75])
     lines = run.rank_lines()
-    assert lines[2] == ("ranks disagree: step 1, w: rank-0 0.5, rank-1 0.75 (after DDP's "
-                        "all-reduce every rank's gradient would be the same)")
+    assert lines[2] == ("ranks disagree: step 1, w: gradient norm rank-0 0.5, rank-1 0.75 "
+                        "(after DDP's all-reduce every rank's gradient would be the same)")
     assert lines[3] == "losses: equal on every rank at all 2 steps they share"
 
 

@@ -31,9 +31,10 @@ def test_one_stream(tmp_path):
 
 
 @pytest.mark.parametrize("other, verdict", [
-    ([1.0, 2.0], "ranks agree: equal gradient norms at all 2 steps they share"),
-    ([1.0, 2.5], "ranks disagree: step 1, w: rank-0 2, rank-1 2.5 (after DDP's all-reduce "
-              "every rank's gradient would be the same)")])
+    ([1.0, 2.0], "ranks agree: equal gradient norms at all 2 steps they share (norms "
+              "only: no gradient fingerprints recorded)"),
+    ([1.0, 2.5], "ranks disagree: step 1, w: gradient norm rank-0 2, rank-1 2.5 (after "
+              "DDP's all-reduce every rank's gradient would be the same)")])
 def test_ranks_agree_or_not(tmp_path, capsys, other, verdict):
     _write(tmp_path / "rank-0", [1.0, 2.0])
     _write(tmp_path / "rank-1", other)

@@ -75,7 +75,8 @@ def test_ranks_side_by_side(qtbot, open_run, tmp_path):
     qtbot.waitUntil(lambda: _totals(w) == [3.0, 4.0], timeout=WAIT_MS)
     assert w.header.streams.isVisible() and w.header.streams.currentText() == "rank-0"
     lines = w.header.ranks.text().splitlines()
-    assert lines[2] == "ranks agree: equal gradient norms at all 2 steps they share"
+    assert lines[2] == ("ranks agree: equal gradient norms at all 2 steps they share "
+                        "(norms only: no gradient fingerprints recorded)")
     assert w.loss_plot.ghost_label == "rank-1 (dashed)"   # the other rank, dashed
     assert w.grad_bars._title.text().startswith(
         "Gradient norm per parameter: rank-0 | rank-1 (pale)")
