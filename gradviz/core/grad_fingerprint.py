@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import math
 import zlib
+from collections.abc import Sequence
 
 import torch
 
@@ -58,7 +59,7 @@ def _exact_products(device: torch.device) -> contextlib.AbstractContextManager:
 class GradFingerprint:
     """Made once from the named parameters; called on a step's gradients."""
 
-    def __init__(self, named_params: list[tuple[str, torch.Tensor]]):
+    def __init__(self, named_params: Sequence[tuple[str, torch.Tensor]]):
         self.names = [name for name, _ in named_params]
         self._shapes = [matrix_shape(p.numel()) if p.numel() else (0, 0)
                         for _, p in named_params]
