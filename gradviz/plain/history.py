@@ -51,6 +51,7 @@ class History:
             "saved_bytes_peak": (), "graph_nodes": (), "z_grad_norm": (),
             "trunk_grad_norm": (), "trunk_step": (), "trunk_step_vs_sum": (),
             "trunk_walks": (), "backward_seconds": (), "all_reduces": (),
+            "amp_scale": (), "amp_skipped": (),
             "losses": (K,), "junction": (K,), "update_cosine": (K,),
             "loss_change": (K,), "loss_change_trunk": (K,), "loss_change_head": (K,),
             "grad_norms": (P,), "grad_missing": (P,),
@@ -140,6 +141,8 @@ class History:
         _put(d["trunk_walks"], i, r.trunk_walks)
         _put(d["backward_seconds"], i, r.backward_seconds)
         _put(d["all_reduces"], i, r.all_reduces)
+        _put(d["amp_scale"], i, r.amp_scale)
+        _put(d["amp_skipped"], i, None if r.amp_skipped is None else float(r.amp_skipped))
         if r.junction_grad_norms is not None:
             d["junction"][i] = [r.junction_grad_norms[h] for h in self.keys]
         if r.cosine is not None:

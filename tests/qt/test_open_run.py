@@ -98,3 +98,20 @@ def test_a_folder_of_runs_not_there_yet_waits_then_lists_them(qtbot, open_run, t
         ["exp1", "exp2"]
     w.header.runs.setCurrentText("exp2")
     qtbot.waitUntil(lambda: _totals(w) == [5.0], timeout=WAIT_MS)
+
+
+def test_a_mixed_precision_run_draws_its_scale_and_marks_skipped_steps(
+        qtbot, open_run, tmp_path):
+    writer = _writer(tmp_path)
+    scales = [65536.0, 32768.0, 32768.0, 65536.0]
+    for step, scale in enumerate(scales):
+        record = _record(step)
+        record.amp_scale, record.amp_skipped = scale, step == 1
+        writer.add_step(record, 1)
+    w = open_run(tmp_path)
+    qtbot.waitUntil(lambda: w.global_norm.scale_plot is not None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: len(w.global_norm.scale_curve.xData) == 4, timeout=WAIT_MS)
+    assert list(w.global_norm.scale_curve.xData) == [0, 1, 2, 3]
+    assert list(w.global_norm.scale_curve.yData) == scales   # the values given, log-drawn
+    assert w.global_norm.skipped_steps() == [1]
+    assert w.global_norm._title.text().startswith("Global gradient norm (unscaled)")

@@ -17,6 +17,7 @@ from .line_panel import (
     LinePanel,
     ghost_pen,
     head_colour,
+    new_curve,
     new_ghost,
     set_curve_data,
     total_colour,
@@ -235,16 +236,54 @@ class GlobalNormPlot(LinePanel):
         self._ghost_curve = new_ghost(self.plot)
         self._ghost_curve.setVisible(False)
         self._ghost_data = (np.zeros(0), np.zeros(0))
+        # a mixed-precision run's GradScaler scale, in a plot of its own under the norm
+        # (made when a recording has one), with the steps scaler.step skipped marked
+        self.scale_plot: pg.PlotItem | None = None
         self.set_model(["head0"], [])
 
     def set_model(self, head_names: list[str], param_names: list[str]) -> None:
         self._set_series([("global grad norm", total_colour, ps.LINE_WIDTH)])
         self._ghost_legend()
+        if self.scale_plot is not None:
+            self.scale_curve.setData([], [])
+            self.skipped_marks.setData([], [])
+
+    def _show_scale(self, history: History) -> None:
+        """The scale over the steps (log 2 axis: it halves and doubles), each skipped
+        step (an inf or a NaN among the scaled gradients) a cross on it."""
+        if self.scale_plot is None:
+            self.scale_plot = self.plot_widget.addPlot(row=2, col=0)
+            ps.style_view(self.scale_plot, "optimizer step", "AMP scale")
+            self.scale_plot.setLogMode(y=True)
+            self.scale_plot.setXLink(self.plot)
+            self.scale_curve = new_curve(self.scale_plot)
+            self.skipped_marks = pg.ScatterPlotItem(symbol="x", size=12)
+            self.scale_plot.addItem(self.skipped_marks)
+            self.plot_widget.ci.layout.setRowStretchFactor(1, 3)
+            self.plot_widget.ci.layout.setRowStretchFactor(2, 1)
+            self._ghost_legend()
+        steps, scales = history.column("step"), history.column("amp_scale")
+        has = np.isfinite(scales)
+        self.scale_curve.setData(steps[has], scales[has])
+        self.scale_curve.setPen(pg.mkPen(self.theme.total_colour, width=ps.LINE_WIDTH))
+        skipped = history.column("amp_skipped") == 1.0
+        self.skipped_marks.setData(steps[skipped], np.log10(scales[skipped]),
+                                   pen=pg.mkPen("#c0392b", width=2))
+
+    def skipped_steps(self) -> list[int]:
+        """The steps marked skipped (tests, screenshots)."""
+        if self.scale_plot is None:
+            return []
+        x, _ = self.skipped_marks.getData()
+        return [int(v) for v in x]
 
     def update_from(self, history: History) -> None:
         if self._needs_update(history):
             x, y = join_samples(*history.measured("global_grad_norm"))
             self._show("global grad norm", x, y)
+            steps, scales = history.measured("amp_scale")
+            if len(steps) or self.scale_plot is not None:
+                self._show_scale(history)
             if self.ghost is not None and len(self.ghost):
                 self._ghost_data = join_samples(*self.ghost.measured("global_grad_norm"))
                 set_curve_data(self._ghost_curve, *self._ghost_data)
@@ -267,7 +306,9 @@ class GlobalNormPlot(LinePanel):
         # take height this chart is short of)
         self.legend.setVisible(False)
         whose = self.ghost_label.replace(" (dashed)", " dashed")
-        self._title.setText("Global gradient norm" + (f"  ({whose})" if self.ghost else ""))
+        unscaled = " (unscaled)" if getattr(self, "scale_plot", None) is not None else ""
+        self._title.setText(f"Global gradient norm{unscaled}"
+                            + (f"  ({whose})" if self.ghost else ""))
 
     def _restyle(self) -> None:
         super()._restyle()
