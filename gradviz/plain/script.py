@@ -22,15 +22,15 @@ LOOP_MARK = "# ---- the training loop (gradviz's Code panel shows from here on) 
 _DOC = '''The training loop gradviz shows for these settings, as a plain PyTorch program.
 
 Run: python {name} [--grad-norms]
-Each optimizer step prints one line: the step, each head's loss (the mean over its
-micro-batches), the total (sum of w_k * loss_k) and, with --grad-norms, the gradient
-norm of every parameter (model.named_parameters() order) after backward, before
-optimizer.step(): None for a parameter whose .grad is None (no gradient reached it).
-Numbers are written in full precision; on the CPU they match `gradviz run` with the same
-settings bit for bit, at the thread count gradviz uses and this program sets below (the
-cores it may run on, less one). At another count sums (BatchNorm's, for one) may round
-differently in the last digits. Where the settings demonstrate a PyTorch error, the
-program stops with that error.
+Each optimizer step prints one line: the step, each head's loss (its micro-batches'
+losses weighted by their sizes: the batch's loss), the total (sum of w_k * loss_k) and,
+with --grad-norms, the gradient norm of every parameter (model.named_parameters() order)
+after backward, before optimizer.step(): None for a parameter whose .grad is None (no
+gradient reached it). Numbers are written in full precision; on the CPU they match
+`gradviz run` with the same settings bit for bit, at the thread count gradviz uses and
+this program sets below (the cores it may run on, less one). At another count sums
+(BatchNorm's, for one) may round differently in the last digits. Where the settings
+demonstrate a PyTorch error, the program stops with that error.
 
 {settings}
 '''
