@@ -1,5 +1,5 @@
 """A step's numbers, gathered on the device and brought to the host in one transfer:
-each head's loss (the mean over micro-batches, weighted by size where sizes are given),
+each head's loss (its micro-batches' losses weighted by their sizes: the batch's loss),
 the gradient norms, z.grad's norm under retain_grad, each head's junction gradient norm
 and their cosines, and each head's cosine with the trunk update (core.update_probe)."""
 from __future__ import annotations
@@ -25,7 +25,7 @@ def step_losses(cfg: Config, micro_losses: list[list[torch.Tensor]]) -> list[tor
         # so the step's loss is the batch's mean however unequal the parts
         shares = torch.tensor(micro_shares(cfg, len(micro_losses)), device=stacked.device)
         return list((stacked * shares[:, None]).sum(0))
-    return list(stacked.mean(0))   # a step's loss is the mean over its micro-batches
+    return list(stacked.mean(0))   # equal parts: the mean weighs each by its size
 
 
 def micro_shares(cfg: Config, count: int) -> list[float]:

@@ -77,15 +77,16 @@ def _model_lines(cfg: Config, own: OwnModel | None) -> list[str]:
 
 
 def _ddp_note(cfg: Config) -> list[str]:
-    """ddp-ranks: the loop below is the step in one process; the gradient gradviz uses
-    is its DDP ranks' (core.ddp_ranks), equal to it up to rounding."""
+    """ddp-ranks: the loop below is the step in one process, for its losses; its gradient
+    is then the DDP ranks' (core.ddp_ranks), which ddp_gradient() puts in .grad."""
     if cfg.ddp_ranks == 1:
         return []
     no_sync = "; model.no_sync() on all but the last micro-batch" if cfg.ddp_no_sync else ""
     note = (f"gradviz takes each step's gradient from {cfg.ddp_ranks} DistributedDataParallel "
-            f"ranks (gloo, 127.0.0.1{no_sync}): this loop is the same step in one process, "
-            "the ranks' gradient up to rounding. The same accumulation under DDP, as a script of "
-            "its own (a two-head model): resources/examples/ddp_accumulation.py")
+            f"ranks (gloo, 127.0.0.1{no_sync}): this loop runs the step in one process for "
+            "its losses, then ddp_gradient() puts the ranks' gradient in .grad, as gradviz "
+            "does. The same accumulation under DDP, as a script of its own (a two-head "
+            "model): resources/examples/ddp_accumulation.py")
     return ["# " + line for line in textwrap.wrap(note, 84)]
 
 
@@ -342,6 +343,9 @@ def loop_code(cfg: Config, own: OwnModel | None = None) -> str:
             lines += _backward(cfg, inner)
             lines += _clip_line(cfg, inner, "micro-batch")
         lines += _clip_line(cfg, body, "step")
+    if cfg.ddp_ranks > 1:   # the ranks' gradient replaces the loop's, as gradviz's does
+        lines.append(_line(body, "ddp_gradient(step, model)",
+                           f".grad: the {cfg.ddp_ranks} ranks' all-reduce"))
     lines += [_line(body, "log.print(step, weights, model)",
                     "before the update: this step's gradients"),
               _line(body, "optimizer.step()")]

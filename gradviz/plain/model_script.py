@@ -14,13 +14,14 @@ _DOC = '''The training loop gradviz runs for this model file and these settings,
 PyTorch program. The model file is loaded from its path (MODEL_PATH below) and run.
 
 Run: python {name} [--grad-norms]
-Each optimizer step prints one line: the step, each head's loss (the mean over its
-micro-batches), the total (sum of w_k * loss_k) and, with --grad-norms, the gradient
-norm of every parameter (model.named_parameters() order) after backward, before
-optimizer.step(). On the CPU the numbers match `gradviz run --model` with the same
-settings bit for bit, at the thread count gradviz uses and this program sets below (the
-cores it may run on, less one); at another count sums may round differently in the last
-digits. Where the settings demonstrate a PyTorch error, the program stops with it.
+Each optimizer step prints one line: the step, each head's loss (its micro-batches'
+losses weighted by their sizes: the batch's loss), the total (sum of w_k * loss_k) and,
+with --grad-norms, the gradient norm of every parameter (model.named_parameters() order)
+after backward, before optimizer.step(). On the CPU the numbers match `gradviz run
+--model` with the same settings bit for bit, at the thread count gradviz uses and this
+program sets below (the cores it may run on, less one); at another count sums may round
+differently in the last digits. Where the settings demonstrate a PyTorch error, the
+program stops with it.
 
 {settings}
 '''

@@ -3,6 +3,7 @@ the loop the Code panel shows, which prints per step what `gradviz run` reports.
 from __future__ import annotations
 
 import dataclasses
+import textwrap
 
 from ..plain.config import (
     DATASET_SIZE,
@@ -14,6 +15,7 @@ from ..plain.config import (
     STEP_FEATURES,
     Config,
 )
+from ..plain.ddp_script import ddp_imports, ddp_part
 from ..plain.jd_names import AGGREGATING, AGGREGATOR_CLASS
 from ..plain.loop_code import loop_code
 
@@ -22,16 +24,16 @@ LOOP_MARK = "# ---- the training loop (gradviz's Code panel shows from here on) 
 _DOC = '''The training loop gradviz shows for these settings, as a plain PyTorch program.
 
 Run: python {name} [--grad-norms]
-Each optimizer step prints one line: the step, each head's loss (the mean over its
-micro-batches), the total (sum of w_k * loss_k) and, with --grad-norms, the gradient
-norm of every parameter (model.named_parameters() order) after backward, before
-optimizer.step(): None for a parameter whose .grad is None (no gradient reached it).
-Numbers are written in full precision; on the CPU they match `gradviz run` with the same
-settings bit for bit, at the thread count gradviz uses and this program sets below (the
-cores it may run on, less one). At another count sums (BatchNorm's, for one) may round
-differently in the last digits. Where the settings demonstrate a PyTorch error, the
-program stops with that error.
-
+Each optimizer step prints one line: the step, each head's loss (its micro-batches'
+losses weighted by their sizes: the batch's loss), the total (sum of w_k * loss_k) and,
+with --grad-norms, the gradient norm of every parameter (model.named_parameters() order)
+after backward, before optimizer.step(): None for a parameter whose .grad is None (no
+gradient reached it). Numbers are written in full precision; on the CPU they match
+`gradviz run` with the same settings bit for bit, at the thread count gradviz uses and
+this program sets below (the cores it may run on, less one). At another count sums
+(BatchNorm's, for one) may round differently in the last digits. Where the settings
+demonstrate a PyTorch error, the program stops with that error.
+{ranks}
 {settings}
 '''
 
@@ -252,6 +254,17 @@ def _settings(cfg: Config) -> str:
     return "\n".join(lines).rstrip(",")
 
 
+def _ranks_note(cfg: Config) -> str:
+    """ddp-ranks N: where the gradient comes from, as in gradviz (a paragraph, or none)."""
+    if cfg.ddp_ranks == 1:
+        return ""
+    note = (f"The gradient is DistributedDataParallel's over {cfg.ddp_ranks} processes, as "
+            "gradviz takes it, so the numbers above hold for it too: this process is rank 0, "
+            "the others run this file with --ddp-rank (gloo over 127.0.0.1, one thread each "
+            "while they train their shares of the batch).")
+    return "\n" + textwrap.fill(note, 88) + "\n"
+
+
 def _constants(cfg: Config) -> str:
     rows = [("STEPS", cfg.steps), ("SEED", cfg.seed), ("BATCH_SIZE", cfg.batch_size),
             ("HEADS", cfg.heads), ("INPUT_DIM", INPUT_DIM), ("HEAD_HIDDEN", HEAD_HIDDEN),
@@ -285,8 +298,9 @@ def docstring_literal(text: str) -> str:
 
 def script_text(cfg: Config, name: str = "gradviz_loop.py") -> str:
     """The whole program for cfg; its last part is loop_code(cfg), unchanged."""
-    doc = docstring_literal(_DOC.format(name=name, settings=_settings(cfg)))
-    imports = _IMPORTS
+    doc = docstring_literal(_DOC.format(name=name, settings=_settings(cfg),
+                                        ranks=_ranks_note(cfg)))
+    imports = ddp_imports(_IMPORTS) if cfg.ddp_ranks > 1 else _IMPORTS
     if cfg.strategy in AGGREGATING:   # only here: the other strategies need no torchjd
         imports = imports.replace("from torch.nn import functional as F\n", (
             "from torch.nn import functional as F\n"
@@ -299,5 +313,5 @@ def script_text(cfg: Config, name: str = "gradviz_loop.py") -> str:
     parts.append(_DATA)
     if cfg.accumulate > 1:
         parts.append(_MICRO_SIZES if cfg.micro_batch_sizes else _MICRO)
-    parts += [_LOG, "\n\n", LOOP_MARK, "\n", loop_code(cfg)]
+    parts += [_LOG, ddp_part(cfg), "\n\n", LOOP_MARK, "\n", loop_code(cfg)]
     return "".join(parts)

@@ -1,7 +1,10 @@
 """`gradviz run --script S.py --out D`: S.py, run by itself under `python -I` at the
 thread count it sets, prints exactly the numbers D/report.json holds, for the options
 whose sums round differently at another thread count (BatchNorm, a transformer's
-attention and layer norms). Neither run is told a thread count: each takes its own."""
+attention and layer norms) and for DDP ranks, whose all-reduced gradient adds in another
+order than a one-process loop (where the script had no ranks of its own, 28 of the 2-rank
+case's 64 gradient norms differed). Neither run is told a thread count: each takes its
+own. Both runs' ranks are processes here, gloo over 127.0.0.1, each run bounded below."""
 import json
 import subprocess
 import sys
@@ -11,6 +14,11 @@ import pytest
 CASES = {
     "batch-norm": ["--batch-norm", "--steps", "5"],
     "tiny-transformer": ["--model", "tiny_transformer", "--steps", "3"],
+    # two ranks add their shares in either order alike; three add in gloo's ring order
+    "ddp-2-ranks-no-sync": ["--ddp-ranks", "2", "--accumulate", "4", "--ddp-no-sync",
+                            "--steps", "4"],
+    "ddp-3-ranks-synced": ["--ddp-ranks", "3", "--accumulate", "2", "--batch-size", "48",
+                           "--optimizer", "adam", "--lr", "0.01", "--steps", "4"],
 }
 
 

@@ -92,4 +92,9 @@ def test_the_code_panel_says_whose_gradient_the_step_uses():
     assert text.startswith("# gradviz takes each step's gradient from 2 "
                            "DistributedDataParallel ranks")
     assert "model.no_sync() on all but the last micro-batch" in text
-    assert "DistributedDataParallel" not in loop_code(Config(accumulate=4))
+    # the ranks' gradient replaces the loop's before it is printed and stepped on
+    code = [line.partition("#")[0].strip() for line in text.splitlines()]
+    assert code.index("ddp_gradient(step, model)") == code.index(
+        "log.print(step, weights, model)") - 1
+    one = loop_code(Config(accumulate=4))
+    assert "DistributedDataParallel" not in one and "ddp_gradient" not in one
