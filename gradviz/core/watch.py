@@ -27,10 +27,13 @@ from ..plain.watch_metrics import write_metrics
 from ..plain.watch_stream import DISK_FULL, StreamWriter
 from .grad_fingerprint import GradFingerprint
 from .watch_amp import ScalerState, caller_frame, scaler_in_callers
+from .watch_features import FeatureHooks
 from .watch_graph import saved_bytes, step_graph
+from .watch_losses import LossNames, batch_size_problem, call_weights, scalar_values
 from .watch_probe import feature_list, gathered, junction_gram, number_dtype
 from .watch_ranks import rank_and_world, unwrapped
 from .watch_record import global_norm, step_record, unscaled
+from .watch_step import StepCalls
 
 DEFAULT_EVERY = 20   # per-loss push, cosines, memory and the graph: every this many steps
 # steps.jsonl's lines: by default each written before step() returns, so that a killed
@@ -50,22 +53,24 @@ class Watch:
     block (see watch())."""
 
     def __init__(self, model: nn.Module, out: str | Path, every: int = DEFAULT_EVERY,
-                 write_every: float = 0.0, *, scaler: torch.amp.GradScaler | None = None,
+                 write_every: float = 0.0, *, features: object = None,
+                 optimizer: object = None, scaler: torch.amp.GradScaler | None = None,
                  overwrite: bool = False, strict: bool = False):
         self._say = Complaints(strict)
         self.steps = 0
         self._writer: StreamWriter | None = None
         self._stopped_writer: StreamWriter | None = None   # recording stopped early
         self._claim: Claim | None = None
-        self._names: list[str] | None = None
-        self._key: tuple | None = None          # the names as a tuple, to compare
+        self._names = LossNames()
+        self._all: list[int] = []               # the run's loss indices, in order
         self._numbers_key: tuple | None = None  # the writer's key for an unsampled line
         self._last_graph_key: tuple | None = None
         self._last_call = ""                    # "losses" or "step": the call before
         self._ended = False
-        self._new_step()
+        self._step_calls = StepCalls()
+        self._feature_modules: dict[str, nn.Module] = {}
         self.every, self._scaler = DEFAULT_EVERY, None
-        problem = _argument_problem(model, every, write_every, scaler)
+        problem = _argument_problem(model, every, write_every, scaler, optimizer)
         if problem:
             self._say("arguments", f"{problem}; this run is not recorded (the training "
                       "goes on)")
@@ -82,7 +87,22 @@ class Watch:
         self.dtype = number_dtype(self.device)
         self.rank, self.world_size = rank_and_world()
         self.out = Path(out)
+        self._hooks = FeatureHooks(unwrapped(model))
+        if features is not None:
+            try:
+                self._feature_modules = self._hooks.watch(features)   # type: ignore[arg-type]
+            except ValueError as exc:
+                self._say("features-name", f"{exc}; no push is recorded")
+        self._step_hooks = [opt.register_step_pre_hook(self._before_optimizer_step)
+                            for opt in _optimizers(optimizer)]
         self._open(model, float(write_every), overwrite)
+
+    def _before_optimizer_step(self, optimizer, args, kwargs) -> None:
+        """optimizer=: each optimizer.step() records the step first (returns None:
+        the step is the optimizer's own). A step with no losses() since the last one
+        (the other optimizer of a GAN stepping) records nothing and says nothing."""
+        if self._step_calls.calls:
+            self.step()
 
     def _open(self, model: nn.Module, write_every: float, overwrite: bool) -> None:
         try:
@@ -108,13 +128,6 @@ class Watch:
             return
         watch_exit.register(self)
 
-    def _new_step(self) -> None:
-        self._calls = 0
-        self._values: list[torch.Tensor] = []   # each call's losses, 0-dim, in order
-        self._gram: torch.Tensor | None = None
-        self._saved: list[int] = []
-        self._nodes: int | None = None
-
     @property
     def sampled(self) -> bool:
         """Whether this step measures the push, cosines, memory and graph."""
@@ -137,6 +150,10 @@ class Watch:
             return
         self._ended = True
         watch_exit.unregister(self)
+        if hasattr(self, "_hooks"):
+            self._hooks.remove()
+        for handle in getattr(self, "_step_hooks", []):
+            handle.remove()
         writer, self._writer = self._writer, None
         if writer is None and self._stopped_writer is not None:
             with contextlib.suppress(OSError):   # recording stopped: the header only
@@ -155,8 +172,9 @@ class Watch:
                     release(self._claim.lock)
         if ended.get("how") != "finished":   # a step cut short by an error is no misuse
             return
-        if self._calls:
-            self._say("no-step", f"watch.losses() was called {self._calls} time(s) after "
+        if self._step_calls.calls:
+            self._say("no-step", f"watch.losses() was called {self._step_calls.calls} "
+                      "time(s) after "
                       "the last watch.step(): those losses are not recorded; call "
                       "watch.step() after backward in each step")
         elif not self.steps and writer is not None:
@@ -179,76 +197,78 @@ class Watch:
         return open_run(self.out)
 
     def losses(self, losses: dict[str, torch.Tensor],
-               features: torch.Tensor | dict[str, torch.Tensor] | None = None) -> None:
-        """Before the user's backward: the step's named scalar losses (and the features
-        they share, for each loss's push). Called again in the same step: one more
-        micro-batch (gradient accumulation)."""
+               features: torch.Tensor | dict[str, torch.Tensor] | str | nn.Module
+               | list | None = None, *, weights: dict | None = None,
+               batch_size: int | None = None) -> None:
+        """Before the user's backward: named scalar losses (and the features they share,
+        for each loss's push: a tensor, a dict of them, or a submodule by name). Called
+        again in the step with the same names: one more micro-batch; with other names
+        (a GAN's D and G losses): more losses of the step. weights: by name, what each
+        loss is multiplied by in what is backpropagated (floats or 0-dim tensors);
+        batch_size: this call's examples (unequal micro-batches weigh by it)."""
         if self._ended:
             return
         try:
-            values = self._values_of(losses)
-            if values is None:
-                return
-            self._values += values
-            self._calls += 1
-            self._last_call = "losses"
-            if self.steps % self.every == 0:
-                self._sample(losses, features)
+            self._take(losses, features, weights, batch_size)
         except WatchError:
             raise
         except Exception as exc:   # the watch's own fault: never the user's loop's
             self._say("losses", f"watch.losses() failed at step {self.steps} ({exc!r}); "
                       "the training goes on")
 
-    def _values_of(self, losses: object) -> list[torch.Tensor] | None:
-        """Each loss as a detached 0-dim view (no copy, no graph), or None (said why)
-        where the call is not one the step can take."""
-        if type(losses) is not dict or tuple(losses) != self._key:
-            problem = self._losses_problem(losses)
-            if problem:
-                self._say("losses-" + problem[0], problem[1] + "; this call is not "
-                          "recorded (the training goes on)")
-                return None
-        assert isinstance(losses, dict)
-        values = []
-        for name, loss in losses.items():
-            if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
-                what = f"a tensor of shape {tuple(loss.shape)}" if isinstance(
-                    loss, torch.Tensor) else type(loss).__name__
-                self._say("losses-scalar", f"watch.losses() got {what} for {name!r}: each "
-                          "loss must be a scalar tensor (e.g. loss.mean()); this call is "
-                          "not recorded (the training goes on)")
-                return None
-            value = loss.detach()
-            values.append(value.reshape(()) if value.dim() else value)
-        return values
-
-    def _losses_problem(self, losses: object) -> tuple[str, str] | None:
-        if not isinstance(losses, dict) or not losses:
-            return ("type", "watch.losses() takes a dict of names to scalar loss tensors, "
-                    "e.g. {'depth': depth_loss, 'seg': seg_loss}")
-        bad = next((k for k in losses if not isinstance(k, str)), None)
-        if bad is not None:
-            return ("name", f"watch.losses() got the loss name {bad!r} "
-                    f"({type(bad).__name__}): names must be strings")
-        names = list(losses)
-        if self._names is None:
-            self._names, self._key = names, tuple(names)
-            assert self._writer is not None
-            self._numbers_key = self._writer.numbers_key(names, self._param_names)
-        elif names != self._names:
-            return ("names", f"watch.losses() got {names}; this run's losses are "
-                    f"{self._names} (the same names, in the same order)")
+    def _take(self, losses: dict, features: object, weights: object,
+              batch_size: object) -> None:
+        usual = type(losses) is dict and tuple(losses) == self._names.key and \
+            weights is None and batch_size is None
+        if usual:
+            index, values, call_w = self._all, scalar_values(losses), None
+        else:
+            found = self._names.index(losses)
+            if isinstance(found, tuple):
+                return self._refused(found)
+            index, values = found, scalar_values(losses)
+            call_w = call_weights(losses, weights)
+            problem = batch_size_problem(batch_size)
+            if problem is not None:
+                return self._refused(problem)
+            self._all = list(range(len(self._names.names)))
+            self._numbers_key = None if self._writer is None else \
+                self._writer.numbers_key(self._names.names, self._param_names)
+        if isinstance(values, tuple):
+            return self._refused(values)
+        if isinstance(call_w, tuple):
+            return self._refused(call_w)
+        size = batch_size if isinstance(batch_size, int) else None
+        self._step_calls.add(index, values, call_w, size)
+        self._last_call = "losses"
+        if self.steps % self.every == 0:
+            given = self._features_of(features)
+            self._sample(losses, index, call_w, given, features is not None)
         return None
 
-    def _sample(self, losses: dict[str, torch.Tensor],
-                features: torch.Tensor | dict | None) -> None:
+    def _refused(self, problem: tuple[str, str]) -> None:
+        self._say("losses-" + problem[0], problem[1] + "; this call is not recorded (the "
+                  "training goes on)")
+
+    def _features_of(self, features: object) -> list[torch.Tensor]:
+        """The features the push is measured at: the call's, or the hooked modules'."""
+        if isinstance(features, (str, nn.Module)) or (
+                isinstance(features, (list, tuple, dict)) and features and all(
+                    isinstance(v, (str, nn.Module)) for v in (
+                        features.values() if isinstance(features, dict) else features))):
+            hooked = self._hooks.take(self._hooks.watch(features))
+            return feature_list(hooked)
+        if features is None and self._feature_modules:
+            return feature_list(self._hooks.take(self._feature_modules))
+        return feature_list(features)   # type: ignore[arg-type]  # refused there
+
+    def _sample(self, losses: dict, index: list[int], weights: list | None,
+                given: list[torch.Tensor], named: bool) -> None:
         """The sampled numbers (the push, memory, the graph); each failure one line,
         the step's other numbers still recorded."""
         tensors = list(losses.values())
         try:
-            given = feature_list(features)
-            if features is not None and not given:
+            if (named or self._feature_modules) and not given:
                 self._say("features-grad", "the features given to watch.losses() do not "
                           "require grad: no loss can push on them, so no push is recorded")
             if given:
@@ -258,9 +278,13 @@ class Watch:
                               "watch.losses(): pass the tensor the heads read (the "
                               "trunk's output); no push is recorded")
                 else:
-                    gram = gram.to(self.device)
-                    self._gram = gram if self._gram is None else self._gram + gram
-            held, self._nodes, fingerprint = saved_bytes(tensors, self._tensors, given)
+                    if weights is not None:   # the weighted terms: what is backpropagated
+                        w = torch.stack([torch.as_tensor(x, dtype=gram.dtype)
+                                         .to(gram.device) for x in weights])
+                        gram = gram * w[:, None] * w[None, :]
+                    self._step_calls.grams.append((index, gram))
+            held, self._step_calls.nodes, fingerprint = saved_bytes(
+                tensors, self._tensors, given)
         except RuntimeError as exc:
             if any(words in str(exc) for words in _FREED):
                 self._say("after-backward", "watch.losses() came after backward (the "
@@ -270,8 +294,8 @@ class Watch:
                 self._say("probe", f"measuring the push at step {self.steps} failed "
                           f"({str(exc).splitlines()[0][:200]}); not recorded on that step")
             return
-        self._saved.append(held)
-        if self._calls == 1 and fingerprint != self._last_graph_key:
+        self._step_calls.saved.append(held)
+        if self._step_calls.calls == 1 and fingerprint != self._last_graph_key:
             self._last_graph_key = fingerprint
             graph = step_graph(losses, self.params, given)
             if self._writer is not None:
@@ -293,58 +317,77 @@ class Watch:
             self._say("step", f"watch.step() failed at step {self.steps} ({exc!r}); the "
                       "training goes on")
         self.steps += 1
-        self._new_step()
+        self._step_calls = StepCalls()
         return None
 
     def _step(self) -> StepRecord | None:
-        values = self._values
-        if not values or self._names is None:
+        calls = self._step_calls
+        if not calls.calls:
             self._say_no_losses()
             self.steps += 1
             self._last_call = "step"
             return None
         self._last_call = "step"
+        self._names.fixed = True
         grads = [p.grad for p in self._tensors]
         present = [g for g in grads if g is not None]
         norms = torch._foreach_norm(present) if present else []
-        if self._calls == 1 and len(present) == len(grads) and self._gram is None and \
-                not self._saved and self._numbers_key is not None and self._scaler is None:
-            return self._usual(values, norms)
+        if calls.calls == 1 and len(present) == len(grads) and not calls.grams and \
+                not calls.saved and self._numbers_key is not None and \
+                self._scaler is None and not calls.weighted and \
+                len(calls.values) == len(self._names.names):
+            return self._usual(calls.values, norms)
+        record = self._sampled(calls, grads, norms, len(present) == len(grads))
+        if self._writer is not None:
+            self._writer.add_step(record, calls.calls)
+            if self.steps % self.every == 0 and self._writer.gone():
+                self._write_failed(OSError(errno.ENOENT, "the folder was removed"))
+        self.steps += 1
+        self._step_calls = StepCalls()
+        return record
+
+    def _sampled(self, calls: StepCalls, grads: list, norms: Sequence[torch.Tensor],
+                 complete: bool) -> StepRecord:
+        """A step other than the usual one: several calls, weights, the push, AMP."""
+        k = len(self._names.names)
         scale = self._scaler.scale_tensor() if self._scaler is not None else None
-        scalars = [*values, *norms] + ([] if scale is None else [scale])
+        learned = calls.tensors()
+        scalars = [*calls.values, *learned, *norms] + ([] if scale is None else [scale])
+        gram, measured = calls.gram(k, self.device, self.dtype)
         # a sampled step: each gradient's fingerprint too, so that ranks compare their
         # gradients, not only their norms (a gradient with its sign flipped has the
         # same norm)
         prints = self._fingerprint(grads) if self.steps % self.every == 0 else None
-        numbers = gathered(scalars, self._gram, self.device, prints).tolist()   # one transfer
-        printed: list[float] = []
-        if prints is not None:
-            cut = len(numbers) - prints.numel()
-            numbers, printed = numbers[:cut], numbers[cut:]
-        if scale is not None:
-            scale_value = numbers.pop(len(scalars) - 1)
-        record = step_record(self.steps, self._names, self._param_names, self._calls,
-                             numbers, grads, len(present) == len(grads))
+        numbers = gathered(scalars, gram, self.device, prints).tolist()   # one transfer
+        at = iter(numbers)
+        values = [next(at) for _ in calls.values]
+        learned_at = iter([next(at) for _ in learned])
+        weights = [next(learned_at) if isinstance(w, torch.Tensor) else w
+                   for w in calls.weights]
+        norm_values = [next(at) for _ in norms]
+        scale_value = None if scale is None else next(at)
+        gram_values = [next(at) for _ in range(k * k)] if gram is not None else []
+        printed = list(at)
+        losses, total, loss_weights = calls.combine(values, weights, k)
+        record = step_record(self.steps, self._names.names, self._param_names, losses,
+                             total, norm_values, grads, complete, gram_values, measured)
+        if loss_weights is not None:
+            record.loss_weights = dict(zip(self._names.names, loss_weights))
+        if calls.saved:
+            record.saved_bytes, record.saved_bytes_peak = calls.saved[-1], max(calls.saved)
+            record.graph_nodes = calls.nodes
         if prints is not None:
             record.grad_fingerprint = self._fingerprint.named(printed, grads)
-        if self._saved:
-            record.saved_bytes, record.saved_bytes_peak = self._saved[-1], max(self._saved)
-            record.graph_nodes = self._nodes
-        if scale is not None:
+        if scale_value is not None:
             record = self._as_unscaled(record, scale_value)
         elif self.steps % self.every == 0 and self._scaler is None:
             self._look_for_scaler()
-        if self._writer is not None:
-            self._writer.add_step(record, self._calls)
-            if self.steps % self.every == 0 and self._writer.gone():
-                self._write_failed(OSError(errno.ENOENT, "the folder was removed"))
-        self.steps += 1
-        self._new_step()
         return record
 
     def _usual(self, values: list, norms: Sequence[torch.Tensor]) -> StepRecord:
-        """The usual step (one losses() call, every parameter with a .grad, not sampled),
-        recorded, and handed to the writer as plain numbers, formatted later."""
+        """The usual step (one losses() call naming every loss, every parameter with a
+        .grad, not sampled), recorded, and handed to the writer as plain numbers,
+        formatted later."""
         if values[0].is_cpu and (not norms or norms[0].is_cpu) and \
                 all(map(_floating, values)):
             # on the CPU each number read alone is cheaper than one stack and its
@@ -353,7 +396,7 @@ class Watch:
             numbers = [*map(_item, values), *map(_item, norms)]
         else:   # the step's one transfer
             numbers = gathered([*values, *norms], None, self.device).tolist()
-        names = self._names or []
+        names = self._names.names
         k = len(names)
         losses, norm_values = numbers[:k], numbers[k:]
         total = sum(losses)   # as sum(record.losses.values()) adds them
@@ -368,7 +411,7 @@ class Watch:
             else:
                 writer.add_numbers(self._numbers_key, self.steps, numbers, total, whole, 1)
         self.steps += 1
-        self._values, self._calls = [], 0   # nothing else was set: not sampled
+        self._step_calls = StepCalls()   # nothing else was set: not sampled
         return record
 
     def _say_no_losses(self) -> None:
@@ -423,8 +466,14 @@ class Watch:
             self._stopped_writer = writer   # its header still says how the run ends
 
 
+def _optimizers(optimizer: object) -> list:
+    if optimizer is None:
+        return []
+    return list(optimizer) if isinstance(optimizer, (list, tuple)) else [optimizer]
+
+
 def _argument_problem(model: object, every: object, write_every: object,
-                      scaler: object) -> str | None:
+                      scaler: object, optimizer: object) -> str | None:
     if not isinstance(model, nn.Module):
         return f"watch's model must be a torch.nn.Module, not {type(model).__name__}"
     if isinstance(every, bool) or not isinstance(every, int) or every < 1:
@@ -434,12 +483,18 @@ def _argument_problem(model: object, every: object, write_every: object,
         return f"watch's write_every must be seconds from 0 to 60, not {write_every!r}"
     if scaler is not None and not isinstance(scaler, torch.amp.GradScaler):
         return f"watch's scaler must be a torch.amp.GradScaler, not {type(scaler).__name__}"
+    bad = next((o for o in _optimizers(optimizer)
+                if not isinstance(o, torch.optim.Optimizer)), None)
+    if bad is not None:
+        return (f"watch's optimizer must be a torch.optim.Optimizer (or a list of them), "
+                f"not {type(bad).__name__}")
     return None
 
 
 def watch(model: nn.Module, out: str | Path, every: int = DEFAULT_EVERY,
-          write_every: float = 0.0, *, scaler: torch.amp.GradScaler | None = None,
-          overwrite: bool = False, strict: bool = False) -> Watch:
+          write_every: float = 0.0, *, features: object = None, optimizer: object = None,
+          scaler: torch.amp.GradScaler | None = None, overwrite: bool = False,
+          strict: bool = False) -> Watch:
     """Watch a training loop: `watch = gradviz.watch(model, out="runs/exp1")` (or `with
     gradviz.watch(...) as watch:`), then each step watch.losses({...}, features=z) before
     backward and watch.step() after it, before optimizer.step(); watch.close() at the
@@ -450,9 +505,15 @@ def watch(model: nn.Module, out: str | Path, every: int = DEFAULT_EVERY,
     one line (overwrite=True replaces a run that is not being written). Each step's line
     is written before step() returns, so a killed script keeps every finished step; with
     write_every=S (seconds) a thread writes them a block at a time every S seconds.
+    features: a submodule (its name, e.g. "encoder", or the module; or a list or dict
+    of them) whose output is the features the losses share, taken by a forward hook
+    each step (no model edit), where losses() is given none.
+    optimizer: an optimizer (or a list): each optimizer.step() records the step just
+    before it runs, so the loop needs no watch.step() (a step pre-hook; the optimizer's
+    step itself is unchanged).
     scaler: the torch.amp.GradScaler of a mixed-precision loop (norms recorded
     unscaled, the scale and skipped steps noted). Every failure of the watch's own is
     one `gradviz:` line on stderr and the training goes on; strict=True raises
     gradviz.WatchError instead."""
-    return Watch(model, out, every, write_every, scaler=scaler, overwrite=overwrite,
-                 strict=strict)
+    return Watch(model, out, every, write_every, features=features, optimizer=optimizer,
+                 scaler=scaler, overwrite=overwrite, strict=strict)

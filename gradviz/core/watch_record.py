@@ -7,30 +7,28 @@ from ..plain.records import StepRecord
 from .watch_probe import gram_numbers
 
 
-def step_record(step: int, names: list[str], param_names: list[str], calls: int,
-                numbers: list[float], grads: list, complete: bool) -> StepRecord:
-    """numbers: each call's losses (calls * k, call by call), each present gradient's
-    norm, then the Gram matrix's k*k numbers where sampled. complete: every parameter
+def step_record(step: int, names: list[str], param_names: list[str], losses: list[float],
+                total: float, norms: list[float], grads: list, complete: bool,
+                gram: list[float], measured: list[list[bool]]) -> StepRecord:
+    """The step's record from its numbers on the host: each loss (NaN where the step
+    named it in no call), the total, each present gradient's norm, and the Gram matrix's
+    k*k numbers where sampled (measured: which entries were). complete: every parameter
     has a .grad (the usual step)."""
-    k = len(names)
-    values = numbers[:k * calls]
-    # the step's loss: the mean over its losses() calls (one call: the value itself)
-    losses = dict(zip(names, values if calls == 1 else
-                      [sum(values[i::k]) / calls for i in range(k)]))
-    rest = numbers[k * calls:]
     if complete:
-        measured, gram = rest[:len(grads)], rest[len(grads):]
-        norms: dict[str, float | None] = dict(zip(param_names, measured))
+        named: dict[str, float | None] = dict(zip(param_names, norms))
     else:
-        present = iter(rest)
-        norms = {name: None if g is None else next(present)
+        present = iter(norms)
+        named = {name: None if g is None else next(present)
                  for name, g in zip(param_names, grads)}
-        measured, gram = [n for n in norms.values() if n is not None], list(present)
-    record = StepRecord(step=step, losses=losses, total=sum(losses.values()),
-                        grad_norms=norms, global_grad_norm=global_norm(measured))
+    record = StepRecord(step=step, losses=dict(zip(names, losses)), total=total,
+                        grad_norms=named, global_grad_norm=global_norm(norms))
     if gram:
-        push, record.cosine = gram_numbers(gram, k)
-        record.junction_grad_norms = dict(zip(names, push))
+        k = len(names)
+        push, cosine = gram_numbers(gram, k)
+        record.cosine = [[c if measured[i][j] else math.nan for j, c in enumerate(row)]
+                         for i, row in enumerate(cosine)]
+        record.junction_grad_norms = {n: p if measured[i][i] else math.nan
+                                      for i, (n, p) in enumerate(zip(names, push))}
     return record
 
 

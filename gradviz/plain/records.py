@@ -109,6 +109,9 @@ class StepRecord:
     # can be compared. Left out of the step's JSON where not measured, so that every
     # other step's line is the one it always was
     grad_fingerprint: dict[str, list[float] | None] | None = None
+    # a watch told each loss's weight (watch.losses(weights=...)): the total and the
+    # push are of the weighted terms, the losses as named; written only where set
+    loss_weights: dict[str, float] | None = None
 
     def trunk_step_fields(self) -> dict[str, float | None]:
         """The step's length numbers, in the report's order."""
@@ -135,6 +138,8 @@ class StepRecord:
             data.update(amp_scale=self.amp_scale, amp_skipped=self.amp_skipped)
         if self.grad_fingerprint is not None:
             data["grad_fingerprint"] = self.grad_fingerprint
+        if self.loss_weights is not None:
+            data["loss_weights"] = self.loss_weights
         return _finite_or_none(data)
 
     def to_json(self, losses: str | None = None, total: str | None = None,
@@ -169,7 +174,9 @@ class StepRecord:
                 f'"loss_change_head": {_object(self.loss_change_head)}, '
                 f'"all_reduces": {_number(self.all_reduces)}{self._amp_json()}'
                 + ("" if self.grad_fingerprint is None else
-                   f', "grad_fingerprint": {_object(self.grad_fingerprint)}') + "}")
+                   f', "grad_fingerprint": {_object(self.grad_fingerprint)}')
+                + ("" if self.loss_weights is None else
+                   f', "loss_weights": {_object(self.loss_weights)}') + "}")
 
     def _amp_json(self) -> str:
         if self.amp_scale is None and self.amp_skipped is None:

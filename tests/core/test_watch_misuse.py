@@ -29,7 +29,7 @@ def test_a_refused_losses_call_is_one_line_and_the_steps_are_recorded(tmp_path, 
             out, a, b = _two_losses(model, step)
             watch.losses({"a": a, "b": out[:, 1]})   # b is not a scalar
             if step:
-                watch.losses({"b": b, "a": a})       # names in another order
+                watch.losses({"c": a})               # a name the first step did not use
             watch.losses({"a": a, "b": b})
             (a + b).backward()
             record = watch.step()
@@ -41,8 +41,9 @@ def test_a_refused_losses_call_is_one_line_and_the_steps_are_recorded(tmp_path, 
     assert _gradviz_lines(capsys.readouterr().err) == [
         "gradviz: watch.losses() got a tensor of shape (4,) for 'b': each loss must be a "
         "scalar tensor (e.g. loss.mean()); this call is not recorded (the training goes on)",
-        "gradviz: watch.losses() got ['b', 'a']; this run's losses are ['a', 'b'] (the same "
-        "names, in the same order); this call is not recorded (the training goes on)"]
+        "gradviz: watch.losses() got 'c', a loss the run's first step did not name (its "
+        "losses: ['a', 'b']); name every loss in the first step; this call is not recorded "
+        "(the training goes on)"]
 
 
 @pytest.mark.parametrize("value", [-0.1, 61, True, "0.1", float("nan")])

@@ -1,0 +1,87 @@
+"""One watched step's losses() calls, kept on the device until step(): each call's values,
+which of the run's losses they are, their weights and batch size, and (sampled) each
+call's Gram block of the pushes; combined at step() into the step's numbers.
+
+The definitions are `gradviz run`'s: a loss named in several calls of one step (micro-
+batches) is their mean weighted by the calls' batch sizes (equal sizes where none is
+given), which is the whole batch's loss; the step's total is the sum over its losses of
+weight * loss (weight 1 where none is given), what the user's backward differentiates;
+losses named in different calls (a GAN's D-real, D-fake and G) are each their own line.
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+
+Weight = float | torch.Tensor
+
+
+class StepCalls:
+    def __init__(self):
+        self.calls = 0
+        self.values: list[torch.Tensor] = []   # 0-dim, in call order
+        self.index: list[int] = []             # per value: its loss's index in the run
+        self.weights: list[Weight] = []        # per value (1.0 where none was given)
+        self.sizes: list[float | None] = []    # per value: its call's batch size
+        self.weighted = False                  # a call gave weights
+        self.grams: list[tuple[list[int], torch.Tensor]] = []   # sampled: per call
+        self.saved: list[int] = []             # sampled: bytes the graph held per call
+        self.nodes: int | None = None
+
+    def add(self, index: list[int], values: list[torch.Tensor],
+            weights: list[Weight] | None, size: int | None) -> None:
+        self.calls += 1
+        self.values += values
+        self.index += index
+        self.weights += weights or [1.0] * len(values)
+        self.weighted = self.weighted or weights is not None
+        self.sizes += [size] * len(values)
+
+    def tensors(self) -> list[torch.Tensor]:
+        """The weights that are tensors (a learned weight): gathered with the values."""
+        return [w for w in self.weights if isinstance(w, torch.Tensor)]
+
+    def gram(self, k: int, device: torch.device, dtype: torch.dtype
+             ) -> tuple[torch.Tensor | None, list[list[bool]]]:
+        """The step's k x k Gram matrix of the pushes (the calls' blocks summed where
+        their losses are), and which entries were measured: losses of different calls
+        read different features, so their inner product is not one (a NaN cosine)."""
+        measured = [[False] * k for _ in range(k)]
+        if not self.grams:
+            return None, measured
+        whole = torch.zeros(k, k, dtype=dtype, device=device)
+        for index, block in self.grams:
+            at = torch.tensor(index, device=device)
+            whole[at[:, None], at[None, :]] += block.to(device, dtype)
+            for i in index:
+                for j in index:
+                    measured[i][j] = True
+        return whole, measured
+
+    def combine(self, values: list[float], weights: list[float], k: int
+                ) -> tuple[list[float], float, list[float] | None]:
+        """(each of the run's k losses for this step, NaN where no call named it; the
+        weighted total; each loss's weight, or None where no call gave weights)."""
+        sums, sizes, weighted = [0.0] * k, [0.0] * k, [0.0] * k
+        equal = any(s is None for s in self.sizes)   # one call without a size: equal
+        for i, value, weight, size in zip(self.index, values, weights, self.sizes):
+            n = 1.0 if equal or size is None else float(size)
+            sums[i] += n * value
+            weighted[i] += n * weight
+            sizes[i] += n
+        losses = [s / n if n else math.nan for s, n in zip(sums, sizes)]
+        mean_weights = [w / n if n else math.nan for w, n in zip(weighted, sizes)]
+        if not self.weighted:   # no weights: the sum, as before (no rounding added)
+            total = sum(v for v, n in zip(losses, sizes) if n)
+            return losses, total, None
+        total = 0.0
+        for i in range(k):
+            if sizes[i]:   # the weighted mean of weight * loss: the backpropagated term
+                total += sum(n * w * v for j, v, w, n in self._terms(values, weights, equal)
+                             if j == i) / sizes[i]
+        return losses, total, mean_weights
+
+    def _terms(self, values: list[float], weights: list[float], equal: bool):
+        for i, value, weight, size in zip(self.index, values, weights, self.sizes):
+            yield i, value, weight, 1.0 if equal or size is None else float(size)
