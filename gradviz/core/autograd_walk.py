@@ -131,31 +131,21 @@ def storage_bytes(t: torch.Tensor) -> int:
     return t.untyped_storage().nbytes()
 
 
-def held_saved_bytes(nodes: Iterable[object],
-                     exclude_storages: set[tuple[torch.device, int]]) -> int:
-    """Bytes of the distinct storages that nodes' saved tensors keep alive: a saved view
-    counts its whole base storage (an 8-row slice of a 100,000-row dataset counts the
-    dataset), since that is what stays allocated while the graph holds it.
+def held_saved_memory(nodes: Iterable[object],
+                      exclude_storages: set[tuple[torch.device, int]]) -> tuple[int, int]:
+    """(storage bytes, tensor bytes) that nodes' saved tensors still hold; storages in
+    exclude_storages (the parameters', which exist anyway) are not counted.
 
-    Storages in exclude_storages (the parameters', which exist anyway) are not counted.
+    Storage bytes: the distinct storages the saved tensors keep alive, each whole: a
+    saved view counts its base storage (an 8-row slice of a 100,000-row dataset counts
+    the dataset), since that stays allocated while the graph holds it. Tensor bytes:
+    what backward needs, each saved tensor's own elements (numel x element size), each
+    distinct view (storage, offset, dtype, shape, strides) once; per storage at most its
+    size, so views that overlap (x and x.t()) are not counted past the bytes there are.
+
     Read without unpacking: `_raw_saved_*.data` is None once backward freed the buffer,
     and reading it runs no version or detach check, about 50x cheaper than unpacking a
     freed tensor, which raises (saved_tensors() unpacks, to tell the states apart).
-    """
-    return held_saved_memory(nodes, exclude_storages)[0]
-
-
-def held_saved_memory(nodes: Iterable[object],
-                      exclude_storages: set[tuple[torch.device, int]]) -> tuple[int, int]:
-    """(storage bytes, tensor bytes) that nodes' saved tensors hold, parameters' storages
-    (exclude_storages) not counted, read as held_saved_bytes reads them.
-
-    Storage bytes: held_saved_bytes', the whole storage behind each saved tensor (what
-    stays allocated). Tensor bytes: what backward needs, each saved tensor's own
-    elements (numel x element size), each distinct view (storage, offset, dtype, shape,
-    strides) once; per storage at most its size, so views that overlap (x and x.t())
-    are not counted past the bytes there are. The two differ where a node saved a view
-    of a bigger tensor: a batch sliced from a dataset on the device.
     """
     storages: dict[tuple[torch.device, int], int] = {}   # kept alive: its bytes
     own: dict[tuple[torch.device, int], int] = {}        # its saved views' own bytes
