@@ -73,8 +73,9 @@ def table(result: Comparison, names: tuple[str, str]) -> str:
             # set with every step compared, as result.steps has one here
             text = "  ".join(f"{k} {v:.6g}" for k, v in (losses or {}).items())
             lines.append(f"last step losses {label}: {text}")
+        # saved_bytes_peak: the storages kept alive (a saved slice counts its whole base)
         lines.append(f"peak saved memory: A {_bytes_or_not(result.peak_a)}, "
-                     f"B {_bytes_or_not(result.peak_b)}")
+                     f"B {_bytes_or_not(result.peak_b)} (storages the graph keeps alive)")
     lines.append(f"verdict: {result.verdict()}")
     return "\n".join(lines)
 

@@ -131,17 +131,25 @@ def storage_bytes(t: torch.Tensor) -> int:
     return t.untyped_storage().nbytes()
 
 
-def held_saved_bytes(nodes: Iterable[object],
-                     exclude_storages: set[tuple[torch.device, int]]) -> int:
-    """Bytes of the distinct storages that nodes' saved tensors still hold.
+def held_saved_memory(nodes: Iterable[object],
+                      exclude_storages: set[tuple[torch.device, int]]) -> tuple[int, int]:
+    """(storage bytes, tensor bytes) that nodes' saved tensors still hold; storages in
+    exclude_storages (the parameters', which exist anyway) are not counted.
 
-    Storages in exclude_storages (the parameters', which exist anyway) are not counted.
+    Storage bytes: the distinct storages the saved tensors keep alive, each whole: a
+    saved view counts its base storage (an 8-row slice of a 100,000-row dataset counts
+    the dataset), since that stays allocated while the graph holds it. Tensor bytes:
+    what backward needs, each saved tensor's own elements (numel x element size), each
+    distinct view (storage, offset, dtype, shape, strides) once; per storage at most its
+    size, so views that overlap (x and x.t()) are not counted past the bytes there are.
+
     Read without unpacking: `_raw_saved_*.data` is None once backward freed the buffer,
     and reading it runs no version or detach check, about 50x cheaper than unpacking a
     freed tensor, which raises (saved_tensors() unpacks, to tell the states apart).
     """
-    counted = set(exclude_storages)
-    total = 0
+    storages: dict[tuple[torch.device, int], int] = {}   # kept alive: its bytes
+    own: dict[tuple[torch.device, int], int] = {}        # its saved views' own bytes
+    views: set[tuple] = set()
     for fn in nodes:
         for raw_name in _raw_names(fn):   # (the memory probe's: plain loops)
             raw = getattr(fn, raw_name)
@@ -155,7 +163,15 @@ def held_saved_bytes(nodes: Iterable[object],
             for tensor in tensors:
                 storage = tensor.untyped_storage()
                 key = (tensor.device, storage.data_ptr())
-                if key not in counted:
-                    counted.add(key)
-                    total += storage.nbytes()
-    return total
+                if key in exclude_storages:
+                    continue
+                if key not in storages:
+                    storages[key] = storage.nbytes()
+                    own[key] = 0
+                view = (key, tensor.storage_offset(), tensor.dtype, tensor.shape,
+                        tensor.stride())
+                if view not in views:
+                    views.add(view)
+                    own[key] += tensor.numel() * tensor.element_size()
+    return (sum(storages.values()),
+            sum(min(n, storages[key]) for key, n in own.items()))

@@ -16,7 +16,7 @@ class KeptGraphs:
     def clear(self) -> None:
         """Let go of every kept graph (keep graphs turned off, or a reset)."""
         self.running: torch.Tensor | None = None   # the leaked running loss
-        self.nodes = self.saved_bytes = 0
+        self.nodes = self.saved_bytes = self.saved_tensor_bytes = 0
         self.adds = 0   # adds made by `running += total` in the step in progress
 
     def keep_if_asked(self, cfg: Config, live: LiveGraph) -> None:
@@ -36,11 +36,14 @@ class KeptGraphs:
             self.running = self.running + total
             self.adds += 1
 
-    def bank(self, nodes: int, saved_bytes: int, leaves: int) -> None:
-        """Count a graph now held for good; the parameters' AccumulateGrad nodes (leaves)
-        are shared by every step's graph, not added."""
+    def bank(self, nodes: int, saved_bytes: int, saved_tensor_bytes: int,
+             leaves: int) -> None:
+        """Count a graph now held for good (a walk's four numbers: plain.walk_cache's
+        Walk); the parameters' AccumulateGrad nodes (leaves) are shared by every step's
+        graph, not added."""
         self.nodes += nodes - leaves + self.adds
         self.saved_bytes += saved_bytes
+        self.saved_tensor_bytes += saved_tensor_bytes
         self.adds = 0
 
     def end_step(self) -> None:

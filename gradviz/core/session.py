@@ -366,7 +366,9 @@ class Session(StepFinish):
         else:
             self._node_grads.release()
         if plan.walk:
-            plan.peak = max(plan.peak, self._measure(plan, ("forward", micro))[1])
+            _, kept_alive, tensors, _ = self._measure(plan, ("forward", micro))
+            plan.peak = max(plan.peak, kept_alive)
+            plan.peak_tensors = max(plan.peak_tensors, tensors)
         if plan.quiet:
             return None
         return PhaseRecord(plan.step, "forward", self._forward_detail(cfg, micro), micro)

@@ -11,8 +11,8 @@ import torch
 
 from ..plain import events as ev
 from ..plain.records import StepRecord
-from ..plain.walk_cache import CHAINED, WalkCache
-from .autograd_walk import held_saved_bytes, is_accumulate_grad, reachable_nodes
+from ..plain.walk_cache import CHAINED, Walk, WalkCache
+from .autograd_walk import held_saved_memory, is_accumulate_grad, reachable_nodes
 from .kept_graphs import KeptGraphs
 from .model import MultiHeadNet
 from .sgd import PlainSGD
@@ -65,13 +65,16 @@ class StepFinish(StepForward):
             raise StepFailed(self._event(exc, step, "optimizer step", "optimizer.step()")) from exc
         self._measure_effect(plan)
         if plan.walk:
-            nodes, now, leaves = self._measure(plan, ("end",))
+            nodes, now, tensors, leaves = self._measure(plan, ("end",))
             kept = self._kept
             record.saved_bytes = now + kept.saved_bytes
             record.saved_bytes_peak = max(plan.peak, now) + kept.saved_bytes
+            record.saved_tensor_bytes = tensors + kept.saved_tensor_bytes
+            record.saved_tensor_bytes_peak = (max(plan.peak_tensors, tensors)
+                                              + kept.saved_tensor_bytes)
             record.graph_nodes = nodes + kept.nodes + kept.adds
             if cfg.keep_graphs:  # this step's graph now stays alive for good
-                kept.bank(nodes, now, leaves)
+                kept.bank(nodes, now, tensors, leaves)
         self._kept.end_step()
         self.step_index += 1
         self.last_record = record
@@ -103,10 +106,11 @@ class StepFinish(StepForward):
         except RuntimeError as exc:
             raise StepFailed(self._event(exc, plan.step, "backward", call)) from exc
 
-    def _measure(self, plan: StepPlan, where: tuple) -> tuple[int, int, int]:
-        """(graph nodes alive, saved bytes held, AccumulateGrad nodes among them) for the
-        live graph; where: the point in the step ("forward", micro), ("banked", micro)
-        or ("end",). A walk of the same structure is reused (see plain.walk_cache)."""
+    def _measure(self, plan: StepPlan, where: tuple) -> Walk:
+        """(graph nodes alive, bytes of the storages their saved tensors keep alive, those
+        tensors' own bytes, AccumulateGrad nodes among them) for the live graph; where:
+        the point in the step ("forward", micro), ("banked", micro) or ("end",). A walk
+        of the same structure is reused (see plain.walk_cache)."""
         table = None
         key: tuple = ()
         if self.cache_walks and CHAINED not in plan.carried:
@@ -118,8 +122,8 @@ class StepFinish(StepForward):
         live = self._live
         if live.nodes is None:
             live.nodes = reachable_nodes(live.grad_fns())
-        measured = (len(live.nodes), held_saved_bytes(live.nodes, self._param_storages),
-                    _leaf_count(live.nodes))
+        held, tensors = held_saved_memory(live.nodes, self._param_storages)
+        measured = (len(live.nodes), held, tensors, _leaf_count(live.nodes))
         if table is not None:
             table[key] = measured
         return measured

@@ -24,14 +24,15 @@ class StepPlan:
     junction: JunctionProbe | TapProbe | None
     update: UpdateCosineProbe | None    # each head's cosine with the trunk update
     effect: StepEffect | None           # what optimizer.step() did (built-in model)
-    walk: bool                       # measure graph nodes and saved bytes
+    walk: bool                       # measure graph nodes and the bytes held
     node_grads: bool                 # hook the graph for per-node gradients
     walks: TrunkWalks                # trunk passes and backward time, every step
     consts: StepConsts
     # Session.step() with no step in progress: nobody reads the phases one by one, so
     # none is described (only a failure is yielded, as its event)
     quiet: bool = False
-    peak: int = 0
+    peak: int = 0                    # the most storage bytes held after a forward
+    peak_tensors: int = 0            # the most saved tensors' own bytes, likewise
     micro_sizes: tuple[int, ...] = ()   # examples per micro-batch (part of the walk key)
     carried: list[str] = field(default_factory=list)   # rnn: each micro-batch's h, so far
     micro_losses: list[list[torch.Tensor]] = field(default_factory=list)  # per micro, per head

@@ -1,5 +1,5 @@
 """A watched step's autograd graph, read without hooks while it is alive (before the
-user's backward): the saved-tensor bytes it holds and the graph as plain data."""
+user's backward): the bytes it holds for backward and the graph as plain data."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -7,23 +7,34 @@ from collections.abc import Sequence
 import torch
 
 from ..plain.graph_data import LOSS, GraphData
-from .autograd_walk import held_saved_bytes, reachable_nodes, storage_key
+from .autograd_walk import held_saved_memory, reachable_nodes, storage_key
 from .graph import Root, capture
 
 
 def saved_bytes(losses: Sequence[torch.Tensor], params: Sequence[torch.Tensor],
                 features: Sequence[torch.Tensor]) -> tuple[int, int, tuple]:
-    """(bytes of the distinct storages the graph below losses holds for backward, not
-    counting the parameters'; number of autograd nodes; a fingerprint of the graph's
-    structure): read from the nodes' saved tensors, as gradviz's own memory probe does
-    (no saved-tensor hooks). The fingerprint, each node's type and inputs in a fixed
-    walk order and the features' shapes, tells when the graph must be captured again
-    (a capture costs several walks)."""
+    """(bytes of the distinct storages the graph below losses keeps alive for backward,
+    not counting the parameters'; number of autograd nodes; a fingerprint of the graph's
+    structure): saved_memory() without the saved tensors' own bytes."""
+    held, _, nodes, fingerprint = saved_memory(losses, params, features)
+    return held, nodes, fingerprint
+
+
+def saved_memory(losses: Sequence[torch.Tensor], params: Sequence[torch.Tensor],
+                 features: Sequence[torch.Tensor]) -> tuple[int, int, int, tuple]:
+    """(bytes of the distinct storages the graph below losses keeps alive for backward;
+    bytes of the saved tensors themselves, what backward needs (autograd_walk's
+    held_saved_memory: a saved slice of a dataset counts the whole dataset in the
+    first, its own rows in the second); number of autograd nodes; a fingerprint of the
+    graph's structure), the parameters not counted: read from the nodes' saved tensors,
+    as gradviz's own memory probe does (no saved-tensor hooks). The fingerprint, each
+    node's type and inputs in a fixed walk order and the features' shapes, tells when
+    the graph must be captured again (a capture costs several walks)."""
     nodes = reachable_nodes([loss.grad_fn for loss in losses])
-    held = held_saved_bytes(nodes, {storage_key(p) for p in params})
+    held, tensors = held_saved_memory(nodes, {storage_key(p) for p in params})
     fingerprint = (tuple((type(fn), len(fn.next_functions)) for fn in nodes),
                    tuple(f.shape for f in features))
-    return held, len(nodes), fingerprint
+    return held, tensors, len(nodes), fingerprint
 
 
 def step_graph(losses: dict[str, torch.Tensor], params: Sequence[tuple[str, torch.Tensor]],

@@ -48,7 +48,8 @@ class History:
         self._n = 0
         self._cols = {
             "step": (), "total": (), "global_grad_norm": (), "saved_bytes": (),
-            "saved_bytes_peak": (), "graph_nodes": (), "z_grad_norm": (),
+            "saved_bytes_peak": (), "saved_tensor_bytes": (), "saved_tensor_bytes_peak": (),
+            "graph_nodes": (), "z_grad_norm": (),
             "trunk_grad_norm": (), "trunk_step": (), "trunk_step_vs_sum": (),
             "trunk_walks": (), "backward_seconds": (), "all_reduces": (),
             "amp_scale": (), "amp_skipped": (),
@@ -136,6 +137,8 @@ class History:
         _put(d["global_grad_norm"], i, r.global_grad_norm)
         _put(d["saved_bytes"], i, r.saved_bytes)
         _put(d["saved_bytes_peak"], i, r.saved_bytes_peak)
+        _put(d["saved_tensor_bytes"], i, r.saved_tensor_bytes)
+        _put(d["saved_tensor_bytes_peak"], i, r.saved_tensor_bytes_peak)
         _put(d["graph_nodes"], i, r.graph_nodes)
         _put(d["z_grad_norm"], i, r.z_grad_norm)
         _put(d["trunk_walks"], i, r.trunk_walks)

@@ -14,11 +14,15 @@ STEP: tuple[str, ...] = ("trunk_grad_norm", "trunk_step", "trunk_step_vs_sum")
 CHANGES: tuple[str, ...] = ("loss_change", "loss_change_trunk", "loss_change_head")
 # DistributedDataParallel: counted by a communication hook every step (ddp-ranks 2+)
 DDP: tuple[str, ...] = ("all_reduces",)
-PLAIN: tuple[str, ...] = ("total", "global_grad_norm", "saved_bytes", "saved_bytes_peak",
-                          "graph_nodes", "z_grad_norm", *PASSES, *STEP, *DDP)
+# the graph's memory (plain.report's MEMORY_FIELDS): storages kept alive, and the saved
+# tensors' own bytes, at the step's end and at its peak
+MEMORY: tuple[str, ...] = ("saved_bytes", "saved_bytes_peak", "saved_tensor_bytes",
+                           "saved_tensor_bytes_peak")
+PLAIN: tuple[str, ...] = ("total", "global_grad_norm", *MEMORY, "graph_nodes",
+                          "z_grad_norm", *PASSES, *STEP, *DDP)
 FORMS: tuple[str, ...] = ("total", "loss.headK", "junction.headK", "cosine.I.J",
-                          "global_grad_norm", "grad_norm.PARAM", "saved_bytes",
-                          "saved_bytes_peak", "graph_nodes", "z_grad_norm", *PASSES,
+                          "global_grad_norm", "grad_norm.PARAM", *MEMORY, "graph_nodes",
+                          "z_grad_norm", *PASSES,
                           "update_cosine.headK", "update_cosine.min", *STEP,
                           *(f"{c}.headK" for c in CHANGES), *DDP)
 # every step has its losses, whatever the probes

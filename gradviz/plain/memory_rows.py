@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-BYTES = frozenset({"saved_bytes", "saved_bytes_peak"})
+BYTES = frozenset({"saved_bytes", "saved_bytes_peak", "saved_tensor_bytes",
+                   "saved_tensor_bytes_peak"})
 NODES = "graph_nodes"
 # the larger part and the smaller, of the two plots' room: the bytes' and the nodes' where
 # the slide names no node count, the other way round where it names only that

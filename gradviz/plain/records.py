@@ -53,7 +53,7 @@ class StepDiff:
     groups: dict[str, GroupDiff]
     total_a: float = math.nan          # each loop's total loss at this step (ghost lines)
     total_b: float = math.nan
-    peak_a: int | None = None          # saved bytes at this step's peak
+    peak_a: int | None = None          # saved_bytes_peak at this step
     peak_b: int | None = None
     # head k's gradient at the junction z in B over A's (None where A's is zero)
     junction_ratio: list[float | None] | None = None
@@ -71,8 +71,16 @@ class StepRecord:
     global_grad_norm: float | None = None
     junction_grad_norms: dict[str, float] | None = None
     cosine: list[list[float]] | None = None
+    # bytes of the distinct storages the autograd graphs alive keep alive through the
+    # tensors they saved for backward (parameters' not counted), at the step's end, and
+    # the most measured in the step: a saved view counts its whole base storage (a batch
+    # sliced from a dataset counts the dataset), since that stays allocated
     saved_bytes: int | None = None
     saved_bytes_peak: int | None = None
+    # the same points, counting what backward needs: the saved tensors' own elements
+    # (numel x element size, each distinct view once; core.autograd_walk)
+    saved_tensor_bytes: int | None = None
+    saved_tensor_bytes_peak: int | None = None
     graph_nodes: int | None = None
     z_grad_norm: float | None = None   # retain_grad: the norm of z.grad after the backward
     # per head: the cosine of its trunk gradient with the trunk update (core.update_probe)
@@ -124,6 +132,8 @@ class StepRecord:
             "grad_norms": self.grad_norms, "global_grad_norm": self.global_grad_norm,
             "junction_grad_norms": self.junction_grad_norms, "cosine": self.cosine,
             "saved_bytes": self.saved_bytes, "saved_bytes_peak": self.saved_bytes_peak,
+            "saved_tensor_bytes": self.saved_tensor_bytes,
+            "saved_tensor_bytes_peak": self.saved_tensor_bytes_peak,
             "graph_nodes": self.graph_nodes, "z_grad_norm": self.z_grad_norm,
             "update_cosine": self.update_cosine,
             "backward_calls": [vars(c) for c in self.backward_calls],
@@ -159,6 +169,8 @@ class StepRecord:
                 f'"junction_grad_norms": {junction}, "cosine": {_matrix(self.cosine)}, '
                 f'"saved_bytes": {_number(self.saved_bytes)}, '
                 f'"saved_bytes_peak": {_number(self.saved_bytes_peak)}, '
+                f'"saved_tensor_bytes": {_number(self.saved_tensor_bytes)}, '
+                f'"saved_tensor_bytes_peak": {_number(self.saved_tensor_bytes_peak)}, '
                 f'"graph_nodes": {_number(self.graph_nodes)}, '
                 f'"z_grad_norm": {_number(self.z_grad_norm)}, '
                 f'"update_cosine": {_object(self.update_cosine)}, '
@@ -268,6 +280,6 @@ class CompareRecord:
     diff: StepDiff | None = None       # None where B stopped
     b: StepRecord | None = None        # B's losses, total, gradient norms, memory
     worst: dict[str, GroupDiff] = field(default_factory=dict)   # per group, since pinned
-    peak_a: int | None = None          # peak saved bytes since pinned (or reset)
+    peak_a: int | None = None          # the most saved_bytes_peak since pinned (or reset)
     peak_b: int | None = None
     error: Event | None = None         # what stopped B (A goes on)

@@ -23,7 +23,7 @@ def metric_columns(config: Config, param_names: list[str]) -> list[str]:
     return (["step", "total"] + [f"loss.{h}" for h in head_names] + ["global_grad_norm"]
             + [f"grad_norm.{p}" for p in param_names]
             + [f"junction_grad_norm.{h}" for h in head_names]
-            + ["saved_bytes", "saved_bytes_peak", "graph_nodes"]
+            + list(MEMORY_FIELDS)
             + ["trunk_walks", "backward_seconds"]
             + [f"update_cosine.{h}" for h in head_names]
             + list(STEP_COLUMNS)
@@ -43,7 +43,10 @@ CHANGE_FAMILIES = ("loss_change", "loss_change_trunk", "loss_change_head")
 
 # the fields a step carries only where it is sampled (null on the other steps)
 JUNCTION_FIELDS = ("junction_grad_norms", "cosine")
-MEMORY_FIELDS = ("saved_bytes", "saved_bytes_peak", "graph_nodes")
+# saved_bytes: the storages the graph keeps alive (a saved slice counts the whole tensor
+# it was cut from); saved_tensor_bytes: the saved tensors' own bytes, what backward needs
+MEMORY_FIELDS = ("saved_bytes", "saved_bytes_peak", "saved_tensor_bytes",
+                 "saved_tensor_bytes_peak", "graph_nodes")
 UPDATE_FIELDS = ("update_cosine", *STEP_COLUMNS, *CHANGE_FAMILIES)
 
 
@@ -78,7 +81,8 @@ def _row(r: StepRecord, config: Config, param_names: list[str]) -> list:
     update = r.update_cosine or {}
     return ([r.step, r.total] + [r.losses[h] for h in head_names] + [r.global_grad_norm]
             + [norms.get(p) for p in param_names] + [junction.get(h) for h in head_names]
-            + [r.saved_bytes, r.saved_bytes_peak, r.graph_nodes]
+            + [r.saved_bytes, r.saved_bytes_peak, r.saved_tensor_bytes,
+               r.saved_tensor_bytes_peak, r.graph_nodes]
             + [r.trunk_walks, r.backward_seconds]
             + [update.get(h) for h in head_names]
             + [r.trunk_step_fields()[name] for name in STEP_COLUMNS]
@@ -129,7 +133,8 @@ class _FastRows:
         json_text = unsampled_template(self.head_keys, self.param_keys, "[%s]", "%s", "%s")
         K, P = len(self.head_names), len(self.params)
         empty = len(STEP_COLUMNS) + (1 + len(CHANGE_FAMILIES)) * K + self.ddp
-        line = ",".join(["%s"] * (3 + K + P) + [""] * (K + 3) + ["%s", "%s"] + [""] * empty)
+        line = ",".join(["%s"] * (3 + K + P) + [""] * (K + len(MEMORY_FIELDS)) + ["%s", "%s"]
+                        + [""] * empty)
         return json_text, line + "\r\n"
 
     def unsampled_rows(self, r: StepRecord) -> tuple[str, str] | None:
@@ -139,9 +144,10 @@ class _FastRows:
         norms = r.grad_norms
         if norms is None or r.events or (
                 r.junction_grad_norms, r.cosine, r.saved_bytes, r.saved_bytes_peak,
+                r.saved_tensor_bytes, r.saved_tensor_bytes_peak,
                 r.graph_nodes, r.z_grad_norm, r.update_cosine, r.trunk_grad_norm,
                 r.trunk_step, r.trunk_step_vs_sum, r.loss_change, r.loss_change_trunk,
-                r.loss_change_head, r.all_reduces).count(None) != 14 or \
+                r.loss_change_head, r.all_reduces).count(None) != 16 or \
                 type(r.step) is not int or type(r.trunk_walks) is not int or \
                 list(r.losses) != self.head_names or list(norms) != self.params:
             return None
@@ -186,16 +192,19 @@ class _FastRows:
             total, step = _text(r.total), _text(r.step)
             optional = [None if v is None else _text(v) for v in
                         (r.global_grad_norm, r.saved_bytes, r.saved_bytes_peak,
+                         r.saved_tensor_bytes, r.saved_tensor_bytes_peak,
                          r.graph_nodes, r.trunk_walks, r.backward_seconds,
                          *r.trunk_step_fields().values(), r.all_reduces)]
             per_head = [[""] * K if d is None else _texts(d.values()) for d in keyed]
         except TypeError:
             return None
-        glob, saved, peak, nodes, walks, seconds, *steps, reduces = optional
+        glob, saved, peak, tensors, tensors_peak, nodes, walks, seconds, *steps, reduces = \
+            optional
         loss_texts = texts[:K]
         junction_texts = texts[K:] if junction is not None else [""] * K
         line = ",".join([step, total, *loss_texts, glob or "", *norm_texts, *junction_texts,
-                         saved or "", peak or "", nodes or "", walks or "", seconds or "",
+                         saved or "", peak or "", tensors or "", tensors_peak or "",
+                         nodes or "", walks or "", seconds or "",
                          *per_head[0], *(t or "" for t in steps),
                          *(t for texts in per_head[1:] for t in texts),
                          *([reduces or ""] if self.ddp else [])]) + "\r\n"
@@ -220,8 +229,7 @@ def unsampled_template(loss_keys: list[str], param_keys: list[str], calls: str,
     def keyed(keys: list[str]) -> str:
         return "{" + ", ".join(k.replace("%", "%%") + "%s" for k in keys) + "}"
     nulls = ", ".join(f'"{k}": null' for k in (
-        "junction_grad_norms", "cosine", "saved_bytes", "saved_bytes_peak",
-        "graph_nodes", "z_grad_norm", "update_cosine"))
+        "junction_grad_norms", "cosine", *MEMORY_FIELDS, "z_grad_norm", "update_cosine"))
     later = ", ".join(f'"{k}": null' for k in (*STEP_COLUMNS, *CHANGE_FAMILIES,
                                                 "all_reduces"))
     return (f'{{"step": %s, "losses": {keyed(loss_keys)}, "total": %s, '

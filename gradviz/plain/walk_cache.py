@@ -1,10 +1,10 @@
-"""The graph walk's results (nodes alive, saved bytes held), kept per graph structure so
-that a step whose structure was seen before needs no walk."""
+"""The graph walk's results (nodes alive, bytes held for backward), kept per graph
+structure so that a step whose structure was seen before needs no walk."""
 from __future__ import annotations
 
 from .config import Config
 
-# The graph walk (nodes alive, saved bytes held) is the costliest probe, and its result
+# The graph walk (nodes alive, bytes held for backward) is the costliest probe, and its result
 # is a function of the graph's structure: which ops ran on which shapes (and so what each
 # node saved and which of those share a storage), and which buffers the backward calls
 # freed. For one session (fixed parameters) that structure is fixed by the config, the
@@ -15,7 +15,9 @@ from .config import Config
 LIMIT = 256                      # configs kept; a session rarely sees more than a few
 FRESH, DETACHED, CHAINED = "fresh", "detached", "chained"   # an rnn micro-batch's h
 
-Walk = tuple[int, int, int]      # (graph nodes, saved bytes, AccumulateGrad nodes)
+# (graph nodes, bytes of the storages kept alive, the saved tensors' own bytes,
+# AccumulateGrad nodes): core.autograd_walk.held_saved_memory's two counts
+Walk = tuple[int, int, int, int]
 
 
 class WalkCache:

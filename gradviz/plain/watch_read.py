@@ -207,13 +207,15 @@ class FolderFollower:
 
 
 def _as_drawn(records: list[StepRecord], header: dict) -> list[StepRecord]:
-    """The records as a History holds them. A watched step's saved_bytes is what its
-    graph held before backward (at its last losses() call), while the History's column
-    means what is held at the step's end (the engine measures it after backward): left
-    out. Its saved_bytes_peak, the most the graph held, means the same in both."""
+    """The records as a History holds them. A watched step's saved_bytes (and
+    saved_tensor_bytes) is what its graph held before backward (at its last losses()
+    call), while the History's column means what is held at the step's end (the engine
+    measures it after backward): left out. Its peaks, the most the graph held, mean the
+    same in both."""
     if "gradviz_watch" not in header:
         return records
-    return [dataclasses.replace(r, saved_bytes=None) if r.saved_bytes is not None else r
+    return [dataclasses.replace(r, saved_bytes=None, saved_tensor_bytes=None)
+            if r.saved_bytes is not None or r.saved_tensor_bytes is not None else r
             for r in records]
 
 

@@ -27,7 +27,8 @@ def test_out_writes_report_metrics_and_graph(tmp_path):
     steps = report["steps"]
     assert [s["step"] for s in steps] == [0, 1, 2, 3, 4]
     for key in ("losses", "total", "grad_norms", "junction_grad_norms", "cosine",
-                "saved_bytes", "saved_bytes_peak", "graph_nodes", "events"):
+                "saved_bytes", "saved_bytes_peak", "saved_tensor_bytes",
+                "saved_tensor_bytes_peak", "graph_nodes", "events"):
         assert key in steps[0], key
     assert set(steps[0]["losses"]) == {"head0", "head1", "head2"}
     assert "trunk.0.weight" in steps[0]["grad_norms"]
@@ -36,6 +37,10 @@ def test_out_writes_report_metrics_and_graph(tmp_path):
     rows = list(csv.DictReader((tmp_path / "metrics.csv").open()))
     assert len(rows) == 5
     assert float(rows[4]["total"]) == pytest.approx(steps[4]["total"])
+    # both memory counts, as report.json has them (the batch is gathered: no saved view
+    # of a bigger tensor, so the storages kept are the saved tensors' own bytes)
+    assert int(rows[0]["saved_tensor_bytes_peak"]) == steps[0]["saved_tensor_bytes_peak"] \
+        == steps[0]["saved_bytes_peak"] > 0
     assert (tmp_path / "graph.dot").read_text().lstrip().startswith("digraph")
     assert "<svg" in (tmp_path / "graph.svg").read_text()
     assert (tmp_path / "graph.png").read_bytes().startswith(b"\x89PNG\r\n\x1a\n")

@@ -172,12 +172,16 @@ class SavedTracker:
 
     def __init__(self, net: nn.Module):
         self._params = {p.untyped_storage().data_ptr() for p in net.parameters()}
-        self._saved: list[tuple[weakref.ref, int, int]] = []
+        # (box alive?, storage address, storage bytes, the view's place and layout,
+        # the view's own bytes)
+        self._saved: list[tuple[weakref.ref, int, int, tuple, int]] = []
 
     def _pack(self, t: torch.Tensor) -> _Box:
         s = t.untyped_storage()
         box = _Box(t.detach())
-        self._saved.append((weakref.ref(box), s.data_ptr(), s.nbytes()))
+        view = (s.data_ptr(), t.storage_offset(), t.dtype, tuple(t.shape), t.stride())
+        self._saved.append((weakref.ref(box), s.data_ptr(), s.nbytes(), view,
+                            t.numel() * t.element_size()))
         return box
 
     def tracking(self):
@@ -185,8 +189,19 @@ class SavedTracker:
 
     def bytes_held(self) -> int:
         """Bytes of the distinct storages still held, parameters' storages excluded."""
-        held = {ptr: n for ref, ptr, n in self._saved if ref() is not None}
+        held = {ptr: n for ref, ptr, n, _, _ in self._saved if ref() is not None}
         return sum(n for ptr, n in held.items() if ptr not in self._params)
+
+    def tensor_bytes_held(self) -> int:
+        """The saved tensors' own bytes (elements x element size) still held, each
+        distinct view once, per storage at most the storage's bytes; parameters'
+        storages excluded."""
+        views = {view: (ptr, n, own) for ref, ptr, n, view, own in self._saved
+                 if ref() is not None and ptr not in self._params}
+        per_storage: dict[int, list[int]] = {}
+        for ptr, n, own in views.values():
+            per_storage.setdefault(ptr, [n, 0])[1] += own
+        return sum(min(n, own) for n, own in per_storage.values())
 
 
 def scalar_bytes(terms) -> int:

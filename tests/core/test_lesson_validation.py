@@ -214,6 +214,8 @@ def test_every_metric_name_of_a_config_is_one_a_record_holds():
         found = {"total": record.total, "global_grad_norm": record.global_grad_norm,
                  "saved_bytes": record.saved_bytes, "graph_nodes": record.graph_nodes,
                  "saved_bytes_peak": record.saved_bytes_peak, "z_grad_norm": record.z_grad_norm,
+                 "saved_tensor_bytes": record.saved_tensor_bytes,
+                 "saved_tensor_bytes_peak": record.saved_tensor_bytes_peak,
                  "trunk_walks": record.trunk_walks, "backward_seconds": record.backward_seconds}
         found |= {f"loss.{h}": v for h, v in record.losses.items()}
         found |= {f"junction.{h}": v for h, v in record.junction_grad_norms.items()}

@@ -17,7 +17,8 @@ from core_reference import batch, forward, ref_net, snapshot, weighted_sum, weig
 FAST = Config(device="cpu", heads=3, batch_size=32, strategy="sum", probes="default",
               lr=0.05)
 SAMPLED_ONLY = ("junction_grad_norms", "cosine", "saved_bytes", "saved_bytes_peak",
-                "graph_nodes", "update_cosine", "trunk_grad_norm")
+                "saved_tensor_bytes", "saved_tensor_bytes_peak", "graph_nodes",
+                "update_cosine", "trunk_grad_norm")
 
 
 def _fast_session(cfg: Config = FAST) -> Session:

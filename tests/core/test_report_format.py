@@ -59,7 +59,8 @@ def _odd_records():
                      global_grad_norm=nan, junction_grad_norms={"head0": 1.0, "head1": 2.0,
                                                                 "head2": inf},
                      cosine=[[1.0, nan], [-0.0, 5e-324]], saved_bytes=0,
-                     saved_bytes_peak=12, graph_nodes=7, z_grad_norm=inf,
+                     saved_bytes_peak=12, saved_tensor_bytes=0, saved_tensor_bytes_peak=8,
+                     graph_nodes=7, z_grad_norm=inf,
                      backward_calls=[BackwardRecord(0, "total", True),
                                      BackwardRecord(1, "héad \"1\"", False)],
                      events=[event])
@@ -147,18 +148,21 @@ def test_a_ddp_run_has_an_all_reduces_column_and_others_have_none(tmp_path):
 
 @pytest.mark.parametrize("changes, groups", [
     ({"sample_every": 20}, [{"every": 20, "fields": [
-        "junction_grad_norms", "cosine", "saved_bytes", "saved_bytes_peak", "graph_nodes",
+        "junction_grad_norms", "cosine", "saved_bytes", "saved_bytes_peak",
+        "saved_tensor_bytes", "saved_tensor_bytes_peak", "graph_nodes",
         "update_cosine", "trunk_grad_norm", "trunk_step", "trunk_step_vs_sum",
         "loss_change", "loss_change_trunk", "loss_change_head"]}]),
     ({"sample_every": 2, "keep_graphs": True}, [
         {"every": 2, "fields": ["junction_grad_norms", "cosine"]},
-        {"every": 1, "fields": ["saved_bytes", "saved_bytes_peak", "graph_nodes"]},
+        {"every": 1, "fields": ["saved_bytes", "saved_bytes_peak", "saved_tensor_bytes",
+                                "saved_tensor_bytes_peak", "graph_nodes"]},
         {"every": 4, "fields": ["update_cosine", "trunk_grad_norm", "trunk_step",
                                 "trunk_step_vs_sum", "loss_change", "loss_change_trunk",
                                 "loss_change_head"]}]),
     ({"probes": "none"}, [{"every": None, "fields": [
         "grad_norms", "global_grad_norm", "junction_grad_norms", "cosine", "saved_bytes",
-        "saved_bytes_peak", "graph_nodes", "update_cosine", "trunk_grad_norm", "trunk_step",
+        "saved_bytes_peak", "saved_tensor_bytes", "saved_tensor_bytes_peak", "graph_nodes",
+        "update_cosine", "trunk_grad_norm", "trunk_step",
         "trunk_step_vs_sum", "loss_change", "loss_change_trunk", "loss_change_head"]}]),
 ])
 def test_the_header_says_which_steps_carry_the_sampled_fields(changes, groups, tmp_path):

@@ -1,6 +1,7 @@
-"""Saved-tensor memory and graph size: the engine's counts against an independent count
-(a pack hook in a plain forward; a walk over a plain loop's graphs), and the real leak
-of keep graphs against the flat memory of retained-but-released graphs."""
+"""Saved-tensor memory and graph size: the engine's counts (the storages the graph keeps
+alive, and the saved tensors' own bytes) against an independent count (a pack hook in a
+plain forward; a walk over a plain loop's graphs), and the real leak of keep graphs
+against the flat memory of retained-but-released graphs."""
 import gc
 
 import pytest
@@ -45,23 +46,25 @@ def _backward_calls(strategy, retain, terms):
     return list(zip(totals, keep))
 
 
-def _reference_memory(cfg, s, init, step=0):
+def _reference_memory(cfg, s, init, step=0, own=False):
     """(peak, end): saved bytes after the biggest micro-batch's forward, and what the
-    last micro-batch's graph still holds after its backward calls, by a pack hook."""
+    last micro-batch's graph still holds after its backward calls, by a pack hook; the
+    storages' bytes, or with own the saved tensors' own bytes."""
     net = ref_net(cfg, init)
     scale = 1.0 / cfg.accumulate if cfg.scale else 1.0
     factors = [w * scale for w in weights(cfg)]
     peak = end = 0
     for x, targets in micro_batches(s, step, cfg.batch_size, cfg.accumulate):
         tracker = SavedTracker(net)
+        held = tracker.tensor_bytes_held if own else tracker.bytes_held
         with tracker.tracking():
             _, losses = forward(net, x, targets)
             terms = [loss if f == 1.0 else f * loss for f, loss in zip(factors, losses)]
-        peak = max(peak, tracker.bytes_held() + scalar_bytes(terms))
+        peak = max(peak, held() + scalar_bytes(terms))
         for target, retain in _backward_calls(cfg.strategy, cfg.retain_graph, terms):
             target.backward(retain_graph=retain)
-        end = tracker.bytes_held() + (scalar_bytes(terms) if cfg.retain_graph == "always"
-                                      else 0)
+        # (a 0-dim scalar's storage is its own bytes: scalar_bytes counts both)
+        end = held() + (scalar_bytes(terms) if cfg.retain_graph == "always" else 0)
         net.zero_grad(set_to_none=True)
     return peak, end
 
@@ -91,6 +94,10 @@ def test_saved_bytes_are_what_the_plain_forward_saved_and_backward_left(changes)
     # separate + auto: the last backward frees only what it ran through, so the other
     # heads' own buffers are still held at the end of the step
     assert record.saved_bytes == end
+    # the saved tensors' own bytes: each batch gathered into its own tensors, no saved
+    # view of a bigger one, so here the same as the storages'
+    own_peak, own_end = _reference_memory(cfg, s, init, own=True)
+    assert (record.saved_tensor_bytes_peak, record.saved_tensor_bytes) == (own_peak, own_end)
 
 
 def test_retain_always_holds_the_graph_at_the_end_of_the_step():
@@ -127,6 +134,8 @@ def test_keep_graphs_grows_saved_bytes_linearly(strategy, retain):
     per_step = _reference_memory(cfg, s, init)[1]
     assert per_step > 0
     assert [r.saved_bytes for r in records] == [per_step * (t + 1) for t in range(4)]
+    own = _reference_memory(cfg, s, init, own=True)[1]
+    assert [r.saved_tensor_bytes for r in records] == [own * (t + 1) for t in range(4)]
     # and it is a real leak: objects pile up in the process, step after step
     before = _tensors_alive()
     for _ in range(3):

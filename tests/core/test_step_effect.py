@@ -1,20 +1,26 @@
 """What a step did, against plain PyTorch written here: a parameter no gradient reached
 is None (not 0.0); the trunk gradient's length, the trunk's change and its ratio to the
 sum's; each head's loss change after the step, real and split to first order into its
-trunk part and its own layers' part. The probes leave training bit for bit as it was."""
+trunk part and its own layers' part. The probes leave training bit for bit as it was.
+Lesson 13's first slide narrates the numbers on screen where it stops."""
 from __future__ import annotations
 
 import csv
 import json
+import re
 
 import pytest
 import torch
 from torchjd.aggregation import MGDA, UPGrad
 
+from gradviz.core.lesson_check import run_slide
 from gradviz.core.session import Session
 from gradviz.plain.config import Config
 from gradviz.plain.history import History
+from gradviz.plain.lesson_figures import figure_text
+from gradviz.plain.lessons import find_lesson
 from gradviz.plain.report import ReportWriter
+from gradviz.qt.widgets.step_readout import readout
 
 from core_reference import batch, forward, ref_net, snapshot, weighted_sum, weights
 
@@ -35,11 +41,12 @@ def _grad(loss, params) -> torch.Tensor:
                       for p, g in zip(params, grads)])
 
 
-def _reference_step(cfg: Config, s: Session, init: dict) -> dict:
-    """Step 0 by hand: rows, the aggregated trunk gradient, plain SGD's update, and each
-    head's loss on the same batch after it."""
+def _reference_step(cfg: Config, s: Session, init: dict, step: int = 0) -> dict:
+    """A step by hand from init (the weights before it; step 0's: the session's first):
+    rows, the aggregated trunk gradient, plain SGD's update, and each head's loss on the
+    same batch after it."""
     net = ref_net(cfg, init)
-    x, targets = batch(s, 0, cfg.batch_size)
+    x, targets = batch(s, step, cfg.batch_size)
     _, losses = forward(net, x, targets)
     ws = weights(cfg)
     trunk_rows = torch.stack([_grad(loss, _trunk(net)) for loss in losses])
@@ -89,6 +96,62 @@ def test_step_length_and_each_heads_loss_change_match_plain_pytorch(strategy, le
     if strategy == "sum":   # head 1: its trunk part raises its loss, its own layers win
         assert record.update_cosine["head1"] < 0 < record.loss_change_trunk["head1"]
         assert record.loss_change["head1"] < 0
+
+
+def _summed_sgd(cfg: Config, s: Session, init: dict, steps: int) -> dict:
+    """The weights after `steps` steps of the plain loop: total = sum of w_k * L_k,
+    total.backward(), p -= lr * p.grad (SGD without momentum)."""
+    net = ref_net(cfg, init)
+    for step in range(steps):
+        _, losses = forward(net, *batch(s, step, cfg.batch_size))
+        net.zero_grad(set_to_none=True)
+        weighted_sum(weights(cfg), losses).backward()
+        with torch.no_grad():
+            for p in net.parameters():
+                if p.grad is not None:
+                    p -= cfg.lr * p.grad
+    return {k: v.detach().clone() for k, v in net.state_dict().items()}
+
+
+def _decimals(text: str) -> list[str]:
+    """The decimal numbers in a text, in order, a hyphen read as the minus sign the
+    screen draws."""
+    return [n.replace("-", "\u2212") for n in re.findall(r"[\u2212+-]?\d+\.\d+", text)]
+
+
+def test_lesson_13_slide_1_narrates_the_numbers_on_screen_where_it_stops():
+    """Its narration quotes the "head1:" and "trunk step" lines under the cosine matrix:
+    those of the step the slide stops at (it quoted step 0's while the screen showed step
+    3's). Run to its stop as `gradviz lessons --check` runs it; the screen's words made
+    from that run as the stage makes them; the run's numbers against plain PyTorch."""
+    slide = find_lesson("13-aggregate-conflicts").slides[0]
+    cfg = slide.config
+    run = run_slide(slide)
+    assert run.error is None and len(run.records) == slide.steps
+    last = run.records[-1]
+    history = History(cfg.head_names(), list(last.grad_norms or {}))
+    for record in run.records:
+        history.append(record)
+    lines = readout(cfg.head_names(), history).splitlines()
+    step_line = next(line for line in lines if line.startswith("trunk step"))
+    head_line = next(line for line in lines if line.startswith("head1:"))
+    on_screen = _decimals("\n".join(lines + [figure_text(f, history, {})
+                                              for f in slide.figures]))
+    narrated = _decimals(slide.narration)
+    # every number it quotes is on screen (but the config's lr), and it quotes the head's
+    # line and the step's length and gradient, of the step it names
+    assert set(narrated) - {f"{cfg.lr:g}"} <= set(on_screen)
+    assert set(_decimals(head_line)) | set(_decimals(step_line)[:2]) <= set(narrated)
+    assert f"at step {last.step}," in slide.narration and last.step == slide.steps - 1
+    # and those are plain PyTorch's: three steps of the summed loop, then the fourth
+    s = Session(cfg.replace(sample_every=1))
+    init = snapshot(s)
+    ref = _reference_step(cfg, s, _summed_sgd(cfg, s, init, last.step), last.step)
+    assert last.trunk_grad_norm == pytest.approx(ref["g"], rel=1e-4)
+    assert last.trunk_step == pytest.approx(ref["step"], rel=1e-4)
+    assert last.loss_change["head1"] == pytest.approx(ref["change"][1], abs=2e-6)
+    assert last.loss_change_trunk["head1"] == pytest.approx(ref["trunk"][1], rel=1e-3)
+    assert last.loss_change_head["head1"] == pytest.approx(ref["head"][1], rel=1e-3)
 
 
 def test_under_adam_the_ratio_to_sgds_step_is_none():

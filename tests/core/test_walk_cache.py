@@ -18,11 +18,13 @@ BASE = Config(device="cpu", heads=3, trunk_width=16, trunk_depth=2, batch_size=3
 def _memory(record):
     if record is None:
         return None
-    return (record.saved_bytes, record.saved_bytes_peak, record.graph_nodes)
+    return (record.saved_bytes, record.saved_bytes_peak, record.saved_tensor_bytes,
+            record.saved_tensor_bytes_peak, record.graph_nodes)
 
 
 def _run(schedule, cache: bool, base: Config = BASE, node_grads: bool = False):
-    """Per step: (saved_bytes, saved_bytes_peak, graph_nodes) or the error's title."""
+    """Per step: (saved_bytes, saved_bytes_peak, saved_tensor_bytes,
+    saved_tensor_bytes_peak, graph_nodes) or the error's title."""
     s = Session(base)
     s.cache_walks = cache
     s.track_node_grads = node_grads
@@ -44,8 +46,8 @@ def _same_as_walking_every_time(schedule, base: Config = BASE, node_grads: bool 
 
 def test_walks_are_reused_step_after_step(monkeypatch):
     calls = []
-    real = session_module.held_saved_bytes
-    monkeypatch.setattr(session_module, "held_saved_bytes",
+    real = session_module.held_saved_memory
+    monkeypatch.setattr(session_module, "held_saved_memory",
                         lambda *a: calls.append(1) or real(*a))
     records, _ = _same_as_walking_every_time([(5, {})])
     assert len(set(records)) == 1

@@ -73,7 +73,7 @@ class CompareView(QtWidgets.QWidget):
         self.plots = pg.GraphicsLayoutWidget()
         self.loss_plot = self.plots.addPlot(row=0, col=0)
         self.memory_plot = self.plots.addPlot(row=0, col=1)
-        for plot, y in ((self.loss_plot, "total loss"), (self.memory_plot, "peak saved KiB")):
+        for plot, y in ((self.loss_plot, "total loss"), (self.memory_plot, "peak storages KiB")):
             ps.style_view(plot, "optimizer step", y)
             plot.addLegend(offset=(-10, 10))
         self.details = QtWidgets.QLabel("")
@@ -120,7 +120,7 @@ class CompareView(QtWidgets.QWidget):
             rows = [(g, None, None, w.max_abs, w.max_rel) for g, w in record.worst.items()]
         self._rows(rows)
         text = (f"Peak saved memory since pinned: A {_bytes_or_not(record.peak_a)}, "
-                f"B {_bytes_or_not(record.peak_b)}.")
+                f"B {_bytes_or_not(record.peak_b)} (storages the graph keeps alive).")
         if record.error is not None:
             e = record.error
             # the verdict above says B stopped, and why: here who said so, and what next
@@ -201,7 +201,8 @@ class CompareView(QtWidgets.QWidget):
         peaks = data["peak_saved_bytes"]
         error = data.get("error")
         self.details.setText(
-            f"Peak saved memory: A {_bytes_or_not(peaks['a'])}, B {_bytes_or_not(peaks['b'])}."
+            f"Peak saved memory: A {_bytes_or_not(peaks['a'])}, B {_bytes_or_not(peaks['b'])}"
+            " (storages the graph keeps alive)."
             + (f" <b>{html.escape(str(error['which']))} stopped</b> at step "
                f"{html.escape(str(error['step']))}: "
                f"{html.escape(error['message'])}" if error else ""))
@@ -218,7 +219,7 @@ class CompareView(QtWidgets.QWidget):
         x = [s["step"] for s in steps]
         peaks = [s["saved_bytes_peak"][w] or 0 for s in steps for w in "ab"]
         unit, size = style.byte_unit(max(peaks, default=0))
-        self.memory_plot.getAxis("left").setLabel(f"peak saved {unit}")
+        self.memory_plot.getAxis("left").setLabel(f"peak storages {unit}")
         for plot, key, scale in ((self.loss_plot, "total", 1.0),
                                  (self.memory_plot, "saved_bytes_peak", 1 / size)):
             plot.clear()

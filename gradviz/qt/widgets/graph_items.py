@@ -74,9 +74,10 @@ def tooltip(node, head_names: dict[int, str]) -> str:
             f"dtype: {e(node.dtype or '—')} · device: {e(node.device or '—')}",
             "gradient norm (last backward): "
             + ("not measured" if node.grad_norm is None else f"{node.grad_norm:.4g}"),
-            (f"holds {size} saved for backward (each storage counted once, "
-             "at the first op that saved it; parameters not counted)" if node.kind == OP
-             else f"size: {size}" if node.kind in (SAVED, INPUT) else ""),
+            # storages: a saved slice keeps the whole tensor it was cut from alive
+            (f"holds {size}: the storages its saved tensors keep alive (each counted "
+             "once, at the first op that saved it; parameters not counted)" if node.kind == OP
+             else f"storage kept alive: {size}" if node.kind in (SAVED, INPUT) else ""),
             f"state: {e(node.state)}" if node.kind in (OP, SAVED, INPUT) else "",
             f"gradient from: {e(reached)}",
             (f"{e(node.tensor or 'its output')}: " if node.kind == OP else "")

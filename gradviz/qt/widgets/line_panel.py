@@ -279,11 +279,14 @@ class LinePanel(QtWidgets.QWidget):
         return self.width()
 
     # -- for subclasses ---------------------------------------------------------------
-    def _set_series(self, series: list[tuple[str, Colour, float]], samples=None) -> None:
+    def _set_series(self, series: list[tuple[str, Colour, float]], samples=None,
+                    unlisted: tuple[str, ...] = ()) -> None:
         """Every series anew (only on a model change, never per update): its curve
         emptied (curves_for), its legend entry made again.
 
-        `samples` may give some series a legend swatch of their own (name -> item)."""
+        `samples` may give some series a legend swatch of their own (name -> item);
+        `unlisted` series get no legend entry yet (the panel adds it when it draws them:
+        an entry added and removed left its row's height in the legend)."""
         self.legend.clear()
         self._curves = curves_for(self.plot, [name for name, _, _ in series], self._curves,
                                   new_curve)
@@ -293,7 +296,8 @@ class LinePanel(QtWidgets.QWidget):
         for name, _, _ in series:
             self._samples[name] = (samples or {}).get(name) or pg.PlotDataItem()
             self._data[name] = (np.zeros(0), np.zeros(0))  # every series has an entry
-            self.legend.addItem(self._samples[name], name)
+            if name not in unlisted:
+                self.legend.addItem(self._samples[name], name)
         self._ghost_legend()
         self._restyle()
 

@@ -1,10 +1,14 @@
-"""Memory held by the autograd graph: saved-tensor bytes at the end of each step and
-the most measured after a forward in it (the engine counts the tensors the graph saved
-for backward at those points only: not gradients, not backward's buffers), and (below,
-or beside where the panel is wide and short, same steps) how many graph nodes are still
-alive. Stacked, the bytes get the larger part of the height, unless the slide's point is
-the node count (plain.memory_rows): kept graphs whose nodes climb while their bytes stay
-flat.
+"""Memory the autograd graph keeps alive: bytes of the storages behind the tensors it
+saved for backward, at the end of each step and the most measured after a forward in it
+(the engine counts at those points only: not gradients, not backward's buffers), with
+the saved tensors' own bytes at that peak (what backward needs: less where a saved view
+keeps a bigger tensor alive, a batch sliced from a dataset; drawn, with its legend entry,
+only where it differs from the peak: the built-in model's batches are gathered copies,
+whose two counts are the same, and a third entry cost the bytes plot its height in a
+lesson after Ctrl+= twice), and (below, or beside where
+the panel is wide and short, same steps) how many graph nodes are still alive. Stacked,
+the bytes get the larger part of the height, unless the slide's point is the node count
+(plain.memory_rows): kept graphs whose nodes climb while their bytes stay flat.
 
 A leak ("keep graphs") shows as a rising line; a healthy loop holds nothing between steps.
 While a configuration B is pinned beside A, B's lines are drawn dashed on the same axes.
@@ -17,7 +21,7 @@ from PySide6 import QtWidgets  # before pyqtgraph: it binds to the first Qt
 
 from gradviz.plain.history import History
 from gradviz.plain.memory_rows import BYTES_SHARE
-from gradviz.render.style import byte_unit
+from gradviz.render.style import SAVED_EDGE_COLOUR, byte_unit
 
 from ..theme import Theme
 from . import plot_style as ps
@@ -33,11 +37,16 @@ from .line_panel import (
 from .series import join_samples
 
 HELD, PEAK, NODES = "held at step end", "peak after forward", "graph nodes"
-# what the two byte lines count, and what they do not (the panel's tooltip)
-COUNTS = ("Bytes of the tensors the autograd graphs alive saved for backward (parameters "
-          "not counted), measured after each forward and at the step's end; the peak is "
-          "the most of those. Gradients (.grad), the optimizer's state and the buffers "
-          "backward allocates while it runs are not counted.")
+OWN = "saved tensors alone, peak"
+# what the byte lines count, and what they do not (the panel's tooltip)
+COUNTS = ("Bytes of the storages that the tensors the autograd graphs alive saved for "
+          "backward keep alive (a saved slice keeps the whole tensor it was cut from; "
+          "parameters not counted), measured after each forward and at the step's end; "
+          "the peak is the most of those. \"Saved tensors alone\" (drawn where it differs "
+          "from the peak): at that peak, only the saved tensors' own elements, what "
+          "backward needs. Gradients (.grad), the "
+          "optimizer's state and the buffers backward allocates while it runs are not "
+          "counted.")
 # A panel this many times wider than high (the bottom dock of a 1280x720 window) puts
 # the two plots side by side: stacked, each got a third of its height, too little for
 # their rotated axis titles, which ran into each other.
@@ -89,8 +98,11 @@ class MemoryPlot(LinePanel):
         # the peak as a shaded area under the held line: where they coincide (a retained
         # graph holds all it ever saved) both stay visible
         square = pg.BarGraphItem(x=[0], height=[0], width=1)  # legend draws it as a square
-        self._set_series([(PEAK, ps.neutral, 2.0), (HELD, total_colour, ps.TOTAL_WIDTH)],
-                         samples={PEAK: square})
+        self._set_series([(PEAK, ps.neutral, 2.0), (HELD, total_colour, ps.TOTAL_WIDTH),
+                          (OWN, _saved_colour, ps.LINE_WIDTH)], samples={PEAK: square},
+                         unlisted=(OWN,))
+        self.own_shown = False
+        self._set_visible(OWN, False)
         self.nodes_curve.setData([], [])
         self._nodes = (np.zeros(0), np.zeros(0))
         self._clear_ghosts()
@@ -101,13 +113,18 @@ class MemoryPlot(LinePanel):
         if not self._needs_update(history):
             return
         held, peak = _bytes(history)
+        own = join_samples(*history.measured("saved_tensor_bytes_peak"))
         b = _bytes(self.ghost) if self.ghost is not None and len(self.ghost) else None
-        largest = max((np.nanmax(y) for _, y in (held, peak) + (b or ())
+        largest = max((np.nanmax(y) for _, y in (held, peak, own) + (b or ())
                        if np.isfinite(y).any()), default=0.0)
         self._set_unit(byte_unit(largest))
         size = self._unit[1]
         self._show(HELD, held[0], held[1] / size)
         self._show(PEAK, peak[0], peak[1] / size)
+        self._show(OWN, own[0], own[1] / size)
+        # (not measured at all: a report from before the count, a watched run)
+        self._show_own(bool(np.isfinite(own[1]).any())
+                       and not np.array_equal(own[1], peak[1], equal_nan=True))
         self._nodes = join_samples(*history.measured("graph_nodes"))
         set_curve_data(self.nodes_curve, *self._nodes)
         if b is not None:
@@ -116,6 +133,20 @@ class MemoryPlot(LinePanel):
                                  (PEAK, (b[1][0], b[1][1] / size)), (NODES, nodes)):
                 self._ghost_data[name] = (x, y)
                 set_curve_data(self._ghosts[name], x, y)
+
+    def _show_own(self, shown: bool) -> None:
+        """The saved tensors' own bytes drawn and named in the legend, or neither (where
+        they are the peak's: that line is both)."""
+        if shown == self.own_shown:
+            return
+        self.own_shown = shown
+        self._set_visible(OWN, shown)
+        sample = self._samples[OWN]
+        if shown:
+            self.legend.addItem(sample, OWN)
+        else:
+            self.legend.removeItem(sample)
+        self._place_legend()
 
     def set_ghost(self, history, label: str = GHOST_LABEL) -> None:
         super().set_ghost(history, label)
@@ -250,13 +281,20 @@ class MemoryPlot(LinePanel):
     def _set_unit(self, unit: tuple[str, int]) -> None:
         if unit != self._unit or not self.plot.getAxis("left").labelText:
             self._unit = unit
-            self.plot.getAxis("left").set_title(f"saved tensors ({unit[0]})",
-                                                f"saved ({unit[0]})", unit[0])
+            # the storages kept alive (a saved slice: its whole base), not the tensors
+            self.plot.getAxis("left").set_title(f"storages kept ({unit[0]})",
+                                                f"kept ({unit[0]})", unit[0])
             ps.style_plot(self.plot, self.theme)
 
 
+def _saved_colour(theme: Theme) -> str:
+    """The graph's colour for a saved tensor's edge: this line counts those tensors."""
+    return SAVED_EDGE_COLOUR
+
+
 def _bytes(history: History) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
-    """(held, peak) saved bytes of a run, each as (steps, bytes) with samples joined."""
+    """(held, peak) bytes of the storages a run's graph kept alive, each as (steps,
+    bytes) with samples joined."""
     return (join_samples(*history.measured("saved_bytes")),
             join_samples(*history.measured("saved_bytes_peak")))
 

@@ -43,6 +43,9 @@ def make_records(heads: int = 3, steps: int = 60, sample_every: int = 5, seed: i
             cosine=cos[i] if sampled else None,
             saved_bytes=saved[i] if sampled else None,
             saved_bytes_peak=peaks[i] if sampled else None,
+            # the built-in model's batches are gathered copies: no saved view of a
+            # bigger tensor, so the saved tensors' own bytes are the storages'
+            saved_tensor_bytes_peak=peaks[i] if sampled else None,
             graph_nodes=nodes[i] if sampled else None))
     return out
 

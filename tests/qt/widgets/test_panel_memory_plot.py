@@ -1,11 +1,12 @@
-"""MemoryPlot: saved-tensor bytes (held and peak) in a readable unit, and graph nodes."""
+"""MemoryPlot: bytes of the storages the graph keeps alive (held and peak) and the saved
+tensors' own bytes at the peak, in a readable unit, and graph nodes."""
 import numpy as np
 import pytest
 from PySide6.QtCore import QRectF
 
 from gradviz.plain.history import History
 from gradviz.plain.records import StepRecord
-from gradviz.qt.widgets.memory_plot import HELD, NODES, PEAK, MemoryPlot
+from gradviz.qt.widgets.memory_plot import HELD, NODES, OWN, PEAK, MemoryPlot
 
 from panel_data import make_history, make_records
 
@@ -23,6 +24,9 @@ def test_bytes_in_kib_and_nodes_on_their_own_plot(show):
     np.testing.assert_allclose(data[HELD][0], steps)
     np.testing.assert_allclose(data[HELD][1], [r.saved_bytes / 1024 for r in sampled])
     np.testing.assert_allclose(data[PEAK][1], [r.saved_bytes_peak / 1024 for r in sampled])
+    np.testing.assert_allclose(data[OWN][0], steps)
+    np.testing.assert_allclose(data[OWN][1],
+                               [r.saved_tensor_bytes_peak / 1024 for r in sampled])
     np.testing.assert_allclose(data[NODES][1], [r.graph_nodes for r in sampled])
     panel.grab()
     np.testing.assert_allclose(panel.nodes_curve.getData()[1], [r.graph_nodes for r in sampled])
@@ -30,6 +34,37 @@ def test_bytes_in_kib_and_nodes_on_their_own_plot(show):
     # on what the tests before this one left the app's font at)
     assert panel.nodes_plot.getAxis("left").labelText in ("graph nodes", "nodes")
     assert _titles_legible(panel)
+
+
+def _legend_names(panel) -> list[str]:
+    return [label.text for _, label in panel.legend.items]
+
+
+def test_the_saved_tensors_own_bytes_are_drawn_only_where_they_differ_from_the_peak(show):
+    panel = show(MemoryPlot, heads=1)
+    h = History(["head0"], [])
+    for t in range(10):   # the built-in model's gathered batches: the same count
+        h.append(StepRecord(step=t, losses={"head0": 1.0}, total=1.0, saved_bytes=0,
+                            saved_bytes_peak=33_028, saved_tensor_bytes_peak=33_028,
+                            graph_nodes=42))
+    panel.update_from(h)
+    panel.grab()
+    assert OWN not in _legend_names(panel) and not panel._curves[OWN].isVisible()
+    np.testing.assert_allclose(panel.data()[OWN][1], panel.data()[PEAK][1])
+    # a batch sliced from a dataset: its storage kept alive, its rows what backward needs
+    h.append(StepRecord(step=10, losses={"head0": 1.0}, total=1.0, saved_bytes=0,
+                        saved_bytes_peak=4_000_544, saved_tensor_bytes_peak=864,
+                        graph_nodes=42))
+    panel.update_from(h)
+    panel.grab()
+    assert OWN in _legend_names(panel) and panel._curves[OWN].isVisible()
+    size = panel.unit()[1]
+    assert panel.data()[OWN][1][-1] * size == 864
+    assert panel.data()[PEAK][1][-1] * size == 4_000_544
+    panel.set_model(["head0"], [])   # a new run: none until it differs again
+    panel.update_from(leak(5, 10))   # (no own bytes measured at all)
+    panel.grab()
+    assert OWN not in _legend_names(panel)
 
 
 def leak(steps: int, per_step: int, base: int = 30_000) -> History:
@@ -45,12 +80,12 @@ def test_unit_follows_the_data(show):
     panel = show(MemoryPlot, heads=1)
     panel.update_from(leak(100, 100 * 1024))  # up to ~10 MiB
     assert panel.unit() == ("MiB", 2 ** 20)
-    assert panel.plot.getAxis("left").labelText == "saved tensors (MiB)"
+    assert panel.plot.getAxis("left").labelText == "storages kept (MiB)"
     np.testing.assert_allclose(panel.data()[HELD][1][-1], 99 * 100 / 1024)
     panel.set_model(["head0"], [])
     panel.update_from(leak(10, 10, base=100))  # at most 190 bytes
     assert panel.unit() == ("B", 1)
-    assert panel.plot.getAxis("left").labelText == "saved tensors (B)"
+    assert panel.plot.getAxis("left").labelText == "storages kept (B)"
 
 
 def test_nothing_measured_draws_nothing(show):
@@ -81,7 +116,7 @@ def _title_box(plot):
 
 def _titles_legible(panel) -> bool:
     """Both titles drawn whole inside the canvas, neither over the other (stacked in a
-    short panel, "saved tensors (KiB)" and "graph nodes" ran into each other)."""
+    short panel, "storages kept (KiB)" and "graph nodes" ran into each other)."""
     canvas = panel.plot_widget.mapToScene(panel.plot_widget.viewport().rect()).boundingRect()
     plots = (panel.plot, panel.nodes_plot)
     boxes = [_title_box(plot) for plot in plots]

@@ -73,4 +73,7 @@ def test_the_memory_panel_says_what_its_peak_counts(show):
     assert PEAK == "peak after forward"
     tip = panel.plot_widget.toolTip()
     assert "saved for backward" in tip and "after each forward" in tip
+    # what is counted: the storages kept alive, and beside them the tensors' own bytes
+    assert "storages" in tip and "whole tensor it was cut from" in tip
+    assert "own elements" in tip
     assert "Gradients (.grad)" in tip and "not counted" in tip
