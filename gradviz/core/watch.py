@@ -28,7 +28,7 @@ from ..plain.watch_stream import DISK_FULL, StreamWriter
 from .grad_fingerprint import GradFingerprint
 from .watch_amp import ScalerState, caller_frame, scaler_in_callers
 from .watch_features import FeatureHooks
-from .watch_graph import saved_bytes, step_graph
+from .watch_graph import saved_memory, step_graph
 from .watch_losses import LossNames, batch_size_problem, call_weights, scalar_values
 from .watch_probe import feature_list, gathered, junction_gram, number_dtype
 from .watch_ranks import rank_and_world, unwrapped
@@ -283,7 +283,7 @@ class Watch:
                                          .to(gram.device) for x in weights])
                         gram = gram * w[:, None] * w[None, :]
                     self._step_calls.grams.append((index, gram))
-            held, self._step_calls.nodes, fingerprint = saved_bytes(
+            held, own, self._step_calls.nodes, fingerprint = saved_memory(
                 tensors, self._tensors, given)
         except RuntimeError as exc:
             if any(words in str(exc) for words in _FREED):
@@ -295,6 +295,7 @@ class Watch:
                           f"({str(exc).splitlines()[0][:200]}); not recorded on that step")
             return
         self._step_calls.saved.append(held)
+        self._step_calls.own.append(own)
         if self._step_calls.calls == 1 and fingerprint != self._last_graph_key:
             self._last_graph_key = fingerprint
             graph = step_graph(losses, self.params, given)
@@ -375,6 +376,8 @@ class Watch:
             record.loss_weights = dict(zip(self._names.names, loss_weights))
         if calls.saved:
             record.saved_bytes, record.saved_bytes_peak = calls.saved[-1], max(calls.saved)
+            record.saved_tensor_bytes = calls.own[-1]
+            record.saved_tensor_bytes_peak = max(calls.own)
             record.graph_nodes = calls.nodes
         if prints is not None:
             record.grad_fingerprint = self._fingerprint.named(printed, grads)

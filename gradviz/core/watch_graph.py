@@ -11,15 +11,6 @@ from .autograd_walk import held_saved_memory, reachable_nodes, storage_key
 from .graph import Root, capture
 
 
-def saved_bytes(losses: Sequence[torch.Tensor], params: Sequence[torch.Tensor],
-                features: Sequence[torch.Tensor]) -> tuple[int, int, tuple]:
-    """(bytes of the distinct storages the graph below losses keeps alive for backward,
-    not counting the parameters'; number of autograd nodes; a fingerprint of the graph's
-    structure): saved_memory() without the saved tensors' own bytes."""
-    held, _, nodes, fingerprint = saved_memory(losses, params, features)
-    return held, nodes, fingerprint
-
-
 def saved_memory(losses: Sequence[torch.Tensor], params: Sequence[torch.Tensor],
                  features: Sequence[torch.Tensor]) -> tuple[int, int, int, tuple]:
     """(bytes of the distinct storages the graph below losses keeps alive for backward;

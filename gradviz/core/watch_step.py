@@ -26,7 +26,8 @@ class StepCalls:
         self.sizes: list[float | None] = []    # per value: its call's batch size
         self.weighted = False                  # a call gave weights
         self.grams: list[tuple[list[int], torch.Tensor]] = []   # sampled: per call
-        self.saved: list[int] = []             # sampled: bytes the graph held per call
+        self.saved: list[int] = []             # sampled: storages the graph kept, per call
+        self.own: list[int] = []               # sampled: the saved tensors' own bytes
         self.nodes: int | None = None
 
     def add(self, index: list[int], values: list[torch.Tensor],

@@ -12,7 +12,8 @@ from .atomic_write import atomic_open
 from .watch_stream import HEADER, STEPS
 
 METRICS = "metrics.csv"
-COUNTS = ("saved_bytes", "saved_bytes_peak", "graph_nodes", "micro_batches")
+COUNTS = ("saved_bytes", "saved_bytes_peak", "saved_tensor_bytes",
+          "saved_tensor_bytes_peak", "graph_nodes", "micro_batches")
 
 
 def metrics_columns(loss_names: list[str], param_names: list[str]) -> list[str]:

@@ -91,7 +91,8 @@ class StepLines:
                 r.backward_seconds, r.trunk_grad_norm, r.trunk_step, r.trunk_step_vs_sum,
                 r.loss_change, r.loss_change_trunk, r.loss_change_head,
                 r.all_reduces, r.amp_scale, r.amp_skipped,
-                r.grad_fingerprint, r.loss_weights).count(None) != 20 \
+                r.grad_fingerprint, r.loss_weights, r.saved_tensor_bytes,
+                r.saved_tensor_bytes_peak).count(None) != 22 \
                 or type(micro_batches) is not int:
             return None
         template = self._template(tuple(r.losses), tuple(norms))
