@@ -14,6 +14,9 @@ from types import FrameType
 
 import torch
 
+from ..plain.records import StepRecord
+from .watch_record import unscaled
+
 FRAMES_LOOKED_AT = 3    # the caller's frames whose variables are looked at for a scaler
 
 
@@ -37,6 +40,16 @@ class ScalerState:
         told which optimizer holds which parameters)."""
         states = self.scaler._per_optimizer_states
         return any(s.get("stage") is _unscaled_stage() for s in list(states.values()))
+
+    def as_unscaled(self, record: StepRecord, scale: float) -> StepRecord:
+        """The record of the step's gradients as unscaled ones (norms over the scale
+        unless unscale_ already ran), with the scale and whether scaler.step skips it:
+        an inf or a NaN among the gradients (unscale_'s own finding where it ran)."""
+        if self.unscaled():
+            return unscaled(record, 1.0, self.found_inf()) if scale else record
+        norm = record.global_grad_norm
+        skipped = norm is None or not norm - norm == 0.0   # an inf or a NaN: skipped
+        return unscaled(record, scale, skipped)
 
     def found_inf(self) -> bool:
         """unscale_'s own finding: an inf or NaN among the gradients (the step will be

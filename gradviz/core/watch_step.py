@@ -43,6 +43,21 @@ class StepCalls:
         """The weights that are tensors (a learned weight): gathered with the values."""
         return [w for w in self.weights if isinstance(w, torch.Tensor)]
 
+    def read_back(self, numbers: list[float], norms: int, scaled: bool, gram: int
+                  ) -> tuple[list[float], list[float], list[float], float | None,
+                             list[float], list[float]]:
+        """The step's one transfer, in the order gathered (values, learned weights,
+        norms, the scale, the Gram matrix, the rest: the fingerprint), read back:
+        (values, every value's weight as a float, norms, scale, gram, the rest)."""
+        at = iter(numbers)
+        values = [next(at) for _ in self.values]
+        learned = iter([next(at) for _ in self.tensors()])
+        weights = [next(learned) if isinstance(w, torch.Tensor) else w for w in self.weights]
+        norm_values = [next(at) for _ in range(norms)]
+        scale = next(at) if scaled else None
+        gram_values = [next(at) for _ in range(gram)]
+        return values, weights, norm_values, scale, gram_values, list(at)
+
     def gram(self, k: int, device: torch.device, dtype: torch.dtype
              ) -> tuple[torch.Tensor | None, list[list[bool]]]:
         """The step's k x k Gram matrix of the pushes (the calls' blocks summed where
