@@ -29,6 +29,10 @@ def _stream_lines(name: str, records: list[StepRecord], reader: StreamReader) ->
              "  last losses: " + ", ".join(f"{k} {_number(v)}" for k, v in last.losses.items())
              + f" (total {_number(last.total)}); global grad norm "
              + _number(last.global_grad_norm)]
+    if last.loss_weights:   # the curves are the losses as named; the total weighs them
+        lines.append("  weights: " + ", ".join(f"{k} {_number(v)}"
+                                              for k, v in last.loss_weights.items())
+                     + " (the total is the sum of weight x loss, as backpropagated)")
     missing = [p for p, v in (last.grad_norms or {}).items() if v is None]
     if missing:
         shown = ", ".join(missing[:SHOWN_NAMES])

@@ -192,3 +192,20 @@ def test_an_unclosed_watch_is_closed_at_exit(tmp_path):
     assert [r.step for r in reader.read()] == [0, 1, 2]
     assert reader.header["ended"] == {"how": "finished"} and not math.isnan(
         reader.header["finished"])
+
+
+def test_the_report_says_the_weights_beside_the_raw_losses(tmp_path):
+    from gradviz.plain.watch_summary import summary_lines
+    model = nn.Linear(2, 2)
+    with gradviz.watch(model, out=tmp_path / "run", strict=True) as watch:
+        out = model(torch.ones(3, 2))
+        a, b = out[:, 0].pow(2).mean(), out[:, 1].abs().mean()
+        watch.losses({"a": a, "b": b}, weights={"a": 0.25})
+        (0.25 * a + b).backward()
+        watch.step()
+    lines = summary_lines(tmp_path / "run")
+    assert lines[1] == (f"  last losses: a {a.item():.4g}, b {b.item():.4g} (total "
+                        f"{0.25 * a.item() + b.item():.4g}); global grad norm "
+                        f"{math.sqrt(sum(p.grad.norm().item() ** 2 for p in model.parameters())):.4g}")
+    assert lines[2] == ("  weights: a 0.25, b 1 (the total is the sum of weight x loss, as "
+                        "backpropagated)")
