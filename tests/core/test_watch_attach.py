@@ -204,8 +204,8 @@ def test_the_report_says_the_weights_beside_the_raw_losses(tmp_path):
         (0.25 * a + b).backward()
         watch.step()
     lines = summary_lines(tmp_path / "run")
+    norm = math.sqrt(sum(p.grad.norm().item() ** 2 for p in model.parameters()))
     assert lines[1] == (f"  last losses: a {a.item():.4g}, b {b.item():.4g} (total "
-                        f"{0.25 * a.item() + b.item():.4g}); global grad norm "
-                        f"{math.sqrt(sum(p.grad.norm().item() ** 2 for p in model.parameters())):.4g}")
+                        f"{0.25 * a.item() + b.item():.4g}); global grad norm {norm:.4g}")
     assert lines[2] == ("  weights: a 0.25, b 1 (the total is the sum of weight x loss, as "
                         "backpropagated)")
