@@ -316,7 +316,7 @@ class Watch:
             else:
                 writer.add_numbers(self._numbers_key, self.steps, numbers, total, whole, 1)
         self.steps += 1
-        self._step_calls = StepCalls()   # nothing else was set: not sampled
+        self._step_calls.clear_usual()   # nothing else was set: not sampled
         return record
 
     def _say_no_losses(self) -> None:

@@ -21,9 +21,9 @@ class StepCalls:
     def __init__(self):
         self.calls = 0
         self.values: list[torch.Tensor] = []   # 0-dim, in call order
-        self.index: list[int] = []             # per value: its loss's index in the run
-        self.weights: list[Weight] = []        # per value (1.0 where none was given)
-        self.sizes: list[float | None] = []    # per value: its call's batch size
+        # per call: (its losses' indices in the run, their weights or None, its batch
+        # size or None): one append a call, spread per value only where combined
+        self.parts: list[tuple[list[int], list[Weight] | None, int | None]] = []
         self.weighted = False                  # a call gave weights
         self.grams: list[tuple[list[int], torch.Tensor]] = []   # sampled: per call
         self.saved: list[int] = []             # sampled: storages the graph kept, per call
@@ -34,10 +34,29 @@ class StepCalls:
             weights: list[Weight] | None, size: int | None) -> None:
         self.calls += 1
         self.values += values
-        self.index += index
-        self.weights += weights or [1.0] * len(values)
-        self.weighted = self.weighted or weights is not None
-        self.sizes += [size] * len(values)
+        self.parts.append((index, weights, size))
+        if weights is not None:
+            self.weighted = True
+
+    def clear_usual(self) -> None:
+        """After the usual step (one call, nothing sampled): only what add() set."""
+        self.calls, self.values, self.parts = 0, [], []
+
+    @property
+    def index(self) -> list[int]:
+        """Per value: its loss's index in the run."""
+        return [i for index, _, _ in self.parts for i in index]
+
+    @property
+    def weights(self) -> list[Weight]:
+        """Per value: its weight (1.0 where its call gave none)."""
+        return [w for index, weights, _ in self.parts
+                for w in (weights or [1.0] * len(index))]
+
+    @property
+    def sizes(self) -> list[int | None]:
+        """Per value: its call's batch size (None where not given)."""
+        return [size for index, _, size in self.parts for _ in index]
 
     def tensors(self) -> list[torch.Tensor]:
         """The weights that are tensors (a learned weight): gathered with the values."""
@@ -79,25 +98,17 @@ class StepCalls:
                 ) -> tuple[list[float], float, list[float] | None]:
         """(each of the run's k losses for this step, NaN where no call named it; the
         weighted total; each loss's weight, or None where no call gave weights)."""
-        sums, sizes, weighted = [0.0] * k, [0.0] * k, [0.0] * k
-        equal = any(s is None for s in self.sizes)   # one call without a size: equal
-        for i, value, weight, size in zip(self.index, values, weights, self.sizes):
+        sums, terms, weighed, sizes = [0.0] * k, [0.0] * k, [0.0] * k, [0.0] * k
+        call_sizes = self.sizes
+        equal = any(s is None for s in call_sizes)   # one call without a size: equal
+        for i, value, weight, size in zip(self.index, values, weights, call_sizes):
             n = 1.0 if equal or size is None else float(size)
             sums[i] += n * value
-            weighted[i] += n * weight
+            terms[i] += n * weight * value   # weight * loss: the backpropagated term
+            weighed[i] += n * weight
             sizes[i] += n
         losses = [s / n if n else math.nan for s, n in zip(sums, sizes)]
-        mean_weights = [w / n if n else math.nan for w, n in zip(weighted, sizes)]
-        if not self.weighted:   # no weights: the sum, as before (no rounding added)
-            total = sum(v for v, n in zip(losses, sizes) if n)
-            return losses, total, None
-        total = 0.0
-        for i in range(k):
-            if sizes[i]:   # the weighted mean of weight * loss: the backpropagated term
-                total += sum(n * w * v for j, v, w, n in self._terms(values, weights, equal)
-                             if j == i) / sizes[i]
-        return losses, total, mean_weights
-
-    def _terms(self, values: list[float], weights: list[float], equal: bool):
-        for i, value, weight, size in zip(self.index, values, weights, self.sizes):
-            yield i, value, weight, 1.0 if equal or size is None else float(size)
+        if not self.weighted:   # no weights: the losses' sum
+            return losses, sum(v for v, n in zip(losses, sizes) if n), None
+        total = sum(t / n for t, n in zip(terms, sizes) if n)
+        return losses, total, [w / n if n else math.nan for w, n in zip(weighed, sizes)]
