@@ -9,6 +9,7 @@ bit-equal to an unwatched one (strict=True raises WatchError instead, for tests)
 from __future__ import annotations
 
 import errno
+import math
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
@@ -245,7 +246,7 @@ class Watch:
                 self._scaler is None and not calls.weighted and \
                 len(calls.values) == len(self._names.names):
             return self._usual(calls.values, norms)
-        record = self._sampled(calls, grads, norms, len(present) == len(grads))
+        record = self._sampled(calls, grads, present, norms)
         if self._rec.writer is not None:
             self._rec.writer.add_step(record, calls.calls)
             if self.steps % self.every == 0 and self._rec.writer.gone():
@@ -255,8 +256,8 @@ class Watch:
         self._step_calls = StepCalls()
         return record
 
-    def _sampled(self, calls: StepCalls, grads: list, norms: Sequence[torch.Tensor],
-                 complete: bool) -> StepRecord:
+    def _sampled(self, calls: StepCalls, grads: list, present: list[torch.Tensor],
+                 norms: Sequence[torch.Tensor]) -> StepRecord:
         """A step other than the usual one: several calls, weights, the push, AMP."""
         k = len(self._names.names)
         scale = self._scaler.scale_tensor() if self._scaler is not None else None
@@ -270,9 +271,16 @@ class Watch:
         numbers = gathered(scalars, gram, self.device, prints).tolist()   # one transfer
         values, weights, norm_values, scale_value, gram_values, printed = calls.read_back(
             numbers, len(norms), scale is not None, k * k if gram is not None else 0)
+        if scale_value is not None and not all(map(math.isfinite, norm_values)):
+            # a scaled gradient's norm can pass float32's range (2**126 times a few)
+            # where every element is finite: measured again in float64, where only an
+            # inf or a NaN among the elements (a step scaler.step skips) is not finite
+            norm_values = torch.stack(torch._foreach_norm(present, 2, dtype=torch.float64)
+                                      ).tolist()
         losses, total, loss_weights = calls.combine(values, weights, k)
         record = step_record(self.steps, self._names.names, self._param_names, losses,
-                             total, norm_values, grads, complete, gram_values, measured)
+                             total, norm_values, grads, len(present) == len(grads),
+                             gram_values, measured)
         if loss_weights is not None:
             record.loss_weights = dict(zip(self._names.names, loss_weights))
         if calls.saved:

@@ -33,7 +33,15 @@ def _stream_lines(name: str, records: list[StepRecord], reader: StreamReader) ->
         lines.append("  weights: " + ", ".join(f"{k} {_number(v)}"
                                               for k, v in last.loss_weights.items())
                      + " (the total is the sum of weight x loss, as backpropagated)")
-    missing = [p for p, v in (last.grad_norms or {}).items() if v is None]
+    if last.amp_scale is not None:
+        skipped = [r.step for r in records if r.amp_skipped]
+        lines.append(f"  AMP: scale {_number(last.amp_scale)} at the last step; "
+                     f"{len(skipped)} of {len(records)} steps skipped by the GradScaler "
+                     "(an inf or a NaN among the gradients)"
+                     + (f", the last at step {skipped[-1]}" if skipped else ""))
+    # a skipped step's norms are infinite or NaN (json's null): not a missing .grad
+    missing = [] if last.amp_skipped else [
+        p for p, v in (last.grad_norms or {}).items() if v is None]
     if missing:
         shown = ", ".join(missing[:SHOWN_NAMES])
         more = f" and {len(missing) - SHOWN_NAMES} more" if len(missing) > SHOWN_NAMES else ""
