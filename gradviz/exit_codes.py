@@ -8,4 +8,7 @@ EXIT_AUTOGRAD_ERROR = 3    # training stopped on PyTorch's error (or divergence)
                            # model file's own error (sys.exit too) at a step
 EXIT_LEFT_RUNNING = 4      # the work was done, but a model file left threads or processes
                            # running: one line names the file, and they end with gradviz
+EXIT_WINDOW_FAILED = 5     # the window's own code raised (a fault of gradviz's, never of a
+                           # file's data, which the window says in words): one line says
+                           # what and where, and the window closed
 EXIT_INTERRUPTED = 130     # what shells report for a command ended by Ctrl+C (128 + SIGINT)

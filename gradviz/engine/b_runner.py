@@ -121,6 +121,13 @@ class LocalB:
         """The reply to the oldest step asked for and not yet read."""
         return self._replies.popleft()
 
+    def watch(self) -> None:
+        """Nothing to look at: B lives in this process, and its end is A's."""
+        return None
+
+    def connection(self) -> None:
+        return None
+
     def close(self) -> None:
         self._side.end()
 
@@ -262,9 +269,22 @@ class ProcessB:
         # CPU time is looked at every time, so that it is known when it stopped growing
         self._last_beat = last_sign_of_life(process, self._last_beat)
         if time.monotonic() - self._last_beat > SILENT_SECONDS:
-            return self._gone(f"showed no sign of life for {SILENT_SECONDS:g} s and was "
-                              f"stopped")
+            return self._gone(f"answered nothing for {SILENT_SECONDS:g} s (frozen or "
+                              f"stopped), and gradviz ended it")
         return None
+
+    def watch(self) -> p.BGone | None:
+        """B's process looked at while nothing is asked of it (its comparison paused):
+        its beats read (they would fill the socket), and its end said, BGone, whether
+        it ended (a kill, a crash) or fell silent. None: alive, or closed already."""
+        if self._conn is None:
+            return None
+        return self._pump()
+
+    def connection(self) -> Connection | None:
+        """Our end of B's socket, readable when B beats, replies or ends (None: no
+        process)."""
+        return self._conn
 
     def reset(self, config: Config, model_path: str | None = None) -> p.BPending | p.BGone:
         # the replies still on their way belong to the old B: dropped as they come

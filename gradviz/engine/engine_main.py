@@ -4,6 +4,7 @@ takes B's process with it."""
 from __future__ import annotations
 
 import os
+from multiprocessing import connection
 from pathlib import Path
 
 from ..core.devices import available_devices
@@ -18,6 +19,7 @@ from .niceness import yield_to_the_window
 from .profiled import profiled
 
 B_LOOK_SECONDS = 0.005  # B's steps in flight: how soon to look for their replies again
+B_IDLE_LOOK_SECONDS = 0.5   # B pinned, A idle: how often, at least, B's process is looked at
 
 
 def run(conn, config: Config, own_process: bool = True, holder: dict | None = None,
@@ -61,6 +63,8 @@ def run(conn, config: Config, own_process: bool = True, holder: dict | None = No
 def _serve(conn, loop: EngineLoop, beat) -> None:
     """Answer the window's commands, and train between them, until told to stop."""
     while not loop.stopped:
+        if loop.pinned is not None:
+            loop.pinned.watch()   # B's process ended or silent: said now, paused or not
         loop.say_how_b_starts()
         out = loop.take_outbox()
         if out:
@@ -70,10 +74,23 @@ def _serve(conn, loop: EngineLoop, beat) -> None:
             # B's last steps are still to compare: look again soon, even when idle
             wait = B_LOOK_SECONDS if wait is None else min(wait, B_LOOK_SECONDS)
         # idle: sleep on the pipe; paced: sleep until the next step is due
-        if conn.poll(wait):
+        if _window_speaks(conn, loop, wait):
             _working(beat, lambda: _answer(conn, loop))
         elif loop.due_in() == 0:
             _working(beat, lambda: loop.train_batch(lambda: conn.poll(0)))
+
+
+def _window_speaks(conn, loop: EngineLoop, wait: float | None) -> bool:
+    """Whether a command waits, after waiting up to `wait` s (None: until one comes).
+    With B pinned in a process of its own, B's socket wakes the wait too (its beats, its
+    end: EOF), and the wait is at most B_IDLE_LOOK_SECONDS (a silent B, a kill that
+    leaves its socket open in a child of B's): a B that dies while A sits paused was
+    said only at A's next step, and never while A stayed paused."""
+    b = None if loop.pinned is None else loop.pinned.connection()
+    if b is None:
+        return bool(conn.poll(wait))
+    wait = B_IDLE_LOOK_SECONDS if wait is None else min(wait, B_IDLE_LOOK_SECONDS)
+    return bool(connection.wait([conn, b], wait)) and conn.poll(0)
 
 
 def _answer(conn, loop: EngineLoop) -> None:

@@ -198,6 +198,22 @@ class PinnedB:
         except Exception as exc:  # a bug of ours must not take A (or the lecture) down
             self._stop(ev.from_exception(exc, ra.step, "internal", "gradviz itself (B)"))
 
+    def watch(self) -> None:
+        """B looked at while nothing is asked of it (its comparison paused, or between
+        A's steps): a process of B's that ended or fell silent stops B now, and the
+        dock says so, rather than at A's next step, which a paused A never takes. B
+        building or with steps in flight is looked at by collect (their replies)."""
+        if self.error is not None or self._building or self._started:
+            return
+        gone = self.b.watch()
+        if gone is not None:
+            self._stop(self._event_of(gone, self.a.step_index, "B's engine"))
+
+    def connection(self):
+        """What becomes readable when B's process beats, replies or ends (None: B lives
+        in this process, or is stopped): the engine's loop waits on it too."""
+        return None if self.error is not None else self.b.connection()
+
     def close(self) -> None:
         """Unpinned, or the engine stops: B's process (if it has one) ends now."""
         self._started.clear()

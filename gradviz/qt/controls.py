@@ -40,6 +40,7 @@ from .control_table import (
     WEIGHTS,
     Control,
 )
+from .plain_text import plain_tip
 
 WEIGHT_STEPS = 100  # slider units per 1.0 of loss weight
 
@@ -301,9 +302,9 @@ class ControlsPanel(QWidget):
         for c in CONTROLS:
             if c.key in FIXED_BY_THE_FILE:
                 self.widgets[c.key].setEnabled(not name)
-                self.widgets[c.key].setToolTip(
+                self.widgets[c.key].setToolTip(plain_tip(   # the file's name as written
                     f"{name} builds its own model (its build() decides the heads and "
-                    f"the trunk): {c.label} is for the built-in model" if name else c.tip)
+                    f"the trunk): {c.label} is for the built-in model") if name else c.tip)
         if not name:
             self._sync_enabled()
 

@@ -37,20 +37,36 @@ def build_stopped(name: str, line: str) -> ev.Event:
 
 def engine_died(step: int, exitcode: int | None, hung: bool, silent_s: float,
                 config: Config) -> ev.Event:
-    """The engine's process ended (exit code, None where unknown) or hung."""
-    how = (f"showed no sign of life for {silent_s:.0f} s and was stopped" if hung
-           else f"stopped ({host.exit_words(exitcode)})")
+    """The engine's process ended (exit code, None where unknown), or (hung) answered
+    nothing for silent_s and was ended by the window: that kill is the window's own,
+    so it says nothing of memory (a SIGKILL by Linux's out-of-memory killer looks the
+    same), and tells a frozen engine from a stopped one only as far as it can."""
+    hint = (f"Press Reset (R) to start a fresh one with the same settings "
+            f"({settings_words(config)}), or Shift+R with the default settings")
+    if hung:
+        return ev.Event(
+            step=step, phase="engine", call="the training engine",
+            type="EngineStopped",
+            message=f"gradviz ended the training engine after it answered nothing for "
+                    f"{silent_s:.0f} s (frozen or stopped).",
+            title="The training engine stopped answering",
+            explanation=f"The process that trains the model neither beat (it says it is "
+                        f"alive twice a second) nor used any CPU time for "
+                        f"{silent_s:.0f} s: it was frozen (a deadlock, a call that waits "
+                        f"for ever) or stopped from outside (SIGSTOP, Ctrl+Z in its "
+                        f"terminal, a debugger), so gradviz ended it. The window and "
+                        f"everything it shows are kept.",
+            hint=hint + ".")
     killed = exitcode == -9   # what Linux's out-of-memory killer sends
     return ev.Event(
         step=step, phase="engine", call="the training engine",
-        type="EngineStopped", message=f"The training engine {how}.",
+        type="EngineStopped",
+        message=f"The training engine stopped ({host.exit_words(exitcode)}).",
         title="The training engine stopped",
         explanation="The process that trains the model ended (a crash inside PyTorch, "
-                    "running out of memory, or a kill from outside) or stopped "
-                    "answering. The window and everything it shows are kept."
+                    "running out of memory, or a kill from outside). The window and "
+                    "everything it shows are kept."
                     + (" A kill like this one is what the system does to a process "
                        "that runs out of memory." if killed else ""),
-        hint=f"Press Reset (R) to start a fresh one with the same settings "
-             f"({settings_words(config)}), or Shift+R with the default "
-             f"settings" + (" (the same settings may run out of memory again)."
-                            if killed else "."))
+        hint=hint + (" (the same settings may run out of memory again)." if killed
+                     else "."))

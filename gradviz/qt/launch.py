@@ -10,8 +10,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..commands.options import config_from_args, fail, take_model_file
-from ..exit_codes import EXIT_OK
+from ..exit_codes import EXIT_OK, EXIT_WINDOW_FAILED
 from ..plain.config import Config
+from .crash_exit import CrashExit
 from .display import display_problem, invisible_notice
 
 if TYPE_CHECKING:
@@ -219,6 +220,12 @@ def _open(args, ctrl_c: CtrlC) -> int:
     if lesson is not None:
         window.lessons.open(lesson)
     ctrl_c.watch(window.close)
-    app.exec()
+    crash = CrashExit(app.exit).install()
+    try:
+        app.exec()
+    finally:
+        crash.restore()
     window.dispose()   # now, not at interpreter exit (see MainWindow.dispose)
+    if crash.failed:
+        return EXIT_WINDOW_FAILED
     return ctrl_c.exit_status if ctrl_c.pressed else EXIT_OK

@@ -28,7 +28,8 @@ class PanelPainter(QObject):
     def __init__(self, parent: QObject, panels: Callable[[], list], history: Callable,
                  shown_key: Callable[[], tuple], before_frame: Callable[[], None],
                  clock: Callable[[], float] = time.thread_time,
-                 between_frames: Callable[[], None] = lambda: None):
+                 between_frames: Callable[[], None] = lambda: None,
+                 on_fault: Callable[[object, BaseException | None], None] | None = None):
         """panels(): the panels; history(): what they show; shown_key(): what a panel
         that is up to date has drawn; before_frame(): new steps in, before each frame;
         between_frames(): every STEPS_MS, the newest step shown where it is cheap (the
@@ -36,7 +37,11 @@ class PanelPainter(QObject):
         clock: the GUI thread's CPU time, in seconds. A frame's share is of the time the
         thread worked, not of the wall clock: on a busy machine the wall clock counts the
         other programs' turns too, and the painter waited up to a second after each
-        frame (six frames in ten seconds at a load of 12)."""
+        frame (six frames in ten seconds at a load of 12).
+        on_fault(panel, error): where given, a panel whose drawing raises is said there
+        (and drawn again with the next data, not at every frame), and on_fault(panel,
+        None) once it draws again; without it, the error goes on to Qt (a recorded run's
+        window draws a stranger's folder; the main window, what its engine measured)."""
         super().__init__(parent)
         self._clock = clock
         self._panels, self._history = panels, history
@@ -45,6 +50,8 @@ class PanelPainter(QObject):
         self._due: list = []          # panels this frame has still to bring up to date
         self._watched: set[int] = set()   # the panels whose showing is watched (ids)
         self._frame_started = 0.0
+        self._on_fault = on_fault
+        self._failed: set[int] = set()   # the panels whose last drawing raised (ids)
         self.frame_timer = QTimer(self)
         self.frame_timer.setSingleShot(True)
         self.frame_timer.timeout.connect(self._frame)
@@ -106,6 +113,21 @@ class PanelPainter(QObject):
         return False
 
     def _update(self, panel) -> None:
+        if self._on_fault is None:
+            self._draw(panel)
+            return
+        try:
+            self._draw(panel)
+        except Exception as exc:   # said by on_fault; drawn again with the next data
+            self._shown[panel] = self._shown_key()
+            self._failed.add(id(panel))
+            self._on_fault(panel, exc)
+            return
+        if id(panel) in self._failed:
+            self._failed.discard(id(panel))
+            self._on_fault(panel, None)
+
+    def _draw(self, panel) -> None:
         panel.update_from(self._history())
         settle_ranges(panel)
         self._shown[panel] = self._shown_key()

@@ -10,6 +10,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMenu
 
+from .plain_text import plain_tip
 from .settings import MAX_RECENT
 
 
@@ -53,6 +54,6 @@ class RecentFiles(QObject):
             # &1..&8: the number picks the entry from the keyboard; && shows a literal &
             action = self.menu.addAction(f"&{i + 1} {path.replace('&', '&&')}")
             action.setObjectName(f"recentFile{i + 1}")
-            action.setToolTip(path)
+            action.setToolTip(plain_tip(path))   # a path may look like HTML
             action.triggered.connect(lambda _checked=False, p=path: self.open_path(p))
         self.menu.setEnabled(bool(self.paths))

@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 from ..commands.options import fail
-from ..exit_codes import EXIT_OK
+from ..exit_codes import EXIT_OK, EXIT_WINDOW_FAILED
+from .crash_exit import CrashExit
 from .display import display_problem
 from .launch import CtrlC, load_settings, quiet_offscreen_warnings
 
@@ -54,8 +55,14 @@ def _open(path: Path, compare: str | None, ctrl_c: CtrlC) -> int:
     window.show()
     window.first_layout()
     ctrl_c.watch(window.close)
-    app.exec()
+    crash = CrashExit(app.exit).install()
+    try:
+        app.exec()
+    finally:
+        crash.restore()
     window.shutdown()
     # deleted now, while Python is whole (as MainWindow.dispose says why)
     shiboken6.delete(window)
+    if crash.failed:
+        return EXIT_WINDOW_FAILED
     return ctrl_c.exit_status if ctrl_c.pressed else EXIT_OK

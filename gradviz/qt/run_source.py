@@ -9,6 +9,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from ..plain.fault_line import fault_line
 from ..plain.history import History
 from ..plain.recorded_run import RecordedRun
 from ..plain.run_comparison import compare_lines
@@ -29,6 +30,7 @@ class RunSource(QObject):
         self.run = RecordedRun(folder)
         self.compared: RecordedRun | None = None   # B: another run, compared with this one
         self._said: tuple = ()
+        self.fault: str | None = None   # the last look's failure, in one line
         self.timer = QTimer(self)
         self.timer.timeout.connect(self.poll)
 
@@ -65,6 +67,22 @@ class RunSource(QObject):
                              b.history)
 
     def poll(self) -> None:
+        """Read what the folder has new. Whatever the reading raises (a stranger's
+        folder may hold anything) is kept in one line, fault, and said; the next look
+        tries again, and a look that reads clears it."""
+        try:
+            self._poll()
+        except Exception as exc:   # the window never dies from a folder's data
+            fault = f"Could not read {self.run.folder.name}: {fault_line(exc)}"
+            if fault != self.fault:
+                self.fault = fault
+                self.changed.emit()
+            return
+        if self.fault is not None:
+            self.fault = None
+            self.changed.emit()
+
+    def _poll(self) -> None:
         found = self.run.poll()
         b_steps = 0 if self.compared is None else self.compared.poll().new_steps
         history = self.run.history

@@ -10,9 +10,10 @@ from typing import cast
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QResizeEvent
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QLabel
 
 from ..plain.config import Config
+from ..plain.fault_line import fault_line
 from ..plain.history import History
 from ..plain.recorded_run import RecordedRun, runs_below
 from ..plain.window_model import WindowModel
@@ -20,6 +21,7 @@ from . import appearance
 from .graph_renderer import start_layout_thread, stop_layout_thread
 from .own_layout import own_layout
 from .panel_painter import PanelPainter
+from .run_faults import FaultLines, says_faults
 from .run_header import NO_COMPARISON, RunHeader
 from .run_source import POLL_MS, RunSource
 from .screen_fit import tabs_for_cramped_charts
@@ -44,20 +46,20 @@ class RunWindow(WindowFrame):
         self.folder = Path(folder)
         self.setWindowTitle(f"gradviz — {self.folder.name or self.folder} (recorded run)")
         self.model = WindowModel(engine_state="stopped")
+        self.faults = FaultLines()   # what failed to be read or drawn, said in the status
         self._empty = History([], [])
         self.header = RunHeader()
         self._engine_parts_away()
         self.model.events.generation.connect(self._fresh_history)
         self.header.runs.currentTextChanged.connect(self._pick_run)
-        self.header.streams.currentTextChanged.connect(
-            lambda name: self.source.show_stream(name) if name else None)
+        self.header.streams.currentTextChanged.connect(self._pick_stream)
         self.header.compare.currentTextChanged.connect(self._pick_compared)
         self.compared: Path | None = None if compare is None else Path(compare)
         self.render_thread, self.renderer = start_layout_thread(self, self.graph_view)
         self.graph_view.param_history_source = lambda name: self.history.param_history(name)
         self.apply_theme(theme or THEMES["light"])
         self.painter = PanelPainter(self, lambda: self.plots, lambda: self.history,
-                                    self._shown_key, lambda: None)
+                                    self._shown_key, lambda: None, on_fault=self._panel_fault)
         self._follow(self._first_run())
         self.painter.start()
         self.runs_timer = QTimer(self)   # a folder of runs: runs added since are listed
@@ -87,6 +89,7 @@ class RunWindow(WindowFrame):
         self.header.set_runs([r.name for r in runs])
         return runs[0] if runs else self.folder
 
+    @says_faults("list the runs of the folder")
     def _look_for_runs(self) -> None:
         runs = runs_below(self.folder)
         self.header.set_runs([r.name for r in runs])
@@ -100,6 +103,7 @@ class RunWindow(WindowFrame):
         self.header.set_compare_runs([r.name for r in runs if r != shown],
                                      None if self.compared is None else self.compared.name)
 
+    @says_faults("compare with the run picked")
     def _pick_compared(self, name: str) -> None:
         """B picked in the header (its first item: no comparison)."""
         if not name:
@@ -109,6 +113,7 @@ class RunWindow(WindowFrame):
         self.source.compare_with(picked)
         self._set_ghosts()
 
+    @says_faults("show the run picked")
     def _pick_run(self, name: str) -> None:
         if name:
             self.source.stop()
@@ -127,6 +132,12 @@ class RunWindow(WindowFrame):
         self._list_compared(runs_below(self.folder))
         source.start()
 
+    @says_faults("show the stream picked")
+    def _pick_stream(self, name: str) -> None:
+        if name:
+            self.source.show_stream(name)
+
+    @says_faults("draw the recorded graph")
     def _show_graph(self, graph, caption: str) -> None:
         """A recorded graph; one without module calls (gradviz.watch adds no hooks to
         record them) has no module boxes to draw: its autograd ops are drawn."""
@@ -154,6 +165,7 @@ class RunWindow(WindowFrame):
         other = names[(names.index(run.shown) + 1) % len(names)]
         return other, run.follower.histories[other]
 
+    @says_faults("show the run's losses and parameters")
     def _fresh_history(self) -> None:
         m = self.model
         for plot in self.plots:
@@ -175,14 +187,41 @@ class RunWindow(WindowFrame):
             elif plot.ghost is not ghost[1]:
                 plot.set_ghost(ghost[1], f"{ghost[0]} (dashed)")
 
+    @says_faults("show what the run says")
     def _show_lines(self) -> None:
+        self._show_status()
         run = self.source.run
-        self.header.status.setText(run.status() if run.problem is None else
-                                   f"{run.problem} (looked at again every {POLL_MS} ms)")
         self.header.set_streams(run.streams, run.shown)
         self.header.set_rank_lines(run.rank_lines())
         self.header.set_compare_lines(self.source.compare_lines())
         self._set_ghosts()
+
+    def _show_status(self) -> None:
+        """The status line: a fault of reading or drawing where there is one (the
+        window goes on: the next look, the next steps try again), else the run's."""
+        run, fault = self.source.run, self.source.fault or self.faults.line()
+        if fault is not None:
+            self.header.status.setText(f"{fault} (the window goes on; looked at again "
+                                       f"every {POLL_MS} ms)")
+        elif run.problem is not None:
+            self.header.status.setText(f"{run.problem} (looked at again every {POLL_MS} ms)")
+        else:
+            self.header.status.setText(run.status())
+
+    def show_fault(self, where: str, line: str | None) -> None:
+        """A part's fault said (line), or cleared (None)."""
+        if line is not None:
+            self.faults.say(where, line)
+        elif not self.faults.clear(where):
+            return
+        if hasattr(self, "source"):
+            self._show_status()
+
+    def _panel_fault(self, panel, error: BaseException | None) -> None:
+        title = panel.findChild(QLabel, panel.objectName() + "Title")
+        name = title.text() if title is not None else panel.objectName()
+        self.show_fault(f"draw {name}", None if error is None else
+                        f"Could not draw {name}: {fault_line(error)}")
 
     def _shown_key(self) -> tuple:
         ghost = self._ghost()

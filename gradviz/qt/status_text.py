@@ -10,6 +10,7 @@ from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtGui import QPainter, QPaintEvent
 from PySide6.QtWidgets import QWidget
 
+from .plain_text import plain_tip
 from .widgets.elided_label import elide_at_word
 
 
@@ -32,7 +33,7 @@ class StatusText(QWidget):
         if text == self._full:
             return
         self._full = text
-        self.setToolTip(text)
+        self.setToolTip(plain_tip(text))
         self._fit()
         self.update()
 

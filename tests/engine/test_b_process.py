@@ -1,16 +1,20 @@
 """B pinned in a process of its own (as the app's engine pins it): the same comparison
 as B beside A in one process, B's process killed or hung stops B alone (A goes on, the
-record says why in words), Reset starts a fresh one, and the engine's end ends it."""
+record says why in words), whether its comparison plays or sits paused, Reset starts a
+fresh one, and the engine's end ends it."""
+import multiprocessing
 import os
 import signal
+import threading
 from pathlib import Path
 
 import pytest
 
-from gradviz.engine import b_runner, child
+from gradviz.engine import b_runner, child, engine_main
 from gradviz.engine import protocol as p
 from gradviz.engine.loop import EngineLoop
 from gradviz.plain.config import Config
+from gradviz.plain.records import StepRecord
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="B's process needs POSIX")
 
@@ -95,8 +99,9 @@ def test_a_b_that_stops_answering_is_stopped_and_said_so(monkeypatch):
         os.kill(stuck.pid, signal.SIGSTOP)        # a step that never ends, as B sees it
         a, compared = steps(loop, 3)
         assert [r.step for r in a] == [1, 2, 3]
-        assert compared[-1].error.message == ("B's engine process showed no sign of "
-                                              "life for 1 s and was stopped.")
+        assert compared[-1].error.message == ("B's engine process answered nothing for "
+                                              "1 s (frozen or stopped), and gradviz "
+                                              "ended it.")
         assert stuck.exitcode is not None           # killed, not left behind
     finally:
         loop.handle(p.Shutdown())
@@ -234,3 +239,100 @@ def test_a_b_that_starts_slowly_never_blocks_as_engine_and_is_waited_for(monkeyp
         assert all(r.same and r.error is None for r in compared)
     finally:
         loop.handle(p.Shutdown())
+
+
+WAIT_S = 120   # for B's process to start (it imports torch) and answer, at most
+
+
+def serving(a: Config, b: Config):
+    """The engine's loop answering a pipe on a thread, as the app's engine process does
+    (engine_main), B pinned in a process of its own: (the window's end, the loop, the
+    thread)."""
+    loop = engine(a, b, True)
+    ours, theirs = multiprocessing.Pipe()
+    thread = threading.Thread(target=engine_main._serve, args=(theirs, loop, None),
+                              daemon=True)
+    thread.start()
+    return ours, loop, thread
+
+
+def until(conn, pick):
+    """The first record the engine sends for which pick(record) is true (Records and
+    Compared opened into their steps' records), waiting on the pipe."""
+    while conn.poll(WAIT_S):
+        for message in conn.recv():
+            inside = message.records if isinstance(message, (p.Records, p.Compared)) \
+                else [message]
+            for record in inside:
+                if pick(record):
+                    return record
+    raise AssertionError("the engine said nothing more")
+
+
+def _compared(step: int):
+    return lambda r: getattr(r, "diff", None) is not None and r.step >= step
+
+
+def _b_stopped(r) -> bool:
+    return getattr(r, "error", None) is not None and hasattr(r, "verdict")
+
+
+def _ended(ours, thread) -> None:
+    ours.send(p.Shutdown())
+    thread.join(WAIT_S)
+    assert not thread.is_alive()
+
+
+def test_b_killed_while_its_comparison_sits_paused_is_said_at_once(monkeypatch):
+    """A paused takes no step, and B's end was found only at A's next one: the dock said
+    nothing. B's process is watched while A waits too. (Its silence limit is set far
+    off: only its end can have said it.)"""
+    monkeypatch.setattr(b_runner, "SILENT_SECONDS", 3600.0)
+    ours, loop, thread = serving(BASE, BASE.replace(strategy="separate"))
+    try:
+        for _ in range(2):
+            ours.send(p.Step())
+        until(ours, _compared(1))            # both steps compared: A sits paused
+        process = b_process(loop)
+        os.kill(process.pid, signal.SIGKILL)
+        stop = until(ours, _b_stopped)        # nothing more is sent to the engine
+        assert stop.error.message == ("B's engine process stopped (exit code -9 / "
+                                      "killed by signal SIGKILL).")
+        assert stop.verdict.startswith("B stopped at step 2: B's engine stopped")
+        assert not loop.running and loop.session.step_index == 2   # A still paused
+    finally:
+        _ended(ours, thread)
+
+
+def test_b_killed_while_its_comparison_plays_is_said_and_a_plays_on(monkeypatch):
+    monkeypatch.setattr(b_runner, "SILENT_SECONDS", 3600.0)
+    ours, loop, thread = serving(BASE, BASE.replace(strategy="separate"))
+    try:
+        ours.send(p.Play())
+        until(ours, _compared(2))
+        os.kill(b_process(loop).pid, signal.SIGKILL)
+        stop = until(ours, _b_stopped)
+        assert stop.error.message == ("B's engine process stopped (exit code -9 / "
+                                      "killed by signal SIGKILL).")
+        later = until(ours, lambda r: isinstance(r, StepRecord) and r.step > stop.step + 5)
+        assert later is not None and loop.session.error is None   # A plays on
+        ours.send(p.Pause())
+    finally:
+        _ended(ours, thread)
+
+
+def test_b_stopped_while_its_comparison_sits_paused_is_ended_after_its_silence(
+        monkeypatch):
+    monkeypatch.setattr(b_runner, "SILENT_SECONDS", 1.0)
+    ours, loop, thread = serving(BASE, BASE)
+    try:
+        ours.send(p.Step())
+        until(ours, _compared(0))
+        process = b_process(loop)
+        os.kill(process.pid, signal.SIGSTOP)
+        stop = until(ours, _b_stopped)
+        assert stop.error.message == ("B's engine process answered nothing for 1 s "
+                                      "(frozen or stopped), and gradviz ended it.")
+        assert process.exitcode is not None           # killed, not left behind
+    finally:
+        _ended(ours, thread)

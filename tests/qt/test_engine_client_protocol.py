@@ -168,8 +168,12 @@ def test_a_silent_engine_is_ended_and_said_stopped_in_the_apps_words(qtbot, fake
     assert client.model.engine_state == "stopped"
     failed = [r for r in said if isinstance(r, p.Failed)]
     assert [f.event.message for f in failed] == [
-        f"The training engine showed no sign of life for {SILENT_SECONDS:.0f} s and was "
-        f"stopped."]
+        f"gradviz ended the training engine after it answered nothing for "
+        f"{SILENT_SECONDS:.0f} s (frozen or stopped)."]
+    # killed by the window (-9), not by the out-of-memory killer: memory is not blamed
+    event = failed[0].event
+    assert "memory" not in event.explanation + event.hint
+    assert "stopped from outside (SIGSTOP" in event.explanation
     assert len(started) == 1                              # no Reset asked: none fresh
 
 
@@ -227,6 +231,9 @@ def test_an_engine_that_ended_without_a_word_is_said_stopped(qtbot, fake_engine)
     failed = [r for r in said if isinstance(r, p.Failed)]
     assert failed[0].event.message == ("The training engine stopped (exit code -9 / "
                                        "killed by signal SIGKILL).")
+    # a kill from outside, as the out-of-memory killer sends: memory may be why
+    assert "what the system does to a process that runs out of memory" in \
+        failed[0].event.explanation
 
 
 def test_a_starting_engine_says_what_it_is_at(qtbot, fake_engine):

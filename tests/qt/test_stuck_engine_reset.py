@@ -148,9 +148,9 @@ def test_a_stuck_forward_and_a_frozen_engine_are_each_ended_by_one_reset(
         # its last beat came at most a beat before the stop; the window looks twice a
         # second, and ending the process takes a moment
         assert failed[0] - stopped_at < SILENT + 1.5
-        qtbot.waitUntil(
-            lambda: "showed no sign of life for 3 s" in frozen.events_view.text(),
-            timeout=WAIT_MS)
+        said_of_it = "gradviz ended the training engine after it answered nothing for 3 s"
+        qtbot.waitUntil(lambda: said_of_it in frozen.events_view.text(), timeout=WAIT_MS)
+        assert "memory" not in frozen.events_view.text()   # its kill was the window's
         assert any(text.startswith("Starting a fresh training engine, as Reset asked, ")
                    for text in frozen_said)
         _fresh_engine_trains(qtbot, frozen, pid, generation)

@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt
 
 from ...render import style
 from . import plot_style as ps
+from .plain_legend import PlainLegend
 
 COLUMNS = ("group", "step 0\nmax abs", "step 0\nmax rel", "whole run\nmax abs",
            "whole run\nmax rel")
@@ -75,7 +76,8 @@ class CompareView(QtWidgets.QWidget):
         self.memory_plot = self.plots.addPlot(row=0, col=1)
         for plot, y in ((self.loss_plot, "total loss"), (self.memory_plot, "peak storages KiB")):
             ps.style_view(plot, "optimizer step", y)
-            plot.addLegend(offset=(-10, 10))
+            plot.legend = PlainLegend(offset=(-10, 10))   # plot.addLegend's, names as written
+            plot.legend.setParentItem(plot.vb)
         self.details = QtWidgets.QLabel("")
         self.details.setObjectName("compareDetails")
         self.details.setTextFormat(Qt.TextFormat.RichText)

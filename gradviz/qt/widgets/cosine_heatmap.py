@@ -15,6 +15,7 @@ from gradviz.plain.history import History
 from gradviz.plain.matrix_labels import Arrangement, best_arrangement, shown_number_px
 
 from ..own_layout import own_layout
+from ..plain_text import plain_tip
 from ..theme import LIGHT, Theme
 from . import plot_style as ps
 from . import step_readout
@@ -276,8 +277,8 @@ class CosineHeatmap(QtWidgets.QWidget):
         self._names = list(head_names)
         self._readout = False   # a fresh model: none yet
         # the key, also where the labels have no room
-        self.plot_widget.setToolTip("rows and columns: " + ", ".join(
-            f"{k} {n}" for k, n in enumerate(head_names)))
+        self.plot_widget.setToolTip(plain_tip("rows and columns: " + ", ".join(
+            f"{k} {n}" for k, n in enumerate(head_names))))
         self.axes.label(self._names, 0, ps.font(self.theme))   # until the cells' size is known
         self.plot.setRange(xRange=(-0.5, K - 0.5), yRange=(-0.5, K - 0.5), padding=0.02)
         self._seen = None

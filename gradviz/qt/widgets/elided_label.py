@@ -10,6 +10,8 @@ from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QLabel
 
+from ..plain_text import plain_tip
+
 ELLIPSIS = "…"
 
 
@@ -36,7 +38,7 @@ class ElidedLabel(QLabel):
 
     def setText(self, text: str) -> None:   # noqa: N802 (Qt's name)
         self._full = text
-        self.setToolTip(text)
+        self.setToolTip(plain_tip(text))
         self._elide()
 
     def text(self) -> str:

@@ -9,6 +9,7 @@ from PySide6 import QtWidgets  # before pyqtgraph: it binds to the first Qt
 
 from gradviz.plain.history import History
 
+from ..plain_text import plain_tip
 from ..theme import LIGHT, Theme
 from . import plot_style as ps
 from .cosine_heatmap import CosineHeatmap
@@ -155,7 +156,7 @@ class GradNormBars(QtWidgets.QWidget):
                     mark = pg.TextItem(NO_GRAD_MARK, color=self._colour(head),
                                        anchor=(0.5, 1.0))
                     mark.setPos(float(x) + offset, 0.0)
-                    mark.setToolTip(f"{name}: {NO_GRAD_TIP}")
+                    mark.setToolTip(plain_tip(f"{name}: {NO_GRAD_TIP}"))
                     self.plot.addItem(mark)
                     self._marks.append(mark)
         self._title.setText(self._title_text())
@@ -215,8 +216,10 @@ class GradNormBars(QtWidgets.QWidget):
             pale = [pg.mkBrush(ps.mix(self._colour(h), theme.panel, B_SHARE))
                     for h in self._head_of_bar]
             outline = [pg.mkPen(self._colour(h), width=1.5) for h in self._head_of_bar]
+            # no bars yet (B read before A's first step): no pens list, since
+            # pyqtgraph's BarGraphItem fails on an empty one
             self.bars_b.setOpts(x=self._xs + 0.21, height=self._heights_b, width=0.42,
-                                brushes=pale, pens=outline)
+                                brushes=pale, pens=outline or None)
         groups = [Group(g, first, last, self._colour(h)) for g, h, first, last in self._groups]
         self.axis.set_labels(self._xs.tolist(), self._short, groups)
 

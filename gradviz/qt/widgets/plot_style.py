@@ -9,7 +9,9 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets  # before pyqtgraph: it binds to the first Qt
 
+from ..plain_text import plain_label
 from ..theme import Theme
+from .plain_legend import PlainLegend
 
 LINE_WIDTH = 3.0
 TOTAL_WIDTH = 3.5
@@ -56,7 +58,7 @@ def new_canvas(x_label: str, y_label: str
     on a projector it must never hide the data it explains.
     """
     canvas = pg.GraphicsLayoutWidget()
-    legend = pg.LegendItem(horSpacing=6)
+    legend = PlainLegend(horSpacing=6)   # names from files shown as written
     fixed = QtWidgets.QSizePolicy.Policy.Fixed
     legend.setSizePolicy(fixed, fixed)  # else the row stretches it over the full width
     legend.layout.setContentsMargins(0, 0, 0, 0)
@@ -166,6 +168,7 @@ def style_plot(plot: pg.PlotItem, theme: Theme) -> None:
 
 
 def style_legend(legend: pg.LegendItem, theme: Theme) -> None:
+    """The legend in the theme (its labels' names as given: PlainLegend escapes them)."""
     legend.setBrush(None)
     legend.setPen(None)
     legend.setLabelTextColor(theme.foreground)
@@ -284,7 +287,8 @@ def header(panel: QtWidgets.QWidget, text: str, controls=()) -> tuple[QtWidgets.
     layout.setSpacing(2)
     row = QtWidgets.QHBoxLayout()
     row.setSpacing(18)  # keeps one checkbox's text clear of the next box
-    title = QtWidgets.QLabel(text)
+    # plain: a title may quote a run's or a rank's name from a folder
+    title = plain_label(QtWidgets.QLabel(text))
     title.setObjectName(panel.objectName() + "Title")
     title.setWordWrap(True)  # a long title must not stop a dock from narrowing
     row.addWidget(title, 1)
