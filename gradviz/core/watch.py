@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import math
 import subprocess
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -41,6 +42,7 @@ DEFAULT_EVERY = 20   # per-loss push, cosines, memory and the graph: every this 
 # steps of the last S seconds before a kill
 WRITE_BLOCKS_S = 0.1   # a block's spacing that docs and benchmarks name
 _item, _floating = torch.Tensor.item, torch.Tensor.is_floating_point
+_now = time.time   # each step's line says when it ended (a viewer's wall-time axis)
 
 __all__ = ["Watch", "WatchError", "watch"]
 
@@ -248,7 +250,7 @@ class Watch:
             return self._usual(calls.values, norms)
         record = self._sampled(calls, grads, present, norms)
         if self._rec.writer is not None:
-            self._rec.writer.add_step(record, calls.calls)
+            self._rec.writer.add_step(record, calls.calls, _now())
             if self.steps % self.every == 0 and self._rec.writer.gone():
                 self._rec.failed(OSError(errno.ENOENT, "the folder was removed"),
                                  self.steps)
@@ -320,9 +322,10 @@ class Watch:
         writer = self._rec.writer
         if writer is not None:
             if whole is None or self._numbers_key is None:
-                writer.add_step(record, 1)
+                writer.add_step(record, 1, _now())
             else:
-                writer.add_numbers(self._numbers_key, self.steps, numbers, total, whole, 1)
+                writer.add_numbers(self._numbers_key, self.steps, numbers, total, whole, 1,
+                                   _now())
         self.steps += 1
         self._step_calls.clear_usual()   # nothing else was set: not sampled
         return record

@@ -102,6 +102,8 @@ class StreamReader:
         self.folder = Path(folder)
         self.header: dict | None = None
         self.micro_batches: list[int] = []   # per step read: the losses() calls it had
+        # per step read: when it ended (seconds since the epoch), None where not written
+        self.wall_times: list[float | None] = []
         self.graph: dict | None = None
         self.graph_step: int | None = None
         self.restarted = False
@@ -116,6 +118,7 @@ class StreamReader:
         if self.header is not None and header.get("run_id") != self.header.get("run_id"):
             self._steps.offset = self._graphs.offset = 0
             self.micro_batches, self.graph, self.graph_step = [], None, None
+            self.wall_times = []
             self.restarted = True
         self.header = header
         for line in self._graphs.new():
@@ -125,6 +128,9 @@ class StreamReader:
         for line in self._steps.new():
             data = _line_dict(line, self.folder / STEPS)
             self.micro_batches.append(data.get("micro_batches", 1))
+            wall = data.get("wall_time")
+            self.wall_times.append(float(wall) if isinstance(wall, (int, float))
+                                   and not isinstance(wall, bool) else None)
             records.append(_record(data, self.folder / STEPS))
         return records
 
@@ -138,6 +144,7 @@ class StreamReader:
         self.header, self._report_done = {k: v for k, v in report.items() if k != "steps"}, True
         steps = report.get("steps") or []
         self.micro_batches = [1] * len(steps)
+        self.wall_times = [None] * len(steps)
         records = [_record(s, self.folder / "report.json") for s in steps]
         saved = _read_json(self.folder / REPORT_GRAPH, GRAPH_KEY)   # its last step's graph
         if saved is not None:

@@ -209,3 +209,21 @@ def test_the_report_says_the_weights_beside_the_raw_losses(tmp_path):
                         f"{0.25 * a.item() + b.item():.4g}); global grad norm {norm:.4g}")
     assert lines[2] == ("  weights: a 0.25, b 1 (the total is the sum of weight x loss, as "
                         "backpropagated)")
+
+
+def test_each_step_line_says_when_it_ended(tmp_path):
+    import time
+    model = nn.Linear(2, 1)
+    before = time.time()
+    with gradviz.watch(model, out=tmp_path / "run", every=2, strict=True) as watch:
+        for _ in range(3):   # steps 0 and 2 sampled (the record's line), 1 not (template)
+            loss = model(torch.ones(1, 2)).sum()
+            watch.losses({"l": loss})
+            loss.backward()
+            watch.step()
+    after = time.time()
+    reader = StreamReader(tmp_path / "run")
+    assert len(reader.read()) == 3
+    times = reader.wall_times
+    assert all(t is not None for t in times) and before <= times[0] <= times[1] <= times[2] \
+        <= after
