@@ -110,8 +110,8 @@ def test_a_mixed_precision_run_draws_its_scale_and_marks_skipped_steps(
         writer.add_step(record, 1)
     w = open_run(tmp_path)
     qtbot.waitUntil(lambda: w.global_norm.scale_plot is not None, timeout=WAIT_MS)
-    qtbot.waitUntil(lambda: len(w.global_norm.scale_curve.xData) == 4, timeout=WAIT_MS)
-    assert list(w.global_norm.scale_curve.xData) == [0, 1, 2, 3]
-    assert list(w.global_norm.scale_curve.yData) == scales   # the values given, log-drawn
+    qtbot.waitUntil(lambda: len(w.global_norm.scale_plot.curve.xData) == 4, timeout=WAIT_MS)
+    assert list(w.global_norm.scale_plot.curve.xData) == [0, 1, 2, 3]
+    assert list(w.global_norm.scale_plot.curve.yData) == scales   # the values given, log-drawn
     assert w.global_norm.skipped_steps() == [1]
     assert w.global_norm._title.text().startswith("Global gradient norm (unscaled)")

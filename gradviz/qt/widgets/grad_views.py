@@ -12,13 +12,13 @@ from gradviz.plain.history import History
 from ..plain_text import plain_tip
 from ..theme import LIGHT, Theme
 from . import plot_style as ps
+from .amp_scale import ScaleRow
 from .cosine_heatmap import CosineHeatmap
 from .line_panel import (
     GHOST_LABEL,
     LinePanel,
     ghost_pen,
     head_colour,
-    new_curve,
     new_ghost,
     set_curve_data,
     total_colour,
@@ -241,44 +241,24 @@ class GlobalNormPlot(LinePanel):
         self._ghost_data = (np.zeros(0), np.zeros(0))
         # a mixed-precision run's GradScaler scale, in a plot of its own under the norm
         # (made when a recording has one), with the steps scaler.step skipped marked
-        self.scale_plot: pg.PlotItem | None = None
+        self.scale_plot: ScaleRow | None = None
         self.set_model(["head0"], [])
 
     def set_model(self, head_names: list[str], param_names: list[str]) -> None:
         self._set_series([("global grad norm", total_colour, ps.LINE_WIDTH)])
         self._ghost_legend()
         if self.scale_plot is not None:
-            self.scale_curve.setData([], [])
-            self.skipped_marks.setData([], [])
+            self.scale_plot.clear()
 
     def _show_scale(self, history: History) -> None:
-        """The scale over the steps (log 2 axis: it halves and doubles), each skipped
-        step (an inf or a NaN among the scaled gradients) a cross on it."""
         if self.scale_plot is None:
-            self.scale_plot = self.plot_widget.addPlot(row=2, col=0)
-            ps.style_view(self.scale_plot, "optimizer step", "AMP scale")
-            self.scale_plot.setLogMode(y=True)
-            self.scale_plot.setXLink(self.plot)
-            self.scale_curve = new_curve(self.scale_plot)
-            self.skipped_marks = pg.ScatterPlotItem(symbol="x", size=12)
-            self.scale_plot.addItem(self.skipped_marks)
-            self.plot_widget.ci.layout.setRowStretchFactor(1, 3)
-            self.plot_widget.ci.layout.setRowStretchFactor(2, 1)
+            self.scale_plot = ScaleRow(self.plot_widget, self.plot)
             self._ghost_legend()
-        steps, scales = history.column("step"), history.column("amp_scale")
-        has = np.isfinite(scales)
-        self.scale_curve.setData(steps[has], scales[has])
-        self.scale_curve.setPen(pg.mkPen(self.theme.total_colour, width=ps.LINE_WIDTH))
-        skipped = history.column("amp_skipped") == 1.0
-        self.skipped_marks.setData(steps[skipped], np.log10(scales[skipped]),
-                                   pen=pg.mkPen("#c0392b", width=2))
+        self.scale_plot.show(history, self.theme.total_colour)
 
     def skipped_steps(self) -> list[int]:
         """The steps marked skipped (tests, screenshots)."""
-        if self.scale_plot is None:
-            return []
-        x, _ = self.skipped_marks.getData()
-        return [int(v) for v in x]
+        return [] if self.scale_plot is None else self.scale_plot.skipped_steps()
 
     def update_from(self, history: History) -> None:
         if self._needs_update(history):
