@@ -234,8 +234,7 @@ class Watch:
     def _step(self) -> StepRecord | None:
         calls = self._step_calls
         if not calls.calls:
-            self._say_no_losses()
-            self.steps += 1
+            self._say_no_losses()   # nothing to record: not counted either
             self._last_call = "step"
             return None
         self._last_call = "step"
@@ -332,8 +331,9 @@ class Watch:
 
     def _say_no_losses(self) -> None:
         if self._last_call == "step":
-            self._say("step-twice", f"watch.step() was called again at step {self.steps} "
-                      "without watch.losses() since the last one: call watch.step() once "
+            self._say("step-twice", "watch.step() was called again after step "
+                      f"{self.steps - 1} without watch.losses() since the last one: call "
+                      "watch.step() once "
                       "per optimizer step, after its losses() and backward; this step is "
                       "not recorded")
         elif self._last_call != "losses":
