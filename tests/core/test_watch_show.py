@@ -16,6 +16,7 @@ from torch.nn import functional as F
 import gradviz
 from gradviz.notebook import redraw_until_ended
 from gradviz.plain.run_view import MAX_POINTS, Points, RunView
+from gradviz.plain.watch_summary import summary_lines
 
 
 class Loop:
@@ -170,3 +171,15 @@ def test_show_outside_a_kernel_prints_the_text(tmp_path, capsys):
     gradviz.show(tmp_path / "run")
     out = capsys.readouterr().out
     assert "run: 1 step (0 to 0); finished; last losses: a " in out
+
+
+def test_gradviz_report_says_the_last_cosines(tmp_path):
+    loop = Loop(tmp_path / "run")
+    for _ in range(4):
+        loop.step()
+    loop.watch.close()
+    pushes = loop.seen[2][2]   # step 2, the last sampled one
+    cosine = (pushes[0] @ pushes[1]).item() / (pushes[0].norm() * pushes[1].norm()).item()
+    lines = summary_lines(tmp_path / "run")
+    assert f"  cosines (step 2): depth~seg {_g(cosine)}" in lines
+    assert lines.index(f"  cosines (step 2): depth~seg {_g(cosine)}") == len(lines) - 1
