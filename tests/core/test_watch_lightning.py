@@ -2,12 +2,16 @@
 fitted with and without gradient accumulation, its recording checked against the same
 model, data and optimizer trained by a plain-PyTorch loop written here (losses and
 gradient norms bit-equal; the push and cosines, computed apart in float64, to 1e-12),
-one recorded step per optimizer step; a fit that raises ends its stream with the
-exception, and leaves the module as it was."""
+one recorded step per optimizer step; a fit that raises, or is stopped by Ctrl+C, ends
+its stream so and leaves the module as it was; docs/watch.md's example runs as written."""
 from __future__ import annotations
 
 import json
 import math
+import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -153,3 +157,51 @@ def test_a_module_without_named_losses_is_recorded_as_one_loss(tmp_path, capfd):
     assert [list(r.losses) for r in records] == [["loss"], ["loss"]]
     said = [line for line in capfd.readouterr().err.splitlines() if line.startswith("gradviz:")]
     assert len(said) == 1 and "no 'losses' dict" in said[0]
+
+
+def test_the_docs_lightning_example_runs_as_written(tmp_path):
+    text = (Path(__file__).resolve().parents[2] / "docs" / "watch.md").read_text()
+    section = text[text.index("## Lightning"):]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, timeout=600,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    reader = StreamReader(tmp_path / "runs" / "lightning")
+    records = reader.read()
+    assert [r.step for r in records] == list(range(50)) and reader.finished
+    assert list(reader.micro_batches) == [2] * 50
+    assert [r.step for r in records if r.cosine] == [0, 10, 20, 30, 40]
+    assert "gradviz:" not in done.stderr
+
+
+INTERRUPTED_FIT = """
+import sys
+sys.path.insert(0, {tests!r})
+import test_watch_lightning as t
+
+class Interrupted(t.TwoLosses):
+    def training_step(self, batch, batch_idx):
+        if batch_idx == 2:
+            raise KeyboardInterrupt   # what Ctrl+C raises in the fit's thread
+        return super().training_step(batch, batch_idx)
+
+module = Interrupted()
+try:
+    t._fit(module, 5, 1, [t.WatchCallback(out={out!r}, features="net.trunk")])
+finally:
+    print("training_step" in vars(module))
+"""
+
+
+def test_ctrl_c_in_a_fit_ends_its_stream_by_sigint(tmp_path):
+    """Lightning catches the KeyboardInterrupt (on_exception, then exit status 1, and
+    SIGINT ignored from then on: hence a process of its own)."""
+    code = INTERRUPTED_FIT.format(tests=str(Path(__file__).parent), out=str(tmp_path / "run"))
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, timeout=600,
+                          capture_output=True, text=True)
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert done.stdout.splitlines()[-1] == "False"
+    reader = StreamReader(tmp_path / "run")
+    assert [r.step for r in reader.read()] == [0, 1]
+    assert reader.header["ended"] == {"how": "signal", "what": "SIGINT (Ctrl+C)"}
+    assert reader.state == "ended by a signal (SIGINT (Ctrl+C))"
