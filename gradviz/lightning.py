@@ -44,6 +44,7 @@ from .core.watch import DEFAULT_EVERY, Watch
 from .plain.watch_complaints import Complaints, WatchError
 from .plain.watch_end import exception_end
 
+_NONE = object()   # no instance attribute
 LOSSES_KEY = "losses"
 WEIGHTS_KEY = "loss_weights"
 
@@ -64,6 +65,7 @@ class WatchCallback(Callback):
         self.watch: Watch | None = None
         self._say = Complaints(strict)
         self._module: LightningModule | None = None
+        self._had: object = _NONE   # the module's own instance training_step, if any
         self._calls = 0   # losses() calls since the last recorded step
 
     def on_fit_start(self, trainer: Trainer, pl_module: LightningModule) -> None:
@@ -89,7 +91,9 @@ class WatchCallback(Callback):
             self._take(output)
             return output
 
-        # an instance attribute: the class, and every other instance, keep their own
+        # an instance attribute: the class, and every other instance, keep their own;
+        # one the module had already (set by its user) is put back at the end
+        self._had = vars(pl_module).get("training_step", _NONE)
         object.__setattr__(pl_module, "training_step", training_step)
         self._module = pl_module
 
@@ -139,7 +143,9 @@ class WatchCallback(Callback):
 
     def _end(self, ended: dict) -> None:
         module, self._module = self._module, None
-        if module is not None and "training_step" in vars(module):
+        if module is not None and self._had is not _NONE:
+            object.__setattr__(module, "training_step", self._had)
+        elif module is not None and "training_step" in vars(module):
             object.__delattr__(module, "training_step")
         watch, self.watch = self.watch, None
         if watch is not None:

@@ -205,3 +205,13 @@ def test_ctrl_c_in_a_fit_ends_its_stream_by_sigint(tmp_path):
     assert [r.step for r in reader.read()] == [0, 1]
     assert reader.header["ended"] == {"how": "signal", "what": "SIGINT (Ctrl+C)"}
     assert reader.state == "ended by a signal (SIGINT (Ctrl+C))"
+
+
+def test_a_training_step_set_on_the_instance_is_watched_and_put_back(tmp_path):
+    module = TwoLosses()
+    own = module.training_step   # a user's own per-instance step (a bound method here)
+    module.training_step = own
+    _fit(module, 2, 1, [WatchCallback(out=tmp_path / "run", strict=True)])
+    assert vars(module)["training_step"] is own
+    assert [list(r.losses) for r in StreamReader(tmp_path / "run").read()] == \
+        [["reg", "cls"], ["reg", "cls"]]
