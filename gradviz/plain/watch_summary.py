@@ -6,6 +6,7 @@ from pathlib import Path
 
 from .rank_agreement import gradient_line
 from .records import StepRecord
+from .run_view import cosine_words
 from .watch_read import StreamReader, history_for, stream_folders
 
 SHOWN_NAMES = 6     # parameters without a gradient named, then a count
@@ -50,6 +51,9 @@ def _stream_lines(name: str, records: list[StepRecord], reader: StreamReader) ->
     if pushed is not None:
         lines.append(f"  push at the features (step {pushed.step}): " + ", ".join(
             f"{k} {_number(v)}" for k, v in (pushed.junction_grad_norms or {}).items()))
+    cosined = next((r for r in reversed(records) if r.cosine), None)
+    if cosined is not None:   # each pair of losses' cosine at the last sampled step
+        lines.append(f"  cosines (step {cosined.step}): {cosine_words(cosined)}")
     return lines
 
 
