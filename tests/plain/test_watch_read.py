@@ -39,7 +39,7 @@ def test_only_complete_new_lines_are_read(tmp_path):
         f.write(line.replace(b'"step": 0', b'"step": 1')[20:])
     (got,) = reader.read()
     assert got.step == 1 and got.grad_norms == {"w": 0.5, "v": None}
-    assert reader.micro_batches == [1, 1] and not reader.finished
+    assert reader.micro_batches == {1: 2} and not reader.finished   # calls: steps
     writer.close(2)
     reader.read()
     assert reader.finished
