@@ -9,7 +9,7 @@ import argparse
 import sys
 
 from ..exit_codes import EXIT_OK
-from ..plain.shown_text import escaped
+from ..plain.shown_text import escaped, shown_path
 from ..plain.watch_read import RunFolderError
 from ..plain.watch_summary import summary_lines
 from .options import fail
@@ -21,6 +21,9 @@ def main(args: argparse.Namespace) -> int:
         lines = summary_lines(args.folder)
     except RunFolderError as exc:
         fail(f"gradviz: report: {escaped(str(exc))}")
+    except OSError as exc:   # the reader's own files are refused in lines; this is the folder
+        fail(f"gradviz: report: {shown_path(args.folder)}: cannot be read "
+             f"({exc.strerror or type(exc).__name__})")
     try:
         sys.stdout.write("".join(escaped(line) + "\n" for line in lines))
         sys.stdout.flush()

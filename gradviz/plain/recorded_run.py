@@ -66,6 +66,10 @@ class RecordedRun:
         except RunFolderError as exc:
             self.problem = str(exc)
             return RunPoll(problem=self.problem, notes=len(self.notes()))
+        except OSError as exc:   # the folder itself gone unreadable mid-look
+            self.problem = (f"{shown_path(self.folder)}: cannot be read "
+                            f"({exc.strerror or type(exc).__name__})")
+            return RunPoll(problem=self.problem, notes=len(self.notes()))
         self.problem = None
         if self.shown not in self.follower.readers:
             self.shown = self.streams[0]
