@@ -120,6 +120,9 @@ class StepRecord:
     # a watch told each loss's weight (watch.losses(weights=...)): the total and the
     # push are of the weighted terms, the losses as named; written only where set
     loss_weights: dict[str, float] | None = None
+    # a watched step's wall-clock time at its end (seconds since the epoch), read back
+    # from its line (the watch writes it beside micro_batches): a viewer's time axis
+    wall_time: float | None = None
 
     def trunk_step_fields(self) -> dict[str, float | None]:
         """The step's length numbers, in the report's order."""

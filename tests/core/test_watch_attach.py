@@ -175,7 +175,7 @@ def test_unequal_micro_batches_by_batch_size_give_the_batch_s_loss(tmp_path):
     assert record.losses == pytest.approx({"a": batch_a, "b": batch_b}, rel=1e-6)
     reader = StreamReader(tmp_path / "run")
     assert [r.losses for r in reader.read()] == [record.losses]
-    assert reader.micro_batches == [4]
+    assert reader.micro_batches == {4: 1}   # losses() calls a step: steps
 
 
 def test_an_unclosed_watch_is_closed_at_exit(tmp_path):
@@ -222,8 +222,6 @@ def test_each_step_line_says_when_it_ended(tmp_path):
             loss.backward()
             watch.step()
     after = time.time()
-    reader = StreamReader(tmp_path / "run")
-    assert len(reader.read()) == 3
-    times = reader.wall_times
+    times = [r.wall_time for r in StreamReader(tmp_path / "run").read()]
     assert all(t is not None for t in times) and before <= times[0] <= times[1] <= times[2] \
         <= after
