@@ -232,6 +232,7 @@ class LessonController:
         m.pace_ms, m.play_mode, m.stop_at = settings.delay_ms, slide.play, settings.stop_at
         m.sweep_box_ms = settings.sweep_box_ms
         m.requested = slide.config
+        m.slide_shown += 1   # (after requested: its observers find the slide's config)
 
     def _show_ghost(self, lesson: Lesson, index: int) -> None:
         """keep = "ghost": the slide before's run (as it was left), dashed, beside this
@@ -252,8 +253,12 @@ class LessonController:
 
     def update_figures(self, run: History | None) -> None:
         """The slide's figures off the run on screen (None: the slide's run has no steps
-        yet), each as measured, over a kept run's where it names a slide."""
-        slide = self.slide
+        yet), each as measured, over a kept run's where it names a slide. Until the
+        engine has the slide's fresh model, the run on screen is the slide before's
+        (its last steps may still come): its numbers are not this slide's."""
+        slide, wait = self.slide, self.preparing.wait
+        if wait is not None and not wait.answered:
+            run = None
         if slide is not None and self.staging:
             self.views.narration.show_figures(
                 [figure_text(f, run, self._kept) for f in slide.figures])

@@ -145,6 +145,12 @@ class WindowModel:
     # ---- lessons and Compare ---------------------------------------------------------------
     lesson: str | None = None             # the open lesson's name (None: free mode)
     slide: int | None = None              # its slide on screen, from 0
+    # goes up each time a slide is sent to the engine (PageDown, PageUp, Home, a lesson
+    # opened, the slide played again): what belongs to the slide on screen starts again
+    # with it, so nothing of the slide before stays until a step comes (an error slide's
+    # never does). Compare observes it (its verdict, B's lines); the lesson controller,
+    # its one writer, sets the slide's own figures, ghosts and focus with it.
+    slide_shown: int = 0
     panels: tuple[str, ...] = ()          # the slide's panels on the stage, main first
     focus: str | None = None              # what the slide's graph frames (None: all of it)
     # the measured quantities the slide's promises and figures name, what its point rests
