@@ -18,6 +18,8 @@ from .niceness import yield_to_the_window
 from .profiled import profiled
 
 B_LOOK_SECONDS = 0.005  # B's steps in flight: how soon to look for their replies again
+# the next slide's ranks or kernel starting ahead: how often to look whether they are ready
+WARM_LOOK_SECONDS = 0.1
 
 
 def run(conn, config: Config, own_process: bool = True, holder: dict | None = None,
@@ -50,6 +52,7 @@ def run(conn, config: Config, own_process: bool = True, holder: dict | None = No
             beat.stop()
         if loop is not None:
             loop.end_b()   # B's process, if any, ends with the engine
+            loop.next_slide.end()   # and the ranks started ahead for a next slide
         conn.close()
         if own_process:
             end_own_group()   # what a model file started ends with the engine
@@ -62,6 +65,7 @@ def _serve(conn, loop: EngineLoop, beat) -> None:
     """Answer the window's commands, and train between them, until told to stop."""
     while not loop.stopped:
         loop.say_how_b_starts()
+        loop.say_when_warm()
         out = loop.take_outbox()
         if out:
             conn.send(out)
@@ -69,6 +73,8 @@ def _serve(conn, loop: EngineLoop, beat) -> None:
         if loop.pinned is not None and loop.pinned.in_flight:
             # B's last steps are still to compare: look again soon, even when idle
             wait = B_LOOK_SECONDS if wait is None else min(wait, B_LOOK_SECONDS)
+        if loop.next_slide.pending:   # Warmed is said soon after it is so, even when idle
+            wait = WARM_LOOK_SECONDS if wait is None else min(wait, WARM_LOOK_SECONDS)
         # idle: sleep on the pipe; paced: sleep until the next step is due
         if conn.poll(wait):
             _working(beat, lambda: _answer(conn, loop))

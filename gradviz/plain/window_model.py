@@ -160,6 +160,10 @@ class WindowModel:
     # panels: what the engine is doing ("Preparing this slide: building the model…");
     # None: the slide is shown (plain.slide_preparing is its one writer)
     preparing: str | None = None
+    # what the lesson's next slide needs that is slow to start (an engine on another model,
+    # its DDP ranks) is ready, or nothing is being started for it; False while it starts
+    # (the engine adapter writes it)
+    next_slide_ready: bool = True
     b_requested: Config | None = None     # Compare's B as asked for (None: not comparing)
     pinned_b: Config | None = None        # B as the engine trains it beside A (adapter)
     blank: bool = False                   # B or '.': the screen blanked, as in a slide deck
