@@ -80,3 +80,19 @@ def test_the_meta_kernel_runs_ahead_on_a_thread_and_the_slide_waits_for_what_is_
     assert warmed(loop) == [1]
     loop.handle(p.Slide(CONFIG.replace(heads=3, misplace_head=1), p.EngineSettings(), False))
     assert ran == ["gradviz meta warm", "the slide's own"]
+
+
+def test_an_aggregating_strategys_torchjd_is_imported_ahead_on_a_thread(monkeypatch):
+    imported = threading.Event()
+    names: list[str] = []
+
+    def import_torchjd() -> None:
+        names.append(threading.current_thread().name)
+        imported.set()
+    monkeypatch.setattr(next_slide, "_import_torchjd", import_torchjd)
+    loop = EngineLoop(CONFIG.replace(heads=3))
+    loop.handle(p.WarmNext(CONFIG.replace(heads=3, strategy="sum")))
+    loop.handle(p.WarmNext(CONFIG.replace(heads=3, strategy="upgrad")))
+    assert imported.wait(60)
+    loop.handle(p.WarmNext(CONFIG.replace(heads=3, strategy="mgda")))   # imported once
+    assert names == ["gradviz torchjd warm"]
