@@ -160,7 +160,8 @@ def add_bench(subparsers) -> None:
     p.add_argument("--slides", action="store_true",
                    help="instead: PageDown through the bundled lessons in the app's window "
                         "(offscreen, at --gui-size, default 1024x768) and print how soon "
-                        "each slide was drawn after the key, and whole (-v: each slide)")
+                        "each slide was drawn after the key, and moving, and the slowest "
+                        "slide (-v: each slide)")
     p.add_argument("--soak", type=float, metavar="SECONDS", default=None,
                    help="instead: Play for SECONDS in the app's window (offscreen, "
                         "1920x1080, every panel live) while another process keeps a core "

@@ -24,6 +24,7 @@ from .b_runner import BPlace, ProcessB
 from .cadence import Cadence
 from .gc_settle import freeze_kept, unfreeze_kept
 from .model_start import not_used, open_model
+from .next_slide import NextSlide
 
 if TYPE_CHECKING:   # imported when B is first pinned (see _on_pin_b)
     from .pinned import PinnedB
@@ -85,6 +86,8 @@ class EngineLoop:
         # the lesson slides taken so far: every ConfigApplied says it, so the window tells
         # the slide's fresh model (and what follows it) from an earlier command's answers
         self.slides = 0
+        # what the lesson's next slide needs that is slow to start, started ahead
+        self.next_slide = NextSlide()
         # tells the engine's heartbeat what it is doing (engine_main sets it; no-op here)
         self.say_stage: Callable[[str], None] = lambda stage: None
         problem = None
@@ -121,6 +124,7 @@ class EngineLoop:
             p.RequestGraph: self._on_request_graph,
             p.ExportTorchviz: self._on_export_torchviz, p.Shutdown: self._on_shutdown,
             p.PinB: self._on_pin_b, p.WarmB: self._on_warm_b, p.Slide: self._on_slide,
+            p.WarmNext: self._on_warm_next,
         }
 
     @property
@@ -325,6 +329,7 @@ class EngineLoop:
         s = self.session
         if s.config.misplace_head is not None and other_device(s.device).type == "meta":
             self.say_stage(IMPORTING_META)
+            self.next_slide.meta_warmed()   # started ahead, while the slide before played
             warm_meta()
 
     def _start_ranks(self) -> None:
@@ -333,6 +338,17 @@ class EngineLoop:
         if self.session.config.ddp_ranks > 1:
             self.say_stage(STARTING_RANKS)
             self.session.start_ranks()
+
+    def _on_warm_next(self, message: p.WarmNext) -> None:
+        """The lesson's next slide: what it needs that is slow to start, started now
+        (never waited for here); Warmed says when it is ready."""
+        self.next_slide.warm(message.config, self.session.config)
+
+    def say_when_warm(self) -> None:
+        """Warmed, once what WarmNext started is ready."""
+        if self.next_slide.pending and self.next_slide.ready:
+            self.next_slide.pending = False
+            self.send(p.Warmed(self.next_slide.warms))
 
     def _on_reset(self, _: p.Reset | None = None) -> None:
         self._pause_silently()

@@ -22,7 +22,19 @@ class SlideEngine(Protocol):
 
     def open_model(self, path: str | None, config: Config | None) -> None:
         """A fresh engine on a model file (None: the built-in model), with config or the
-        engine's last one."""
+        engine's last one; the engine prepare_engine started on it, if there is one."""
+
+    def prepare_engine(self, path: str | None, config: Config) -> None:
+        """An engine on another model (path: a model file; None: the built-in one)
+        started and built now, for the next slide: open_model then takes it."""
+
+    def drop_prepared(self) -> None:
+        """The engine prepare_engine started, if any, ended: no slide needs it."""
+
+    def warm_next(self, config: Config | None) -> None:
+        """The next slide trains this engine's model on config: what it needs that is
+        slow to start (DDP ranks, ...) started now, never waited for (None: nothing, and
+        what was started ahead ends)."""
 
 
 class StageView(Protocol):

@@ -21,8 +21,8 @@ from .engine_settings import EngineSettings
 from .history import History
 from .lesson_figures import figure_text
 from .lesson_references import REFERENCE_PANELS, reference_lines
-from .lessons import Lesson, Slide, bundled_names, find_lesson, title_text
-from .model_names import model_path
+from .lessons import Lesson, Slide, find_lesson, title_text
+from .slide_ahead import SlideAhead, next_place, slide_model_path
 from .slide_preparing import SlidePreparing
 from .stage_layout import Placement
 from .sweep_pace import box_ms
@@ -72,14 +72,6 @@ def slide_settings(slide: Slide, model: WindowModel) -> EngineSettings:
         track_node_grads="graph" in slide.panels)
 
 
-def slide_model_path(slide: Slide) -> str | None:
-    """The path of the bundled model file a slide trains (None: the built-in model)."""
-    if not slide.model_file:
-        return None
-    with model_path(slide.model_file) as path:
-        return str(path)
-
-
 def cramped(placement: Placement) -> bool:
     """The narration scrolling or set smaller than the text size, the main panel smaller
     than at the normal text size (the secondary panels give way first), a secondary one
@@ -118,6 +110,10 @@ class LessonController:
         # until a slide's first state is in, the stage says what is being done instead of
         # showing the slide before's data or empty charts (the window tells it the news)
         self.preparing = SlidePreparing(model)
+        # the next slide's engine, or what it needs of this one, started once this one
+        # moves (never slowing it), so that PageDown does not wait for it
+        self.ahead = SlideAhead(views.engine)
+        model.events.preparing.connect(self._prepare_next)
         self._kept: dict[int, History] = {}   # this lesson's kept runs, by slide index
         # a new text size: the narration's height and every least size changed
         model.events.zoom.connect(self.on_text_size)
@@ -142,14 +138,9 @@ class LessonController:
 
     def next(self) -> None:
         """The next slide; after the last one, the next bundled lesson (if there is one)."""
-        if self.lesson is None:
-            return
-        if self.index + 1 < len(self.lesson.slides):
-            self.open(self.lesson, self.index + 1)
-            return
-        names = bundled_names()
-        if self.lesson.name in names and names.index(self.lesson.name) + 1 < len(names):
-            self.open(find_lesson(names[names.index(self.lesson.name) + 1]))
+        place = None if self.lesson is None else next_place(self.lesson, self.index)
+        if place is not None:
+            self.open(*place)
 
     def previous(self) -> None:
         if self.lesson is not None and self.index > 0:
@@ -177,6 +168,7 @@ class LessonController:
         m.blank = False   # PageDown on a blank screen: the next slide, seen
         if not m.in_lesson:
             self._put_model_file_aside()
+        self.ahead.shown()
         self._train_model_of(slide)
         if self._on_screen is not None:   # the run the slide left, kept for a ghost
             self.runs[self._on_screen] = views.history()
@@ -203,6 +195,14 @@ class LessonController:
         # a room reads one box per module call, framed on what the slide is about
         views.graph.set_module_view(True)
         m.focus = slide.focus or None
+
+    def _prepare_next(self, preparing: str | None) -> None:
+        """The slide on screen moves (its first state is shown): the next one's engine,
+        or what it needs of this one, is started now."""
+        if preparing is None and self.staging and self.lesson is not None:
+            place = next_place(self.lesson, self.index)
+            self.ahead.prepare(None if place is None else place[0].slides[place[1]],
+                               self._training)
 
     def _put_model_file_aside(self) -> None:
         """The first slide: the user's model file and settings, kept for the lesson's end
@@ -232,6 +232,7 @@ class LessonController:
         m.pace_ms, m.play_mode, m.stop_at = settings.delay_ms, slide.play, settings.stop_at
         m.sweep_box_ms = settings.sweep_box_ms
         m.requested = slide.config
+        m.slide_shown += 1   # (after requested: its observers find the slide's config)
 
     def _show_ghost(self, lesson: Lesson, index: int) -> None:
         """keep = "ghost": the slide before's run (as it was left), dashed, beside this
@@ -252,8 +253,12 @@ class LessonController:
 
     def update_figures(self, run: History | None) -> None:
         """The slide's figures off the run on screen (None: the slide's run has no steps
-        yet), each as measured, over a kept run's where it names a slide."""
-        slide = self.slide
+        yet), each as measured, over a kept run's where it names a slide. Until the
+        engine has the slide's fresh model, the run on screen is the slide before's
+        (its last steps may still come): its numbers are not this slide's."""
+        slide, wait = self.slide, self.preparing.wait
+        if wait is not None and not wait.answered:
+            run = None
         if slide is not None and self.staging:
             self.views.narration.show_figures(
                 [figure_text(f, run, self._kept) for f in slide.figures])
@@ -312,6 +317,7 @@ class LessonController:
         m, views = self.model, self.views
         m.stop_at, m.sweep_box_ms = None, 0   # free mode: the sweep within the pace
         self.preparing.stop()
+        self.ahead.drop()   # an engine or ranks started for a next slide end
         views.narration.clear()
         views.narration.show_figures([])
         views.titles.set_title(BASE_TITLE)

@@ -145,6 +145,12 @@ class WindowModel:
     # ---- lessons and Compare ---------------------------------------------------------------
     lesson: str | None = None             # the open lesson's name (None: free mode)
     slide: int | None = None              # its slide on screen, from 0
+    # goes up each time a slide is sent to the engine (PageDown, PageUp, Home, a lesson
+    # opened, the slide played again): what belongs to the slide on screen starts again
+    # with it, so nothing of the slide before stays until a step comes (an error slide's
+    # never does). Compare observes it (its verdict, B's lines); the lesson controller,
+    # its one writer, sets the slide's own figures, ghosts and focus with it.
+    slide_shown: int = 0
     panels: tuple[str, ...] = ()          # the slide's panels on the stage, main first
     focus: str | None = None              # what the slide's graph frames (None: all of it)
     # the measured quantities the slide's promises and figures name, what its point rests
@@ -154,6 +160,10 @@ class WindowModel:
     # panels: what the engine is doing ("Preparing this slide: building the model…");
     # None: the slide is shown (plain.slide_preparing is its one writer)
     preparing: str | None = None
+    # what the lesson's next slide needs that is slow to start (an engine on another model,
+    # its DDP ranks) is ready, or nothing is being started for it; False while it starts
+    # (the engine adapter writes it)
+    next_slide_ready: bool = True
     b_requested: Config | None = None     # Compare's B as asked for (None: not comparing)
     pinned_b: Config | None = None        # B as the engine trains it beside A (adapter)
     blank: bool = False                   # B or '.': the screen blanked, as in a slide deck

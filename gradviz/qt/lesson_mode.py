@@ -200,6 +200,8 @@ class LessonMode(QObject):
         self._time_the_graph()
 
     def _time_the_graph(self) -> None:
+        if self.controller.preparing.ask_graph():
+            self.parts.engine.request_graph()
         wait = self.controller.preparing.wait
         if wait is not None and wait.state and wait is not self._timed:
             self._timed = wait

@@ -54,6 +54,15 @@ class FakeEngine:
     def open_model(self, path: str | None, config: Config | None) -> None:
         self.calls.add("open_model", path, config)
 
+    def prepare_engine(self, path: str | None, config: Config) -> None:
+        self.calls.add("prepare_engine", path, config)
+
+    def drop_prepared(self) -> None:
+        self.calls.add("drop_prepared")
+
+    def warm_next(self, config: Config | None) -> None:
+        self.calls.add("warm_next", config)
+
 
 class FakeStage:
     def __init__(self, calls: Calls):
