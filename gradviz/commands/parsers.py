@@ -122,7 +122,9 @@ def add_lessons(subparsers) -> None:
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--check", nargs="?", const="", metavar="NAME_OR_FILE",
                    help="run every slide (of one lesson, or of all) headless and check "
-                        "what its narration promises")
+                        "what its narration promises; a deck (or all, after the "
+                        "lessons) is read whole: each lesson and slide it names exists, "
+                        "its text can be shown")
     add_verbosity(p, quiet="--check: print only each lesson's verdict and what broke, not "
                            "its progress (on stderr: each lesson as it starts, each slide "
                            "as it has played)",
