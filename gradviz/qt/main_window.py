@@ -218,7 +218,7 @@ class MainWindow(WindowFrame):
         appearance.apply(cast(QApplication, QApplication.instance()), theme)
         for panel in self.plots + [self.graph_view, self.code_view, self.events_view,
                                    self.compare.view, self.lessons.narration,
-                                   self.lessons.start_page]:
+                                   self.lessons.start_page, self.lessons.stage.card]:
             panel.apply_theme(theme)
         self.run_bar.phase_play.setStyleSheet(checkbox_css(theme))
         self._fit_controls()

@@ -18,6 +18,7 @@ from gradviz.plain.decks import (
     load_deck,
     parse_deck,
 )
+from gradviz.plain.file_kinds import file_kind
 from gradviz.plain.lesson_at import find_lesson_at, split_slide
 from gradviz.plain.lessons import LessonError, find_lesson
 
@@ -136,6 +137,10 @@ def test_any_text_is_a_deck_or_a_one_line_error(text):
         parse_deck("fuzz", text)
     except LessonError as exc:
         assert "\n" not in str(exc)
+
+
+def test_a_deck_file_opens_as_a_deck(tmp_path):
+    assert file_kind(deck_file(tmp_path, '[[deck]]\ntitle = "a"\n')) == "deck"
 
 
 def test_name_colon_n_opens_a_lesson_at_its_slide_n():
