@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QApplication
 
 from ..plain.config import Config
 from ..plain.history import History
+from ..plain.lesson_controller import free_title
 from ..plain.status_line import StatusLine
 from ..plain.window_model import WindowModel
 from . import appearance
@@ -182,9 +183,11 @@ class MainWindow(WindowFrame):
             plot.set_model(list(m.head_names), list(m.param_names))
 
     def _show_model(self, name: str) -> None:
-        """The title names the model file that trains. Only when the model changes: a
-        lesson's slide (a fresh model each) keeps the title the lesson gave the window."""
-        self.setWindowTitle(f"gradviz — {name}" if name else BASE_TITLE)
+        """The title names the model file that trains. Only when the model changes, and
+        not in a lesson: its title names the slide, also while a slide on a model file
+        (or the first one after it, on the built-in model) starts its fresh engine."""
+        if not self.model.in_lesson:
+            self.setWindowTitle(free_title(name))
 
     # ---- user actions ------------------------------------------------------------------
     def toggle_play(self) -> None:

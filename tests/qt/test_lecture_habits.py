@@ -1,5 +1,7 @@
 """A lecturer's habits in the window: `--lesson NAME:N` opens at slide N; Esc gives the
-window back as it was before the lesson, the run's steps trained again bit for bit."""
+window back as it was before the lesson, the run's steps trained again bit for bit; and
+the title names the slide while a slide on a model file, and the next on the built-in
+model, start their fresh engines (and a DDP slide its ranks)."""
 import argparse
 
 import numpy as np
@@ -9,6 +11,7 @@ from PySide6.QtGui import QAction
 from gradviz.app import main
 from gradviz.plain.config import Config
 from gradviz.plain.lesson_controller import BASE_TITLE, slide_title
+from gradviz.plain.lessons import find_lesson
 from gradviz.qt.launch import _lesson
 
 from shared_window import fresh_run, shared_window_fixture, window_fixture  # noqa: F401
@@ -78,3 +81,24 @@ def test_esc_gives_back_the_window_and_the_steps_trained_before_the_lesson(qtbot
     assert np.array_equal(w.history.column("total"), totals)
     assert np.array_equal(w.history.column("global_grad_norm"), norms)
     assert not w.model.running and w.engine.sent_settings.delay_ms == pace
+
+
+def test_the_title_names_the_slide_while_model_file_and_ddp_slides_start(qtbot, window):
+    w = window
+    cnn, ddp = find_lesson("14-cnn-two-heads"), find_lesson("15-ddp-accumulation")
+    w.lessons.open(cnn, len(cnn.slides) - 1)           # on the model file cnn_two_heads
+    title = slide_title(cnn, len(cnn.slides) - 1)
+    assert w.windowTitle() == title
+    qtbot.waitUntil(lambda: w.model.model_name == "cnn_two_heads.py"
+                    and w.model.preparing is None, timeout=WAIT_MS)
+    assert w.windowTitle() == title                    # not "gradviz — cnn_two_heads.py"
+    qtbot.keyClick(w, Qt.Key_PageDown)                 # the next lesson: the built-in model
+    qtbot.waitUntil(lambda: w.model.model_name == "" and w.model.preparing is None,
+                    timeout=WAIT_MS)
+    assert w.windowTitle() == slide_title(ddp, 0)      # not the bare "gradviz — autograd…"
+    qtbot.keyClick(w, Qt.Key_PageDown)                 # 2 DDP ranks start
+    assert w.windowTitle() == slide_title(ddp, 1)
+    qtbot.waitUntil(lambda: w.model.preparing is None, timeout=WAIT_MS)
+    assert w.windowTitle() == slide_title(ddp, 1)
+    qtbot.keyClick(w, Qt.Key_Escape)
+    assert w.windowTitle() == BASE_TITLE
