@@ -7,7 +7,7 @@ import time
 from typing import cast
 
 import shiboken6
-from PySide6.QtCore import QByteArray, Qt, QTimer
+from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QApplication
 
@@ -218,7 +218,7 @@ class MainWindow(WindowFrame):
     def apply_theme(self, theme: Theme) -> None:
         """The model's theme and text size on every panel (change those, not this)."""
         self.theme = theme
-        appearance.apply(cast(QApplication, QApplication.instance()), theme)
+        appearance.apply(cast(QApplication, QApplication.instance()), theme, self)
         for panel in self.plots + [self.graph_view, self.code_view, self.events_view,
                                    self.compare.view, self.lessons.narration,
                                    self.lessons.start_page, self.lessons.stage.card]:
@@ -226,6 +226,14 @@ class MainWindow(WindowFrame):
         self.run_bar.phase_play.setStyleSheet(checkbox_css(theme))
         self._fit_controls()
         QTimer.singleShot(0, self._fit_controls)  # again once the new font has reached them
+
+    def changeEvent(self, event: QEvent) -> None:   # noqa: N802 (Qt's name)
+        """The desktop's own theme changed (its dark mode, a new colour scheme): its
+        platform theme gives labels, menus, text and buttons its palettes again, over
+        the window's; the window's theme is applied again on top."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.ThemeChange:
+            QTimer.singleShot(0, lambda: self.apply_theme(self.theme))
 
     # ---- painting -------------------------------------------------------------------------
     def refresh(self) -> None:
