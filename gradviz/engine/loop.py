@@ -320,7 +320,9 @@ class EngineLoop:
         self._apply(message.settings)
         self._announce_config(True)
         self._send_graph("after reset")
-        if message.play:
+        if message.steps > 0:
+            self._on_run_steps(p.RunSteps(message.steps))
+        elif message.play:
             self._on_play()
 
     def _warm_meta(self) -> None:
@@ -492,13 +494,15 @@ class EngineLoop:
                 self._pause_at_stop()
                 return
             elapsed = time.perf_counter() - start
-            if (self.delay_s > 0 or elapsed > BATCH_SECONDS or commands_waiting()
+            # RunSteps' steps as fast as they go, whatever the pace they end paused at
+            paced = self.delay_s > 0 and self.steps_left is None
+            if (paced or elapsed > BATCH_SECONDS or commands_waiting()
                     or (self.pinned is not None and self.pinned.holding_a)):
                 break
         # paced, the rate the steps come at (a batch, then the delay), not how fast one
         # step ran: the status line said 989 steps/s beside a pace of 10 a second
         self.steps_per_second = done / max(elapsed + self.delay_s, 1e-9)
-        self.next_due = time.monotonic() + self.delay_s
+        self.next_due = time.monotonic() + (self.delay_s if self.steps_left is None else 0.0)
         if self._fast():   # after the batch: its steps and B's were sampled alike
             self.cadence.trained(done, time.perf_counter())
             self._set_sampling()

@@ -126,10 +126,13 @@ class WarmNext:
 class Slide:
     """A lesson's slide as one message: a fresh model built once at step 0, the
     window's settings (the slide's pace, play mode and stop in them), one graph, then
-    Play if asked."""
+    Play if asked. steps: first train this many steps at full speed, then pause (the
+    window's run from before a lesson, trained again: the same config, seed and data
+    give the same steps)."""
     config: Config
     settings: EngineSettings
     play: bool
+    steps: int = 0
 
 
 # ---- engine -> window (in lists, one per batch) ------------------------------------------

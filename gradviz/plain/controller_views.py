@@ -36,6 +36,14 @@ class SlideEngine(Protocol):
         slow to start (DDP ranks, ...) started now, never waited for (None: nothing, and
         what was started ahead ends)."""
 
+    def pause(self) -> None:
+        """Play paused (a slide of text has no engine: nothing trains behind it)."""
+
+    def train_again(self, config: Config, settings: EngineSettings, steps: int) -> None:
+        """As ONE message: a fresh model on config at step 0, `steps` steps trained at
+        full speed (the run from before a lesson, trained again), then these settings,
+        paused."""
+
 
 class StageView(Protocol):
     """The stage: a slide's narration and its panels, placed for the window's room."""
@@ -57,9 +65,22 @@ class GraphFraming(Protocol):
     @property
     def key_shown(self) -> bool: ...
 
+    @property
+    def module_view(self) -> bool:
+        """One box per module call (False: every op)."""
+
     def set_module_view(self, on: bool) -> None: ...
 
     def set_key_shown(self, shown: bool) -> None: ...
+
+
+class Cards(Protocol):
+    """A slide of large text over the whole stage: a deck's title or recap, the end."""
+
+    def show_card(self, title: str, text: str) -> None:
+        """title: plain text; text: Markdown, shown as a narration is (nothing loaded)."""
+
+    def hide_card(self) -> None: ...
 
 
 class Ghosts(Protocol):

@@ -135,6 +135,7 @@ class WindowModel:
     engine_stage: str = ""                # what it last said it was doing ("importing torch")
     running: bool = False                 # the engine is playing
     generation: int = 0                   # goes up with every fresh model
+    step: int = 0                         # the step it does next on this model, as it said
     head_names: tuple[str, ...] = ()      # the heads, as the engine names them
     param_names: tuple[str, ...] = ()     # the parameters, as the model names them
     model_name: str = ""                  # the model file that trains ("": the built-in one)

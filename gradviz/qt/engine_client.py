@@ -71,7 +71,6 @@ class EngineClient(QObject):
         self.records: collections.deque[tuple[int, StepRecord]] = collections.deque()
         # (generation, CompareRecord) of a pinned B, drained by the GUI like records
         self.compared: collections.deque[tuple[int, CompareRecord]] = collections.deque()
-        self._step = 0                # the step the engine will do next, as it last said
         # the lesson slides sent to this engine: a ConfigApplied whose `slide` is this
         # answers the last one (its fresh model is in; what follows is the slide's)
         self.slides_sent = 0
@@ -296,11 +295,20 @@ class EngineClient(QObject):
         """A lesson's slide as one message: a fresh model on config, with these engine
         settings (kept for a fresh engine after a death), playing or not. They count as
         sent: the lesson then writes them into the model and nothing more goes out."""
+        self._slide(p.Slide(config, settings, bool(play)))
+
+    def train_again(self, config: Config, settings: EngineSettings, steps: int) -> None:
+        """A fresh model on config with `steps` steps trained at full speed, then these
+        settings, paused: the run from before a lesson, given back (one message, as a
+        slide is)."""
+        self._slide(p.Slide(config, settings, False, max(0, int(steps))))
+
+    def _slide(self, message: p.Slide) -> None:
         self.sync()
-        self._send(p.Slide(config, settings, bool(play)))
+        self._send(message)
         if self.alive:
             self.slides_sent += 1
-            self._sent.config, self._sent.settings = config, settings
+            self._sent.config, self._sent.settings = message.config, message.settings
 
     def reset(self) -> None:
         """Step 0 of the same model; after the engine died, or while it has worked on
@@ -460,7 +468,7 @@ class EngineClient(QObject):
         for record in message.records:
             self.records.append((generation, record))
         if message.records:
-            self._step = message.records[-1].step + 1
+            self.model.step = message.records[-1].step + 1
         self.model.steps_per_second = message.steps_per_second
 
     def _on_compared(self, message: p.Compared) -> None:
@@ -504,7 +512,7 @@ class EngineClient(QObject):
             self.watch.reset_answered()
             self.records.clear()
             self.compared.clear()
-            self._step = 0
+            self.model.step = 0
             m.generation += 1
         self.received.emit(message)
         failed, self._say_when_ready = self._say_when_ready, None
@@ -513,14 +521,14 @@ class EngineClient(QObject):
 
     def _on_phase_done(self, message: p.PhaseDone) -> None:
         phase = message.phase
-        self._step = phase.step + (1 if phase.step_done else 0)
+        self.model.step = phase.step + (1 if phase.step_done else 0)
         self.received.emit(message)
 
     def _on_running(self, message: p.Running) -> None:
         self.model.running = message.running
 
     def _on_steps_done(self, message: p.StepsDone) -> None:
-        self._step = message.step
+        self.model.step = message.step
         self.received.emit(message)
 
     def _on_alive(self, message: p.Alive) -> None:
@@ -559,7 +567,7 @@ class EngineClient(QObject):
         reset_asked = self.watch.reset_asked
         self._stop_engine()
         self.model.running = False
-        self.received.emit(p.Failed(engine_died(self._step, exitcode, hung, self.watch.silent_s,
-                                                self.model.confirmed)))
+        self.received.emit(p.Failed(engine_died(self.model.step, exitcode, hung,
+                                                self.watch.silent_s, self.model.confirmed)))
         if reset_asked:   # a Reset it never answered: the fresh engine it asked for
             self._start_fresh("Starting a fresh training engine, as Reset asked,")

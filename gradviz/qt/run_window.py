@@ -236,7 +236,7 @@ class RunWindow(WindowFrame):
 
     def apply_theme(self, theme: Theme) -> None:
         self.theme = theme
-        appearance.apply(cast(QApplication, QApplication.instance()), theme)
+        appearance.apply(cast(QApplication, QApplication.instance()), theme, self)
         for panel in self.plots + [self.graph_view]:
             panel.apply_theme(theme)
 
