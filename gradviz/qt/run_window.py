@@ -193,6 +193,7 @@ class RunWindow(WindowFrame):
         run = self.source.run
         self.header.set_streams(run.streams, run.shown)
         self.header.set_rank_lines(run.rank_lines())
+        self.header.set_notes(run.notes())
         self.header.set_compare_lines(self.source.compare_lines())
         self._set_ghosts()
 
