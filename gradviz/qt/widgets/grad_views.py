@@ -253,8 +253,9 @@ class GlobalNormPlot(LinePanel):
     def _show_scale(self, history: History) -> None:
         if self.scale_plot is None:
             self.scale_plot = ScaleRow(self.plot_widget, self.plot)
-            self._ghost_legend()
+            self.scale_plot.apply_theme(self.theme)
         self.scale_plot.show(history, self.theme.total_colour)
+        self._ghost_legend()   # the title says the scale
 
     def skipped_steps(self) -> list[int]:
         """The steps marked skipped (tests, screenshots)."""
@@ -289,7 +290,8 @@ class GlobalNormPlot(LinePanel):
         # take height this chart is short of)
         self.legend.setVisible(False)
         whose = self.ghost_label.replace(" (dashed)", " dashed")
-        unscaled = " (unscaled)" if getattr(self, "scale_plot", None) is not None else ""
+        scale_plot = getattr(self, "scale_plot", None)
+        unscaled = "" if scale_plot is None else f" · {scale_plot.words}"
         self._title.setText(f"Global gradient norm{unscaled}"
                             + (f"  ({whose})" if self.ghost else ""))
 
@@ -297,6 +299,9 @@ class GlobalNormPlot(LinePanel):
         super()._restyle()
         if hasattr(self, "_ghost_curve"):
             self._ghost_curve.setPen(ghost_pen(self.theme.total_colour, self.theme))
+        scale_plot = getattr(self, "scale_plot", None)
+        if scale_plot is not None:
+            scale_plot.apply_theme(self.theme)
 
 
 # z.grad where z.retain_grad() keeps it: the heads' pushes added up, as backward sums them
