@@ -89,7 +89,8 @@ def test_every_option_that_takes_a_value_names_its_default():
             names_default = "default:" in shown
             optional_key = action.dest in fields and fields[action.dest] is None
             no_default = action.dest in ("config", "out", "script", "lesson", "screenshot",
-                                         "check", "misplace_head", "edit_detached")
+                                         "check", "misplace_head", "edit_detached",
+                                         "print_completion")
             if not names_default and not (optional_key or no_default):
                 silent.append((parser.prog, action.option_strings[0]))
             if action.dest in fields and isinstance(fields[action.dest], (int, float, str)) \

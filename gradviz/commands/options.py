@@ -4,6 +4,7 @@ TOML file (flags win). Bad input becomes one line on stderr and exit status 2.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 import textwrap
@@ -30,6 +31,18 @@ from ..plain.presets import load_config_file, preset_names
 from ..plain.spelling import did_you_mean
 
 MAX_MESSAGE = 200   # characters of a usage error
+
+
+def stdout_to_devnull() -> None:
+    """After a BrokenPipeError on stdout (its reader has gone, as `| head` does): stdout
+    pointed at devnull, as the Python docs advise, so that nothing more fails on it."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):   # a stdout that is no file (captured, replaced)
+        sys.stdout = open(os.devnull, "w")
+    finally:
+        os.close(devnull)
 UNRECOGNIZED = "unrecognized arguments: "   # argparse's words for unknown options
 
 

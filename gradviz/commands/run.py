@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -28,7 +27,7 @@ from ..plain.run_folder import MoveUnfinished, RunFolder
 from ..plain.script import script_text
 from ..plain.watch_read import GRAPH_KEY, REPORT_GRAPH
 from .model_option import config_for, model_file_from_args
-from .options import RUN_DEFAULTS, fail
+from .options import RUN_DEFAULTS, fail, stdout_to_devnull
 
 # gradviz run measures each head's cosine with the trunk update every this many steps
 # at the least (`--probes all`: every step): it walks the trunk once more per head, and
@@ -52,17 +51,7 @@ def _say(line: str) -> None:
     try:
         print(line, flush=True)
     except BrokenPipeError:
-        _stdout_to_devnull()
-
-
-def _stdout_to_devnull() -> None:
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):   # a stdout that is no file (captured, replaced)
-        sys.stdout = open(os.devnull, "w")
-    finally:
-        os.close(devnull)
+        stdout_to_devnull()
 
 
 def _warn(line: str) -> None:
