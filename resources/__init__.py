@@ -1,3 +1,3 @@
-"""What ships with gradviz beside its package: lessons, presets, demo recordings and
-screenshots (data), and the example model files and a benchmark model (code, run only
-where a command names them)."""
+"""What ships with gradviz beside its package: lessons, presets and demo recordings
+(data), and the example model files and a benchmark model (code, run only where a
+command names them). The README's screenshots are here too, in the sdist, not the wheel."""

@@ -90,7 +90,7 @@ def test_every_option_that_takes_a_value_names_its_default():
             optional_key = action.dest in fields and fields[action.dest] is None
             no_default = action.dest in ("config", "out", "script", "lesson", "deck",
                                          "screenshot", "check", "misplace_head",
-                                         "edit_detached")
+                                         "edit_detached", "print_completion")
             if not names_default and not (optional_key or no_default):
                 silent.append((parser.prog, action.option_strings[0]))
             if action.dest in fields and isinstance(fields[action.dest], (int, float, str)) \

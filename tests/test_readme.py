@@ -29,9 +29,10 @@ def test_ci_runs_the_readme_test_command_word_for_word():
 
 def test_top_level_is_what_the_project_promises():
     """The package, its resources and tests, and the files a newcomer looks for at the top
-    of any project; dotfiles (.ci, .gitignore, .pre-commit-config.yaml) are tooling's."""
-    allowed = {"gradviz", "resources", "tests", "docs", "pyproject.toml", "README.md",
-               "LICENSE", "CONTRIBUTING.md", "CHANGELOG.md"}
+    of any project; dotfiles (.ci, .gitignore, .pre-commit-config.yaml) are tooling's, and
+    so are pyproject.toml and MANIFEST.in (what the sdist holds)."""
+    allowed = {"gradviz", "resources", "tests", "docs", "pyproject.toml", "MANIFEST.in",
+               "README.md", "LICENSE", "CONTRIBUTING.md", "CHANGELOG.md"}
     tracked = {p.name for p in ROOT.iterdir()
                if not p.name.startswith(".") and p.name not in {"build", "dist"}
                and not p.name.endswith(".egg-info")}

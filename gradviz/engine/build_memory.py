@@ -18,25 +18,19 @@ import contextlib
 import os
 from collections.abc import Iterator
 
+import psutil
+
 MEMORY_ENV = "GRADVIZ_BUILD_MEMORY_MB"
 MB = 1 << 20
 
 
-def _meminfo_kb(field: str, path: str = "/proc/meminfo") -> int | None:
-    try:
-        with open(path) as f:
-            for line in f:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1])
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
-
-
 def _address_space_bytes() -> int | None:
-    """This process's address space now (VmSize), or None where /proc does not say."""
-    kb = _meminfo_kb("VmSize", f"/proc/{os.getpid()}/status")
-    return None if kb is None else kb * 1024
+    """This process's address space now (Linux's VmSize), or None where the system does
+    not say."""
+    try:
+        return psutil.Process().memory_info().vms
+    except psutil.Error:
+        return None
 
 
 def headroom_bytes() -> int | None:
@@ -49,8 +43,10 @@ def headroom_bytes() -> int | None:
             return int(mb * MB)
     except ValueError:
         pass
-    kb = _meminfo_kb("MemAvailable")
-    return None if kb is None else kb * 1024
+    try:
+        return psutil.virtual_memory().available
+    except (psutil.Error, OSError):
+        return None
 
 
 def limit_words() -> str:

@@ -1,5 +1,6 @@
 """Starting gradviz's own child processes (the engine, B) isolated, joined to their
-parent by a socket pair. Standard library only: the child imports this before torch.
+parent by a socket pair. The standard library and psutil (the system's process table,
+on every system it knows) only: the child imports this before torch.
 
 `python -m` puts the working folder first on sys.path, so a `numpy.py` beside a lesson
 file would run inside the child; `-I` starts it isolated instead: no working folder, no
@@ -15,7 +16,9 @@ import threading
 import time
 from multiprocessing.connection import Connection
 
-CPU_LOOK_SECONDS = 0.25   # a child's CPU time is read from /proc at most this often
+import psutil
+
+CPU_LOOK_SECONDS = 0.25   # a child's CPU time is asked of the system at most this often
 
 
 def exit_words(exitcode: int | None) -> str:
@@ -44,7 +47,7 @@ class ChildProcess:
 
     def cpu_grew_at(self) -> float | None:
         """When its CPU time was last seen growing (time.monotonic()), or None where the
-        system does not say (only Linux's /proc is read, at most every CPU_LOOK_SECONDS).
+        system does not say (asked of it at most every CPU_LOOK_SECONDS).
         A child's heartbeat thread can be kept from running while a C extension holds
         the interpreter lock (torch's start does, for seconds on a busy laptop): CPU
         time still growing is progress. Ask at every look, not only once the beats
@@ -109,13 +112,13 @@ class ChildProcess:
 
 
 def cpu_seconds(pid: int) -> float | None:
-    """User plus system CPU seconds of a process, from /proc (None elsewhere)."""
+    """User plus system CPU seconds of a process (None where the system does not say: it
+    has ended, or is another user's)."""
     try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            fields = f.read().rsplit(b")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError):
+        times = psutil.Process(pid).cpu_times()
+    except psutil.Error:
         return None
+    return times.user + times.system
 
 
 def last_sign_of_life(process: ChildProcess, last_beat: float) -> float:
@@ -174,45 +177,29 @@ def parent_connection(argv: list[str]) -> Connection:
     return Connection(int(argv[1]))
 
 
-def _proc_stats() -> list[tuple[int, int, int]]:
-    """(pid, parent pid, process group) of every process /proc shows ([] elsewhere)."""
-    out = []
+def _live(process: psutil.Process) -> bool:
+    """Whether it still runs: a zombie has ended, only its parent's wait is due."""
     try:
-        names = os.listdir("/proc")
-    except OSError:
-        return []
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue   # ended meanwhile
-        if fields[0] != b"Z":   # a zombie has ended: only its parent's wait is due
-            out.append((int(name), int(fields[1]), int(fields[2])))
-    return out
+        return process.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:   # ended meanwhile
+        return False
 
 
 def descendants(pid: int) -> list[int]:
-    """The live processes pid started, and theirs, and so on (Linux's /proc)."""
-    children: dict[int, list[int]] = {}
-    for child, parent, _ in _proc_stats():
-        children.setdefault(parent, []).append(child)
-    found, todo = [], list(children.get(pid, []))
-    while todo:
-        child = todo.pop()
-        found.append(child)
-        todo.extend(children.get(child, []))
-    return found
+    """The live processes pid started, and theirs, and so on."""
+    try:
+        found = psutil.Process(pid).children(recursive=True)
+    except psutil.Error:
+        return []
+    return [child.pid for child in found if _live(child)]
 
 
 def end_processes(pids: list[int]) -> None:
     """SIGKILL each (one that has ended meanwhile is skipped)."""
     for pid in pids:
         try:
-            os.kill(pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
+            psutil.Process(pid).kill()
+        except psutil.Error:
             pass
 
 
@@ -222,4 +209,13 @@ def end_own_group() -> None:
     if sys.platform == "win32" or os.getpgrp() != os.getpid():
         return
     me = os.getpid()
-    end_processes([pid for pid, _, group in _proc_stats() if group == me and pid != me])
+    end_processes([process.pid for process in psutil.process_iter()
+                   if process.pid != me and _group(process.pid) == me and _live(process)])
+
+
+def _group(pid: int) -> int | None:
+    """Its process group's id (None once it has ended)."""
+    try:
+        return os.getpgid(pid)
+    except OSError:
+        return None

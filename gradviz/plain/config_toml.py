@@ -8,6 +8,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+import tomli_w
+
 from .config import (
     MAX_CONFIG_BYTES,
     OPTIONAL_KEYS,
@@ -91,24 +93,13 @@ def to_toml(cfg: Config, comment: str = "") -> str:
     """cfg as a TOML file that `gradviz run --config` (and from_mapping) read back equal.
 
     Keys use the flags' dashes; absent optional values are left out (TOML has no null),
-    and loss weights only when some differ from 1."""
-    lines = [f"# {line}" for line in comment.splitlines()]
-    for key, value in cfg.to_dict().items():
-        if value is None or (key == "loss_weights" and not cfg.loss_weights) or \
-                (key == "micro_batch_sizes" and not value):   # equal parts: accumulate says it
-            continue
-        lines.append(f"{key.replace('_', '-')} = {_toml_value(value)}")
-    return "\n".join(lines) + "\n"
-
-
-def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
+    and loss weights only when some differ from 1. Written by tomli-w (TOML's quoting and
+    escapes are its), under the comment's lines."""
+    data = {key.replace("_", "-"): value for key, value in cfg.to_dict().items()
+            if not (value is None or (key == "loss_weights" and not cfg.loss_weights)
+                    # equal parts: accumulate says it
+                    or (key == "micro_batch_sizes" and not value))}
+    return "".join(f"# {line}\n" for line in comment.splitlines()) + tomli_w.dumps(data)
 
 
 def read_config_text(path: str | Path) -> str:

@@ -10,13 +10,13 @@ import json
 import os
 import shutil
 import socket
-import sys
 import tempfile
 import time
 from collections.abc import Iterable
 from pathlib import Path
 
 from .atomic_write import keep_mode, remove_stale_parts, write_text
+from .stream_writer_process import process_ended
 
 STAGING = ".gradviz-run-"      # being written: .gradviz-run-<pid>-<host>-XXXX
 COMMITTING = ".gradviz-done-"  # complete, being moved in (finished by the next run if killed)
@@ -69,26 +69,13 @@ def _host() -> str:
 def _stale(entry: os.DirEntry) -> bool:
     """Whether the run that made this staging folder has ended (killed: it never will)."""
     pid, host, _ = (entry.name[len(STAGING):].split("-", 2) + ["", ""])[:3]
-    # os.kill(pid, 0) on Windows would send Ctrl+C: there, as for another machine's
-    # runs, only age tells
-    if pid.isdigit() and host == _host() and sys.platform != "win32":
-        return not _alive(int(pid))
+    if pid.isdigit() and host == _host():
+        return process_ended(int(pid))
+    # another machine's runs: only age tells
     try:
         return time.time() - entry.stat(follow_symlinks=False).st_mtime > STALE_SECONDS
     except OSError:
         return False
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:        # EPERM: someone else's live process
-        return True
-    return True
 
 
 def recover(folder: Path, owned: frozenset[str]) -> None:

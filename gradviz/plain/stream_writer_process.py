@@ -5,16 +5,22 @@ A script ended by a signal (the out-of-memory killer, `kill -9`) never writes "f
 into its header; without this, its folder read "still being written" forever.
 
 Only the system's "no such process", or a process ended and not yet collected by its
-parent (Linux's zombie), counts as gone. Anything else counts as perhaps still
-writing: a header from another host, Windows (where os.kill would end the process, not
-ask about it), a process id not of the usual kind, or an answer that is not "no such
-process". The check cannot tell a process id the system has since given to a new process.
+parent (a zombie), counts as gone; psutil asks the system, on each system it knows.
+Anything else counts as perhaps still writing: a header from another host, a process id
+not of the usual kind, or an answer that is not "no such process" (another user's
+process, where the system will not say). The check cannot tell a process id the system
+has since given to a new process.
 """
 from __future__ import annotations
 
 import os
 import socket
-from pathlib import Path
+
+import psutil
+
+# the largest process id any system gives (a C int); one past it is a stranger's number,
+# never asked about
+PID_MOST = 2 ** 31 - 1
 
 
 def this_writer() -> dict:
@@ -25,31 +31,23 @@ def this_writer() -> dict:
 def writer_gone(header: dict) -> bool:
     """Whether the header's writing process is known to have ended (see the module)."""
     writer = header.get("writer")
-    if os.name != "posix" or not isinstance(writer, dict):
+    if not isinstance(writer, dict):
         return False
     pid = writer.get("pid")
-    # a positive int only: 0 and negative ids name process groups
-    if type(pid) is not int or pid <= 0 or pid == os.getpid() \
-            or writer.get("host") != socket.gethostname():
+    if type(pid) is not int or writer.get("host") != socket.gethostname():
+        return False
+    return process_ended(pid)
+
+
+def process_ended(pid: int) -> bool:
+    """Whether the system says the process of id pid (on this host) has ended: no such
+    process, or a zombie. False for this process, for an id no system gives (0 and
+    negative ids name process groups), and where the system will not say."""
+    if not 0 < pid <= PID_MOST or pid == os.getpid():
         return False
     try:
-        os.kill(pid, 0)   # signal 0: nothing is sent, the system only checks the id
-    except ProcessLookupError:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:   # (a zombie on a system that says so this way too)
         return True
-    except OSError:   # another user's process (PermissionError): it exists
+    except psutil.Error:   # another user's process (access denied): it exists
         return False
-    except OverflowError:   # an id past what the system's ids can be: no answer
-        return False
-    return _zombie(pid)
-
-
-def _zombie(pid: int) -> bool:
-    """Whether the process has ended but its parent has not collected it yet (a
-    notebook that started the script and never waited for it): on Linux, its state in
-    /proc is Z. Elsewhere, or where /proc does not say, it is not known to have ended."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    # "pid (command) state ...": the command may hold spaces and parentheses
-    return stat[stat.rfind(")") + 1:].split()[:1] == ["Z"]

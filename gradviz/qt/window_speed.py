@@ -17,6 +17,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import psutil
+
 from ..engine.child import cpu_seconds, descendants
 from ..plain.config import Config
 from ..plain.config_toml import from_mapping
@@ -152,10 +154,9 @@ def engine_pid() -> int | None:
     """The pid of the engine this process started (A's; None where none is seen)."""
     for pid in descendants(os.getpid()):
         try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                if b"gradviz.engine.engine_process" in f.read():
-                    return pid
-        except OSError:   # ended meanwhile
+            if "gradviz.engine.engine_process" in psutil.Process(pid).cmdline():
+                return pid
+        except psutil.Error:   # ended meanwhile
             continue
     return None
 

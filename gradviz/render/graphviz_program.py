@@ -1,5 +1,6 @@
 """Find a Graphviz layout program and run it: a system `dot` when one is on PATH, else the
-`graphviz-pure` binary that pip installs next to the Python interpreter.
+`graphviz-pure` binary that pip installs next to the Python interpreter
+(GRADVIZ_GRAPHVIZ=dot or =graphviz-pure takes that one only).
 """
 from __future__ import annotations
 
@@ -19,6 +20,10 @@ FORMATS = ("svg", "png", "json", "json0", "plain", "dot")
 DEFAULT_TIMEOUT_S = 30.0
 POLL_S = 0.02             # how often a cancellable layout looks at its cancel event
 NOT_FOUND = "no Graphviz found: install the graphviz-pure package or Graphviz's dot"
+# the environment variable that picks one of the two programs (their layouts differ: each
+# font's metrics are the program's own), as the tests of the graph are run both ways
+CHOICE_VARIABLE = "GRADVIZ_GRAPHVIZ"
+CHOICES = ("dot", "graphviz-pure")
 
 
 class RenderError(Exception):
@@ -57,10 +62,17 @@ def _in_dir(directory: Path, name: str) -> str | None:
 
 
 def find_graphviz() -> GraphvizProgram:
-    """The layout program to use; raises RenderError if there is none."""
-    dot = shutil.which("dot")
-    if dot:
-        return GraphvizProgram(dot, "Graphviz dot")
+    """The layout program to use; raises RenderError if there is none, or none of the one
+    GRADVIZ_GRAPHVIZ names."""
+    choice = os.environ.get(CHOICE_VARIABLE, "")
+    if choice and choice not in CHOICES:
+        raise RenderError(f"{CHOICE_VARIABLE}={choice!r}: use one of {', '.join(CHOICES)}")
+    if choice != "graphviz-pure":
+        dot = shutil.which("dot")
+        if dot:
+            return GraphvizProgram(dot, "Graphviz dot")
+        if choice == "dot":
+            raise RenderError(f"{CHOICE_VARIABLE}=dot, but no Graphviz dot is on PATH")
     for directory in _script_dirs():
         found = _in_dir(directory, "graphviz-pure")
         if found:

@@ -41,3 +41,22 @@ def test_an_allocation_beyond_the_room_fails_and_the_limit_comes_back():
 
 def test_an_allocation_within_the_room_is_granted():
     assert _probe(64 << 20, "1024") == ["granted", "True", "True", "after"]
+
+
+def _proc_kb(path: str, field: str) -> int:
+    for line in open(path):
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise AssertionError(f"no {field} in {path}")
+
+
+def test_the_readings_are_the_systems_address_space_and_available_memory(monkeypatch):
+    """psutil's readings, against Linux's own words for them (VmSize, MemAvailable)."""
+    from gradviz.engine import build_memory
+    vm = _proc_kb("/proc/self/status", "VmSize") * 1024
+    assert abs(build_memory._address_space_bytes() - vm) <= 64 << 20
+    monkeypatch.delenv("GRADVIZ_BUILD_MEMORY_MB", raising=False)
+    free = _proc_kb("/proc/meminfo", "MemAvailable") * 1024
+    assert abs(build_memory.headroom_bytes() - free) <= max(free // 10, 256 << 20)
+    monkeypatch.setenv("GRADVIZ_BUILD_MEMORY_MB", "256")
+    assert build_memory.headroom_bytes() == 256 << 20

@@ -1,5 +1,7 @@
 """A config written as TOML reads back equal (what "save settings" and "compare with"
 hand to `gradviz run --config` and `gradviz compare`)."""
+import tomllib
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -31,3 +33,14 @@ def configs(draw) -> Config:
 @given(configs())
 def test_to_toml_reads_back_equal(cfg):
     assert from_mapping(parse_toml(to_toml(cfg, "a comment\nover two lines"))) == cfg
+
+
+def test_the_comment_heads_the_file_and_each_value_reads_back_as_it_was():
+    cfg = Config().replace(heads=3, loss_weights=(1.0, 0.5, 2.0), detach=(0, 2), lr=1e-300,
+                           device="cpu")
+    text = to_toml(cfg, "gradviz settings\nsaved \"here\"")
+    assert text.startswith('# gradviz settings\n# saved "here"\ndevice = "cpu"\n')
+    read = tomllib.loads(text)
+    assert read["loss-weights"] == [1.0, 0.5, 2.0] and read["detach"] == [0, 2]
+    assert read["lr"] == 1e-300 and read["heads"] == 3 and read["zero-grad"] is True
+    assert "truncate" not in read and "micro-batch-sizes" not in read   # None, and unset

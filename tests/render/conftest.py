@@ -22,8 +22,10 @@ def detach_graph(detach_session):
 
 @pytest.fixture
 def empty_path(monkeypatch, tmp_path):
-    """PATH with nothing on it, so no system `dot` can be found."""
+    """PATH with nothing on it, so no system `dot` can be found (nor asked for by
+    GRADVIZ_GRAPHVIZ, as when the graph's tests are run with each program)."""
     empty = tmp_path / "empty"
     empty.mkdir()
     monkeypatch.setenv("PATH", str(empty))
+    monkeypatch.delenv("GRADVIZ_GRAPHVIZ", raising=False)
     return empty

@@ -18,6 +18,13 @@ SMALL = 'digraph { a [label="alpha"]; b [label="beta"]; a -> b; }'
 posix_only = pytest.mark.skipif(os.name == "nt", reason="fake programs are shell scripts")
 
 
+@pytest.fixture(autouse=True)
+def no_program_chosen(monkeypatch):
+    """Each test here sets PATH (and GRADVIZ_GRAPHVIZ) itself: the choice of a run of the
+    graph's tests with one program does not reach them."""
+    monkeypatch.delenv(graphviz_program.CHOICE_VARIABLE, raising=False)
+
+
 def _fake_program(directory: Path, name: str, body: str) -> Path:
     path = directory / name
     path.write_text("#!/bin/sh\n" + body + "\n")
@@ -54,6 +61,30 @@ def test_system_dot_on_path_is_preferred(monkeypatch, tmp_path):
     found = find_graphviz()
     assert (found.name, found.path) == ("Graphviz dot", str(fake))
     assert layout(SMALL, "svg") == b"fake dot -Tsvg\n"
+
+
+@posix_only
+def test_gradviz_graphviz_picks_the_bundled_program_over_a_system_dot(monkeypatch, tmp_path):
+    beside = Path(sys.executable).parent / "graphviz-pure"
+    if not beside.exists():
+        pytest.skip("graphviz-pure is not installed next to this Python")
+    _fake_program(tmp_path, "dot", "echo fake dot")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setenv("GRADVIZ_GRAPHVIZ", "graphviz-pure")
+    assert find_graphviz() == graphviz_program.GraphvizProgram(str(beside), "graphviz-pure")
+    assert b"alpha" in layout(SMALL, "svg")
+    monkeypatch.setenv("GRADVIZ_GRAPHVIZ", "dot")
+    assert find_graphviz().path == str(tmp_path / "dot")
+
+
+def test_gradviz_graphviz_naming_a_missing_or_unknown_program_is_a_render_error(
+        monkeypatch, empty_path):
+    monkeypatch.setenv("GRADVIZ_GRAPHVIZ", "dot")      # graphviz-pure is there, not taken
+    with pytest.raises(RenderError, match="GRADVIZ_GRAPHVIZ=dot, but no Graphviz dot"):
+        find_graphviz()
+    monkeypatch.setenv("GRADVIZ_GRAPHVIZ", "neato")
+    with pytest.raises(RenderError, match="use one of dot, graphviz-pure"):
+        find_graphviz()
 
 
 def test_no_engine_at_all_is_a_one_line_render_error(monkeypatch, empty_path):

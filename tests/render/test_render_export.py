@@ -44,6 +44,7 @@ def test_export_without_any_engine_keeps_the_dot_files(tmp_path, monkeypatch):
     empty.mkdir()
     monkeypatch.setenv("PATH", str(empty))
     monkeypatch.setattr(graphviz_program, "_script_dirs", lambda: [empty])
+    monkeypatch.delenv(graphviz_program.CHOICE_VARIABLE, raising=False)
     with pytest.raises(ExportError) as caught:
         export_graph(TINY, tmp_path / "out")
     assert isinstance(caught.value, RenderError)

@@ -104,11 +104,13 @@ def seen_at(viewport: QSize, scene: QRectF, scale: float, middle: QPointF) -> QR
 
 
 def best_framing(start: float, least: float, placed: Callable[[float], QPointF],
-                 cost: Callable[[float, QPointF], tuple[int, int, int, int]]
-                 ) -> tuple[float, QPointF]:
+                 cost: Callable[[float, QPointF], tuple[int, int, int, int]],
+                 shrink_to_clear: bool = True) -> tuple[float, QPointF]:
     """The scale and middle, among start times SNAP_SCALES and SHRINK_SCALES (none below
     least), whose framing cuts the least. placed: the middle at a scale; cost: what
-    framing_cost says of a view at a scale centred on a middle."""
+    framing_cost says of a view at a scale centred on a middle. shrink_to_clear False:
+    smaller than start only where no larger size shows a box whole, never to cut fewer
+    names (those are hidden instead)."""
     # larger where that lets the edges fall between boxes (smaller, down to the least
     # label size, only where no larger one does): the fewest of the focus's parts out
     # of view, then a box whole in view (an empty view cuts no name: lesson 01 slide
@@ -123,7 +125,8 @@ def best_framing(start: float, least: float, placed: Callable[[float], QPointF],
         middle = placed(scale)
         options.append((cost(scale, middle), more, scale, middle))
     _cost, _more, scale, middle = min(options, key=lambda o: (
-        o[0][0], o[0][2] == 0, o[0][1], o[1] < 1.0, o[0][2], abs(o[1] - 1.0), o[0]))
+        o[0][0], o[0][2] == 0, o[0][1] if shrink_to_clear else 0, o[1] < 1.0, o[0][1],
+        o[0][2], abs(o[1] - 1.0), o[0]))
     return scale, middle
 
 

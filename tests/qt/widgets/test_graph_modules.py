@@ -4,7 +4,6 @@ labels are >= 14 px at 1024x768, states are drawn at box size, a focus frames a 
 import copy
 import functools
 import shutil
-from types import SimpleNamespace
 
 import pytest
 from graph_panels import shown_graph_view
@@ -30,15 +29,14 @@ PROGRAMS = [SYSTEM_DOT, "graphviz-pure"]
 def layout_program(request, monkeypatch, qapp) -> str:
     """Each test under both layout programs: a system dot and graphviz-pure lay the
     graph out differently (their font metrics differ), and a framing right for one cut
-    boxes in the other. CI has no system dot: there only graphviz-pure runs. The app's
-    own style and font first, as the window applies them (a test after the window's
-    framed the boxes in other metrics than one run alone)."""
+    boxes in the other. CI installs a system dot where it can; without one only
+    graphviz-pure runs. The app's own style and font first, as the window applies them
+    (a test after the window's framed the boxes in other metrics than one run alone)."""
     if request.param == SYSTEM_DOT and shutil.which("dot") is None:
         pytest.skip("no system Graphviz dot on PATH")
     appearance.apply(qapp, LIGHT)
-    if request.param != SYSTEM_DOT:   # dot hidden from find_graphviz alone, as without it
-        monkeypatch.setattr(graphviz_program, "shutil", SimpleNamespace(
-            which=lambda name: None if name == "dot" else shutil.which(name)))
+    monkeypatch.setenv(graphviz_program.CHOICE_VARIABLE,
+                       "dot" if request.param == SYSTEM_DOT else "graphviz-pure")
     assert graphviz_program.find_graphviz().name == request.param
     return request.param
 
