@@ -52,10 +52,11 @@ class History:
             "graph_nodes": (), "z_grad_norm": (),
             "trunk_grad_norm": (), "trunk_step": (), "trunk_step_vs_sum": (),
             "trunk_walks": (), "backward_seconds": (), "all_reduces": (),
-            "amp_scale": (), "amp_skipped": (),
+            "amp_scale": (), "amp_skipped": (), "wall_time": (),
             "losses": (K,), "junction": (K,), "update_cosine": (K,),
             "loss_change": (K,), "loss_change_trunk": (K,), "loss_change_head": (K,),
             "grad_norms": (P,), "grad_missing": (P,),
+            "cosine": (K, K),   # each sampled step's cosine matrix (agreement over time)
         }
         self._data = self._empty(capacity)
         self._nan_to = 0                  # rows from _n up to this are NaN (unwritten)
@@ -133,6 +134,8 @@ class History:
         i, d = self._n, self._data
         d["step"][i] = r.step
         d["total"][i] = r.total
+        _put(d["wall_time"], i, r.wall_time)
+        _put_matrix(d["cosine"], i, r.cosine)
         d["losses"][i] = [r.losses[h] for h in self.keys]
         _put(d["global_grad_norm"], i, r.global_grad_norm)
         _put(d["saved_bytes"], i, r.saved_bytes)
@@ -213,3 +216,17 @@ def _copy_rows(source: dict[str, np.ndarray], to: dict[str, np.ndarray],
 
 def _put(column: np.ndarray, i: int, value) -> None:
     column[i] = np.nan if value is None else value
+
+
+def _put_matrix(column: np.ndarray, i: int, rows) -> None:
+    """A K x K matrix into its row; one of another shape (a foreign file's) stays NaN,
+    as an unsampled step's does: it is not this history's heads' matrix."""
+    if rows is None:
+        return
+    try:   # null (a zero gradient's NaN, as JSON writes it) is NaN
+        matrix = np.array([[np.nan if v is None else v for v in row] for row in rows],
+                          dtype=float)
+    except (TypeError, ValueError):   # not numbers, or not rows of them: left NaN
+        return
+    if matrix.shape == column.shape[1:]:
+        column[i] = matrix
