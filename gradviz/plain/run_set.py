@@ -14,6 +14,9 @@ from .recorded_run import RecordedRun
 # a poll's reading, about: eight runs caught up at once held the window for each one's
 # reading in turn
 POLL_BUDGET_S = 0.01
+# runs unticked lately, kept as read: ticked again, a run of 100,000 steps was read again
+# from its first line (seconds); more would keep every run ever ticked in memory
+KEPT_UNTICKED = 4
 
 
 class RunSet:
@@ -23,6 +26,7 @@ class RunSet:
         self.faults: dict[str, str] = {}   # a run whose last look failed: why, one line
         self._shown: str | None = None
         self._next = 0   # the run the next poll starts with: each gets its turn
+        self._unticked: dict[str, RecordedRun] = {}   # newest last
 
     def follow(self, names: list[str], shown: RecordedRun | None = None) -> None:
         """Follow these runs (by folder name; the shown run's RecordedRun where it is
@@ -33,7 +37,13 @@ class RunSet:
             if shown is not None and shown.folder == self.folder / name:
                 runs[name], self._shown = shown, name
             else:
-                runs[name] = self.runs.get(name) or RecordedRun(self.folder / name)
+                runs[name] = self.runs.get(name) or self._unticked.pop(name, None) \
+                    or RecordedRun(self.folder / name)
+        for name, run in self.runs.items():
+            if name not in runs and run is not shown:
+                self._unticked[name] = run
+        while len(self._unticked) > KEPT_UNTICKED:
+            del self._unticked[next(iter(self._unticked))]
         self.runs = runs
         self.faults = {n: f for n, f in self.faults.items() if n in runs}
 

@@ -58,3 +58,19 @@ def test_a_run_that_cannot_be_read_is_said_and_tried_again(tmp_path, monkeypatch
     assert runs.faults["a"].startswith("Could not read a: UnicodeDecodeError")
     monkeypatch.setattr(run, "poll", real)
     assert runs.poll() == 1 and runs.faults == {}   # read at the next look: said no more
+
+
+def test_a_run_unticked_lately_is_kept_as_read(tmp_path):
+    for name in "abcdefg":
+        _write(tmp_path / name, 2)
+    runs = RunSet(tmp_path)
+    runs.follow(list("abcdefg"))
+    while runs.poll():
+        pass
+    a, g = runs.runs["a"], runs.runs["g"]
+    runs.follow(list("bcdefg"))
+    runs.follow(list("abcdefg"))
+    assert runs.runs["a"] is a and runs.poll() == 0   # ticked again: not read again
+    runs.follow([])   # more unticked than are kept: the first ones forgotten
+    runs.follow(["a", "g"])
+    assert runs.runs["a"] is not a and runs.runs["g"] is g   # the newest kept
