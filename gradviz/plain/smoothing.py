@@ -26,7 +26,8 @@ SMOOTHING_RANGE = (0.0, 0.99)   # the slider's: at 1 the line would never move
 _EXPONENT = 300.0
 # below this many steps of memory (w ** K under 1e-18, past float64's precision) the
 # average is a convolution with the K weights: the block form would take tiny blocks
-_SHORT_MEMORY = 64
+# (about where the two cost the same on 100,000 points: w near 0.35)
+_SHORT_MEMORY = 40
 
 
 def clamp_weight(weight: float) -> float:

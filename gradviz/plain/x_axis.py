@@ -106,11 +106,18 @@ class XAxis:
             return steps
         times, at = history.column("wall_time"), history.column("step")
         known = np.isfinite(times)
-        if not known.any():
+        if len(steps) == len(at) and known.all() and np.array_equal(steps, at):
+            x = times.copy()   # a row each (the usual line): its own times, no search
+        elif not known.any():
             return np.full(len(steps), np.nan)
-        # the steps drawn are the history's own (a row each, or its sampled rows): each
-        # found by its row; interp keeps a NaN step (a line's break) NaN
-        x = np.interp(steps, at[known], times[known], left=np.nan, right=np.nan)
+        else:
+            x = self._between(steps, at[known], times[known])
         if self.mode == "relative":
             x = (x - self.starts.get(id(history), math.nan)) / self.unit[0]
         return x
+
+    @staticmethod
+    def _between(steps: np.ndarray, at: np.ndarray, times: np.ndarray) -> np.ndarray:
+        """Each step's time, between the recorded ones around it; interp keeps a NaN
+        step (a line's break) NaN."""
+        return np.interp(steps, at, times, left=np.nan, right=np.nan)

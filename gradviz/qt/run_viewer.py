@@ -120,8 +120,7 @@ class RunViewer(QObject):
         p = self.parts
         p.plot_stack.show_only([self.runs_loss, self.runs_norm] if overlaid
                                else [p.loss_plot, p.global_norm])
-        self.run_set.poll()
-        self.runs_changed()
+        self.runs_changed()   # a run ticked anew is read by the next poll, in its turn
 
     def shown_changed(self) -> None:
         """The shown run, its steps or the run beside it changed (its source said)."""

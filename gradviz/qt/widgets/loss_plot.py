@@ -136,18 +136,23 @@ class LossPlot(LinePanel):
         """The recorded-run window's smoothing from now on: TensorBoard's, at this
         weight (0: none), set by its slider, which takes the checkbox's place."""
         self.smoothing.hide()
-        if weight != self.smoothing_weight:
-            self.smoothing_weight = weight
-            self._weighted, self._ghost_weighted = {}, {}
-            self._smoothing_toggled(weight > 0)
+        if weight == self.smoothing_weight:
+            return
+        self.smoothing_weight = weight
+        self._weighted, self._ghost_weighted, self._ghost_smoothed = {}, {}, {}
+        for name, raw in self._raw.items():
+            raw.setVisible(weight > 0 and self._curves[name].isVisible())
+            if not weight:
+                raw.setData([], [])
+        # drawn again by the window's painter, when shown (not here: eight runs drawn
+        # over each other hide this chart, and a slider's move redrew it unseen)
+        self._seen = None
 
     def set_x_axis(self, axis: XAxis) -> None:
         """Draw along this axis (the recorded-run window's: step or time)."""
         if self.x_axis is None or axis.key() != self.x_axis.key():
-            self.x_axis, self._seen = axis, None
+            self.x_axis, self._seen = axis, None   # drawn again by the painter, shown
             show_x_axis(self.plot, axis, self.theme)
-            if self._history is not None:
-                self.update_from(self._history)
 
     def _x(self, history: History) -> np.ndarray:
         steps = history.column("step")

@@ -4,32 +4,33 @@ sampled steps that recorded the matrix (the agreement over time, beside the newe
 matrix)."""
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from ...plain.history import History
-from .runs_chart import Part, RunsChart
+from .runs_chart import Part, RunsChart, Values
 from .series import join_samples
 
 
 def total_loss(history: History) -> list[Part]:
-    return [("", history.column("step"), history.column("total"))]
+    return [("", lambda: (history.column("step"), history.column("total")))]
 
 
 def global_norm(history: History) -> list[Part]:
-    return [("", *join_samples(*history.measured("global_grad_norm")))]
+    return [("", lambda: join_samples(*history.measured("global_grad_norm")))]
 
 
 def cosine_pairs(history: History) -> list[Part]:
     """Each pair of losses' cosine, on the steps that recorded the matrix (joined across
     the steps between, broken where the recording paused)."""
-    steps, matrices = history.column("step"), history.column("cosine")
     names = history.head_names
-    parts = []
-    for i in range(len(names)):
-        for j in range(i + 1, len(names)):
-            values = matrices[:, i, j]
-            parts.append((f"{names[i]} · {names[j]}", *join_samples(steps, values)))
-    return parts
+    return [(f"{names[i]} · {names[j]}", partial(_pair, history, i, j))
+            for i in range(len(names)) for j in range(i + 1, len(names))]
+
+
+def _pair(history: History, i: int, j: int) -> Values:
+    return join_samples(history.column("step"), history.column("cosine")[:, i, j])
 
 
 def runs_loss_chart() -> RunsChart:

@@ -30,6 +30,12 @@ def _history(scale: float, steps: int = 40) -> History:
     return h
 
 
+def _update(qtbot, chart, history) -> None:
+    """An update, drawn whole (its lines are computed over turns where they take long)."""
+    chart.update_from(history)
+    qtbot.waitUntil(lambda: not chart.drawing)
+
+
 def _legend(chart) -> list[str]:
     return [label.item.toPlainText() for _, label in chart.legend.items]
 
@@ -39,18 +45,18 @@ def test_each_run_its_colour_and_its_name_as_written(qtbot):
     qtbot.addWidget(chart)
     lines = [RunLine("<b>first</b>", 0, _history(1.0)), RunLine("second", 5, _history(2.0))]
     chart.lines_source = lambda: lines
-    chart.update_from(lines[0].history)
+    _update(qtbot, chart, lines[0].history)
     assert _legend(chart) == ["<b>first</b>", "second"]
     pens = {name: c.opts["pen"].color().name().upper() for name, c in chart.curves().items()}
     assert pens == {"<b>first</b>": RUN_COLOURS[0], "second": RUN_COLOURS[5]}
     np.testing.assert_array_equal(chart.data()["second"][1], lines[1].history.column("total"))
     chart.set_smoothing(0.9)
-    chart.update_from(lines[0].history)
+    _update(qtbot, chart, lines[0].history)
     np.testing.assert_allclose(chart.data()["second"][1],
                                debiased_ema(lines[1].history.column("total"), 0.9))
     assert all(raw.isVisible() for raw in chart._raw.values())
     chart.set_smoothing(0.0)
-    chart.update_from(lines[0].history)
+    _update(qtbot, chart, lines[0].history)
     assert not any(raw.isVisible() for raw in chart._raw.values())
 
 
@@ -59,7 +65,7 @@ def test_several_parts_of_several_runs_runs_by_colour_parts_by_dash(qtbot):
     qtbot.addWidget(chart)
     lines = [RunLine("r1", 0, _history(1.0)), RunLine("r2", 1, _history(2.0))]
     chart.lines_source = lambda: lines
-    chart.update_from(lines[0].history)
+    _update(qtbot, chart, lines[0].history)
     assert _legend(chart) == ["r1", "r2", "a · b", "a · c", "b · c"]
     assert len(chart.curves()) == 6
     styles = {name: c.opts["pen"].style() for name, c in chart.curves().items()}
@@ -69,7 +75,7 @@ def test_several_parts_of_several_runs_runs_by_colour_parts_by_dash(qtbot):
     np.testing.assert_array_equal(x, np.arange(0, 40, 4))   # the sampled steps only
     np.testing.assert_allclose(y, 0.6)
     lines.pop()   # one run: each part its own colour, named in the legend
-    chart.update_from(lines[0].history)
+    _update(qtbot, chart, lines[0].history)
     assert _legend(chart) == ["a · b", "a · c", "b · c"]
     assert len({c.opts["pen"].color().name() for c in chart.curves().values()}) == 3
 
@@ -80,11 +86,11 @@ def test_the_wall_clock_axis_ticks_dates_and_steps_come_back(qtbot):
     lines = [RunLine("r", 0, _history(1.0))]
     chart.lines_source = lambda: lines
     chart.set_x_axis(XAxis("wall"))
-    chart.update_from(lines[0].history)
+    _update(qtbot, chart, lines[0].history)
     assert isinstance(chart.plot.getAxis("bottom"), pg.DateAxisItem)
     assert chart.data()["r"][0][1] == T0 + 2.0
     chart.set_x_axis(XAxis("step"))
-    chart.update_from(lines[0].history)
+    _update(qtbot, chart, lines[0].history)
     bottom = chart.plot.getAxis("bottom")
     assert not isinstance(bottom, pg.DateAxisItem) and bottom.labelText == "optimizer step"
     assert chart.data()["r"][0][1] == 1.0
