@@ -30,6 +30,9 @@ def viewer_lines(result: dict) -> list[str]:
         f"ticked, the agreement's tab): the window answered {_ms(result['median_late_ms'])} "
         f"ms late (median), {_ms(p99)} ms (99%), {_ms(result['max_late_ms'])} ms (worst), "
         f"by a {PROBE_MS} ms probe timer: {verdict} the {ANSWER_GOAL_MS} ms goal",
+        f"the window's own work between two ticks (its thread's CPU time: another "
+        f"program's turns not counted): {_ms(result['p99_busy_ms'])} ms (99%), "
+        f"{_ms(result['max_busy_ms'])} ms (worst)",
         f"slowest chart updates: {_times(result['slowest_update_ms'])}; slowest moves "
         f"(the move itself): {_times(result['slowest_move_ms'])}",
         f"load average (1 min) {result['load_average']:.1f} on {result['cores']} cores"]
