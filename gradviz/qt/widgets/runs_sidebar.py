@@ -80,11 +80,14 @@ class RunsSidebar(QWidget):
         self.runs.setObjectName("runTicks")
         self.runs.setToolTip(RUNS_TIP)
         self.runs.itemChanged.connect(self._item_changed)
-        layout.addWidget(self.runs, 1)
+        layout.addWidget(self.runs, 100)
         self.runs_note = plain_label(QLabel())
         self.runs_note.setObjectName("runsNote")
         self.runs_note.setWordWrap(True)
         layout.addWidget(self.runs_note)
+        # the room the list leaves (all of it, for one run: no list), kept at the bottom
+        # rather than spread between the controls
+        layout.addStretch(1)
         self._filling = False
         self.show_runs((), ())
         self.show_note(self.axis_note, "")
