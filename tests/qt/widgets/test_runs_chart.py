@@ -12,6 +12,7 @@ from gradviz.plain.history import History
 from gradviz.plain.records import StepRecord
 from gradviz.plain.smoothing import debiased_ema
 from gradviz.plain.x_axis import XAxis
+from gradviz.qt.theme import LIGHT
 from gradviz.qt.widgets.runs_chart import RUN_COLOURS, RunLine
 from gradviz.qt.widgets.viewer_charts import cosine_lines_chart, runs_loss_chart
 
@@ -83,11 +84,13 @@ def test_several_parts_of_several_runs_runs_by_colour_parts_by_dash(qtbot):
 def test_the_wall_clock_axis_ticks_dates_and_steps_come_back(qtbot):
     chart = runs_loss_chart()
     qtbot.addWidget(chart)
+    chart.apply_theme(LIGHT)   # as the window themes it: its grid on
     lines = [RunLine("r", 0, _history(1.0))]
     chart.lines_source = lambda: lines
     chart.set_x_axis(XAxis("wall"))
     _update(qtbot, chart, lines[0].history)
     assert isinstance(chart.plot.getAxis("bottom"), pg.DateAxisItem)
+    assert chart.plot.getAxis("bottom").grid   # the grid kept on the new axis item
     assert chart.data()["r"][0][1] == T0 + 2.0
     chart.set_x_axis(XAxis("step"))
     _update(qtbot, chart, lines[0].history)
