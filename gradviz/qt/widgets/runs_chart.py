@@ -28,6 +28,7 @@ from .line_panel import (
     curves_for,
     new_curve,
     set_curve_data,
+    thin,
 )
 from .loss_plot import RAW_MIX
 from .x_axis_items import show_x_axis
@@ -51,6 +52,10 @@ DRAW_BUDGET_S = 0.008
 # fewer samples a pixel than a noisy one needs for its band (9 ms for the 8 of them)
 RAW_WIDTH = 1.0
 SMOOTH_SAMPLES_PER_PX = 0.15
+# points a line is handed, at most (each bin's lowest and highest: a spike stays): half
+# line_panel's, since the bounds, clipping and downsampling pyqtgraph does at each range
+# change, for 16 to 48 lines, were the next largest part of the window's time
+DRAWN_POINTS = 2000
 
 
 def run_colour(slot: int) -> str:
@@ -164,9 +169,9 @@ class RunsChart(LinePanel):
             keys.add(key)
             self._curves[series].opts["autoDownsampleFactor"] = \
                 SMOOTH_SAMPLES_PER_PX if smoothing else THICK_SAMPLES_PER_PX
-            self._show(series, x, y)
+            self._show(series, *thin(x, y, DRAWN_POINTS))
             if smoothing:
-                set_curve_data(self._raw[series], x, values)
+                set_curve_data(self._raw[series], *thin(x, values, DRAWN_POINTS))
         self._ready = []
         self.smoothings.keep_only(keys)
         self._xs = {k: v for k, v in self._xs.items() if k in keys}
