@@ -241,7 +241,7 @@ class RunsChart(LinePanel):
         """Several runs of several parts: the legend names each run by its colour and
         each part by its dash (eight runs of three pairs are 11 entries, not 24)."""
         self._legend_samples = []
-        if listed or not self.legend_shown:
+        if listed or not self.legend_shown or not lines:
             return
         for ln in lines:
             self._legend_samples.append(self._sample(ln.name, _colour(ln.slot), 0))

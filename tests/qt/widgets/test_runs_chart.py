@@ -97,3 +97,10 @@ def test_the_wall_clock_axis_ticks_dates_and_steps_come_back(qtbot):
     bottom = chart.plot.getAxis("bottom")
     assert not isinstance(bottom, pg.DateAxisItem) and bottom.labelText == "optimizer step"
     assert chart.data()["r"][0][1] == 1.0
+
+
+def test_no_run_with_a_step_yet_is_an_empty_chart(qtbot):
+    chart = cosine_lines_chart()
+    qtbot.addWidget(chart)
+    _update(qtbot, chart, History(["a", "b"], []))   # lines_source: none
+    assert chart.curves() == {} and _legend(chart) == []
