@@ -141,7 +141,9 @@ class RunWindow(WindowFrame):
             self._follow(self.folder / name)
 
     def _follow(self, folder: Path) -> None:
-        self.source = source = RunSource(self.model, folder, self)
+        read = self.viewer.run_set.runs.get(folder.name) \
+            if folder.parent == self.folder else None   # a ticked run: read already
+        self.source = source = RunSource(self.model, folder, self, read)
         if self.compared == folder:   # a run is not compared with itself
             self.compared = None
         if self.compared is not None:

@@ -173,3 +173,17 @@ def test_the_menu_bar_exports_and_quits(qtbot, tmp_path, four):
     assert not other.isVisible() and w.isVisible()
     menu.quit_action.trigger()
     assert not w.isVisible()
+
+
+def test_a_ticked_run_picked_to_show_is_not_read_again(qtbot, tmp_path, four):
+    w = _window(qtbot, tmp_path / "runs")
+    qtbot.waitUntil(lambda: _whole(w.viewer.runs_loss, four), timeout=WAIT_MS)
+    ticked = w.viewer.run_set.runs[four[2]]
+    w.header.runs.setCurrentText(four[2])   # the user picks it in the header
+    assert w.source.run is ticked
+    qtbot.waitUntil(lambda: w.model.head_names == ("head0", "head1", "head2")
+                    and len(w.history) == STEPS and any(w.grad_bars.data().values()),
+                    timeout=WAIT_MS)
+    assert w.history is ticked.history
+    assert f"{four[2]}: MadeUpNet, {STEPS} steps" in w.header.status.text()
+    w.close()
