@@ -16,4 +16,8 @@ def __getattr__(name: str) -> Any:
         return importlib.import_module("gradviz.plain.watch_complaints").WatchError
     if name == "open_run":   # torch-free and Qt-free: the window is a process of its own
         return importlib.import_module("gradviz.plain.open_run").open_run
+    if name == "show":   # torch-free and Qt-free: HTML in a notebook's cell
+        return importlib.import_module("gradviz.notebook").show
+    if name == "lightning":   # gradviz.lightning.WatchCallback: the lightning extra
+        return importlib.import_module("gradviz.lightning")
     raise AttributeError(f"module 'gradviz' has no attribute {name!r}")

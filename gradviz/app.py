@@ -46,8 +46,12 @@ def build_parser():
                     "`gradviz COMMAND --help` tells each command's options.")
     parser.add_argument("--version", action="version", version=f"gradviz {__version__}")
     add_training_options(parser)
-    parser.add_argument("--lesson", metavar="NAME|FILE",
-                        help="open a lesson (gradviz lessons lists them) or a lesson file")
+    parser.add_argument("--lesson", metavar="NAME|FILE[:N]",
+                        help="open a lesson (gradviz lessons lists them) or a lesson file, "
+                             "at its slide N with :N")
+    parser.add_argument("--deck", metavar="NAME|FILE",
+                        help="play a deck: slides picked across the lessons, with title and "
+                             "recap slides (a bundled deck's name, or a deck file)")
     parser.add_argument("--screenshot", metavar="PNG",
                         help="train --steps steps, save a 1920x1080 picture of the window "
                              "as PNG and exit (works offscreen)")

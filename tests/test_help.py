@@ -88,8 +88,9 @@ def test_every_option_that_takes_a_value_names_its_default():
             shown = formatter._expand_help(action) if action.help else ""
             names_default = "default:" in shown
             optional_key = action.dest in fields and fields[action.dest] is None
-            no_default = action.dest in ("config", "out", "script", "lesson", "screenshot",
-                                         "check", "misplace_head", "edit_detached")
+            no_default = action.dest in ("config", "out", "script", "lesson", "deck",
+                                         "screenshot", "check", "misplace_head",
+                                         "edit_detached")
             if not names_default and not (optional_key or no_default):
                 silent.append((parser.prog, action.option_strings[0]))
             if action.dest in fields and isinstance(fields[action.dest], (int, float, str)) \

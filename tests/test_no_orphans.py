@@ -129,3 +129,61 @@ def test_unpinning_b_ends_what_its_model_file_started(spawning_model):
     pids = started(marks)
     assert len(pids) == 3            # B's process, and the sleeper and worker it started
     assert survivors(pids, QUIT_SECONDS) == []
+
+
+# a lesson paged as a lecturer pages it, in the app with its engine in its own process:
+# the engine started ahead for the next slide is the one PageDown then trains with; one
+# that no slide takes (the lesson left) ends then; the DDP ranks started ahead for the
+# next slide end with the app
+AHEAD = """
+import os, tempfile
+from PySide6.QtWidgets import QApplication
+from gradviz.engine.child import descendants
+from gradviz.plain.config import Config
+from gradviz.plain.lessons import find_lesson
+from gradviz.qt.main_window import MainWindow
+from gradviz.qt.settings import AppSettings, Remembered
+app = QApplication([])
+w = MainWindow(Remembered(Config()), AppSettings(os.path.join(tempfile.mkdtemp(), "s.json")))
+w.show()
+def until(done):
+    while not done():
+        app.processEvents()
+def moved_and_next_ready():
+    until(lambda: w.model.preparing is None and w.model.next_slide_ready)
+until(lambda: w.model.generation >= 1)
+lessons = w.lessons.player
+lessons.open(find_lesson("aggregate-conflicts"), 3)   # next: 14/1, on a model file
+moved_and_next_ready()
+ahead = w.engine.prepared_pid
+lessons.next()
+until(lambda: w.model.model_name == "cnn_two_heads.py" and w.model.preparing is None)
+print("taken", ahead, w.engine.pid, flush=True)
+lessons.next()                                          # 14/2; next: 15/1, the built-in model
+moved_and_next_ready()
+ahead = w.engine.prepared_pid
+lessons.leave()
+print("unused", ahead, w.engine.prepared_pid, os.path.exists(f"/proc/{ahead}"), flush=True)
+lessons.open(find_lesson("ddp-accumulation"), 0)        # next: 15/2, on 2 DDP ranks
+moved_and_next_ready()
+print("ranks", w.engine.pid, *descendants(w.engine.pid), flush=True)
+w.close()
+"""
+
+
+def test_engines_and_ranks_started_ahead_are_taken_or_end(tmp_path):
+    script = tmp_path / "ahead.py"
+    script.write_text(AHEAD)
+    code, out, err = run_to_files([sys.executable, "-I", str(script)], tmp_path, timeout=600,
+                                  QT_QPA_PLATFORM="offscreen")
+    assert code == 0, err[-2000:]
+    said = {line.split()[0]: [int(v) if v.isdigit() else v for v in line.split()[1:]]
+            for line in out.splitlines()}
+    ahead, engine = said["taken"]
+    assert ahead == engine                       # PageDown trained in the engine started ahead
+    unused, left, running_then = said["unused"]
+    assert isinstance(unused, int) and left == "None"
+    assert running_then == "False"               # ended when the lesson was left
+    engine, *ranks = said["ranks"]
+    assert len(ranks) == 2                       # the next slide's ranks, started ahead
+    assert survivors([engine, *ranks], QUIT_SECONDS) == []

@@ -1,7 +1,8 @@
 """`gradviz FILE`: a file named without a flag opens as what it is, told by its name and
-content (plain.file_kinds), as if its flag had been typed: a lesson as --lesson, settings
-as --config, a model file as --model. Naming a model file on the command line is the
-same consent as --model: the user typed its name (a drop or Open Recent asks instead).
+content (plain.file_kinds), as if its flag had been typed: a lesson as --lesson, a deck
+as --deck, settings as --config, a model file as --model. Naming a model file on the
+command line is the same consent as --model: the user typed its name (a drop or Open
+Recent asks instead).
 A folder named so opens as `gradviz open DIR` (a run folder)."""
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 from ..plain.file_kinds import FileKindError, file_kind
 from .options import closest_flag, fail
 
-FLAGS = {"lesson": "--lesson", "config": "--config", "model": "--model"}
+FLAGS = {"lesson": "--lesson", "deck": "--deck", "config": "--config", "model": "--model"}
 FILE_SUFFIXES = (".py", ".toml")
 
 

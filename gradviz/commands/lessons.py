@@ -1,11 +1,13 @@
 """`gradviz lessons`: one line per bundled lesson, the name `--lesson` takes and its title;
-`gradviz lessons --check` runs every slide headless and checks its narration's promises."""
+`gradviz lessons --check` runs every slide headless and checks its narration's promises,
+and reads every deck whole (each lesson and slide it names, its text)."""
 from __future__ import annotations
 
 import argparse
 import sys
 
 from ..exit_codes import EXIT_OK, EXIT_USAGE
+from ..plain.decks import bundled_deck_names, find_deck, names_a_deck
 from ..plain.lessons import LessonError, bundled_names, find_lesson
 from .options import fail
 
@@ -40,10 +42,26 @@ def _checked(i: int, promise: dict, broken: str | None) -> None:
     _progress(f"  slide {i + 1}: {what}: {'holds' if broken is None else 'broken'}")
 
 
+def _check_decks(names: list[str]) -> None:
+    """Each deck read whole: every lesson and slide it names exists, its text can be
+    shown (what its lessons' slides promise is their lessons' check); a bad one ends it
+    in one line naming the file, the slide and the key, exit 2."""
+    try:
+        decks = [find_deck(name) for name in names]
+    except LessonError as exc:
+        fail(f"gradviz: {exc}")
+    for deck in decks:
+        print(f"{deck.name}: ok (a deck of {len(deck.slides)} slides from "
+              f"{len(deck.lessons)} lessons: {', '.join(deck.lessons) or 'none'})")
+
+
 def main(args: argparse.Namespace) -> int:
     if args.check is None:
         for lesson in _lessons(""):
             print(f"{lesson.name}  {lesson.title}")
+        return EXIT_OK
+    if args.check and names_a_deck(args.check):
+        _check_decks([args.check])
         return EXIT_OK
     lessons = _lessons(args.check)
     from ..core.lesson_check import (  # torch only when asked
@@ -67,4 +85,6 @@ def main(args: argparse.Namespace) -> int:
         print(f"{lesson.name}: {'ok' if not problems else f'{len(problems)} broken'}")
         for problem in problems:
             print(f"  {problem}", file=sys.stderr)
+    if not args.check:   # every bundled lesson, then every bundled deck
+        _check_decks(bundled_deck_names())
     return EXIT_OK if not broken else EXIT_BROKEN_PROMISE

@@ -110,7 +110,11 @@ What only a run shows breaks the promise (1): a metric not measured at some step
 ratio or "about" against a slide whose value is 0, a promise about a slide that stopped
 before its first step finished, a reference line whose slide has no value at its step,
 and stop = "error" on a slide that has not raised after its config's steps (at most
-{max_error_steps})."""
+{max_error_steps}).
+A deck (a bundled deck's name, or a file whose slides are [[deck]] tables) is read whole
+and runs nothing: 0 when each lesson and slide it names exists and its text can be
+shown, else 2 (one line naming the file, the deck's slide and the key). With no
+NAME_OR_FILE, every bundled deck is read after the lessons."""
 
 
 def add_lessons(subparsers) -> None:
@@ -122,7 +126,9 @@ def add_lessons(subparsers) -> None:
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--check", nargs="?", const="", metavar="NAME_OR_FILE",
                    help="run every slide (of one lesson, or of all) headless and check "
-                        "what its narration promises")
+                        "what its narration promises; a deck (or all, after the "
+                        "lessons) is read whole: each lesson and slide it names exists, "
+                        "its text can be shown")
     add_verbosity(p, quiet="--check: print only each lesson's verdict and what broke, not "
                            "its progress (on stderr: each lesson as it starts, each slide "
                            "as it has played)",
@@ -160,7 +166,8 @@ def add_bench(subparsers) -> None:
     p.add_argument("--slides", action="store_true",
                    help="instead: PageDown through the bundled lessons in the app's window "
                         "(offscreen, at --gui-size, default 1024x768) and print how soon "
-                        "each slide was drawn after the key, and whole (-v: each slide)")
+                        "each slide was drawn after the key, and moving, and the slowest "
+                        "slide (-v: each slide)")
     p.add_argument("--viewer", action="store_true",
                    help="instead: open a folder of 8 made-up runs of 100,000 steps each in "
                         "the recorded-run window (offscreen, at --gui-size, default "

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -29,6 +28,7 @@ from ..plain.script import script_text
 from ..plain.watch_read import GRAPH_KEY, REPORT_GRAPH
 from .model_option import config_for, model_file_from_args
 from .options import RUN_DEFAULTS, fail
+from .stdout_gone import stdout_to_devnull
 
 # gradviz run measures each head's cosine with the trunk update every this many steps
 # at the least (`--probes all`: every step): it walks the trunk once more per head, and
@@ -47,22 +47,11 @@ def run_session(config, model_file: ModelFile | None = None) -> Session:
 
 def _say(line: str) -> None:
     """A line on stdout. A reader that has gone (`gradviz run | head`) is not an error:
-    as the Python docs advise, stdout is pointed at devnull and the run goes on, quietly,
-    to write its files and exit 0."""
+    the run goes on, quietly, to write its files and exit 0 (stdout_gone)."""
     try:
         print(line, flush=True)
     except BrokenPipeError:
-        _stdout_to_devnull()
-
-
-def _stdout_to_devnull() -> None:
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):   # a stdout that is no file (captured, replaced)
-        sys.stdout = open(os.devnull, "w")
-    finally:
-        os.close(devnull)
+        stdout_to_devnull()
 
 
 def _warn(line: str) -> None:

@@ -71,7 +71,9 @@ _BY_A_PEER = (-signal.SIGABRT, 0)
 class RankGroup:
     """`world` ranks training the built-in mlp of `shape` (heads, width, depth)."""
 
-    def __init__(self, world: int, shape: tuple[int, int, int]):
+    def __init__(self, world: int, shape: tuple[int, int, int], wait: bool = True):
+        """wait False: started and sent their start, not waited for (a group started
+        ahead, while the slide before plays: its first step waits, if need be)."""
         if not torch.distributed.is_available():
             raise RankError("this PyTorch was built without torch.distributed")
         self.world, self.shape = world, shape
@@ -91,7 +93,22 @@ class RankGroup:
         self._send([dict(rank=rank, world=world, port=self._store.port, heads=heads,
                          width=width, depth=depth, timeout=STEP_SECONDS)
                     for rank in range(world)], "start")
-        self._answers(START_SECONDS, "start")
+        self._joined = False   # every rank has answered its start
+        if wait:
+            self.wait_started()
+
+    def wait_started(self) -> None:
+        """Every rank's answer to its start, waited for once; RankError (the group
+        closed) if one fails, ends or is silent for START_SECONDS."""
+        if not self._joined:
+            self._answers(START_SECONDS, "start")
+            self._joined = True
+
+    @property
+    def started(self) -> bool:
+        """Every rank has answered its start, or one has ended (looked at without
+        waiting: what it answered is read by wait_started)."""
+        return self._joined or not self.alive or all(conn.poll(0) for conn in self._conns)
 
     def close(self) -> None:
         self._finalizer()
@@ -193,14 +210,27 @@ class RankGroup:
 _GROUP: list[RankGroup] = []   # this process's group, if one is running
 
 
-def rank_group(world: int, shape: tuple[int, int, int]) -> RankGroup:
+def rank_group(world: int, shape: tuple[int, int, int], wait: bool = True) -> RankGroup:
     """The running group if it is `world` ranks of this shape, else a new one (the old
-    closed); RankError if one cannot start."""
-    if _GROUP and _GROUP[0].alive and (_GROUP[0].world, _GROUP[0].shape) == (world, shape):
-        return _GROUP[0]
-    close_rank_group()
-    _GROUP.append(RankGroup(world, shape))
+    closed); RankError if one cannot start. wait False: its ranks' start is not waited
+    for (started ahead of the slide that needs them)."""
+    if not running_group(world, shape):
+        close_rank_group()
+        _GROUP.append(RankGroup(world, shape, wait=False))
+    if wait:
+        _GROUP[0].wait_started()
     return _GROUP[0]
+
+
+def running_group(world: int, shape: tuple[int, int, int]) -> bool:
+    """This process runs a group of `world` ranks of this shape (started or starting)."""
+    return bool(_GROUP) and _GROUP[0].alive and \
+        (_GROUP[0].world, _GROUP[0].shape) == (world, shape)
+
+
+def group_started() -> bool:
+    """No group is starting: none runs, or its ranks have all answered (or one ended)."""
+    return not _GROUP or _GROUP[0].started
 
 
 def close_rank_group() -> None:

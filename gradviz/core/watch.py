@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import math
 import subprocess
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -41,6 +42,8 @@ DEFAULT_EVERY = 20   # per-loss push, cosines, memory and the graph: every this 
 # steps of the last S seconds before a kill
 WRITE_BLOCKS_S = 0.1   # a block's spacing that docs and benchmarks name
 _item, _floating = torch.Tensor.item, torch.Tensor.is_floating_point
+_detach = torch.Tensor.detach
+_now = time.time   # each step's line says when it ended (a viewer's wall-time axis)
 
 __all__ = ["Watch", "WatchError", "watch"]
 
@@ -57,6 +60,7 @@ class Watch:
         self.steps = 0
         self._names = LossNames()
         self._all: list[int] = []               # the run's loss indices, in order
+        self._usual_key: tuple | None = None     # the run's names, once fixed
         self._numbers_key: tuple | None = None  # the writer's key for an unsampled line
         self._last_call = ""                    # "losses" or "step": the call before
         self._ended = False
@@ -167,6 +171,20 @@ class Watch:
         if self._ended:
             return
         try:
+            if type(losses) is dict and tuple(losses) == self._usual_key and \
+                    weights is None and batch_size is None and \
+                    self.steps % self.every and self._step_calls.calls == 0:
+                # the usual call of an unsampled step (every loss, nothing else): kept
+                # as cheaply as it can be, each loss a detached view
+                values = []
+                for loss in losses.values():
+                    if type(loss) is not torch.Tensor or loss.dim():
+                        break   # a subclass, or not 0-dim: the full check below
+                    values.append(_detach(loss))
+                else:
+                    self._step_calls.add(self._all, values, None, None)
+                    self._last_call = "losses"
+                    return
             self._take(losses, features, weights, batch_size)
         except WatchError:
             raise
@@ -190,6 +208,7 @@ class Watch:
             if problem is not None:
                 return self._refused(problem)
             self._all = list(range(len(self._names.names)))
+            self._usual_key = self._names.key if self._names.fixed else None
             self._numbers_key = None if self._rec.writer is None else \
                 self._rec.writer.numbers_key(self._names.names, self._param_names)
         if isinstance(values, tuple):
@@ -232,12 +251,13 @@ class Watch:
     def _step(self) -> StepRecord | None:
         calls = self._step_calls
         if not calls.calls:
-            self._say_no_losses()
-            self.steps += 1
+            self._say_no_losses()   # nothing to record: not counted either
             self._last_call = "step"
             return None
         self._last_call = "step"
-        self._names.fixed = True
+        if not self._names.fixed:
+            self._names.fixed = True
+            self._usual_key = self._names.key
         grads = [p.grad for p in self._tensors]
         present = [g for g in grads if g is not None]
         norms = torch._foreach_norm(present) if present else []
@@ -248,7 +268,7 @@ class Watch:
             return self._usual(calls.values, norms)
         record = self._sampled(calls, grads, present, norms)
         if self._rec.writer is not None:
-            self._rec.writer.add_step(record, calls.calls)
+            self._rec.writer.add_step(record, calls.calls, _now())
             if self.steps % self.every == 0 and self._rec.writer.gone():
                 self._rec.failed(OSError(errno.ENOENT, "the folder was removed"),
                                  self.steps)
@@ -264,10 +284,11 @@ class Watch:
         learned = calls.tensors()
         scalars = [*calls.values, *learned, *norms] + ([] if scale is None else [scale])
         gram, measured = calls.gram(k, self.device, self.dtype)
-        # a sampled step: each gradient's fingerprint too, so that ranks compare their
-        # gradients, not only their norms (a gradient with its sign flipped has the
-        # same norm)
-        prints = self._fingerprint(grads) if self.steps % self.every == 0 else None
+        # a sampled step under ranks: each gradient's fingerprint too, so that ranks
+        # compare their gradients, not only their norms (a gradient with its sign
+        # flipped has the same norm); one process has no other rank to compare with
+        prints = self._fingerprint(grads) if self.world_size > 1 and \
+            self.steps % self.every == 0 else None
         numbers = gathered(scalars, gram, self.device, prints).tolist()   # one transfer
         values, weights, norm_values, scale_value, gram_values, printed = calls.read_back(
             numbers, len(norms), scale is not None, k * k if gram is not None else 0)
@@ -320,17 +341,19 @@ class Watch:
         writer = self._rec.writer
         if writer is not None:
             if whole is None or self._numbers_key is None:
-                writer.add_step(record, 1)
+                writer.add_step(record, 1, _now())
             else:
-                writer.add_numbers(self._numbers_key, self.steps, numbers, total, whole, 1)
+                writer.add_numbers(self._numbers_key, self.steps, numbers, total, whole, 1,
+                                   _now())
         self.steps += 1
         self._step_calls.clear_usual()   # nothing else was set: not sampled
         return record
 
     def _say_no_losses(self) -> None:
         if self._last_call == "step":
-            self._say("step-twice", f"watch.step() was called again at step {self.steps} "
-                      "without watch.losses() since the last one: call watch.step() once "
+            self._say("step-twice", "watch.step() was called again after step "
+                      f"{self.steps - 1} without watch.losses() since the last one: call "
+                      "watch.step() once "
                       "per optimizer step, after its losses() and backward; this step is "
                       "not recorded")
         elif self._last_call != "losses":

@@ -20,6 +20,8 @@ from .profiled import profiled
 
 B_LOOK_SECONDS = 0.005  # B's steps in flight: how soon to look for their replies again
 B_IDLE_LOOK_SECONDS = 0.5   # B pinned, A idle: how often, at least, B's process is looked at
+# the next slide's ranks or kernel starting ahead: how often to look whether they are ready
+WARM_LOOK_SECONDS = 0.1
 
 
 def run(conn, config: Config, own_process: bool = True, holder: dict | None = None,
@@ -52,6 +54,7 @@ def run(conn, config: Config, own_process: bool = True, holder: dict | None = No
             beat.stop()
         if loop is not None:
             loop.end_b()   # B's process, if any, ends with the engine
+            loop.next_slide.end()   # and the ranks started ahead for a next slide
         conn.close()
         if own_process:
             end_own_group()   # what a model file started ends with the engine
@@ -66,6 +69,7 @@ def _serve(conn, loop: EngineLoop, beat) -> None:
         if loop.pinned is not None:
             loop.pinned.watch()   # B's process ended or silent: said now, paused or not
         loop.say_how_b_starts()
+        loop.say_when_warm()
         out = loop.take_outbox()
         if out:
             conn.send(out)
@@ -73,6 +77,8 @@ def _serve(conn, loop: EngineLoop, beat) -> None:
         if loop.pinned is not None and loop.pinned.in_flight:
             # B's last steps are still to compare: look again soon, even when idle
             wait = B_LOOK_SECONDS if wait is None else min(wait, B_LOOK_SECONDS)
+        if loop.next_slide.pending:   # Warmed is said soon after it is so, even when idle
+            wait = WARM_LOOK_SECONDS if wait is None else min(wait, WARM_LOOK_SECONDS)
         # idle: sleep on the pipe; paced: sleep until the next step is due
         if _window_speaks(conn, loop, wait):
             _working(beat, lambda: _answer(conn, loop))

@@ -24,6 +24,7 @@ from .b_runner import BPlace, ProcessB
 from .cadence import Cadence
 from .gc_settle import freeze_kept, unfreeze_kept
 from .model_start import not_used, open_model
+from .next_slide import NextSlide
 
 if TYPE_CHECKING:   # imported when B is first pinned (see _on_pin_b)
     from .pinned import PinnedB
@@ -85,6 +86,8 @@ class EngineLoop:
         # the lesson slides taken so far: every ConfigApplied says it, so the window tells
         # the slide's fresh model (and what follows it) from an earlier command's answers
         self.slides = 0
+        # what the lesson's next slide needs that is slow to start, started ahead
+        self.next_slide = NextSlide()
         # tells the engine's heartbeat what it is doing (engine_main sets it; no-op here)
         self.say_stage: Callable[[str], None] = lambda stage: None
         problem = None
@@ -121,6 +124,7 @@ class EngineLoop:
             p.RequestGraph: self._on_request_graph,
             p.ExportTorchviz: self._on_export_torchviz, p.Shutdown: self._on_shutdown,
             p.PinB: self._on_pin_b, p.WarmB: self._on_warm_b, p.Slide: self._on_slide,
+            p.WarmNext: self._on_warm_next,
         }
 
     @property
@@ -316,7 +320,9 @@ class EngineLoop:
         self._apply(message.settings)
         self._announce_config(True)
         self._send_graph("after reset")
-        if message.play:
+        if message.steps > 0:
+            self._on_run_steps(p.RunSteps(message.steps))
+        elif message.play:
             self._on_play()
 
     def _warm_meta(self) -> None:
@@ -325,6 +331,7 @@ class EngineLoop:
         s = self.session
         if s.config.misplace_head is not None and other_device(s.device).type == "meta":
             self.say_stage(IMPORTING_META)
+            self.next_slide.meta_warmed()   # started ahead, while the slide before played
             warm_meta()
 
     def _start_ranks(self) -> None:
@@ -333,6 +340,17 @@ class EngineLoop:
         if self.session.config.ddp_ranks > 1:
             self.say_stage(STARTING_RANKS)
             self.session.start_ranks()
+
+    def _on_warm_next(self, message: p.WarmNext) -> None:
+        """The lesson's next slide: what it needs that is slow to start, started now
+        (never waited for here); Warmed says when it is ready."""
+        self.next_slide.warm(message.config, self.session.config)
+
+    def say_when_warm(self) -> None:
+        """Warmed, once what WarmNext started is ready."""
+        if self.next_slide.pending and self.next_slide.ready:
+            self.next_slide.pending = False
+            self.send(p.Warmed(self.next_slide.warms))
 
     def _on_reset(self, _: p.Reset | None = None) -> None:
         self._pause_silently()
@@ -476,13 +494,15 @@ class EngineLoop:
                 self._pause_at_stop()
                 return
             elapsed = time.perf_counter() - start
-            if (self.delay_s > 0 or elapsed > BATCH_SECONDS or commands_waiting()
+            # RunSteps' steps as fast as they go, whatever the pace they end paused at
+            paced = self.delay_s > 0 and self.steps_left is None
+            if (paced or elapsed > BATCH_SECONDS or commands_waiting()
                     or (self.pinned is not None and self.pinned.holding_a)):
                 break
         # paced, the rate the steps come at (a batch, then the delay), not how fast one
         # step ran: the status line said 989 steps/s beside a pace of 10 a second
         self.steps_per_second = done / max(elapsed + self.delay_s, 1e-9)
-        self.next_due = time.monotonic() + self.delay_s
+        self.next_due = time.monotonic() + (self.delay_s if self.steps_left is None else 0.0)
         if self._fast():   # after the batch: its steps and B's were sampled alike
             self.cadence.trained(done, time.perf_counter())
             self._set_sampling()

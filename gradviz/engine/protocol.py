@@ -114,13 +114,25 @@ class WarmB:
 
 
 @dataclass(frozen=True)
+class WarmNext:
+    """What the lesson's next slide will train (None: no next slide, the lesson left):
+    the engine starts now, without waiting for it, what that slide needs that is slow to
+    start (its DDP ranks, the meta device's first kernel), so that PageDown finds it
+    ready; what it started before and no slide needs now ends."""
+    config: Config | None
+
+
+@dataclass(frozen=True)
 class Slide:
     """A lesson's slide as one message: a fresh model built once at step 0, the
     window's settings (the slide's pace, play mode and stop in them), one graph, then
-    Play if asked."""
+    Play if asked. steps: first train this many steps at full speed, then pause (the
+    window's run from before a lesson, trained again: the same config, seed and data
+    give the same steps)."""
     config: Config
     settings: EngineSettings
     play: bool
+    steps: int = 0
 
 
 # ---- engine -> window (in lists, one per batch) ------------------------------------------
@@ -184,6 +196,14 @@ class Running:
 class Graph:
     graph: GraphData
     when: str             # what it shows ("after backward 1 of 3")
+
+
+@dataclass(frozen=True)
+class Warmed:
+    """What WarmNext started is ready (or failed: the slide then says why); warms: the
+    WarmNext messages this engine has taken, so that a Warmed answering an older one is
+    told apart."""
+    warms: int
 
 
 @dataclass(frozen=True)
@@ -271,10 +291,10 @@ class BPending:
 
 TO_ENGINE: tuple[type, ...] = (SetConfig, Settings, Play, Pause, Phase, Step, Reset,
                                RunSteps, RequestGraph, ExportTorchviz, Shutdown, PinB,
-                               WarmB, Slide)
+                               WarmB, WarmNext, Slide)
 FROM_ENGINE: tuple[type, ...] = (Hello, Alive, ConfigApplied, ConfigRejected, Notice,
                                  PhaseDone, Failed, Running, Graph, StepsDone, Records,
-                                 BPinned, Compared)
+                                 BPinned, Compared, Warmed)
 TO_B: tuple[type, ...] = (BReset, BStep, BStop)
 FROM_B: tuple[type, ...] = (Alive, BReady, BRefused, BDone, BFailed)
 B_REPLIES: tuple[type, ...] = (BReady, BRefused, BDone, BFailed, BGone, BPending)

@@ -66,6 +66,10 @@ class CompareController:
         # the open lesson's other slides, as the lesson or its slide changes
         model.events.lesson.connect(self.update_menu)
         model.events.slide.connect(self.update_menu)
+        # a slide shown: its comparison starts again, and B's steps of a model older than
+        # the slide's (still on their way) are not its own
+        model.events.slide_shown.connect(self._slide_shown)
+        self._older: int | None = None   # B's records of this generation or older: dropped
         self.update_menu()
 
     @property
@@ -136,6 +140,18 @@ class CompareController:
                 # then plays as PageDown plays it (a clicker has no Space)
                 self.views.replay()
 
+    def _slide_shown(self, *_changed: object) -> None:
+        """Nothing of the slide before's comparison stays (its verdict, B's lines), also
+        where the new slide never sends a step of B (an error slide): B starts again at
+        step 0 beside it, as the engine does."""
+        self._older = self.model.generation
+        b = self.model.b_requested
+        if b is None:
+            return
+        self.views.panel.show_pinned(self.b_name, differences(self.model.requested, b))
+        if self.history_b is not None:
+            self._new_history()
+
     def on_config_applied(self, config: Config, did_reset: bool) -> None:
         """A's config in force (a fresh model when did_reset: B starts again beside it)."""
         b = self.model.pinned_b
@@ -166,8 +182,9 @@ class CompareController:
         latest, new = None, 0
         while compared:
             record_generation, record = compared.popleft()
-            if record_generation != generation or self.history_b is None:
-                continue   # of a model already replaced
+            if record_generation != generation or self.history_b is None or \
+                    (self._older is not None and record_generation <= self._older):
+                continue   # of a model already replaced (the slide before's, say)
             if record.b is not None:
                 self.history_b.append(record.b)
                 new += 1

@@ -22,7 +22,27 @@ class SlideEngine(Protocol):
 
     def open_model(self, path: str | None, config: Config | None) -> None:
         """A fresh engine on a model file (None: the built-in model), with config or the
-        engine's last one."""
+        engine's last one; the engine prepare_engine started on it, if there is one."""
+
+    def prepare_engine(self, path: str | None, config: Config) -> None:
+        """An engine on another model (path: a model file; None: the built-in one)
+        started and built now, for the next slide: open_model then takes it."""
+
+    def drop_prepared(self) -> None:
+        """The engine prepare_engine started, if any, ended: no slide needs it."""
+
+    def warm_next(self, config: Config | None) -> None:
+        """The next slide trains this engine's model on config: what it needs that is
+        slow to start (DDP ranks, ...) started now, never waited for (None: nothing, and
+        what was started ahead ends)."""
+
+    def pause(self) -> None:
+        """Play paused (a slide of text has no engine: nothing trains behind it)."""
+
+    def train_again(self, config: Config, settings: EngineSettings, steps: int) -> None:
+        """As ONE message: a fresh model on config at step 0, `steps` steps trained at
+        full speed (the run from before a lesson, trained again), then these settings,
+        paused."""
 
 
 class StageView(Protocol):
@@ -45,9 +65,22 @@ class GraphFraming(Protocol):
     @property
     def key_shown(self) -> bool: ...
 
+    @property
+    def module_view(self) -> bool:
+        """One box per module call (False: every op)."""
+
     def set_module_view(self, on: bool) -> None: ...
 
     def set_key_shown(self, shown: bool) -> None: ...
+
+
+class Cards(Protocol):
+    """A slide of large text over the whole stage: a deck's title or recap, the end."""
+
+    def show_card(self, title: str, text: str) -> None:
+        """title: plain text; text: Markdown, shown as a narration is (nothing loaded)."""
+
+    def hide_card(self) -> None: ...
 
 
 class Ghosts(Protocol):

@@ -10,7 +10,8 @@ gradient is never drawn as a zero one. The per-step probes sampled with the upda
 cosine (trunk_grad_norm, trunk_step, trunk_step_vs_sum, loss_change*) are NaN where not
 sampled (and trunk_grad_norm where the trunk had no gradient). A watch's gradient
 fingerprints, recorded on its sampled steps only, are kept beside the columns, one array
-per step that has them.
+per step that has them. A recorded run's history is kept within a bound by thinning it
+(every_other(), history_thinning): kept_every says how far apart its rows are.
 """
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ from .records import StepRecord
 # (about 50 ms for 226 MB).
 MOVE_ROWS = 4
 NAN_ROWS = 1024
+PAIRED_LOSSES = 8   # losses whose cosines over time are kept: 28 pairs, at most
 
 
 class History:
@@ -56,7 +58,9 @@ class History:
             "losses": (K,), "junction": (K,), "update_cosine": (K,),
             "loss_change": (K,), "loss_change_trunk": (K,), "loss_change_head": (K,),
             "grad_norms": (P,), "grad_missing": (P,),
-            "cosine": (K, K),   # each sampled step's cosine matrix (agreement over time)
+            # each sampled step's cosine of every pair of losses, (0, 1), (0, 2)... (1, 2)...
+            # (pair_indices): the agreement over time; none past PAIRED_LOSSES losses
+            "cosine_pairs": (len(pair_indices(K)[0]),),
         }
         self._data = self._empty(capacity)
         self._nan_to = 0                  # rows from _n up to this are NaN (unwritten)
@@ -79,6 +83,9 @@ class History:
         # was None: kept apart, not as a column, since only every few steps have one
         self.fingerprint_steps: list[int] = []
         self.fingerprints: list[np.ndarray] = []
+        # 1: a row per step; 2, 4...: a row every so many steps read, the history kept
+        # within bounds (history_thinning), the newest numbers still the newest step's
+        self.kept_every = 1
 
     def __len__(self) -> int:
         return self._n
@@ -134,8 +141,7 @@ class History:
         i, d = self._n, self._data
         d["step"][i] = r.step
         d["total"][i] = r.total
-        _put(d["wall_time"], i, r.wall_time)
-        _put_matrix(d["cosine"], i, r.cosine)
+        _put_pairs(d["cosine_pairs"], i, r.cosine, len(self.keys))
         d["losses"][i] = [r.losses[h] for h in self.keys]
         _put(d["global_grad_norm"], i, r.global_grad_norm)
         _put(d["saved_bytes"], i, r.saved_bytes)
@@ -148,43 +154,80 @@ class History:
         _put(d["backward_seconds"], i, r.backward_seconds)
         _put(d["all_reduces"], i, r.all_reduces)
         _put(d["amp_scale"], i, r.amp_scale)
+        _put(d["wall_time"], i, r.wall_time)
         _put(d["amp_skipped"], i, None if r.amp_skipped is None else float(r.amp_skipped))
         if r.junction_grad_norms is not None:
-            d["junction"][i] = [r.junction_grad_norms[h] for h in self.keys]
-        if r.cosine is not None:
-            self.last_cosine = np.array(r.cosine, dtype=float)
+            junction = r.junction_grad_norms
+            d["junction"][i] = [junction.get(h, np.nan) for h in self.keys]
         if r.update_cosine is not None:
-            row = [r.update_cosine.get(h, np.nan) for h in self.keys]
-            d["update_cosine"][i] = row
-            self.last_update_cosine = np.array(row, dtype=float)
-        if r.trunk_step is not None or r.trunk_grad_norm is not None:
-            self.last_step = r.trunk_step_fields()
+            d["update_cosine"][i] = [r.update_cosine.get(h, np.nan) for h in self.keys]
         _put(d["trunk_step"], i, r.trunk_step)
         _put(d["trunk_step_vs_sum"], i, r.trunk_step_vs_sum)
         _put(d["trunk_grad_norm"], i, r.trunk_grad_norm)
         self._append_loss_change(r, i)
         if r.grad_norms is not None:
-            self.last_grad_norms = dict(r.grad_norms)
             norms = [r.grad_norms.get(p, np.nan) for p in self.param_names]
             d["grad_norms"][i] = [np.nan if n is None else n for n in norms]
             d["grad_missing"][i] = [n is None for n in norms]
         if isinstance(r.grad_fingerprint, dict):
             self._append_fingerprint(r.step, r.grad_fingerprint)
-        self.last = r
         self._n += 1
+        self.note(r)
+
+    def note(self, r: StepRecord) -> None:
+        """The newest record's numbers (the newest, the newest sampled) without a row: a
+        step a thinned history leaves out of its rows is still the newest one."""
+        if r.cosine is not None:
+            self.last_cosine = np.array(r.cosine, dtype=float)
+        if r.update_cosine is not None:
+            self.last_update_cosine = np.array(
+                [r.update_cosine.get(h, np.nan) for h in self.keys], dtype=float)
+        if r.trunk_step is not None or r.trunk_grad_norm is not None:
+            self.last_step = r.trunk_step_fields()
+        if not all(v is None for v in (r.loss_change, r.loss_change_trunk,
+                                       r.loss_change_head)):
+            self.last_loss_change = {
+                name: np.array([np.nan if (v := (values or {}).get(h)) is None else v
+                                for h in self.keys], dtype=float)
+                for name, values in (("loss_change", r.loss_change),
+                                     ("loss_change_trunk", r.loss_change_trunk),
+                                     ("loss_change_head", r.loss_change_head))}
+        if r.grad_norms is not None:
+            self.last_grad_norms = dict(r.grad_norms)
+        self.last = r
+
+    def every_other(self, capacity: int | None = None) -> History:
+        """A history of every other row of this one (the first, the third...), its
+        newest numbers the same: what a bounded history becomes when it is full
+        (history_thinning). kept_every says how far apart its rows now are; capacity:
+        its arrays' rows (at least the rows kept; None: as this one's)."""
+        kept = (self._n + 1) // 2
+        rows = self._data["step"].shape[0] if capacity is None else capacity
+        half = History(self.head_names, self.param_names, capacity=max(kept, rows),
+                       keys=self.keys)
+        for name in self._cols:
+            half._data[name][:kept] = self.column(name)[::2]
+            half._data[name][kept:] = np.nan
+        half._n, half._nan_to = kept, half._data["step"].shape[0]
+        half.kept_every = self.kept_every * 2
+        steps = set(half.column("step").tolist())
+        for step, prints in zip(self.fingerprint_steps, self.fingerprints):
+            if step in steps:
+                half.fingerprint_steps.append(step)
+                half.fingerprints.append(prints)
+        for name in ("last", "last_cosine", "last_update_cosine", "last_loss_change",
+                     "last_step", "last_grad_norms"):
+            setattr(half, name, getattr(self, name))
+        return half
 
     def _append_loss_change(self, r: StepRecord, i: int) -> None:
         parts = {"loss_change": r.loss_change, "loss_change_trunk": r.loss_change_trunk,
                  "loss_change_head": r.loss_change_head}
         if all(v is None for v in parts.values()):
             return
-        last = {}
         for name, values in parts.items():
-            row = [np.nan if (v := (values or {}).get(h)) is None else v
-                   for h in self.keys]
-            self._data[name][i] = row
-            last[name] = np.array(row, dtype=float)
-        self.last_loss_change = last
+            self._data[name][i] = [np.nan if (v := (values or {}).get(h)) is None else v
+                                   for h in self.keys]
 
     def _append_fingerprint(self, step: int, prints: dict[str, list[float] | None]
                             ) -> None:
@@ -218,15 +261,22 @@ def _put(column: np.ndarray, i: int, value) -> None:
     column[i] = np.nan if value is None else value
 
 
-def _put_matrix(column: np.ndarray, i: int, rows) -> None:
-    """A K x K matrix into its row; one of another shape (a foreign file's) stays NaN,
-    as an unsampled step's does: it is not this history's heads' matrix."""
-    if rows is None:
+def pair_indices(losses: int) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, columns) of a cosine matrix's pairs, each once, in row order; none where
+    there are more losses than PAIRED_LOSSES (their pairs' lines could not be told
+    apart, and a history of 16,384 losses was asked for 16,384² numbers a row)."""
+    return np.triu_indices(losses if losses <= PAIRED_LOSSES else 0, 1)
+
+
+def _put_pairs(column: np.ndarray, i: int, rows, losses: int) -> None:
+    """A K x K matrix's pairs into its row; a matrix of another shape (a foreign file's)
+    leaves the row NaN, as an unsampled step's is: it is not this history's losses'."""
+    if rows is None or not column.shape[1]:
         return
     try:   # null (a zero gradient's NaN, as JSON writes it) is NaN
         matrix = np.array([[np.nan if v is None else v for v in row] for row in rows],
                           dtype=float)
     except (TypeError, ValueError):   # not numbers, or not rows of them: left NaN
         return
-    if matrix.shape == column.shape[1:]:
-        column[i] = matrix
+    if matrix.shape == (losses, losses):
+        column[i] = matrix[pair_indices(losses)]

@@ -1,6 +1,7 @@
-"""A lesson in the window, without the window: which slide is on (PageDown / PageUp, Home,
-leaving), and what each slide writes into the window's model and asks of the engine, the
-stage, the graph, the charts' ghosts, the narration and the title bar (controller_views)."""
+"""A lesson (or a deck) in the window, without the window: which slide is on (PageDown /
+PageUp, Home, leaving), and what each slide writes into the window's model and asks of the
+engine, the stage, the graph, the charts' ghosts, the narration and the title bar
+(controller_views). Leaving gives the window back as it was before (plain.lesson_before)."""
 from __future__ import annotations
 
 import dataclasses
@@ -9,6 +10,7 @@ from dataclasses import dataclass
 
 from .config import Config
 from .controller_views import (
+    Cards,
     Ghosts,
     GraphFraming,
     Narration,
@@ -17,12 +19,15 @@ from .controller_views import (
     StageView,
     Titles,
 )
+from .decks import Deck, TextSlide, deck_slide_title
 from .engine_settings import EngineSettings
 from .history import History
+from .lesson_at import find_lesson_at
+from .lesson_before import RunTrack, WindowBefore, give_back
 from .lesson_figures import figure_text
 from .lesson_references import REFERENCE_PANELS, reference_lines
-from .lessons import Lesson, Slide, bundled_names, find_lesson, title_text
-from .model_names import model_path
+from .lessons import Lesson, Slide, title_text
+from .slide_ahead import SlideAhead, next_place, slide_model_path
 from .slide_preparing import SlidePreparing
 from .stage_layout import Placement
 from .sweep_pace import box_ms
@@ -37,6 +42,9 @@ KEY_LEAST_WIDTH = 900
 # before the text size counts as too large (a chart at half its least height still shows
 # its lines and axis)
 SECONDARY_AT_LEAST = 0.5
+# PageDown past the very last slide: said on the stage (nothing happening read as a
+# clicker out of battery), as a slide deck's "end of slide show"
+END_WORDS = "PageUp goes back to the last slide; Esc leaves."
 
 
 @dataclass(frozen=True)
@@ -52,12 +60,18 @@ class LessonViews:
     history: Callable[[], History]    # the run on screen now (kept for a ghost)
     # run a check once the events pending now are handled (the stage's room settles)
     later: Callable[[Callable[[], None]], None]
+    cards: Cards                      # a deck's slides of text, the end of the deck
 
 
 def slide_title(lesson: Lesson, index: int) -> str:
     """The window's title on a slide: the lesson, where in it, the slide."""
     return (f"gradviz — {title_text(lesson.title)} — slide {index + 1}/"
             f"{len(lesson.slides)}: {title_text(lesson.slides[index].title)}")
+
+
+def free_title(model_name: str) -> str:
+    """The window's title out of a lesson: the model file that trains, if one does."""
+    return f"gradviz — {model_name}" if model_name else BASE_TITLE
 
 
 def slide_settings(slide: Slide, model: WindowModel) -> EngineSettings:
@@ -70,14 +84,6 @@ def slide_settings(slide: Slide, model: WindowModel) -> EngineSettings:
         animate_phases=slide.play == "phases", sweep_box_ms=box_ms(slide.sweep_pace),
         stop_at=slide.stop if isinstance(slide.stop, int) else None,
         track_node_grads="graph" in slide.panels)
-
-
-def slide_model_path(slide: Slide) -> str | None:
-    """The path of the bundled model file a slide trains (None: the built-in model)."""
-    if not slide.model_file:
-        return None
-    with model_path(slide.model_file) as path:
-        return str(path)
 
 
 def cramped(placement: Placement) -> bool:
@@ -96,15 +102,17 @@ class LessonController:
         # the one writer of lesson, slide, panels, named_metrics, focus, text_too_large
         self.model = model
         self.views = views
-        self.lesson: Lesson | None = None
+        self.lesson: Lesson | None = None   # the lesson whose slide is on screen
         self.index = 0
-        # the settings and pace (ms) as the user had them before the lesson: quitting
-        # mid-lesson remembers these, so the next launch is the user's free mode, not a
-        # slide's (detach_ on, 1 s a step)
-        self.settings_before: tuple[Config, int] | None = None
-        # the model file that trained before the lesson (lessons teach on the built-in
-        # model): opened again on leaving, with settings_before
-        self.model_before: str | None = None
+        self.deck: Deck | None = None       # the deck played (None: a lesson alone)
+        self.position = 0                   # the deck's slide on screen, from 0
+        self.card: TextSlide | None = None  # a deck's slide of text on screen
+        # "deck" or "lesson": PageDown went past the very last slide, and the stage says so
+        self.ended: str | None = None
+        # the window as the user had it before the lesson (its settings and pace, not a
+        # slide's, are what quitting mid-lesson remembers; leaving gives it all back)
+        self.before: WindowBefore | None = None
+        self.run_track = RunTrack(model)    # whether the run on screen can be had again
         # the model file the engine trains for the lesson (None: the built-in model): a
         # slide naming another one starts a fresh engine on it
         self._training: str | None = None
@@ -118,6 +126,10 @@ class LessonController:
         # until a slide's first state is in, the stage says what is being done instead of
         # showing the slide before's data or empty charts (the window tells it the news)
         self.preparing = SlidePreparing(model)
+        # the next slide's engine, or what it needs of this one, started once this one
+        # moves (never slowing it), so that PageDown does not wait for it
+        self.ahead = SlideAhead(views.engine)
+        model.events.preparing.connect(self._prepare_next)
         self._kept: dict[int, History] = {}   # this lesson's kept runs, by slide index
         # a new text size: the narration's height and every least size changed
         model.events.zoom.connect(self.on_text_size)
@@ -129,34 +141,78 @@ class LessonController:
     @property
     def staging(self) -> bool:
         """A lesson is open: its slides are on the stage, the docks put away."""
-        return self.lesson is not None and self.model.in_lesson
+        return (self.lesson is not None or self.card is not None) and self.model.in_lesson
+
+    @property
+    def settings_before(self) -> tuple[Config, int] | None:
+        """The settings and pace (ms) from before the lesson (None: no lesson open)."""
+        return None if self.before is None else (self.before.config, self.before.pace_ms)
+
+    @property
+    def model_before(self) -> str | None:
+        """The model file that trained before the lesson (lessons put it aside)."""
+        return None if self.before is None else self.before.model_path
 
     # ---- moving between slides -----------------------------------------------------------
     def open_named(self, name: str) -> None:
-        """A bundled lesson by name, or a lesson file; LessonError if there is none."""
-        self.open(find_lesson(name))
+        """A bundled lesson by name, or a lesson file, at NAME:N's slide N (from 1);
+        LessonError if there is none."""
+        self.open(*find_lesson_at(name))
 
     def open(self, lesson: Lesson, index: int = 0) -> None:
+        """A lesson at a slide (from 0, kept within it); a deck playing is left."""
+        self.deck = None
+        self._lesson_slide(lesson, index)
+
+    def open_deck(self, deck: Deck, position: int = 0) -> None:
+        self.deck = deck
+        self._deck_slide(max(0, min(position, len(deck.slides) - 1)))
+
+    def _deck_slide(self, position: int) -> None:
+        deck = self.deck
+        assert deck is not None
+        self.position = position
+        slide = deck.slides[position]
+        if isinstance(slide, TextSlide):
+            self._show_card(slide)
+        else:
+            self._lesson_slide(slide.lesson, slide.index)
+
+    def _lesson_slide(self, lesson: Lesson, index: int) -> None:
         self.lesson, self.index = lesson, max(0, min(index, len(lesson.slides) - 1))
         self._show_slide(lesson, self.index)
 
     def next(self) -> None:
-        """The next slide; after the last one, the next bundled lesson (if there is one)."""
-        if self.lesson is None:
+        """The next slide; after a bundled lesson's last one, the next bundled lesson;
+        after the very last (a deck's, a lesson file's, the last lesson's), the end."""
+        if self.ended is not None or (self.lesson is None and self.card is None):
             return
-        if self.index + 1 < len(self.lesson.slides):
-            self.open(self.lesson, self.index + 1)
+        if self.deck is not None:
+            if self.position + 1 < len(self.deck.slides):
+                self._deck_slide(self.position + 1)
+            else:
+                self._end("deck")
             return
-        names = bundled_names()
-        if self.lesson.name in names and names.index(self.lesson.name) + 1 < len(names):
-            self.open(find_lesson(names[names.index(self.lesson.name) + 1]))
+        assert self.lesson is not None
+        place = next_place(self.lesson, self.index)
+        if place is not None:
+            self.open(*place)
+        else:
+            self._end("lesson")
 
     def previous(self) -> None:
-        if self.lesson is not None and self.index > 0:
+        if self.ended is not None:   # the end said: back to the last slide, as it was
+            self._back_from_end()
+        elif self.deck is not None:
+            if self.position > 0:
+                self._deck_slide(self.position - 1)
+        elif self.lesson is not None and self.index > 0:
             self.open(self.lesson, self.index - 1)
 
     def first(self) -> None:
-        if self.lesson is not None:
+        if self.deck is not None:
+            self._deck_slide(0)
+        elif self.lesson is not None:
             self.open(self.lesson, 0)
 
     def replay(self) -> None:
@@ -166,10 +222,61 @@ class LessonController:
             self._send_slide(self.slide)
 
     def leave(self) -> None:
-        """Out of the lesson (Esc): the settings stay, a model file put aside comes back."""
-        if self.lesson is not None:
-            self.lesson = None
+        """Out of the lesson or deck (Esc): the window as it was before it."""
+        if self.lesson is not None or self.card is not None:
+            self.lesson = self.card = self.deck = self.ended = None
             self._leave()
+
+    # ---- the end, and a deck's slides of text ----------------------------------------------
+    def _title(self) -> str:
+        if self.deck is not None:
+            return deck_slide_title(self.deck, self.position)
+        assert self.lesson is not None
+        return slide_title(self.lesson, self.index)
+
+    def _end(self, what: str) -> None:
+        """PageDown past the very last slide: the stage says it is the end (the slide
+        stays as it was under it); PageUp takes it away, Esc leaves."""
+        self.ended = what
+        self.model.blank = False
+        self.views.cards.show_card(f"End of the {what}", END_WORDS)
+        title = self.deck.title if self.deck is not None else \
+            self.lesson.title if self.lesson is not None else ""
+        self.views.titles.set_title(f"gradviz — {title_text(title)} — end of the {what}")
+
+    def _back_from_end(self) -> None:
+        self.ended = None
+        if self.card is not None:
+            self.views.cards.show_card(self.card.title, self.card.text)
+        else:
+            self.views.cards.hide_card()
+        self.views.titles.set_title(self._title())
+
+    def _show_card(self, card: TextSlide) -> None:
+        """A deck's slide of text: large, over the whole stage; no engine (Play paused:
+        nothing trains behind it), no panel, no ghost."""
+        m, views = self.model, self.views
+        m.blank = False
+        if not m.in_lesson:
+            self._put_model_file_aside()
+        self._keep_run()
+        self.lesson, self.card, self.ended = None, card, None
+        self.preparing.stop()
+        views.engine.pause()
+        assert self.deck is not None
+        # the stage stays (m.lesson names the deck while a slide of text is on it)
+        m.lesson, m.slide, m.panels, m.named_metrics, m.focus = \
+            self.deck.name, None, (), (), None
+        views.titles.set_title(self._title())
+        views.cards.show_card(card.title, card.text)
+        self._clear_ghost()
+        views.references.set_references({panel: [] for panel in REFERENCE_PANELS})
+
+    def _keep_run(self) -> None:
+        """The run the slide on screen leaves, kept for a ghost (none after a card)."""
+        if self._on_screen is not None:
+            self.runs[self._on_screen] = self.views.history()
+        self._on_screen = None
 
     # ---- a slide -------------------------------------------------------------------------
     def _show_slide(self, lesson: Lesson, index: int) -> None:
@@ -177,16 +284,19 @@ class LessonController:
         m.blank = False   # PageDown on a blank screen: the next slide, seen
         if not m.in_lesson:
             self._put_model_file_aside()
+        self.ahead.shown()
+        if self.card is not None or self.ended is not None:
+            self.card = self.ended = None
+            views.cards.hide_card()
         self._train_model_of(slide)
-        if self._on_screen is not None:   # the run the slide left, kept for a ghost
-            self.runs[self._on_screen] = views.history()
+        self._keep_run()
         self._on_screen = (lesson.name, index)
         self._zoom_asked = False   # the lecturer's text size is kept from here on
         m.text_too_large = False
         # the lesson open: the window puts its docks away (their layout kept for the
         # lesson's end) and shows the stage; nothing a slide does not name is on screen
         m.lesson = lesson.name
-        views.titles.set_title(slide_title(lesson, index))
+        views.titles.set_title(self._title())
         views.narration.show_slide(lesson.title, slide, index, len(lesson.slides))
         self._kept = {i: run for (name, i), run in self.runs.items() if name == lesson.name}
         # its figures, large (before the stage is arranged: the narration's height counts
@@ -204,12 +314,29 @@ class LessonController:
         views.graph.set_module_view(True)
         m.focus = slide.focus or None
 
+    def _prepare_next(self, preparing: str | None) -> None:
+        """The slide on screen moves (its first state is shown): the next one's engine,
+        or what it needs of this one, is started now."""
+        if preparing is None and self.staging and self.lesson is not None:
+            self.ahead.prepare(self._slide_after(), self._training)
+
+    def _slide_after(self) -> Slide | None:
+        """The lesson slide PageDown shows next (None: a text slide, or the end)."""
+        if self.deck is not None:
+            later = self.deck.slides[self.position + 1:self.position + 2]
+            if not later or isinstance(later[0], TextSlide):
+                return None
+            return later[0].lesson.slides[later[0].index]
+        assert self.lesson is not None
+        place = next_place(self.lesson, self.index)
+        return None if place is None else place[0].slides[place[1]]
+
     def _put_model_file_aside(self) -> None:
-        """The first slide: the user's model file and settings, kept for the lesson's end
-        (lessons are about the built-in model)."""
+        """The first slide: the window as the user has it (their model file put aside:
+        lessons are about the built-in model), kept for the lesson's end."""
         m = self.model
-        self.model_before = self._training = m.model_path
-        self.settings_before = (m.requested, m.pace_ms)
+        self._training = m.model_path
+        self.before = self.run_track.before(self.views.graph.module_view)
 
     def _train_model_of(self, slide: Slide) -> None:
         """A fresh engine on the slide's model where the engine trains another (before
@@ -232,6 +359,7 @@ class LessonController:
         m.pace_ms, m.play_mode, m.stop_at = settings.delay_ms, slide.play, settings.stop_at
         m.sweep_box_ms = settings.sweep_box_ms
         m.requested = slide.config
+        m.slide_shown += 1   # (after requested: its observers find the slide's config)
 
     def _show_ghost(self, lesson: Lesson, index: int) -> None:
         """keep = "ghost": the slide before's run (as it was left), dashed, beside this
@@ -252,8 +380,12 @@ class LessonController:
 
     def update_figures(self, run: History | None) -> None:
         """The slide's figures off the run on screen (None: the slide's run has no steps
-        yet), each as measured, over a kept run's where it names a slide."""
-        slide = self.slide
+        yet), each as measured, over a kept run's where it names a slide. Until the
+        engine has the slide's fresh model, the run on screen is the slide before's
+        (its last steps may still come): its numbers are not this slide's."""
+        slide, wait = self.slide, self.preparing.wait
+        if wait is not None and not wait.answered:
+            run = None
         if slide is not None and self.staging:
             self.views.narration.show_figures(
                 [figure_text(f, run, self._kept) for f in slide.figures])
@@ -261,7 +393,7 @@ class LessonController:
     # ---- the stage's room ---------------------------------------------------------------
     def on_arranged(self) -> None:
         """The stage placed its parts again (a slide, a resize, a text size)."""
-        if self.staging:
+        if self.staging and self.slide is not None:
             self._place_graph_key()
             self._check_room()
 
@@ -312,34 +444,27 @@ class LessonController:
         m, views = self.model, self.views
         m.stop_at, m.sweep_box_ms = None, 0   # free mode: the sweep within the pace
         self.preparing.stop()
+        self.ahead.drop()   # an engine or ranks started for a next slide end
+        views.cards.hide_card()
         views.narration.clear()
         views.narration.show_figures([])
-        views.titles.set_title(BASE_TITLE)
+        # (the model file that trains, once the engine says which: the window's own rule)
+        views.titles.set_title(free_title(m.model_name))
         self._clear_ghost()
         views.references.set_references({panel: [] for panel in REFERENCE_PANELS})
         self.runs, self._on_screen = {}, None
         # the window takes the stage's panels home, and every dock back where, and as
-        # shown or closed as, the user had it
+        # shown or closed as, the user had it (and per-node gradients as its graph dock is)
         m.lesson, m.slide, m.panels, m.focus, m.named_metrics = None, None, (), None, ()
         m.text_too_large = False
-        self._back_to_model_file()
-        self.settings_before = None
+        self._give_back()
         views.graph.set_key_shown(True)
 
-    def _back_to_model_file(self) -> None:
-        """The model file the lesson put aside, trained again with the settings and pace
-        the user had before the lesson (the built-in model keeps the last slide's, to
-        explore from). The user agreed to run it when it was opened: nothing is asked."""
-        path, self.model_before = self.model_before, None
-        # (another model file opened during the lesson is the user's newer choice: it
-        # stays; the one put aside may still be named until the engine confirms)
-        now = self.model.model_path
-        if now in self._lesson_files:   # the lesson's own model file is no user's choice
-            now = None
-        self._lesson_files, self._training = set(), None
-        if path is None or self.settings_before is None or now not in (None, path):
-            return
-        config, pace_ms = self.settings_before
-        self.views.engine.open_model(path, config)   # first: it is sent config, once
-        self.model.pace_ms = pace_ms
-        self.model.requested = config
+    def _give_back(self) -> None:
+        """The window as it was before the lesson (plain.lesson_before)."""
+        before, self.before = self.before, None
+        files, self._lesson_files = self._lesson_files, set()
+        training, self._training = self._training, None
+        if before is not None:
+            give_back(before, self.model, self.views.engine, self.views.graph,
+                      training, files)

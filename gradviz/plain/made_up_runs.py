@@ -63,8 +63,7 @@ def write_run(path: Path, k: int, steps: int, heads: int = 2, seed: int = 0,
         writer.add_step(StepRecord(
             step=s, losses=losses_s, total=float(losses[:, s].sum()),
             grad_norms={p: float(norms[s] * f) for p, f in zip(params, share)},
-            global_grad_norm=float(norms[s]), cosine=cosine,
-            wall_time=float(times[s])), 1)
+            global_grad_norm=float(norms[s]), cosine=cosine), 1, wall_time=float(times[s]))
     if finished:
         writer.close(steps)
     else:

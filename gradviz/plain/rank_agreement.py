@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .history import History
+from .shown_text import shown_name
 
 # what disagreeing ranks mean: not an error by itself (ranks may train apart on purpose)
 DDP_WORDS = " (after DDP's all-reduce every rank's gradient would be the same)"
@@ -111,7 +112,7 @@ def gradient_line(histories: dict[str, History]) -> str:
         found = _norm_difference(first, other, steps)
         if found is not None:
             step, param, a, b = found
-            return (f"ranks disagree: step {step}, {param}: gradient norm {names[0]} "
+            return (f"ranks disagree: step {step}, {shown_name(param)}: gradient norm {names[0]} "
                     f"{_number(a)}, {name} {_number(b)}{DDP_WORDS}")
     sampled = fingerprint_steps(shown, steps)
     if len(sampled):
@@ -120,7 +121,7 @@ def gradient_line(histories: dict[str, History]) -> str:
             if differs is not None:
                 step, param = differs
                 return (f"ranks disagree: {name}'s gradient differs from {names[0]}'s "
-                        f"at step {step} ({param}): same norm, different direction"
+                        f"at step {step} ({shown_name(param)}): same norm, different direction"
                         f"{DDP_WORDS}")
     where = "the 1 step" if len(steps) == 1 else f"all {len(steps)} steps"
     norms = f"ranks agree: equal gradient norms at {where} they share"

@@ -120,8 +120,8 @@ class StepRecord:
     # a watch told each loss's weight (watch.losses(weights=...)): the total and the
     # push are of the weighted terms, the losses as named; written only where set
     loss_weights: dict[str, float] | None = None
-    # when the step ended, in seconds since the epoch (time.time()), for a chart over
-    # wall time; optional: a recording without it is drawn by step. Written only where set
+    # a watched step's wall-clock time at its end (seconds since the epoch), read back
+    # from its line (the watch writes it beside micro_batches): a viewer's time axis
     wall_time: float | None = None
 
     def trunk_step_fields(self) -> dict[str, float | None]:
@@ -153,8 +153,6 @@ class StepRecord:
             data["grad_fingerprint"] = self.grad_fingerprint
         if self.loss_weights is not None:
             data["loss_weights"] = self.loss_weights
-        if self.wall_time is not None:
-            data["wall_time"] = self.wall_time
         return _finite_or_none(data)
 
     def to_json(self, losses: str | None = None, total: str | None = None,
@@ -193,9 +191,7 @@ class StepRecord:
                 + ("" if self.grad_fingerprint is None else
                    f', "grad_fingerprint": {_object(self.grad_fingerprint)}')
                 + ("" if self.loss_weights is None else
-                   f', "loss_weights": {_object(self.loss_weights)}')
-                + ("" if self.wall_time is None else
-                   f', "wall_time": {_number(self.wall_time)}') + "}")
+                   f', "loss_weights": {_object(self.loss_weights)}') + "}")
 
     def _amp_json(self) -> str:
         if self.amp_scale is None and self.amp_skipped is None:

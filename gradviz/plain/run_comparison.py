@@ -9,6 +9,7 @@ import numpy as np
 
 from .history import History
 from .rank_agreement import grad_norms_at, rows_of, shared_steps
+from .shown_text import shown_name
 
 # as the app's Compare (core.compare.DEFAULT_RTOL): equal but for float rounding
 COMPARE_RTOL = 1e-5
@@ -62,7 +63,8 @@ def gradient_words(a: History, b: History, steps: np.ndarray) -> str:
         gap = np.abs(na[row] - nb[row]) / np.maximum(np.abs(na[row]), np.abs(nb[row]))
     gap = np.where(np.isnan(na[row]) != np.isnan(nb[row]), np.inf, gap)
     col = int(np.nanargmax(np.where(apart[row], gap, -1.0)))
-    return (f"different gradients from step {int(steps[row])}: {params[col]}'s norm, B's "
+    return (f"different gradients from step {int(steps[row])}: {shown_name(params[col])}'s "
+            "norm, B's "
             f"{_times(nb[row, col], na[row, col])} A's; {int(apart.any(axis=1).sum())} "
             f"of {len(steps)} steps differ")
 
@@ -93,7 +95,7 @@ def push_words(a: History, b: History, steps: np.ndarray) -> str | None:
     row = _first_apart(ja, jb)
     if row is None:
         return f"push at the features: the same at all {len(measured)} steps both measured"
-    each = ", ".join(f"{name} {_times(jb[row, k], ja[row, k])}"
+    each = ", ".join(f"{shown_name(name)} {_times(jb[row, k], ja[row, k])}"
                      for k, name in enumerate(a.head_names))
     return f"push at the features, step {int(measured[row])}: B's {each} A's"
 
@@ -106,7 +108,7 @@ def loss_words(a: History, b: History, steps: np.ndarray) -> str:
     row = _first_apart(la, lb)
     if row is None:
         return f"losses: the same at all {len(steps)} steps"
-    each = ", ".join(f"{name} A {_number(la[row, k])}, B {_number(lb[row, k])}"
+    each = ", ".join(f"{shown_name(name)} A {_number(la[row, k])}, B {_number(lb[row, k])}"
                      for k, name in enumerate(a.head_names))
     return f"losses: different from step {int(steps[row])} ({each})"
 
@@ -115,6 +117,7 @@ def compare_lines(a_name: str, a: History | None, b_name: str,
                   b: History | None) -> list[str]:
     """The verdict on two runs in lines: who A and B are, then the gradients, the push
     at the features (where both measured it) and the losses."""
+    a_name, b_name = shown_name(a_name), shown_name(b_name)   # folders: anyone's names
     who = f"A = {a_name} · B = {b_name}"
     if a is None or b is None or not len(a) or not len(b):
         waiting = a_name if a is None or not len(a) else b_name

@@ -28,6 +28,7 @@ class SlideWait:
     state: bool = False        # the first state came (or the slide's error)
     graph: object = None       # the graph that came after the state (None: none yet)
     drawn: object = None       # the graph the graph panel has drawn last
+    graph_asked: bool = False  # the engine was asked for the first state's graph
 
     @classmethod
     def of(cls, slide: Slide) -> SlideWait:
@@ -77,6 +78,18 @@ class SlidePreparing:
         """No slide is waited for (the lesson left)."""
         self.wait = None
         self.model.preparing = None
+
+    def ask_graph(self) -> bool:
+        """Whether to ask the engine for the graph now, once: the slide's first step is
+        in and it waits for that step's graph, which during Play the engine sends only
+        when asked (the window's live graph, every 1.5 s: the cover stayed that long over
+        a slide already moving). Played by phases, each phase's graph comes by itself."""
+        wait = self.wait
+        if wait is None or not wait.state or not wait.needs_graph or wait.graph is not None \
+                or wait.first != FIRST_STEP or wait.graph_asked:
+            return False
+        wait.graph_asked = True
+        return True
 
     # ---- what the engine says (the window's adapter tells these) -------------------------
     def answered(self) -> None:

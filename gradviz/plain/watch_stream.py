@@ -64,6 +64,15 @@ class _KeyedText:
         return "{" + ", ".join(map(str.__add__, keys, texts)) + "}"
 
 
+def _tail(micro_batches: int, wall_time: float | None) -> str:
+    """The line's last fields' text after "micro_batches": the step's losses() calls,
+    and the wall-clock time the step ended (seconds since the epoch) where given."""
+    calls = int.__repr__(micro_batches) if type(micro_batches) is int else \
+        json.dumps(micro_batches)
+    return calls if wall_time is None else \
+        f'{calls}, "wall_time": {float.__repr__(float(wall_time))}'
+
+
 class StepLines:
     """Steps as lines of steps.jsonl: a report step (as report.json's "steps" hold it,
     StepRecord.to_json, character for character) plus how many losses() calls the step
@@ -73,15 +82,17 @@ class StepLines:
         self._losses, self._norms = _KeyedText(), _KeyedText()
         self._templates: dict[tuple, str] = {}   # (loss names, parameter names) -> text
 
-    def __call__(self, record: StepRecord, micro_batches: int) -> str:
-        fast = self._unsampled(record, micro_batches)
+    def __call__(self, record: StepRecord, micro_batches: int,
+                 wall_time: float | None = None) -> str:
+        fast = self._unsampled(record, micro_batches, wall_time)
         if fast is not None:
             return fast
         text = record.to_json(losses=self._losses(record.losses),
                               grad_norms=self._norms(record.grad_norms))
-        return text[:-1] + f', "micro_batches": {micro_batches}}}\n'
+        return text[:-1] + f', "micro_batches": {_tail(micro_batches, wall_time)}}}\n'
 
-    def _unsampled(self, r: StepRecord, micro_batches: int) -> str | None:
+    def _unsampled(self, r: StepRecord, micro_batches: int,
+                   wall_time: float | None) -> str | None:
         """The line of a step that was not sampled (losses and gradient norms only, the
         usual step) by one template, the same text; None for any other step."""
         norms = r.grad_norms
@@ -105,7 +116,7 @@ class StepLines:
             return None
         k = len(r.losses)
         return template % (int.__repr__(r.step), *texts[:k], texts[k], *texts[k + 2:],
-                           texts[k + 1], int.__repr__(micro_batches))
+                           texts[k + 1], _tail(micro_batches, wall_time))
 
     def numbers_key(self, losses: list[str], params: list[str]) -> tuple | None:
         """(template, loss names, parameter names) for numbers_line(), or None where a
@@ -114,7 +125,8 @@ class StepLines:
         return None if template is None else (template, tuple(losses), tuple(params))
 
     def numbers_line(self, key: tuple, step: int, numbers: list, total: float,
-                     global_norm: float, micro_batches: int) -> str:
+                     global_norm: float, micro_batches: int,
+                     wall_time: float | None = None) -> str:
         """The line of an unsampled step given by its plain numbers (StreamWriter.
         add_numbers), the same text as the record's: a template where every number is
         a finite float, else the record's own line. total is the losses' sum and
@@ -130,13 +142,13 @@ class StepLines:
             # %s of a float is its repr, as json writes it: each formatted once, by the
             # template itself (no list of texts between)
             return template % (int.__repr__(step), *numbers[:k], total, *numbers[k:],
-                               global_norm, int.__repr__(micro_batches))
+                               global_norm, _tail(micro_batches, wall_time))
         # nan or inf (json's null), or a number not a float (an int: json writes it its
         # own way): the record's own line
         record = StepRecord(step=step, losses=dict(zip(losses, numbers[:k])), total=total,
                             grad_norms=dict(zip(params, numbers[k:])),
                             global_grad_norm=global_norm)
-        return self(record, micro_batches)
+        return self(record, micro_batches, wall_time)
 
     def block(self, pending: list) -> str:
         """The text of lines kept by a StreamWriter: each a line, or add_numbers()'s
@@ -188,13 +200,14 @@ class StreamWriter:
         self.write_header()
         return self
 
-    def add_step(self, record: StepRecord, micro_batches: int) -> None:
+    def add_step(self, record: StepRecord, micro_batches: int,
+                 wall_time: float | None = None) -> None:
         """The step's line, formatted now (the record may change after the call)."""
         assert self._steps is not None, "StreamWriter.open() first"
         if self.every_s:
-            self._steps.add(self._line(record, micro_batches))
+            self._steps.add(self._line(record, micro_batches, wall_time))
         else:
-            self._steps.write(self._line(record, micro_batches))
+            self._steps.write(self._line(record, micro_batches, wall_time))
 
     def numbers_key(self, losses: list[str], params: list[str]) -> tuple | None:
         """What add_numbers() takes for steps whose losses and gradient norms are named
@@ -202,15 +215,18 @@ class StreamWriter:
         return self._line.numbers_key(losses, params)
 
     def add_numbers(self, key: tuple, step: int, numbers: list, total: float,
-                    global_norm: float, micro_batches: int) -> None:
+                    global_norm: float, micro_batches: int,
+                    wall_time: float | None = None) -> None:
         """An unsampled step by its plain numbers: each loss, then each parameter's
         gradient norm (every parameter's), as floats; formatted when written."""
         assert self._steps is not None, "StreamWriter.open() first"
         if self.every_s:
-            self._steps.add((key, step, numbers, total, global_norm, micro_batches))
+            self._steps.add((key, step, numbers, total, global_norm, micro_batches,
+                             wall_time))
         else:   # the line now: before the step returns (the watch's default)
             self._steps.write(self._line.numbers_line(key, step, numbers, total,
-                                                      global_norm, micro_batches))
+                                                      global_norm, micro_batches,
+                                                      wall_time))
 
     def flush(self) -> None:
         """Every step added so far, written now."""

@@ -166,6 +166,7 @@ class WindowModel:
     engine_stage: str = ""                # what it last said it was doing ("importing torch")
     running: bool = False                 # the engine is playing
     generation: int = 0                   # goes up with every fresh model
+    step: int = 0                         # the step it does next on this model, as it said
     head_names: tuple[str, ...] = ()      # the heads, as the engine names them
     param_names: tuple[str, ...] = ()     # the parameters, as the model names them
     model_name: str = ""                  # the model file that trains ("": the built-in one)
@@ -176,6 +177,12 @@ class WindowModel:
     # ---- lessons and Compare ---------------------------------------------------------------
     lesson: str | None = None             # the open lesson's name (None: free mode)
     slide: int | None = None              # its slide on screen, from 0
+    # goes up each time a slide is sent to the engine (PageDown, PageUp, Home, a lesson
+    # opened, the slide played again): what belongs to the slide on screen starts again
+    # with it, so nothing of the slide before stays until a step comes (an error slide's
+    # never does). Compare observes it (its verdict, B's lines); the lesson controller,
+    # its one writer, sets the slide's own figures, ghosts and focus with it.
+    slide_shown: int = 0
     panels: tuple[str, ...] = ()          # the slide's panels on the stage, main first
     focus: str | None = None              # what the slide's graph frames (None: all of it)
     # the measured quantities the slide's promises and figures name, what its point rests
@@ -185,6 +192,10 @@ class WindowModel:
     # panels: what the engine is doing ("Preparing this slide: building the model…");
     # None: the slide is shown (plain.slide_preparing is its one writer)
     preparing: str | None = None
+    # what the lesson's next slide needs that is slow to start (an engine on another model,
+    # its DDP ranks) is ready, or nothing is being started for it; False while it starts
+    # (the engine adapter writes it)
+    next_slide_ready: bool = True
     b_requested: Config | None = None     # Compare's B as asked for (None: not comparing)
     pinned_b: Config | None = None        # B as the engine trains it beside A (adapter)
     blank: bool = False                   # B or '.': the screen blanked, as in a slide deck

@@ -3,9 +3,16 @@ size (the presentation zoom), so every stock widget follows without its own code
 from __future__ import annotations
 
 from PySide6.QtGui import QColor, QFont, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from .theme import Theme
+
+# the classes Qt gives a platform theme's palettes to (QApplicationPrivate::
+# initializeWidgetPalettesFromTheme), and the window's bars and docks
+PLATFORM_THEMED = ("QToolButton", "QAbstractButton", "QCheckBox", "QRadioButton",
+                   "QHeaderView", "QAbstractItemView", "QMessageBoxLabel", "QTabBar",
+                   "QLabel", "QGroupBox", "QMenu", "QMenuBar", "QTextEdit", "QTextControl",
+                   "QLineEdit", "QComboBox", "QDockWidget", "QToolBar", "QStatusBar")
 
 
 def _palette(theme: Theme) -> QPalette:
@@ -31,9 +38,22 @@ def _palette(theme: Theme) -> QPalette:
     return p
 
 
-def apply(app: QApplication, theme: Theme) -> None:
+def apply(app: QApplication, theme: Theme, window: QWidget | None = None) -> None:
+    """The theme on the application, and on window (a main window) and all it holds.
+    A desktop's platform theme (KDE's, GTK's) gives some widget classes palettes of their
+    own (labels, text views, menus, tabs, buttons), which Qt prefers to the application's
+    for them, and gives them again when the desktop's theme changes: under a light desktop
+    View > Dark theme darkened the plots (their own palettes) and left the rest light. The
+    classes get the theme's palette too, and the window has it set on itself: roles set
+    on a widget reach its children over any class's palette."""
     app.setStyle("Fusion")
-    app.setPalette(_palette(theme))
+    palette = _palette(theme)
+    app.setPalette(palette)
+    for name in PLATFORM_THEMED:
+        # (PySide6's stubs say bytes; it takes the class's name as str, refuses bytes)
+        app.setPalette(palette, name)  # type: ignore[arg-type]
+    if window is not None:
+        window.setPalette(palette)
     font = QFont(app.font())
     font.setPointSizeF(theme.font_pt)
     app.setFont(font)

@@ -31,12 +31,15 @@ from ..plain.engine_watch import Ended, EndUnanswered, EngineWatch, Say, Silent
 from ..plain.records import CompareRecord, StepRecord
 from ..plain.window_model import WindowModel
 from .engine_end import end_process
+from .engine_ending import EndingEngines
 from .engine_words import build_stopped, engine_died, settings_words
+from .standby_engine import StandbyEngine
 
 READ_BUDGET_S = 0.008     # the longest one look at the pipe may take (the rest waits)
 WATCH_MS = 500            # how often the watch (plain.engine_watch) looks at the engine
 # sent while no engine runs: kept (settings) or moot, so no "press Reset" for them
-QUIET_WHEN_STOPPED = (p.Shutdown, p.Settings, p.RequestGraph, p.WarmB, p.Slide, p.PinB)
+QUIET_WHEN_STOPPED = (p.Shutdown, p.Settings, p.RequestGraph, p.WarmB, p.Slide, p.PinB,
+                      p.WarmNext)
 # the model's fields the engine is told of (the engine settings, the config, B)
 SENT_FIELDS = ("requested", "pace_ms", "play_mode", "sweep_box_ms", "stop_at",
                "show_saved", "track_node_grads", "b_requested")
@@ -68,12 +71,17 @@ class EngineClient(QObject):
         self.records: collections.deque[tuple[int, StepRecord]] = collections.deque()
         # (generation, CompareRecord) of a pinned B, drained by the GUI like records
         self.compared: collections.deque[tuple[int, CompareRecord]] = collections.deque()
-        self._step = 0                # the step the engine will do next, as it last said
         # the lesson slides sent to this engine: a ConfigApplied whose `slide` is this
         # answers the last one (its fresh model is in; what follows is the slide's)
         self.slides_sent = 0
         self.alive = False
         self._sent = Sent()           # what this engine was last sent of the model
+        # a lesson's next slide on another model: its engine, started ahead (open_model
+        # takes it), and the WarmNext messages this engine was sent (Warmed counts them)
+        self._standby: StandbyEngine | None = None
+        self._warms = self._warmed = 0
+        self._ending = EndingEngines(self)   # engines replaced by a standby, ending
+        self._said: list = []   # what the standby taken said before it was taken
         # slow or stopped, and what Reset does: its decisions (tests shorten its limits)
         self.watch = EngineWatch(own_process=not in_process)
         self._process: Any = None     # the engine's process (or, in tests, its thread)
@@ -98,16 +106,25 @@ class EngineClient(QObject):
             p.Running: self._on_running, p.Graph: self.received.emit,
             p.StepsDone: self._on_steps_done, p.Records: self._on_records,
             p.BPinned: self._on_b_pinned, p.Compared: self._on_compared,
+            p.Warmed: self._on_warmed,
         }
 
     # ---- life ---------------------------------------------------------------------------
-    def start(self) -> None:
+    def start(self, standby: StandbyEngine | None = None) -> None:
         """Start an engine with the last config the engine confirmed (or open_model's),
-        also after one died; it is then sent what the model asks beyond that."""
+        also after one died; it is then sent what the model asks beyond that. standby:
+        an engine started ahead on that model and config, taken instead (what it said
+        meanwhile is read first)."""
         start = host.start_thread if self.in_process else host.start_process
         config = self._start_config or self.model.confirmed
         self._start_config = None
-        self._process, self._conn = start(config, self._path)
+        said: list = []
+        if standby is not None:
+            config = standby.config
+            self._process, self._conn, said = standby.take()
+        else:
+            self._process, self._conn = start(config, self._path)
+        self._warms = self._warmed = 0
         self.alive = True
         self._building = self._path is not None
         self.model.engine_stage = ""
@@ -120,6 +137,15 @@ class EngineClient(QObject):
         # new engine's too: all of it, in one message
         self._sent = Sent(config=config)
         self.slides_sent = 0
+        # what a standby said while it waited: read first, with what it says next (its
+        # answer to the slide, a beat: soon), not now, so that PageDown's repaint of the
+        # slide's heading does not wait for it (at a load of 9 on 2 cores it took the
+        # repaint from 160 ms to 400-800). It has started: its Hello is in.
+        self._said = said
+        if any(isinstance(m, p.Hello) for batch in said for m in batch):
+            self.watch.hello()
+            self._set_state()
+        self._next_ready()
         self.sync()
 
     def _set_state(self) -> None:
@@ -148,6 +174,13 @@ class EngineClient(QObject):
     @property
     def pid(self) -> int | None:
         return getattr(self._process, "pid", None)
+
+    @property
+    def prepared_pid(self) -> int | None:
+        """The process of the engine started ahead for a lesson's next slide (None: none,
+        or one on a thread)."""
+        standby = self._standby
+        return None if standby is None else getattr(standby.process, "pid", None)
 
     @property
     def sent_settings(self) -> EngineSettings | None:
@@ -210,15 +243,72 @@ class EngineClient(QObject):
         if self.model.b_requested is None:
             self._command(p.WarmB(), busy=False)
 
+    # ---- a lesson's next slide, prepared while the slide on screen plays ------------------
+    def prepare_engine(self, path: str | None, config: Config) -> None:
+        """The next slide trains another model (path: its model file; None: the built-in
+        one): an engine on it started and built now, which open_model then takes."""
+        if self._standby is not None and self._standby.serves(path, config):
+            return
+        self.drop_prepared()
+        self._standby = StandbyEngine(path, config, self.in_process, self)
+        self._standby.built.connect(self._next_ready)
+        self._next_ready()
+
+    def drop_prepared(self) -> None:
+        """No engine started ahead is wanted (no next slide, or it trains this model)."""
+        standby, self._standby = self._standby, None
+        if standby is not None:
+            standby.end()
+        self._next_ready()
+
+    def warm_next(self, config: Config | None) -> None:
+        """The next slide trains this engine's model: what it needs that is slow to start
+        (its ranks, the meta kernel) started by this engine now (None: nothing, and what
+        it started ahead ends)."""
+        self._command(p.WarmNext(config), busy=False)
+        if self.alive:
+            self._warms += 1
+            if config is None:
+                self._warmed = self._warms   # nothing to wait for
+        self._next_ready()
+
+    def _on_warmed(self, message: p.Warmed) -> None:
+        self._warmed = max(self._warmed, message.warms)
+        self._next_ready()
+
+    def _next_ready(self) -> None:
+        standby = self._standby
+        self.model.next_slide_ready = (standby is None or standby.ready or standby.gone) \
+            and self._warmed >= self._warms
+
+    def _take_standby(self, path: str | None, config: Config | None) -> StandbyEngine | None:
+        """The engine started ahead, where it trains path on config (None: on any) and
+        lives; any other is ended."""
+        standby, self._standby = self._standby, None
+        if standby is not None and standby.serves(path, config or standby.config):
+            return standby
+        if standby is not None:
+            standby.end()
+        return None
+
     def show_slide(self, config: Config, settings: EngineSettings, play: bool) -> None:
         """A lesson's slide as one message: a fresh model on config, with these engine
         settings (kept for a fresh engine after a death), playing or not. They count as
         sent: the lesson then writes them into the model and nothing more goes out."""
+        self._slide(p.Slide(config, settings, bool(play)))
+
+    def train_again(self, config: Config, settings: EngineSettings, steps: int) -> None:
+        """A fresh model on config with `steps` steps trained at full speed, then these
+        settings, paused: the run from before a lesson, given back (one message, as a
+        slide is)."""
+        self._slide(p.Slide(config, settings, False, max(0, int(steps))))
+
+    def _slide(self, message: p.Slide) -> None:
         self.sync()
-        self._send(p.Slide(config, settings, bool(play)))
+        self._send(message)
         if self.alive:
             self.slides_sent += 1
-            self._sent.config, self._sent.settings = config, settings
+            self._sent.config, self._sent.settings = message.config, message.settings
 
     def reset(self) -> None:
         """Step 0 of the same model; after the engine died, or while it has worked on
@@ -257,12 +347,15 @@ class EngineClient(QObject):
         with config where given (else the last one); Reset and Shift+R then keep it."""
         if not self._building and (self._path is None or self.model.model_name):
             self._model_before = self._path   # the model in use, not one refused
-        self._stop_engine()
+        standby = self._take_standby(path, config)
+        # taking a standby, PageDown does not wait for the engine it replaces to end
+        self._stop_engine(later=standby is not None)
         self._path = self.model.model_path = path
         self._start_config = config
-        self._say("Starting a fresh training engine on " + (
-            "the built-in model." if path is None else f"the model file {path}."))
-        self.start()
+        model = "the built-in model" if path is None else f"the model file {path}"
+        self._say(f"Training {model} in the engine started ahead for this slide."
+                  if standby is not None else f"Starting a fresh training engine on {model}.")
+        self.start(standby)
 
     def stop_building(self) -> None:
         """End an engine still running a model file's code (its top level or build(),
@@ -298,16 +391,20 @@ class EngineClient(QObject):
         """Stop the engine within about a second: ask, wait briefly, then end it."""
         self._watch.stop()
         self._sync_timer.stop()
+        self.drop_prepared()
         self._send(p.Shutdown(), busy=False)
         self._stop_engine()
+        self._ending.finish()
 
     def _say(self, line: str) -> None:
         self.received.emit(p.Notice(line))
 
-    def _stop_engine(self, at_once: bool = False) -> None:
+    def _stop_engine(self, at_once: bool = False, later: bool = False) -> None:
         """at_once: kill it without waiting for it to stop by itself (a build that
-        runs the file's own loop never reads the pipe's end)."""
+        runs the file's own loop never reads the pipe's end). later: not waited for
+        (engine_ending)."""
         self._building = False
+        self._said = []
         if self._notifier is not None:
             self._notifier.setEnabled(False)
             self._notifier.deleteLater()
@@ -318,7 +415,9 @@ class EngineClient(QObject):
             self._conn = None
         self.alive = False
         self._set_state()
-        if process is not None:
+        if process is not None and later:
+            self._ending.add(process)
+        elif process is not None:
             self._process = end_process(process, at_once)
 
     def _send(self, message: object, busy: bool = True) -> None:
@@ -338,31 +437,38 @@ class EngineClient(QObject):
     def _read(self, *_: object) -> None:
         deadline = time.perf_counter() + READ_BUDGET_S
         conn = self._conn
+        while self._said and conn is not None:   # a standby's, before what came since
+            self.watch.heard()
+            self._take(self._said.pop(0))
         try:
             while conn is not None and conn is self._conn and conn.poll(0):
                 batch = p.receive(conn, "the window")
                 self.watch.heard()
-                if not isinstance(batch, list):   # the engine sends lists, one a batch
-                    if batch is not None:
-                        p.refusal("the window", batch, ())
-                    continue
-                if len(batch) == 1 and isinstance(batch[0], p.Alive):
-                    self._on_alive(batch[0])   # a beat answers no command
-                    continue
-                self.watch.answered()   # an answer: the work it was at has ended
-                for message in batch:
-                    p.dispatch("the window", self.handlers, message)
+                self._take(batch)
                 if time.perf_counter() > deadline:
                     break   # the notifier fires again for the rest, after a paint
         except (EOFError, OSError):
             self._died()
+
+    def _take(self, batch: object) -> None:
+        """One batch the engine sent, through the handlers."""
+        if not isinstance(batch, list):   # the engine sends lists, one a batch
+            if batch is not None:
+                p.refusal("the window", batch, ())
+            return
+        if len(batch) == 1 and isinstance(batch[0], p.Alive):
+            self._on_alive(batch[0])   # a beat answers no command
+            return
+        self.watch.answered()   # an answer: the work it was at has ended
+        for message in batch:
+            p.dispatch("the window", self.handlers, message)
 
     def _on_records(self, message: p.Records) -> None:
         generation = self.model.generation
         for record in message.records:
             self.records.append((generation, record))
         if message.records:
-            self._step = message.records[-1].step + 1
+            self.model.step = message.records[-1].step + 1
         self.model.steps_per_second = message.steps_per_second
 
     def _on_compared(self, message: p.Compared) -> None:
@@ -406,7 +512,7 @@ class EngineClient(QObject):
             self.watch.reset_answered()
             self.records.clear()
             self.compared.clear()
-            self._step = 0
+            self.model.step = 0
             m.generation += 1
         self.received.emit(message)
         failed, self._say_when_ready = self._say_when_ready, None
@@ -415,14 +521,14 @@ class EngineClient(QObject):
 
     def _on_phase_done(self, message: p.PhaseDone) -> None:
         phase = message.phase
-        self._step = phase.step + (1 if phase.step_done else 0)
+        self.model.step = phase.step + (1 if phase.step_done else 0)
         self.received.emit(message)
 
     def _on_running(self, message: p.Running) -> None:
         self.model.running = message.running
 
     def _on_steps_done(self, message: p.StepsDone) -> None:
-        self._step = message.step
+        self.model.step = message.step
         self.received.emit(message)
 
     def _on_alive(self, message: p.Alive) -> None:
@@ -461,7 +567,7 @@ class EngineClient(QObject):
         reset_asked = self.watch.reset_asked
         self._stop_engine()
         self.model.running = False
-        self.received.emit(p.Failed(engine_died(self._step, exitcode, hung, self.watch.silent_s,
-                                                self.model.confirmed)))
+        self.received.emit(p.Failed(engine_died(self.model.step, exitcode, hung,
+                                                self.watch.silent_s, self.model.confirmed)))
         if reset_asked:   # a Reset it never answered: the fresh engine it asked for
             self._start_fresh("Starting a fresh training engine, as Reset asked,")

@@ -60,7 +60,7 @@ class FileMenu(QObject):
         self.run_windows: list = []   # recorded runs opened (Open run…, a dropped folder)
 
     def open_any(self, path: str) -> bool:
-        """A lesson, settings or a model file, told by name and content; a model file
+        """A lesson, a deck, settings or a model file, told by name and content; a model file
         asks first, as Open model… does; a folder opens as a recorded run. Anything
         else: one line, and nothing opens."""
         if Path(path).is_dir():
@@ -72,6 +72,8 @@ class FileMenu(QObject):
             return False
         if kind == "lesson":
             return self.window.lessons.open_file(path)
+        if kind == "deck":
+            return self.window.lessons.open_deck_file(path)
         return self.open_config(path) if kind == "config" else self.open_model(path)
 
     def _tell(self, title: str, text: str) -> None:

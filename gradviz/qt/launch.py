@@ -139,12 +139,31 @@ def _check_torch() -> None:
 
 
 def _lesson(args):
-    """The lesson --lesson names, or None; a bad name or file is one line and exit 2."""
+    """(the lesson --lesson names, the index of its slide :N names) or None; a bad name,
+    file or slide is one line and exit 2."""
     if getattr(args, "lesson", None) is None:
         return None
-    from ..plain.lessons import LessonError, find_lesson
+    from ..plain.lesson_at import find_lesson_at
+    from ..plain.lessons import LessonError
     try:
-        return find_lesson(args.lesson)
+        return find_lesson_at(args.lesson)
+    except LessonError as exc:
+        fail(f"gradviz: {exc}")
+
+
+def _deck(args):
+    """The deck --deck names, or None; a bad one is one line (the file, the slide and
+    the key) and exit 2."""
+    if getattr(args, "deck", None) is None:
+        return None
+    if getattr(args, "lesson", None) is not None:
+        fail("gradviz: --lesson and --deck both name what to play; give one of them")
+    if args.screenshot is not None:
+        fail("gradviz: --screenshot takes a lesson's slide (--lesson NAME:N), not a deck")
+    from ..plain.decks import find_deck
+    from ..plain.lessons import LessonError
+    try:
+        return find_deck(args.deck)
     except LessonError as exc:
         fail(f"gradviz: {exc}")
 
@@ -166,12 +185,15 @@ def _model_path(args) -> str | None:
 
 
 def named_files(args) -> list[str]:
-    """The files --lesson, --config and --model (or a bare FILE) name, as typed: Open
+    """The files --lesson, --deck, --config and --model (or a bare FILE) name, as typed: Open
     Recent lists them. A bundled lesson's, preset's or example's name is no file here."""
     from pathlib import Path
 
+    from ..plain.lesson_at import split_slide
     from ..plain.model_names import is_model_file
-    typed = [getattr(args, "lesson", None), getattr(args, "config", None)]
+    lesson = getattr(args, "lesson", None)
+    typed = [split_slide(lesson)[0] if isinstance(lesson, str) else None,
+             getattr(args, "deck", None), getattr(args, "config", None)]
     model = getattr(args, "model", None)
     typed += [model] if isinstance(model, str) and is_model_file(model) else []
     files = []
@@ -200,8 +222,10 @@ def _open(args, ctrl_c: CtrlC) -> int:
     settings, remembered = load_settings()
     opened = named_files(args)
     lesson = _lesson(args)
+    deck = _deck(args)
     model = _model_path(args)
-    given = [k for k in vars(args) if k not in ("command", "screenshot", "config", "lesson")]
+    given = [k for k in vars(args)
+             if k not in ("command", "screenshot", "config", "lesson", "deck")]
     if args.config or given:
         remembered.config = config_from_args(
             args, base=Config() if args.config else remembered.config)
@@ -218,7 +242,9 @@ def _open(args, ctrl_c: CtrlC) -> int:
         window.file_menu.recent.add(path)
     window.show()
     if lesson is not None:
-        window.lessons.open(lesson)
+        window.lessons.open(*lesson)
+    if deck is not None:
+        window.lessons.open_deck(deck)
     ctrl_c.watch(window.close)
     crash = CrashExit(app.exit).install()
     try:

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QFileDialog, QMainWindow, QWidget
 
 from ..engine import protocol as p
 from ..plain.config import Config
+from ..plain.decks import Deck, bundled_deck_names, find_deck, load_deck
 from ..plain.history import History
 from ..plain.lesson_controller import BASE_TITLE, LessonController, LessonViews
 from ..plain.lesson_references import DrawnReference
@@ -79,6 +80,13 @@ class StagePanels:
     def arrange(self) -> None:
         self.stage.arrange()
 
+    # the Cards protocol: a deck's slide of text, the end, over the whole stage
+    def show_card(self, title: str, text: str) -> None:
+        self.stage.show_card(title, text)
+
+    def hide_card(self) -> None:
+        self.stage.hide_card()
+
 
 class SlideGhosts:
     """The Ghosts protocol on the charts a keep = "ghost" slide draws the one before on."""
@@ -125,12 +133,12 @@ class LessonMode(QObject):
         # a slide's narration and panels, in the window's middle in place of the docks
         # (see plain.stage_layout): shown only while a lesson is open
         self.stage = Stage(self.narration)
+        stage_panels = StagePanels(self.stage, parts.panels, self.narration)
         self.controller = LessonController(model, LessonViews(
-            parts.engine,
-            StagePanels(self.stage, parts.panels, self.narration), parts.graph_view,
+            parts.engine, stage_panels, parts.graph_view,
             SlideGhosts(parts.panels), ChartReferences(parts.panels), self.narration,
             WindowTitle(window), parts.history,
-            lambda run: QTimer.singleShot(0, run)))
+            lambda run: QTimer.singleShot(0, run), stage_panels))
         self.stage.arranged.connect(self.controller.on_arranged)
         self.geometry = watch_stage(self.stage, model)   # for a walk from outside
         self._watch_preparing()
@@ -200,6 +208,8 @@ class LessonMode(QObject):
         self._time_the_graph()
 
     def _time_the_graph(self) -> None:
+        if self.controller.preparing.ask_graph():
+            self.parts.engine.request_graph()
         wait = self.controller.preparing.wait
         if wait is not None and wait.state and wait is not self._timed:
             self._timed = wait
@@ -222,12 +232,19 @@ class LessonMode(QObject):
             action.triggered.connect(lambda _checked=False, n=name: self.open_named(n))
             menu.addAction(action)
         menu.addSeparator()
+        for name, title in self._decks():
+            action = QAction(f"Deck: {title}", self)
+            action.setObjectName(f"deck_{name}")
+            action.triggered.connect(lambda _checked=False, n=name: self.open_deck_named(n))
+            menu.addAction(action)
+        menu.addSeparator()
         player = self.controller
         menu.addAction("Open a lesson file…", lambda: self.open_file())
+        menu.addAction("Open a deck file…", lambda: self.open_deck_file())
         menu.addAction("Next slide\tPage Down", player.next)
         menu.addAction("Previous slide\tPage Up", player.previous)
         menu.addAction("Present (full screen, no settings)\tF5", self.toggle_presenting)
-        menu.addAction("Leave the lesson\tEsc", player.leave)
+        menu.addAction("Leave the lesson or deck\tEsc", player.leave)
         self.menu = menu
 
     @staticmethod
@@ -237,6 +254,16 @@ class LessonMode(QObject):
             try:
                 out.append((name, find_lesson(name).title))
             except LessonError:   # a broken bundled file must not take the menu down
+                continue
+        return out
+
+    @staticmethod
+    def _decks() -> list[tuple[str, str]]:
+        out = []
+        for name in bundled_deck_names():
+            try:
+                out.append((name, find_deck(name).title))
+            except LessonError:   # a broken bundled deck must not take the menu down
                 continue
         return out
 
@@ -289,12 +316,34 @@ class LessonMode(QObject):
         self.file_opened.emit(path)
         return True
 
+    def open_deck_file(self, path: str | None = None) -> bool:
+        """A deck file, chosen (or given: --deck, a drop, Open Recent); file_opened says
+        so. A bad one: one line naming the file, the slide and the key."""
+        path = path or QFileDialog.getOpenFileName(self.window, "Open a deck", "",
+                                                   "Decks (*.toml)")[0]
+        if not path:
+            return False
+        try:
+            self.open_deck(load_deck(path))
+        except LessonError as exc:
+            warn(self.window, "Not a deck", str(exc))
+            return False
+        self.file_opened.emit(path)
+        return True
+
     # ---- forwarded to the controller ----------------------------------------------------
     def open_named(self, name: str) -> None:
+        """A lesson by name or file, NAME:N at its slide N."""
         self.controller.open_named(name)
 
     def open(self, lesson: Lesson, index: int = 0) -> None:
         self.controller.open(lesson, index)
+
+    def open_deck_named(self, name: str) -> None:
+        self.controller.open_deck(find_deck(name))
+
+    def open_deck(self, deck: Deck, position: int = 0) -> None:
+        self.controller.open_deck(deck, position)
 
     def rearrange(self) -> None:
         """An error's explanation came (or went): the stage gives it room to be read."""

@@ -7,12 +7,13 @@ import time
 from typing import cast
 
 import shiboken6
-from PySide6.QtCore import QByteArray, Qt, QTimer
+from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QApplication
 
 from ..plain.config import Config
 from ..plain.history import History
+from ..plain.lesson_controller import free_title
 from ..plain.status_line import StatusLine
 from ..plain.window_model import WindowModel
 from . import appearance
@@ -182,9 +183,11 @@ class MainWindow(WindowFrame):
             plot.set_model(list(m.head_names), list(m.param_names))
 
     def _show_model(self, name: str) -> None:
-        """The title names the model file that trains. Only when the model changes: a
-        lesson's slide (a fresh model each) keeps the title the lesson gave the window."""
-        self.setWindowTitle(f"gradviz — {name}" if name else BASE_TITLE)
+        """The title names the model file that trains. Only when the model changes, and
+        not in a lesson: its title names the slide, also while a slide on a model file
+        (or the first one after it, on the built-in model) starts its fresh engine."""
+        if not self.model.in_lesson:
+            self.setWindowTitle(free_title(name))
 
     # ---- user actions ------------------------------------------------------------------
     def toggle_play(self) -> None:
@@ -215,14 +218,22 @@ class MainWindow(WindowFrame):
     def apply_theme(self, theme: Theme) -> None:
         """The model's theme and text size on every panel (change those, not this)."""
         self.theme = theme
-        appearance.apply(cast(QApplication, QApplication.instance()), theme)
+        appearance.apply(cast(QApplication, QApplication.instance()), theme, self)
         for panel in self.plots + [self.graph_view, self.code_view, self.events_view,
                                    self.compare.view, self.lessons.narration,
-                                   self.lessons.start_page]:
+                                   self.lessons.start_page, self.lessons.stage.card]:
             panel.apply_theme(theme)
         self.run_bar.phase_play.setStyleSheet(checkbox_css(theme))
         self._fit_controls()
         QTimer.singleShot(0, self._fit_controls)  # again once the new font has reached them
+
+    def changeEvent(self, event: QEvent) -> None:   # noqa: N802 (Qt's name)
+        """The desktop's own theme changed (its dark mode, a new colour scheme): its
+        platform theme gives labels, menus, text and buttons its palettes again, over
+        the window's; the window's theme is applied again on top."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.ThemeChange:
+            QTimer.singleShot(0, lambda: self.apply_theme(self.theme))
 
     # ---- painting -------------------------------------------------------------------------
     def refresh(self) -> None:

@@ -13,6 +13,9 @@ RECORDED_ONLY = ("A recorded run: the script that wrote this folder trained it. 
                  "settings.")
 
 
+NOTES_SHOWN = 3   # lines about what the reader skipped shown under the status
+
+
 def _label(name: str, text: str = "") -> QLabel:
     label = QLabel(text)
     label.setObjectName(name)
@@ -29,6 +32,7 @@ class RunHeader(QWidget):
         self.status = _label("runStatusLine")
         self.ranks = _label("rankLines")
         self.verdict = _label("runCompareLines")
+        self.notes = _label("runNotes")   # what the reader skipped in the folder
         self.compare = QComboBox()
         self.compare.setObjectName("comparePicker")
         self.compare.setToolTip("Another run of this folder to compare with (B): its "
@@ -52,7 +56,9 @@ class RunHeader(QWidget):
         layout.addLayout(row)
         layout.addWidget(self.ranks)
         layout.addWidget(self.verdict)
-        for part in (self.runs, self.streams, self.compare, self.ranks, self.verdict):
+        layout.addWidget(self.notes)
+        for part in (self.runs, self.streams, self.compare, self.ranks, self.verdict,
+                     self.notes):
             part.hide()
 
     def set_runs(self, names: list[str]) -> None:
@@ -80,6 +86,18 @@ class RunHeader(QWidget):
     def set_rank_lines(self, lines: list[str]) -> None:
         self.ranks.setText("\n".join(lines))
         self.ranks.setVisible(bool(lines))
+
+    def set_notes(self, lines: list[str]) -> None:
+        """What the reader skipped or refused in the folder, a line each: the first
+        NOTES_SHOWN, then how many more (`gradviz report DIR` lists them all)."""
+        shown = lines[:NOTES_SHOWN]
+        if len(lines) > NOTES_SHOWN:
+            shown.append(f"... and {len(lines) - NOTES_SHOWN} more (gradviz report lists "
+                         "them)")
+        text = "\n".join(shown)
+        if self.notes.text() != text:
+            self.notes.setText(text)
+        self.notes.setVisible(bool(lines))
 
     @staticmethod
     def _fill(box: QComboBox, names: list[str]) -> None:

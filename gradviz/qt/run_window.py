@@ -225,6 +225,7 @@ class RunWindow(WindowFrame):
         run = self.source.run
         self.header.set_streams(run.streams, run.shown)
         self.header.set_rank_lines(run.rank_lines())
+        self.header.set_notes(run.notes())
         self.header.set_compare_lines(self.source.compare_lines())
         self._set_ghosts()
         self.viewer.shown_changed()
@@ -284,7 +285,7 @@ class RunWindow(WindowFrame):
 
     def apply_theme(self, theme: Theme) -> None:
         self.theme = theme
-        appearance.apply(cast(QApplication, QApplication.instance()), theme)
+        appearance.apply(cast(QApplication, QApplication.instance()), theme, self)
         for panel in self.plots + [self.graph_view]:
             panel.apply_theme(theme)
 

@@ -50,11 +50,12 @@ def _shoot(app, window: MainWindow, steps: int, target: Path,
     app.processEvents()
     window.first_layout()   # the same picture whatever layout was remembered
     ready = _wait(app, lambda: window.model.generation >= 1, 30_000, interrupted)
-    if ready and lesson is not None:   # its first slide: a fresh model with its config
+    if ready and lesson is not None:   # its slide (the first, or :N's): a fresh model
+        lesson, index = lesson
         generation = window.model.generation
-        window.lessons.open(lesson)
+        window.lessons.open(lesson, index)
         ready = _wait(app, lambda: window.model.generation > generation, 30_000, interrupted)
-        steps = min(steps, lesson.slides[0].steps)
+        steps = min(steps, lesson.slides[index].steps)
     if ready and steps > 0:
         done: list[p.StepsDone] = []   # the batch of steps ended
         window.engine.received.connect(

@@ -1,5 +1,6 @@
-"""`gradviz bench --slides`: how soon a lesson's slide is drawn after PageDown, in the
-window as the app runs it, in a process of its own (`python -I -m gradviz.qt.slide_speed`).
+"""`gradviz bench --slides`: how soon a lesson's slide is drawn, and moving, after
+PageDown, in the window as the app runs it, in a process of its own (`python -I -m
+gradviz.qt.slide_speed`).
 
 From the first slide of the first bundled lesson, PageDown after PageDown (on a lesson's
 last slide it opens the next lesson), each slide is timed twice:
@@ -7,10 +8,14 @@ last slide it opens the next lesson), each slide is timed twice:
   heading (its title, "slide N of M"), with the panels placed for it and, until its
   first state is in, the line saying what the engine is doing (never the slide before's
   data: the lecture walk checks that by its pictures);
-- whole: until that first state is in and the slide is shown (the engine built the
-  slide's model and took its first step).
-Between two slides the slide plays for a while, as it would while the lecturer speaks,
-so each PageDown comes to a window as busy as in a lecture. It prints one
+- moving: to the end of the repaint that shows the slide's first state (its first
+  trained step drawn, or played by phases its first phase; with the graph, that state's
+  graph drawn), the preparing line gone.
+Between two slides the slide plays, as it would while the lecturer speaks: for a second
+once it moves, and for as long as what the app starts ahead for the next slide (an
+engine on another model, DDP ranks) takes to be ready, which is timed too (ahead: from
+the slide moving to that ready), so each PageDown comes to a window as busy as in a
+lecture and is timed as a lecturer who spoke that long meets it. It prints one
 `RESULT {json}` line.
 """
 from __future__ import annotations
@@ -28,7 +33,10 @@ from .window_speed import bench_window, wait_until
 
 RESULT = "RESULT"         # the line the bench reads (commands.window_phase.phase_result)
 HEADING = "narrationHeading"   # the slide's heading, repainted when the slide changes
-DWELL_S = 1.0             # a slide plays this long, once whole, before the next PageDown
+DWELL_S = 1.0             # a slide plays this long, once moving, before the next PageDown
+# and at most this long for what is started ahead for the next slide to be ready (a
+# lecturer's minute): the next slide is timed as it is then
+AHEAD_MOST_S = 60.0
 
 
 class SlideTimer:
@@ -114,14 +122,26 @@ class SlideWalk:
 
     def start(self, first_lesson: str) -> None:
         self.window.lessons.open_named(first_lesson)
-        wait_until(self._whole, self._dwell, every_ms=5)
+        wait_until(self._whole, lambda: self._dwell(None, time.perf_counter()), every_ms=5)
 
-    def _dwell(self) -> None:
+    def _dwell(self, timed: dict | None, moved_at: float) -> None:
+        """The slide plays DWELL_S, and until what was started for the next slide is
+        ready (how long that took is the timed slide's "ahead_s")."""
         from PySide6.QtCore import QTimer
-        if self.count is not None and len(self.slides) >= self.count:
-            self.done()
-            return
-        QTimer.singleShot(round(DWELL_S * 1000), self._next)
+
+        def prepared() -> bool:
+            return self.window.model.next_slide_ready or \
+                time.perf_counter() - moved_at > AHEAD_MOST_S
+
+        def ready() -> None:
+            now = time.perf_counter()
+            if timed is not None:
+                timed["ahead_s"] = now - moved_at
+            if self.count is not None and len(self.slides) >= self.count:
+                self.done()
+                return
+            QTimer.singleShot(round(max(0.0, DWELL_S - (now - moved_at)) * 1000), self._next)
+        wait_until(prepared, ready, every_ms=20)
 
     def _next(self) -> None:
         before = self._where()
@@ -133,17 +153,19 @@ class SlideWalk:
         wait_until(lambda: self.timer.drawn_ms is not None, self._drawn, every_ms=1)
 
     def _drawn(self) -> None:
+        from PySide6.QtCore import QTimer
         where = self._where()
         drawn_ms, covered = self.timer.drawn_ms, self.timer.covered
         pressed_at = self.timer.pressed_at
 
-        def whole() -> None:
+        def moving() -> None:   # the repaint that shows the first state has ended
             assert where is not None
-            self.slides.append({"lesson": where[0], "slide": where[1] + 1,
-                                "drawn_ms": drawn_ms, "covered": covered,
-                                "whole_s": time.perf_counter() - pressed_at})
-            self._dwell()
-        wait_until(self._whole, whole, every_ms=10)
+            moved_at = time.perf_counter()
+            timed = {"lesson": where[0], "slide": where[1] + 1, "drawn_ms": drawn_ms,
+                     "covered": covered, "moving_s": moved_at - pressed_at}
+            self.slides.append(timed)
+            self._dwell(timed, moved_at)
+        wait_until(self._whole, lambda: QTimer.singleShot(0, moving), every_ms=5)
 
 
 def measure(size: tuple[int, int], count: int | None) -> dict:
@@ -168,7 +190,8 @@ def measure(size: tuple[int, int], count: int | None) -> dict:
     drawn = sorted(s["drawn_ms"] for s in walk.slides)
     return {"size": list(size), "slides": walk.slides,
             "drawn_median_ms": drawn[len(drawn) // 2] if drawn else None,
-            "drawn_max_ms": drawn[-1] if drawn else None}
+            "drawn_max_ms": drawn[-1] if drawn else None,
+            "moving_max_s": max((s["moving_s"] for s in walk.slides), default=None)}
 
 
 def main(argv: list[str]) -> None:

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
 
 from ..plain.stage_aside import place_with_aside
 from ..plain.stage_layout import Placement
+from .widgets.text_card import TextCard
 
 TITLE_INSET = 6   # px: a title's text at least 12 px from the part beside it
 # the line said in place of a slide's panels while it is prepared, this much larger than
@@ -81,6 +82,8 @@ class Stage(QWidget):
         # Compare's verdict in a lesson: on top of a secondary panel, else under the
         # narration (stage_aside.place_with_aside), at the narration's text size
         self.verdict: QWidget | None = None
+        # a deck's slide of text, or the end, over all of it (the panels stay beneath)
+        self.card = TextCard(self)
 
     def show_slide(self, panels: list[tuple[str, QWidget, str | None]], layout: str,
                    zoom: float, narration_height) -> None:
@@ -190,6 +193,15 @@ class Stage(QWidget):
             font.setPointSizeF(font.pointSizeF() * scale)
         return font
 
+    def show_card(self, title: str, text: str) -> None:
+        self.card.show_card(title, text)
+        self.card.setGeometry(self.rect())
+        self.card.show()
+        self.card.raise_()
+
+    def hide_card(self) -> None:
+        self.card.hide()
+
     def set_preparing(self, line: str | None) -> None:
         """line: what the slide waits for, said over its panels; None: the slide shown."""
         self.cover.setText(line or "")
@@ -210,6 +222,8 @@ class Stage(QWidget):
             area = self.rect()
         self.cover.setGeometry(area)
         self.cover.raise_()   # above a slot made for this slide, too
+        if self.card.isVisible():   # the end of a deck said over a slide still prepared
+            self.card.raise_()
         self.cover.setFont(self._reading_font(PREPARING_SIZE))
 
     def _narration_at_text_size(self):
@@ -224,6 +238,7 @@ class Stage(QWidget):
 
     def resizeEvent(self, event: QResizeEvent) -> None:   # noqa: N802 (Qt's name)
         super().resizeEvent(event)
+        self.card.setGeometry(self.rect())
         self.arrange()
 
     def release(self) -> dict[str, QWidget]:

@@ -2,7 +2,7 @@
 is None (not 0.0); the trunk gradient's length, the trunk's change and its ratio to the
 sum's; each head's loss change after the step, real and split to first order into its
 trunk part and its own layers' part. The probes leave training bit for bit as it was.
-Lesson 13's first slide narrates the numbers on screen where it stops."""
+Lesson 13's slides narrate the numbers on screen where they stop."""
 from __future__ import annotations
 
 import csv
@@ -11,15 +11,17 @@ import re
 
 import pytest
 import torch
-from torchjd.aggregation import MGDA, UPGrad
+from torchjd.aggregation import MGDA, PCGrad, UPGrad
 
 from gradviz.core.lesson_check import run_slide
 from gradviz.core.session import Session
 from gradviz.plain.config import Config
 from gradviz.plain.history import History
+from gradviz.plain.jd_names import pcgrad_seed
 from gradviz.plain.lesson_figures import figure_text
 from gradviz.plain.lessons import find_lesson
 from gradviz.plain.report import ReportWriter
+from gradviz.qt.widgets.cosine_notes import update_text
 from gradviz.qt.widgets.step_readout import readout
 
 from core_reference import batch, forward, ref_net, snapshot, weighted_sum, weights
@@ -41,6 +43,16 @@ def _grad(loss, params) -> torch.Tensor:
                       for p, g in zip(params, grads)])
 
 
+def _aggregate(cfg: Config, rows: torch.Tensor, step: int) -> torch.Tensor:
+    """The trunk gradient from the weighted rows; PCGrad's random order drawn from the
+    step's seed (data, as the batch is: the run's, so that a run repeats)."""
+    if cfg.strategy != "pcgrad":
+        return AGGREGATE[cfg.strategy](rows)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(pcgrad_seed(cfg.seed, step))
+        return PCGrad()(rows)
+
+
 def _reference_step(cfg: Config, s: Session, init: dict, step: int = 0) -> dict:
     """A step by hand from init (the weights before it; step 0's: the session's first):
     rows, the aggregated trunk gradient, plain SGD's update, and each head's loss on the
@@ -50,7 +62,7 @@ def _reference_step(cfg: Config, s: Session, init: dict, step: int = 0) -> dict:
     _, losses = forward(net, x, targets)
     ws = weights(cfg)
     trunk_rows = torch.stack([_grad(loss, _trunk(net)) for loss in losses])
-    g = AGGREGATE[cfg.strategy](trunk_rows * torch.tensor(ws)[:, None])
+    g = _aggregate(cfg, trunk_rows * torch.tensor(ws)[:, None], step)
     g_sum = (trunk_rows * torch.tensor(ws)[:, None]).sum(0)
     heads = [list(h.parameters()) for h in net.heads]
     head_rows = [_grad(loss, head) for loss, head in zip(losses, heads)]
@@ -69,6 +81,9 @@ def _reference_step(cfg: Config, s: Session, init: dict, step: int = 0) -> dict:
         _, after = forward(net, x, targets)
     return {"g": g.norm().item(), "step": d_trunk.norm().item(),
             "ratio": g.norm().item() / g_sum.norm().item(),
+            "cosine": [torch.nn.functional.cosine_similarity(r, g, dim=0).item()
+                       for r in trunk_rows],
+            "weighted": [w * r.norm().item() for w, r in zip(ws, trunk_rows)],
             "change": [(a - b).item() for a, b in zip(after, losses)],
             "trunk": [(r @ d_trunk).item() for r in trunk_rows],
             "head": [(r @ d).item() for r, d in zip(head_rows, d_heads)]}
@@ -83,7 +98,7 @@ def test_step_length_and_each_heads_loss_change_match_plain_pytorch(strategy, le
     record = s.step()
     assert record is not None, s.error
     ref = _reference_step(cfg, s, init)
-    assert round(ref["g"], 2) == length   # the numbers lesson 13 reads
+    assert round(ref["g"], 2) == length   # step 0's, as docs/command-line.md gives them
     assert record.trunk_grad_norm == pytest.approx(ref["g"], rel=1e-4)
     assert record.trunk_step == pytest.approx(ref["step"], rel=1e-4)
     assert record.trunk_step_vs_sum == pytest.approx(ref["ratio"], rel=1e-4)
@@ -98,14 +113,30 @@ def test_step_length_and_each_heads_loss_change_match_plain_pytorch(strategy, le
         assert record.loss_change["head1"] < 0
 
 
-def _summed_sgd(cfg: Config, s: Session, init: dict, steps: int) -> dict:
-    """The weights after `steps` steps of the plain loop: total = sum of w_k * L_k,
-    total.backward(), p -= lr * p.grad (SGD without momentum)."""
+def _plain_sgd(cfg: Config, s: Session, init: dict, steps: int) -> dict:
+    """The weights after `steps` steps of the plain loop, p -= lr * p.grad (SGD without
+    momentum) where, under sum, total = sum of w_k * L_k and total.backward(); else each
+    head's layers get the gradient of its own w_k * L_k, and the trunk the aggregator's
+    combination of the rows of w_k * L_k's gradients on it."""
     net = ref_net(cfg, init)
+    ws = weights(cfg)
     for step in range(steps):
         _, losses = forward(net, *batch(s, step, cfg.batch_size))
         net.zero_grad(set_to_none=True)
-        weighted_sum(weights(cfg), losses).backward()
+        if cfg.strategy == "sum":
+            weighted_sum(ws, losses).backward()
+        else:
+            terms = [w * loss for w, loss in zip(ws, losses)]
+            g = _aggregate(cfg, torch.stack([_grad(t, _trunk(net)) for t in terms]), step)
+            at = 0
+            for p in _trunk(net):
+                p.grad = g[at:at + p.numel()].reshape(p.shape).clone()
+                at += p.numel()
+            for t, head in zip(terms, net.heads):
+                for p, grad in zip(head.parameters(),
+                                   torch.autograd.grad(t, list(head.parameters()),
+                                                       retain_graph=True)):
+                    p.grad = grad
         with torch.no_grad():
             for p in net.parameters():
                 if p.grad is not None:
@@ -119,39 +150,97 @@ def _decimals(text: str) -> list[str]:
     return [n.replace("-", "\u2212") for n in re.findall(r"[\u2212+-]?\d+\.\d+", text)]
 
 
-def test_lesson_13_slide_1_narrates_the_numbers_on_screen_where_it_stops():
-    """Its narration quotes the "head1:" and "trunk step" lines under the cosine matrix:
-    those of the step the slide stops at (it quoted step 0's while the screen showed step
-    3's). Run to its stop as `gradviz lessons --check` runs it; the screen's words made
-    from that run as the stage makes them; the run's numbers against plain PyTorch."""
-    slide = find_lesson("13-aggregate-conflicts").slides[0]
-    cfg = slide.config
+def _stopped(slide):
+    """The slide run to its stop as `gradviz lessons --check` runs it, and the words the
+    cosine panel and the figures show at that stop, made from that run as the stage
+    makes them: (its last record, the update line and the step's readout lines, every
+    decimal on screen)."""
+    names = slide.config.head_names()
     run = run_slide(slide)
     assert run.error is None and len(run.records) == slide.steps
     last = run.records[-1]
-    history = History(cfg.head_names(), list(last.grad_norms or {}))
+    history = History(names, list(last.grad_norms or {}))
     for record in run.records:
         history.append(record)
-    lines = readout(cfg.head_names(), history).splitlines()
-    step_line = next(line for line in lines if line.startswith("trunk step"))
-    head_line = next(line for line in lines if line.startswith("head1:"))
+    lines = [update_text(names, history.last_update_cosine)]
+    lines += readout(names, history).splitlines()
     on_screen = _decimals("\n".join(lines + [figure_text(f, history, {})
                                               for f in slide.figures]))
+    return run, lines, set(on_screen)
+
+
+def test_lesson_13_slide_1_narrates_the_numbers_on_screen_where_it_stops():
+    """Its narration quotes the "head1:" and "trunk step" lines under the cosine matrix:
+    those of the step the slide stops at (it quoted step 0's while the screen showed step
+    3's). Run to its stop as `gradviz lessons --check` does; the screen's words made
+    from that run as the stage makes them; the run's numbers against plain PyTorch."""
+    slide = find_lesson("13-aggregate-conflicts").slides[0]
+    cfg = slide.config
+    run, lines, on_screen = _stopped(slide)
+    last = run.records[-1]
+    step_line = next(line for line in lines if line.startswith("trunk step"))
+    head_line = next(line for line in lines if line.startswith("head1:"))
     narrated = _decimals(slide.narration)
     # every number it quotes is on screen (but the config's lr), and it quotes the head's
     # line and the step's length and gradient, of the step it names
-    assert set(narrated) - {f"{cfg.lr:g}"} <= set(on_screen)
+    assert set(narrated) - {f"{cfg.lr:g}"} <= on_screen
     assert set(_decimals(head_line)) | set(_decimals(step_line)[:2]) <= set(narrated)
     assert f"at step {last.step}," in slide.narration and last.step == slide.steps - 1
     # and those are plain PyTorch's: three steps of the summed loop, then the fourth
     s = Session(cfg.replace(sample_every=1))
     init = snapshot(s)
-    ref = _reference_step(cfg, s, _summed_sgd(cfg, s, init, last.step), last.step)
+    ref = _reference_step(cfg, s, _plain_sgd(cfg, s, init, last.step), last.step)
     assert last.trunk_grad_norm == pytest.approx(ref["g"], rel=1e-4)
     assert last.trunk_step == pytest.approx(ref["step"], rel=1e-4)
     assert last.loss_change["head1"] == pytest.approx(ref["change"][1], abs=2e-6)
     assert last.loss_change_trunk["head1"] == pytest.approx(ref["trunk"][1], rel=1e-3)
     assert last.loss_change_head["head1"] == pytest.approx(ref["head"][1], rel=1e-3)
+
+
+@pytest.mark.parametrize("number, strategy, quotes_gradient",
+                         [(2, "upgrad", False), (3, "pcgrad", True), (4, "mgda", True)])
+def test_lesson_13_aggregating_slides_narrate_the_numbers_on_screen_where_they_stop(
+        number, strategy, quotes_gradient):
+    """Slides 2-4 quoted step 0's trunk gradients (0.79, 2.38, 0.16, the sum's 2.35)
+    while they stop at step 39, where the "trunk step" line shows that step's length, its
+    gradient and its ratio to the step the sum would take from the same weights (slide
+    2 quotes the length and the ratio, slides 3 and 4 the gradient too); slide 4
+    also quotes head 1's and head 2's numbers on the "with the update" line. Each number
+    they quote is on screen at the step they name, and is plain PyTorch's: the
+    aggregated loop for 39 steps from the same initial weights, then the 40th."""
+    slide = find_lesson("13-aggregate-conflicts").slides[number - 1]
+    cfg = slide.config
+    assert cfg.strategy == strategy
+    run, lines, on_screen = _stopped(slide)
+    last = run.records[-1]
+    narrated = _decimals(slide.narration)
+    assert narrated and set(narrated) <= on_screen
+    assert f"at step {last.step}," in slide.narration and last.step == slide.steps - 1
+    assert "at step 0" not in slide.narration
+    step_line = next(line for line in lines if line.startswith("trunk step"))
+    length, gradient, ratio = _decimals(step_line)
+    assert {length, ratio} | ({gradient} if quotes_gradient else set()) <= set(narrated)
+    s = Session(cfg.replace(sample_every=1))
+    init = snapshot(s)
+    ref = _reference_step(cfg, s, _plain_sgd(cfg, s, init, last.step), last.step)
+    assert last.trunk_grad_norm == pytest.approx(ref["g"], rel=1e-4)
+    assert last.trunk_step == pytest.approx(ref["step"], rel=1e-4)
+    assert last.trunk_step_vs_sum == pytest.approx(ref["ratio"], rel=1e-4)
+    # the narration's numbers, as the screen writes them, from plain PyTorch's
+    said = " ".join(slide.narration.split())
+    assert f"{ref['step']:.3g} " in said and f"{ref['ratio']:.2f}× the sum's" in said
+    assert (f"(gradient {ref['g']:.3g})" in said) == quotes_gradient
+    for k, name in enumerate(cfg.head_names()):
+        assert last.update_cosine[name] == pytest.approx(ref["cosine"][k], abs=1e-5)
+    if strategy == "mgda":   # head 1 the highest always, head 2 the lowest at most steps
+        head1, head2 = (f"{ref['cosine'][k]:+.2f}" for k in (1, 2))
+        assert f"({head1} and {head2} at step {last.step}," in said
+        assert {head1, head2} <= set(_decimals(lines[0]))
+        cosines = [r.update_cosine for r in run.records]
+        assert all(c["head1"] == max(c.values()) for c in cosines)
+        assert sum(c["head2"] == min(c.values()) for c in cosines) > len(cosines) / 2
+        # and MGDA leans on the head whose (weighted) trunk gradient is the shortest
+        assert min(ref["weighted"]) == ref["weighted"][1]
 
 
 def test_under_adam_the_ratio_to_sgds_step_is_none():

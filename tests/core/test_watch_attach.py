@@ -175,7 +175,7 @@ def test_unequal_micro_batches_by_batch_size_give_the_batch_s_loss(tmp_path):
     assert record.losses == pytest.approx({"a": batch_a, "b": batch_b}, rel=1e-6)
     reader = StreamReader(tmp_path / "run")
     assert [r.losses for r in reader.read()] == [record.losses]
-    assert reader.micro_batches == [4]
+    assert reader.micro_batches == {4: 1}   # losses() calls a step: steps
 
 
 def test_an_unclosed_watch_is_closed_at_exit(tmp_path):
@@ -209,3 +209,19 @@ def test_the_report_says_the_weights_beside_the_raw_losses(tmp_path):
                         f"{0.25 * a.item() + b.item():.4g}); global grad norm {norm:.4g}")
     assert lines[2] == ("  weights: a 0.25, b 1 (the total is the sum of weight x loss, as "
                         "backpropagated)")
+
+
+def test_each_step_line_says_when_it_ended(tmp_path):
+    import time
+    model = nn.Linear(2, 1)
+    before = time.time()
+    with gradviz.watch(model, out=tmp_path / "run", every=2, strict=True) as watch:
+        for _ in range(3):   # steps 0 and 2 sampled (the record's line), 1 not (template)
+            loss = model(torch.ones(1, 2)).sum()
+            watch.losses({"l": loss})
+            loss.backward()
+            watch.step()
+    after = time.time()
+    times = [r.wall_time for r in StreamReader(tmp_path / "run").read()]
+    assert all(t is not None for t in times) and before <= times[0] <= times[1] <= times[2] \
+        <= after

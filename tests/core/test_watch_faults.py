@@ -198,3 +198,24 @@ def test_scaled_gradients_without_scaler_get_one_line(tmp_path):
     assert line == ("gradviz: the gradients look scaled by a GradScaler (scale 65536): the "
                     "norms recorded are the scaled ones; pass gradviz.watch(..., "
                     "scaler=scaler) to record them unscaled")
+
+
+@pytest.mark.parametrize("fault, words, steps", [
+    ("after-backward", "gradviz: watch.losses() came after backward (the step's graph was "
+     "already freed): call watch.losses before backward;", list(range(STEPS))),
+    ("step-twice", "gradviz: watch.step() was called again after step 0 without "
+     "watch.losses() since the last one:", list(range(STEPS))),
+    ("no-step", f"gradviz: watch.losses() was called {STEPS} time(s) after the last "
+     "watch.step():", []),
+])
+def test_each_misuse_is_one_line_and_the_script_ends_as_it_would(
+        tmp_path, bare_hash, fault, words, steps):
+    out = tmp_path / "run"
+    done = _run(out, fault)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == bare_hash
+    (line,) = _gradviz_lines(done.stderr)
+    assert line.startswith(words)
+    assert "Traceback" not in done.stderr
+    assert _steps(out) == steps
+    assert _header(out)["ended"] == {"how": "finished"}

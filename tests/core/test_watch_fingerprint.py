@@ -23,7 +23,13 @@ from gradviz.plain.watch_read import FolderFollower, StreamReader
 REPO = Path(__file__).parents[2]   # the script imports this checkout's gradviz
 
 
-def test_sampled_steps_record_the_fingerprint_of_the_loops_gradients(tmp_path):
+def test_sampled_steps_record_the_fingerprint_of_the_loops_gradients(tmp_path,
+                                                                     monkeypatch):
+    """As one of two ranks (the rank asked of torch.distributed, faked): the sampled
+    steps' fingerprints are the loop's gradients'. One process records none (it has no
+    rank to compare with), which the last lines check."""
+    import gradviz.core.watch as watch_module
+    monkeypatch.setattr(watch_module, "rank_and_world", lambda: (0, 2))
     model = TwoHeads()
     model.eval()
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -39,7 +45,7 @@ def test_sampled_steps_record_the_fingerprint_of_the_loops_gradients(tmp_path):
             expected.append(reference.named(reference(grads).tolist(), grads))
             opt.step()
             opt.zero_grad()
-    records = StreamReader(tmp_path).read()
+    records = StreamReader(tmp_path / "rank-0").read()
     assert [r.grad_fingerprint is not None for r in records] == [True, False, True,
                                                                   False, True]
     for record, want in zip(records, expected, strict=True):
@@ -49,6 +55,12 @@ def test_sampled_steps_record_the_fingerprint_of_the_loops_gradients(tmp_path):
                 got = record.grad_fingerprint[name]
                 assert got == numbers if numbers is None else \
                     got == pytest.approx(numbers, rel=1e-6, abs=1e-9)
+    monkeypatch.undo()
+    with gradviz.watch(model, out=tmp_path / "one", every=2) as watch:
+        z, losses = named_losses(model, *batch(0, 0))
+        watch.losses(losses, features=z)
+        sum(losses.values()).backward()
+        assert watch.step().grad_fingerprint is None
 
 
 RANKS = """

@@ -88,7 +88,7 @@ MISUSE_LINES = {
     "features-unreached": "gradviz: no loss reaches the features given to watch.losses(): "
                           "pass the tensor the heads read (the trunk's output); no push is "
                           "recorded",
-    "step-twice": "gradviz: watch.step() was called again at step 1 without watch.losses() "
+    "step-twice": "gradviz: watch.step() was called again after step 0 without watch.losses() "
                   "since the last one: call watch.step() once per optimizer step, after its "
                   "losses() and backward; this step is not recorded",
     "no-step": "gradviz: watch.losses() was called 3 time(s) after the last watch.step(): "

@@ -46,15 +46,19 @@ def train(watch) -> None:
             pred = model[2](z)
         losses = {"a": (pred[:, 0].float() - y[:, 0]).pow(2).mean(),
                   "b": (pred[:, 1].float() - y[:, 1]).abs().mean()}
-        if watch is not None:
+        if watch is not None and fault != "after-backward":
             watch.losses(losses, features=z)
         total = losses["a"] + losses["b"]
         if scaler is not None:
             scaler.scale(total).backward()
         else:
             total.backward()
-        if watch is not None:
+        if watch is not None and fault == "after-backward":   # misuse: too late
+            watch.losses(losses, features=z)
+        if watch is not None and fault != "no-step":
             watch.step()
+            if fault == "step-twice":   # misuse: a second step() in the same step
+                watch.step()
         if scaler is not None:
             scaler.unscale_(opt)
             norms = [float(torch.linalg.vector_norm(p.grad)) for p in model.parameters()]

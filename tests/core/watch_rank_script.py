@@ -21,7 +21,7 @@ with gradviz.watch(model, out=sys.argv[1], every=2) as watch:
     started = time.monotonic()
     step = 0
     while time.monotonic() - started < 120:   # rank 0: until torchrun stops it
-        out = model(torch.randn(8, 4))
+        out = model(torch.randn(4096, 4))   # a step of some real work
         losses = {"a": out[:, 0].pow(2).mean(), "b": out[:, 1].abs().mean()}
         watch.losses(losses)
         sum(losses.values()).backward()
@@ -31,4 +31,3 @@ with gradviz.watch(model, out=sys.argv[1], every=2) as watch:
         step += 1
         if rank == 1 and step == 4:
             os.kill(os.getpid(), signal.SIGKILL)
-        time.sleep(0.01)   # a step of real work takes this long

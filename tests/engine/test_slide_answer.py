@@ -68,3 +68,32 @@ def test_a_ddp_slides_ranks_are_started_and_said_while_it_is_built(monkeypatch):
     loop.handle(p.Slide(CONFIG.replace(heads=2), p.EngineSettings(), False))
     assert stages == [BUILDING_MODEL, STARTING_RANKS, BUILDING_MODEL]
     assert started == [STARTING_RANKS]
+
+
+def totals(out: list) -> list[float]:
+    return [r.total for m in out if isinstance(m, p.Records) for r in m.records]
+
+
+def test_a_slide_with_steps_trains_them_again_at_full_speed_then_pauses():
+    """The window's run from before a lesson, given back: the same config's first steps,
+    the same numbers bit for bit, at full speed whatever the pace it ends paused at."""
+    loop = EngineLoop(CONFIG)
+    for _ in range(3):
+        loop.handle(p.Step())
+    before = totals(loop.take_outbox())
+    loop.handle(p.Slide(CONFIG.replace(heads=2, strategy="separate"), p.EngineSettings(),
+                        True))                          # a lesson's slide, playing
+    loop.train_batch(lambda: False)
+    slow = p.EngineSettings(delay_ms=1500, animate_phases=True)
+    loop.take_outbox()
+    loop.handle(p.Slide(CONFIG, slow, False, 3))
+    batches = 0
+    while loop.due_in() is not None:
+        assert loop.due_in() == 0.0                     # never the 1.5 s pace
+        loop.train_batch(lambda: False)
+        batches += 1
+    out = loop.take_outbox()
+    assert totals(out) == before and len(before) == 3
+    assert [m.step for m in out if isinstance(m, p.StepsDone)] == [3]
+    assert not loop.running and loop.session.step_index == 3
+    assert loop.settings == slow and batches >= 1

@@ -54,6 +54,21 @@ class FakeEngine:
     def open_model(self, path: str | None, config: Config | None) -> None:
         self.calls.add("open_model", path, config)
 
+    def prepare_engine(self, path: str | None, config: Config) -> None:
+        self.calls.add("prepare_engine", path, config)
+
+    def drop_prepared(self) -> None:
+        self.calls.add("drop_prepared")
+
+    def warm_next(self, config: Config | None) -> None:
+        self.calls.add("warm_next", config)
+
+    def pause(self) -> None:
+        self.calls.add("pause")
+
+    def train_again(self, config: Config, settings: EngineSettings, steps: int) -> None:
+        self.calls.add("train_again", config, settings, steps)
+
 
 class FakeStage:
     def __init__(self, calls: Calls):
@@ -74,8 +89,10 @@ class FakeGraph:
     def __init__(self, calls: Calls):
         self.calls = calls
         self.key_shown = True
+        self.module_view = False   # every op, as a user may have it
 
     def set_module_view(self, on: bool) -> None:
+        self.module_view = on
         self.calls.add("module_view", on)
 
     def set_key_shown(self, shown: bool) -> None:
@@ -129,6 +146,23 @@ class FakeTitles:
         self.calls.add("title", title)
 
 
+class FakeCards:
+    """The stage's slide of text: what it says now (None: none shown)."""
+
+    def __init__(self, calls: Calls):
+        self.calls = calls
+        self.shown: tuple[str, str] | None = None
+
+    def show_card(self, title: str, text: str) -> None:
+        self.shown = (title, text)
+        self.calls.add("card", title, text)
+
+    def hide_card(self) -> None:
+        if self.shown is not None:
+            self.calls.add("card_hidden")
+        self.shown = None
+
+
 class Runs:
     """history(): a new History each time it is asked (the run on screen then)."""
 
@@ -167,6 +201,7 @@ class Rig:
     runs: Runs
     later: Later
     lessons: LessonController
+    cards: FakeCards
 
 
 def rig(model: WindowModel | None = None) -> Rig:
@@ -174,10 +209,12 @@ def rig(model: WindowModel | None = None) -> Rig:
     calls = Calls(model)
     stage, graph, chart = FakeStage(calls), FakeGraph(calls), FakeChart(calls)
     titles, references, runs, later = FakeTitles(calls), FakeReferences(calls), Runs(), Later()
+    cards = FakeCards(calls)
     lessons = LessonController(model, LessonViews(
         FakeEngine(calls), stage, graph, chart, references, FakeNarration(calls), titles,
-        runs, later))
-    return Rig(model, calls, stage, graph, chart, titles, references, runs, later, lessons)
+        runs, later, cards))
+    return Rig(model, calls, stage, graph, chart, titles, references, runs, later, lessons,
+               cards)
 
 
 def placement(fits: float = 1.0, whole: bool = True, graph_width: int = 0,

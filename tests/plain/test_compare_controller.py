@@ -255,7 +255,7 @@ def test_another_slide_of_the_lesson_as_b():
 
 def test_b_pinned_during_a_lesson_stays_over_the_slides_ghost():
     """One set of charts: a slide's ghost first, then Compare's B; later slides and the
-    lesson's end leave B on them."""
+    lesson's end leave B on them (from each slide on, B's run beside that slide's)."""
     r = rig()
     charts = [r.chart]
     c = Compare(r.model, charts=charts)
@@ -268,7 +268,8 @@ def test_b_pinned_during_a_lesson_stays_over_the_slides_ghost():
     b = c.compare.history_b
     assert r.chart.ghost is b
     r.lessons.next()                                        # keep = "ghost": B stays
-    assert r.chart.ghost is b
+    b = c.compare.history_b
+    assert r.chart.ghost is b and b not in r.runs.given and len(b) == 0
     r.lessons.leave()
     assert r.chart.ghost is b
     c.compare.stop()

@@ -3,7 +3,7 @@ at step 0, paused), the slide is sent again, with Play where it autoplays, and i
 as any slide is; outside a lesson, or refused, nothing more is sent."""
 from test_compare_controller import FakeFront, FakeMenu, FakePanel
 
-from gradviz.plain.compare_controller import CompareController, CompareViews
+from gradviz.plain.compare_controller import CompareController, CompareViews, differences
 from gradviz.plain.window_model import WindowModel
 
 from controller_fakes import LESSON, SECOND, THIRD, A, FakeChart, rig
@@ -58,3 +58,72 @@ def test_outside_a_lesson_or_refused_nothing_is_sent():
     compare.pin(B, "in-loop")
     pinned_by_engine(r, compare, None, "B cannot be built")
     assert len(r.calls.named("show_slide")) == 1   # PageDown's own
+
+
+def test_the_next_slide_keeps_nothing_of_the_slide_befores_comparison():
+    """B pinned on a slide, a verdict shown, then PageDown onto a slide that sends no
+    step of B (an error slide, played by phases): the verdict goes at once, B's lines
+    start again empty, the figures wait for the slide's own run, and B's steps of the
+    slide before's model, still on their way, are not shown as this slide's."""
+    from collections import deque
+
+    from gradviz.plain.records import CompareRecord, StepRecord
+
+    r = rig(WindowModel(requested=A, engine_state="ready"))
+    compare = compare_on(r)
+    chart = compare.views.ghosts[0]
+    r.lessons.open(LESSON, 0)
+    compare.pin_slide(2)
+    pinned_by_engine(r, compare, THIRD.config)
+    r.model.generation = 3   # the fresh model the pin's replay trained
+    run_b = compare.history_b
+    b_step = StepRecord(step=0, losses={"h0": 1.0, "h1": 2.0}, total=3.0)
+    said = CompareRecord(0, "B's gradient on the trunk, head 0: 0.33× A's", False, b=b_step)
+    assert compare.drain(deque([(3, said)]), 3) == 1
+    assert r.calls.named("record")[-1] == (said,) and len(run_b) == 1
+    before = len(r.calls.seen)
+
+    r.lessons.next()   # SECOND: an error slide, played by phases
+    after = [(name, args) for name, args, _ in r.calls.seen[before:]]
+    names = [name for name, _ in after]
+    assert "pinned" in names and "record" not in names   # the verdict said again as none
+    # A is the new slide's settings (not the slide before's) beside the pinned B
+    assert after[names.index("pinned")][1][1] == differences(SECOND.config, THIRD.config)
+    assert chart.ghost is compare.history_b and chart.ghost is not run_b
+    assert len(compare.history_b) == 0
+    assert r.calls.named("figures")[-1] == ([],)   # SECOND has none; nothing kept
+
+    # the slide before's last steps of B, read before the engine had the slide's model
+    assert compare.drain(deque([(3, said)]), 3) == 0
+    assert r.calls.named("record")[-1] == (said,) and len(r.calls.named("record")) == 1
+    assert len(compare.history_b) == 0
+
+
+def test_a_slides_figures_never_show_the_slide_befores_run():
+    """Until the engine has the slide's fresh model, the steps that come are the slide
+    before's (already on their way): its figures say "not yet", then measure its own."""
+    import dataclasses
+
+    from gradviz.plain.history import History
+    from gradviz.plain.lesson_figures import NOT_YET, Figure
+    from gradviz.plain.lessons import Lesson
+    from gradviz.plain.records import StepRecord
+
+    walks = Figure("trunk_walks", "trunk walked {}×", digits=0)
+    counted = dataclasses.replace(THIRD, figures=(walks,))
+    lesson = Lesson("98-figures", "Figures", (LESSON.slides[0], counted))
+
+    def run(walked: int) -> History:
+        h = History(["h0", "h1"], [])
+        h.append(StepRecord(step=0, losses={"h0": 1.0, "h1": 1.0}, total=2.0,
+                            trunk_walks=walked))
+        return h
+
+    r = rig(WindowModel(requested=A, engine_state="ready"))
+    r.lessons.open(lesson, 0)
+    r.lessons.next()
+    r.lessons.update_figures(run(3))   # the slide before's last step, read now
+    assert r.calls.named("figures")[-1] == ([f"trunk walked {NOT_YET}×"],)
+    r.lessons.preparing.answered()     # the slide's fresh model: its own run from here
+    r.lessons.update_figures(run(1))
+    assert r.calls.named("figures")[-1] == (["trunk walked 1×"],)

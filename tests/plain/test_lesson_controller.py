@@ -76,8 +76,13 @@ def test_page_down_page_up_and_home_move_one_slide_within_the_lesson():
     lessons.next()
     lessons.next()
     assert (lessons.index, r.model.slide) == (2, 2)
-    lessons.next()                                    # the last slide of a lesson file: stays
+    lessons.next()                       # the last slide of a lesson file: the end, said
     assert (lessons.index, r.model.slide) == (2, 2)
+    assert r.cards.shown is not None and r.cards.shown[0] == "End of the lesson"
+    lessons.next()                                    # and again: still the end
+    assert lessons.ended == "lesson" and r.calls.order().count("card") == 1
+    lessons.previous()                                # the end taken away, the slide stays
+    assert (lessons.index, r.model.slide, r.cards.shown) == (2, 2, None)
     lessons.previous()
     assert (lessons.index, r.model.slide) == (1, 1)
     lessons.first()
@@ -154,8 +159,8 @@ def test_compares_b_stays_on_the_charts_over_a_slides_ghost():
     assert r.calls.named("ghost") == []
 
 
-def test_leaving_gives_the_window_back_and_keeps_the_last_slides_settings():
-    r = rig(WindowModel(requested=MINE, pace_ms=5))
+def test_leaving_gives_the_window_back_as_it_was_before_the_lesson():
+    r = rig(WindowModel(requested=MINE, confirmed=MINE, pace_ms=5, play_mode="phases"))
     r.lessons.open(LESSON)
     assert r.lessons.settings_before == (MINE, 5)
     r.lessons.next()
@@ -169,8 +174,14 @@ def test_leaving_gives_the_window_back_and_keeps_the_last_slides_settings():
     # nothing of the lesson stays framed on the graph
     assert (m.lesson, m.slide, m.panels, m.stop_at, m.focus) == (None, None, (), None, None)
     assert not m.text_too_large and not r.lessons.staging
-    # the built-in model keeps the last slide's settings and pace, to explore from
-    assert (m.requested, m.pace_ms) == (THIRD.config, 350)
+    # the settings, pace, phase by phase and the graph's view from before the lesson: on
+    # a fresh model of the built-in model (the run before had no steps to train again),
+    # sent as one message before the model says it (nothing is sent twice)
+    assert (m.requested, m.pace_ms, m.play_mode) == (MINE, 5, "phases")
+    assert not r.graph.module_view and r.calls.named("module_view")[-1] == (False,)
+    (config, settings, steps), = r.calls.named("train_again")
+    assert (config, settings.delay_ms, settings.animate_phases, settings.stop_at, steps) == \
+        (MINE, 5, True, None, 0)
     assert r.calls.named("open_model") == [] and r.lessons.settings_before is None
     assert r.titles.title == BASE_TITLE and r.graph.key_shown
     assert r.calls.order()[-1] == "key_shown"

@@ -7,8 +7,8 @@ import json
 
 import numpy as np
 
+from gradviz.plain.folder_records import graph_from_dict
 from gradviz.plain.graph_data import LOSS, PARAM, GraphData, GraphEdge, GraphNode, ModuleCall
-from gradviz.plain.graph_dict import graph_from_dict
 from gradviz.plain.recorded_run import RecordedRun, runs_below
 from gradviz.plain.records import StepRecord
 from gradviz.plain.watch_stream import STEPS, StreamWriter
@@ -62,13 +62,18 @@ def test_a_folder_that_is_no_run_is_one_line_until_a_run_appears(tmp_path):
     assert polled.problem is None and polled.new_steps == 1
 
 
-def test_a_broken_line_is_one_line_not_a_traceback(tmp_path):
-    _writer(tmp_path)
+def test_a_broken_line_is_one_note_and_the_rest_is_read(tmp_path):
+    writer = _writer(tmp_path)
     with open(tmp_path / STEPS, "a") as f:
         f.write("{not json\n")
-    polled = RecordedRun(tmp_path).poll()
-    assert polled.problem is not None and "\n" not in polled.problem
-    assert str(tmp_path / STEPS) in polled.problem
+    writer.add_step(_record(0), 1)
+    run = RecordedRun(tmp_path)
+    polled = run.poll()
+    assert polled.problem is None and polled.new_steps == 1 and polled.notes == 1
+    (note,) = run.notes()
+    assert note.startswith(f"{tmp_path / STEPS}:1: not JSON") and "\n" not in note
+    assert run.status() == (f"{tmp_path}: Net, 1 step (0 to 0); following the folder as "
+                            "the script writes it; 1 line about what was skipped")
 
 
 def test_a_folder_of_runs_lists_them(tmp_path):

@@ -116,3 +116,24 @@ def test_a_graph_that_never_comes_does_not_hold_the_slide_back():
     preparing.steps_came()
     preparing.graph_late()
     assert m.preparing is None
+
+
+def test_the_first_steps_graph_is_asked_for_once_where_the_slide_waits_for_it():
+    """Played by steps, the engine sends a graph during Play only when asked (the
+    window's live graph, every 1.5 s): the cover stayed that long over a slide already
+    moving. Once its first step is in, and only then, it is asked for, once."""
+    _, _, preparing = opened(0)          # FIRST: the graph, played by steps
+    preparing.answered()
+    assert not preparing.ask_graph()     # no step yet: nothing of the slide to draw
+    preparing.steps_came()
+    assert preparing.ask_graph() and not preparing.ask_graph()
+    preparing.graph_came(GRAPH)
+    _, _, preparing = opened(0)
+    preparing.answered()
+    preparing.steps_came()
+    preparing.graph_came(GRAPH)          # it came by itself (the live graph): not asked
+    assert not preparing.ask_graph()
+    _, _, preparing = opened(2)          # THIRD: no graph on the stage
+    preparing.answered()
+    preparing.steps_came()
+    assert not preparing.ask_graph()

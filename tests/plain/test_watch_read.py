@@ -3,6 +3,7 @@ starts over; run folders of ranks and `gradviz run --out` reports read alike."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -39,7 +40,7 @@ def test_only_complete_new_lines_are_read(tmp_path):
         f.write(line.replace(b'"step": 0', b'"step": 1')[20:])
     (got,) = reader.read()
     assert got.step == 1 and got.grad_norms == {"w": 0.5, "v": None}
-    assert reader.micro_batches == [1, 1] and not reader.finished
+    assert reader.micro_batches == {1: 2} and not reader.finished   # calls: steps
     writer.close(2)
     reader.read()
     assert reader.finished
@@ -157,3 +158,20 @@ def test_writer_in_blocks_writes_each_step_once_in_order(tmp_path):
     writer.close(300)
     reader = StreamReader(tmp_path)
     assert reader.read() == expected and reader.finished
+
+
+def test_a_steps_file_replaced_by_a_rename_is_read_again_from_its_start(tmp_path):
+    """rsync puts a new copy in place by a rename: a new inode, read from its start."""
+    writer = _writer(tmp_path)
+    for step in range(3):
+        writer.add_step(_record(step), 1)
+    follower = FolderFollower(tmp_path)
+    assert follower.read() == 3
+    first = follower.histories[""]
+    copy = tmp_path / "copy"
+    copy.write_bytes((tmp_path / STEPS).read_bytes().split(b"\n", 1)[1])   # steps 1, 2
+    os.replace(copy, tmp_path / STEPS)
+    assert follower.read() == 2 and follower.readers[""].restarted
+    history = follower.histories[""]
+    assert history is not first and list(history.column("step")) == [1, 2]
+    assert follower.notes() == []

@@ -146,7 +146,10 @@ def test_open_recent_lists_newest_first_and_opens(qtbot, w, files, warned):
     qtbot.waitUntil(lambda: w.model.lesson == "mine", timeout=WAIT_MS)
     assert _recent_texts(w) == [f"&1 {files / 'mine.toml'}", f"&2 {files / 'fast.toml'}"]
     w.lessons.controller.leave()
-    qtbot.waitUntil(lambda: not w.model.in_lesson, timeout=WAIT_MS)
+    # the settings from before the lesson come back (one message to the engine): in force
+    # before the next change, whose answer the window would otherwise take for theirs
+    qtbot.waitUntil(lambda: not w.model.in_lesson and not w.model.waiting
+                    and w.engine.session.config == w.model.confirmed, timeout=WAIT_MS)
     w.model.requested = Config()
     qtbot.waitUntil(lambda: w.engine.session.config.lr == Config().lr, timeout=WAIT_MS)
     w.file_menu.recent.menu.actions()[1].trigger()      # the settings, from the list

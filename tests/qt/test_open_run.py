@@ -5,6 +5,7 @@ tests/plain/test_recorded_run.py.)"""
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import Qt
 
 from gradviz.plain.graph_data import LOSS, PARAM, GraphData, GraphEdge, GraphNode
 from gradviz.plain.records import StepRecord
@@ -120,8 +121,24 @@ def test_a_mixed_precision_run_draws_its_scale_and_marks_skipped_steps(
         writer.add_step(record, 1)
     w = open_run(tmp_path)
     qtbot.waitUntil(lambda: w.global_norm.scale_plot is not None, timeout=WAIT_MS)
-    qtbot.waitUntil(lambda: len(w.global_norm.scale_curve.xData) == 4, timeout=WAIT_MS)
-    assert list(w.global_norm.scale_curve.xData) == [0, 1, 2, 3]
-    assert list(w.global_norm.scale_curve.yData) == scales   # the values given, log-drawn
+    qtbot.waitUntil(lambda: len(w.global_norm.scale_plot.curve.xData) == 4, timeout=WAIT_MS)
+    assert list(w.global_norm.scale_plot.curve.xData) == [0, 1, 2, 3]
+    assert w.global_norm.scale_plot.scales() == scales   # drawn as powers of two
     assert w.global_norm.skipped_steps() == [1]
-    assert w.global_norm._title.text().startswith("Global gradient norm (unscaled)")
+    assert w.global_norm._title.text() == "Global gradient norm · AMP 2^16, 1 skipped"
+
+
+def test_a_line_the_reader_skips_is_said_under_the_status_and_the_rest_drawn(
+        qtbot, open_run, tmp_path):
+    writer = _writer(tmp_path)
+    for step in range(2):
+        writer.add_step(_record(step), 1)
+    with open(tmp_path / "steps.jsonl", "a", encoding="utf-8") as f:
+        f.write('{"step": "abc", "losses": [1]}\n')   # a stranger's broken line
+    writer.add_step(_record(2), 1)
+    w = open_run(tmp_path)
+    qtbot.waitUntil(lambda: _totals(w) == [3.0, 4.0, 5.0], timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.header.notes.isVisible(), timeout=WAIT_MS)
+    note = w.header.notes.text()
+    assert note.startswith(f"{tmp_path / 'steps.jsonl'}:3: ") and "\n" not in note
+    assert w.header.notes.textFormat() == Qt.TextFormat.PlainText

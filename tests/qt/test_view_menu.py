@@ -67,6 +67,53 @@ def test_the_dark_theme_tick_follows_the_model(qtbot, shared_window):
     assert not ticked(w, "darkThemeAction") and w.theme.name == "light"
 
 
+def dark(colour) -> bool:
+    return colour.lightness() < 80
+
+
+def mean_lightness(widget) -> float:
+    """How light a widget is drawn, on average (0 black, 255 white)."""
+    image = widget.grab().toImage()
+    points = [image.pixelColor(x, y).lightness()
+              for x in range(0, image.width(), 7) for y in range(0, image.height(), 7)]
+    return sum(points) / len(points)
+
+
+def test_the_dark_theme_darkens_the_whole_window_over_a_light_desktops_palettes(
+        qtbot, shared_window):
+    """A desktop's platform theme (KDE's, GTK's) gives labels, docks, menus, text and
+    buttons light palettes of their own, and gives them again when the desktop's theme
+    changes: View > Dark theme darkened only the plots there. The window, each dock, the
+    settings' labels, the run bar, the menu bar, the status bar, the lessons' page and
+    the narration are all dark, and drawn dark."""
+    from PySide6.QtGui import QPalette
+    from PySide6.QtWidgets import QApplication, QLabel
+    w = shared_window(SMALL)
+    app = QApplication.instance()
+    light = QPalette(app.palette())
+    classes = ("QLabel", "QDockWidget", "QTextEdit", "QMenuBar", "QAbstractButton",
+               "QAbstractItemView", "QStatusBar")
+    for name in classes:                       # the desktop's, before...
+        app.setPalette(light, name)
+    click_in_view_menu(qtbot, w, "darkThemeAction")
+    for name in classes:                       # ... and again after (its theme changed)
+        app.setPalette(light, name)
+    label = w.controls.findChildren(QLabel)[0]
+    window, base = QPalette.ColorRole.Window, QPalette.ColorRole.Base
+    for widget in (w, w.controls_dock, w.gradients_dock, w.run_bar, label, w.menuBar(),
+                   w.statusBar(), w.lessons.start_page.heading, w.lessons.narration.heading):
+        assert dark(widget.palette().color(window)), widget.objectName()
+    for widget in (w.lessons.narration.text, w.lessons.start_page.list, w.events_view):
+        assert dark(widget.palette().color(base)), widget.objectName()
+    w.controls_dock.show()
+    w.controls_dock.raise_()
+    qtbot.waitUntil(w.controls_dock.isVisible, timeout=WAIT_MS)
+    assert mean_lightness(w.controls_dock) < 90 and mean_lightness(w.menuBar()) < 90
+    assert mean_lightness(w.statusBar()) < 90
+    click_in_view_menu(qtbot, w, "darkThemeAction")   # light again, the same way
+    assert not dark(label.palette().color(window)) and not dark(w.palette().color(window))
+
+
 def test_a_dock_closed_anywhere_is_unticked_and_ticking_it_shows_it(qtbot, shared_window):
     w = shared_window(SMALL)
     memory = w.findChild(QDockWidget, "memoryDock")

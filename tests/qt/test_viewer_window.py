@@ -86,7 +86,7 @@ def test_four_runs_drawn_over_each_other_smoothed_along_time(qtbot, tmp_path, fo
     w.gradients_panel.tabs.setCurrentIndex(2)
     qtbot.waitUntil(lambda: len(_drawn(v.cosine_lines)) == 4 * 3, timeout=WAIT_MS)
     assert v.cosine_lines.parentWidget() is w.cosine.parentWidget()
-    values = w.history.column("cosine")[:, 0, 2]
+    values = w.history.column("cosine_pairs")[:, 1]   # (head0, head2)
     sampled = np.isfinite(values)   # the matrix's steps: every 20th
     pair = f"{four[0]} · head0 · head2"
     qtbot.waitUntil(lambda: len(_drawn(v.cosine_lines)[pair][0]) == sampled.sum(),
@@ -186,4 +186,26 @@ def test_a_ticked_run_picked_to_show_is_not_read_again(qtbot, tmp_path, four):
                     timeout=WAIT_MS)
     assert w.history is ticked.history
     assert f"{four[2]}: MadeUpNet, {STEPS} steps" in w.header.status.text()
+    w.close()
+
+
+def test_a_mixed_precision_run_s_scale_follows_the_time_axis(qtbot, tmp_path):
+    import pyqtgraph as pg
+
+    writer = StreamWriter(tmp_path, {"param_names": ["w"], "started": 1000.0}).open()
+    for s, scale in enumerate([65536.0, 32768.0, 32768.0]):
+        writer.add_step(StepRecord(step=s, losses={"a": 1.0}, total=1.0, grad_norms={"w": 0.5},
+                                   global_grad_norm=0.5, amp_scale=scale,
+                                   amp_skipped=s == 1), 1, wall_time=1010.0 + 10 * s)
+    w = _window(qtbot, tmp_path)
+    norm = w.global_norm
+    qtbot.waitUntil(lambda: norm.scale_plot is not None
+                    and len(norm.scale_plot.curve.xData) == 3, timeout=WAIT_MS)
+    w.viewer.sidebar.axis_buttons["wall"].click()
+    qtbot.waitUntil(lambda: list(norm.scale_plot.curve.xData) == [1010.0, 1020.0, 1030.0],
+                    timeout=WAIT_MS)
+    # the row under the norm carries the chart's x axis: clock times, one axis
+    assert isinstance(norm.scale_plot.plot.getAxis("bottom"), pg.DateAxisItem)
+    assert not isinstance(norm.plot.getAxis("bottom"), pg.DateAxisItem)
+    assert list(norm.data()["global grad norm"][0]) == [1010.0, 1020.0, 1030.0]
     w.close()

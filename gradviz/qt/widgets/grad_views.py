@@ -15,6 +15,7 @@ from gradviz.plain.x_axis import XAxis
 from ..plain_text import plain_tip
 from ..theme import LIGHT, Theme
 from . import plot_style as ps
+from .amp_scale import ScaleRow
 from .cosine_heatmap import CosineHeatmap
 from .line_panel import (
     GHOST_LABEL,
@@ -276,44 +277,28 @@ class GlobalNormPlot(LinePanel):
         self.x_axis: XAxis | None = None
         # a mixed-precision run's GradScaler scale, in a plot of its own under the norm
         # (made when a recording has one), with the steps scaler.step skipped marked
-        self.scale_plot: pg.PlotItem | None = None
+        self.scale_plot: ScaleRow | None = None
         self.set_model(["head0"], [])
 
     def set_model(self, head_names: list[str], param_names: list[str]) -> None:
         self._set_series([("global grad norm", total_colour, ps.LINE_WIDTH)])
         self._ghost_legend()
         if self.scale_plot is not None:
-            self.scale_curve.setData([], [])
-            self.skipped_marks.setData([], [])
+            self.scale_plot.clear()
 
     def _show_scale(self, history: History) -> None:
-        """The scale over the steps (log 2 axis: it halves and doubles), each skipped
-        step (an inf or a NaN among the scaled gradients) a cross on it."""
         if self.scale_plot is None:
-            self.scale_plot = self.plot_widget.addPlot(row=2, col=0)
-            ps.style_view(self.scale_plot, "optimizer step", "AMP scale")
-            self.scale_plot.setLogMode(y=True)
-            self.scale_plot.setXLink(self.plot)
-            self.scale_curve = new_curve(self.scale_plot)
-            self.skipped_marks = pg.ScatterPlotItem(symbol="x", size=12)
-            self.scale_plot.addItem(self.skipped_marks)
-            self.plot_widget.ci.layout.setRowStretchFactor(1, 3)
-            self.plot_widget.ci.layout.setRowStretchFactor(2, 1)
-            self._ghost_legend()
-        steps, scales = history.column("step"), history.column("amp_scale")
-        has = np.isfinite(scales)
-        self.scale_curve.setData(steps[has], scales[has])
-        self.scale_curve.setPen(pg.mkPen(self.theme.total_colour, width=ps.LINE_WIDTH))
-        skipped = history.column("amp_skipped") == 1.0
-        self.skipped_marks.setData(steps[skipped], np.log10(scales[skipped]),
-                                   pen=pg.mkPen("#c0392b", width=2))
+            self.scale_plot = ScaleRow(self.plot_widget, self.plot)
+            self.scale_plot.apply_theme(self.theme)
+            if self.x_axis is not None:   # the row's axis is the chart's x axis now
+                show_x_axis(self.scale_plot.plot, self.x_axis, self.theme)
+        self.scale_plot.show(history, self.theme.total_colour,
+                             None if self.x_axis is None else self.x_axis.x)
+        self._ghost_legend()   # the title says the scale
 
     def skipped_steps(self) -> list[int]:
         """The steps marked skipped (tests, screenshots)."""
-        if self.scale_plot is None:
-            return []
-        x, _ = self.skipped_marks.getData()
-        return [int(v) for v in x]
+        return [] if self.scale_plot is None else self.scale_plot.skipped_steps()
 
     def update_from(self, history: History) -> None:
         if self._needs_update(history):
@@ -354,7 +339,9 @@ class GlobalNormPlot(LinePanel):
     def set_x_axis(self, axis: XAxis) -> None:
         if self.x_axis is None or axis.key() != self.x_axis.key():
             self.x_axis, self._seen = axis, None
-            show_x_axis(self.plot, axis, self.theme)
+            # under a mixed-precision run's scale row, the row's axis is the chart's
+            below = self.plot if self.scale_plot is None else self.scale_plot.plot
+            show_x_axis(below, axis, self.theme)
 
     def set_ghost(self, history, label: str = GHOST_LABEL) -> None:
         super().set_ghost(history, label)
@@ -374,7 +361,8 @@ class GlobalNormPlot(LinePanel):
         # take height this chart is short of)
         self.legend.setVisible(False)
         whose = self.ghost_label.replace(" (dashed)", " dashed")
-        unscaled = " (unscaled)" if getattr(self, "scale_plot", None) is not None else ""
+        scale_plot = getattr(self, "scale_plot", None)
+        unscaled = "" if scale_plot is None else f" · {scale_plot.words}"
         self._title.setText(f"Global gradient norm{unscaled}"
                             + (f"  ({whose})" if self.ghost else ""))
 
@@ -385,6 +373,9 @@ class GlobalNormPlot(LinePanel):
         if hasattr(self, "_raw_curve"):   # faint by mixing, as the loss chart's raw lines
             self._raw_curve.setPen(ps.pen(ps.mix(self.theme.total_colour, self.theme.panel,
                                                  RAW_MIX), 1.5))
+        scale_plot = getattr(self, "scale_plot", None)
+        if scale_plot is not None:
+            scale_plot.apply_theme(self.theme)
 
 
 # z.grad where z.retain_grad() keeps it: the heads' pushes added up, as backward sums them

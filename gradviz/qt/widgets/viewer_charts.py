@@ -8,7 +8,7 @@ from functools import partial
 
 import numpy as np
 
-from ...plain.history import History
+from ...plain.history import History, pair_indices
 from .runs_chart import Part, RunsChart, Values
 from .series import join_samples
 
@@ -25,12 +25,13 @@ def cosine_pairs(history: History) -> list[Part]:
     """Each pair of losses' cosine, on the steps that recorded the matrix (joined across
     the steps between, broken where the recording paused)."""
     names = history.head_names
-    return [(f"{names[i]} · {names[j]}", partial(_pair, history, i, j))
-            for i in range(len(names)) for j in range(i + 1, len(names))]
+    rows, columns = pair_indices(len(names))
+    return [(f"{names[i]} · {names[j]}", partial(_pair, history, k))
+            for k, (i, j) in enumerate(zip(rows, columns))]
 
 
-def _pair(history: History, i: int, j: int) -> Values:
-    return join_samples(history.column("step"), history.column("cosine")[:, i, j])
+def _pair(history: History, k: int) -> Values:
+    return join_samples(history.column("step"), history.column("cosine_pairs")[:, k])
 
 
 def runs_loss_chart() -> RunsChart:

@@ -104,3 +104,15 @@ def test_no_run_with_a_step_yet_is_an_empty_chart(qtbot):
     qtbot.addWidget(chart)
     _update(qtbot, chart, History(["a", "b"], []))   # lines_source: none
     assert chart.curves() == {} and _legend(chart) == []
+
+
+def test_a_run_of_too_many_losses_has_no_pairs_to_draw(qtbot):
+    names = [f"n{i}" for i in range(9)]
+    h = History(names, [])
+    h.append(StepRecord(step=0, losses=dict.fromkeys(names, 1.0), total=9.0,
+                        cosine=np.eye(9).tolist()))
+    chart = cosine_lines_chart()
+    qtbot.addWidget(chart)
+    chart.lines_source = lambda: [RunLine("r", 0, h)]
+    _update(qtbot, chart, h)
+    assert chart.curves() == {}
