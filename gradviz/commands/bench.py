@@ -51,6 +51,9 @@ def _bench(args: argparse.Namespace) -> int:
         return _print_soak(config, model_file, args.soak)
     if args.watch:
         return _print_watch(config, repeats, threads, args.quiet)
+    if args.viewer:
+        from .viewer_bench import VIEWER_SIZE, print_viewer
+        return print_viewer(args.gui_size or VIEWER_SIZE, args.quiet)
     if args.slides:
         from .slide_bench import print_slides
         return print_slides(args.gui_size or SLIDES_SIZE, None, args.quiet, args.verbose)

@@ -247,8 +247,8 @@ def _ddp_options(g) -> None:
 
 
 _NOT_CONFIG = {"config", "command", "out", "force", "screenshot", "func", "quiet", "verbose",
-               "repeats", "gui", "gui_size", "watch", "slides", "soak", "clock", "a", "b",
-               "rtol", "lesson", "deck", "check"}
+               "repeats", "gui", "gui_size", "watch", "slides", "viewer", "soak", "clock", "a",
+               "b", "rtol", "lesson", "deck", "check"}
 
 
 def take_model_file(args: argparse.Namespace) -> str | None:

@@ -168,6 +168,11 @@ def add_bench(subparsers) -> None:
                         "(offscreen, at --gui-size, default 1024x768) and print how soon "
                         "each slide was drawn after the key, and moving, and the slowest "
                         "slide (-v: each slide)")
+    p.add_argument("--viewer", action="store_true",
+                   help="instead: open a folder of 8 made-up runs of 100,000 steps each in "
+                        "the recorded-run window (offscreen, at --gui-size, default "
+                        "1920x1080), all drawn over each other, and print how late it "
+                        "answered while its smoothing, x axis, ticks and tabs were moved")
     p.add_argument("--soak", type=float, metavar="SECONDS", default=None,
                    help="instead: Play for SECONDS in the app's window (offscreen, "
                         "1920x1080, every panel live) while another process keeps a core "

@@ -34,6 +34,7 @@ from .records import StepRecord
 # (about 50 ms for 226 MB).
 MOVE_ROWS = 4
 NAN_ROWS = 1024
+PAIRED_LOSSES = 8   # losses whose cosines over time are kept: 28 pairs, at most
 
 
 class History:
@@ -57,6 +58,9 @@ class History:
             "losses": (K,), "junction": (K,), "update_cosine": (K,),
             "loss_change": (K,), "loss_change_trunk": (K,), "loss_change_head": (K,),
             "grad_norms": (P,), "grad_missing": (P,),
+            # each sampled step's cosine of every pair of losses, (0, 1), (0, 2)... (1, 2)...
+            # (pair_indices): the agreement over time; none past PAIRED_LOSSES losses
+            "cosine_pairs": (len(pair_indices(K)[0]),),
         }
         self._data = self._empty(capacity)
         self._nan_to = 0                  # rows from _n up to this are NaN (unwritten)
@@ -137,6 +141,7 @@ class History:
         i, d = self._n, self._data
         d["step"][i] = r.step
         d["total"][i] = r.total
+        _put_pairs(d["cosine_pairs"], i, r.cosine, len(self.keys))
         d["losses"][i] = [r.losses[h] for h in self.keys]
         _put(d["global_grad_norm"], i, r.global_grad_norm)
         _put(d["saved_bytes"], i, r.saved_bytes)
@@ -254,3 +259,24 @@ def _copy_rows(source: dict[str, np.ndarray], to: dict[str, np.ndarray],
 
 def _put(column: np.ndarray, i: int, value) -> None:
     column[i] = np.nan if value is None else value
+
+
+def pair_indices(losses: int) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, columns) of a cosine matrix's pairs, each once, in row order; none where
+    there are more losses than PAIRED_LOSSES (their pairs' lines could not be told
+    apart, and a history of 16,384 losses was asked for 16,384² numbers a row)."""
+    return np.triu_indices(losses if losses <= PAIRED_LOSSES else 0, 1)
+
+
+def _put_pairs(column: np.ndarray, i: int, rows, losses: int) -> None:
+    """A K x K matrix's pairs into its row; a matrix of another shape (a foreign file's)
+    leaves the row NaN, as an unsampled step's is: it is not this history's losses'."""
+    if rows is None or not column.shape[1]:
+        return
+    try:   # null (a zero gradient's NaN, as JSON writes it) is NaN
+        matrix = np.array([[np.nan if v is None else v for v in row] for row in rows],
+                          dtype=float)
+    except (TypeError, ValueError):   # not numbers, or not rows of them: left NaN
+        return
+    if matrix.shape == (losses, losses):
+        column[i] = matrix[pair_indices(losses)]

@@ -103,7 +103,7 @@ class StepLines:
                 r.loss_change, r.loss_change_trunk, r.loss_change_head,
                 r.all_reduces, r.amp_scale, r.amp_skipped,
                 r.grad_fingerprint, r.loss_weights, r.saved_tensor_bytes,
-                r.saved_tensor_bytes_peak).count(None) != 22 \
+                r.saved_tensor_bytes_peak, r.wall_time).count(None) != 23 \
                 or type(micro_batches) is not int:
             return None
         template = self._template(tuple(r.losses), tuple(norms))

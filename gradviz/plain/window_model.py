@@ -16,6 +16,8 @@ from psygnal import SignalGroup, evented
 
 from .config import Config
 from .engine_settings import EngineSettings
+from .smoothing import SMOOTHING_RANGE
+from .x_axis import X_AXES
 
 PLAY_MODES = ("steps", "phases")   # what Play advances by
 # the engine's life as the window knows it: starting (a process loading torch), building
@@ -106,12 +108,41 @@ def _theme(value: Any) -> str:
     return str(value)
 
 
+# a folder of runs: at most this many drawn over each other (each its own colour; more
+# lines than that are no longer told apart)
+MAX_OVERLAID = 8
+
+
+def _smoothing(value: Any) -> float:
+    low, high = SMOOTHING_RANGE
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not low <= value <= high:
+        raise WindowModelError(f"smoothing {value!r} is not a weight from {low} to {high}")
+    return float(value)
+
+
+def _x_axis(value: Any) -> str:
+    if value not in X_AXES:
+        raise WindowModelError(f"x axis {value!r} is not one of {', '.join(X_AXES)}")
+    return str(value)
+
+
+def _run_slots(value: Any) -> tuple[str | None, ...]:
+    slots = tuple(value)
+    names = [s for s in slots if s is not None]
+    if len(slots) > MAX_OVERLAID or len(set(names)) != len(names) \
+            or not all(isinstance(s, str) for s in names):
+        raise WindowModelError(f"run slots {slots!r}: at most {MAX_OVERLAID}, each run once")
+    return slots
+
+
 # each field's check (and the one form it is kept in): run before the change announces
 # itself, so an observer never sees a value the window cannot show
 _CHECKS = {"zoom": _zoom, "room": _room, "docks_shown": _names, "theme": _theme,
            "pace_ms": _pace, "play_mode": _play_mode, "sweep_box_ms": _box_ms,
            "engine_state": _engine_state,
-           "stop_at": _stop_at}
+           "stop_at": _stop_at, "smoothing": _smoothing, "x_axis": _x_axis,
+           "x_axis_shown": _x_axis, "run_slots": _run_slots}
 
 
 @evented
@@ -180,6 +211,17 @@ class WindowModel:
     room: tuple[int, int, int, int] | None = None
     # drawn for a picture (--screenshot, bench) at a size of its own: not fitted to a screen
     drawn_off_screen: bool = False
+    # ---- a recorded run's window, as TensorBoard's scalars (one writer: its
+    # plain.viewer_controller) ---------------------------------------------------------------
+    smoothing: float = 0.0                # the charts' smoothing weight (plain.smoothing)
+    x_axis: str = "step"                  # what the charts are drawn along, as asked (X_AXES)
+    x_axis_shown: str = "step"            # ...as drawn: time asked of runs without it is step
+    x_axis_note: str = ""                 # why the axis drawn is not the one asked for
+    runs_listed: tuple[str, ...] = ()     # a folder of runs: its runs, by name
+    # the runs ticked, each in its colour slot (None: a free slot), so a run keeps its
+    # colour while others are ticked and unticked; two or more are drawn over each other
+    run_slots: tuple[str | None, ...] = ()
+    runs_note: str = ""                   # why the last tick was refused ("": none was)
 
     def __setattr__(self, name: str, value: Any) -> None:
         check = _CHECKS.get(name)

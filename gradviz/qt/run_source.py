@@ -24,10 +24,16 @@ class RunSource(QObject):
     graph = Signal(object, str)   # a recorded GraphData, and the caption it is shown with
     changed = Signal()            # new steps, a new stream, or a problem: lines to update
 
-    def __init__(self, model: WindowModel, folder: str | Path, parent: QObject | None = None):
+    def __init__(self, model: WindowModel, folder: str | Path, parent: QObject | None = None,
+                 run: RecordedRun | None = None):
+        """run: the folder's run as already read (a ticked run of a folder of runs,
+        picked to show: read again from its first line, 100,000 steps held the window
+        for seconds); its history and graph handed on afresh at the first look."""
         super().__init__(parent)
         self.model = model
-        self.run = RecordedRun(folder)
+        self.run = RecordedRun(folder) if run is None else run
+        if run is not None and run.shown is not None:
+            run.show(run.shown)
         self.compared: RecordedRun | None = None   # B: another run, compared with this one
         self._said: tuple = ()
         self.fault: str | None = None   # the last look's failure, in one line

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import cast
 
+import shiboken6
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QResizeEvent
 from PySide6.QtWidgets import QApplication, QLabel
@@ -23,15 +24,20 @@ from .own_layout import own_layout
 from .panel_painter import PanelPainter
 from .run_faults import FaultLines, says_faults
 from .run_header import NO_COMPARISON, RunHeader
+from .run_menu import RunMenu
 from .run_source import POLL_MS, RunSource
+from .run_viewer import SIDEBAR_WIDTH, RunViewer, ViewerParts
 from .screen_fit import tabs_for_cramped_charts
 from .theme import THEMES, Theme
 from .window_frame import WindowFrame
-from .window_layout import BOTTOM_SHARE
 
 THREAD_WAIT_MS = 30_000
 RUNS_MS = 2000   # a folder of runs is listed again this often
-GRADIENTS_SHARE = 0.45   # of the width, without the settings' dock: the push chart's room
+GRADIENTS_SHARE = 0.4    # of the width, beside the runs' column: the push chart's room
+# of the height, for the graph's dock below: less than the main window's, whose lecture
+# is about the graph; here the charts over the steps are (and many runs record none)
+BOTTOM_SHARE = 0.32
+GRAPH_BELOW_FROM = 900   # px of the window's height (at the normal text size)
 NO_UPDATE_COSINE = "with the update: not in this recording"
 NO_GRAPH = ("No graph recorded yet: gradviz.watch writes the graph on its sampled "
             "steps; a gradviz run --out folder, its last step's, as graph.json.")
@@ -50,6 +56,16 @@ class RunWindow(WindowFrame):
         self._empty = History([], [])
         self.header = RunHeader()
         self._engine_parts_away()
+        # TensorBoard's scalars: the runs ticked over each other, smoothing, the x axis
+        self.viewer = RunViewer(self, self.model, self.folder, ViewerParts(
+            self.plot_stack, self.gradients_panel, self.loss_plot, self.global_norm,
+            shown=lambda: self.source.run if hasattr(self, "source") else None,
+            ghost=self._ghost_run), on_fault=self._runs_fault)
+        self.plots = self.plots + self.viewer.charts
+        self.grad_bars.same_step = True   # A's bars and B's at one step, which it says
+        self.run_windows: list[RunWindow] = []   # opened from File > Open run…
+        self.menu = RunMenu(self, self.plot_stack, lambda: self.history,
+                            lambda: self.source.run.folder.name, self.open_other)
         self.model.events.generation.connect(self._fresh_history)
         self.header.runs.currentTextChanged.connect(self._pick_run)
         self.header.streams.currentTextChanged.connect(self._pick_stream)
@@ -62,6 +78,7 @@ class RunWindow(WindowFrame):
                                     self._shown_key, lambda: None, on_fault=self._panel_fault)
         self._follow(self._first_run())
         self.painter.start()
+        self.viewer.start()
         self.runs_timer = QTimer(self)   # a folder of runs: runs added since are listed
         self.runs_timer.timeout.connect(self._look_for_runs)
         self.runs_timer.start(RUNS_MS)
@@ -87,12 +104,14 @@ class RunWindow(WindowFrame):
         """The folder itself, or (a folder of runs) the first run in it, listed to pick."""
         runs = runs_below(self.folder)
         self.header.set_runs([r.name for r in runs])
+        self.viewer.list_runs([r.name for r in runs])
         return runs[0] if runs else self.folder
 
     @says_faults("list the runs of the folder")
     def _look_for_runs(self) -> None:
         runs = runs_below(self.folder)
         self.header.set_runs([r.name for r in runs])
+        self.viewer.list_runs([r.name for r in runs])
         self._list_compared(runs)
         if runs and self.source.run.folder == self.folder:
             self._pick_run(runs[0].name)   # no run here, and now one below: shown
@@ -112,6 +131,7 @@ class RunWindow(WindowFrame):
         self.compared = picked
         self.source.compare_with(picked)
         self._set_ghosts()
+        self.viewer.shown_changed()
 
     @says_faults("show the run picked")
     def _pick_run(self, name: str) -> None:
@@ -121,7 +141,9 @@ class RunWindow(WindowFrame):
             self._follow(self.folder / name)
 
     def _follow(self, folder: Path) -> None:
-        self.source = source = RunSource(self.model, folder, self)
+        read = self.viewer.run_set.runs.get(folder.name) \
+            if folder.parent == self.folder else None   # a ticked run: read already
+        self.source = source = RunSource(self.model, folder, self, read)
         if self.compared == folder:   # a run is not compared with itself
             self.compared = None
         if self.compared is not None:
@@ -165,6 +187,16 @@ class RunWindow(WindowFrame):
         other = names[(names.index(run.shown) + 1) % len(names)]
         return other, run.follower.histories[other]
 
+    def _ghost_run(self) -> tuple[str, History, object] | None:
+        """The run drawn dashed, with its header's "started" (a rank's: the first step's
+        time stands for it), for the charts' time since the start."""
+        ghost = self._ghost() if hasattr(self, "source") else None
+        if ghost is None:
+            return None
+        compared = self.source.compared
+        started = None if compared is None else compared.header().get("started")
+        return ghost[0], ghost[1], started
+
     @says_faults("show the run's losses and parameters")
     def _fresh_history(self) -> None:
         m = self.model
@@ -196,6 +228,7 @@ class RunWindow(WindowFrame):
         self.header.set_notes(run.notes())
         self.header.set_compare_lines(self.source.compare_lines())
         self._set_ghosts()
+        self.viewer.shown_changed()
 
     def _show_status(self) -> None:
         """The status line: a fault of reading or drawing where there is one (the
@@ -224,10 +257,25 @@ class RunWindow(WindowFrame):
         self.show_fault(f"draw {name}", None if error is None else
                         f"Could not draw {name}: {fault_line(error)}")
 
+    def _runs_fault(self, line: str | None) -> None:
+        self.show_fault("read the runs ticked", line)
+
     def _shown_key(self) -> tuple:
         ghost = self._ghost()
         return (self.model.generation, len(self.history),
-                None if ghost is None else (ghost[0], len(ghost[1])))
+                None if ghost is None else (ghost[0], len(ghost[1])), self.viewer.key())
+
+    def open_other(self, path: str) -> RunWindow:
+        """Another run folder, in a window of its own (File > Open run…), at this one's
+        size and theme; this one goes on as it is."""
+        other = RunWindow(path, self.theme)
+        # closed, it is deleted then, not at the interpreter's exit (see MainWindow.dispose)
+        other.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.run_windows = [w for w in self.run_windows if shiboken6.isValid(w)] + [other]
+        other.resize(self.size())
+        other.show()
+        other.first_layout()
+        return other
 
     # ---- drawing ---------------------------------------------------------------------
     def refresh(self) -> None:
@@ -247,11 +295,23 @@ class RunWindow(WindowFrame):
 
     def first_layout(self) -> None:
         """The main window's first layout, but for the settings' dock (not shown: the
-        gradients' dock takes its room)."""
-        self.resizeDocks([self.gradients_dock], [int(self.width() * GRADIENTS_SHARE)],
-                         Qt.Orientation.Horizontal)
-        self.resizeDocks([self.graph_dock], [int(self.height() * BOTTOM_SHARE)],
-                         Qt.Orientation.Vertical)
+        runs' column and the gradients' dock take its room). On a low screen the graph
+        and the memory are tabs beside the gradients: below the charts, at 1280x720,
+        they left the loss chart a data area 10 px high."""
+        low = self.height() < GRAPH_BELOW_FROM * self.theme.zoom
+        if low:
+            for dock in (self.graph_dock, self.memory_dock):
+                # moved to the area first: Qt 6.12 leaves a dock tabbed in another area
+                # where it is when asked to tabify it directly (screen_fit does the same)
+                self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+                self.tabifyDockWidget(self.gradients_dock, dock)
+            self.gradients_dock.raise_()
+        self.resizeDocks([self.viewer.dock, self.gradients_dock],
+                         [int(SIDEBAR_WIDTH * self.theme.zoom),
+                          int(self.width() * GRADIENTS_SHARE)], Qt.Orientation.Horizontal)
+        if not low:
+            self.resizeDocks([self.graph_dock], [int(self.height() * BOTTOM_SHARE)],
+                             Qt.Orientation.Vertical)
         self.fit_charts()
 
     def fit_charts(self) -> None:
@@ -271,6 +331,7 @@ class RunWindow(WindowFrame):
     def shutdown(self) -> None:
         """Stop following the folder, painting and any graph layout in flight."""
         self.runs_timer.stop()
+        self.viewer.stop()
         self.source.stop()
         self.painter.stop()
         stop_layout_thread(self.render_thread, self.graph_view, THREAD_WAIT_MS)

@@ -94,11 +94,21 @@ def test_a_folder_of_runs_not_there_yet_waits_then_lists_them(qtbot, open_run, t
     qtbot.waitUntil(lambda: "no such folder" in w.header.status.text(), timeout=WAIT_MS)
     for name, a in (("exp2", 3.0), ("exp1", 1.0)):
         _writer(runs / name).add_step(_record(0, a), 1)
-    qtbot.waitUntil(lambda: _totals(w) == [3.0], timeout=WAIT_MS)   # exp1, listed first
+    # both listed, ticked and drawn over each other, each run its own line
+    qtbot.waitUntil(lambda: _run_totals(w) == {"exp1": [3.0], "exp2": [5.0]},
+                    timeout=WAIT_MS)
     assert [w.header.runs.itemText(i) for i in range(w.header.runs.count())] == \
         ["exp1", "exp2"]
+    assert w.source.run.folder.name == "exp1"   # its panels', listed first
     w.header.runs.setCurrentText("exp2")
+    qtbot.waitUntil(lambda: f"{runs / 'exp2'}: Net, 1 step" in w.header.status.text(),
+                    timeout=WAIT_MS)
+    w.viewer.controller.tick("exp1", False)   # one run ticked: its own charts again
     qtbot.waitUntil(lambda: _totals(w) == [5.0], timeout=WAIT_MS)
+
+
+def _run_totals(window) -> dict[str, list[float]]:
+    return {name: list(y) for name, (_, y) in window.viewer.runs_loss.data().items()}
 
 
 def test_a_mixed_precision_run_draws_its_scale_and_marks_skipped_steps(

@@ -62,3 +62,26 @@ def test_compare_from_the_start_tells_the_first_step_apart(qtbot, tmp_path):
         "different gradients from step 1: w's norm, B's 2× A's; 1 of 3 steps differ")
     assert not w.header.compare.isVisible()   # one run, not a folder of runs
     w.close()
+
+
+def test_both_runs_bars_are_of_one_step_and_say_which(qtbot, tmp_path):
+    # the same script, B's still early: A's newest bars (step 79) beside B's (step 29)
+    # under a verdict of "identical" read as two different gradients
+    grads = [0.1 * (1 + step) for step in range(80)]
+    _write(tmp_path / "a", grads)
+    b = _write(tmp_path / "b", grads[:30])
+    w = _shown(qtbot, RunWindow(tmp_path / "a", compare=tmp_path / "b"))
+    bars = w.grad_bars
+    qtbot.waitUntil(lambda: bars.bar_step is not None and bars.bar_step.step == 29,
+                    timeout=WAIT_MS)
+    w.gradients_panel.tabs.setCurrentWidget(bars)
+    qtbot.waitUntil(lambda: bars.data() == {"w": grads[29]}, timeout=WAIT_MS)
+    assert bars.data_b() == {"w": grads[29]}
+    assert "identical" in w.header.verdict.text()
+    assert bars._title.text().endswith(", both at step 29 (the newest both have)")
+    for step in range(30, 80):   # B catches up: both at A's newest
+        b.add_step(StepRecord(step=step, losses={"depth": 1.0 + step}, total=1.0 + step,
+                              grad_norms={"w": grads[step]}, global_grad_norm=grads[step]), 1)
+    qtbot.waitUntil(lambda: bars._title.text().endswith(", both at step 79"), timeout=WAIT_MS)
+    assert bars.data() == bars.data_b() == {"w": grads[79]}
+    w.close()

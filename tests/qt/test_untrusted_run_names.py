@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextDocument
 
 from gradviz.plain.graph_data import LOSS, PARAM, GraphData, GraphEdge, GraphNode
@@ -59,6 +60,16 @@ def test_every_name_from_the_folder_is_shown_as_written(qtbot, tmp_path, names):
     qtbot.addWidget(w)
     w.resize(1400, 900)
     w.show()
+    # both runs ticked, drawn over each other: their names in the runs' list and legend
+    qtbot.waitUntil(lambda: len(w.viewer.runs_loss.data()) == 2, timeout=WAIT_MS)
+    w.refresh()
+    wrong = rendered_markup(shown_texts(w), names)
+    assert wrong == [], "\n".join(wrong)
+    legend = [label.item.toPlainText() for _, label in w.viewer.runs_loss.legend.items]
+    assert legend == ["<b>runA", "<i>runB"]
+    assert w.viewer.sidebar.ticked() == ["<b>runA", "<i>runB"]
+    runs_list = w.viewer.sidebar.runs
+    runs_list.item(1).setCheckState(Qt.CheckState.Unchecked)   # B unticked: A's charts
     qtbot.waitUntil(lambda: len(w.loss_plot.data().get("total", ((), ()))[1]) == 3,
                     timeout=WAIT_MS)
     qtbot.waitUntil(lambda: w.graph_view.graph is not None, timeout=WAIT_MS)
@@ -70,8 +81,8 @@ def test_every_name_from_the_folder_is_shown_as_written(qtbot, tmp_path, names):
     legend = [label.item.toPlainText() for _, label in w.loss_plot.legend.items]
     assert losses <= set(legend)
     assert legend[-1] == "B = <i>runB (dashed)"
-    assert w.grad_bars._title.text() == \
-        "Gradient norm per parameter: A = <b>runA | B = <i>runB (pale)"
+    assert w.grad_bars._title.text() == ("Gradient norm per parameter: A = <b>runA | "
+                                         "B = <i>runB (pale), both at step 2")
     read = {s.text for s in shown}
     assert "rows and columns: 0 {}, 1 {}, 2 {}".format(*names.values()) in read
     w.close()

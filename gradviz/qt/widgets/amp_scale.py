@@ -4,6 +4,8 @@ whole number from the back row, where a log axis's 10^4 labels crowd), and each 
 scaler skipped (an inf or a NaN among the scaled gradients) a cross on it."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtWidgets  # noqa: F401  (before pyqtgraph: it binds to the first Qt)
@@ -42,8 +44,13 @@ class ScaleRow:
         ps.style_plot(self.plot, theme)
         self.plot.setMinimumHeight(theme.font_pt * 4)
 
-    def show(self, history: History, colour) -> None:
+    def show(self, history: History, colour,
+             x: Callable[[History, np.ndarray], np.ndarray] | None = None) -> None:
+        """x(history, steps): where the steps go along the norm's axis above (the
+        recorded-run window's time; None: the steps themselves)."""
         steps, scales = history.column("step"), history.column("amp_scale")
+        if x is not None:
+            steps = x(history, steps)
         has = np.isfinite(scales) & (scales > 0)
         powers = np.log2(scales[has])
         self.curve.setData(steps[has], powers)

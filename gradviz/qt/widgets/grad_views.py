@@ -7,7 +7,10 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtWidgets  # before pyqtgraph: it binds to the first Qt
 
+from gradviz.plain.bar_step import BarStep, shared_bar_step
 from gradviz.plain.history import History
+from gradviz.plain.smoothing import Smoothed
+from gradviz.plain.x_axis import XAxis
 
 from ..plain_text import plain_tip
 from ..theme import LIGHT, Theme
@@ -19,12 +22,16 @@ from .line_panel import (
     LinePanel,
     ghost_pen,
     head_colour,
+    new_curve,
     new_ghost,
     set_curve_data,
     total_colour,
 )
 from .param_axis import Group, ParamAxis
 from .series import join_samples
+from .x_axis_items import show_x_axis
+
+RAW_MIX = 0.3   # a smoothed line's raw values: this much of its colour (loss_plot's)
 
 __all__ = ["GradNormBars", "GlobalNormPlot", "JunctionPlot", "CosineHeatmap"]
 
@@ -79,13 +86,18 @@ class GradNormBars(QtWidgets.QWidget):
         self.ghost = None              # B's run (a History) while B is pinned beside A
         self.ghost_label = GHOST_LABEL
         self.shown_label = "this slide"   # whose the full bars are, beside a labelled ghost
+        # the recorded-run window: A's and B's bars at one step, both's newest they share
+        # (plain.bar_step), and the title says which; a lesson's slide before stays its own
+        self.same_step = False
+        self.bar_step: BarStep | None = None
         self._heights_b = np.zeros(0)
         layout.addWidget(self.plot_widget, 1)
         self._names: list[str] = []
         self._head_of_bar: list[int | None] = []   # None: trunk
         self._heights = np.zeros(0)
-        # the norms last drawn, A's and B's: History replaces its dict on each probed step
-        self._seen: tuple[dict[str, float | None], dict[str, float | None] | None] | None = None
+        # the norms last drawn, A's and B's (History replaces its dict on each probed
+        # step), or (same_step) the step both were drawn at
+        self._seen: tuple | None = None
         self._marks: list[pg.TextItem] = []
         self._missing: list[str] = []     # A's parameters drawn as no gradient
         self.set_model(["head0"], [])
@@ -126,9 +138,17 @@ class GradNormBars(QtWidgets.QWidget):
         norms = history.last_grad_norms
         norms_b = None if self.ghost is None else self.ghost.last_grad_norms
         seen = self._seen
-        if seen is not None and seen[0] is norms and seen[1] is norms_b:
-            return   # History replaces the dict on each probed step
-        self._seen = (norms, norms_b)
+        if self.same_step and self.ghost is not None:
+            at = self.bar_step = shared_bar_step(history, self.ghost)
+            norms, norms_b = ({}, {}) if at is None else (at.a, at.b)
+            if seen == (at,):   # the same step's (its norms made afresh at each look)
+                return
+            self._seen = (at,)
+        else:
+            if seen is not None and len(seen) == 2 and seen[0] is norms \
+                    and seen[1] is norms_b:
+                return   # History replaces the dict on each probed step
+            self._seen = (norms, norms_b)
         self._heights = self._bar_heights(norms)
         self.bars.setOpts(height=self._heights)
         if norms_b is not None:
@@ -169,7 +189,17 @@ class GradNormBars(QtWidgets.QWidget):
         else:   # a lesson's slide before, pale beside this slide's bars (or another rank)
             whose = self.ghost_label.replace(" (dashed)", "")
             title = f"Gradient norm per parameter: {self.shown_label} | {whose} (pale)"
-        return title + (NO_GRAD_KEY if self._marks else "")
+        return title + self._step_words() + (NO_GRAD_KEY if self._marks else "")
+
+    def _step_words(self) -> str:
+        """Which step both runs' bars are of (the recorded-run window's)."""
+        if not self.same_step or self.ghost is None:
+            return ""
+        at = self.bar_step
+        if at is None:
+            return ", no step both recorded yet"
+        return f", both at step {at.step}" + ("" if at.a_newest else
+                                              " (the newest both have)")
 
     def missing(self) -> list[str]:
         """A's parameters drawn as "no gradient (None)", in bar order."""
@@ -239,6 +269,12 @@ class GlobalNormPlot(LinePanel):
         self._ghost_curve = new_ghost(self.plot)
         self._ghost_curve.setVisible(False)
         self._ghost_data = (np.zeros(0), np.zeros(0))
+        # the recorded-run window's smoothing (the raw norms faint behind) and x axis
+        self.smoothing_weight = 0.0
+        self._raw_curve = new_curve(self.plot)
+        self._raw_curve.setVisible(False)
+        self._smoothed: dict[int, Smoothed] = {}   # A's and B's line, by its history's id
+        self.x_axis: XAxis | None = None
         # a mixed-precision run's GradScaler scale, in a plot of its own under the norm
         # (made when a recording has one), with the steps scaler.step skipped marked
         self.scale_plot: ScaleRow | None = None
@@ -254,7 +290,10 @@ class GlobalNormPlot(LinePanel):
         if self.scale_plot is None:
             self.scale_plot = ScaleRow(self.plot_widget, self.plot)
             self.scale_plot.apply_theme(self.theme)
-        self.scale_plot.show(history, self.theme.total_colour)
+            if self.x_axis is not None:   # the row's axis is the chart's x axis now
+                show_x_axis(self.scale_plot.plot, self.x_axis, self.theme)
+        self.scale_plot.show(history, self.theme.total_colour,
+                             None if self.x_axis is None else self.x_axis.x)
         self._ghost_legend()   # the title says the scale
 
     def skipped_steps(self) -> list[int]:
@@ -263,14 +302,46 @@ class GlobalNormPlot(LinePanel):
 
     def update_from(self, history: History) -> None:
         if self._needs_update(history):
-            x, y = join_samples(*history.measured("global_grad_norm"))
-            self._show("global grad norm", x, y)
+            x, y = self._line(history)
+            smoothed = self.smoothing_weight > 0
+            self._raw_curve.setVisible(smoothed)
+            # no hidden copy of the raw line kept while not smoothed
+            set_curve_data(self._raw_curve, x if smoothed else x[:0], y if smoothed else y[:0])
+            self._show("global grad norm", x, self._smooth(history, y))
             steps, scales = history.measured("amp_scale")
             if len(steps) or self.scale_plot is not None:
                 self._show_scale(history)
             if self.ghost is not None and len(self.ghost):
-                self._ghost_data = join_samples(*self.ghost.measured("global_grad_norm"))
+                x, y = self._line(self.ghost)
+                self._ghost_data = (x, self._smooth(self.ghost, y))
                 set_curve_data(self._ghost_curve, *self._ghost_data)
+            self._smoothed = {k: v for k, v in self._smoothed.items()
+                              if k in (id(history), id(self.ghost))}
+
+    def _line(self, history: History) -> tuple[np.ndarray, np.ndarray]:
+        """The run's norms on the steps that have one, along the x axis."""
+        steps, norms = join_samples(*history.measured("global_grad_norm"))
+        return (steps if self.x_axis is None else self.x_axis.x(history, steps)), norms
+
+    def _smooth(self, history: History, y: np.ndarray) -> np.ndarray:
+        if self.smoothing_weight <= 0:
+            return y
+        line = self._smoothed.get(id(history))
+        if line is None:
+            line = self._smoothed[id(history)] = Smoothed(self.smoothing_weight)
+        return line.extend(y)
+
+    def set_smoothing(self, weight: float) -> None:
+        """Smoothed as TensorBoard smooths, at this weight (0: not), the raw line faint."""
+        if weight != self.smoothing_weight:
+            self.smoothing_weight, self._smoothed, self._seen = weight, {}, None
+
+    def set_x_axis(self, axis: XAxis) -> None:
+        if self.x_axis is None or axis.key() != self.x_axis.key():
+            self.x_axis, self._seen = axis, None
+            # under a mixed-precision run's scale row, the row's axis is the chart's
+            below = self.plot if self.scale_plot is None else self.scale_plot.plot
+            show_x_axis(below, axis, self.theme)
 
     def set_ghost(self, history, label: str = GHOST_LABEL) -> None:
         super().set_ghost(history, label)
@@ -299,6 +370,9 @@ class GlobalNormPlot(LinePanel):
         super()._restyle()
         if hasattr(self, "_ghost_curve"):
             self._ghost_curve.setPen(ghost_pen(self.theme.total_colour, self.theme))
+        if hasattr(self, "_raw_curve"):   # faint by mixing, as the loss chart's raw lines
+            self._raw_curve.setPen(ps.pen(ps.mix(self.theme.total_colour, self.theme.panel,
+                                                 RAW_MIX), 1.5))
         scale_plot = getattr(self, "scale_plot", None)
         if scale_plot is not None:
             scale_plot.apply_theme(self.theme)

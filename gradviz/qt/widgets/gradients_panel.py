@@ -2,7 +2,7 @@
 the cosine matrix): in a grid where there is room, in tabs where there is not."""
 from __future__ import annotations
 
-from PySide6.QtWidgets import QGridLayout
+from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QWidget
 
 from .tabs_when_cramped import TabsWhenCramped
 
@@ -16,6 +16,19 @@ class GradientsPanel(TabsWhenCramped):
         self.grid = QGridLayout(self.together_page)
         self.grid.setContentsMargins(2, 2, 2, 2)
         self.set_compact(False)
+
+    def put_beside_cosine(self, chart: QWidget) -> None:
+        """chart beside the cosine matrix, the two in the matrix's place (the recorded
+        run window's agreement over time beside the newest agreement)."""
+        grad_bars, junction, cosine = self.charts
+        pair = QWidget()
+        pair.setObjectName("agreementPair")
+        row = QHBoxLayout(pair)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(chart, 3)
+        row.addWidget(cosine, 2)
+        self.charts = (grad_bars, junction, pair)
+        self._arrange()
 
     def _tabbed(self):
         return list(zip(self.charts, TAB_NAMES))

@@ -7,6 +7,8 @@ import pyqtgraph as pg
 from PySide6 import QtWidgets  # before pyqtgraph: it binds to the first Qt
 
 from gradviz.plain.history import History
+from gradviz.plain.smoothing import Smoothed
+from gradviz.plain.x_axis import XAxis
 
 from . import plot_style as ps
 from .line_panel import (
@@ -21,6 +23,7 @@ from .line_panel import (
     total_colour,
 )
 from .series import ema
+from .x_axis_items import show_x_axis
 
 SMOOTHING_ALPHA = 0.05   # about a 20-step memory: calms minibatch noise, keeps trends
 RAW_MIX = 0.3            # raw curves: this much of the head colour, the rest background
@@ -45,6 +48,12 @@ class LossPlot(LinePanel):
         self._ghost_data: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._ghosts_on = True    # the legend's B entry hides them all
         self._history: History | None = None
+        # the recorded-run window's smoothing (TensorBoard's weight, its slider in place
+        # of the checkbox; None: the checkbox's) and x axis (None: by step)
+        self.smoothing_weight: float | None = None
+        self._weighted: dict[str, Smoothed] = {}
+        self._ghost_weighted: dict[str, Smoothed] = {}
+        self.x_axis: XAxis | None = None
         self.log_scale.toggled.connect(self._log_toggled)
         self.smoothing.toggled.connect(self._smoothing_toggled)
         self.set_model(["head0"], [])
@@ -63,18 +72,19 @@ class LossPlot(LinePanel):
         self._show_ghosts(self._ghosts_on)
         for name, curve in self._curves.items():
             curve.setZValue(1)
-            self._raw[name].setVisible(self.smoothing.isChecked())
+            self._raw[name].setVisible(self._smoothing_on())
         self._smoothed, self._history = {}, None
+        self._weighted, self._ghost_weighted = {}, {}
         self._restyle()
 
     def update_from(self, history: History) -> None:
         if history is not self._history:  # another run: its EMA starts from scratch
-            self._smoothed, self._history = {}, history
+            self._smoothed, self._weighted, self._history = {}, {}, history
         if not self._needs_update(history) or len(history) == 0:
             return
-        x = history.column("step")
+        x = self._x(history)
         for name, y in self._columns(history).items():
-            if self.smoothing.isChecked():
+            if self._smoothing_on():
                 set_curve_data(self._raw[name], x, y)
                 self._show(name, x, self._ema(name, y))
             else:
@@ -82,7 +92,7 @@ class LossPlot(LinePanel):
         self._draw_ghost()
 
     def set_ghost(self, history, label: str = GHOST_LABEL) -> None:
-        self._ghost_smoothed = {}
+        self._ghost_smoothed, self._ghost_weighted = {}, {}
         super().set_ghost(history, label)
         self._show_ghosts(self._ghosts_on)
         if history is None:
@@ -100,10 +110,10 @@ class LossPlot(LinePanel):
         ghost = self.ghost
         if ghost is None or len(ghost) == 0:
             return
-        x = ghost.column("step")
+        x = self._x(ghost)
         for name, y in self._columns(ghost).items():
-            if self.smoothing.isChecked():
-                y = self._ema(name, y, self._ghost_smoothed)
+            if self._smoothing_on():
+                y = self._ema(name, y, self._ghost_smoothed, self._ghost_weighted)
             self._ghost_data[name] = (x, y)
             set_curve_data(self._ghosts[name], x, y)
 
@@ -122,8 +132,46 @@ class LossPlot(LinePanel):
         cols[TOTAL] = history.column("total")
         return cols
 
-    def _ema(self, name: str, y: np.ndarray, cache: dict | None = None) -> np.ndarray:
+    def set_smoothing(self, weight: float) -> None:
+        """The recorded-run window's smoothing from now on: TensorBoard's, at this
+        weight (0: none), set by its slider, which takes the checkbox's place."""
+        self.smoothing.hide()
+        if weight == self.smoothing_weight:
+            return
+        self.smoothing_weight = weight
+        self._weighted, self._ghost_weighted, self._ghost_smoothed = {}, {}, {}
+        for name, raw in self._raw.items():
+            raw.setVisible(weight > 0 and self._curves[name].isVisible())
+            if not weight:
+                raw.setData([], [])
+        # drawn again by the window's painter, when shown (not here: eight runs drawn
+        # over each other hide this chart, and a slider's move redrew it unseen)
+        self._seen = None
+
+    def set_x_axis(self, axis: XAxis) -> None:
+        """Draw along this axis (the recorded-run window's: step or time)."""
+        if self.x_axis is None or axis.key() != self.x_axis.key():
+            self.x_axis, self._seen = axis, None   # drawn again by the painter, shown
+            show_x_axis(self.plot, axis, self.theme)
+
+    def _x(self, history: History) -> np.ndarray:
+        steps = history.column("step")
+        return steps if self.x_axis is None else self.x_axis.x(history, steps)
+
+    def _smoothing_on(self) -> bool:
+        if self.smoothing_weight is None:
+            return self.smoothing.isChecked()
+        return self.smoothing_weight > 0
+
+    def _ema(self, name: str, y: np.ndarray, cache: dict | None = None,
+             weighted: dict[str, Smoothed] | None = None) -> np.ndarray:
         """EMA of y, computing only the rows added since the last call."""
+        if self.smoothing_weight is not None:   # TensorBoard's, at the slider's weight
+            weighted = self._weighted if weighted is None else weighted
+            line = weighted.get(name)
+            if line is None:
+                line = weighted[name] = Smoothed(self.smoothing_weight)
+            return line.extend(y)
         cache = self._smoothed if cache is None else cache
         done = cache.get(name, np.empty(0))
         if len(done) < len(y):
@@ -139,19 +187,20 @@ class LossPlot(LinePanel):
         ps.style_plot(self.plot, self.theme)
 
     def _smoothing_toggled(self, on: bool) -> None:
+        on = self._smoothing_on()   # the checkbox's, or the slider's where it took over
         for name, raw in self._raw.items():
             raw.setVisible(on and self._curves[name].isVisible())
         if not on:
             for raw in self._raw.values():
                 raw.setData([], [])  # don't keep a hidden copy of 50,000 points
         self._seen = None
-        self._ghost_smoothed = {}
+        self._ghost_smoothed, self._ghost_weighted = {}, {}
         if self._history is not None:
             self.update_from(self._history)
 
     def _set_visible(self, name: str, visible: bool) -> None:
         super()._set_visible(name, visible)
-        self._raw[name].setVisible(visible and self.smoothing.isChecked())
+        self._raw[name].setVisible(visible and self._smoothing_on())
         self._ghosts[name].setVisible(visible and self._ghosts_on and self.ghost is not None)
 
     def _draws_ghost(self) -> bool:

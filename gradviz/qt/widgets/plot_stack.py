@@ -18,6 +18,13 @@ class PlotStack(TabsWhenCramped):
         self.column.setContentsMargins(0, 0, 0, 0)
         self.set_compact(False)
 
+    def add(self, panel: QWidget, name: str, stretch: int) -> None:
+        """Another plot, at the bottom, not shown until show_only names it (the
+        recorded-run window's charts of several runs, in the single run's place)."""
+        self.plots.append((panel, name, stretch))
+        panel.hide()
+        self._arrange()
+
     def show_only(self, panels) -> None:
         """Just these panels (a slide's); all of them again for an empty list."""
         wanted = [p for p, _, _ in self.plots if p in panels] or [p for p, _, _ in self.plots]

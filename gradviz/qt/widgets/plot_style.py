@@ -150,21 +150,25 @@ def style_view(plot: pg.PlotItem, x_label: str | None, y_label: str | None) -> N
 
 def style_plot(plot: pg.PlotItem, theme: Theme) -> None:
     """Axes, grid, view background and legend of one PlotItem in the theme."""
-    fg = theme.foreground
-    size = {"font-size": f"{theme.font_pt:.1f}pt"}
     for name in AXES:
-        axis = plot.getAxis(name)
-        axis.setPen(pen(fg, 1.5))
-        axis.setTextPen(fg)
-        axis.setTickFont(font(theme))
-        # major and minor grid lines only: the third level turns the grid into a mesh
-        axis.setStyle(tickTextOffset=max(4, int(theme.font_pt * 0.5)), maxTickLevel=1)
-        if axis.labelText:
-            axis.setLabel(axis.labelText, axis.labelUnits, color=fg, **size)
-        if isinstance(axis, ReadableAxis):   # a larger font may no longer fit
-            axis.fit_title()
+        style_axis(plot.getAxis(name), theme)
     plot.showGrid(x=True, y=True, alpha=theme.grid_alpha)
     plot.getViewBox().setBackgroundColor(theme.panel)
+
+
+def style_axis(axis: pg.AxisItem, theme: Theme) -> None:
+    """One axis in the theme (style_plot's, for each of a plot's)."""
+    fg = theme.foreground
+    axis.setPen(pen(fg, 1.5))
+    axis.setTextPen(fg)
+    axis.setTickFont(font(theme))
+    # major and minor grid lines only: the third level turns the grid into a mesh
+    axis.setStyle(tickTextOffset=max(4, int(theme.font_pt * 0.5)), maxTickLevel=1)
+    if axis.labelText:
+        axis.setLabel(axis.labelText, axis.labelUnits, color=fg,
+                      **{"font-size": f"{theme.font_pt:.1f}pt"})
+    if isinstance(axis, ReadableAxis):   # a larger font may no longer fit
+        axis.fit_title()
 
 
 def style_legend(legend: pg.LegendItem, theme: Theme) -> None:
