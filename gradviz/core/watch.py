@@ -41,6 +41,7 @@ DEFAULT_EVERY = 20   # per-loss push, cosines, memory and the graph: every this 
 # the loop less (the default MLP's: docs/benchmarks.md, 4 December 2026) and loses the
 # steps of the last S seconds before a kill
 WRITE_BLOCKS_S = 0.1   # a block's spacing that docs and benchmarks name
+LOOKS_FOR_SCALER = 3   # sampled steps a watch without scaler= looks for a GradScaler on
 _item, _floating = torch.Tensor.item, torch.Tensor.is_floating_point
 _detach = torch.Tensor.detach
 _now = time.time   # each step's line says when it ended (a viewer's wall-time axis)
@@ -172,10 +173,9 @@ class Watch:
             return
         try:
             if type(losses) is dict and tuple(losses) == self._usual_key and \
-                    weights is None and batch_size is None and \
-                    self.steps % self.every and self._step_calls.calls == 0:
-                # the usual call of an unsampled step (every loss, nothing else): kept
-                # as cheaply as it can be, each loss a detached view
+                    weights is None and batch_size is None:
+                # the usual call (every loss, nothing else): kept as cheaply as it can
+                # be, each loss a detached view
                 values = []
                 for loss in losses.values():
                     if type(loss) is not torch.Tensor or loss.dim():
@@ -184,6 +184,8 @@ class Watch:
                 else:
                     self._step_calls.add(self._all, values, None, None)
                     self._last_call = "losses"
+                    if self.steps % self.every == 0:
+                        self._measure(losses, self._all, None, features)
                     return
             self._take(losses, features, weights, batch_size)
         except WatchError:
@@ -219,11 +221,15 @@ class Watch:
         self._step_calls.add(index, values, call_w, size)
         self._last_call = "losses"
         if self.steps % self.every == 0:
-            graph = self._sampler.measure(self._step_calls, losses, index, call_w,
-                                          features)
-            if graph is not None and self._rec.writer is not None:
-                self._rec.writer.add_graph(self.steps, graph.to_dict())
+            self._measure(losses, index, call_w, features)
         return None
+
+    def _measure(self, losses: dict, index: list[int], weights: list | None,
+                 features: object) -> None:
+        """A sampled step's call: the push, the memory, the graph where it is new."""
+        graph = self._sampler.measure(self._step_calls, losses, index, weights, features)
+        if graph is not None and self._rec.writer is not None:
+            self._rec.writer.add_graph(self.steps, graph.to_dict())
 
     def _refused(self, problem: tuple[str, str]) -> None:
         self._say("losses-" + problem[0], problem[1] + "; this call is not recorded (the "
@@ -364,8 +370,8 @@ class Watch:
     def _look_for_scaler(self) -> None:
         """A GradScaler in the user's loop that the watch was not told of: its norms
         are the scaled ones, so say so (once)."""
-        if "scaled" in self._say.said:
-            return
+        if "scaled" in self._say.said or self.steps > LOOKS_FOR_SCALER * self.every:
+            return   # said; or looked on the first sampled steps, where a scaler is
         scaler = scaler_in_callers(caller_frame(3))
         if scaler is not None:
             self._say("scaled", f"the gradients look scaled by a GradScaler (scale "

@@ -82,9 +82,12 @@ class StepCalls:
         """The step's k x k Gram matrix of the pushes (the calls' blocks summed where
         their losses are), and which entries were measured: losses of different calls
         read different features, so their inner product is not one (a NaN cosine)."""
-        measured = [[False] * k for _ in range(k)]
         if not self.grams:
-            return None, measured
+            return None, [[False] * k for _ in range(k)]
+        if len(self.grams) == 1 and self.grams[0][0] == list(range(k)):
+            # the usual sampled step: one call naming every loss, in order
+            return self.grams[0][1].to(device, dtype), [[True] * k for _ in range(k)]
+        measured = [[False] * k for _ in range(k)]
         whole = torch.zeros(k, k, dtype=dtype, device=device)
         for index, block in self.grams:
             at = torch.tensor(index, device=device)

@@ -18,6 +18,7 @@ torch.manual_seed(rank)
 model = torch.nn.Linear(4, 2)
 opt = torch.optim.SGD(model.parameters(), lr=0.01)
 with gradviz.watch(model, out=sys.argv[1], every=2) as watch:
+    dist.barrier()   # both ranks watched before rank 1 is killed
     started = time.monotonic()
     step = 0
     while time.monotonic() - started < 120:   # rank 0: until torchrun stops it
