@@ -225,3 +225,73 @@ def test_each_step_line_says_when_it_ended(tmp_path):
     times = [r.wall_time for r in StreamReader(tmp_path / "run").read()]
     assert all(t is not None for t in times) and before <= times[0] <= times[1] <= times[2] \
         <= after
+
+
+class VAE(nn.Module):
+    """pytorch/examples' VAE, small: its encoder's hidden layer h1 is what both loss
+    terms read (kept inside forward)."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(11)
+        self.fc1, self.fc21, self.fc22 = nn.Linear(12, 8), nn.Linear(8, 2), nn.Linear(8, 2)
+        self.fc3, self.fc4 = nn.Linear(2, 8), nn.Linear(8, 12)
+
+    def forward(self, x):
+        h1 = F.relu(self.fc1(x))
+        mu, logvar = self.fc21(h1), self.fc22(h1)
+        z = mu + torch.randn_like(mu) * torch.exp(0.5 * logvar)   # the RNG: must be untouched
+        return torch.sigmoid(self.fc4(F.relu(self.fc3(z)))), mu, logvar
+
+
+def _vae_loop(make_watch, steps=4):
+    model = VAE()
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    watch = None if make_watch is None else make_watch(model, opt)   # added line 1
+    torch.manual_seed(12)
+    seen = []
+    for step in range(steps):
+        x = torch.rand(6, 12, generator=torch.Generator().manual_seed(step))
+        recon, mu, logvar = model(x)
+        losses = {"reconstruction": F.binary_cross_entropy(recon, x, reduction="sum"),
+                  "kl": -0.5 * torch.sum(1 + logvar - mu.pow(2) - logvar.exp())}
+        if watch is not None:
+            watch.losses(losses)                                       # added line 2
+        (losses["reconstruction"] + losses["kl"]).backward()
+        seen.append(({k: v.item() for k, v in losses.items()},
+                     {n: p.grad.norm().item() for n, p in model.named_parameters()}))
+        opt.step()
+        opt.zero_grad()
+    return model, seen
+
+
+def test_a_vae_attaches_with_two_lines_bit_equal(tmp_path):
+    bare, seen = _vae_loop(None)
+    made = []
+    watched, seen_w = _vae_loop(lambda m, o: made.append(gradviz.watch(
+        m, out=tmp_path / "vae", every=2, features="fc1", optimizer=o, strict=True))
+        or made[0])
+    assert all(torch.equal(p, q) for p, q in zip(bare.parameters(), watched.parameters()))
+    assert seen == seen_w
+    made[0].close()   # (the script would leave it to the interpreter's exit)
+    records = StreamReader(tmp_path / "vae").read()
+    assert [r.losses for r in records] == [s[0] for s in seen]
+    assert [r.grad_norms for r in records] == [pytest.approx(s[1], rel=1e-6) for s in seen]
+    assert records[0].junction_grad_norms is not None and records[1].junction_grad_norms \
+        is None   # the push at fc1's output on the sampled steps
+    # step 0's push at fc1's output, computed here from a fresh model and the same draw
+    model = VAE()
+    torch.manual_seed(12)
+    x = torch.rand(6, 12, generator=torch.Generator().manual_seed(0))
+    a = model.fc1(x)
+    h1 = F.relu(a)
+    mu, logvar = model.fc21(h1), model.fc22(h1)
+    z = mu + torch.randn_like(mu) * torch.exp(0.5 * logvar)
+    recon = torch.sigmoid(model.fc4(F.relu(model.fc3(z))))
+    terms = [F.binary_cross_entropy(recon, x, reduction="sum"),
+             -0.5 * torch.sum(1 + logvar - mu.pow(2) - logvar.exp())]
+    pushes = [torch.autograd.grad(t, a, retain_graph=True)[0].double() for t in terms]
+    assert list(records[0].junction_grad_norms.values()) == pytest.approx(
+        [p.norm().item() for p in pushes], rel=1e-6)
+    assert records[0].cosine[0][1] == pytest.approx(F.cosine_similarity(
+        pushes[0].reshape(1, -1), pushes[1].reshape(1, -1)).item(), rel=1e-6, abs=1e-9)
