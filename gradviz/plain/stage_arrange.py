@@ -54,7 +54,8 @@ def _arrange_at(room: Rect, names: list[str], zoom: float, layout: str,
     # set smaller, the secondary panels share the rest as their least heights do (equal
     # halves left lesson 13's loss chart's step axis 3 px short beside the loop)
     weights = [least_size(n, 1.0)[1] for n in names[1:]] if stepped else None
-    for arrangement, rects in candidates(room, len(names), layout, weights):
+    text_beside = len(names) == 2 and names[1] in content
+    for arrangement, rects in candidates(room, len(names), layout, weights, text_beside):
         fits = min((fit(r, least_size(n, zoom, font_step(n, r, zoom) if n in stepped
                                        else 1.0))
                     for n, r in zip(names, rects)), default=1.0)

@@ -16,6 +16,12 @@ PAIR_SHARE_ABOVE = 0.5
 # is a text that needs the width to be whole (02/1's What happened was 9 px short at 0.55
 # at 1024x768)
 PAIR_LAST_SHARES = (0.53, 0.51)
+# where the other of a pair is a text sized by its text (an error's What happened): the
+# main one's shares tried after those, the text then the wider. At the narration's size
+# an explanation needs about 660x440 px at 1024x768 (02/1: PyTorch's message of 361
+# characters, Why and What to do), which no share above half leaves it; the main panel
+# keeps its least size (a share of the room below it counts as a squeeze)
+TEXT_PAIR_SHARES = (0.47, 0.43, 0.39, 0.35, 0.31)
 
 
 @dataclass(frozen=True)
@@ -44,17 +50,20 @@ def room_rect(x: int, y: int, w: int, h: int) -> Rect:
     return Rect(x, y, max(0, w), max(0, h))
 
 
-def candidates(room: Rect, count: int, layout: str, weights: list[int] | None = None):
-    """weights: how the panels after the main one share the rest (default: equally)."""
+def candidates(room: Rect, count: int, layout: str, weights: list[int] | None = None,
+               text_beside: bool = False):
+    """weights: how the panels after the main one share the rest (default: equally);
+    text_beside: a pair's second panel is a text sized by its text (TEXT_PAIR_SHARES)."""
     stacked = layout == "stacked"
     if count <= 1:
         yield "alone", [room] * count
         return
     if count == 2:
         order = ("column", "row") if stacked else ("row", "column")
-        for share in MAIN_SHARES + PAIR_LAST_SHARES:
-            if share <= PAIR_SHARE_ABOVE:   # the main panel the larger of the two
-                continue
+        for share in MAIN_SHARES + PAIR_LAST_SHARES + (TEXT_PAIR_SHARES if text_beside
+                                                       else ()):
+            if share <= PAIR_SHARE_ABOVE and share not in TEXT_PAIR_SHARES:
+                continue   # the main panel the larger of the two, beside a chart
             for kind in order:
                 yield kind, split(room, [share, 1 - share], kind == "row")
         return

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QLabel, QMessageBox, QTextBrowser, QVBoxLayout, QW
 from ...plain.lessons import title_text
 from ..own_layout import own_layout
 from ..safe_markdown import InertDocument, markdown_document
+from ..theme import READING
 
 # a slide's figures (the numbers its point rests on) against the narration's font: never
 # smaller than the narration (at ~11 px, "trunk walked 3×" in the status bar's corner was
@@ -191,7 +192,7 @@ class NarrationView(QWidget):
 
     def apply_theme(self, theme) -> None:
         """Narration is read from the back of the room: larger than the panels' text."""
-        self._font_pt = theme.font_pt * 1.35
+        self._font_pt = theme.font_pt * READING
         self._set_fonts()
 
     def set_text_scale(self, scale: float) -> None:
