@@ -42,8 +42,9 @@ def arrange(room: Rect, names: list[str], zoom: float, layout: str,
     if at_size.fits >= 1 and at_size.kept:
         return at_size
     smaller = _arrange_at(room, names, zoom, layout, content, floor, steps(names), keep)
-    return smaller if (smaller.kept, smaller.fits) > (at_size.kept, at_size.fits) \
-        else at_size
+    def rank(o: Option) -> tuple[bool, bool, float]:
+        return o.kept, _main_largest(names, o.rects, content), o.fits
+    return smaller if rank(smaller) > rank(at_size) else at_size
 
 
 def _arrange_at(room: Rect, names: list[str], zoom: float, layout: str,
@@ -61,19 +62,30 @@ def _arrange_at(room: Rect, names: list[str], zoom: float, layout: str,
                     for n, r in zip(names, rects)), default=1.0)
         text, scale = _text_fit(names, rects, zoom, content, floor)
         kept = not rects or keeps(rects[0], keep)
-        if fits >= 1 and text >= 1 and scale >= 1 and kept:
+        if fits >= 1 and text >= 1 and scale >= 1 and kept and \
+                _main_largest(names, rects, content):
             return Option(arrangement, rects, fits, 1.0, 1.0, True)
         option = Option(arrangement, rects, fits, text, scale, kept)
-        def legible(o: Option) -> tuple[bool, float, float, float]:
-            return (o.kept, min(1.0, o.text), comfort(dict(zip(names, o.rects)), names, zoom),
-                    o.scale)
+        def legible(o: Option) -> tuple[bool, bool, float, float, float]:
+            return (o.kept, _main_largest(names, o.rects, content), min(1.0, o.text),
+                    comfort(dict(zip(names, o.rects)), names, zoom), o.scale)
         if fits >= 1 and (best_text is None or legible(option) > legible(best_text)):
             best_text = option
-        if best is None or (kept, fits) > (best.kept, best.fits):
+        if best is None or (kept, _main_largest(names, rects, content), fits) > \
+                (best.kept, _main_largest(names, best.rects, content), best.fits):
             best = option
     if best_text is not None and (best is None or best_text.kept >= best.kept):
         return best_text
     return best if best is not None else Option("alone", [], 1.0, 1.0, 1.0, True)
+
+
+def _main_largest(names: list[str], rects: list[Rect],
+                  content: Mapping[str, Callable[[int, float], int]]) -> bool:
+    """The main panel at least as large as each other one that is not a text sized by its
+    text: squeezed, a third panel of a large least size (the cosine matrix's) took more
+    than the panel the slide names."""
+    area = [r.w * r.h for r in rects]
+    return all(area[0] >= a for n, a in zip(names[1:], area[1:]) if n not in content)
 
 
 def _text_fit(names: list[str], rects: list[Rect], zoom: float,

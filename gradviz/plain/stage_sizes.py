@@ -5,11 +5,14 @@ from __future__ import annotations
 from .stage_rects import Rect
 
 # the least size (px at text size 1) of each panel: below it its title, axes and legend
-# take the plot's room, or the cosine matrix's numbers overlap (seen at 1024x768); the
-# loop's: its title and three lines (on the stage it shows no Copy buttons)
+# take the plot's room; the loop's: its title and three lines (on the stage it shows no
+# Copy buttons); the cosine matrix's: its cells' numbers and the line under it (the
+# update, the step's readout) at the narration's size, which a slide's narration points
+# at, its notes beside it (three heads and the readout needed about 580x330 px, four
+# heads 580x370: in less, the notes go below it and its numbers were 7 px)
 LEAST: dict[str, tuple[int, int]] = {
     "loss": (300, 145), "global_norm": (300, 150), "grad_norms": (300, 190),
-    "junction": (300, 190), "cosine": (240, 230), "memory": (320, 200),
+    "junction": (300, 190), "cosine": (580, 330), "memory": (320, 200),
     "graph": (340, 230), "code": (360, 125), "events": (320, 170),
 }
 # of each least size, the part that grows with the text (the rest is a picture fitted to
@@ -17,12 +20,10 @@ LEAST: dict[str, tuple[int, int]] = {
 # the loop's font steps down in a smaller panel (FONT_STEPS) as the graph's boxes do:
 # grown in full, beside an error after Ctrl+= twice at 1024x768 it left the error's
 # explanation 94% of the height its text needs
-# the cosine matrix's cells are fitted to the panel and its numbers to the cells (14 px
-# in a 48 px cell): only its title and labels grow
-GROWS: dict[str, float] = {"graph": 0.25, "code": 0.25, "cosine": 0.4}
+GROWS: dict[str, float] = {"graph": 0.25, "code": 0.25}
 # the panels whose font is set smaller, in TEXT_SHRINK steps down to the normal text
 # size, where their rect is smaller than their least size grown in full with the text
-FONT_STEPS = frozenset({"code"})
+FONT_STEPS = frozenset({"code", "cosine"})
 # the charts whose font is set smaller so, where they are a slide's second or third panel
 # and no arrangement keeps every panel its least size at the text size: lesson 13's
 # second slide after Ctrl+= twice at 1024x768 (a narration half the height, the cosine

@@ -38,6 +38,7 @@ class LessonDocks(QObject):
                 self.model.docks_shown = frozenset()
                 self.show_stage(True)
                 w.events_view.set_on_stage(True)
+                w.cosine.set_on_stage(True)
                 w.code_view.set_wrapped(True)
             return
         if self.layout_before is None:
@@ -45,6 +46,7 @@ class LessonDocks(QObject):
         self.show_stage(False)
         self.take_panels_home(self.stage.release())
         w.events_view.set_on_stage(False)
+        w.cosine.set_on_stage(False)
         w.code_view.set_wrapped(False)
         w.plot_stack.show_only([])   # all of them again
         w.plot_stack.put_in_front([])
