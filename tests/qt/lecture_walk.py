@@ -29,7 +29,13 @@ import time
 import tomllib
 from pathlib import Path
 
-from walk_measure import at_half_second, explanation_sizes, named_panel, text_sizes
+from walk_measure import (
+    at_half_second,
+    explanation_sizes,
+    named_panel,
+    pointed_digits,
+    text_sizes,
+)
 from walk_measure import words as word_boxes
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,7 +83,9 @@ UNFRAME = ("(", "+clone", "-colorspace", "gray", "-threshold", "50%", "-negate",
            "-morphology", "Open", "Square:2", ")", "-compose", "screen", "-composite")
 GAP_LINES = 1.5   # a gap between words wider than so many lines' heights parts columns
 NARRATION_READ = 0.85   # of the narration's words, the share a slide's OCR must read
-EXPLANATION_AT_LEAST = 0.9   # of the narration's cap height, an error's explanation's
+# of the narration's cap height, an error's explanation's and a number's the narration
+# points at (OCR's boxes vary by a pixel or two)
+EXPLANATION_AT_LEAST = 0.9
 
 
 # the screen's pixels per Qt pixel: the status bar read is as many times higher (at 2 a
@@ -399,6 +407,7 @@ def measure(geometry: dict, slide: dict, tsv: str) -> dict:
     out.update(text_sizes(geometry, named, found, bool(slide.get("figures")),
                           PANEL_WORDS.get(named, named)))
     out.update(explanation_sizes(geometry, found))
+    out.update(pointed_digits(geometry, found, slide.get("narration", "")))
     return out
 
 
@@ -417,6 +426,9 @@ def verdict(result: dict) -> str:
         ("explanation not whole", result.get("explanation_whole", True)
          and result.get("explanation_read", True)),
         ("explanation smaller than the narration", explanation_ok(result)),
+        ("a number pointed at smaller than the narration",
+         result.get("pointed_px") is None or result.get("narration_px") is None
+         or result["pointed_px"] >= EXPLANATION_AT_LEAST * result["narration_px"]),
         ("module names", result.get("modules", True) != []),
         ("focus state", not result.get("focus") or bool(result.get("state_words"))))
         if not ok]
@@ -438,19 +450,22 @@ def explanation_ok(result: dict) -> bool:
 def table(results: list[dict]) -> str:
     """The closing note's table: slide, verdict, smallest text the point rests on."""
     rows = ["| slide | verdict | smallest text (px, word) | narration px | "
-            "explanation px (headline/body) |", "|---|---|---|---|---|"]
+            "explanation px (headline/body) | number pointed at (px) |",
+            "|---|---|---|---|---|---|"]
     for r in results:
         where = f"{r['lesson'][:2]}/{r.get('slide', '?')}"
         if "error" in r:
-            rows.append(f"| {where} | problem: {r['error']} | | | |")
+            rows.append(f"| {where} | problem: {r['error']} | | | | |")
             continue
         px, word = r.get("smallest_text_px"), r.get("smallest_text_word")
         out = f" ({', '.join(r['left_out'])} left out)" if r.get("left_out") else ""
         told = (f"{r.get('explanation_headline_px')}/{r.get('explanation_px')}"
                 + ("" if r.get("explanation_whole") else ", scrolled")
                 if "explanation_whole" in r else "–")
+        pointed = (f"{r['pointed_px']} ({r['pointed_word']})" if r.get("pointed_px")
+                   else "–")
         rows.append(f"| {where} | {r['verdict']}{out} | {f'{px} ({word})' if px else '–'} "
-                    f"| {r.get('narration_px') or '–'} | {told} |")
+                    f"| {r.get('narration_px') or '–'} | {told} | {pointed} |")
     return "\n".join(rows)
 
 

@@ -23,7 +23,14 @@ from lecture_walk import (
     verdict,
 )
 from test_real_display import _start_xvfb, needs_x
-from walk_measure import at_half_second, explanation_sizes, named_panel, text_sizes, words
+from walk_measure import (
+    at_half_second,
+    explanation_sizes,
+    named_panel,
+    pointed_digits,
+    text_sizes,
+    words,
+)
 
 HERE = Path(__file__).resolve().parent
 ALL = os.environ.get("GRADVIZ_LECTURE_WALK") == "all"
@@ -228,8 +235,8 @@ def test_a_slide_s_verdict_names_what_fell_short_and_the_table_shows_it():
     assert verdict(dict(fine, played=False)) == "problem: not played"
     rows = table([dict(fine, verdict=verdict(fine)),
                   {"lesson": "08-rnn-truncation", "error": "no window"}]).splitlines()
-    assert rows[2:] == ["| 01/3 | fine | 12 (head0) | – | – |",
-                        "| 08/? | problem: no window | | | |"]
+    assert rows[2:] == ["| 01/3 | fine | 12 (head0) | – | – | – |",
+                        "| 08/? | problem: no window | | | | |"]
 
 
 def test_an_errors_explanation_is_measured_in_the_rect_it_is_read_in():
@@ -260,6 +267,23 @@ def test_an_errors_explanation_is_measured_in_the_rect_it_is_read_in():
     assert explanation_sizes({"panels": {}}, found) == {}
 
 
+def test_the_numbers_the_narration_points_at_are_measured_where_the_shot_shows_them():
+    """Issue 45: 13/1's narration names "0.161" and "−0.0049", shown under the matrix
+    (8 px high) and in the figures; the narration's own copy of them does not count."""
+    geometry = {"panels": {"cosine": [0, 300, 600, 300]}, "narration": [0, 0, 1000, 190]}
+    narration = "The trunk moved 0.161 (step 3); its loss −0.0049, lr 0.05."
+    found = words(_words((20, 20, 15, "0.161"), (20, 400, 8, "0.161"),
+                         (200, 400, 15, "−0.0049"), (300, 400, 15, "3")))
+    assert pointed_digits(geometry, found, narration) == {"pointed_px": 8,
+                                                          "pointed_word": "0.161"}
+    fine = {"played": True, "stale": [], "narration_read": 1.0,
+            "narration_last_words": True, "panels": {}, "narration_px": 15}
+    assert verdict(dict(fine, pointed_px=8)) == \
+        "partly: a number pointed at smaller than the narration"
+    assert verdict(dict(fine, pointed_px=14)) == "fine"
+    assert pointed_digits(geometry, found[:1], narration) == {}   # only the narration's
+
+
 def test_a_panel_the_stage_left_out_is_not_sought_on_the_shot():
     """03/2 after Ctrl+= twice: the app left the graph out (its rect null), so the walk
     seeks neither its title nor module names there; the table says it."""
@@ -275,7 +299,7 @@ def test_a_panel_the_stage_left_out_is_not_sought_on_the_shot():
     row = table([{"lesson": "03-leaky-graphs", "slide": 2, "verdict": "fine",
                   "left_out": ["graph"], "smallest_text_px": 14,
                   "smallest_text_word": "nodes"}]).splitlines()[2]
-    assert row == "| 03/2 | fine (graph left out) | 14 (nodes) | – | – |"
+    assert row == "| 03/2 | fine (graph left out) | 14 (nodes) | – | – | – |"
 
 
 @needs_tools

@@ -135,6 +135,30 @@ def explanation_sizes(geometry: dict, found: list[Word]) -> dict:
             "explanation_read": "why:" in said and "do:" in said}
 
 
+# a number a narration points at: with a decimal point ("0.161", "−0.0049", "+0.00096");
+# a count ("step 3") may be anywhere on screen, a setting ("lr 0.05") nowhere
+POINTED = re.compile(r"[−+-]?\d+\.\d+")
+
+
+def _number(text: str) -> str:
+    return text.replace("−", "-").replace("+", "").lstrip("-")
+
+
+def pointed_digits(geometry: dict, found: list[Word], narration: str) -> dict:
+    """The numbers the narration names, as read on screen outside the narration (in a
+    panel, the figures, the line under a matrix): the smallest cap height of any of
+    them, and which ({} where none is read: a number the run does not show)."""
+    wanted = {_number(n) for n in POINTED.findall(narration)}
+    rect = geometry.get("narration")
+    read = [(h, w.text) for w in found if not w.within(rect)
+            and _number(w.text.strip("()[],:;·×'\"")) in wanted
+            for h in cap_heights([w])]
+    if not read:
+        return {}
+    px, word = min(read)
+    return {"pointed_px": px, "pointed_word": word}
+
+
 def title_words(title: str) -> set[str]:
     return {w.lower() for w in re.findall(r"[A-Za-z]{4,}", title.replace("_", " "))}
 
