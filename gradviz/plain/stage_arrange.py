@@ -27,7 +27,7 @@ class Option(NamedTuple):
 
 def arrange(room: Rect, names: list[str], zoom: float, layout: str,
             content: Mapping[str, Callable[[int, float], int]], floor: float,
-            keep: Rect | None) -> Option:
+            keep: Rect | None, reading: float | None = None) -> Option:
     """(arrangement, rects, fits, text fit, text scale): the first candidate in which
     every panel keeps its least size and a text panel its text's height; else, of those
     that keep the least sizes, the one whose text is whole at the largest font (the
@@ -37,11 +37,13 @@ def arrange(room: Rect, names: list[str], zoom: float, layout: str,
     All at the text size first; only where no candidate keeps every panel its least
     size so, again with the secondary charts' and the loop's fonts set smaller
     (font_step), their least sizes with them. Before all of it: the main panel keeps
-    the area keep (its room at the normal text size), the others giving way."""
-    at_size = _arrange_at(room, names, zoom, layout, content, floor, set(), keep)
+    the area keep (its room at the normal text size), the others giving way. reading:
+    the least font scale a panel's font steps to (default: the normal text size)."""
+    at_size = _arrange_at(room, names, zoom, layout, content, floor, set(), keep, reading)
     if at_size.fits >= 1 and at_size.kept:
         return at_size
-    smaller = _arrange_at(room, names, zoom, layout, content, floor, steps(names), keep)
+    smaller = _arrange_at(room, names, zoom, layout, content, floor, steps(names), keep,
+                          reading)
     def rank(o: Option) -> tuple[bool, bool, float]:
         return o.kept, _main_largest(names, o.rects, content), o.fits
     return smaller if rank(smaller) > rank(at_size) else at_size
@@ -49,7 +51,7 @@ def arrange(room: Rect, names: list[str], zoom: float, layout: str,
 
 def _arrange_at(room: Rect, names: list[str], zoom: float, layout: str,
                 content: Mapping[str, Callable[[int, float], int]], floor: float,
-                stepped: set[str], keep: Rect | None) -> Option:
+                stepped: set[str], keep: Rect | None, reading: float | None) -> Option:
     best: Option | None = None
     best_text: Option | None = None
     # set smaller, the secondary panels share the rest as their least heights do (equal
@@ -57,8 +59,8 @@ def _arrange_at(room: Rect, names: list[str], zoom: float, layout: str,
     weights = [least_size(n, 1.0)[1] for n in names[1:]] if stepped else None
     text_beside = len(names) == 2 and names[1] in content
     for arrangement, rects in candidates(room, len(names), layout, weights, text_beside):
-        fits = min((fit(r, least_size(n, zoom, font_step(n, r, zoom) if n in stepped
-                                       else 1.0))
+        fits = min((fit(r, least_size(n, zoom, font_step(n, r, zoom, reading)
+                                       if n in stepped else 1.0))
                     for n, r in zip(names, rects)), default=1.0)
         text, scale = _text_fit(names, rects, zoom, content, floor)
         kept = not rects or keeps(rects[0], keep)

@@ -44,7 +44,7 @@ __all__ = ["COLUMN_SHARES", "FONT_STEPS", "GAP", "GROWS", "KEEP_SIDE", "KEPT", "
            "LEFT_OUT_BELOW", "MAIN_AT_LEAST", "MAIN_COMFORT", "MAIN_SHARES", "NEVER_LEFT_OUT",
            "Placement", "RUN_BAR_ROOM_AT_LEAST", "Rect", "SECONDARY_STEPS", "STRIP_AT_MOST",
            "TEXT_SHRINK", "font_step", "keeps", "least_size", "normal_main", "place",
-           "run_bar_shown", "steps", "too_low"]
+           "reading_floor", "run_bar_shown", "steps", "too_low"]
 
 STRIP_AT_MOST = 0.40    # of the stage's height, for the narration as a strip on top
 COLUMN_SHARES = (0.30, 0.36, 0.42, 0.50)   # of the width, tried for a narration column
@@ -61,17 +61,19 @@ LEFT_OUT_BELOW = 2 / 3
 # the panels of text, never left out: an error's Why and What to do, the loop's lines,
 # are the slide's point; their font is set smaller and they scroll instead
 NEVER_LEFT_OUT = frozenset({"events", "code"})
-# the screen's height (px, as Qt sees it) below which a lesson's stage takes the run
-# bar's row too (Space, →, P and PageDown play a slide without it): at QT_SCALE_FACTOR=2
-# on a 1280x720 screen (360 px to Qt) the bar's 33 px were a tenth of the window, and the
-# narration showed one line of four
+# the screen's height (in its own pixels) below which a lesson's stage takes the run
+# bar's row too (Space, →, P and PageDown play a slide without it). Not in Qt's pixels:
+# at QT_SCALE_FACTOR=2 on a 1280x720 screen (360 px to Qt) the bar was taken, and with it
+# Play, Step and Reset; the stage's text is set smaller there instead (reading_floor)
 RUN_BAR_ROOM_AT_LEAST = 420
 
 
-def run_bar_shown(in_lesson: bool, room_height: int | None) -> bool:
+def run_bar_shown(in_lesson: bool, room_height: int | None, ratio: float = 1.0) -> bool:
     """Whether the run bar is shown: always outside a lesson (the settings' run needs
-    it), on a lesson's stage only where the screen has the room."""
-    return not in_lesson or room_height is None or room_height >= RUN_BAR_ROOM_AT_LEAST
+    it), on a lesson's stage only where the screen has the room. room_height: in Qt's
+    pixels, ratio of the screen's own each."""
+    return not in_lesson or room_height is None or \
+        room_height * max(ratio, 1.0) >= RUN_BAR_ROOM_AT_LEAST
 
 
 @dataclass(frozen=True)
@@ -102,7 +104,7 @@ def place(width: int, height: int, panels: tuple[str, ...] | list[str], zoom: fl
           layout: str = "side-by-side",
           narration_height: Callable[[int], int] = lambda width: 0,
           content_height: Mapping[str, Callable[[int, float], int]] | None = None,
-          text_floor: float | None = None) -> Placement:
+          text_floor: float | None = None, ratio: float = 1.0) -> Placement:
     """The stage's parts in a width x height room. narration_height(w): the height the
     narration needs to be read whole at width w (text reflows, so it is a function).
     content_height: for a panel of text (What happened), the height its text needs at a
@@ -110,22 +112,36 @@ def place(width: int, height: int, panels: tuple[str, ...] | list[str], zoom: fl
     rect below its least size does, and where no arrangement leaves it whole, its font
     may be set smaller (text_scale), never below text_floor (default: the normal text
     size, 1 / zoom).
-    layout: "stacked" prefers the panels one above another, anything else beside."""
+    layout: "stacked" prefers the panels one above another, anything else beside.
+    ratio: the screen's pixels per pixel of the room (QT_SCALE_FACTOR): the text the
+    stage sets smaller to fit (the narration, a text panel, the loop, the matrix) stops
+    at the normal size's height in the screen's pixels, 1 / ratio of it in the room's
+    (at 2 on a 1280x720 screen, a room of 640x360, the narration at the normal size
+    showed one line of four, and the figures were drawn over the slide's title)."""
     width, height = max(1, width), max(1, height)
     names = list(panels)
+    reading = reading_floor(zoom, ratio)
+    floor = reading if text_floor is None else min(1.0, text_floor / max(ratio, 1e-6))
     # the main panel's room at the normal text size, with every panel of the slide: a
     # panel left out at a larger size gives it no claim to more
     keep = normal_main(width, height, names, zoom, layout, narration_height,
-                       content_height)
+                       content_height, ratio)
     left_out: list[str] = []
     while True:
         chosen = _place_names(width, height, names, zoom, layout, narration_height,
-                              content_height, text_floor, keep)
+                              content_height, floor, keep, reading)
         low = too_low(chosen, zoom)
         if low is None:
             return replace(chosen, left_out=tuple(left_out))
         names.remove(low)
         left_out.append(low)
+
+
+def reading_floor(zoom: float, ratio: float = 1.0) -> float:
+    """The least font scale (of the text size's) the stage sets its reading text to: the
+    normal text size, as many of the screen's pixels high as on a screen of one pixel per
+    pixel of the room (ratio: the screen's pixels per pixel of the room)."""
+    return min(1.0, 1 / max(zoom * max(ratio, 1.0), 1e-6))
 
 
 def too_low(p: Placement, zoom: float) -> str | None:
@@ -142,22 +158,33 @@ def too_low(p: Placement, zoom: float) -> str | None:
 def _place_names(width: int, height: int, names: list[str], zoom: float, layout: str,
                  narration_height: Callable[[int], int],
                  content_height: Mapping[str, Callable[[int, float], int]] | None,
-                 text_floor: float | None, keep: Rect | None) -> Placement:
+                 text_floor: float, keep: Rect | None, reading: float) -> Placement:
     chosen = _choose(width, height, names, zoom, layout, narration_height,
-                     content_height, text_floor, keep)
-    if keep is not None and not (chosen.main_kept and chosen.narration_whole):
+                     content_height, text_floor, keep, reading)
+    if not (chosen.main_kept and chosen.narration_whole and chosen.text_whole
+            and _seen(chosen, names, zoom, reading)):
         chosen = _narration_smaller(width, height, names, zoom, layout,
                                     narration_height, content_height, text_floor,
-                                    keep) or chosen
+                                    keep, reading) or chosen
     stepped = steps(list(chosen.panels))
-    return replace(chosen, font_scale={n: font_step(n, r, zoom)
+    return replace(chosen, font_scale={n: font_step(n, r, zoom, reading)
                                        for n, r in chosen.panels.items() if n in stepped})
+
+
+def _seen(p: Placement, names: list[str], zoom: float, reading: float) -> bool:
+    """The main panel at least MAIN_AT_LEAST of its least size (at its font's least
+    step, where it has one: its own text set smaller)."""
+    main = p.panels.get(names[0]) if names else None
+    if main is None:
+        return True
+    scale = font_step(names[0], main, zoom, reading) if names[0] in steps(names) else 1.0
+    return fit(main, least_size(names[0], zoom, scale)) >= MAIN_AT_LEAST
 
 
 def normal_main(width: int, height: int, names: list[str], zoom: float, layout: str,
                 narration_height: Callable[[int], int],
-                content_height: Mapping[str, Callable[[int, float], int]] | None
-                ) -> Rect | None:
+                content_height: Mapping[str, Callable[[int, float], int]] | None,
+                ratio: float = 1.0) -> Rect | None:
     """The main panel's rect at the normal text size, which it keeps at text size zoom
     (None at or below the normal size: nothing to keep). The narration at the normal
     size is taken as its text at zoom in a room zoom times as wide, set 1 / zoom as high
@@ -168,40 +195,47 @@ def normal_main(width: int, height: int, names: list[str], zoom: float, layout: 
         return math.ceil(narration_height(int(w * zoom)) / zoom)
     content = {name: (lambda w, scale, f=f: f(w, scale / zoom))
                for name, f in (content_height or {}).items()}
-    normal = _choose(width, height, names, 1.0, layout, narration_at_normal, content, None,
-                     None)
+    reading = reading_floor(1.0, ratio)
+    normal = _choose(width, height, names, 1.0, layout, narration_at_normal, content,
+                     reading, None, reading)
     return normal.panels.get(names[0])
 
 
 def _narration_smaller(width: int, height: int, names: list[str], zoom: float, layout: str,
                        narration_height: Callable[[int], int],
                        content_height: Mapping[str, Callable[[int, float], int]] | None,
-                       text_floor: float | None, keep: Rect) -> Placement | None:
+                       text_floor: float, keep: Rect | None,
+                       reading: float) -> Placement | None:
     """The placement with the narration's font the largest TEXT_SHRINK step (down to
-    the normal text size) at which it is whole and the main panel keeps its room; None
-    where none is. At scale s its text is taken as at the text size in a room 1 / s as
-    wide, s as high (the same lines)."""
-    scale, floor = 1.0, 1 / zoom
-    while scale > floor:
-        scale = max(floor, scale * TEXT_SHRINK)
+    reading: the normal text size) at which it is whole, the main panel keeping its
+    room (and MAIN_AT_LEAST of its least size), and a text panel whole too where any
+    step leaves it so (at QT_SCALE_FACTOR=2 on 1280x720 the narration, whole in a column,
+    left 02/1's explanation scrolled); None where none is. At scale s its text is taken
+    as at the text size in a room 1 / s as wide, s as high (the same lines)."""
+    scale, most = 1.0, None
+    while scale > reading:
+        scale = max(reading, scale * TEXT_SHRINK)
         def smaller(w: int, s: float = scale) -> int:
             return math.ceil(s * narration_height(int(w / s)))
         p = _choose(width, height, names, zoom, layout, smaller, content_height,
-                    text_floor, keep)
-        if p.main_kept and p.narration_whole:
-            return replace(p, narration_scale=scale)
-    return None
+                    text_floor, keep, reading)
+        if p.main_kept and p.narration_whole and _seen(p, names, zoom, reading):
+            if p.text_whole:
+                return replace(p, narration_scale=scale)
+            # none whole yet: the step that shows the most of the text panels' lines
+            if most is None or round(p.text_fit, 2) > round(most.text_fit, 2):
+                most = replace(p, narration_scale=scale)
+    return most
 
 
 def _choose(width: int, height: int, names: list[str], zoom: float, layout: str,
             narration_height: Callable[[int], int],
             content_height: Mapping[str, Callable[[int, float], int]] | None,
-            text_floor: float | None, keep: Rect | None) -> Placement:
+            text_floor: float, keep: Rect | None, reading: float) -> Placement:
     options = []
     for narration, whole, room in _narration_options(width, height, narration_height):
-        o = arrange(room, names, zoom, layout, content_height or {},
-                     min(1.0, text_floor if text_floor is not None else 1 / max(zoom, 1e-6)),
-                     keep)
+        o = arrange(room, names, zoom, layout, content_height or {}, text_floor, keep,
+                    reading)
         inside = [within(r, width, height) for r in o.rects]
         options.append(Placement(within(narration, width, height), whole,
                                  dict(zip(names, inside)), o.arrangement, o.fits,

@@ -62,12 +62,13 @@ def keeps(rect: Rect, normal: Rect | None) -> bool:
             and rect.w >= KEEP_SIDE * normal.w and rect.h >= KEEP_SIDE * normal.h)
 
 
-def font_step(name: str, rect: Rect, zoom: float) -> float:
+def font_step(name: str, rect: Rect, zoom: float, floor: float | None = None) -> float:
     """The font (of the text size's) of a FONT_STEPS panel in rect: the largest
     TEXT_SHRINK step at which rect holds its least size grown in full with the text
-    (as much text as at the normal size), never below the normal text size."""
+    (as much text as at the normal size), never below floor (default: the normal text
+    size)."""
     w, h = LEAST.get(name, (300, 180))
-    floor = min(1.0, 1 / max(zoom, 1e-6))
+    floor = min(1.0, 1 / max(zoom, 1e-6)) if floor is None else floor
     scale = 1.0
     while scale > floor and (rect.w < w * zoom * scale or rect.h < h * zoom * scale):
         scale = max(floor, scale * TEXT_SHRINK)

@@ -436,3 +436,25 @@ def test_where_no_placement_keeps_the_main_panel_the_narration_is_set_smaller():
     assert after.w * after.h >= KEPT * before.w * before.h
     # at the normal size nothing is set smaller
     assert normal.narration_scale == 1.0
+
+
+def test_on_a_scaled_screen_the_narration_is_set_smaller_to_be_whole():
+    """QT_SCALE_FACTOR=2 on a 1280x720 screen leaves the stage about 636x287 of Qt's
+    pixels: lesson 13's first slide (its narration and figures about 880 characters)
+    showed one line of its narration behind a scroll bar. Its font may now step down to
+    half (the normal size's height in the screen's own pixels) to be whole, the named
+    panel keeping half its least size at least; on a screen of one pixel per pixel, never
+    below the normal size."""
+    from gradviz.plain.stage_layout import MAIN_AT_LEAST, reading_floor
+
+    assert reading_floor(1.0) == 1.0 and reading_floor(1.3225) == 1 / 1.3225
+    assert reading_floor(1.0, 2.0) == 0.5 and reading_floor(0.5, 1.0) == 1.0
+    narration = lines(880)
+    scaled = place(636, 287, ("cosine", "loss"), 1.0, narration_height=narration, ratio=2.0)
+    assert scaled.narration_whole and 0.5 <= scaled.narration_scale < 1.0
+    main = scaled.panels["cosine"]
+    least_w, least_h = least_size("cosine", 1.0, scaled.font_scale["cosine"])
+    assert min(main.w / least_w, main.h / least_h) >= MAIN_AT_LEAST
+    assert scaled.font_scale["cosine"] >= 0.5
+    plain = place(636, 287, ("cosine", "loss"), 1.0, narration_height=narration)
+    assert plain.narration_scale == 1.0 and plain.font_scale["cosine"] == 1.0
