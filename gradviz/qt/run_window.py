@@ -13,6 +13,7 @@ from PySide6.QtGui import QCloseEvent, QResizeEvent
 from PySide6.QtWidgets import QApplication, QLabel
 
 from ..plain.config import Config
+from ..plain.dock_room import BOTTOM_SHARE
 from ..plain.fault_line import fault_line
 from ..plain.history import History
 from ..plain.recorded_run import RecordedRun, runs_below
@@ -27,7 +28,6 @@ from .run_source import POLL_MS, RunSource
 from .screen_fit import tabs_for_cramped_charts
 from .theme import THEMES, Theme
 from .window_frame import WindowFrame
-from .window_layout import BOTTOM_SHARE
 
 THREAD_WAIT_MS = 30_000
 RUNS_MS = 2000   # a folder of runs is listed again this often
