@@ -41,7 +41,7 @@ def focus_ids(graph: GraphData, name: str) -> set[str]:
 
 
 def focused_box(graph: GraphData, name: str) -> GraphNode | None:
-    """The one box a focus names, whose facts a slide can show under the graph (the
+    """The one box a focus names, whose facts a slide can show with its narration (the
     junction z: its box in the module view, the op that made it in the op view); None
     for a focus of several boxes, or a graph without it."""
     if " ".join(name.lower().split()) != "junction":

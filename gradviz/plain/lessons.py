@@ -71,8 +71,8 @@ class Slide:
     autoplay: bool = True
     # what the graph frames, the rest dimmed (plain.graph_focus): "cut", "head 1", ...
     focus: str = ""
-    # what hovering the focused box shows (z's facts, PyTorch's own warning), shown under
-    # the graph: a clicker has no mouse, and 06/1 said "hover z" to a hall
+    # what hovering the focused box shows (z's facts, PyTorch's own warning), shown with
+    # the narration: a clicker has no mouse, and 06/1 said "hover z" to a hall
     facts: bool = False
     keep: str = "nothing"              # "ghost": the slide before's lines stay, dashed
     # lines drawn on its charts at a value it names (plain.lesson_references)
@@ -222,7 +222,7 @@ def _focus(where: str, data: dict) -> str:
 
 
 def _facts(where: str, data: dict) -> bool:
-    """facts = true: what hovering the focused box shows, under the graph; only for a
+    """facts = true: what hovering the focused box shows, with the narration; only for a
     focus that is one box (the junction z)."""
     facts = _flag(where, data, "facts", False)
     if facts and data.get("focus") not in FACTS_FOCUS:

@@ -1,4 +1,4 @@
-"""A slide's facts (facts = true): what hovering the focused box shows, under the graph
+"""A slide's facts (facts = true): what hovering the focused box shows, with the narration
 (a clicker has no mouse); only for a focus that is one box, refused in one line
 otherwise, and the box found in either view of the graph."""
 import pytest

@@ -41,25 +41,33 @@ def pytorch_non_leaf_warning() -> str:
     return str(caught[0].message).split(". ")[0]
 
 
-def test_what_hovering_z_showed_is_under_the_graph_on_lesson_06(qtbot, window):
+@pytest.mark.parametrize("presses", [0, 2])
+def test_what_hovering_z_showed_is_said_on_lesson_06s_first_slide(qtbot, window, presses):
+    """It told the hall to hover z for PyTorch's own warning. Now z's facts and that
+    warning are said with the narration, at its size and whole with it (under the graph
+    after Ctrl+= twice, they left the graph a strip of boxes: the stage places them as
+    the narration's)."""
     w = window
     projector(w)
     w.lessons.open_named("leaves-and-grad")
+    for _ in range(presses):
+        qtbot.keyClick(w, Qt.Key_Equal, Qt.ControlModifier)
     slide = find_lesson("leaves-and-grad").slides[0]
     assert "hover" not in slide.narration          # nothing asks the hall for a mouse
-    facts = w.graph_view.facts
+    narration = w.lessons.narration
+    facts = narration.facts
     qtbot.waitUntil(lambda: facts.isVisible() and "PyTorch:" in facts.text(),
                     timeout=WAIT_MS)
     text = facts.text()
     assert text.splitlines()[0] == "z: requires_grad=True · not a leaf · .grad is None"
     assert pytorch_non_leaf_warning() in text
-    # read as the narration is, whole, inside the graph's rect on the stage
-    assert cap(facts) >= BODY_CAP_PX
-    assert facts.height() >= facts.heightForWidth(facts.width())
-    slot = w.lessons.stage.slots["graph"]
-    top_left = facts.mapTo(slot, facts.rect().topLeft())
-    assert slot.rect().contains(top_left) and top_left.y() + facts.height() <= slot.height()
-    # the next slide (z.retain_grad()) shows none: its narration says what the box does
+    # read as the narration is, whole with it, inside its rect on the stage
+    qtbot.waitUntil(lambda: w.lessons.stage.placement.narration_whole
+                    and facts.height() >= facts.heightForWidth(facts.width()),
+                    timeout=WAIT_MS)
+    assert cap(facts) >= BODY_CAP_PX and facts.font() == narration.text.font()
+    assert narration.rect().contains(facts.geometry())
+    # the next slide (z.retain_grad()) says none: its narration says what the box does
     qtbot.keyClick(w, Qt.Key_PageDown)
     qtbot.waitUntil(lambda: w.model.slide == 1, timeout=WAIT_MS)
     assert not facts.isVisible()

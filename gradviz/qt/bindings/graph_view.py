@@ -1,6 +1,6 @@
 """The graph panel and the model: the saved tensors drawn both ways, what a slide
-frames (and the facts of the box it frames), the graphs the engine sends (a backward
-call's swept, phase by phase), and a torchviz export asked of the engine."""
+frames, the graphs the engine sends (a backward call's swept, phase by phase), and a
+torchviz export asked of the engine."""
 from __future__ import annotations
 
 from ...engine import protocol as p
@@ -28,7 +28,6 @@ def bind_graph_view(view: GraphView, model: WindowModel, engine: EngineClient) -
 
     model.events.show_saved.connect(show_saved)
     model.events.focus.connect(view.set_focus)
-    model.events.focus_facts.connect(view.set_facts_shown)
     view.showSavedChanged.connect(lambda on: setattr(model, "show_saved", on))
     view.torchvizRequested.connect(engine.export_torchviz)
     engine.received.connect(received)

@@ -49,6 +49,8 @@ class KeyRoom:
         self.folded = folds and not self.unfold.isChecked()
         self.side_scroll.setVisible(shown and not self.folded)
         if not shown or self.folded:
+            # placed afresh when it comes back: the split's way may have changed since
+            self.placed = None
             return
         width, height = max(1, self.split.width()), max(1, self.split.height())
         # beside only where the graph keeps a canvas at least as wide as high: in a

@@ -39,12 +39,10 @@ from ...plain.module_graph import module_graph, open_key
 from ...plain.module_runs import CallTree, foldable_blocks
 from ...plain.sweep_pace import paced_sweep_ms
 from ...render.dot import to_dot
-from ..theme import READING
 from . import plot_style as ps
 from .backward_sweep import BackwardSweep
 from .graph_canvas import LEAST_LABEL_PX, GraphCanvas
 from .graph_export import write_scene
-from .graph_facts import GraphFacts
 from .graph_heat import heat_range
 from .graph_key_room import KeyRoom
 from .graph_legend import GraphLegend
@@ -195,8 +193,6 @@ class GraphView(QWidget):
                               self.export_button, self.key_button])
         self._top.buttons = self._title_buttons()
         layout.addWidget(self.split, 1)
-        self.facts = GraphFacts()   # what hovering the focused box shows, where asked
-        layout.addWidget(self.facts)
         # the key placed again when the split changes size, the panel's size alone (a
         # caption on one line instead of two): placed only on the panel's, it kept the
         # share of the split's old height
@@ -283,13 +279,7 @@ class GraphView(QWidget):
             return str(exc)
         self._focus = name or ""
         self.canvas.set_focus(ids)
-        self.facts.show_for(self.graph, self._focus)
         return None
-
-    def set_facts_shown(self, shown: bool) -> None:
-        """Under the graph, what hovering the focused box shows (a slide's facts)."""
-        self.facts.set_asked(shown)
-        self.facts.show_for(self.graph, self._focus)
 
     def show_graph(self, graph, caption: str) -> None:
         self._op_graph, self._op_caption = graph, caption
@@ -346,7 +336,6 @@ class GraphView(QWidget):
             self.canvas.focus_ids = frozenset()
         self.sweep.stop()   # a new graph: the old sweep's boxes as this one draws them
         self.canvas.show_graph(graph, layout)
-        self.facts.show_for(graph, self._focus)
         self._fold_if_too_large()
         # the first graph with a sweep after the backward call: a graph drawn before it
         # (the forward's, laid out late when the clicks come fast) has none
@@ -522,7 +511,6 @@ class GraphView(QWidget):
         font.setPointSizeF(theme.font_pt)
         self.caption.setFont(font)
         self.legend.set_font_pt(theme.font_pt * 0.95)
-        self.facts.set_font_pt(theme.font_pt * READING)   # read as the narration is
         # the legend's lines whole, beside the scroll bar
         bar = self.side_scroll.verticalScrollBar().sizeHint().width()
         self.side_scroll.setMinimumWidth(self.legend.minimumWidth() + bar + 4)
