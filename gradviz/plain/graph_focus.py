@@ -14,6 +14,7 @@ from .graph_data import (
     SAVED_EDGE,
     STALE,
     GraphData,
+    GraphNode,
 )
 
 FOCUS_NAMES = ("cut", "junction", "trunk", "head K", "freed", "changed", "state")
@@ -37,6 +38,16 @@ def focus_ids(graph: GraphData, name: str) -> set[str]:
         k = int(head)
         return {n.id for n in graph.nodes if n.heads_reaching == (k,)}
     raise ValueError(f"unknown graph focus {name!r}: use one of {', '.join(FOCUS_NAMES)}")
+
+
+def focused_box(graph: GraphData, name: str) -> GraphNode | None:
+    """The one box a focus names, whose facts a slide can show with its narration (the
+    junction z: its box in the module view, the op that made it in the op view); None
+    for a focus of several boxes, or a graph without it."""
+    if " ".join(name.lower().split()) != "junction":
+        return None
+    return next((n for n in graph.nodes if n.kind == JUNCTION), None) or \
+        next((n for n in graph.nodes if n.kind == OP and n.tensor), None)
 
 
 def _ends(graph: GraphData, kinds: tuple[str, ...], ids: set[str]) -> set[str]:

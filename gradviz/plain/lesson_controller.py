@@ -99,7 +99,8 @@ def cramped(placement: Placement) -> bool:
 
 class LessonController:
     def __init__(self, model: WindowModel, views: LessonViews):
-        # the one writer of lesson, slide, panels, named_metrics, focus, text_too_large
+        # the one writer of lesson, slide, panels, named_metrics, focus (and focus_facts),
+        # text_too_large
         self.model = model
         self.views = views
         self.lesson: Lesson | None = None   # the lesson whose slide is on screen
@@ -265,8 +266,8 @@ class LessonController:
         views.engine.pause()
         assert self.deck is not None
         # the stage stays (m.lesson names the deck while a slide of text is on it)
-        m.lesson, m.slide, m.panels, m.named_metrics, m.focus = \
-            self.deck.name, None, (), (), None
+        m.lesson, m.slide, m.panels, m.named_metrics, m.focus, m.focus_facts = \
+            self.deck.name, None, (), (), None, False
         views.titles.set_title(self._title())
         views.cards.show_card(card.title, card.text)
         self._clear_ghost()
@@ -312,7 +313,7 @@ class LessonController:
         views.references.set_references(reference_lines(slide, self._kept))
         # a room reads one box per module call, framed on what the slide is about
         views.graph.set_module_view(True)
-        m.focus = slide.focus or None
+        m.focus, m.focus_facts = slide.focus or None, slide.facts
 
     def _prepare_next(self, preparing: str | None) -> None:
         """The slide on screen moves (its first state is shown): the next one's engine,
@@ -456,6 +457,7 @@ class LessonController:
         # the window takes the stage's panels home, and every dock back where, and as
         # shown or closed as, the user had it (and per-node gradients as its graph dock is)
         m.lesson, m.slide, m.panels, m.focus, m.named_metrics = None, None, (), None, ()
+        m.focus_facts = False
         m.text_too_large = False
         self._give_back()
         views.graph.set_key_shown(True)

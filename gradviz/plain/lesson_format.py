@@ -11,8 +11,8 @@ from .spelling import did_you_mean
 
 LESSON_KEYS = ("title", "config", "slides")
 SLIDE_KEYS = ("title", "narration", "config", "panels", "layout", "pace", "play",
-              "sweep_pace", "stop", "autoplay", "focus", "keep", "expect", "reference",
-              "figures")
+              "sweep_pace", "stop", "autoplay", "focus", "facts", "keep", "expect",
+              "reference", "figures")
 # what a config table may hold: every Config field, in the flags' spelling or with
 # underscores, and the two negated flags
 CONFIG_KEYS = tuple(f.name.replace("_", "-") for f in dataclasses.fields(Config)) + \

@@ -41,6 +41,8 @@ PLAYS = ("steps", "phases")            # what Play advances by: whole steps, or 
 # what a slide keeps of the slide before it: nothing, or its lines, dashed, on the same
 # axes (32 KiB beside 8 KiB; 3x, 2x, 1x beside the sum), so the room compares by eye
 KEEPS = ("nothing", "ghost")
+# the focus names that frame one box, whose facts a slide can show (facts = true)
+FACTS_FOCUS = ("junction",)
 MAX_PACE = 1000                        # steps per second
 MAX_PHASE_PACE = 20                    # phases per second (each one's graph is drawn)
 MAX_SLIDES = 30
@@ -69,6 +71,9 @@ class Slide:
     autoplay: bool = True
     # what the graph frames, the rest dimmed (plain.graph_focus): "cut", "head 1", ...
     focus: str = ""
+    # what hovering the focused box shows (z's facts, PyTorch's own warning), shown with
+    # the narration: a clicker has no mouse, and 06/1 said "hover z" to a hall
+    facts: bool = False
     keep: str = "nothing"              # "ghost": the slide before's lines stay, dashed
     # lines drawn on its charts at a value it names (plain.lesson_references)
     reference: tuple[Reference, ...] = ()
@@ -202,7 +207,7 @@ def _slide_fields(where: str, data: Any, base: Config, base_file: str) -> dict:
                 pace=_pace(where, data, play), play=play,
                 sweep_pace=_sweep_pace(where, data, play), stop=stop,
                 autoplay=_flag(where, data, "autoplay", True), focus=_focus(where, data),
-                keep=_choice(where, data, "keep", KEEPS))
+                facts=_facts(where, data), keep=_choice(where, data, "keep", KEEPS))
 
 
 def _focus(where: str, data: dict) -> str:
@@ -214,6 +219,17 @@ def _focus(where: str, data: dict) -> str:
     except ValueError as exc:
         raise LessonError(f"{where}: {exc}") from None
     return value
+
+
+def _facts(where: str, data: dict) -> bool:
+    """facts = true: what hovering the focused box shows, with the narration; only for a
+    focus that is one box (the junction z)."""
+    facts = _flag(where, data, "facts", False)
+    if facts and data.get("focus") not in FACTS_FOCUS:
+        raise LessonError(f"{where}: facts shows the focused box's facts: it needs focus = "
+                          f"{' or '.join(repr(f) for f in FACTS_FOCUS)} "
+                          f"(got {shown(data.get('focus', ''))})")
+    return facts
 
 
 def _flag(where: str, data: dict, key: str, default: bool) -> bool:

@@ -11,7 +11,9 @@ from typing import Protocol
 
 LEAST_LABEL_PT = 6.0   # the smallest the labels get in a cramped matrix
 ROW_GAP_PX = 2         # rows' labels a pixel or two apart
-NUMBER_MARGIN = 0.08   # of a cell, clear each side of its number
+# of a cell, clear each side of its number: at 8% four heads on a lesson stage's matrix
+# (11/2 at 1024x768, after Ctrl+= twice) had numbers 18 px high, capitals 13 px
+NUMBER_MARGIN = 0.05
 LEAST_NUMBER_PX = 8    # a cell's number is never drawn smaller
 # of the text's own size, the numbers at which the colour bar is kept (beyond, hiding
 # it to make them larger still is not worth what it says)
@@ -120,14 +122,16 @@ class Arrangement:
 
 
 def best_arrangement(options: Sequence[Arrangement], wide: bool, wanted_px: int,
-                     widest_em: float) -> Arrangement:
+                     widest_em: float, worth: float = BAR_WORTH) -> Arrangement:
     """Of the arrangements that leave the notes whole, the one whose numbers are largest;
     of equals, the colour bar shown, and the notes beside only in a wide panel, then the
     larger cell (then the wider notes). Numbers within BAR_WORTH of the text's own size
     count as equal: they gain nothing worth the colour bar (hidden for a pixel more, it
     left roomy panels). Four heads on lesson 11's stage after Ctrl+= twice at 1024x768:
-    the notes below left the numbers 9 px; beside, the bar hidden, they are 16."""
-    cap = round(BAR_WORTH * wanted_px)
+    the notes below left the numbers 9 px; beside, the bar hidden, they are 16. worth:
+    BAR_WORTH, or 1 where the numbers must reach the size wanted (a lesson's stage, whose
+    narration points at them: 11/2's were 17 px with the bar, 20 without)."""
+    cap = round(worth * wanted_px)
 
     def rank(a: Arrangement) -> tuple[bool, int, bool, bool, float, int]:
         number = min(cap, number_px(a.cell, widest_em))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 
-from .stage_layout import GAP, Placement, Rect, font_step, least_size, place
+from .stage_layout import GAP, Placement, Rect, font_step, least_size, place, reading_floor
 
 
 def place_with_aside(width: int, height: int, panels: tuple[str, ...] | list[str],
@@ -13,28 +13,29 @@ def place_with_aside(width: int, height: int, panels: tuple[str, ...] | list[str
                      narration_height: Callable[[int], int] = lambda width: 0,
                      content_height: Mapping[str, Callable[[int, float], int]] | None = None,
                      text_floor: float | None = None,
-                     aside_height: Callable[[int], int] | None = None) -> Placement:
+                     aside_height: Callable[[int], int] | None = None,
+                     ratio: float = 1.0) -> Placement:
     """place(), with a part of aside_height(w) px at width w (Compare's verdict) put where
     the main panel keeps its room: on top of a secondary panel that keeps its least
     height below it (a secondary panel gives way first), else under the narration."""
     p = place(width, height, panels, zoom, layout, narration_height, content_height,
-              text_floor)
+              text_floor, ratio)
     if aside_height is None:
         return p
-    beside = _aside_on_secondary(p, zoom, aside_height)
+    beside = _aside_on_secondary(p, zoom, aside_height, reading_floor(zoom, ratio))
     if beside is not None:
         return beside
     under = place(width, height, panels, zoom, layout,
                   lambda w: narration_height(w) + aside_height(w) + GAP, content_height,
-                  text_floor)
+                  text_floor, ratio)
     n = under.narration
     high = min(aside_height(n.w), n.h)
     return replace(under, narration=replace(n, h=n.h - high - GAP),
                    aside=Rect(n.x, n.bottom - high, n.w, high))
 
 
-def _aside_on_secondary(p: Placement, zoom: float,
-                        aside_height: Callable[[int], int]) -> Placement | None:
+def _aside_on_secondary(p: Placement, zoom: float, aside_height: Callable[[int], int],
+                        reading: float) -> Placement | None:
     """p with the aside on top of its tallest secondary panel that keeps its least
     height (at its font's step) below it; else in the place of the tallest secondary
     panel that holds it (that panel left out while the aside is shown: a panel below
@@ -43,7 +44,7 @@ def _aside_on_secondary(p: Placement, zoom: float,
     for name, rect in secondary:
         high = aside_height(rect.w)
         cut = Rect(rect.x, rect.y + high + GAP, rect.w, rect.h - high - GAP)
-        scale = font_step(name, cut, zoom) if name in p.font_scale else 1.0
+        scale = font_step(name, cut, zoom, reading) if name in p.font_scale else 1.0
         if 0 < high and cut.h >= least_size(name, zoom, scale)[1]:
             fonts = {**p.font_scale, name: scale} if name in p.font_scale else p.font_scale
             return replace(p, panels={**p.panels, name: cut}, font_scale=fonts,

@@ -185,6 +185,7 @@ class WindowModel:
     slide_shown: int = 0
     panels: tuple[str, ...] = ()          # the slide's panels on the stage, main first
     focus: str | None = None              # what the slide's graph frames (None: all of it)
+    focus_facts: bool = False             # ...and whether the narration says that box's facts
     # the measured quantities the slide's promises and figures name, what its point rests
     # on ("graph_nodes"): a chart of several gives those its room (plain.memory_rows)
     named_metrics: tuple[str, ...] = ()

@@ -37,14 +37,16 @@ class LessonDocks(QObject):
                 self.layout_before = w.saveState()
                 self.model.docks_shown = frozenset()
                 self.show_stage(True)
-                w.events_view.allow_log(False)
+                w.events_view.set_on_stage(True)
+                w.cosine.set_on_stage(True)
                 w.code_view.set_wrapped(True)
             return
         if self.layout_before is None:
             return
         self.show_stage(False)
         self.take_panels_home(self.stage.release())
-        w.events_view.allow_log(True)
+        w.events_view.set_on_stage(False)
+        w.cosine.set_on_stage(False)
         w.code_view.set_wrapped(False)
         w.plot_stack.show_only([])   # all of them again
         w.plot_stack.put_in_front([])

@@ -25,6 +25,7 @@ from ..plain.window_model import WindowModel
 from .plain_dialogs import warn
 from .stage import Stage
 from .stage_geometry import watch_stage
+from .widgets.graph_facts import facts_text
 from .widgets.lesson_list import LessonList
 from .widgets.line_panel import SLIDE_GHOST_LABEL
 from .widgets.narration_view import NarrationView
@@ -179,6 +180,9 @@ class LessonMode(QObject):
         """The stage says what a slide waits for until its first state is in (the
         controller's SlidePreparing decides; this tells it the engine's news)."""
         self.model.events.preparing.connect(self.stage.set_preparing)
+        # a slide's facts come with its graph: none until then, nor on a slide without
+        self.model.events.slide_shown.connect(lambda _n: self._show_facts(""))
+        self.model.events.focus_facts.connect(self._facts_asked)
         self.parts.engine.received.connect(self._engine_said)
         self.parts.graph_view.drawn.connect(self.controller.preparing.graph_drawn)
         self._graph_late = QTimer(self)
@@ -200,7 +204,19 @@ class LessonMode(QObject):
             preparing.failed()
         elif isinstance(record, p.Graph):
             preparing.graph_came(record.graph)
+            if self.model.focus_facts:
+                self._show_facts(facts_text(record.graph, self.model.focus or ""))
         self._time_the_graph()
+
+    def _facts_asked(self, asked: bool) -> None:
+        if not asked:
+            self._show_facts("")
+
+    def _show_facts(self, text: str) -> None:
+        """The slide's facts (what hovering its focused box shows) in the narration, the
+        stage placed again where that changed the narration's height."""
+        if self.narration.show_facts(text) and self.stage.isVisible():
+            self.stage.arrange()
 
     def steps_came(self) -> None:
         """The window took new steps of the model on screen into its history."""

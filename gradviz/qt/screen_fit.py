@@ -236,7 +236,8 @@ class ScreenFit(QObject):
         window, parts, model = self.window, self.parts, self.model
         self._on_room()
         room = available(window)
-        self.parts.run_bar.setVisible(run_bar_shown(model.in_lesson, room.height()))
+        self.parts.run_bar.setVisible(run_bar_shown(model.in_lesson, room.height(),
+                                                     window.devicePixelRatioF()))
         if not model.in_lesson:
             # a lesson's stage places its panels itself (plain.stage_layout), none in
             # tabs; the docks are put away, and the panels' tabs are not the stage's

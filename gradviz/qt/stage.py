@@ -141,7 +141,7 @@ class Stage(QWidget):
                                          functools.cache(self._narration_at_text_size()),
                                          content,
                                          max(floors) if floors else None,
-                                         self._verdict_height())
+                                         self._verdict_height(), self.devicePixelRatioF())
             if placement.narration_scale == getattr(self.narration, "text_scale", 1.0):
                 break
             if hasattr(self.narration, "set_text_scale"):

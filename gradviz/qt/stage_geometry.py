@@ -32,13 +32,28 @@ def on_screen(widget: QWidget) -> list[int] | None:
 
 def stage_geometry(stage: Stage, model: WindowModel) -> dict:
     """The slide on screen (from 0), its panels' rects (each with its title) by name,
-    the narration's and its figures' rects, and whether the "preparing" cover is up."""
+    the narration's, its heading's and its figures' rects and whether its text is
+    whole, whether the "preparing" cover is up, and
+    each text panel's text in view (What happened: the rect it is read in, and whether
+    it is whole there)."""
     narration = stage.narration
     figures = getattr(narration, "figures", None)
+    texts = {}
+    for name in stage.shown:
+        panel = stage.panels.get(name)
+        if panel is not None and hasattr(panel, "reading_area"):
+            area, whole = panel.reading_area()
+            texts[name] = {"rect": on_screen(area), "whole": whole}
+    heading = getattr(narration, "heading", None)
+    placement = stage.placement
     return {"slide": model.slide, "panels": {name: on_screen(stage.slots[name])
                                              for name in stage.shown if name in stage.slots},
             "narration": on_screen(narration),
+            "heading": on_screen(heading) if heading is not None else None,
             "figures": on_screen(figures) if figures is not None else None,
+            # its text whole, not scrolled (the stage's word for it)
+            "narration_whole": placement.narration_whole if placement else None,
+            "texts": texts,
             "preparing": stage.cover.isVisible()}
 
 

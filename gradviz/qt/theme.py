@@ -11,6 +11,9 @@ from ..render import style
 
 BASE_FONT_PT = 11.0
 TEXT_STEP = 1.15   # one Ctrl+= (Larger text): every font this much larger
+# the narration's text, of the text size's: read from the back of the hall (its capitals
+# 14 px high at 1024x768); an error's explanation on a lesson's stage is read as it is
+READING = 1.35
 
 
 @dataclass(frozen=True)

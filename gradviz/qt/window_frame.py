@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QDockWidget, QGridLayout, QMainWindow, QScrollArea
 
 from ..plain.config import Config
 from ..plain.desktop_files import ICON_NAME, desktop_file
+from ..plain.dock_room import bottom_share, graph_beside
 from .controls import ControlsPanel
 from .run_bar import RunBar
 from .widgets.code_view import CodeView
@@ -21,7 +22,7 @@ from .widgets.graph_view import GraphView
 from .widgets.loss_plot import LossPlot
 from .widgets.memory_plot import MemoryPlot
 from .widgets.plot_stack import PlotStack
-from .window_layout import BOTTOM_SHARE, add_dock
+from .window_layout import add_dock
 
 
 class WindowFrame(QMainWindow):
@@ -98,9 +99,23 @@ class WindowFrame(QMainWindow):
         self.resizeDocks([self.controls_dock, self.gradients_dock],
                          [self.controls_scroll.minimumWidth(), int(self.width() * 0.36)],
                          Qt.Orientation.Horizontal)
-        self.resizeDocks([self.graph_dock], [int(self.height() * BOTTOM_SHARE)],
+        self.resizeDocks([self.graph_dock],
+                         [int(self.height() * bottom_share(self.width(), self.height()))],
                          Qt.Orientation.Vertical)
         self.fit()
+        self._graph_beside_the_charts()
+
+    def _graph_beside_the_charts(self) -> None:
+        """Where the fitting put the gradient charts beside the graph (a small screen),
+        the graph the larger part of that row (plain.dock_room)."""
+        bottom = Qt.DockWidgetArea.BottomDockWidgetArea
+        if self.dockWidgetArea(self.gradients_dock) != bottom or self.gradients_dock.isHidden():
+            return
+        row = self.graph_dock.width() + self.gradients_dock.width()
+        graph = graph_beside(self.width(), self.height(), row)
+        if graph is not None:
+            self.resizeDocks([self.graph_dock, self.gradients_dock], [graph, row - graph],
+                             Qt.Orientation.Horizontal)
 
     def _fit_controls(self) -> None:
         """The settings must fit without a horizontal scroll bar at any zoom."""

@@ -12,7 +12,6 @@ from .window_state import BadLayout, check_window_state
 # (1024x768, 1280x720, 1366x768): there the first launch takes the whole screen, which
 # at 92% of it left a 100 px strip at 1280x720 and 68 px at 1024x768 unused
 LEAST_ROOM, PROJECTOR_AT_MOST = (1024, 700), (1366, 800)
-BOTTOM_SHARE = 0.42   # of the window's height, for the docks below the plots
 
 
 def add_dock(window: QMainWindow, title: str, name: str, widget: QWidget,

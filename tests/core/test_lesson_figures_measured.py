@@ -76,3 +76,25 @@ def test_lesson_12_trunk_walks_are_the_ones_plain_pytorch_makes():
         history, _ = one_step(lesson.slides[n - 1].config)
         (figure,) = lesson.slides[n - 1].figures
         assert figure_value(figure, history, {}) == walked, n
+
+
+def test_lesson_14s_above_zero_reads_as_a_number_other_than_its_exact_zero():
+    """14/1 says each head's push at z is above zero; on the chart the image head's
+    (about 0.001 beside the quadrant head's 0.07) lay along 0 as 14/2's exact zero
+    does. Its figure tells the two apart: a number above zero, and 0.0000 once the
+    image head reads z.detach()."""
+    from gradviz.core.lesson_check import slide_model
+    from gradviz.plain.lesson_figures import figure_text
+
+    lesson = find_lesson("14-cnn-two-heads")
+    shown = []
+    for slide in lesson.slides:
+        session = Session(slide.config, slide_model(slide))
+        history = History(slide.config.head_names(), list(session.param_names))
+        history.append(session.step())
+        image = next(f for f in slide.figures if f.metric == "junction.head1")
+        shown.append((figure_value(image, history, {}), figure_text(image, history, {})))
+    (above, above_text), (cut, cut_text) = shown
+    assert above is not None and above > 0 and cut == 0.0
+    assert cut_text == "image head's push at z: 0.0000"
+    assert above_text != cut_text and float(above_text.rsplit(" ", 1)[1]) > 0

@@ -63,7 +63,9 @@ def test_every_slide_pair_fits_whole_on_a_projector_at_every_text_size(room, zoo
     assert p.narration_whole
     assert needed(p.narration.w) <= p.narration.h            # its text has the room
     main, second = (p.panels[name] for name in pair)
-    least_w, least_h = least_size(pair[0], zoom)
+    # (at its font's step where it has one: the cosine matrix's numbers, never below the
+    # narration's normal size)
+    least_w, least_h = least_size(pair[0], zoom, p.font_scale.get(pair[0], 1.0))
     assert main.w >= least_w and main.h >= least_h, main
     # the second gives way to the main one (down to half its least size) after Ctrl+=
     least_w, least_h = least_size(pair[1], zoom)
@@ -168,20 +170,63 @@ def test_a_short_narration_is_a_strip_not_a_half_empty_column():
 def test_an_errors_explanation_gets_the_room_to_be_read_whole(room):
     """An error slide's What happened beside the graph: at 38% of 1024 px its Why and
     What to do ran below the panel (lessons 02, 04, 05, 08). Its text's height at a
-    width decides its share, as far as the graph, which the slide names, stays the
-    larger (02/1 and 08/2 gave What happened as much width as the graph)."""
+    width decides its share: the graph, which the slide names, the larger where the
+    text is whole so (02/1 and 08/2 gave What happened as much width as the graph), and
+    where it is not, the text the wider, the graph keeping its least size."""
     width, height = room
     explanation = lines(1400, px_per_char=8.5, line_px=20, chrome=40)
     at_38 = int((width - GAP) * 0.38)
     p = place(width, height, ("graph", "events"), 1.0, narration_height=lines(330),
               content_height={"events": explanation})
     events, graph = p.panels["events"], p.panels["graph"]
-    # more of it shown than at 38% (as high a panel, wider)
+    # more of it shown than at 38% (as high a panel, wider), and all of it
     assert events.h / explanation(events.w) > events.h / explanation(at_38)
+    assert p.text_whole and events.h >= explanation(events.w)
     least_w, least_h = least_size("graph", 1.0)
     assert graph.w >= least_w and graph.h >= least_h and p.fits >= 1
-    assert graph.w * graph.h > events.w * events.h
     assert p.narration_whole
+    shorter = lines(900, px_per_char=8.5, line_px=20, chrome=40)
+    p = place(width, height, ("graph", "events"), 1.0, narration_height=lines(330),
+              content_height={"events": shorter})
+    events, graph = p.panels["events"], p.panels["graph"]
+    assert p.text_whole and graph.w * graph.h > events.w * events.h
+
+
+# 02/1 on the stage at the normal text size, as the real views measured it: its
+# explanation at the narration's size (headline, PyTorch's message of 361 characters,
+# Why, What to do, under the panel's title) and its narration, each height at a width
+EXPLANATION_02_1 = {400: 735, 500: 591, 560: 488, 600: 464, 660: 440, 700: 416, 800: 368,
+                    900: 344, 1000: 320}
+NARRATION_02_1 = {340: 492, 500: 324, 674: 276, 1000: 200}
+
+
+def measured(table: dict[int, int]):
+    def height(width: int, scale: float = 1.0) -> int:
+        if scale != 1:   # set smaller: the same lines in a room as much wider
+            return int(scale * height(int(width / scale)))
+        below = [h for w, h in table.items() if w <= width]
+        return min(below) if below else 2000
+    return height
+
+
+explanation_02_1 = measured(EXPLANATION_02_1)
+
+
+@pytest.mark.parametrize("room", ROOMS)
+def test_at_the_narrations_size_an_error_is_whole_beside_a_graph_of_its_least_size(room):
+    """Issue 45: on the stage an error's explanation is read as the narration is (14 px
+    capitals at 1024x768), Why and What to do in view. 02/1's needs 440 px at 660 px
+    wide: a share above half gave it 500 px at most, 591 px high where 450 were there.
+    The graph gives way to its least size, no further."""
+    width, height = room
+    p = place(width, height, ("graph", "events"), 1.0,
+              narration_height=measured(NARRATION_02_1),
+              content_height={"events": explanation_02_1})
+    events, graph = p.panels["events"], p.panels["graph"]
+    assert p.text_whole and p.text_scale == 1.0 and p.narration_whole
+    assert events.h >= explanation_02_1(events.w)
+    least_w, least_h = least_size("graph", 1.0)
+    assert graph.w >= least_w and graph.h >= least_h and p.fits >= 1
 
 
 def test_a_text_panel_that_fits_anyway_leaves_the_main_panel_its_largest_share():
@@ -251,16 +296,16 @@ def test_lesson_13_slide_2_after_ctrl_plus_twice_keeps_the_matrix_its_room():
     assert p.narration_whole and p.narration.h >= scale * lesson_13_2(int(p.narration.w / scale))
     # the loss chart and the loop give way to the matrix (down to half their least size)
     assert p.fits >= 0.5
-    least_w, least_h = least_size("cosine", zoom)
+    # the matrix keeps its least size at its numbers' font, which steps down no further
+    # than the narration's normal size (its numbers' capitals 14 px high)
+    scale = p.font_scale["cosine"]
+    least_w, least_h = least_size("cosine", zoom, scale)
+    assert 1 / zoom - 1e-9 <= scale <= 1.0
     assert p.panels["cosine"].w >= least_w and p.panels["cosine"].h >= least_h
-    assert "cosine" not in p.font_scale                     # the main panel: as asked
     for name in ("loss", "code"):                            # never below the normal size
         assert 1 / zoom - 1e-9 <= p.font_scale[name] < 1.0
     cosine = p.panels["cosine"]
     assert cosine.w * cosine.h > max(r.w * r.h for n, r in p.panels.items() if n != "cosine")
-    # the matrix keeps the height for 14 px numbers: three cells of 48 px, its title and
-    # its labels at the larger size
-    assert cosine.h >= 3 * 48 + 2 * 26 * zoom
 
 
 def test_a_slide_that_fits_at_the_text_size_sets_no_chart_smaller():
@@ -274,9 +319,10 @@ def test_a_slide_that_fits_at_the_text_size_sets_no_chart_smaller():
                 assert p.font_scale.get("loss", 1.0) == 1.0, (width, height, zoom)
 
 
-def test_only_the_loop_and_charts_after_the_main_one_may_be_set_smaller():
-    assert steps(["cosine", "loss", "code"]) == {"loss", "code"}
+def test_only_the_loop_the_matrix_and_charts_after_the_main_one_may_be_set_smaller():
+    assert steps(["cosine", "loss", "code"]) == {"cosine", "loss", "code"}
     assert steps(["loss", "cosine"]) == {"cosine"}
+    assert steps(["loss", "junction"]) == {"junction"}
     assert steps(["code", "graph"]) == {"code"}
     assert steps(["graph", "events"]) == set()
 
@@ -390,3 +436,25 @@ def test_where_no_placement_keeps_the_main_panel_the_narration_is_set_smaller():
     assert after.w * after.h >= KEPT * before.w * before.h
     # at the normal size nothing is set smaller
     assert normal.narration_scale == 1.0
+
+
+def test_on_a_scaled_screen_the_narration_is_set_smaller_to_be_whole():
+    """QT_SCALE_FACTOR=2 on a 1280x720 screen leaves the stage about 636x287 of Qt's
+    pixels: lesson 13's first slide (its narration and figures about 880 characters)
+    showed one line of its narration behind a scroll bar. Its font may now step down to
+    half (the normal size's height in the screen's own pixels) to be whole, the named
+    panel keeping half its least size at least; on a screen of one pixel per pixel, never
+    below the normal size."""
+    from gradviz.plain.stage_layout import MAIN_AT_LEAST, reading_floor
+
+    assert reading_floor(1.0) == 1.0 and reading_floor(1.3225) == 1 / 1.3225
+    assert reading_floor(1.0, 2.0) == 0.5 and reading_floor(0.5, 1.0) == 1.0
+    narration = lines(880)
+    scaled = place(636, 287, ("cosine", "loss"), 1.0, narration_height=narration, ratio=2.0)
+    assert scaled.narration_whole and 0.5 <= scaled.narration_scale < 1.0
+    main = scaled.panels["cosine"]
+    least_w, least_h = least_size("cosine", 1.0, scaled.font_scale["cosine"])
+    assert min(main.w / least_w, main.h / least_h) >= MAIN_AT_LEAST
+    assert scaled.font_scale["cosine"] >= 0.5
+    plain = place(636, 287, ("cosine", "loss"), 1.0, narration_height=narration)
+    assert plain.narration_scale == 1.0 and plain.font_scale["cosine"] == 1.0

@@ -10,7 +10,7 @@ against the narration's, the smallest text the point rests on (walk_measure.py),
 a shot 0.5 s after PageDown shows (the new slide or what it prepares, never the slide
 before's data). Each slide gets a verdict; --table prints a walk's JSON as a table.
 
-    python tests/qt/lecture_walk.py --display :7 --out /tmp/shots [--zoom 2] [LESSON...]
+    python tests/qt/lecture_walk.py --display :7 --out /tmp/shots [--zoom 2] [LESSON[:N]...]
     python tests/qt/lecture_walk.py --table walk.json
 
 Needs Xvfb (or another X server), xdotool, ImageMagick's `import` and tesseract;
@@ -29,7 +29,13 @@ import time
 import tomllib
 from pathlib import Path
 
-from walk_measure import at_half_second, named_panel, text_sizes
+from walk_measure import (
+    at_half_second,
+    explanation_sizes,
+    named_panel,
+    pointed_digits,
+    text_sizes,
+)
 from walk_measure import words as word_boxes
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,6 +83,14 @@ UNFRAME = ("(", "+clone", "-colorspace", "gray", "-threshold", "50%", "-negate",
            "-morphology", "Open", "Square:2", ")", "-compose", "screen", "-composite")
 GAP_LINES = 1.5   # a gap between words wider than so many lines' heights parts columns
 NARRATION_READ = 0.85   # of the narration's words, the share a slide's OCR must read
+# of the narration's cap height, an error's explanation's and a number's the narration
+# points at (OCR's boxes vary by a pixel or two)
+EXPLANATION_AT_LEAST = 0.9
+
+
+# the screen's pixels per Qt pixel: the status bar read is as many times higher (at 2 a
+# 40 px strip cut its line in half, and no "Paused" was ever read)
+SCALE = max(1, round(float(os.environ.get("QT_SCALE_FACTOR") or 1)))
 
 
 # tesseract on one thread: with its default OpenMP threads on a 2-core machine that the
@@ -132,7 +146,7 @@ def wait_played(display: str, scratch: Path, timeout: float) -> tuple[bool, floa
     while time.monotonic() - start < timeout:
         # each look (a screen grab, then OCR of the status bar) takes a while itself,
         # so three equal looks in a row are a screen at rest, with no sleep between
-        status = status_text(display, scratch, 40)
+        status = status_text(display, scratch, 40 * SCALE)
         now = screen_hash(display)
         same = same + 1 if now == last else 0
         last = now
@@ -297,21 +311,26 @@ class HalfSecond:
         return columns(out)
 
 
-def walk(lesson_path: Path, display: str, out: Path, zoom_presses: int, tag: str) -> list:
+def walk(lesson_path: Path, display: str, out: Path, zoom_presses: int, tag: str,
+         only: int | None = None) -> list:
+    """Every slide of the lesson, paged with PageDown; only: that slide (from 1) alone,
+    the app started at it (`--lesson NAME:N`), its Ctrl+= presses made there."""
     lesson = tomllib.loads(lesson_path.read_text())
     name = lesson_path.stem
     slides = lesson["slides"]
+    first = 0 if only is None else only - 1
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         geometry_file = Path(tmp) / "stage.json"
         env = dict(os.environ, DISPLAY=display, GRADVIZ_STAGE_GEOMETRY=str(geometry_file),
                    GRADVIZ_SETTINGS=str(Path(tmp) / "settings.json"))
         env.pop("QT_QPA_PLATFORM", None)
-        app = subprocess.Popen([sys.executable, "-m", "gradviz", "--lesson", name], env=env,
+        at = name if only is None else f"{name}:{only}"
+        app = subprocess.Popen([sys.executable, "-m", "gradviz", "--lesson", at], env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                cwd=tmp)
         try:
-            win = window_id(display, f"slide 1/{len(slides)}", 120)
+            win = window_id(display, f"slide {first + 1}/{len(slides)}", 120)
             if win is None:
                 return [{"lesson": name, "error": "no window"}]
             sh("xdotool", "windowfocus", "--sync", win, display=display)
@@ -319,8 +338,10 @@ def walk(lesson_path: Path, display: str, out: Path, zoom_presses: int, tag: str
                 sh("xdotool", "key", "--clearmodifiers", "ctrl+equal", display=display)
             before: Path | None = None   # the slide before's shot at rest
             for index, slide in enumerate(slides):
+                if index < first or (only is not None and index > first):
+                    continue
                 half = None
-                if index:
+                if index > first:
                     sh("xdotool", "windowfocus", "--sync", win, display=display)
                     sh("xdotool", "key", "--clearmodifiers", "Next", display=display)
                     half = HalfSecond(time.monotonic(),
@@ -385,6 +406,8 @@ def measure(geometry: dict, slide: dict, tsv: str) -> dict:
     out.update(named_panel(geometry, named, found, PANEL_WORDS.get(named, named)))
     out.update(text_sizes(geometry, named, found, bool(slide.get("figures")),
                           PANEL_WORDS.get(named, named)))
+    out.update(explanation_sizes(geometry, found))
+    out.update(pointed_digits(geometry, found, slide.get("narration", "")))
     return out
 
 
@@ -400,23 +423,49 @@ def verdict(result: dict) -> str:
         ("named panel not largest", result.get("named_largest", True)),
         ("named panel's title not in its rect", result.get("named_seen", True)),
         ("figures smaller than the narration", result.get("figures_ok", True)),
+        ("explanation not whole", result.get("explanation_whole", True)
+         and result.get("explanation_read", True)),
+        ("explanation smaller than the narration", explanation_ok(result)),
+        ("a number pointed at smaller than the narration",
+         result.get("pointed_px") is None or result.get("narration_px") is None
+         or result["pointed_px"] >= EXPLANATION_AT_LEAST * result["narration_px"]),
         ("module names", result.get("modules", True) != []),
         ("focus state", not result.get("focus") or bool(result.get("state_words"))))
         if not ok]
     return "partly: " + ", ".join(short) if short else "fine"
 
 
+def explanation_ok(result: dict) -> bool:
+    """An error's explanation read as the narration is: its body's capitals at least
+    EXPLANATION_AT_LEAST of the narration's (OCR's boxes vary by a pixel or two), its
+    headline's larger."""
+    body, head = result.get("explanation_px"), result.get("explanation_headline_px")
+    narration = result.get("narration_px")
+    if "explanation_whole" not in result or narration is None:
+        return True
+    return (body is not None and head is not None and body >= EXPLANATION_AT_LEAST * narration
+            and head > body)
+
+
 def table(results: list[dict]) -> str:
     """The closing note's table: slide, verdict, smallest text the point rests on."""
-    rows = ["| slide | verdict | smallest text (px, word) |", "|---|---|---|"]
+    rows = ["| slide | verdict | smallest text (px, word) | narration px | "
+            "explanation px (headline/body) | number pointed at (px) |",
+            "|---|---|---|---|---|---|"]
     for r in results:
         where = f"{r['lesson'][:2]}/{r.get('slide', '?')}"
         if "error" in r:
-            rows.append(f"| {where} | problem: {r['error']} | |")
+            rows.append(f"| {where} | problem: {r['error']} | | | | |")
             continue
         px, word = r.get("smallest_text_px"), r.get("smallest_text_word")
         out = f" ({', '.join(r['left_out'])} left out)" if r.get("left_out") else ""
-        rows.append(f"| {where} | {r['verdict']}{out} | {f'{px} ({word})' if px else '–'} |")
+        told = (f"{r.get('explanation_headline_px')}/{r.get('explanation_px')}"
+                + ("" if r.get("explanation_whole") else ", scrolled")
+                if "explanation_whole" in r else "–")
+        pointed = (f"{r['pointed_px']} ({r['pointed_word']})" if r.get("pointed_px")
+                   else "–")
+        rows.append(f"| {where} | {r['verdict']}{out} | {f'{px} ({word})' if px else '–'} "
+                    f"| {r.get('narration_px') or '–'} | {told} | {pointed} |")
     return "\n".join(rows)
 
 
@@ -438,10 +487,14 @@ def main(argv: list[str] | None = None) -> int:
     names = args.lessons or sorted(p.stem for p in LESSONS.glob("*.toml"))
     dims = sh("xdpyinfo", display=args.display).stdout
     found = re.search(r"dimensions:\s+(\d+x\d+)", dims)
-    tag = f"{found[1] if found else 'screen'}-zoom{args.zoom}"
+    scale = os.environ.get("QT_SCALE_FACTOR", "")   # a high-DPI screen's walk
+    tag = f"{found[1] if found else 'screen'}-zoom{args.zoom}" + (f"-scale{scale}"
+                                                                    if scale else "")
     results = []
-    for name in names:
-        results += walk(LESSONS / f"{name}.toml", args.display, args.out, args.zoom, tag)
+    for named in names:
+        name, _, slide = named.partition(":")   # NAME:N, slide N alone
+        results += walk(LESSONS / f"{name}.toml", args.display, args.out, args.zoom, tag,
+                        int(slide) if slide else None)
     print(json.dumps(results))
     return 0
 

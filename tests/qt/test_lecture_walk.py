@@ -23,7 +23,14 @@ from lecture_walk import (
     verdict,
 )
 from test_real_display import _start_xvfb, needs_x
-from walk_measure import at_half_second, named_panel, text_sizes, words
+from walk_measure import (
+    at_half_second,
+    explanation_sizes,
+    named_panel,
+    pointed_digits,
+    text_sizes,
+    words,
+)
 
 HERE = Path(__file__).resolve().parent
 ALL = os.environ.get("GRADVIZ_LECTURE_WALK") == "all"
@@ -228,7 +235,53 @@ def test_a_slide_s_verdict_names_what_fell_short_and_the_table_shows_it():
     assert verdict(dict(fine, played=False)) == "problem: not played"
     rows = table([dict(fine, verdict=verdict(fine)),
                   {"lesson": "08-rnn-truncation", "error": "no window"}]).splitlines()
-    assert rows[2:] == ["| 01/3 | fine | 12 (head0) |", "| 08/? | problem: no window | |"]
+    assert rows[2:] == ["| 01/3 | fine | 12 (head0) | – | – | – |",
+                        "| 08/? | problem: no window | | | | |"]
+
+
+def test_an_errors_explanation_is_measured_in_the_rect_it_is_read_in():
+    """Issue 45: the headline's capitals (its first line) and the body's, against the
+    narration's; Why and What to do read in view, and the app's word that it is whole.
+    Sized by its text, the explanation may be larger than the panel the slide names."""
+    geometry = {"panels": {"graph": [0, 200, 350, 400], "events": [360, 200, 660, 400]},
+                "narration": [0, 0, 1000, 190],
+                "texts": {"events": {"rect": [360, 230, 660, 370], "whole": True}}}
+    narration = [(20, 20, 14, "Notice"), (90, 20, 14, "trunk")]
+    body = [(370, 280, 14, "Trying"), (420, 280, 14, "backward"), (370, 330, 14, "Why:"),
+            (370, 380, 14, "What"), (420, 380, 14, "to"), (450, 380, 14, "do:")]
+    found = words(_words(*narration, (370, 240, 18, "Backward"), (430, 240, 18, "freed"),
+                         *body))
+    sizes = explanation_sizes(geometry, found)
+    assert sizes == {"explanation_headline_px": 18, "explanation_px": 14,
+                     "explanation_whole": True, "explanation_read": True}
+    fine = {"played": True, "stale": [], "narration_read": 1.0, "narration_last_words": True,
+            "panels": {}, "narration_px": 14, **sizes}
+    assert verdict(fine) == "fine"
+    small = dict(fine, explanation_px=11)
+    assert verdict(small) == "partly: explanation smaller than the narration"
+    scrolled = dict(fine, explanation_whole=False)
+    assert verdict(scrolled) == "partly: explanation not whole"
+    assert named_panel(geometry, "graph", found, "Autograd graph")["named_largest"]
+    # nothing of it read in its rect: not read, whatever the app says
+    assert explanation_sizes(geometry, words(_words(*narration)))["explanation_read"] is False
+    assert explanation_sizes({"panels": {}}, found) == {}
+
+
+def test_the_numbers_the_narration_points_at_are_measured_where_the_shot_shows_them():
+    """Issue 45: 13/1's narration names "0.161" and "−0.0049", shown under the matrix
+    (8 px high) and in the figures; the narration's own copy of them does not count."""
+    geometry = {"panels": {"cosine": [0, 300, 600, 300]}, "narration": [0, 0, 1000, 190]}
+    narration = "The trunk moved 0.161 (step 3); its loss −0.0049, lr 0.05."
+    found = words(_words((20, 20, 15, "0.161"), (20, 400, 8, "0.161"),
+                         (200, 400, 15, "−0.0049"), (300, 400, 15, "3")))
+    assert pointed_digits(geometry, found, narration) == {"pointed_px": 8,
+                                                          "pointed_word": "0.161"}
+    fine = {"played": True, "stale": [], "narration_read": 1.0,
+            "narration_last_words": True, "panels": {}, "narration_px": 15}
+    assert verdict(dict(fine, pointed_px=8)) == \
+        "partly: a number pointed at smaller than the narration"
+    assert verdict(dict(fine, pointed_px=14)) == "fine"
+    assert pointed_digits(geometry, found[:1], narration) == {}   # only the narration's
 
 
 def test_a_panel_the_stage_left_out_is_not_sought_on_the_shot():
@@ -246,7 +299,7 @@ def test_a_panel_the_stage_left_out_is_not_sought_on_the_shot():
     row = table([{"lesson": "03-leaky-graphs", "slide": 2, "verdict": "fine",
                   "left_out": ["graph"], "smallest_text_px": 14,
                   "smallest_text_word": "nodes"}]).splitlines()[2]
-    assert row == "| 03/2 | fine (graph left out) | 14 (nodes) |"
+    assert row == "| 03/2 | fine (graph left out) | 14 (nodes) | – | – | – |"
 
 
 @needs_tools

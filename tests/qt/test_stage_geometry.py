@@ -57,3 +57,28 @@ def test_a_file_it_cannot_write_is_said_in_one_line_and_not_tried_again(qtbot, t
     assert set(json.loads((tmp_path / "stage.json").read_text())["panels"]) == \
         {"graph", "events"}
     del good
+
+
+def test_an_explanation_is_written_with_the_rect_it_is_read_in_and_whether_it_is_whole(qtbot):
+    """What a walk measures an error's text in: the part of What happened in view, and
+    whether all of it is there (a scrolled Why and What to do is not)."""
+    from gradviz.qt.widgets.demo import recorded_event
+    from gradviz.qt.widgets.events_view import EventsView
+
+    stage = Stage(NarrationView())
+    qtbot.addWidget(stage)
+    events = EventsView()
+    events.set_on_stage(True)
+    events.show_event(recorded_event())
+    stage.resize(1020, 660)
+    stage.show()
+    stage.show_slide([("graph", QWidget(), "Autograd graph"),
+                      ("events", events, "What happened")],
+                     "side-by-side", 1.0, stage.narration.height_for_width)
+    qtbot.waitExposed(stage)
+    qtbot.waitUntil(lambda: events.scroll_area.viewport().height() > 0)
+    written = stage_geometry(stage, WindowModel())["texts"]["events"]
+    assert written == {"rect": on_screen(events.scroll_area.viewport()), "whole": True}
+    stage.resize(1020, 300)   # too low for it: scrolled
+    qtbot.waitUntil(lambda: not stage_geometry(stage, WindowModel())["texts"]["events"]
+                    ["whole"])

@@ -18,6 +18,11 @@ NO_DESCENDER = re.compile(r"^[^gjpqy]+$")
 LEAST_CONF = 60          # tesseract's confidence below which a word's box is not trusted
 FIGURES_AT_LEAST = 0.95  # of the narration's cap height (OCR's boxes vary by a pixel)
 TITLE_READ = 0.6         # of a title's words, the share that shows it on screen
+# the panels the stage sizes by their text (What happened, at the narration's size): such
+# a panel may be larger than the one the slide names (an error's explanation whole at the
+# narration's size needs more of a 1024x768 stage than the graph beside it keeps); the
+# named panel is the largest of the others
+TEXT_SIZED = frozenset({"events"})
 # a panel's own chrome, not what its point rests on: the graph's caption ("Graph paused ·
 # 17 boxes") and buttons, a chart's check boxes
 CHROME = frozenset({"graph", "paused", "boxes", "box", "modules", "fit", "export", "error",
@@ -72,7 +77,8 @@ def named_panel(geometry: dict, named: str, found: list[Word], title: str) -> di
     its title read inside its own rect (so the rect is where the shot shows it)."""
     rects = geometry.get("panels", {})
     mine = rects.get(named)
-    others = [area(r) for name, r in rects.items() if name != named]
+    others = [area(r) for name, r in rects.items() if name != named
+              and name not in TEXT_SIZED]
     longest = max(title.split(), key=len).lower()
     return {"named_largest": mine is not None and all(area(mine) >= a for a in others),
             "named_seen": any(longest in w.text.lower() for w in found if w.within(mine)),
@@ -106,6 +112,51 @@ def text_sizes(geometry: dict, named: str, found: list[Word], has_figures: bool,
     out["smallest_text_px"] = smallest[0] if smallest else None
     out["smallest_text_word"] = smallest[1] if smallest else None
     return out
+
+
+def explanation_sizes(geometry: dict, found: list[Word]) -> dict:
+    """An error's explanation as read on screen (the rect the app says it is read in):
+    its headline's cap height (its first line's words), its body's (the median of the
+    rest: PyTorch's message, Why, What to do), whether Why and What to do are read in
+    view, and whether the app says it is whole there. {} where none is on the stage."""
+    text = (geometry.get("texts") or {}).get("events")
+    if not text or text.get("rect") is None:
+        return {}
+    inside = sorted((w for w in found if w.within(text["rect"])), key=lambda w: w.top)
+    if not inside:
+        return {"explanation_whole": text.get("whole"), "explanation_read": False}
+    first = inside[0]
+    headline = [w for w in inside if abs(w.top - first.top) < first.height / 2]
+    body = [w for w in inside if w not in headline]
+    said = " ".join(w.text for w in inside).lower()
+    return {"explanation_headline_px": max(cap_heights(headline), default=None),
+            "explanation_px": cap_height(body),
+            "explanation_whole": text.get("whole"),
+            "explanation_read": "why:" in said and "do:" in said}
+
+
+# a number a narration points at: with a decimal point ("0.161", "−0.0049", "+0.00096");
+# a count ("step 3") may be anywhere on screen, a setting ("lr 0.05") nowhere
+POINTED = re.compile(r"[−+-]?\d+\.\d+")
+
+
+def _number(text: str) -> str:
+    return text.replace("−", "-").replace("+", "").lstrip("-")
+
+
+def pointed_digits(geometry: dict, found: list[Word], narration: str) -> dict:
+    """The numbers the narration names, as read on screen outside the narration (in a
+    panel, the figures, the line under a matrix): the smallest cap height of any of
+    them, and which ({} where none is read: a number the run does not show)."""
+    wanted = {_number(n) for n in POINTED.findall(narration)}
+    rect = geometry.get("narration")
+    read = [(h, w.text) for w in found if not w.within(rect)
+            and _number(w.text.strip("()[],:;·×'\"")) in wanted
+            for h in cap_heights([w])]
+    if not read:
+        return {}
+    px, word = min(read)
+    return {"pointed_px": px, "pointed_word": word}
 
 
 def title_words(title: str) -> set[str]:

@@ -12,11 +12,16 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets  # before pyqtgraph: it binds to the first Qt
 
 from gradviz.plain.history import History
-from gradviz.plain.matrix_labels import Arrangement, best_arrangement, shown_number_px
+from gradviz.plain.matrix_labels import (
+    BAR_WORTH,
+    Arrangement,
+    best_arrangement,
+    shown_number_px,
+)
 
 from ..own_layout import own_layout
 from ..plain_text import plain_tip
-from ..theme import LIGHT, Theme
+from ..theme import LIGHT, READING, Theme
 from . import plot_style as ps
 from . import step_readout
 from .cosine_notes import NO_LIMIT, update_text, widest_word, wrapped_height
@@ -60,6 +65,10 @@ class CosineHeatmap(QtWidgets.QWidget):
         self.setObjectName("cosineHeatmap")
         self.theme = self.theme_asked = LIGHT
         self.text_scale = 1.0   # of the text size's: set smaller on a lesson's stage
+        # on a lesson's stage its numbers are read as the narration is: the narration
+        # points at them ("−0.0049 at step 3"), and at the window's text size the line
+        # under the matrix was 8 px high at 1024x768
+        self.on_stage = False
         layout, self._title = ps.header(self, TITLE)
         self._outer = layout
         self.plot_widget = pg.GraphicsLayoutWidget()
@@ -154,7 +163,8 @@ class CosineHeatmap(QtWidgets.QWidget):
         for notes in (None,) + tuple(int(size.width() * share) for share in NOTES_BESIDE):
             for bar in (True, False):
                 options.append(Arrangement(notes, bar, *self._cell_estimate(size, notes, bar)))
-        chosen = best_arrangement(options, wide, self._wanted_number_px(), self._widest_em())
+        chosen = best_arrangement(options, wide, self._wanted_number_px(), self._widest_em(),
+                                  1.0 if self.on_stage else BAR_WORTH)
         notes, bar = chosen.notes, chosen.bar
         self.layouts += 1
         self.body.setDirection(QtWidgets.QBoxLayout.Direction.TopToBottom if notes is None
@@ -235,7 +245,7 @@ class CosineHeatmap(QtWidgets.QWidget):
         return laid if laid > 0 else self.colour_bar.axis.width() + 30
 
     def _number_font(self) -> QtGui.QFont:
-        return ps.font(self.theme, 1.3, bold=True)
+        return ps.font(self.theme, max(1.3, self._reading()), bold=True)
 
     def _wanted_number_px(self) -> int:
         return round(self._number_font().pointSizeF() * self.logicalDpiY() / 72)
@@ -286,7 +296,7 @@ class CosineHeatmap(QtWidgets.QWidget):
         self._size_update_line()
         self.update_line.setText(update_text(head_names, None))
         self._show(np.full((K, K), np.nan))
-        self.apply_theme(self.theme)
+        self.apply_theme(self.theme_asked)   # (self.theme: already set smaller)
 
     def update_from(self, history: History) -> None:
         update = history.last_update_cosine
@@ -318,6 +328,19 @@ class CosineHeatmap(QtWidgets.QWidget):
     def cell_colour(self, i: int, j: int) -> QtGui.QColor:
         return self._cells[i][j].brush().color()
 
+    def set_on_stage(self, on: bool) -> None:
+        """On a lesson's stage: the numbers under the matrix (the update line, the step's
+        readout) and in its cells at the narration's size (READING): a slide's narration
+        points at them. Its key (what red and blue mean) stays at the text size."""
+        if on != self.on_stage:
+            self.on_stage = on
+            self.apply_theme(self.theme_asked)
+
+    def _reading(self) -> float:
+        """Its numbers' line's font (the update line, the step's readout), of the text
+        size's."""
+        return READING if self.on_stage else 1.0
+
     def set_text_scale(self, scale: float) -> None:
         """Its text, of the text size's: a lesson's stage sets it smaller (never below
         the normal size) where the matrix is a secondary panel with less room than the
@@ -348,8 +371,8 @@ class CosineHeatmap(QtWidgets.QWidget):
         bar_axis.setPen(theme.foreground)
         bar_axis.setTickFont(ps.font(theme))
         bar_axis.setWidth(int(theme.font_pt * 3.2))
-        self.caption.setFont(ps.font(theme))
-        self.update_line.setFont(ps.font(theme))
+        self.caption.setFont(ps.font(theme))   # its key: what the colours mean
+        self.update_line.setFont(ps.font(theme, self._reading()))
         self._fit_title(self.width())
         self._measure_widths()
         self._arrange_body(self.size())   # the notes' and the numbers' sizes changed

@@ -2,27 +2,19 @@
 happened, why, and what to change. Empty and calm while all is well."""
 from __future__ import annotations
 
-import html
-
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QFontInfo
 from PySide6.QtWidgets import QLabel, QListWidget, QScrollArea, QVBoxLayout, QWidget
 
 from ...plain.events import Event
 from ..own_layout import own_layout
+from ..theme import READING
+from .event_text import ZWSP, dock_html, stage_html
 
-# the explanation's font, of the text size's: a little larger than the window's text
+# the explanation's font, of the text size's: a little larger than the window's text (in
+# a dock; on a lesson's stage, the narration's READING)
 EMPHASIS = 1.1
 CALM = "Nothing went wrong. Errors that PyTorch raises will be shown and explained here."
-# where a long run of code may wrap: after these, a zero-width space (Qt's rich text has
-# no <wbr>); "torch.autograd.set_detect_anomaly(True," could not break, and a narrow
-# dock cut every line of the explanation at its width
-_BREAK_AFTER = "._(=/,:["
-_ZWSP = "\u200b"
-
-
-def _breakable(text: str) -> str:
-    return "".join(c + _ZWSP if c in _BREAK_AFTER else c for c in text)
 
 
 class EventsView(QWidget):
@@ -70,8 +62,10 @@ class EventsView(QWidget):
         layout.addWidget(self.log_title)
         layout.addWidget(self.log, 1)
         self.event = None
-        self.log_allowed = True   # False on a lesson's stage: the slide's error alone
+        # on a lesson's stage: the slide's error alone (no log), at the narration's size
+        self.on_stage = False
         self._error_colour = "#C00000"
+        self._theme_pt = self._font_pt / EMPHASIS   # the window's text size
         self._show_log()
 
     def show_event(self, event: Event) -> None:
@@ -83,50 +77,56 @@ class EventsView(QWidget):
         self.changed.emit()
 
     def _write(self, event: Event) -> None:
-        e = {k: _breakable(html.escape(str(v))) for k, v in event.to_dict().items()}
-        engine = event.phase == "engine"   # the engine's process itself stopped
-        says = "gradviz says" if engine else f"{e['source']} says"
-        # "forward — forward" said the same thing twice
-        where = e["phase"] if e["call"] == e["phase"] else f"{e['phase']} — {e['call']}"
-        tail = ("Everything shown so far is kept." if engine else
-                "Training is paused; change a setting, reset, or press play to try again.")
-        # on a lesson's stage the slide says what comes next: its lines went to What to do
-        tail_html = f"<p><i>{tail}</i></p>" if self.log_allowed else ""
-        self.current.setText(
-            f"<p style='color:{self._error_colour}; font-size:130%'><b>{e['title']}</b></p>"
-            # a model file's error: its own traceback lines below the message, one a line
-            f"<p><b>{says}</b> ({e['type']}):<br><code>{e['message'].replace(chr(10), '<br>')}"
-            "</code></p>"
-            f"<p><b>Where:</b> step {e['step']}, {where}</p>"
-            f"<p><b>Why:</b> {e['explanation']}</p>"
-            f"<p><b>What to do:</b> {e['hint']}</p>"
-            f"{tail_html}")
-        self._measure.setText(self.current.text())
+        self.event = event
+        self.current.setText(self._html(self.text_scale))
+
+    def _html(self, scale: float) -> str:
+        """The explanation at a font scale (of the text size's): its headline's size is
+        written into it (a percentage is of the application's font in Qt's rich text,
+        not the label's: on the stage the headline was drawn as small as the body)."""
+        if self.event is None:
+            return CALM
+        font = QFont(self.current.font())
+        font.setPointSizeF(self._font_pt * scale)
+        if self.on_stage:
+            return stage_html(self.event, self._error_colour, font.pointSizeF(),
+                              QFontInfo(font).pixelSize())
+        return dock_html(self.event, self._error_colour, font.pointSizeF())
 
     def _show_log(self) -> None:
         """The log only once it holds more than the error shown above it (it repeated
         that one error in a box, in the room the explanation needed)."""
         earlier = self.log.count() - (1 if self.event is not None else 0)
-        self.log_title.setVisible(earlier > 0 and self.log_allowed)
-        self.log.setVisible(earlier > 0 and self.log_allowed)
+        self.log_title.setVisible(earlier > 0 and not self.on_stage)
+        self.log.setVisible(earlier > 0 and not self.on_stage)
 
-    def allow_log(self, allowed: bool) -> None:
-        """On a lesson's stage, the errors of slides before are not this slide's point:
-        the log of them took a quarter of the panel and scrolled the explanation."""
-        self.log_allowed = allowed
-        if self.event is not None:   # with or without its closing line
+    def set_on_stage(self, on: bool) -> None:
+        """On a lesson's stage: the slide's error alone (the errors of slides before are
+        not this slide's point: their log took a quarter of the panel and scrolled the
+        explanation), in fewer lines (stage_html), at the narration's text size: at the
+        window's, its body was 12 px high at 1024x768 where the narration's is 14-19."""
+        self.on_stage = on
+        self._heights.clear()
+        self._font_pt = self._theme_pt * (READING if on else EMPHASIS)
+        self._set_font(self.text_scale)
+        if self.event is not None:
             self._write(self.event)
         self._show_log()
         self.changed.emit()
 
+    def reading_area(self) -> tuple[QWidget, bool]:
+        """Where the explanation is read (the part of it in view), and whether it is
+        whole there (nothing scrolled out of view)."""
+        viewport = self.scroll_area.viewport()
+        return viewport, self.current.height() <= viewport.height() + 1
+
     def text(self) -> str:
         """What the panel says, as read (without the break points put in for wrapping)."""
-        return self.current.text().replace(_ZWSP, "")
+        return self.current.text().replace(ZWSP, "")
 
     def clear_current(self) -> None:
         self.event = None
         self.current.setText(CALM)
-        self._measure.setText(CALM)
         self._show_log()
         self.changed.emit()
 
@@ -150,20 +150,26 @@ class EventsView(QWidget):
         """The explanation's height at inner width and scale, measured once."""
         font = QFont(self._measure.font())
         font.setPointSizeF(self._font_pt * scale)
-        key = (self._measure.text(), font.key(), inner)
+        text = self._html(scale)
+        key = (text, font.key(), inner)
         if key not in self._heights:
             if len(self._heights) > 4096:   # a long session's old texts and widths
                 self._heights.clear()
             if self._measure.font() != font:
                 self._measure.setFont(font)
+            if self._measure.text() != text:
+                self._measure.setText(text)
             self._heights[key] = self._measure.heightForWidth(inner)
         return self._heights[key]
 
     def apply_theme(self, theme) -> None:
         self._heights.clear()   # a theme's style may lay the text out otherwise
         self._error_colour = "#FF6B6B" if theme.name == "dark" else "#C00000"
-        self._font_pt = theme.font_pt * EMPHASIS
+        self._theme_pt = theme.font_pt
+        self._font_pt = theme.font_pt * (READING if self.on_stage else EMPHASIS)
         self._set_font(self.text_scale)
+        if self.event is not None:   # the colour, and the stage's spacing for the size
+            self._write(self.event)
         self.changed.emit()
 
     def set_text_scale(self, scale: float) -> None:
@@ -174,18 +180,20 @@ class EventsView(QWidget):
             self.text_scale = scale
             self._set_font(scale)
 
-    @staticmethod
-    def least_text_scale(zoom: float) -> float:
+    def least_text_scale(self, zoom: float) -> float:
         """The smallest set_text_scale the stage may choose at this text size: the
-        window's own text at the normal size (after Ctrl+= twice at 1024x768 the
-        narration takes half the height, and an error's explanation larger than that
-        could not be whole beside the graph)."""
-        return 1 / (EMPHASIS * max(zoom, 1e-6))
+        narration's at the normal size (its 14 px capitals at 1024x768: after Ctrl+=
+        twice there the narration takes half the height, and an explanation larger than
+        that cannot be whole beside the graph; at the window's own text its body was
+        10 px high). In a dock, the window's own text at the normal size."""
+        return 1 / ((1 if self.on_stage else EMPHASIS) * max(zoom, 1e-6))
 
     def _set_font(self, scale: float) -> None:
         font = self.current.font()
         font.setPointSizeF(self._font_pt * scale)
         self.current.setFont(font)
+        if self.event is not None:   # its headline's size is written into its text
+            self.current.setText(self._html(scale))
 
 
 if __name__ == "__main__":  # PyTorch's real error for separate + retain never, alone

@@ -5,8 +5,9 @@ is given beside or above it. The panel's splitter is sized again only when that 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QScrollArea, QSplitter, QWidget
+from PySide6.QtWidgets import QAbstractButton, QScrollArea, QSplitter, QWidget
 
+from ...plain.graph_key_fold import key_folds
 from .graph_legend import GraphLegend
 
 KEY_BELOW_SHARE = 0.4      # the most of the panel's height the key takes below the graph
@@ -18,18 +19,39 @@ class KeyRoom:
     """The key's place in split, between the canvas and side (scrolled in side_scroll)."""
 
     def __init__(self, split: QSplitter, canvas: QWidget, side: QWidget,
-                 side_scroll: QScrollArea, legend: GraphLegend) -> None:
+                 side_scroll: QScrollArea, legend: GraphLegend,
+                 unfold: QAbstractButton) -> None:
+        """unfold: a checkable button, shown where the key folds away; checked, the key
+        is shown all the same."""
         self.split, self.canvas, self.side = split, canvas, side
-        self.side_scroll, self.legend = side_scroll, legend
+        self.side_scroll, self.legend, self.unfold = side_scroll, legend, unfold
         self.placed: tuple | None = None   # (beside?, key size) the split was sized for
+        self.zoom = 1.0                    # the text size: the graph's least room grows
+        self.folded = False                # the key folded away (plain.graph_key_fold)
 
     def beside(self) -> bool:
         """Whether the key is beside the graph (a wide panel) rather than below it."""
         return self.split.orientation() == Qt.Orientation.Horizontal
 
+    def folds(self) -> bool:
+        """Whether the key, below or beside, would leave the graph too little room."""
+        width, height = max(1, self.split.width()), max(1, self.split.height())
+        return key_folds(width, height, self._height_below(width, height),
+                         self._width_beside(width, height), self.zoom)
+
     def place(self, shown: bool, drawing: tuple[float, float] | None) -> None:
         """The key beside or below the graph (drawing: the module graph's size on
-        screen, or None), its splitter sized again only where that or its size changed."""
+        screen, or None), its splitter sized again only where that or its size changed;
+        or folded away, where it would leave the graph too little room either way (the
+        unfold button then shows it all the same)."""
+        folds = shown and self.folds()
+        self.unfold.setVisible(folds)
+        self.folded = folds and not self.unfold.isChecked()
+        self.side_scroll.setVisible(shown and not self.folded)
+        if not shown or self.folded:
+            # placed afresh when it comes back: the split's way may have changed since
+            self.placed = None
+            return
         width, height = max(1, self.split.width()), max(1, self.split.height())
         # beside only where the graph keeps a canvas at least as wide as high: in a
         # square dock the key beside left the graph under 40% of the width
@@ -63,7 +85,7 @@ class KeyRoom:
         held before (nothing, at first), and so would the layout's direction and, from
         the drawing's shape, where the key goes."""
         width, height = max(1, self.split.width()), max(1, self.split.height())
-        if not shown:
+        if not shown or self.folded:
             return width, height
         if width - self.side_scroll.minimumWidth() >= height:
             return width - self._width_beside(width, height, usual=True), height

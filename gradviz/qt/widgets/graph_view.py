@@ -10,7 +10,7 @@ from collections import Counter
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QGuiApplication,
     QKeyEvent,
@@ -173,7 +173,16 @@ class GraphView(QWidget):
         side.setMaximumWidth(420)
         self.side = side
         self.key_shown = True   # set_key_shown(False): a lesson's small graph panel
-        self.key_room = KeyRoom(self.split, self.canvas, side, self.side_scroll, self.legend)
+        # where the key would leave the graph too little room, it folds away behind this
+        self.key_button = QPushButton("Key")
+        self.key_button.setObjectName("graphKeyButton")
+        self.key_button.setCheckable(True)
+        self.key_button.setToolTip("Show the graph's key (folded away: this panel has "
+                                   "no room for it beside or below the graph)")
+        self.key_button.hide()
+        self.key_button.toggled.connect(lambda _on: self._unfold())
+        self.key_room = KeyRoom(self.split, self.canvas, side, self.side_scroll, self.legend,
+                                self.key_button)
         self._drawing: tuple[float, float] | None = None   # the layout's size, in points
         self._drawing_boxes = False
         self._caption_text, self._caption_hint = self.caption.text(), ""
@@ -181,7 +190,7 @@ class GraphView(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         self._top = TitleRow(layout, self.caption,
                              [self.module_toggle, self.show_saved, self.fit_button,
-                              self.export_button])
+                              self.export_button, self.key_button])
         self._top.buttons = self._title_buttons()
         layout.addWidget(self.split, 1)
         # the key placed again when the split changes size, the panel's size alone (a
@@ -215,7 +224,7 @@ class GraphView(QWidget):
     def _title_buttons(self) -> list:
         """The buttons beside the caption, as shown (a hidden one takes no room)."""
         return [b for b in (self.module_toggle, self.show_saved, self.fit_button,
-                            self.export_button) if not b.isHidden()]
+                            self.export_button, self.key_button) if not b.isHidden()]
 
     def _redraw(self) -> None:
         if self._op_graph is not None:
@@ -417,8 +426,12 @@ class GraphView(QWidget):
         """The key beside or below the graph, or none (a slide's graph beside its main
         chart: there the key took half the panel, and the narration says what is drawn)."""
         self.key_shown = shown
-        self.side_scroll.setVisible(shown)
         self.key_room.placed = None   # placed afresh when it comes back
+        self._place_key()
+
+    def _unfold(self) -> None:
+        """The key button toggled: the folded key shown (or folded again)."""
+        self.key_room.placed = None
         self._place_key()
 
     def key_beside(self) -> bool:
@@ -426,7 +439,16 @@ class GraphView(QWidget):
         return self.key_room.beside()
 
     def _place_key(self) -> None:
+        shown = not self.key_button.isHidden()
         self.key_room.place(self.key_shown, self._drawing)
+        if shown != (not self.key_button.isHidden()):   # the title row's buttons changed
+            # after this pass: placed while the window's layout runs (a resize of the
+            # split), the caption moved between the rows under it, and Qt crashed
+            QTimer.singleShot(0, self._refit_title)
+
+    def _refit_title(self) -> None:
+        self._top.buttons = self._title_buttons()
+        self._fit_caption()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's)
         if watched is self.split and event.type() == QEvent.Type.Resize:
@@ -493,6 +515,7 @@ class GraphView(QWidget):
         bar = self.side_scroll.verticalScrollBar().sizeHint().width()
         self.side_scroll.setMinimumWidth(self.legend.minimumWidth() + bar + 4)
         self.key_room.placed = None
+        self.key_room.zoom = theme.zoom
         self._place_key()
         self._fit_caption()
         self.canvas.set_text_zoom(theme.zoom)   # node and edge labels, with the picture

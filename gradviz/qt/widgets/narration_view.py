@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QLabel, QMessageBox, QTextBrowser, QVBoxLayout, QW
 from ...plain.lessons import title_text
 from ..own_layout import own_layout
 from ..safe_markdown import InertDocument, markdown_document
+from ..theme import READING
 
 # a slide's figures (the numbers its point rests on) against the narration's font: never
 # smaller than the narration (at ~11 px, "trunk walked 3×" in the status bar's corner was
@@ -88,6 +89,14 @@ class NarrationView(QWidget):
         layout.addWidget(self.heading)
         layout.addWidget(self.figures)
         layout.addWidget(self.text, 1)
+        # what hovering the graph's focused box shows, where the slide asks (facts):
+        # plain text (PyTorch's words), at the narration's size, sized with it
+        self.facts = QLabel("")
+        self.facts.setObjectName("narrationFacts")
+        self.facts.setTextFormat(Qt.TextFormat.PlainText)
+        self.facts.setWordWrap(True)
+        self.facts.hide()
+        layout.addWidget(self.facts)
         layout.addWidget(self.link_note)
         self._font_pt = 11.0
         # of the text size's: set smaller by a lesson's stage where at the text size the
@@ -130,6 +139,15 @@ class NarrationView(QWidget):
         if text != self.figures.text():   # unchanged numbers: no layout
             self.figures.setText(text)
         self.figures.setVisible(bool(texts))
+
+    def show_facts(self, text: str) -> bool:
+        """The graph's focused box's facts below the text ("": none); whether that
+        changed what is shown (its height with it: the stage places it again)."""
+        if text == self.facts.text() and self.facts.isHidden() != bool(text):
+            return False
+        self.facts.setText(text)
+        self.facts.setVisible(bool(text))
+        return True
 
     def markdown(self) -> str:
         return self.text.toMarkdown()
@@ -179,8 +197,10 @@ class NarrationView(QWidget):
         heading = self.heading.heightForWidth(inner)
         figures = self.figures.heightForWidth(inner) + own_layout(self).spacing() \
             if not self.figures.isHidden() else 0
+        facts = self.facts.heightForWidth(inner) + own_layout(self).spacing() \
+            if not self.facts.isHidden() else 0
         return (margins.top() + margins.bottom() + heading + own_layout(self).spacing()
-                + figures + text + frame + 4)
+                + figures + text + frame + 4 + facts)
 
     def set_whole(self, whole: bool) -> None:
         """Shown whole (the stage gave it the height its text needs): no scroll bar, whose
@@ -191,7 +211,7 @@ class NarrationView(QWidget):
 
     def apply_theme(self, theme) -> None:
         """Narration is read from the back of the room: larger than the panels' text."""
-        self._font_pt = theme.font_pt * 1.35
+        self._font_pt = theme.font_pt * READING
         self._set_fonts()
 
     def set_text_scale(self, scale: float) -> None:
@@ -202,7 +222,7 @@ class NarrationView(QWidget):
 
     def _set_fonts(self) -> None:
         size = self._font_pt * self.text_scale
-        for widget in (self.heading, self.text):
+        for widget in (self.heading, self.text, self.facts):
             font = widget.font()
             font.setPointSizeF(size)
             widget.setFont(font)

@@ -102,7 +102,7 @@ def test_the_height_for_a_width_follows_the_text_the_scale_and_the_theme(qtbot):
     def fresh(event, theme) -> EventsView:
         view = EventsView()
         qtbot.addWidget(view)
-        view.allow_log(False)      # the explanation alone, as on the stage
+        view.set_on_stage(True)      # the explanation alone, as on the stage
         view.apply_theme(theme)
         view.show_event(event)
         return view

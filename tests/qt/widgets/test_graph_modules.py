@@ -474,8 +474,9 @@ def test_a_low_panel_after_ctrl_plus_twice_is_never_blank(qtbot, size):
 
 
 # wide enough for the op view's title row (at 380 its "saved tensors" box widens the
-# panel), and small enough that the key goes below the graph, as in a slide's panel
-@pytest.mark.parametrize("size", [(390, 300), (420, 320)])
+# panel), and small enough that the key goes below the graph, as in a slide's panel (high
+# enough that it leaves the graph three rows of boxes: lower, it folds away)
+@pytest.mark.parametrize("size", [(380, 450), (400, 470)])
 def test_the_key_goes_where_the_graph_and_panel_say_whatever_it_listed_before(qtbot, size):
     """The key placed for one graph in one panel size alike from an empty key and from a
     key that listed other lines first (the op view's, M pressed back): in a slide's
@@ -496,9 +497,33 @@ def test_the_key_goes_where_the_graph_and_panel_say_whatever_it_listed_before(qt
     assert (used.canvas.graph_layout.width, used.canvas.graph_layout.height) == \
         (fresh.canvas.graph_layout.width, fresh.canvas.graph_layout.height)
     assert not used.key_beside() and not fresh.key_beside()
+    assert not used.key_room.folded and not fresh.key_room.folded
     # their captions may sit differently (above the buttons or beside them), so each
     # split's own height: the key's rows whole, up to 40% of it
     for view in (fresh, used):
         split = view.split
         rows = view.legend.heightForWidth(split.width())
         assert split.sizes()[1] == min(rows + 2, int(0.4 * split.height()))
+
+
+@pytest.mark.parametrize("size", [(390, 300), (420, 320)])
+def test_a_key_that_would_leave_the_graph_a_strip_folds_away_alike_for_any_key_before(
+        qtbot, size):
+    """In a slide's small panel (or the first window's at 1024x768) the key below took
+    40% of the height and beside it a third of the width: the graph kept a strip of
+    one box. It folds away (its Key button shows it), from a fresh key and from one that
+    listed the op view's lines first alike; the graph then has the panel's whole split."""
+    graph = _graph(BASE)
+    fresh = _view(qtbot, size, graph)
+    used = shown_graph_view(qtbot, size)
+    used.set_module_view(False)
+    used.show_graph(graph, "after one step")
+    qtbot.waitUntil(lambda: used.idle and bool(_drawn(used, (OP,))), timeout=WAIT_MS)
+    used.set_module_view(True)
+    qtbot.waitUntil(lambda: used.idle and bool(_drawn(used, (MODULE,))), timeout=WAIT_MS)
+    for view in (fresh, used):
+        assert view.key_room.folded and not view.side_scroll.isVisible()
+        qtbot.waitUntil(lambda v=view: v.key_button.isVisible())
+        assert view.canvas.height() >= view.split.height() - view.split.handleWidth() - 2
+    fresh.key_button.click()                  # shown all the same, on the asking
+    assert fresh.side_scroll.isVisible() and not fresh.key_room.folded
