@@ -14,7 +14,6 @@ from PySide6.QtGui import QCloseEvent, QResizeEvent
 from PySide6.QtWidgets import QApplication, QLabel
 
 from ..plain.config import Config
-from ..plain.dock_room import BOTTOM_SHARE
 from ..plain.fault_line import fault_line
 from ..plain.history import History
 from ..plain.recorded_run import RecordedRun, runs_below
