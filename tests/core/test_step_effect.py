@@ -185,7 +185,8 @@ def test_lesson_13_slide_1_narrates_the_numbers_on_screen_where_it_stops():
     # line and the step's length and gradient, of the step it names
     assert set(narrated) - {f"{cfg.lr:g}"} <= on_screen
     assert set(_decimals(head_line)) | set(_decimals(step_line)[:2]) <= set(narrated)
-    assert f"at step {last.step}," in slide.narration and last.step == slide.steps - 1
+    said = " ".join(slide.narration.split())   # the narration's lines joined
+    assert f"at step {last.step}" in said and last.step == slide.steps - 1
     # and those are plain PyTorch's: three steps of the summed loop, then the fourth
     s = Session(cfg.replace(sample_every=1))
     init = snapshot(s)
