@@ -27,7 +27,13 @@ from ..plain.watch_recording import Recording
 from .grad_fingerprint import GradFingerprint
 from .watch_amp import ScalerState, caller_frame, scaler_in_callers
 from .watch_arguments import argument_problem, optimizers
-from .watch_losses import LossNames, batch_size_problem, call_weights, scalar_values
+from .watch_losses import (
+    LossNames,
+    batch_size_problem,
+    call_weights,
+    scalar_values,
+    step_without_losses,
+)
 from .watch_probe import gathered, number_dtype
 from .watch_ranks import rank_and_world, unwrapped
 from .watch_record import global_norm, step_record
@@ -356,16 +362,9 @@ class Watch:
         return record
 
     def _say_no_losses(self) -> None:
-        if self._last_call == "step":
-            self._say("step-twice", "watch.step() was called again after step "
-                      f"{self.steps - 1} without watch.losses() since the last one: call "
-                      "watch.step() once "
-                      "per optimizer step, after its losses() and backward; this step is "
-                      "not recorded")
-        elif self._last_call != "losses":
-            self._say("step-first", "watch.step() came before any watch.losses(): call "
-                      "watch.losses({...}) before backward in each step; this step is "
-                      "not recorded")
+        problem = step_without_losses(self._last_call, self.steps)
+        if problem is not None:
+            self._say(*problem)
 
     def _look_for_scaler(self) -> None:
         """A GradScaler in the user's loop that the watch was not told of: its norms
@@ -383,25 +382,13 @@ def watch(model: nn.Module, out: str | Path, every: int = DEFAULT_EVERY,
           write_every: float = 0.0, *, features: object = None, optimizer: object = None,
           scaler: torch.amp.GradScaler | None = None, overwrite: bool = False,
           strict: bool = False) -> Watch:
-    """Watch a training loop: `watch = gradviz.watch(model, out="runs/exp1")` (or `with
-    gradviz.watch(...) as watch:`), then each step watch.losses({...}, features=z) before
-    backward and watch.step() after it, before optimizer.step(); watch.close() at the
-    end (or the with block's end; an unclosed watch is closed at interpreter exit).
-
-    Writes out (out/rank-N under torch.distributed); where out holds a run already, or
-    another process writes it, the next free sibling (out-1, out-2...) instead, said in
-    one line (overwrite=True replaces a run that is not being written). Each step's line
-    is written before step() returns, so a killed script keeps every finished step; with
-    write_every=S (seconds) a thread writes them a block at a time every S seconds.
-    features: a submodule (its name, e.g. "encoder", or the module; or a list or dict
-    of them) whose output is the features the losses share, taken by a forward hook
-    each step (no model edit), where losses() is given none.
-    optimizer: an optimizer (or a list): each optimizer.step() records the step just
-    before it runs, so the loop needs no watch.step() (a step pre-hook; the optimizer's
-    step itself is unchanged).
-    scaler: the torch.amp.GradScaler of a mixed-precision loop (norms recorded
-    unscaled, the scale and skipped steps noted). Every failure of the watch's own is
-    one `gradviz:` line on stderr and the training goes on; strict=True raises
-    gradviz.WatchError instead."""
+    """Watch a training loop (docs/watch.md): `watch = gradviz.watch(model, out=...)`
+    or a with block; each step watch.losses({...}) before backward and watch.step()
+    before optimizer.step(); watch.close() at the end (else at exit). Writes out (or
+    out/rank-N), else its next free sibling where out holds a run or is being written.
+    features: a submodule (name, module, list or dict) whose output the losses share,
+    taken by a forward hook. optimizer: each optimizer.step() records the step first.
+    scaler: an AMP GradScaler (norms unscaled, scale and skips noted). Every failure of
+    the watch's own is one `gradviz:` line on stderr; strict=True raises WatchError."""
     return Watch(model, out, every, write_every, features=features, optimizer=optimizer,
                  scaler=scaler, overwrite=overwrite, strict=strict)

@@ -86,3 +86,18 @@ def batch_size_problem(size: object) -> Problem | None:
         return None
     return ("batch-size", f"watch.losses(batch_size=...) must be a whole number above 0, "
             f"not {size!r}")
+
+
+def step_without_losses(last_call: str, steps: int) -> Problem | None:
+    """What a step() with no losses() since the last one is: a second step() in a step,
+    or a step() before any losses() (a step that named no loss says nothing)."""
+    if last_call == "step":
+        return ("step-twice", f"watch.step() was called again after step {steps - 1} "
+                "without watch.losses() since the last one: call watch.step() once per "
+                "optimizer step, after its losses() and backward; this step is not "
+                "recorded")
+    if last_call != "losses":
+        return ("step-first", "watch.step() came before any watch.losses(): call "
+                "watch.losses({...}) before backward in each step; this step is not "
+                "recorded")
+    return None
