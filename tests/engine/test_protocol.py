@@ -145,10 +145,10 @@ def test_an_unknown_or_malformed_command_is_refused_in_one_log_line(caplog):
             loop.handle(bad)
         assert len(caplog.records) == 1 and "the engine refused a message" in caplog.text
         assert "\n" not in caplog.records[0].getMessage()
-    assert loop.take_outbox() == [] and not loop.running
-    assert loop.settings == p.EngineSettings()
+    assert loop.take_outbox() == [] and not loop.player.running
+    assert loop.player.settings == p.EngineSettings()
     loop.handle(p.RunSteps(2))                # and it goes on answering
-    assert loop.steps_left == 2
+    assert loop.player.steps_left == 2
 
 
 @settings(max_examples=60, deadline=None)
@@ -164,9 +164,9 @@ def test_an_unknown_or_malformed_command_is_refused_in_one_log_line(caplog):
 ))
 def test_nothing_malformed_reaches_a_handler(message):
     loop = _idle_loop()
-    before = loop.settings
+    before = loop.player.settings
     loop.handle(message)
-    assert loop.take_outbox() == [] and loop.settings == before and not loop.running
+    assert loop.take_outbox() == [] and loop.player.settings == before and not loop.player.running
 
 
 @functools.cache
@@ -195,3 +195,4 @@ def test_bytes_that_are_no_message_leave_the_engine_answering(caplog):
         thread.join(60)
         conn.close()
     assert not thread.is_alive()
+
