@@ -170,3 +170,29 @@ def test_a_faster_pace_cuts_the_pause_begun_at_the_slower_one():
     loop.train_batch(lambda: False)
     assert loop.session.step_index == 2 and loop.due_in() > 0.5
 
+
+def test_a_change_between_steps_sends_the_graph_and_one_mid_step_waits_for_the_step():
+    """A settings change that keeps the model (the learning rate) shows its graph at
+    once between steps; made inside a step (played phase by phase) it waits for the step
+    to end, and the graph after the last phase stays."""
+    loop = EngineLoop(Config(device="cpu"))
+    loop.handle(p.Step())
+    loop.take_outbox()
+    loop.handle(p.SetConfig(loop.session.config.replace(lr=0.05)))
+    out = loop.take_outbox()
+    (applied,) = [m for m in out if isinstance(m, p.ConfigApplied)]
+    assert applied.did_reset is False and applied.config.lr == 0.05
+    assert [m.when for m in out if isinstance(m, p.Graph)] == ["after the change"]
+    loop.handle(p.Phase())
+    loop.handle(p.Phase())   # zero_grad, then the forward pass: inside step 1
+    assert loop.session.in_step
+    loop.take_outbox()
+    loop.handle(p.SetConfig(loop.session.config.replace(lr=0.02)))
+    out = loop.take_outbox()
+    assert [type(m) for m in out] == [p.ConfigApplied] and out[0].config.lr == 0.02
+
+
+def test_a_negative_stop_from_the_window_is_a_stop_at_step_0():
+    loop = EngineLoop(Config(device="cpu"))
+    loop.handle(p.Settings(p.EngineSettings(stop_at=-4, delay_ms=-10)))
+    assert (loop.player.stop_at, loop.player.delay_s) == (0, 0)

@@ -196,3 +196,30 @@ def test_bytes_that_are_no_message_leave_the_engine_answering(caplog):
         conn.close()
     assert not thread.is_alive()
 
+
+@pytest.mark.parametrize("message", [
+    p.RunSteps(True), p.Warmed(False), p.StepsDone(True),  # type: ignore[arg-type]
+    p.Settings(p.EngineSettings(delay_ms=True)),  # type: ignore[arg-type]
+    p.Settings(p.EngineSettings(stop_at=False)),  # type: ignore[arg-type]
+    p.Alive("working", True),  # type: ignore[arg-type]
+    p.BStep(True, "default", 20),  # type: ignore[arg-type]
+])
+def test_a_bool_where_a_number_is_meant_is_refused(message):
+    """isinstance(True, int) holds in Python: RunSteps(True) would train one step, and a
+    stop at False would stop at step 0."""
+    assert p.problem(message, (type(message),)) is not None
+
+
+def test_a_bool_command_reaches_no_handler_and_numbers_do(caplog):
+    loop = EngineLoop(CONFIG)
+    loop.take_outbox()
+    with caplog.at_level(logging.WARNING, logger="gradviz.protocol"):
+        loop.handle(p.RunSteps(True))  # type: ignore[arg-type]
+        loop.handle(p.Settings(p.EngineSettings(stop_at=True)))  # type: ignore[arg-type]
+    assert loop.player.steps_left is None and loop.player.stop_at is None
+    assert caplog.text.count("the engine refused a message") == 2
+    loop.handle(p.Settings(p.EngineSettings(stop_at=1, delay_ms=5)))
+    loop.handle(p.RunSteps(1))
+    assert loop.player.stop_at == 1 and loop.player.steps_left == 1
+    # an int where a float is meant is a number too (Alive's seconds)
+    assert p.problem(p.Alive("working", 2), (p.Alive,)) is None
