@@ -253,3 +253,12 @@ def test_a_backward_phase_is_held_until_its_sweep_is_drawn():
     player.apply(EngineSettings(animate_phases=True, delay_ms=5000, sweep_box_ms=400))
     player.phase_played(_phase("backward"), _swept(4))   # a slower pace than the sweep
     assert player.next_due == pytest.approx(clock.now + 5.0)
+
+
+def test_play_after_a_paced_step_is_due_at_once_not_after_the_pace():
+    player, _ = _player(delay_ms=1500)
+    player.play(0, False)
+    player.batch_ended(1, 0.001)
+    player.halt()
+    player.play(1, False)
+    assert player.due_in() == 0.0

@@ -223,3 +223,22 @@ def test_a_bool_command_reaches_no_handler_and_numbers_do(caplog):
     assert loop.player.stop_at == 1 and loop.player.steps_left == 1
     # an int where a float is meant is a number too (Alive's seconds)
     assert p.problem(p.Alive("working", 2), (p.Alive,)) is None
+
+
+def test_a_list_field_holding_no_list_is_refused():
+    for message in (p.Records("not a list", 1.0), p.Compared(None),  # type: ignore
+                    p.Hello("cpu")):  # type: ignore[arg-type]
+        assert p.problem(message, (type(message),)) is not None, message
+    assert p.problem(p.Records([], 1.0), (p.Records,)) is None
+
+
+def test_the_other_side_gone_is_the_callers_to_see_not_a_refusal():
+    """EOF on the pipe ends the engine (the window is gone), where bytes that are no
+    message are refused and reading goes on."""
+    ours, theirs = _pair()
+    theirs.close()
+    try:
+        with pytest.raises(EOFError):
+            p.receive(ours, "the engine")
+    finally:
+        ours.close()
