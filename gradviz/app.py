@@ -33,6 +33,7 @@ def build_parser():
     """The whole command line. Building it imports no torch (each command's module is
     imported only when that command runs), so --help answers at once."""
     from . import __version__
+    from .bench.parser import add_bench
     from .commands.completion import add_completion
     from .commands.options import OneLineParser, add_training_options
     from .commands.parsers import add_commands
@@ -63,7 +64,7 @@ def build_parser():
                                 metavar="{run,compare,lessons,bench,report,open}",
                                 help="a headless command (gradviz COMMAND --help says more); "
                                      "with none, the app opens")
-    add_commands(sub)
+    add_commands(sub, add_bench)
     add_completion(parser)
     return parser
 

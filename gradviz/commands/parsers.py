@@ -15,12 +15,13 @@ from .options import RUN_DEFAULTS, add_training_options, fail
 DEFAULT_RTOL = 1e-5
 
 
-def _later(command: str):
-    """The command's main(args), its module imported only when it is called (torch
-    with it: where torch is not installed, one line says how to install it)."""
+def later(command: str, module_name: str | None = None):
+    """The command's main(args), its module (gradviz.commands.COMMAND, or module_name)
+    imported only when it is called (torch with it: where torch is not installed, one
+    line says how to install it)."""
     def main(args: argparse.Namespace) -> int:
         try:
-            module = importlib.import_module(f"gradviz.commands.{command}")
+            module = importlib.import_module(module_name or f"gradviz.commands.{command}")
         except ModuleNotFoundError as exc:
             if not torch_missing(exc):
                 raise
@@ -55,7 +56,7 @@ def add_run(subparsers) -> None:
                    help="also write these settings as a plain PyTorch program (python FILE "
                         "prints each step's losses, total and, with --grad-norms, gradient "
                         "norms), before training; in the --out folder, with the report")
-    p.set_defaults(func=_later("run"))
+    p.set_defaults(func=later("run"))
 
 
 def add_verbosity(p, quiet: str, verbose: str) -> None:
@@ -92,7 +93,7 @@ def add_compare(subparsers) -> None:
     add_verbosity(p, quiet="print nothing but errors: the exit status says same or "
                            "different (as cmp -s)",
                   verbose="also print each step's largest relative difference per group")
-    p.set_defaults(func=_later("compare"))
+    p.set_defaults(func=later("compare"))
 
 
 CHECK_HELP = """\
@@ -133,61 +134,7 @@ def add_lessons(subparsers) -> None:
                            "its progress (on stderr: each lesson as it starts, each slide "
                            "as it has played)",
                   verbose="--check: also print each promise of each slide as it is checked")
-    p.set_defaults(func=_later("lessons"))
-
-
-def add_bench(subparsers) -> None:
-    p = subparsers.add_parser(
-        "bench", help="steps/s of bare PyTorch vs the engine at each probe level",
-        description="Steps per second of a bare PyTorch loop and of the engine with "
-                    "probes none, default and everything, on the default model "
-                    "(or the one the options describe; --steps defaults to 500 here).")
-    add_training_options(p, RUN_DEFAULTS)
-    p.add_argument("--repeats", type=int, default=3, help="runs of each; the median counts")
-    p.add_argument("--clock", choices=("wall", "cpu"), default="wall",
-                   help="time each loop by the wall clock, or by this process's CPU time "
-                        "(steadier on a machine other programs share; the comparing lines "
-                        "keep the wall clock) (default: wall)")
-    add_verbosity(p, quiet="print only the table's rows, not the lines that describe the "
-                           "run and its columns nor the app's launch times",
-                  verbose="the same as the default (every loop's line is printed as soon "
-                          "as it is measured), but with --slides also a line per slide")
-    p.add_argument("--gui", action="store_true",
-                   help="also train in the app's window (offscreen) and time its response, "
-                        "quiet at 1920x1080 and 1024x768, with another process keeping a "
-                        "core busy, and with B pinned")
-    p.add_argument("--gui-size", type=_window_size, metavar="WxH", default=None,
-                   help="as --gui, but only its quiet window phase, at this size (e.g. "
-                        "1024x768) (default: with --gui, every phase at its own size)")
-    p.add_argument("--watch", action="store_true",
-                   help="instead: a plain loop's steps/s under gradviz.watch at its default "
-                        "sampling, as a share of the same loop bare, on the default MLP and "
-                        "the bundled two-head CNN (which runs a fifth of --steps)")
-    p.add_argument("--slides", action="store_true",
-                   help="instead: PageDown through the bundled lessons in the app's window "
-                        "(offscreen, at --gui-size, default 1024x768) and print how soon "
-                        "each slide was drawn after the key, and moving, and the slowest "
-                        "slide (-v: each slide)")
-    p.add_argument("--viewer", action="store_true",
-                   help="instead: open a folder of 8 made-up runs of 100,000 steps each in "
-                        "the recorded-run window (offscreen, at --gui-size, default "
-                        "1920x1080), all drawn over each other, and print how late it "
-                        "answered while its smoothing, x axis, ticks and tabs were moved")
-    p.add_argument("--soak", type=float, metavar="SECONDS", default=None,
-                   help="instead: Play for SECONDS in the app's window (offscreen, "
-                        "1920x1080, every panel live) while another process keeps a core "
-                        "busy, and print the longest time the step count on screen did "
-                        "not advance, with the window's lateness (default: none, the table)")
-    p.set_defaults(func=_later("bench"))
-
-
-def _window_size(text: str) -> tuple[int, int]:
-    """bench --gui-size: argparse's one-line error for a size it cannot read."""
-    from .window_phase import window_size
-    try:
-        return window_size(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    p.set_defaults(func=later("lessons"))
 
 
 def add_report(subparsers) -> None:
@@ -200,7 +147,7 @@ def add_report(subparsers) -> None:
                     "watched script may still be writing it).")
     p.add_argument("folder", metavar="DIR", help="the folder gradviz.watch(out=DIR) or "
                                                   "gradviz run --out DIR wrote")
-    p.set_defaults(func=_later("report"))
+    p.set_defaults(func=later("report"))
 
 
 def add_open(subparsers) -> None:
@@ -223,6 +170,8 @@ def add_open(subparsers) -> None:
     # the window's package and the commands' import each other
 
 
-def add_commands(subparsers) -> None:
+def add_commands(subparsers, add_bench) -> None:
+    """Every command, in the order --help lists them. add_bench: the benchmarks' own
+    (gradviz.bench.parser), handed in by the app: no command imports the benchmarks."""
     for add in (add_run, add_compare, add_lessons, add_bench, add_report, add_open):
         add(subparsers)

@@ -105,33 +105,6 @@ def train(session: Session, steps: int, quiet: bool, report: ReportWriter | None
     return trained
 
 
-def timed_run(config, steps: int, model_file: ModelFile | None = None) -> float:
-    """Steps per second of this command's own loop (train()) with the report streamed to
-    a temporary folder, progress printed (to nowhere) as usual; the graph files written
-    once at the end are left out. For `gradviz bench`."""
-    import contextlib
-    import io
-    import tempfile
-
-    from ..core.loop_timer import clock
-    from ..core.training_speed import warm_up
-    session = run_session(config, model_file)
-    warm_up(session, steps)
-    with tempfile.TemporaryDirectory(prefix="gradviz-bench-") as folder, \
-            contextlib.redirect_stdout(io.StringIO()):
-        start = clock()
-        with ReportWriter(Path(folder), config, str(session.device),
-                          session.param_names,
-                          update_every=session.update_cosine_every) as report:
-            trained = train(session, steps, False, report)
-            report.finish(session.events)
-        if session.device.type == "cuda":
-            import torch
-            torch.cuda.synchronize(session.device)
-        elapsed = clock() - start
-    return trained.count / elapsed if trained.count else 0.0
-
-
 PNG_DPI = 96
 PNG_MAX_PIXELS = 40e6   # a 1,000-node graph at full size is ~750 Mpx and 20 s of rasterising
 

@@ -66,15 +66,14 @@ def run(conn, config: Config, own_process: bool = True, holder: dict | None = No
 def _serve(conn, loop: EngineLoop, beat) -> None:
     """Answer the window's commands, and train between them, until told to stop."""
     while not loop.stopped:
-        if loop.pinned is not None:
-            loop.pinned.watch()   # B's process ended or silent: said now, paused or not
+        loop.pinning.watch()   # B's process ended or silent: said now, paused or not
         loop.say_how_b_starts()
         loop.say_when_warm()
         out = loop.take_outbox()
         if out:
             conn.send(out)
         wait = loop.due_in()
-        if loop.pinned is not None and loop.pinned.in_flight:
+        if loop.pinning.in_flight:
             # B's last steps are still to compare: look again soon, even when idle
             wait = B_LOOK_SECONDS if wait is None else min(wait, B_LOOK_SECONDS)
         if loop.next_slide.pending:   # Warmed is said soon after it is so, even when idle
@@ -92,7 +91,7 @@ def _window_speaks(conn, loop: EngineLoop, wait: float | None) -> bool:
     end: EOF), and the wait is at most B_IDLE_LOOK_SECONDS (a silent B, a kill that
     leaves its socket open in a child of B's): a B that dies while A sits paused was
     said only at A's next step, and never while A stayed paused."""
-    b = None if loop.pinned is None else loop.pinned.connection()
+    b = loop.pinning.connection()
     if b is None:
         return bool(conn.poll(wait))
     wait = B_IDLE_LOOK_SECONDS if wait is None else min(wait, B_IDLE_LOOK_SECONDS)

@@ -1,12 +1,13 @@
-"""A model file the window named, loaded in the engine's process: the file checked and
-the config fitted to it, or, when it raises, allocates more than the machine has free,
-or does not fit, the event that says so in What happened (with the file's own traceback
-lines) while the built-in model trains."""
+"""The engine's first session, and a model file the window named, loaded in the
+engine's process: the file checked and the config fitted to it, or, when it raises,
+allocates more than the machine has free, or does not fit, the event that says so in
+What happened (with the file's own traceback lines) while the built-in model trains."""
 from __future__ import annotations
 
 from pathlib import Path
 
-from ..core.model_file import ModelFile, check_taps, file_traceback
+from ..core.model_file import ModelFile, ModelFileError, check_taps, file_traceback
+from ..core.session import Session
 from ..plain import events as ev
 from ..plain.config import Config, ConfigError
 from ..plain.model_keys import fit_config
@@ -54,3 +55,26 @@ def open_model(path: str, config: Config) -> tuple[ModelFile | None, Config, ev.
         return model_file, fitted, None
     except ConfigError as exc:   # ModelFileError is one
         return None, config, not_used(exc, Path(path).resolve())
+
+
+def first_session(config: Config, model_path: str | None
+                  ) -> tuple[Session, ModelFile | None, str | None, ev.Event | None]:
+    """The engine's first session: (session, model file, problem, what happened). A
+    model file that cannot be used, a device that is gone or a model too big to build
+    falls back to what can be trained, and says why: the window gets an engine either
+    way. problem: one line for the controls; what happened: the model file's refusal."""
+    failure: ev.Event | None = None
+    model_file: ModelFile | None = None
+    if model_path is not None:
+        model_file, config, failure = open_model(model_path, config)
+    try:
+        return Session(config, model_file), model_file, None, failure
+    except ModelFileError as exc:   # build(seed) raised, or its model does not fit
+        assert model_file is not None   # only a model file's session raises it
+        return Session(config), None, None, not_used(exc, model_file.path)
+    except ConfigError as exc:  # e.g. a remembered device that is gone: fall back
+        return Session(config.replace(device="cpu")), model_file, \
+            f"{exc}; using the CPU", failure
+    except (RuntimeError, MemoryError) as exc:  # e.g. a model too big to allocate
+        return Session(Config()), model_file, \
+            f"cannot build that model ({ev.first_line(exc)}); using the default one", failure

@@ -163,7 +163,7 @@ CONTROLS: tuple[Control, ...] = (
 NO_CONTROL = {
     # the window trains until paused: Play and the step keys say how far
     "steps": "a run's length, for gradviz run, compare and --screenshot",
-    # the engine samples its probes by the pace the run bar sets (engine.loop)
+    # the engine samples its probes by the pace the run bar sets (engine.player)
     "probes": "how much gradviz run measures; the window needs the default probes",
     "sample_every": "the engine's sampling follows the run bar's pace in the window",
     # N processes start with it (seconds each): a lesson or the command line asks for them

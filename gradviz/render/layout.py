@@ -1,5 +1,5 @@
 """Graph layout as plain numbers: where Graphviz puts each node and edge of a GraphData,
-for drawing natively (the Qt graph view). Qt-free; `python -m gradviz.commands.layout_speed`
+for drawing natively (the Qt graph view). Qt-free; `python -m gradviz.bench.layout_speed`
 times it.
 
 Coordinates are in points, y growing downwards (Qt's convention), origin at the top

@@ -37,13 +37,13 @@ def steps(loop: EngineLoop, n: int) -> tuple[list, list]:
         for message in loop.take_outbox():
             a += message.records if isinstance(message, p.Records) else []
             compared += message.records if isinstance(message, p.Compared) else []
-    loop.pinned.collect()     # waits on B's replies still in flight
+    loop.pinning.pinned.collect()     # waits on B's replies still in flight
     compared += [r for m in loop.take_outbox() if isinstance(m, p.Compared) for r in m.records]
     return a, compared
 
 
 def b_process(loop: EngineLoop):
-    runner = loop.pinned.b
+    runner = loop.pinning.pinned.b
     assert isinstance(runner, b_runner.ProcessB) and runner.pid != os.getpid()
     return runner._process
 
@@ -51,7 +51,7 @@ def b_process(loop: EngineLoop):
 def test_b_in_its_own_process_compares_as_b_in_this_one_does():
     b = BASE.replace(strategy="in-loop")
     here, there = engine(BASE, b, False), engine(BASE, b, True)
-    assert isinstance(here.pinned.b, b_runner.LocalB)
+    assert isinstance(here.pinning.pinned.b, b_runner.LocalB)
     try:
         _, local = steps(here, 6)
         a, remote = steps(there, 6)
@@ -113,7 +113,7 @@ def test_the_engines_end_ends_bs_process():
     process = b_process(loop)
     loop.handle(p.Shutdown())
     assert process.exitcode is not None   # gone when SHUTDOWN returns
-    assert loop.pinned is None
+    assert loop.pinning.pinned is None
 
 
 def test_pinning_another_b_keeps_bs_process_and_unpinning_ends_it():
@@ -124,7 +124,7 @@ def test_pinning_another_b_keeps_bs_process_and_unpinning_ends_it():
         loop.handle(p.PinB(BASE.replace(strategy="in-loop")))   # another B: same process
         assert b_process(loop) is process
         loop.handle(p.PinB(None))
-        assert process.exitcode is not None and loop.pinned is None
+        assert process.exitcode is not None and loop.pinning.pinned is None
     finally:
         loop.handle(p.Shutdown())
 
@@ -173,7 +173,7 @@ def _b_processes_once_up(loop) -> list[int]:
     """B's processes, once the one started ahead has said it is up (its first heartbeat,
     sent before any import): Popen returns when the exec has begun, and Linux fills
     /proc/N/cmdline a moment later (a loaded machine found none there once)."""
-    spare = loop.b_place._spare
+    spare = loop.pinning.place._spare
     assert spare is not None and spare._conn.poll(60), "B's process never said it is up"
     return _b_processes_of_this_one()
 
@@ -219,20 +219,20 @@ def test_a_b_that_starts_slowly_never_blocks_as_engine_and_is_waited_for(monkeyp
     try:
         for _ in range(3):
             loop.handle(p.Step())           # each answered at once: none waits for B
-        assert loop.pinned.building
-        while loop.pinned.b.stage != "importing torch":   # its first beats
-            assert not loop.pinned.b.ready()
+        assert loop.pinning.pinned.building
+        while loop.pinning.pinned.b.stage != "importing torch":   # its first beats
+            assert not loop.pinning.pinned.b.ready()
         loop.handle(p.Play())
         assert loop.due_in() == 0         # A may go on: 3 steps ahead of B
         loop.train_batch(lambda: False)
         assert loop.session.step_index == pinned_module.MAX_AHEAD
-        assert loop.pinned.holding_a and loop.due_in() > 0   # now A waits, unblocked
+        assert loop.pinning.pinned.holding_a and loop.due_in() > 0   # now A waits, unblocked
         loop.say_how_b_starts()
         notices = [m.text for m in loop.take_outbox() if isinstance(m, p.Notice)]
         assert notices == ["Compare: B's engine is starting (importing torch); "
                            "A waits for it."]
         loop.handle(p.Pause())
-        loop.pinned.collect()             # B beats all the while: waited for, not stopped
+        loop.pinning.pinned.collect()             # B beats all the while: waited for, not stopped
         compared = [r for m in loop.take_outbox() if isinstance(m, p.Compared) for r in m.records]
         # (Pause does one more step, measured, for the paused graph)
         assert [r.step for r in compared] == list(range(pinned_module.MAX_AHEAD + 1))
@@ -299,7 +299,7 @@ def test_b_killed_while_its_comparison_sits_paused_is_said_at_once(monkeypatch):
         assert stop.error.message == ("B's engine process stopped (exit code -9 / "
                                       "killed by signal SIGKILL).")
         assert stop.verdict.startswith("B stopped at step 2: B's engine stopped")
-        assert not loop.running and loop.session.step_index == 2   # A still paused
+        assert not loop.player.running and loop.session.step_index == 2   # A still paused
     finally:
         _ended(ours, thread)
 

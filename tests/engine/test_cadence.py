@@ -1,7 +1,6 @@
 """The full-speed sampling cadence: every 20th step at least, at most about 15 sampled
 steps a second, always a multiple of 20 (a pinned B samples the same steps)."""
-from gradviz.engine import cadence
-from gradviz.engine import loop as engine_loop
+from gradviz.engine import cadence, player
 from gradviz.engine import protocol as p
 from gradviz.engine.cadence import Cadence, spacing
 from gradviz.engine.loop import EngineLoop
@@ -44,7 +43,7 @@ def test_at_full_speed_a_and_b_sample_the_same_steps_as_the_spacing_changes(monk
     """The spacing set between batches (here: 20, then 40 as a fast rate would ask):
     A's sampled steps are those it divides, and a pinned B measures the same ones."""
     monkeypatch.setattr(cadence, "RATE_SECONDS", 1e9)   # the spacing is set by hand here
-    monkeypatch.setattr(engine_loop, "BATCH_SECONDS", 0.0)   # a batch of one step
+    monkeypatch.setattr(player, "BATCH_SECONDS", 0.0)   # a batch of one step
     config = Config(device="cpu", heads=2, trunk_width=8, batch_size=8)
     loop = EngineLoop(config)
     loop.handle(p.PinB(config.replace(strategy="separate")))
@@ -52,9 +51,9 @@ def test_at_full_speed_a_and_b_sample_the_same_steps_as_the_spacing_changes(monk
     a, b = [], []
     while loop.session.step_index < 130:
         if loop.session.step_index >= 50:
-            loop.cadence.every = 40
+            loop.player.cadence.every = 40
         loop.train_batch(lambda: False)
-        loop.pinned.collect(wait=True)
+        loop.pinning.pinned.collect(wait=True)
         for message in loop.take_outbox():
             if isinstance(message, p.Records):
                 a += [r.step for r in message.records if r.cosine is not None]

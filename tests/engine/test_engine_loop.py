@@ -44,7 +44,7 @@ def test_a_live_graph_asked_for_mid_run_comes_after_a_measured_step():
     loop.take_outbox()
     loop.handle(p.RequestGraph())
     assert _graphs(loop) == []                    # not yet: this step skipped them
-    while loop.graph_wanted:
+    while loop.training.graph_wanted:
         loop.train_batch(lambda: False)
     (graph, when), = _graphs(loop)
     assert when == "live" and _measured(graph)
@@ -69,10 +69,10 @@ def test_at_a_pace_the_rate_said_is_the_pace_not_one_steps_speed():
     loop.handle(p.Play())
     loop.train_batch(lambda: False)
     # the pace bounds the rate said; how far below it a loaded machine falls is not a fact
-    assert 0 < loop.steps_per_second <= 10.0
+    assert 0 < loop.player.steps_per_second <= 10.0
     loop.handle(p.Settings(p.EngineSettings(delay_ms=0)))   # as fast as it goes
     loop.train_batch(lambda: False)
-    assert loop.steps_per_second > 0
+    assert loop.player.steps_per_second > 0
 
 
 def test_a_phase_that_fails_sends_its_graph_as_at_the_error():
@@ -81,10 +81,10 @@ def test_a_phase_that_fails_sends_its_graph_as_at_the_error():
     the error's title run into a sentence; What happened shows the title."""
     loop = EngineLoop(Config(device="cpu", strategy="separate", retain_graph="never"))
     whens = []
-    while not any(isinstance(m, p.Failed) for m in loop.outbox):
+    while not any(isinstance(m, p.Failed) for m in loop.outbox.messages):
         loop.handle(p.Phase())
-        whens += [m.when for m in loop.outbox if isinstance(m, p.Graph)]
-        if any(isinstance(m, p.Failed) for m in loop.outbox):
+        whens += [m.when for m in loop.outbox.messages if isinstance(m, p.Graph)]
+        if any(isinstance(m, p.Failed) for m in loop.outbox.messages):
             break
         loop.take_outbox()
     assert whens[-1] == "at the error"
@@ -98,7 +98,7 @@ def test_a_graph_asked_for_during_play_and_answered_after_its_error_is_at_the_er
     backward through step 1's freed graph)."""
     loop = EngineLoop(Config(device="cpu", batch_size=32, model="rnn", truncate="never"))
     loop.handle(p.Play())
-    while loop.running:
+    while loop.player.running:
         loop.train_batch(lambda: False)
     sent = loop.take_outbox()
     (failed,) = [m for m in sent if isinstance(m, p.Failed)]
@@ -111,7 +111,7 @@ def test_a_graph_asked_for_during_play_and_answered_after_its_error_is_at_the_er
 
 
 def test_the_pipe_is_looked_at_no_more_often_than_asked():
-    from gradviz.engine.loop import at_most_every
+    from gradviz.engine.training import at_most_every
     now = [0.0]
     asked: list[float] = []
 
@@ -169,3 +169,30 @@ def test_a_faster_pace_cuts_the_pause_begun_at_the_slower_one():
     assert loop.due_in() <= 0.02
     loop.train_batch(lambda: False)
     assert loop.session.step_index == 2 and loop.due_in() > 0.5
+
+
+def test_a_change_between_steps_sends_the_graph_and_one_mid_step_waits_for_the_step():
+    """A settings change that keeps the model (the learning rate) shows its graph at
+    once between steps; made inside a step (played phase by phase) it waits for the step
+    to end, and the graph after the last phase stays."""
+    loop = EngineLoop(Config(device="cpu"))
+    loop.handle(p.Step())
+    loop.take_outbox()
+    loop.handle(p.SetConfig(loop.session.config.replace(lr=0.05)))
+    out = loop.take_outbox()
+    (applied,) = [m for m in out if isinstance(m, p.ConfigApplied)]
+    assert applied.did_reset is False and applied.config.lr == 0.05
+    assert [m.when for m in out if isinstance(m, p.Graph)] == ["after the change"]
+    loop.handle(p.Phase())
+    loop.handle(p.Phase())   # zero_grad, then the forward pass: inside step 1
+    assert loop.session.in_step
+    loop.take_outbox()
+    loop.handle(p.SetConfig(loop.session.config.replace(lr=0.02)))
+    out = loop.take_outbox()
+    assert [type(m) for m in out] == [p.ConfigApplied] and out[0].config.lr == 0.02
+
+
+def test_a_negative_stop_from_the_window_is_a_stop_at_step_0():
+    loop = EngineLoop(Config(device="cpu"))
+    loop.handle(p.Settings(p.EngineSettings(stop_at=-4, delay_ms=-10)))
+    assert (loop.player.stop_at, loop.player.delay_s) == (0, 0)

@@ -6,8 +6,7 @@ import weakref
 
 import pytest
 
-from gradviz.engine import gc_settle
-from gradviz.engine import loop as engine_loop
+from gradviz.engine import gc_settle, training
 from gradviz.engine import protocol as p
 from gradviz.engine.loop import EngineLoop
 from gradviz.plain.config import Config
@@ -25,7 +24,7 @@ def thawed():
 
 def _steps(loop: EngineLoop, n: int) -> None:
     for _ in range(n):
-        loop._after_step(loop.session.step())
+        loop.training.after_step(loop.session.step())
 
 
 def test_settle_imports_freezes_what_exists(thawed, monkeypatch):
@@ -50,7 +49,7 @@ def test_steps_without_keep_graphs_leave_someone_elses_freeze_alone(thawed):
 def test_keep_graphs_off_thaws_what_it_froze_and_a_settled_process_freezes_again(
         thawed, monkeypatch, settled):
     monkeypatch.setattr(gc_settle, "_settled", settled)
-    monkeypatch.setattr(engine_loop, "FREEZE_EVERY", 2)
+    monkeypatch.setattr(training, "FREEZE_EVERY", 2)
     loop = EngineLoop(SMALL.replace(keep_graphs=True))
     _steps(loop, 2)
     assert gc.get_freeze_count() > 0   # the kept graphs (and all else) out of the way

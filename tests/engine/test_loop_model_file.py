@@ -69,7 +69,7 @@ def test_a_pinned_b_trains_the_same_file(tmp_path):
     loop.handle(p.PinB(Config(device="cpu", strategy="separate", trunk_width=7)))
     (pinned,) = _of(loop, p.BPinned)
     assert pinned.problem is None and pinned.config.heads == 2
-    assert loop.pinned.b._side.session.spec.names == ["left", "right"]
+    assert loop.pinning.pinned.b._side.session.spec.names == ["left", "right"]
 
 
 def test_a_file_whose_build_raises_is_one_line_and_its_own_line(tmp_path):

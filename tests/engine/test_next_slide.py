@@ -9,8 +9,7 @@ import pytest
 
 from gradviz.core.ddp_ranks import _GROUP, close_rank_group
 from gradviz.core.devices import available_devices
-from gradviz.engine import loop as loop_module
-from gradviz.engine import next_slide
+from gradviz.engine import next_slide, slide_start
 from gradviz.engine import protocol as p
 from gradviz.engine.child import descendants
 from gradviz.engine.loop import EngineLoop
@@ -71,7 +70,7 @@ def test_the_meta_kernel_runs_ahead_on_a_thread_and_the_slide_waits_for_what_is_
         release.wait()
         ran.append(threading.current_thread().name)
     monkeypatch.setattr(next_slide, "warm_meta", slow_warm)
-    monkeypatch.setattr(loop_module, "warm_meta", lambda: ran.append("the slide's own"))
+    monkeypatch.setattr(slide_start, "warm_meta", lambda: ran.append("the slide's own"))
     loop = EngineLoop(CONFIG)
     loop.handle(p.WarmNext(CONFIG.replace(heads=3, misplace_head=1)))   # returns at once
     assert warmed(loop) == [] and loop.next_slide.pending

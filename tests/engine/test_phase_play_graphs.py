@@ -12,7 +12,7 @@ def test_zero_grad_goes_with_the_forward_pass_and_no_empty_graph_is_sent():
     loop.handle(p.Play())
     loop.take_outbox()
     batches = []
-    while loop.running:
+    while loop.player.running:
         loop.train_batch(lambda: False)
         batches.append(loop.take_outbox())
     names = [[m.phase.name for m in batch if isinstance(m, p.PhaseDone)]

@@ -124,7 +124,7 @@ def test_b_stops_at_its_error_while_a_goes_on_and_reset_starts_both_again():
     assert stop.verdict.startswith("B stopped at step 0: Backward through a freed graph")
     assert loop.session.error is None
     loop.handle(p.Reset())                                     # Reset: both from step 0
-    assert loop.pinned.b.step_index == 0 and loop.pinned.error is None
+    assert loop.pinning.pinned.b.step_index == 0 and loop.pinning.pinned.error is None
     a, compared = steps(loop, 1)
     assert [r.step for r in a] == [0] and compared[0].error is not None
 
@@ -132,9 +132,9 @@ def test_b_stops_at_its_error_while_a_goes_on_and_reset_starts_both_again():
 def test_reset_restarts_b_beside_a_and_unpinning_stops_it():
     loop, _ = engine(BASE, BASE.replace(strategy="separate"))
     steps(loop, 3)
-    assert loop.pinned.b.step_index == 3
+    assert loop.pinning.pinned.b.step_index == 3
     loop.handle(p.Reset())
-    assert loop.pinned.b.step_index == loop.session.step_index == 0
+    assert loop.pinning.pinned.b.step_index == loop.session.step_index == 0
     a, compared = steps(loop, 2)
     assert [r.step for r in compared] == [0, 1] and compared[1].same
     loop.handle(p.PinB(None))
@@ -147,7 +147,7 @@ def test_b_of_another_model_is_refused_and_a_model_change_in_a_stops_b():
     loop, pinned = engine(BASE, BASE.replace(heads=2))
     assert pinned == [p.BPinned(None, "A and B must build the same model to compare: heads is 3 "
                                        "in A, 2 in B")]
-    assert loop.pinned is None
+    assert loop.pinning.pinned is None
     loop.handle(p.PinB(BASE.replace(strategy="separate")))
     loop.take_outbox()
     loop.handle(p.SetConfig(BASE.replace(trunk_width=8)))       # A builds a fresh model
@@ -195,8 +195,8 @@ def test_phase_by_phase_b_steps_when_a_completes_its_step():
     for _ in range(5):             # zero_grad, forward, 3 backward calls: A not done yet
         loop.handle(p.Phase())
         compared += [r for m in loop.take_outbox() if isinstance(m, p.Compared) for r in m.records]
-    assert compared == [] and loop.pinned.b.step_index == 0
+    assert compared == [] and loop.pinning.pinned.b.step_index == 0
     loop.handle(p.Phase())           # optimizer step: A's step 0 is complete, and B's
     compared = [r for m in loop.take_outbox() if isinstance(m, p.Compared) for r in m.records]
     assert [r.step for r in compared] == [0] and compared[0].same
-    assert loop.pinned.b.step_index == loop.session.step_index == 1
+    assert loop.pinning.pinned.b.step_index == loop.session.step_index == 1

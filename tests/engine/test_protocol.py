@@ -145,10 +145,10 @@ def test_an_unknown_or_malformed_command_is_refused_in_one_log_line(caplog):
             loop.handle(bad)
         assert len(caplog.records) == 1 and "the engine refused a message" in caplog.text
         assert "\n" not in caplog.records[0].getMessage()
-    assert loop.take_outbox() == [] and not loop.running
-    assert loop.settings == p.EngineSettings()
+    assert loop.take_outbox() == [] and not loop.player.running
+    assert loop.player.settings == p.EngineSettings()
     loop.handle(p.RunSteps(2))                # and it goes on answering
-    assert loop.steps_left == 2
+    assert loop.player.steps_left == 2
 
 
 @settings(max_examples=60, deadline=None)
@@ -164,9 +164,9 @@ def test_an_unknown_or_malformed_command_is_refused_in_one_log_line(caplog):
 ))
 def test_nothing_malformed_reaches_a_handler(message):
     loop = _idle_loop()
-    before = loop.settings
+    before = loop.player.settings
     loop.handle(message)
-    assert loop.take_outbox() == [] and loop.settings == before and not loop.running
+    assert loop.take_outbox() == [] and loop.player.settings == before and not loop.player.running
 
 
 @functools.cache
@@ -195,3 +195,50 @@ def test_bytes_that_are_no_message_leave_the_engine_answering(caplog):
         thread.join(60)
         conn.close()
     assert not thread.is_alive()
+
+
+@pytest.mark.parametrize("message", [
+    p.RunSteps(True), p.Warmed(False), p.StepsDone(True),  # type: ignore[arg-type]
+    p.Settings(p.EngineSettings(delay_ms=True)),  # type: ignore[arg-type]
+    p.Settings(p.EngineSettings(stop_at=False)),  # type: ignore[arg-type]
+    p.Alive("working", True),  # type: ignore[arg-type]
+    p.BStep(True, "default", 20),  # type: ignore[arg-type]
+])
+def test_a_bool_where_a_number_is_meant_is_refused(message):
+    """isinstance(True, int) holds in Python: RunSteps(True) would train one step, and a
+    stop at False would stop at step 0."""
+    assert p.problem(message, (type(message),)) is not None
+
+
+def test_a_bool_command_reaches_no_handler_and_numbers_do(caplog):
+    loop = EngineLoop(CONFIG)
+    loop.take_outbox()
+    with caplog.at_level(logging.WARNING, logger="gradviz.protocol"):
+        loop.handle(p.RunSteps(True))  # type: ignore[arg-type]
+        loop.handle(p.Settings(p.EngineSettings(stop_at=True)))  # type: ignore[arg-type]
+    assert loop.player.steps_left is None and loop.player.stop_at is None
+    assert caplog.text.count("the engine refused a message") == 2
+    loop.handle(p.Settings(p.EngineSettings(stop_at=1, delay_ms=5)))
+    loop.handle(p.RunSteps(1))
+    assert loop.player.stop_at == 1 and loop.player.steps_left == 1
+    # an int where a float is meant is a number too (Alive's seconds)
+    assert p.problem(p.Alive("working", 2), (p.Alive,)) is None
+
+
+def test_a_list_field_holding_no_list_is_refused():
+    for message in (p.Records("not a list", 1.0), p.Compared(None),  # type: ignore
+                    p.Hello("cpu")):  # type: ignore[arg-type]
+        assert p.problem(message, (type(message),)) is not None, message
+    assert p.problem(p.Records([], 1.0), (p.Records,)) is None
+
+
+def test_the_other_side_gone_is_the_callers_to_see_not_a_refusal():
+    """EOF on the pipe ends the engine (the window is gone), where bytes that are no
+    message are refused and reading goes on."""
+    ours, theirs = _pair()
+    theirs.close()
+    try:
+        with pytest.raises(EOFError):
+            p.receive(ours, "the engine")
+    finally:
+        ours.close()

@@ -4,8 +4,8 @@ sent last (and what follows it) from an earlier command's."""
 import pytest
 
 from gradviz.core.devices import available_devices
-from gradviz.engine import loop as loop_module
 from gradviz.engine import protocol as p
+from gradviz.engine import slide_start
 from gradviz.engine.loop import EngineLoop
 from gradviz.plain.config import Config
 from gradviz.plain.engine_stages import BUILDING_MODEL, IMPORTING_META, STARTING_RANKS
@@ -47,7 +47,7 @@ def test_a_head_on_the_meta_device_has_its_imports_done_and_said_while_built(mon
     stages: list[str] = []
     loop.say_stage = stages.append
     # (the warm-up itself is one meta kernel: seconds of imports, left out here)
-    monkeypatch.setattr(loop_module, "warm_meta", lambda: warmed.append(stages[-1]))
+    monkeypatch.setattr(slide_start, "warm_meta", lambda: warmed.append(stages[-1]))
     loop.handle(p.Slide(CONFIG.replace(heads=3, misplace_head=1), p.EngineSettings(), False))
     loop.handle(p.Slide(CONFIG.replace(heads=3), p.EngineSettings(), False))
     assert stages == [BUILDING_MODEL, IMPORTING_META, BUILDING_MODEL]
@@ -95,5 +95,5 @@ def test_a_slide_with_steps_trains_them_again_at_full_speed_then_pauses():
     out = loop.take_outbox()
     assert totals(out) == before and len(before) == 3
     assert [m.step for m in out if isinstance(m, p.StepsDone)] == [3]
-    assert not loop.running and loop.session.step_index == 3
-    assert loop.settings == slow and batches >= 1
+    assert not loop.player.running and loop.session.step_index == 3
+    assert loop.player.settings == slow and batches >= 1

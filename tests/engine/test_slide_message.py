@@ -36,8 +36,8 @@ def test_a_slide_changing_the_model_builds_it_once_and_sends_one_graph(monkeypat
     applied = [m for m in out if isinstance(m, p.ConfigApplied)]
     assert len(applied) == 1 and applied[0].config == slide and applied[0].did_reset is True
     assert loop.session.step_index == 0 and not loop.session.in_step
-    assert (loop.delay_s, loop.animate_phases, loop.stop_at) == (0.5, True, 12)
-    assert loop.running and out[-1] == p.Running(True)
+    assert (loop.player.delay_s, loop.player.animate_phases, loop.player.stop_at) == (0.5, True, 12)
+    assert loop.player.running and out[-1] == p.Running(True)
 
 
 def test_a_slide_with_the_same_model_still_starts_at_step_0_from_the_seed(monkeypatch):
@@ -46,14 +46,14 @@ def test_a_slide_with_the_same_model_still_starts_at_step_0_from_the_seed(monkey
         loop.handle(p.Step())
     built = _count_models(monkeypatch)
     loop.handle(p.Slide(CONFIG.replace(lr=0.05), p.EngineSettings(), False))
-    assert len(built) == 1 and loop.session.step_index == 0 and not loop.running
+    assert len(built) == 1 and loop.session.step_index == 0 and not loop.player.running
     torch.manual_seed(CONFIG.seed)                              # the same initial weights
     fresh = session_module.MultiHeadNet(CONFIG.heads, CONFIG.trunk_width, CONFIG.trunk_depth,
                                         CONFIG.model)
     for (name, mine), (_, theirs) in zip(loop.session.model.named_parameters(),
                                          fresh.named_parameters()):
         assert torch.equal(mine.detach(), theirs.detach()), name
-    assert loop.session.config.lr == 0.05 and loop.stop_at is None
+    assert loop.session.config.lr == 0.05 and loop.player.stop_at is None
 
 
 def test_a_slide_the_engine_cannot_use_is_refused_in_one_line(monkeypatch):
@@ -62,4 +62,4 @@ def test_a_slide_the_engine_cannot_use_is_refused_in_one_line(monkeypatch):
     loop.handle(p.Slide(CONFIG.replace(device="cuda:7"), p.EngineSettings(), True))   # none
     out = loop.take_outbox()
     assert [type(m) for m in out] == [p.ConfigRejected] and "\n" not in out[0].reason
-    assert not loop.running
+    assert not loop.player.running

@@ -15,14 +15,14 @@ MOST_STEPS = 2000   # a stop that is never honoured fails here, not by a hung te
 
 def settle(loop: EngineLoop, **changes) -> None:
     """The window changes some of its engine settings: the engine is sent them all."""
-    loop.handle(p.Settings(replace(loop.settings, **changes)))
+    loop.handle(p.Settings(replace(loop.player.settings, **changes)))
 
 
 def _play_until_paused(loop: EngineLoop) -> list:
     """Train batch after batch, as the engine does between commands, until Play pauses
     itself; every message sent on the way."""
     out = []
-    while loop.running and loop.session.step_index < MOST_STEPS:
+    while loop.player.running and loop.session.step_index < MOST_STEPS:
         loop.train_batch(lambda: False)
         out += loop.take_outbox()
     return out
@@ -39,7 +39,7 @@ def test_at_full_speed_play_pauses_once_exactly_n_steps_are_done():
     assert loop.session.sample_floor > 1          # full speed: many steps per batch
     out = loop.take_outbox() + _play_until_paused(loop)
     assert loop.session.step_index == 37 and not loop.session.in_step
-    assert not loop.running and loop.due_in() is None
+    assert not loop.player.running and loop.due_in() is None
     assert _recorded_steps(out) == list(range(37))
     assert out[-2] == p.Running(False)
     assert isinstance(out[-1], p.Graph) and out[-1].when == "paused"
@@ -53,9 +53,9 @@ def test_play_again_at_the_stop_goes_on_past_it():
     _play_until_paused(loop)
     assert loop.session.step_index == 5
     loop.handle(p.Play())
-    assert loop.stop_at is None                    # the stop is spent
+    assert loop.player.stop_at is None                    # the stop is spent
     while loop.session.step_index < 60:
-        assert loop.running, f"paused again at step {loop.session.step_index}"
+        assert loop.player.running, f"paused again at step {loop.session.step_index}"
         loop.train_batch(lambda: False)
 
 
@@ -66,7 +66,7 @@ def test_a_stop_already_passed_does_not_hold_play():
     settle(loop, stop_at=2)
     loop.handle(p.Play())
     while loop.session.step_index < 30:
-        assert loop.running, f"paused at step {loop.session.step_index}"
+        assert loop.player.running, f"paused at step {loop.session.step_index}"
         loop.train_batch(lambda: False)
 
 
@@ -76,7 +76,7 @@ def test_no_stop_never_pauses():
     settle(loop, stop_at=None)                   # the next slide has none
     loop.handle(p.Play())
     while loop.session.step_index < 30:
-        assert loop.running, f"paused at step {loop.session.step_index}"
+        assert loop.player.running, f"paused at step {loop.session.step_index}"
         loop.train_batch(lambda: False)
 
 
@@ -86,7 +86,7 @@ def test_at_a_pace_play_pauses_at_the_stop():
     settle(loop, stop_at=3)
     loop.handle(p.Play())
     out = _play_until_paused(loop)
-    assert loop.session.step_index == 3 and not loop.running
+    assert loop.session.step_index == 3 and not loop.player.running
     assert _recorded_steps(out) == [0, 1, 2]
 
 
@@ -98,7 +98,7 @@ def test_phase_by_phase_play_pauses_after_the_stop_steps_optimizer_step():
     settle(loop, stop_at=2)
     loop.handle(p.Play())
     out = _play_until_paused(loop)
-    assert loop.session.step_index == 2 and not loop.session.in_step and not loop.running
+    assert loop.session.step_index == 2 and not loop.session.in_step and not loop.player.running
     phases = [(m.phase.step, m.phase.name) for m in out if isinstance(m, p.PhaseDone)]
     one_step = ["zero_grad", "forward", "backward", "optimizer step"]   # sum: one backward
     assert phases == [(0, name) for name in one_step] + [(1, name) for name in one_step]

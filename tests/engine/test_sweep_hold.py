@@ -32,7 +32,7 @@ def test_separates_calls_are_three_sweeps_each_held_for_its_boxes():
     sweeps, holds = [], []
     while len(sweeps) < 3:
         loop.train_batch(lambda: False)
-        wait = loop.next_due - time.monotonic()
+        wait = loop.player.next_due - time.monotonic()
         out = loop.take_outbox()
         done = [m.phase for m in out if isinstance(m, p.PhaseDone)]
         if done and done[-1].name == "backward":

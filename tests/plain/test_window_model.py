@@ -136,7 +136,7 @@ def test_the_flags_announce_each_change_once(first, second):
 PACES = (0, 5, 20, 50, 100, 200, 350, 500, 750, 1000, 1500)   # the run bar's slider
 
 
-@pytest.mark.parametrize("pace", [7, -5, 2000, 100.5, "100", None, True])
+@pytest.mark.parametrize("pace", [7, -5, 2000, 100.5, "100", None, True, False])
 def test_a_pace_the_run_bar_has_not_is_refused_and_nothing_changes(pace):
     model = WindowModel(pace_ms=350)
     seen = _refused_unchanged(model, "pace_ms", pace)
@@ -172,3 +172,28 @@ def test_a_lesson_pace_in_steps_a_second_is_this_pause(per_second, ms):
     from gradviz.plain.window_model import nearest_pace_ms
     assert nearest_pace_ms(per_second) == ms
 
+
+
+@pytest.mark.parametrize("field, good, bad", [
+    ("sweep_box_ms", [0, 400], [-1, True, False, 2.5, "400", None]),
+    ("stop_at", [None, 0, 12], [-1, True, False, 3.0, "12"]),
+    ("engine_state", ["starting", "building", "ready", "stopped"], ["dead", "", None]),
+])
+def test_a_count_or_a_state_the_window_cannot_show_is_refused(field, good, bad):
+    """A bool is no count (True == 1 in Python), a stop is a step count from 0."""
+    model = WindowModel()
+    for value in good:
+        setattr(model, field, value)
+        assert getattr(model, field) == value and type(getattr(model, field)) is type(value)
+    for value in bad:
+        _refused_unchanged(model, field, value)
+
+
+def test_the_engines_settings_are_composed_from_every_field():
+    from gradviz.plain.engine_settings import EngineSettings
+    model = WindowModel(pace_ms=350, play_mode="phases", sweep_box_ms=250, stop_at=9,
+                        show_saved=True, track_node_grads=False)
+    assert model.engine_settings() == EngineSettings(
+        delay_ms=350, animate_phases=True, stop_at=9, show_saved=True,
+        track_node_grads=False, sweep_box_ms=250)
+    assert WindowModel().engine_settings() == EngineSettings()

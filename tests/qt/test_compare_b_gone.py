@@ -43,7 +43,7 @@ def test_b_killed_while_its_comparison_sits_paused_is_said_in_the_dock(
     qtbot.waitUntil(lambda: not w.model.running and len(w.history) == session.step_index,
                     timeout=WAIT_MS)   # paused, every step of A's shown
     steps = session.step_index
-    runner = w.engine.loop.pinned.b
+    runner = w.engine.loop.pinning.pinned.b
     assert isinstance(runner, ProcessB) and runner.pid != os.getpid()
     os.kill(runner.pid, signal.SIGKILL)
     qtbot.waitUntil(lambda: "B's engine process stopped (exit code -9 / killed by signal "

@@ -35,7 +35,7 @@ def test_what_the_window_cannot_use_is_refused_in_one_line(shared_window, qtbot,
     w = shared_window(Config(device="cpu", batch_size=16))
     engine_end = w.engine.loop
     with caplog.at_level(logging.WARNING, logger="gradviz.protocol"):
-        engine_end.outbox += [p.Play(), ("records", [], 1.0), p.Running("yes")]
+        engine_end.outbox.messages += [p.Play(), ("records", [], 1.0), p.Running("yes")]
         engine_end.send(p.Notice("still here"))
         said: list = []
         on_record(w.engine, p.Notice, lambda r: said.append(r.text))
@@ -60,7 +60,7 @@ def test_every_engine_setting_survives_the_engines_end_and_a_fresh_start(shared_
     w.model.stop_at = 9                                   # a slide's stop
     wanted = p.EngineSettings(delay_ms=100, animate_phases=True, stop_at=9,
                               show_saved=True, track_node_grads=False)
-    qtbot.waitUntil(lambda: w.engine.loop.settings == wanted, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.engine.loop.player.settings == wanted, timeout=WAIT_MS)
     first = w.engine.loop
     generation = w.model.generation
     w.engine._conn.send(p.Shutdown())                     # the engine ends by itself
@@ -68,10 +68,10 @@ def test_every_engine_setting_survives_the_engines_end_and_a_fresh_start(shared_
     qtbot.keyClick(w, Qt.Key_R)                           # a fresh engine
     qtbot.waitUntil(lambda: w.model.generation > generation, timeout=WAIT_MS)
     qtbot.waitUntil(lambda: w.engine.loop not in (None, first)
-                    and w.engine.loop.settings == wanted, timeout=WAIT_MS)
+                    and w.engine.loop.player.settings == wanted, timeout=WAIT_MS)
     loop = w.engine.loop
     assert loop is not first and loop.session.track_node_grads is False
-    assert (loop.delay_s, loop.animate_phases, loop.stop_at) == (0.1, True, 9)
+    assert (loop.player.delay_s, loop.player.animate_phases, loop.player.stop_at) == (0.1, True, 9)
     assert w.model.engine_settings() == w.engine.sent_settings == wanted
     # ended again: Shift+R starts one with the default settings instead
     generation = w.model.generation

@@ -43,8 +43,8 @@ def test_the_models_pace_and_play_mode_move_the_run_bar_and_reach_the_engine(
     qtbot.waitUntil(lambda: len(sent) > 0, timeout=WAIT_MS)
     QApplication.processEvents()
     assert [(m.settings.delay_ms, m.settings.animate_phases) for m in sent] == [(500, True)]
-    qtbot.waitUntil(lambda: w.engine.loop.settings.delay_ms == 500
-                    and w.engine.loop.settings.animate_phases, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: w.engine.loop.player.settings.delay_ms == 500
+                    and w.engine.loop.player.settings.animate_phases, timeout=WAIT_MS)
     # and the other way: the user's slider and P change the model (and the engine)
     del sent[:]
     w.run_bar.speed.setValue(2)

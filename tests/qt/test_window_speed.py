@@ -4,9 +4,11 @@ measures, and prints nothing but its numbers (the offscreen plugin used to warn 
 window)."""
 from test_window_reaches import QT, reaches
 
-from gradviz.commands.window_phase import job_arguments, phase_process, phase_result
+from gradviz.bench.qt.window_speed import lateness_summary
+from gradviz.bench.window_phase import job_arguments, phase_process, phase_result
 from gradviz.plain.config import Config
-from gradviz.qt.window_speed import lateness_summary
+
+BENCH_QT = QT.parent / "bench" / "qt"   # the window's benchmarks
 
 
 def _in_order(result: dict) -> bool:
@@ -51,7 +53,7 @@ def test_a_frozen_window_ends_its_phase_and_says_so(qtbot):
     import threading
     import time
 
-    from gradviz.qt.window_speed import Probe, watch_for_a_freeze
+    from gradviz.bench.qt.window_speed import Probe, watch_for_a_freeze
     probe = Probe(until=time.perf_counter() + 3600, done=lambda: None)
     probe.late = [0.001, 0.002, 0.004]
     probe.last_turn = time.perf_counter() - 100   # its last tick, 100 s ago
@@ -69,7 +71,7 @@ def test_a_frozen_window_ends_its_phase_and_says_so(qtbot):
 def test_a_phase_that_ended_is_not_called_frozen(qtbot):
     import time
 
-    from gradviz.qt.window_speed import Probe, watch_for_a_freeze
+    from gradviz.bench.qt.window_speed import Probe, watch_for_a_freeze
     probe = Probe(until=time.perf_counter(), done=lambda: None)
     probe.finished = True   # ended normally, then closing the window took long
     probe.last_turn = time.perf_counter() - 100
@@ -84,7 +86,7 @@ def test_the_window_benchmark_uses_the_model_and_public_methods_only():
     """What it reads off the window: the model (engine facts, the drawn-off-screen
     switch), the history the panels draw, the status line's words (the step count on
     screen), refresh, Play and Compare's pin."""
-    used = set(reaches((QT / "window_speed.py").read_text()))
+    used = set(reaches((BENCH_QT / "window_speed.py").read_text()))
     assert used <= {"model", "history", "status", "refresh", "toggle_play", "compare"}, used
 
 
@@ -92,5 +94,5 @@ def test_the_slide_benchmark_uses_the_model_and_the_lessons_only():
     """What `bench --slides` reads off the window: the model (the slide's preparing line,
     the drawn-off-screen switch), the history (the first model in) and the lessons (the
     slide on screen, the first lesson opened), and the keys a clicker sends."""
-    used = set(reaches((QT / "slide_speed.py").read_text()))
+    used = set(reaches((BENCH_QT / "slide_speed.py").read_text()))
     assert used <= {"model", "history", "lessons"}, used

@@ -1,6 +1,6 @@
 """`gradviz bench --slides`: how soon a lesson's slide is drawn, and moving, after
 PageDown, in the window as the app runs it, in a process of its own (`python -I -m
-gradviz.qt.slide_speed`).
+gradviz.bench.qt.slide_speed`).
 
 From the first slide of the first bundled lesson, PageDown after PageDown (on a lesson's
 last slide it opens the next lesson), each slide is timed twice:
@@ -31,7 +31,7 @@ from typing import Any
 
 from .window_speed import bench_window, wait_until
 
-RESULT = "RESULT"         # the line the bench reads (commands.window_phase.phase_result)
+RESULT = "RESULT"         # the line the bench reads (bench.window_phase.phase_result)
 HEADING = "narrationHeading"   # the slide's heading, repainted when the slide changes
 DWELL_S = 1.0             # a slide plays this long, once moving, before the next PageDown
 # and at most this long for what is started ahead for the next slide to be ready (a
@@ -173,9 +173,9 @@ def measure(size: tuple[int, int], count: int | None) -> dict:
     import pyqtgraph  # noqa: F401  (after PySide6: it binds to the first Qt)
     from PySide6.QtWidgets import QApplication
 
-    from ..plain.config import Config
-    from ..plain.lessons import bundled_names
-    from .launch import quiet_offscreen_warnings
+    from ...plain.config import Config
+    from ...plain.lessons import bundled_names
+    from ...qt.launch import quiet_offscreen_warnings
 
     app = QApplication.instance() or QApplication([])
     quiet_offscreen_warnings()
@@ -195,7 +195,7 @@ def measure(size: tuple[int, int], count: int | None) -> dict:
 
 
 def main(argv: list[str]) -> None:
-    parser = argparse.ArgumentParser(prog="python -m gradviz.qt.slide_speed")
+    parser = argparse.ArgumentParser(prog="python -m gradviz.bench.qt.slide_speed")
     parser.add_argument("--size", default="1024x768")
     parser.add_argument("--count", type=int, default=None,
                         help="PageDowns to time (default: to the last bundled slide)")

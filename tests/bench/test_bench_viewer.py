@@ -7,10 +7,10 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from gradviz.commands import viewer_bench
-from gradviz.commands.viewer_bench import viewer_lines
 from gradviz.commands.window_phase import phase_result
+
+from gradviz.bench import viewer_bench
+from gradviz.bench.viewer_bench import viewer_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_the_window_is_timed_once_every_run_is_read(tmp_path):
     # the phase's module from this checkout (the command runs it isolated, -I, from the
     # installed gradviz)
-    out = subprocess.run([sys.executable, "-m", "gradviz.qt.viewer_speed", "--runs", "3",
+    out = subprocess.run([sys.executable, "-m", "gradviz.bench.qt.viewer_speed", "--runs", "3",
                           "--steps", "400", "--seconds", "1.5", "--size", "1024x768",
                           "--folder", str(tmp_path / "runs")],
                          capture_output=True, text=True, cwd=ROOT, timeout=600,
@@ -56,7 +56,7 @@ def test_a_window_process_that_gives_no_numbers_is_one_line(monkeypatch, capsys)
     from gradviz.app import main
 
     def no_result(args, timeout_s, module):
-        assert module == "gradviz.qt.viewer_speed"
+        assert module == "gradviz.bench.qt.viewer_speed"
         return subprocess.CompletedProcess(args, 1, "", "ImportError: libEGL.so.1\n")
     monkeypatch.setattr(viewer_bench, "phase_process", no_result)
     with pytest.raises(SystemExit) as exit_:

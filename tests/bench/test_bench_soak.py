@@ -2,7 +2,7 @@
 line that reports it (the phase itself is faked here: its own test runs it briefly,
 tests/qt/test_window_speed.py)."""
 from gradviz.app import main
-from gradviz.commands import bench
+from gradviz.bench import command as bench
 from gradviz.exit_codes import EXIT_USAGE
 
 PHASE = {"seconds": 600.2, "steps": 90_000, "steps_per_second": 150.0,

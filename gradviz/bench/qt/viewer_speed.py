@@ -1,5 +1,5 @@
 """`gradviz bench --viewer`'s phase, run as a process of its own (`python -I -m
-gradviz.qt.viewer_speed`): a folder of made-up runs (8 of 100,000 steps, in the watch's
+gradviz.bench.qt.viewer_speed`): a folder of made-up runs (8 of 100,000 steps, in the watch's
 format) opened in the recorded-run window, all of them ticked and drawn over each other,
 and, once every step is read, how late the window's event loop answered while a user
 moves the smoothing slider, switches the x axis, unticks and ticks runs and flips the
@@ -18,7 +18,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from ..plain.made_up_runs import write_runs
+from ...plain.made_up_runs import write_runs
 from .window_speed import Probe, lateness_summary, wait_until, watch_for_a_freeze
 
 RESULT = "RESULT"
@@ -151,8 +151,8 @@ def measure(runs: int, steps: int, seconds: float, size: tuple[int, int],
     import pyqtgraph  # noqa: F401  (after PySide6: it binds to the first Qt)
     from PySide6.QtWidgets import QApplication
 
-    from .launch import quiet_offscreen_warnings
-    from .run_window import RunWindow
+    from ...qt.launch import quiet_offscreen_warnings
+    from ...qt.run_window import RunWindow
 
     app = QApplication.instance() or QApplication([])
     quiet_offscreen_warnings()
@@ -183,7 +183,7 @@ def _print_result(result: dict) -> None:
 
 
 def main(argv: list[str]) -> None:
-    parser = argparse.ArgumentParser(prog="python -m gradviz.qt.viewer_speed")
+    parser = argparse.ArgumentParser(prog="python -m gradviz.bench.qt.viewer_speed")
     parser.add_argument("--runs", type=int, default=8)
     parser.add_argument("--steps", type=int, default=100_000)
     parser.add_argument("--seconds", type=float, default=10.0)

@@ -9,14 +9,14 @@ import pickle
 import time
 
 from ..core.compare import compare
-from ..core.loop_timer import clock
+from ..engine import protocol as p
+from ..engine.loop import EngineLoop
 from ..plain.config import Config
-from . import protocol as p
-from .loop import EngineLoop
+from .core.loop_timer import clock
 
 WARM_UP_STEPS = 20
 # the window asks for the live graph this often while it trains and the graph is shown
-# (qt.main_window.LIVE_GRAPH_SECONDS; the engine does not import the window's modules)
+# (qt.main_window.LIVE_GRAPH_SECONDS; the bench's command imports none of the window's)
 GRAPH_REQUEST_SECONDS = 1.5
 
 

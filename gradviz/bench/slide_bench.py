@@ -1,5 +1,5 @@
 """`gradviz bench --slides`: PageDown through the bundled lessons in the app's window (a
-process of its own, gradviz.qt.slide_speed), and how soon each slide was drawn, and
+process of its own, gradviz.bench.qt.slide_speed), and how soon each slide was drawn, and
 moving."""
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def print_slides(size: tuple[int, int], count: int | None, quiet: bool, every: b
               f"slide's heading; moving: to the end of the repaint of its first state",
               flush=True)
     args = ["--size", f"{size[0]}x{size[1]}"] + ([] if count is None else ["--count", str(count)])
-    result = phase_result(phase_process(args, SLIDES_TIMEOUT_S, "gradviz.qt.slide_speed"))
+    result = phase_result(phase_process(args, SLIDES_TIMEOUT_S, "gradviz.bench.qt.slide_speed"))
     for line in slide_lines(result, every):
         print(line)
     return EXIT_OK

@@ -1,12 +1,12 @@
 """`gradviz bench --slides`: PageDown through the bundled lessons in the app's window, in
 a process of its own as the command runs it, briefly here (what is measured, not how
 fast: speed claims live in docs/benchmarks.md); and its lines, from numbers given."""
-from gradviz.commands.slide_bench import slide_lines
-from gradviz.commands.window_phase import phase_process, phase_result
+from gradviz.bench.slide_bench import slide_lines
+from gradviz.bench.window_phase import phase_process, phase_result
 
 
 def test_each_pagedown_is_timed_to_the_repaint_of_the_new_slide_and_to_the_slide_moving():
-    out = phase_process(["--size", "1024x768", "--count", "2"], 600, "gradviz.qt.slide_speed")
+    out = phase_process(["--size", "1024x768", "--count", "2"], 600, "gradviz.bench.qt.slide_speed")
     assert out.returncode == 0, out.stderr[-2000:]
     slides = phase_result(out)["slides"]
     # PageDown twice from the first slide of the first lesson
@@ -50,7 +50,7 @@ def test_a_window_process_that_gives_no_numbers_is_one_line_not_a_traceback(
     import pytest
 
     from gradviz.app import main
-    from gradviz.commands import slide_bench
+    from gradviz.bench import slide_bench
 
     def no_result(args, timeout_s, module):
         return subprocess.CompletedProcess(args, 1, "", "Traceback (most recent call last):\n"

@@ -14,14 +14,14 @@ from typing import Any
 
 import torch
 
-from ..plain.config import Config
-from .data import make_data
-from .devices import resolve_device
+from ...core.data import make_data
+from ...core.devices import resolve_device
+from ...core.model import MultiHeadNet, head_loss
+from ...core.model_file import ModelFile
+from ...core.session import Session
+from ...plain.config import Config
 from .loop_timer import WARM_UP_STEPS, sync, timed
-from .model import MultiHeadNet, head_loss
 from .model_bench import bare_model_loop
-from .model_file import ModelFile
-from .session import Session
 
 # name -> config changes; "default" is what the app runs with
 PROBE_LEVELS: dict[str, dict[str, Any]] = {

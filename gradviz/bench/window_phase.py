@@ -1,5 +1,5 @@
 """`gradviz bench --gui`'s window phases, each run in a fresh process
-(`python -I -m gradviz.qt.window_speed`): the window's process is then the app's own (no
+(`python -I -m gradviz.bench.qt.window_speed`): the window's process is then the app's own (no
 torch in it), and the command imports nothing of the window."""
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import sys
 
 from ..plain.config import Config
 
-RESULT = "RESULT"      # the line gradviz.qt.window_speed prints its numbers on
-PROBE_MS = 1            # the window's probe timer (gradviz.qt.window_speed.PROBE_MS)
+RESULT = "RESULT"      # the line gradviz.bench.qt.window_speed prints its numbers on
+PROBE_MS = 1            # the window's probe timer (gradviz.bench.qt.window_speed.PROBE_MS)
 PHASE_TIMEOUT_S = 600  # a phase's launch, first model, settling and measuring, at worst
 
 
@@ -44,7 +44,7 @@ def job_arguments(config: Config, seconds: float, size: tuple[int, int], busy: b
 
 
 def phase_process(args: list[str], timeout_s: float = PHASE_TIMEOUT_S,
-                  module: str = "gradviz.qt.window_speed") -> subprocess.CompletedProcess:
+                  module: str = "gradviz.bench.qt.window_speed") -> subprocess.CompletedProcess:
     """Run one window phase (module's main: window_speed's, or slide_speed's) to its end
     (PhaseError if it does not end in timeout_s)."""
     env = dict(os.environ)

@@ -2,7 +2,7 @@
 just before and just after it (the phases and the plain loop are faked here; the window
 phase itself runs briefly in tests/qt/test_window_speed.py)."""
 from gradviz.app import main
-from gradviz.commands import bench
+from gradviz.bench import command as bench
 from gradviz.exit_codes import EXIT_USAGE
 from gradviz.plain.config import Config
 

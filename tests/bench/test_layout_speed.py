@@ -1,7 +1,7 @@
 """The layout benchmark lays out the graphs it claims to: the lecture's, a ~1,000-node
 trunk, and a ResNet-18 model file's module view, a fraction of its ops. Its times are
 printed, never asserted: a busy machine is not a failure."""
-from gradviz.commands.layout_speed import bench_layout
+from gradviz.bench.layout_speed import bench_layout
 
 
 def test_bench_lays_out_lecture_thousand_node_and_resnet_graphs(capsys):

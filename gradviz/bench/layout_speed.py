@@ -1,9 +1,10 @@
 """How long the graph's layout takes (DOT, Graphviz, parsing its answer) on real
 sessions' graphs: the lecture's, a ~1,000-node trunk, and model files' module and op
-views up to a ResNet-18. `python -m gradviz.commands.layout_speed [--only TEXT]`.
+views up to a ResNet-18. `python -m gradviz.bench.layout_speed [--only TEXT]`.
 
-It lives here, not beside the layout in gradviz.render, because it trains a step to get
-each graph, and the renderer (which the window's process imports) never imports torch."""
+It lives with the benchmarks, not beside the layout in gradviz.render, because it trains
+a step to get each graph, and the renderer (which the window's process imports) never
+imports torch."""
 from __future__ import annotations
 
 import statistics
@@ -82,7 +83,7 @@ def _bench_graph(config: Config | str, saved: bool) -> GraphData:
 
 if __name__ == "__main__":
     import argparse
-    parser = argparse.ArgumentParser(prog="python -m gradviz.commands.layout_speed",
+    parser = argparse.ArgumentParser(prog="python -m gradviz.bench.layout_speed",
                                      description=bench_layout.__doc__)
     parser.add_argument("--repeats", type=int, default=5, help="layouts of each case")
     parser.add_argument("--only", default="", help="the cases whose name has this text")

@@ -16,15 +16,15 @@ from typing import Protocol
 import torch
 from torch import nn
 
-from ..plain.config import Config
-from ..plain.model_names import model_path
-from ..plain.watch_stream import STEPS
-from .data import make_data
-from .devices import resolve_device
+from ...core.data import make_data
+from ...core.devices import resolve_device
+from ...core.model import MultiHeadNet, head_loss
+from ...core.model_file import ModelFile, trunk_outputs
+from ...core.watch import DEFAULT_EVERY, WRITE_BLOCKS_S, watch
+from ...plain.config import Config
+from ...plain.model_names import model_path
+from ...plain.watch_stream import STEPS
 from .loop_timer import timed
-from .model import MultiHeadNet, head_loss
-from .model_file import ModelFile, trunk_outputs
-from .watch import DEFAULT_EVERY, WRITE_BLOCKS_S, watch
 from .watch_floor import HandWrittenRecorder
 
 CNN = "cnn_two_heads"

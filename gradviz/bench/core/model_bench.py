@@ -8,10 +8,10 @@ import operator
 
 import torch
 
-from ..plain.config import Config
-from .devices import resolve_device
+from ...core.devices import resolve_device
+from ...core.model_file import ModelFile, step_generator, trunk_outputs
+from ...plain.config import Config
 from .loop_timer import timed
-from .model_file import ModelFile, step_generator, trunk_outputs
 
 
 def bare_model_loop(model_file: ModelFile, config: Config, steps: int) -> float:

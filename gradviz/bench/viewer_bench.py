@@ -1,5 +1,5 @@
 """`gradviz bench --viewer`: a folder of 8 made-up runs of 100,000 steps each, drawn over
-each other in the recorded-run window (a process of its own, gradviz.qt.viewer_speed),
+each other in the recorded-run window (a process of its own, gradviz.bench.qt.viewer_speed),
 and how late the window answered while a user moved its controls."""
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def print_viewer(size: tuple[int, int], quiet: bool) -> int:
               f"offscreen, its own process) on a folder of made-up runs in the watch's "
               f"format, every run ticked, once every step is read", flush=True)
     out = phase_process(["--size", f"{size[0]}x{size[1]}"], VIEWER_TIMEOUT_S,
-                        "gradviz.qt.viewer_speed")
+                        "gradviz.bench.qt.viewer_speed")
     for line in viewer_lines(phase_result(out)):
         print(line)
     return EXIT_OK

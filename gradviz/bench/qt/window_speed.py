@@ -1,5 +1,5 @@
 """`gradviz bench --gui`'s window phase, run as a process of its own
-(`python -I -m gradviz.qt.window_speed JOB`): the window as the app runs it (no torch in
+(`python -I -m gradviz.bench.qt.window_speed JOB`): the window as the app runs it (no torch in
 its process), every panel live while the engine trains, and how late its event loop
 answered, to the millisecond. It prints one `RESULT {json}` line."""
 from __future__ import annotations
@@ -19,12 +19,12 @@ from typing import Any
 
 import psutil
 
-from ..engine.child import cpu_seconds, descendants
-from ..plain.config import Config
-from ..plain.config_toml import from_mapping
-from ..plain.stall_watch import StallWatch
+from ...engine.child import cpu_seconds, descendants
+from ...plain.config import Config
+from ...plain.config_toml import from_mapping
+from ...plain.stall_watch import StallWatch
 
-RESULT = "RESULT"   # the line the bench reads (commands.window_phase)
+RESULT = "RESULT"   # the line the bench reads (bench.window_phase)
 PROBE_MS = 1        # the probe's interval: lateness is measured to about this
 SETTLE_MS = 1000    # after the first steps: the engine's and the window's warm-up
 FROZEN_S = 30.0     # no turn of the event loop for this long: the window is frozen
@@ -205,8 +205,8 @@ def bench_window(config: Config, size: tuple[int, int], settings_dir: str,
                  model_path: str | None = None) -> Any:
     """The app's main window as a bench drives it: settings in settings_dir (nothing
     the user keeps), every panel drawn at `size`, shown."""
-    from .main_window import MainWindow
-    from .settings import AppSettings, Remembered
+    from ...qt.main_window import MainWindow
+    from ...qt.settings import AppSettings, Remembered
     window = MainWindow(Remembered(config), AppSettings(os.path.join(settings_dir,
                                                                      "settings.json")),
                         model_path=model_path)
@@ -253,7 +253,7 @@ class Phase:
                   lambda: QTimer.singleShot(SETTLE_MS, self.begin))
 
     def begin(self) -> None:
-        from .hold_watch import watch_holds
+        from ...qt.hold_watch import watch_holds
         if self.busy:
             self.spinner = subprocess.Popen([sys.executable, "-I", "-c", _BUSY])
         self.window.refresh()
@@ -310,7 +310,7 @@ def measure(config: Config, seconds: float, size: tuple[int, int], busy: bool = 
     import pyqtgraph  # noqa: F401  (after PySide6: it binds to the first Qt)
     from PySide6.QtWidgets import QApplication
 
-    from .launch import quiet_offscreen_warnings
+    from ...qt.launch import quiet_offscreen_warnings
 
     app = QApplication.instance() or QApplication([])
     quiet_offscreen_warnings()   # else a line of offscreen-plugin noise per window
@@ -325,7 +325,7 @@ def measure(config: Config, seconds: float, size: tuple[int, int], busy: bool = 
 
 
 def _parse(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m gradviz.qt.window_speed")
+    parser = argparse.ArgumentParser(prog="python -m gradviz.bench.qt.window_speed")
     parser.add_argument("--config", required=True, help="the Config, as JSON")
     parser.add_argument("--seconds", type=float, default=8.0)
     parser.add_argument("--size", default="1920x1080")

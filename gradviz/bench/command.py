@@ -4,17 +4,18 @@ from __future__ import annotations
 import argparse
 import statistics
 
+from ..commands.model_option import config_for, model_file_from_args
+from ..commands.options import RUN_DEFAULTS, fail
+from ..commands.run import UPDATE_COSINE_EVERY
 from ..core.devices import resolve_device
-from ..core.loop_timer import use_clock
-from ..core.model_bench import bare_model_loop
 from ..core.threads import leave_a_core_free
-from ..core.training_speed import PROBE_LEVELS, bare_loop, run_bench
-from ..engine.compare_cost import GRAPH_REQUEST_SECONDS, engine_rate
 from ..exit_codes import EXIT_OK
 from ..plain.config import ConfigError
-from .model_option import config_for, model_file_from_args
-from .options import RUN_DEFAULTS, fail
-from .run import UPDATE_COSINE_EVERY, timed_run
+from .compare_cost import GRAPH_REQUEST_SECONDS, engine_rate
+from .core.loop_timer import use_clock
+from .core.model_bench import bare_model_loop
+from .core.training_speed import PROBE_LEVELS, bare_loop, run_bench
+from .run_speed import timed_run
 from .window_phase import PROBE_MS, PhaseError, job_arguments, run_phase
 
 APP_LINE = ("the app's engine as Play runs it at full speed, every panel fed as the "
@@ -194,7 +195,7 @@ def _ms(value: float) -> str:
 def _print_comparing(config, repeats: int, bare: float | None) -> None:
     """What comparing costs: the app's engine with B pinned against it alone, and
     `gradviz compare` against `gradviz run` (medians of interleaved runs)."""
-    from ..engine.compare_cost import compare_rate
+    from .compare_cost import compare_rate
     in_loop = config.replace(strategy="in-loop")
     runs = {"alone": lambda: engine_rate(config, config.steps),
             "pinned": lambda: engine_rate(config, config.steps, b=config),
@@ -251,7 +252,7 @@ def _print_watch(config, repeats: int, threads: int, quiet: bool) -> int:
     import os
 
     from ..core.watch import DEFAULT_EVERY
-    from ..core.watch_bench import watch_benches
+    from .core.watch_bench import watch_benches
     if not quiet:
         print(f"gradviz bench --watch: a plain loop bare and under gradviz.watch (every="
               f"{DEFAULT_EVERY}: losses and grad norms each step; push, cosines and memory "
