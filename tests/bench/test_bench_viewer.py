@@ -7,10 +7,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from gradviz.commands.window_phase import phase_result
 
 from gradviz.bench import viewer_bench
 from gradviz.bench.viewer_bench import viewer_lines
+from gradviz.bench.window_phase import phase_result
 
 ROOT = Path(__file__).resolve().parents[2]
 

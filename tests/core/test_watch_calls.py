@@ -200,7 +200,9 @@ def test_an_optimizer_stepping_with_no_losses_since_records_nothing_and_says_not
 
 
 def test_a_sampled_step_records_each_gradients_fingerprint_and_an_unsampled_one_not(
-        tmp_path):
+        tmp_path, monkeypatch):
+    import gradviz.core.watch as watch_module  # as one of two ranks (one process has none)
+    monkeypatch.setattr(watch_module, "rank_and_world", lambda: (0, 2))
     model = _model()
     records = []
     with gradviz.watch(model, out=tmp_path / "run", every=2, strict=True) as watch:
