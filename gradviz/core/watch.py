@@ -27,6 +27,7 @@ from ..plain.watch_recording import Recording
 from .grad_fingerprint import GradFingerprint
 from .watch_amp import ScalerState, caller_frame, scaler_in_callers
 from .watch_arguments import argument_problem, optimizers
+from .watch_criterion import CriterionHooks, criterion_problem
 from .watch_losses import (
     LossNames,
     batch_size_problem,
@@ -62,6 +63,7 @@ class Watch:
     def __init__(self, model: nn.Module, out: str | Path, every: int = DEFAULT_EVERY,
                  write_every: float = 0.0, *, features: object = None,
                  optimizer: object = None, scaler: torch.amp.GradScaler | None = None,
+                 criterion: object = None, loss_names: Sequence[str] | None = None,
                  overwrite: bool = False, strict: bool = False):
         self._say = Complaints(strict)
         self.steps = 0
@@ -73,7 +75,9 @@ class Watch:
         self._ended = False
         self._step_calls = StepCalls()
         self.every, self._scaler = DEFAULT_EVERY, None
-        problem = argument_problem(model, every, write_every, scaler, optimizer)
+        self._criterion: CriterionHooks | None = None
+        problem = argument_problem(model, every, write_every, scaler, optimizer) or \
+            criterion_problem(criterion, loss_names)
         if problem:
             self._say("arguments", f"{problem}; this run is not recorded (the training "
                       "goes on)")
@@ -94,7 +98,14 @@ class Watch:
                                     features)
         self._step_hooks = [opt.register_step_pre_hook(self._before_optimizer_step)
                             for opt in optimizers(optimizer)]
+        if criterion is not None:
+            self._criterion = CriterionHooks(criterion, loss_names,   # type: ignore[arg-type]
+                                             self._criterion_loss, self._say)
         self._open(model, float(write_every), overwrite)
+
+    def _criterion_loss(self, name: str, loss: torch.Tensor) -> None:
+        """criterion=: a call of the loop's loss module, as watch.losses({name: loss})."""
+        self.losses({name: loss})
 
     def _before_optimizer_step(self, optimizer, args, kwargs) -> None:
         """optimizer=: each optimizer.step() records the step first (returns None:
@@ -141,6 +152,8 @@ class Watch:
             self._sampler.remove()
         for handle in getattr(self, "_step_hooks", []):
             handle.remove()
+        if self._criterion is not None:
+            self._criterion.remove()
         recorded = self._rec.writer is not None
         self._rec.end(self.steps, ended)
         if ended.get("how") != "finished":   # a step cut short by an error is no misuse
@@ -247,6 +260,8 @@ class Watch:
         None where nothing was (said why, once)."""
         if self._ended:
             return None
+        if self._criterion is not None:
+            self._criterion.stepped()
         try:
             return self._step()
         except WatchError:
@@ -380,7 +395,8 @@ class Watch:
 
 def watch(model: nn.Module, out: str | Path, every: int = DEFAULT_EVERY,
           write_every: float = 0.0, *, features: object = None, optimizer: object = None,
-          scaler: torch.amp.GradScaler | None = None, overwrite: bool = False,
+          scaler: torch.amp.GradScaler | None = None, criterion: object = None,
+          loss_names: Sequence[str] | None = None, overwrite: bool = False,
           strict: bool = False) -> Watch:
     """Watch a training loop (docs/watch.md): `watch = gradviz.watch(model, out=...)`
     or a with block; each step watch.losses({...}) before backward and watch.step()
@@ -388,7 +404,11 @@ def watch(model: nn.Module, out: str | Path, every: int = DEFAULT_EVERY,
     out/rank-N), else its next free sibling where out holds a run or is being written.
     features: a submodule (name, module, list or dict) whose output the losses share,
     taken by a forward hook. optimizer: each optimizer.step() records the step first.
-    scaler: an AMP GradScaler (norms unscaled, scale and skips noted). Every failure of
-    the watch's own is one `gradviz:` line on stderr; strict=True raises WatchError."""
+    scaler: an AMP GradScaler (norms unscaled, scale and skips noted). criterion: the
+    loss module the loop calls (its k-th call in a step is loss_names[k]), or a dict of
+    names to loss modules: their outputs are the step's losses, with no watch.losses()
+    line. Every failure of the watch's own is one `gradviz:` line on stderr;
+    strict=True raises WatchError."""
     return Watch(model, out, every, write_every, features=features, optimizer=optimizer,
-                 scaler=scaler, overwrite=overwrite, strict=strict)
+                 scaler=scaler, criterion=criterion, loss_names=loss_names,
+                 overwrite=overwrite, strict=strict)
