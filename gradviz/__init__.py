@@ -13,9 +13,9 @@ def __getattr__(name: str) -> Any:
     if name == "watch":
         return importlib.import_module("gradviz.core.watch").watch
     if name == "WatchError":   # torch-free: what strict=True raises
-        return importlib.import_module("gradviz.plain.watch_complaints").WatchError
+        return importlib.import_module("gradviz.plain.watch.watch_complaints").WatchError
     if name == "open_run":   # torch-free and Qt-free: the window is a process of its own
-        return importlib.import_module("gradviz.plain.open_run").open_run
+        return importlib.import_module("gradviz.plain.runs.open_run").open_run
     if name == "show":   # torch-free and Qt-free: HTML in a notebook's cell
         return importlib.import_module("gradviz.notebook").show
     if name == "lightning":   # gradviz.lightning.WatchCallback: the lightning extra

@@ -41,8 +41,8 @@ from typing import Any
 from lightning.pytorch import Callback, LightningModule, Trainer
 
 from .core.watch import DEFAULT_EVERY, Watch
-from .plain.watch_complaints import Complaints, WatchError
-from .plain.watch_end import exception_end
+from .plain.run_files.watch_end import exception_end
+from .plain.watch.watch_complaints import Complaints, WatchError
 
 _NONE = object()   # no instance attribute
 LOSSES_KEY = "losses"

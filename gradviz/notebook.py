@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .plain.run_view import RunView
+from .plain.runs.run_view import RunView
 
 REFRESH_S = 0.3    # between looks at the folder: a few redraws a second at most
 

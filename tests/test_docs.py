@@ -76,7 +76,7 @@ def test_the_readme_is_a_first_page_not_the_reference():
 
 def test_the_model_files_page_lists_every_bundled_example():
     """CONTRIBUTING promises it for a new example: its row in the page's table."""
-    from gradviz.plain.model_names import model_names
+    from gradviz.plain.config.model_names import model_names
     text = (ROOT / "docs" / "model-files.md").read_text()
     listed = set(re.findall(r"^\| `([a-z_]+)` \|", text, re.M))
     assert listed == set(model_names())

@@ -9,7 +9,7 @@ import pytest
 
 from gradviz.app import build_parser
 from gradviz.commands.options import RUN_DEFAULTS
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 
 COMMANDS = ("run", "compare", "lessons", "bench", "report", "open")
 # prints the help and, after it, whether torch (or Qt) was imported to give it
@@ -103,7 +103,7 @@ def test_each_command_still_runs_what_its_module_says(capsys):
     """The commands' modules are imported only when they run: `gradviz lessons` lists the
     bundled lessons as its module does."""
     from gradviz.app import main
-    from gradviz.plain.lessons import bundled_names
+    from gradviz.plain.lessons.lessons import bundled_names
     assert main(["lessons"]) == 0
     listed = [line.split()[0] for line in capsys.readouterr().out.splitlines()]
     assert listed == bundled_names()

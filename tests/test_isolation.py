@@ -22,7 +22,7 @@ PLANTED = ("numpy", "torch", "json", "gradviz", "pickle", "socket")
 APP = """
 import os, sys, tempfile
 from PySide6.QtWidgets import QApplication
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 from gradviz.qt.main_window import MainWindow
 from gradviz.qt.settings import AppSettings, Remembered
 app = QApplication([])

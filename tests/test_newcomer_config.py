@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gradviz.app import main
-from gradviz.plain.config import ConfigError
-from gradviz.plain.presets import load_config_file, preset_names
+from gradviz.plain.config.config import ConfigError
+from gradviz.plain.config.presets import load_config_file, preset_names
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = sorted(p.stem for p in (ROOT / "resources" / "presets").glob("*.toml"))
@@ -33,7 +33,7 @@ def exit_code(argv, capsys) -> tuple[int, str]:
 def test_the_installed_package_finds_every_shipped_preset(tmp_path):
     """From a folder outside the clone, in an isolated interpreter: what a wheel's user
     gets."""
-    code = "import json; from gradviz.plain.presets import preset_names; " \
+    code = "import json; from gradviz.plain.config.presets import preset_names; " \
            "print(json.dumps(preset_names()))"
     proc = subprocess.run([sys.executable, "-I", "-c", code], cwd=tmp_path,
                           capture_output=True, text=True, timeout=600)

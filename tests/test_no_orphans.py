@@ -16,7 +16,7 @@ from gradviz.engine import protocol as p
 from gradviz.engine.b_runner import ProcessB
 from gradviz.engine.child import child_command
 from gradviz.exit_codes import EXIT_LEFT_RUNNING
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads Linux's /proc")
 
@@ -139,8 +139,8 @@ AHEAD = """
 import os, tempfile
 from PySide6.QtWidgets import QApplication
 from gradviz.engine.child import descendants
-from gradviz.plain.config import Config
-from gradviz.plain.lessons import find_lesson
+from gradviz.plain.config.config import Config
+from gradviz.plain.lessons.lessons import find_lesson
 from gradviz.qt.main_window import MainWindow
 from gradviz.qt.settings import AppSettings, Remembered
 app = QApplication([])

@@ -100,7 +100,7 @@ def test_the_apt_line_installs_every_library_the_app_checks_for():
 
 
 def test_the_lesson_example_is_a_lesson():
-    from gradviz.plain.lessons import parse_lesson
+    from gradviz.plain.lessons.lessons import parse_lesson
     block = next(b for b in re.findall(r"```toml\n(.*?)```", _doc("lessons.md"), re.S)
                  if "[[slides]]" in b)
     lesson = parse_lesson("example", block)
@@ -111,8 +111,8 @@ def test_the_lesson_example_is_a_lesson():
 
 
 def test_every_preset_and_lesson_the_readme_names_exists():
-    from gradviz.plain.lessons import find_lesson
-    from gradviz.plain.presets import preset_names
+    from gradviz.plain.config.presets import preset_names
+    from gradviz.plain.lessons.lessons import find_lesson
     text = _everything()
     presets = set(re.findall(r"--config ([a-z][a-z0-9-]*)\b(?!\.toml)", text))
     assert presets and presets <= set(preset_names()), presets - set(preset_names())
@@ -138,7 +138,7 @@ def test_the_compare_example_runs_as_written(page, tmp_path):
 
 
 def test_the_readme_counts_the_presets_that_ship():
-    from gradviz.plain.presets import preset_names
+    from gradviz.plain.config.presets import preset_names
     words = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
              "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen"]
     said = re.search(r"(\w+) presets ship with gradviz", _doc("command-line.md"))

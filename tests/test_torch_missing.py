@@ -8,14 +8,14 @@ import textwrap
 import pytest
 
 from gradviz.exit_codes import EXIT_USAGE
-from gradviz.plain.torch_missing import CPU_TORCH
+from gradviz.plain.text.torch_missing import CPU_TORCH
 
 HIDE = "raise ModuleNotFoundError(\"No module named 'torch'\", name='torch')\n"
 ENGINE = textwrap.dedent("""
     import multiprocessing
     from gradviz.engine import protocol as p
     from gradviz.engine.host import serve
-    from gradviz.plain.config import Config
+    from gradviz.plain.config.config import Config
     ours, theirs = multiprocessing.Pipe()
     serve(theirs, Config(), own_process=False)
     (failed,) = ours.recv()

@@ -10,7 +10,7 @@ from ..commands.run import UPDATE_COSINE_EVERY
 from ..core.devices import resolve_device
 from ..core.threads import leave_a_core_free
 from ..exit_codes import EXIT_OK
-from ..plain.config import ConfigError
+from ..plain.config.config import ConfigError
 from .compare_cost import GRAPH_REQUEST_SECONDS, engine_rate
 from .core.loop_timer import use_clock
 from .core.model_bench import bare_model_loop

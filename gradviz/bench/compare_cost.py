@@ -11,7 +11,7 @@ import time
 from ..core.compare import compare
 from ..engine import protocol as p
 from ..engine.loop import EngineLoop
-from ..plain.config import Config
+from ..plain.config.config import Config
 from .core.loop_timer import clock
 
 WARM_UP_STEPS = 20

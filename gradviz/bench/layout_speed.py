@@ -13,10 +13,10 @@ from importlib import resources
 
 from ..core.model_file import ModelFile
 from ..core.session import Session
-from ..plain.config import Config
-from ..plain.graph_data import GraphData
-from ..plain.module_graph import module_graph
-from ..plain.module_runs import run_key
+from ..plain.config.config import Config
+from ..plain.graph.graph_data import GraphData
+from ..plain.graph.module_graph import module_graph
+from ..plain.graph.module_runs import run_key
 from ..render.graphviz_program import find_graphviz
 from ..render.layout import layout_graph
 

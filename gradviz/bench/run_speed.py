@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..commands.run import run_session, train
 from ..core.model_file import ModelFile
-from ..plain.report import ReportWriter
+from ..plain.run_files.report import ReportWriter
 from .core.loop_timer import clock
 from .core.training_speed import warm_up
 

@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 
-from ..plain.config import Config
+from ..plain.config.config import Config
 
 RESULT = "RESULT"      # the line gradviz.bench.qt.window_speed prints its numbers on
 PROBE_MS = 1            # the window's probe timer (gradviz.bench.qt.window_speed.PROBE_MS)

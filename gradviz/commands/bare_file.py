@@ -1,5 +1,5 @@
 """`gradviz FILE`: a file named without a flag opens as what it is, told by its name and
-content (plain.file_kinds), as if its flag had been typed: a lesson as --lesson, a deck
+content (plain.files.file_kinds), as if its flag had been typed: a lesson as --lesson, a deck
 as --deck, settings as --config, a model file as --model. Naming a model file on the
 command line is the same consent as --model: the user typed its name (a drop or Open
 Recent asks instead).
@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..plain.file_kinds import FileKindError, file_kind
+from ..plain.files.file_kinds import FileKindError, file_kind
 from .options import closest_flag, fail
 
 FLAGS = {"lesson": "--lesson", "deck": "--deck", "config": "--config", "model": "--model"}

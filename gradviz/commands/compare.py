@@ -18,9 +18,9 @@ from ..core.ddp_ranks import close_rank_group
 from ..core.model_file import ModelFile
 from ..core.threads import leave_a_core_free
 from ..exit_codes import EXIT_AUTOGRAD_ERROR, EXIT_OK
-from ..plain.atomic_write import write_text
-from ..plain.config import SHOWN_PATH_CHARS, Config, ConfigError, shown
-from ..plain.config_toml import from_mapping, load_toml
+from ..plain.config.config import SHOWN_PATH_CHARS, Config, ConfigError, shown
+from ..plain.config.config_toml import from_mapping, load_toml
+from ..plain.files.atomic_write import write_text
 from ..render.style import format_bytes
 from .model_option import config_for, file_config, model_file_from_args
 from .options import fail

@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 from ..exit_codes import EXIT_OK
-from ..plain.atomic_write import write_text
-from ..plain.desktop_files import ENTRY_NAME, ICON_NAME, desktop_file
+from ..plain.files.atomic_write import write_text
+from ..plain.files.desktop_files import ENTRY_NAME, ICON_NAME, desktop_file
 from .options import fail
 
 ICON_FOLDER = ("icons", "hicolor", "scalable", "apps")

@@ -7,8 +7,8 @@ import argparse
 import sys
 
 from ..exit_codes import EXIT_OK, EXIT_USAGE
-from ..plain.decks import bundled_deck_names, find_deck, names_a_deck
-from ..plain.lessons import LessonError, bundled_names, find_lesson
+from ..plain.lessons.decks import bundled_deck_names, find_deck, names_a_deck
+from ..plain.lessons.lessons import LessonError, bundled_names, find_lesson
 from .options import fail
 
 EXIT_BROKEN_PROMISE = 1

@@ -6,8 +6,8 @@ from __future__ import annotations
 import argparse
 
 from ..core.model_file import ModelFile, check_config
-from ..plain.config import Config, ConfigError
-from ..plain.model_names import model_path
+from ..plain.config.config import Config, ConfigError
+from ..plain.config.model_names import model_path
 from .options import config_from_args, fail, take_model_file
 
 

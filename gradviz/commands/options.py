@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import Any, NoReturn
 
 from ..exit_codes import EXIT_USAGE
-from ..plain.config import (
+from ..plain.config.config import (
     ACCUMULATE_MODES,
     CLIP_AT,
     DETACH_MODES,
@@ -24,10 +24,10 @@ from ..plain.config import (
     Config,
     ConfigError,
 )
-from ..plain.config_toml import from_mapping
-from ..plain.model_names import is_model_file, model_names
-from ..plain.presets import load_config_file, preset_names
-from ..plain.spelling import did_you_mean
+from ..plain.config.config_toml import from_mapping
+from ..plain.config.model_names import is_model_file, model_names
+from ..plain.config.presets import load_config_file, preset_names
+from ..plain.text.spelling import did_you_mean
 
 MAX_MESSAGE = 200   # characters of a usage error
 UNRECOGNIZED = "unrecognized arguments: "   # argparse's words for unknown options

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import importlib
 
-from ..plain.torch_missing import torch_missing, torch_missing_words
+from ..plain.text.torch_missing import torch_missing, torch_missing_words
 from .options import RUN_DEFAULTS, add_training_options, fail
 
 # core.compare.DEFAULT_RTOL, which this module cannot import without torch; a test keeps
@@ -119,7 +119,7 @@ NAME_OR_FILE, every bundled deck is read after the lessons."""
 
 
 def add_lessons(subparsers) -> None:
-    from ..plain.lessons import MAX_ERROR_STEPS  # plain data: no torch
+    from ..plain.lessons.lessons import MAX_ERROR_STEPS  # plain data: no torch
     p = subparsers.add_parser("lessons", help="list the lessons (--check: test them)",
                               description="List the bundled lessons: the name --lesson "
                                           "takes, then the title.",

@@ -9,9 +9,9 @@ import argparse
 import sys
 
 from ..exit_codes import EXIT_OK
-from ..plain.shown_text import escaped, shown_path
-from ..plain.watch_read import RunFolderError
-from ..plain.watch_summary import summary_lines
+from ..plain.run_files.watch_read import RunFolderError
+from ..plain.runs.watch_summary import summary_lines
+from ..plain.text.shown_text import escaped, shown_path
 from .options import fail
 from .stdout_gone import stdout_to_devnull
 

@@ -16,16 +16,16 @@ from ..core.model_file import ModelFile
 from ..core.session import Session
 from ..core.threads import leave_a_core_free
 from ..exit_codes import EXIT_AUTOGRAD_ERROR, EXIT_OK
-from ..plain.atomic_write import check_writable, remove_stale_parts, write_text
-from ..plain.config import SHOWN_PATH_CHARS, ConfigError, shown
-from ..plain.events import first_line
-from ..plain.model_script import model_script_text
-from ..plain.out_folder import foreign
-from ..plain.records import StepRecord
-from ..plain.report import ReportWriter
-from ..plain.run_folder import MoveUnfinished, RunFolder
-from ..plain.script import script_text
-from ..plain.watch_read import GRAPH_KEY, REPORT_GRAPH
+from ..plain.config.config import SHOWN_PATH_CHARS, ConfigError, shown
+from ..plain.files.atomic_write import check_writable, remove_stale_parts, write_text
+from ..plain.program.model_script import model_script_text
+from ..plain.program.script import script_text
+from ..plain.records.events import first_line
+from ..plain.records.records import StepRecord
+from ..plain.run_files.out_folder import foreign
+from ..plain.run_files.report import ReportWriter
+from ..plain.run_files.run_folder import MoveUnfinished, RunFolder
+from ..plain.run_files.watch_read import GRAPH_KEY, REPORT_GRAPH
 from .model_option import config_for, model_file_from_args
 from .options import RUN_DEFAULTS, fail
 from .stdout_gone import stdout_to_devnull

@@ -13,7 +13,7 @@ from typing import Protocol, TypeGuard
 import torch
 from torch.autograd.graph import Node
 
-from ..plain.graph_data import ALIVE, DETACHED, FREED, STALE  # noqa: F401  (the states, re-exported)
+from ..plain.graph.graph_data import ALIVE, DETACHED, FREED, STALE  # noqa: F401  (the states, re-exported)
 
 _SAVED_PREFIX = "_saved_"
 _saved_names_by_type: dict[type, tuple[str, ...]] = {}

@@ -16,10 +16,10 @@ import numpy as np
 import torch
 from torch._utils import _flatten_dense_tensors
 
-from ..plain.config import Config, ConfigError
-from ..plain.events import Event
-from ..plain.records import GroupDiff, StepDiff, StepRecord
-from ..plain.same_model import model_difference
+from ..plain.config.config import Config, ConfigError
+from ..plain.config.same_model import model_difference
+from ..plain.records.events import Event
+from ..plain.records.records import GroupDiff, StepDiff, StepRecord
 from .model_file import ModelFile
 from .session import Session
 

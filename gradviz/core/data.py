@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from ..plain.config import DATASET_SIZE, INPUT_DIM, LATENT_DIM, NUM_CLASSES  # noqa: F401
+from ..plain.config.config import DATASET_SIZE, INPUT_DIM, LATENT_DIM, NUM_CLASSES  # noqa: F401
 
 
 def head_task(k: int) -> str:

@@ -14,7 +14,7 @@ import torch.distributed as dist
 from torch.distributed.algorithms.ddp_comm_hooks.default_hooks import allreduce_hook
 from torch.nn.parallel import DistributedDataParallel
 
-from ..plain.events import first_line
+from ..plain.records.events import first_line
 from .model import MultiHeadNet, head_loss
 
 

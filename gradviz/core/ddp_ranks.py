@@ -20,7 +20,7 @@ from multiprocessing.connection import Connection
 import numpy as np
 import torch
 
-from ..plain.events import first_line
+from ..plain.records.events import first_line
 
 START_SECONDS = 120.0    # a rank imports torch: seconds, more on a busy 2-core laptop
 STEP_SECONDS = 60.0      # a step of the built-in mlp takes milliseconds; gloo's own limit

@@ -6,14 +6,14 @@ from typing import TYPE_CHECKING, Protocol
 
 import torch
 
-from ..plain import events as ev
-from ..plain.config import Config
+from ..plain.config.config import Config
+from ..plain.records import events as ev
 from .data import MultiTaskData
 from .ddp_ranks import RankError, close_rank_group, rank_group
 from .step_failed import StepFailed
 
 if TYPE_CHECKING:
-    from ..plain.records import StepRecord
+    from ..plain.records.records import StepRecord
 
 
 class StepPlan(Protocol):

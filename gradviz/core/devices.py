@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import torch
 
-from ..plain.config import DEVICE_NAME, DEVICE_WORDS, ConfigError, shown
+from ..plain.config.config import DEVICE_NAME, DEVICE_WORDS, ConfigError, shown
 
 
 def _mps_available() -> bool:

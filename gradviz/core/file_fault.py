@@ -2,7 +2,7 @@
 raised it (PyTorch, in a torch op the file's code called, or the file's own code) and
 where (the innermost line of the file on its way), with the hint to fix the file.
 
-The known errors (plain.events' explanations, a lesson's own) keep their words. The
+The known errors (plain.records.events' explanations, a lesson's own) keep their words. The
 others are no "combination of settings" refused: the file's code met them, so the hint
 is to fix the file.
 """
@@ -14,7 +14,7 @@ import traceback
 from pathlib import Path
 from types import TracebackType
 
-from ..plain import events as ev
+from ..plain.records import events as ev
 
 FIX_THE_FILE = ("Fix the file, then open it again (File → Open model…, or run the same "
                 "command again).")
@@ -52,7 +52,7 @@ def torch_error(exc: BaseException) -> bool:
 
 
 def who_raised(exc: BaseException, named: str) -> str:
-    """PyTorch where torch raised exc: in torch's own code (plain.events.who_raised), or
+    """PyTorch where torch raised exc: in torch's own code (plain.records.events.who_raised), or
     in a torch op the innermost frame (the file's, or a helper's beside it) called, not
     by a `raise` of its own. Else "model file NAME": its own code raised it (a `raise`,
     a NameError, a TypeError of Python's)."""

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import torch
 from torch.autograd.graph import Node
 
-from ..plain.config import EDIT_DATA_FACTOR, Config
+from ..plain.config.config import EDIT_DATA_FACTOR, Config
 from .autograd_walk import saved_tensors, storage_key
 from .graph import Cut, InputUse, Root
 from .model import MultiHeadNet, head_loss, time_steps

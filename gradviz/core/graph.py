@@ -15,7 +15,7 @@ from typing import Any, Protocol
 import torch
 from torch.autograd.graph import Node
 
-from ..plain.graph_data import (
+from ..plain.graph.graph_data import (
     ALIVE,
     CUT,
     DETACHED,

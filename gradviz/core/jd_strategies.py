@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ..plain.jd_names import AGGREGATOR_CLASS, missing_message
+from ..plain.config.jd_names import AGGREGATOR_CLASS, missing_message
 
 
 @dataclass

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from ..plain.config import Config
+from ..plain.config.config import Config
 from .forward import LiveGraph
 
 
@@ -38,7 +38,7 @@ class KeptGraphs:
 
     def bank(self, nodes: int, saved_bytes: int, saved_tensor_bytes: int,
              leaves: int) -> None:
-        """Count a graph now held for good (a walk's four numbers: plain.walk_cache's
+        """Count a graph now held for good (a walk's four numbers: plain.graph.walk_cache's
         Walk); the parameters' AccumulateGrad nodes (leaves) are shared by every step's
         graph, not added."""
         self.nodes += nodes - leaves + self.adds

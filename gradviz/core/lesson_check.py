@@ -7,11 +7,11 @@ import math
 import time
 from dataclasses import dataclass
 
-from ..plain.config import ConfigError, shown
-from ..plain.events import Event
-from ..plain.lessons import Lesson, LessonError, Slide
-from ..plain.model_names import model_path
-from ..plain.records import StepRecord
+from ..plain.config.config import ConfigError, shown
+from ..plain.config.model_names import model_path
+from ..plain.lessons.lessons import Lesson, LessonError, Slide
+from ..plain.records.events import Event
+from ..plain.records.records import StepRecord
 from .compare import compare
 from .ddp_ranks import close_rank_group
 from .devices import resolve_device

@@ -12,7 +12,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from ..plain.config import HEAD_HIDDEN, SEQ_LEN, STEP_FEATURES  # noqa: F401
+from ..plain.config.config import HEAD_HIDDEN, SEQ_LEN, STEP_FEATURES  # noqa: F401
 from .data import INPUT_DIM, head_output_dim, head_task
 
 

@@ -29,8 +29,8 @@ from typing import Any
 import torch
 from torch import nn
 
-from ..plain.config import MAX_HEADS, SHOWN_PATH_CHARS, ConfigError, shown
-from ..plain.model_keys import SEED_STRIDE
+from ..plain.config.config import MAX_HEADS, SHOWN_PATH_CHARS, ConfigError, shown
+from ..plain.config.model_keys import SEED_STRIDE
 from .model_folder import serve_folder
 
 REQUIRED = ("trunk", "heads", "losses", "batch")
@@ -301,7 +301,7 @@ def trunk_outputs(out: Any) -> list[torch.Tensor] | None:
 
 def check_taps(config: Any, taps: tuple[int, ...] | None) -> None:
     """ConfigError where a strategy needs one junction and the heads read several."""
-    from ..plain.jd_names import AGGREGATING
+    from ..plain.config.jd_names import AGGREGATING
     if taps is not None and len(set(taps)) > 1 and config.strategy in AGGREGATING:
         raise ConfigError(f"strategy {config.strategy} aggregates the heads' gradients at one "
                           "junction; this model's heads read the trunk at several depths")
@@ -311,8 +311,8 @@ def check_config(config: Any, spec_heads: int,
                  taps: tuple[int, ...] | None = None) -> None:
     """ConfigError where config asks for something only the built-in model has, or that
     a trunk with outputs at several depths (taps) cannot do."""
-    from ..plain.config import Config
-    from ..plain.model_keys import BUILT_IN_ONLY
+    from ..plain.config.config import Config
+    from ..plain.config.model_keys import BUILT_IN_ONLY
     default = Config()
     for key, words in BUILT_IN_ONLY.items():
         if key != "model" and getattr(config, key) != getattr(default, key):

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from ..plain.graph_data import ModuleCall
+from ..plain.graph.graph_data import ModuleCall
 
 # model -> {id(module): its name}; named_modules() walked once per model, not per step
 _PATHS: weakref.WeakKeyDictionary[nn.Module, dict[int, str]] = weakref.WeakKeyDictionary()

@@ -12,11 +12,11 @@ from typing import cast
 import torch
 from torch import nn
 
-from ..plain import events as ev
-from ..plain.config import Config, validate
-from ..plain.graph_data import GraphData
-from ..plain.records import BackwardRecord, PhaseRecord, StepRecord
-from ..plain.walk_cache import WalkCache
+from ..plain.config.config import Config, validate
+from ..plain.graph.graph_data import GraphData
+from ..plain.graph.walk_cache import WalkCache
+from ..plain.records import events as ev
+from ..plain.records.records import BackwardRecord, PhaseRecord, StepRecord
 from .autograd_walk import storage_key
 from .data import make_data
 from .devices import other_device, resolve_device

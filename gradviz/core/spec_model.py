@@ -8,7 +8,7 @@ import torch
 from torch import nn
 from torch.autograd.graph import Node
 
-from ..plain.config import EDIT_DATA_FACTOR, Config
+from ..plain.config.config import EDIT_DATA_FACTOR, Config
 from .autograd_walk import is_accumulate_grad, next_nodes, storage_key
 from .forward import ForwardResult, LiveGraph, head_mode
 from .graph import Cut

@@ -19,8 +19,8 @@ from typing import cast
 import torch
 from torch import nn
 
-from ..plain.config import Config
-from ..plain.records import StepRecord
+from ..plain.config.config import Config
+from ..plain.records.records import StepRecord
 from .forward import Carried, forward
 from .model import MultiHeadNet
 from .step_numbers import step_losses

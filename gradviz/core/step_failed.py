@@ -1,7 +1,7 @@
 """The exception that abandons a session's step: it carries the Event that says why."""
 from __future__ import annotations
 
-from ..plain import events as ev
+from ..plain.records import events as ev
 
 
 class StepFailed(Exception):

@@ -9,9 +9,9 @@ from typing import cast
 
 import torch
 
-from ..plain import events as ev
-from ..plain.records import StepRecord
-from ..plain.walk_cache import CHAINED, Walk, WalkCache
+from ..plain.graph.walk_cache import CHAINED, Walk, WalkCache
+from ..plain.records import events as ev
+from ..plain.records.records import StepRecord
 from .autograd_walk import held_saved_memory, is_accumulate_grad, reachable_nodes
 from .kept_graphs import KeptGraphs
 from .model import MultiHeadNet
@@ -110,7 +110,7 @@ class StepFinish(StepForward):
         """(graph nodes alive, bytes of the storages their saved tensors keep alive, those
         tensors' own bytes, AccumulateGrad nodes among them) for the live graph; where:
         the point in the step ("forward", micro), ("banked", micro) or ("end",). A walk
-        of the same structure is reused (see plain.walk_cache)."""
+        of the same structure is reused (see plain.graph.walk_cache)."""
         table = None
         key: tuple = ()
         if self.cache_walks and CHAINED not in plan.carried:

@@ -9,11 +9,11 @@ from typing import cast
 import torch
 from torch import nn
 
-from ..plain import events as ev
-from ..plain.config import Config
-from ..plain.graph_data import LOSS, TOTAL
-from ..plain.jd_names import AGGREGATING, pcgrad_seed
-from ..plain.walk_cache import CHAINED, DETACHED, FRESH
+from ..plain.config.config import Config
+from ..plain.config.jd_names import AGGREGATING, pcgrad_seed
+from ..plain.graph.graph_data import LOSS, TOTAL
+from ..plain.graph.walk_cache import CHAINED, DETACHED, FRESH
+from ..plain.records import events as ev
 from . import file_fault
 from .data import MultiTaskData
 from .ddp_session import DdpRanks

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 
 import torch
 
-from ..plain.config import Config
-from ..plain.records import StepRecord
+from ..plain.config.config import Config
+from ..plain.records.records import StepRecord
 from .probes import JunctionProbe, norms_and_cosines
 from .tap_probe import TapProbe
 from .update_probe import UpdateCosineProbe, update_cosines

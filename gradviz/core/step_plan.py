@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 
 import torch
 
-from ..plain.config import Config
-from ..plain.records import StepRecord
+from ..plain.config.config import Config
+from ..plain.records.records import StepRecord
 from .probes import JunctionProbe
 from .step_effect import StepEffect
 from .tap_probe import TapProbe

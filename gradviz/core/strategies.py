@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ..plain.jd_names import AGGREGATING
+from ..plain.config.jd_names import AGGREGATING
 from .jd_strategies import SharedParts, aggregated_backward
 
 

@@ -1,6 +1,6 @@
 """How many threads torch may use: leave one core to the GUI or the shell (measured: with
 as many intra-op threads as cores, step latency spiked 30-250x on a 2-core machine). The
-runnable script (plain.script) sets the same count, so that its sums round as gradviz's."""
+runnable script (plain.program.script) sets the same count, so that its sums round as gradviz's."""
 from __future__ import annotations
 
 import os

@@ -18,12 +18,12 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from ..plain import watch_exit
-from ..plain.open_run import open_run
-from ..plain.records import StepRecord
-from ..plain.watch_complaints import Complaints, WatchError
-from ..plain.watch_end import exception_end
-from ..plain.watch_recording import Recording
+from ..plain.records.records import StepRecord
+from ..plain.run_files.watch_end import exception_end
+from ..plain.runs.open_run import open_run
+from ..plain.watch import watch_exit
+from ..plain.watch.watch_complaints import Complaints, WatchError
+from ..plain.watch.watch_recording import Recording
 from .grad_fingerprint import GradFingerprint
 from .watch_amp import ScalerState, caller_frame, scaler_in_callers
 from .watch_arguments import argument_problem, optimizers

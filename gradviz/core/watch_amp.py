@@ -14,7 +14,7 @@ from types import FrameType
 
 import torch
 
-from ..plain.records import StepRecord
+from ..plain.records.records import StepRecord
 from .watch_record import unscaled
 
 FRAMES_LOOKED_AT = 3    # the caller's frames whose variables are looked at for a scaler

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import torch
 
-from ..plain.graph_data import LOSS, GraphData
+from ..plain.graph.graph_data import LOSS, GraphData
 from .autograd_walk import held_saved_memory, reachable_nodes, storage_key
 from .graph import Root, capture
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 
-from ..plain.records import StepRecord
+from ..plain.records.records import StepRecord
 from .watch_probe import gram_numbers
 
 

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 import torch
 from torch import nn
 
-from ..plain.graph_data import GraphData
+from ..plain.graph.graph_data import GraphData
 from .watch_features import FeatureHooks
 from .watch_graph import saved_memory, step_graph
 from .watch_probe import feature_list, junction_gram

@@ -23,8 +23,8 @@ from ..core.compare import flat_grads
 from ..core.model_file import ModelFile
 from ..core.session import Session
 from ..core.threads import leave_a_core_free
-from ..plain import events as ev
-from ..plain.config import Config, ConfigError
+from ..plain.config.config import Config, ConfigError
+from ..plain.records import events as ev
 from . import protocol as p
 from .child import (
     ChildProcess,

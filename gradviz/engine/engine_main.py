@@ -9,8 +9,8 @@ from pathlib import Path
 
 from ..core.devices import available_devices
 from ..core.threads import leave_a_core_free
-from ..plain.config import Config
-from ..plain.engine_stages import BUILDING_MODEL, BUILDING_MODEL_FILE, READY, WORKING
+from ..plain.config.config import Config
+from ..plain.records.engine_stages import BUILDING_MODEL, BUILDING_MODEL_FILE, READY, WORKING
 from . import protocol as p
 from .child import end_own_group
 from .gc_settle import settle_imports

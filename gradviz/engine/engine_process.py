@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import sys
 
-from ..plain.engine_stages import STARTING_PYTHON
+from ..plain.records.engine_stages import STARTING_PYTHON
 from . import protocol as p
 from .child import parent_connection
 from .heartbeat import Heartbeat, SharedConnection

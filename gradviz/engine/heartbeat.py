@@ -11,8 +11,8 @@ import os
 import threading
 import time
 
-# (the stages it beats are named in plain.engine_stages: the window reads them too)
-from ..plain.engine_stages import BUILDING_MODEL_FILE as BUILDING_MODEL_FILE
+# (the stages it beats are named in plain.records.engine_stages: the window reads them too)
+from ..plain.records.engine_stages import BUILDING_MODEL_FILE as BUILDING_MODEL_FILE
 
 BEAT_SECONDS = 0.5
 SLOW_START_ENV = "GRADVIZ_SLOW_START"   # seconds: start as a busy, slow laptop does

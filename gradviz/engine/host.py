@@ -8,9 +8,9 @@ import signal
 import threading
 
 from ..exit_codes import EXIT_USAGE
-from ..plain import events as ev
-from ..plain.engine_stages import IMPORTING_TORCH
-from ..plain.torch_missing import torch_missing, torch_missing_words
+from ..plain.records import events as ev
+from ..plain.records.engine_stages import IMPORTING_TORCH
+from ..plain.text.torch_missing import torch_missing, torch_missing_words
 from . import child
 from . import protocol as p
 from .child import exit_words as exit_words  # the window says how its engine ended

@@ -9,10 +9,10 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core.model_file import check_taps
-from ..plain import events as ev
-from ..plain.config import Config, ConfigError
-from ..plain.engine_stages import BUILDING_MODEL
-from ..plain.model_keys import fit_config
+from ..plain.config.config import Config, ConfigError
+from ..plain.config.model_keys import fit_config
+from ..plain.records import events as ev
+from ..plain.records.engine_stages import BUILDING_MODEL
 from . import protocol as p
 from .model_start import first_session
 from .next_slide import NextSlide

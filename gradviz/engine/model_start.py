@@ -8,9 +8,9 @@ from pathlib import Path
 
 from ..core.model_file import ModelFile, ModelFileError, check_taps, file_traceback
 from ..core.session import Session
-from ..plain import events as ev
-from ..plain.config import Config, ConfigError
-from ..plain.model_keys import fit_config
+from ..plain.config.config import Config, ConfigError
+from ..plain.config.model_keys import fit_config
+from ..plain.records import events as ev
 from .build_memory import capped_memory, limit_words
 
 

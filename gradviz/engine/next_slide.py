@@ -13,8 +13,8 @@ from collections.abc import Callable
 
 from ..core.ddp_ranks import RankError, close_rank_group, group_started, rank_group, running_group
 from ..core.devices import other_device, resolve_device, warm_meta
-from ..plain.config import Config, ConfigError
-from ..plain.jd_names import AGGREGATING
+from ..plain.config.config import Config, ConfigError
+from ..plain.config.jd_names import AGGREGATING
 
 
 def ranks_of(config: Config | None) -> tuple[int, tuple[int, int, int]] | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..plain.records import StepRecord
+from ..plain.records.records import StepRecord
 from . import protocol as p
 
 

@@ -28,9 +28,9 @@ from ..core.compare import (
     stopped_words,
 )
 from ..core.session import Session
-from ..plain import events as ev
-from ..plain.config import Config, ConfigError, validate
-from ..plain.records import CompareRecord, GroupDiff, StepDiff, StepRecord
+from ..plain.config.config import Config, ConfigError, validate
+from ..plain.records import events as ev
+from ..plain.records.records import CompareRecord, GroupDiff, StepDiff, StepRecord
 from . import protocol as p
 from .b_runner import LocalB
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..core.threads import leave_a_core_free
-from ..plain.config import Config
-from ..plain.records import CompareRecord, StepRecord
+from ..plain.config.config import Config
+from ..plain.records.records import CompareRecord, StepRecord
 from .b_runner import BPlace, ProcessB
 
 if TYPE_CHECKING:

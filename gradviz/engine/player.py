@@ -10,10 +10,10 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
-from ..plain.engine_settings import EngineSettings
-from ..plain.graph_data import GraphData
-from ..plain.records import PhaseRecord
-from ..plain.sweep_pace import backward_hold_s
+from ..plain.graph.graph_data import GraphData
+from ..plain.graph.sweep_pace import backward_hold_s
+from ..plain.records.engine_settings import EngineSettings
+from ..plain.records.records import PhaseRecord
 from .cadence import Cadence
 from .protocol import MIN_PHASE_MS
 

@@ -21,11 +21,11 @@ from typing import Any, Union
 
 import numpy as np
 
-from ..plain.config import Config
-from ..plain.engine_settings import EngineSettings as EngineSettings
-from ..plain.events import Event
-from ..plain.graph_data import GraphData
-from ..plain.records import CompareRecord, PhaseRecord, StepRecord
+from ..plain.config.config import Config
+from ..plain.graph.graph_data import GraphData
+from ..plain.records.engine_settings import EngineSettings as EngineSettings
+from ..plain.records.events import Event
+from ..plain.records.records import CompareRecord, PhaseRecord, StepRecord
 
 log = logging.getLogger("gradviz.protocol")
 # EngineSettings (imported above, re-exported): the window's settings of the engine, one

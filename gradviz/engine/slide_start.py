@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from ..core.devices import other_device, warm_meta
 from ..core.session import Session
-from ..plain.engine_stages import IMPORTING_META, STARTING_RANKS
+from ..plain.records.engine_stages import IMPORTING_META, STARTING_RANKS
 from .next_slide import NextSlide
 
 

@@ -3,8 +3,8 @@ the engine (only it holds the tensors)."""
 from __future__ import annotations
 
 from ..core.session import Session
-from ..plain import events as ev
-from ..plain.atomic_write import write_text
+from ..plain.files.atomic_write import write_text
+from ..plain.records import events as ev
 
 
 def export_torchviz(session: Session, path: str) -> str:

@@ -9,9 +9,9 @@ from collections.abc import Callable
 
 from ..core.model_file import RAISED_BY_USER
 from ..core.session import Session
-from ..plain import events as ev
-from ..plain.graph_data import GraphData
-from ..plain.records import PhaseRecord, StepRecord
+from ..plain.graph.graph_data import GraphData
+from ..plain.records import events as ev
+from ..plain.records.records import PhaseRecord, StepRecord
 from . import protocol as p
 from .gc_settle import freeze_kept, unfreeze_kept
 from .outbox import Outbox

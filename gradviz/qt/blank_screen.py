@@ -8,7 +8,7 @@ from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QColor, QKeySequence, QPalette, QShortcut
 from PySide6.QtWidgets import QWidget
 
-from ..plain.window_model import WindowModel
+from ..plain.window.window_model import WindowModel
 
 
 class BlankScreen(QWidget):

@@ -8,7 +8,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QMainWindow, QPushButton
 
-from ..plain.window_model import WindowModel
+from ..plain.window.window_model import WindowModel
 from .engine_client import EngineClient
 
 

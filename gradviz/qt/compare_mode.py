@@ -17,12 +17,12 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QMainWindow, QMenu, QWidget
 
 from ..engine import protocol as p
-from ..plain.compare_controller import CompareController, CompareViews, differences
-from ..plain.config import Config
-from ..plain.controller_views import ComparePanel, Ghosts
-from ..plain.history import History
-from ..plain.lesson_controller import LessonController
-from ..plain.window_model import WindowModel
+from ..plain.config.config import Config
+from ..plain.controllers.compare_controller import CompareController, CompareViews, differences
+from ..plain.controllers.controller_views import ComparePanel, Ghosts
+from ..plain.controllers.lesson_controller import LessonController
+from ..plain.records.history import History
+from ..plain.window.window_model import WindowModel
 from .widgets.compare_line import CompareLine
 from .widgets.compare_view import CompareView
 from .widgets.gradients_panel import GradientsPanel

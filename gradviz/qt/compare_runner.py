@@ -10,9 +10,9 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QProcess, Signal
 
 from ..engine.child import child_command
-from ..plain.atomic_write import write_text
-from ..plain.config import Config, ConfigError
-from ..plain.config_toml import from_mapping, load_toml, to_toml
+from ..plain.config.config import Config, ConfigError
+from ..plain.config.config_toml import from_mapping, load_toml, to_toml
+from ..plain.files.atomic_write import write_text
 
 
 class CompareRunner(QObject):

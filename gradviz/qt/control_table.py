@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..plain.config import (
+from ..plain.config.config import (
     CLIP_AT,
     DETACH_MODES,
     MAX_ACCUMULATE,

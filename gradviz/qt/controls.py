@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..plain.config import Config, ConfigError, parse_sizes, settle_micro_batches
-from ..plain.model_keys import FIXED_BY_THE_FILE
+from ..plain.config.config import Config, ConfigError, parse_sizes, settle_micro_batches
+from ..plain.config.model_keys import FIXED_BY_THE_FILE
 from .control_table import (
     CHECK,
     COMBO,

@@ -14,7 +14,7 @@ from types import TracebackType
 from typing import TextIO
 
 from ..exit_codes import EXIT_WINDOW_FAILED
-from ..plain.fault_line import fault_line
+from ..plain.text.fault_line import fault_line
 
 PACKAGE = Path(__file__).resolve().parents[1]   # gradviz/: where names are cut from
 

@@ -9,7 +9,7 @@ per call, so a flood of messages never stalls painting; each message is a record
 engine.protocol, answered through one table (`handlers`); step records go into `records`,
 which the window drains at its paint rate. The engine dying (EOF on the pipe) or not
 answering while it should is reported as a p.Failed; reset() then starts a fresh one.
-When it is slow and when stopped is plain.engine_watch's to decide; this adapter feeds it
+When it is slow and when stopped is plain.window.engine_watch's to decide; this adapter feeds it
 and does what it decides."""
 from __future__ import annotations
 
@@ -23,20 +23,20 @@ from PySide6.QtCore import QObject, QSocketNotifier, QTimer, Signal
 
 from ..engine import host
 from ..engine import protocol as p
-from ..plain.config import Config
-from ..plain.engine_settings import EngineSettings
-from ..plain.engine_stages import BUILDING_MODEL_FILE
-from ..plain.engine_sync import Outgoing, Sent, mark_sent, outgoing
-from ..plain.engine_watch import Ended, EndUnanswered, EngineWatch, Say, Silent
-from ..plain.records import CompareRecord, StepRecord
-from ..plain.window_model import WindowModel
+from ..plain.config.config import Config
+from ..plain.records.engine_settings import EngineSettings
+from ..plain.records.engine_stages import BUILDING_MODEL_FILE
+from ..plain.records.records import CompareRecord, StepRecord
+from ..plain.window.engine_sync import Outgoing, Sent, mark_sent, outgoing
+from ..plain.window.engine_watch import Ended, EndUnanswered, EngineWatch, Say, Silent
+from ..plain.window.window_model import WindowModel
 from .engine_end import end_process
 from .engine_ending import EndingEngines
 from .engine_words import build_stopped, engine_died, settings_words
 from .standby_engine import StandbyEngine
 
 READ_BUDGET_S = 0.008     # the longest one look at the pipe may take (the rest waits)
-WATCH_MS = 500            # how often the watch (plain.engine_watch) looks at the engine
+WATCH_MS = 500            # how often the watch (plain.window.engine_watch) looks at the engine
 # sent while no engine runs: kept (settings) or moot, so no "press Reset" for them
 QUIET_WHEN_STOPPED = (p.Shutdown, p.Settings, p.RequestGraph, p.WarmB, p.Slide, p.PinB,
                       p.WarmNext)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import dataclasses
 
 from ..engine import host
-from ..plain import events as ev
-from ..plain.config import Config
+from ..plain.config.config import Config
+from ..plain.records import events as ev
 
 
 def settings_words(config: Config, most: int = 6) -> str:

@@ -14,10 +14,10 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog
 
-from ..plain.atomic_write import write_text
-from ..plain.config import ConfigError
-from ..plain.config_toml import from_mapping, load_toml, to_toml
-from ..plain.file_kinds import FileKindError, file_kind
+from ..plain.config.config import ConfigError
+from ..plain.config.config_toml import from_mapping, load_toml, to_toml
+from ..plain.files.atomic_write import write_text
+from ..plain.files.file_kinds import FileKindError, file_kind
 from .model_menu import MODEL_FILTER, add_examples, ask_to_run, trust_key
 from .plain_dialogs import warn
 from .recent_files import RecentFiles

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..commands.options import config_from_args, fail, take_model_file
 from ..exit_codes import EXIT_OK, EXIT_WINDOW_FAILED
-from ..plain.config import Config
+from ..plain.config.config import Config
 from .crash_exit import CrashExit
 from .display import display_problem, invisible_notice
 
@@ -133,7 +133,7 @@ def _check_torch() -> None:
     imported: the window's process never imports torch."""
     import importlib.util
 
-    from ..plain.torch_missing import torch_missing_words
+    from ..plain.text.torch_missing import torch_missing_words
     if importlib.util.find_spec("torch") is None:
         fail(f"gradviz: {torch_missing_words()}")
 
@@ -143,8 +143,8 @@ def _lesson(args):
     file or slide is one line and exit 2."""
     if getattr(args, "lesson", None) is None:
         return None
-    from ..plain.lesson_at import find_lesson_at
-    from ..plain.lessons import LessonError
+    from ..plain.lessons.lesson_at import find_lesson_at
+    from ..plain.lessons.lessons import LessonError
     try:
         return find_lesson_at(args.lesson)
     except LessonError as exc:
@@ -160,8 +160,8 @@ def _deck(args):
         fail("gradviz: --lesson and --deck both name what to play; give one of them")
     if args.screenshot is not None:
         fail("gradviz: --screenshot takes a lesson's slide (--lesson NAME:N), not a deck")
-    from ..plain.decks import find_deck
-    from ..plain.lessons import LessonError
+    from ..plain.lessons.decks import find_deck
+    from ..plain.lessons.lessons import LessonError
     try:
         return find_deck(args.deck)
     except LessonError as exc:
@@ -172,8 +172,8 @@ def _model_path(args) -> str | None:
     """The model file --model names (a path or a bundled example's name), taken out of
     args so that the config never holds it; None for mlp, rnn or no --model. Only its
     path goes on: the engine's process runs it. A name that is neither: one line, exit 2."""
-    from ..plain.config import ConfigError
-    from ..plain.model_names import model_path
+    from ..plain.config.config import ConfigError
+    from ..plain.config.model_names import model_path
     value = take_model_file(args)
     if value is None:
         return None
@@ -189,8 +189,8 @@ def named_files(args) -> list[str]:
     Recent lists them. A bundled lesson's, preset's or example's name is no file here."""
     from pathlib import Path
 
-    from ..plain.lesson_at import split_slide
-    from ..plain.model_names import is_model_file
+    from ..plain.config.model_names import is_model_file
+    from ..plain.lessons.lesson_at import split_slide
     lesson = getattr(args, "lesson", None)
     typed = [split_slide(lesson)[0] if isinstance(lesson, str) else None,
              getattr(args, "deck", None), getattr(args, "config", None)]

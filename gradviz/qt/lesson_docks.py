@@ -8,7 +8,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QByteArray, QObject
 from PySide6.QtWidgets import QWidget
 
-from ..plain.window_model import WindowModel
+from ..plain.window.window_model import WindowModel
 from .stage import Stage
 from .window_frame import WindowFrame
 

@@ -14,14 +14,21 @@ from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QWidget
 
 from ..engine import protocol as p
-from ..plain.config import Config
-from ..plain.decks import Deck, bundled_deck_names, find_deck, load_deck
-from ..plain.history import History
-from ..plain.lesson_controller import BASE_TITLE, LessonController, LessonViews
-from ..plain.lesson_references import DrawnReference
-from ..plain.lessons import Lesson, LessonError, Slide, bundled_names, find_lesson, load_lesson
-from ..plain.stage_layout import Placement
-from ..plain.window_model import WindowModel
+from ..plain.config.config import Config
+from ..plain.controllers.lesson_controller import BASE_TITLE, LessonController, LessonViews
+from ..plain.lessons.decks import Deck, bundled_deck_names, find_deck, load_deck
+from ..plain.lessons.lesson_references import DrawnReference
+from ..plain.lessons.lessons import (
+    Lesson,
+    LessonError,
+    Slide,
+    bundled_names,
+    find_lesson,
+    load_lesson,
+)
+from ..plain.records.history import History
+from ..plain.stage.stage_layout import Placement
+from ..plain.window.window_model import WindowModel
 from .plain_dialogs import warn
 from .stage import Stage
 from .stage_geometry import watch_stage
@@ -54,7 +61,7 @@ class LessonParts:
     # each slide as one message; a fresh engine on a model file (or the built-in one)
     engine: EngineClient
     history: Callable[[], History]    # the run on screen now (kept for a ghost)
-    # every panel a slide can name (plain.lessons.PANELS), by that name: the stage
+    # every panel a slide can name (plain.lessons.lessons.PANELS), by that name: the stage
     # borrows them, and the window takes them home when the lesson ends
     panels: Mapping[str, QWidget]
     graph_view: GraphView             # one box per module call, framed on the focus
@@ -132,7 +139,7 @@ class LessonMode(QObject):
         self.parts = parts
         self.narration = NarrationView()
         # a slide's narration and panels, in the window's middle in place of the docks
-        # (see plain.stage_layout): shown only while a lesson is open
+        # (see plain.stage.stage_layout): shown only while a lesson is open
         self.stage = Stage(self.narration)
         stage_panels = StagePanels(self.stage, parts.panels, self.narration)
         self.controller = LessonController(model, LessonViews(

@@ -11,11 +11,11 @@ from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QApplication
 
-from ..plain.config import Config
-from ..plain.history import History
-from ..plain.lesson_controller import free_title
-from ..plain.status_line import StatusLine
-from ..plain.window_model import WindowModel
+from ..plain.config.config import Config
+from ..plain.controllers.lesson_controller import free_title
+from ..plain.records.history import History
+from ..plain.window.status_line import StatusLine
+from ..plain.window.window_model import WindowModel
 from . import appearance
 from .bindings.code_view import bind_code_view
 from .bindings.events_view import bind_events_view

@@ -11,7 +11,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMenu, QMessageBox, QWidget
 
-from ..plain.model_names import model_names, model_path
+from ..plain.config.model_names import model_names, model_path
 
 MODEL_FILTER = "Python model files (*.py)"
 

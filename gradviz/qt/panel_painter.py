@@ -11,8 +11,8 @@ from collections.abc import Callable
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, QTimer
 
-from ..plain.history import History
-from ..plain.records import StepRecord
+from ..plain.records.history import History
+from ..plain.records.records import StepRecord
 
 PAINT_HZ = 25              # the fastest the panels repaint
 PAINT_SHARE = 0.3          # ...but at most this share of the GUI thread's time: the

@@ -8,7 +8,7 @@ from PySide6.QtCore import QEvent, QSignalBlocker, QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton, QSlider, QWidget
 
 from ..engine.protocol import MIN_PHASE_MS
-from ..plain.window_model import PACES_MS
+from ..plain.window.window_model import PACES_MS
 
 # slider position -> pause between steps (ms): from "as fast as it goes" to a pace a
 # room can follow while someone talks (the window's model holds one of these)

@@ -9,7 +9,7 @@ import functools
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
 
-from ..plain.fault_line import fault_line
+from ..plain.text.fault_line import fault_line
 
 F = TypeVar("F", bound=Callable[..., Any])
 

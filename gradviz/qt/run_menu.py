@@ -12,8 +12,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QWidget
 
-from ..plain.history import History
-from ..plain.steps_csv import write_steps_csv
+from ..plain.records.history import History
+from ..plain.runs.steps_csv import write_steps_csv
 from .plain_dialogs import warn
 
 PNG_FILTER, CSV_FILTER = "PNG image (*.png)", "CSV (*.csv)"

@@ -1,5 +1,5 @@
 """A recorded run as the window's source of steps, in place of the engine's adapter: it
-polls the run folder (plain.recorded_run) on a timer, writes into the window's model
+polls the run folder (plain.runs.recorded_run) on a timer, writes into the window's model
 what the run says (its losses' and parameters' names, a fresh history), and hands on
 the graphs it recorded and the lines about the run. Nothing is sent anywhere: a
 recorded run is only read."""
@@ -9,11 +9,11 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from ..plain.fault_line import fault_line
-from ..plain.history import History
-from ..plain.recorded_run import RecordedRun
-from ..plain.run_comparison import compare_lines
-from ..plain.window_model import WindowModel
+from ..plain.records.history import History
+from ..plain.runs.recorded_run import RecordedRun
+from ..plain.runs.run_comparison import compare_lines
+from ..plain.text.fault_line import fault_line
+from ..plain.window.window_model import WindowModel
 
 # how often the folder is looked at: a step the script finishes is on screen within
 # this and one frame of the painter (a look reads only what was appended: cheap)

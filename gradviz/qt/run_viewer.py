@@ -5,7 +5,7 @@ charts' place), the agreement over time beside the newest cosine matrix, and the
 and the smoothing reaching every chart they apply to.
 
 The window's model holds the choices (its ViewerController the one writer); this part
-observes them, follows the ticked runs (plain.run_set) and hands the charts their runs.
+observes them, follows the ticked runs (plain.runs.run_set) and hands the charts their runs.
 It reads nothing off the window but the parts it is handed (ViewerParts)."""
 from __future__ import annotations
 
@@ -17,12 +17,12 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QMainWindow
 
-from ..plain.history import History
-from ..plain.recorded_run import RecordedRun
-from ..plain.run_set import RunSet
-from ..plain.viewer_controller import ViewerController
-from ..plain.window_model import WindowModel
-from ..plain.x_axis import XAxis
+from ..plain.charts.x_axis import XAxis
+from ..plain.controllers.viewer_controller import ViewerController
+from ..plain.records.history import History
+from ..plain.runs.recorded_run import RecordedRun
+from ..plain.runs.run_set import RunSet
+from ..plain.window.window_model import WindowModel
 from .bindings.viewer import bind_viewer
 from .widgets.runs_chart import RunLine, RunsChart
 from .widgets.runs_sidebar import RunsSidebar

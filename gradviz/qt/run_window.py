@@ -13,11 +13,11 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QResizeEvent
 from PySide6.QtWidgets import QApplication, QLabel
 
-from ..plain.config import Config
-from ..plain.fault_line import fault_line
-from ..plain.history import History
-from ..plain.recorded_run import RecordedRun, runs_below
-from ..plain.window_model import WindowModel
+from ..plain.config.config import Config
+from ..plain.records.history import History
+from ..plain.runs.recorded_run import RecordedRun, runs_below
+from ..plain.text.fault_line import fault_line
+from ..plain.window.window_model import WindowModel
 from . import appearance
 from .graph_renderer import start_layout_thread, stop_layout_thread
 from .own_layout import own_layout

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from PySide6.QtGui import QTextCharFormat, QTextCursor, QTextDocument, QTextFormat
 
-from ..plain.narration_limits import MAX_NESTING, MAX_TABLE_CELLS, narration_problem
+from ..plain.lessons.narration_limits import MAX_NESTING, MAX_TABLE_CELLS, narration_problem
 
 # GitHub's dialect (tables, strikethrough, task lists, autolinks) with raw HTML off
 FEATURES = (QTextDocument.MarkdownFeature.MarkdownDialectGitHub

@@ -3,11 +3,11 @@ panels' minimum sizes (which grow with the text size) add up to more than the sc
 panels are moved into tabs rather than crushed, and the window is never sized past the
 screen's edge. Each move is made only for the direction it frees room in.
 
-ScreenFit observes the window's model (plain.window_model) and the screen: a new text
+ScreenFit observes the window's model (plain.window.window_model) and the screen: a new text
 size, a lesson's slide, a dock shown or closed, full screen asked for, a new screen or
 resolution, a panel asking for room; it changes the model only where the screen decides
 (the text made smaller where no layout fits, full screen left by other hands). A
-lesson's stage is placed by plain.stage_layout, not here.
+lesson's stage is placed by plain.stage.stage_layout, not here.
 """
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QScreen
 from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QScrollArea, QWidget
 
-from ..plain.stage_layout import run_bar_shown
-from ..plain.window_model import WindowModel
+from ..plain.stage.stage_layout import run_bar_shown
+from ..plain.window.window_model import WindowModel
 from .own_layout import own_layout
 from .run_bar import RunBar
 from .theme import TEXT_STEP
@@ -239,7 +239,7 @@ class ScreenFit(QObject):
         self.parts.run_bar.setVisible(run_bar_shown(model.in_lesson, room.height(),
                                                      window.devicePixelRatioF()))
         if not model.in_lesson:
-            # a lesson's stage places its panels itself (plain.stage_layout), none in
+            # a lesson's stage places its panels itself (plain.stage.stage_layout), none in
             # tabs; the docks are put away, and the panels' tabs are not the stage's
             self._tab_panels_in()
             tabs_for_cramped_charts(parts.gradients_panel, model.zoom)

@@ -20,9 +20,9 @@ from typing import Any
 
 from PySide6.QtCore import QByteArray, QStandardPaths
 
-from ..plain.atomic_write import write_text
-from ..plain.config import SHOWN_PATH_CHARS, Config, shown
-from ..plain.settings_values import (
+from ..plain.config.config import SHOWN_PATH_CHARS, Config, shown
+from ..plain.files.atomic_write import write_text
+from ..plain.window.settings_values import (
     DEFAULT_THEME,
     MAX_BYTES,
     MAX_RECENT,
@@ -32,7 +32,7 @@ from ..plain.settings_values import (
     read_values,
     warn,
 )
-from ..plain.window_model import PACES_MS
+from ..plain.window.window_model import PACES_MS
 from .settings_file import beside, merge, one_at_a_time, read_document, remove_killed_writes
 
 __all__ = ["AppSettings", "Remembered", "MAX_BYTES", "MAX_RECENT", "MAX_TRUSTED", "VERSION",

@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..plain.atomic_write import remove_stale_parts
-from ..plain.settings_values import MAX_BYTES, VERSION, parse_document
+from ..plain.files.atomic_write import remove_stale_parts
+from ..plain.window.settings_values import MAX_BYTES, VERSION, parse_document
 
 
 def beside(path: Path) -> Path:

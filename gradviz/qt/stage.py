@@ -1,5 +1,5 @@
 """The lesson stage: a slide's narration and its panels, each put where
-`plain.stage_layout.place` says, again on every resize and text size. The stage owns no
+`plain.stage.stage_layout.place` says, again on every resize and text size. The stage owns no
 panel: it borrows the window's for a slide and gives every one back (`release`), so
 the window puts them home in their docks when the lesson ends."""
 from __future__ import annotations
@@ -11,8 +11,8 @@ from PySide6.QtCore import QRect, Qt, Signal
 from PySide6.QtGui import QFont, QResizeEvent
 from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
 
-from ..plain.stage_aside import place_with_aside
-from ..plain.stage_layout import Placement
+from ..plain.stage.stage_aside import place_with_aside
+from ..plain.stage.stage_layout import Placement
 from .widgets.text_card import TextCard
 
 TITLE_INSET = 6   # px: a title's text at least 12 px from the part beside it

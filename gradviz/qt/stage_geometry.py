@@ -10,8 +10,8 @@ import os
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QWidget
 
-from ..plain.atomic_write import atomic_open
-from ..plain.window_model import WindowModel
+from ..plain.files.atomic_write import atomic_open
+from ..plain.window.window_model import WindowModel
 from .stage import Stage
 
 log = logging.getLogger(__name__)

@@ -14,7 +14,7 @@ from PySide6.QtCore import QObject, QSocketNotifier, Signal
 
 from ..engine import host
 from ..engine import protocol as p
-from ..plain.config import Config
+from ..plain.config.config import Config
 from .engine_end import end_process
 
 

@@ -1,7 +1,7 @@
 """The window's keys (a presenter's keyboard and clicker: Space, arrows, R, F11, P, text
 size) and its View menu (theme, text size, full screen, which panels are shown).
 
-The View menu changes the window's model (plain.window_model), never a widget: its ticks
+The View menu changes the window's model (plain.window.window_model), never a widget: its ticks
 follow the model, so a dock closed by its own button, put away by a lesson or brought
 back by a remembered layout is unticked or ticked the same way as one the menu closed.
 """
@@ -13,7 +13,7 @@ from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
 
-from ..plain.window_model import WindowModel
+from ..plain.window.window_model import WindowModel
 from .theme import TEXT_STEP
 
 Slot = Callable[[], object]

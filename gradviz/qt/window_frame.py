@@ -9,9 +9,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QDockWidget, QGridLayout, QMainWindow, QScrollArea, QWidget
 
-from ..plain.config import Config
-from ..plain.desktop_files import ICON_NAME, desktop_file
-from ..plain.dock_room import bottom_share, graph_beside
+from ..plain.config.config import Config
+from ..plain.files.desktop_files import ICON_NAME, desktop_file
+from ..plain.window.dock_room import bottom_share, graph_beside
 from .controls import ControlsPanel
 from .run_bar import RunBar
 from .widgets.code_view import CodeView
@@ -46,7 +46,7 @@ class WindowFrame(QMainWindow):
         self.graph_view, self.code_view, self.events_view = GraphView(), CodeView(), EventsView()
         self.plots: list[Any] = [self.loss_plot, self.grad_bars, self.global_norm, self.junction,
                       self.cosine, self.memory]
-        # each panel by the name a lesson's slide gives it (plain.lessons.PANELS): what
+        # each panel by the name a lesson's slide gives it (plain.lessons.lessons.PANELS): what
         # the stage borrows, and whose least size the screen fitting grows with the text
         self.named_panels: dict[str, QWidget] = {
             "graph": self.graph_view, "memory": self.memory, "code": self.code_view,
@@ -107,7 +107,7 @@ class WindowFrame(QMainWindow):
 
     def _graph_beside_the_charts(self) -> None:
         """Where the fitting put the gradient charts beside the graph (a small screen),
-        the graph the larger part of that row (plain.dock_room)."""
+        the graph the larger part of that row (plain.window.dock_room)."""
         bottom = Qt.DockWidgetArea.BottomDockWidgetArea
         if self.dockWidgetArea(self.gradients_dock) != bottom or self.gradients_dock.isHidden():
             return

@@ -3,7 +3,7 @@ losses at the bottom (like torchviz), each head in its own colour, and a legend.
 """
 from __future__ import annotations
 
-from gradviz.plain.graph_data import (
+from gradviz.plain.graph.graph_data import (
     CUT,
     EARLIER,
     GRAD,

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 import torch
 
-from gradviz.plain.atomic_write import write_bytes, write_text
-from gradviz.plain.graph_data import GraphData
+from gradviz.plain.files.atomic_write import write_bytes, write_text
+from gradviz.plain.graph.graph_data import GraphData
 
 from .dot import to_dot
 from .graphviz_program import RenderError, layout

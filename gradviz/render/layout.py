@@ -11,7 +11,7 @@ import json
 import threading
 from dataclasses import dataclass, field
 
-from gradviz.plain.graph_data import GraphData
+from gradviz.plain.graph.graph_data import GraphData
 
 from .dot import to_dot
 from .graphviz_program import (

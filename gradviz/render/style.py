@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from gradviz.plain.graph_data import (
+from gradviz.plain.graph.graph_data import (
     CUT,
     EARLIER,
     GRAD,

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import torch
 
 from gradviz.core.graph import Root
-from gradviz.plain.events import first_line
+from gradviz.plain.records.events import first_line
 
 from .graphviz_program import RenderError
 

@@ -4,7 +4,7 @@ phase itself runs briefly in tests/qt/test_window_speed.py)."""
 from gradviz.app import main
 from gradviz.bench import command as bench
 from gradviz.exit_codes import EXIT_USAGE
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 
 PHASE = {"steps_per_second": 1400.0, "longest_stall_s": 0.2, "median_late_ms": 0.1,
          "p99_late_ms": 9.0, "max_late_ms": 30.0, "engine_cpu_ms_per_step": 0.6,

@@ -8,7 +8,7 @@ import json
 import torch
 
 from gradviz.bench.core.watch_bench import loop_rate, mlp_parts, watch_bench
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 
 CPU = torch.device("cpu")
 

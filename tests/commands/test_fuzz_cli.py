@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from gradviz.app import main
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 
 FLAGS = ["--" + f.replace("_", "-") for f in Config.__dataclass_fields__] + [
     "--no-scale", "--no-zero-grad", "--keep-graphs", "--config", "--out", "--quiet",

@@ -15,8 +15,8 @@ import pytest
 from gradviz.app import main
 from gradviz.commands import run as run_command
 from gradviz.core.session import Session
-from gradviz.plain.config import Config
-from gradviz.plain.report import ReportWriter
+from gradviz.plain.config.config import Config
+from gradviz.plain.run_files.report import ReportWriter
 
 MAX_LINE = 500   # characters of a one-line error, whatever the input (paths included)
 
@@ -131,7 +131,7 @@ def test_an_unwritable_folder_is_refused_before_training(tmp_path, capsys, monke
     # root ignores permission bits, so a read-only folder is simulated at the OS call
     def refuse(*args, **kwargs):
         raise PermissionError(errno.EACCES, "Permission denied")
-    monkeypatch.setattr("gradviz.plain.atomic_write.tempfile.mkstemp", refuse)
+    monkeypatch.setattr("gradviz.plain.files.atomic_write.tempfile.mkstemp", refuse)
     trained = []
     monkeypatch.setattr(Session, "step", lambda self: trained.append(1))
     assert run("--out", str(tmp_path / "out"), "--steps", "5") == 2

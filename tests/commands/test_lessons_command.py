@@ -13,9 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gradviz.app import main
-from gradviz.plain.lesson_format import CONFIG_KEYS, LESSON_KEYS, SLIDE_KEYS
-from gradviz.plain.lesson_promises import CROSS_SLIDE, PROMISES
-from gradviz.plain.lessons import PANELS
+from gradviz.plain.lessons.lesson_format import CONFIG_KEYS, LESSON_KEYS, SLIDE_KEYS
+from gradviz.plain.lessons.lesson_promises import CROSS_SLIDE, PROMISES
+from gradviz.plain.lessons.lessons import PANELS
 
 BASE = {"device": "cpu", "heads": 2, "batch-size": 16, "steps": 3}
 

@@ -179,7 +179,7 @@ def test_a_model_file_that_raises_is_one_line_from_the_real_command(tmp_path):
 
 def test_the_installed_package_finds_every_example_from_any_folder(tmp_path):
     """In an isolated interpreter outside the clone: what a wheel's user gets."""
-    code = ("import json; from gradviz.plain.model_names import model_names, model_path\n"
+    code = ("import json; from gradviz.plain.config.model_names import model_names, model_path\n"
             "with model_path('deep_supervision') as p: ok = p.is_file()\n"
             "print(json.dumps([model_names(), ok]))")
     proc = subprocess.run([sys.executable, "-I", "-c", code], cwd=tmp_path,
@@ -263,7 +263,7 @@ def test_any_model_value_is_run_or_one_line(value, tmp_path, monkeypatch, capsys
 def test_the_cnn_walk_through_holds_the_classifier_pushes_sixty_times_harder():
     from gradviz.core.model_file import ModelFile
     from gradviz.core.session import Session
-    from gradviz.plain.config import Config
+    from gradviz.plain.config.config import Config
     cnn = ModelFile(ROOT / "resources" / "models" / "cnn_two_heads.py")
     base = Config(device="cpu", heads=2, batch_size=32, sample_every=1)
     push = Session(base, cnn).step().junction_grad_norms

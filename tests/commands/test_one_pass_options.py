@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gradviz.app import main
-from gradviz.plain.config import Config, ConfigError
-from gradviz.plain.config_toml import from_mapping, parse_toml, to_toml
+from gradviz.plain.config.config import Config, ConfigError
+from gradviz.plain.config.config_toml import from_mapping, parse_toml, to_toml
 
 
 def call(*argv: str) -> int:

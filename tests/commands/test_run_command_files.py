@@ -17,8 +17,8 @@ import torch
 from gradviz.app import main
 from gradviz.commands.run import OUT_FILES
 from gradviz.core.session import Session
-from gradviz.plain import run_folder
-from gradviz.plain.run_folder import MANIFEST, recover
+from gradviz.plain.run_files import run_folder
+from gradviz.plain.run_files.run_folder import MANIFEST, recover
 
 ALL = sorted(OUT_FILES)
 
@@ -340,7 +340,7 @@ def test_a_default_run_samples_every_20th_step_and_opens_with_every_view(tmp_pat
     of the same run sampled every step (whose numbers tests/core checks against plain
     PyTorch), the sampled fields are those numbers on steps 0, 20, 40 and null between,
     as the header says; and the folder opens with every view's data."""
-    from gradviz.plain.recorded_run import RecordedRun
+    from gradviz.plain.runs.recorded_run import RecordedRun
     steps = "41"
     assert main(["run", "-q", "--steps", steps, "--out", str(tmp_path / "a")]) == 0
     assert main(["run", "-q", "--steps", steps, "--sample-every", "1",

@@ -1,4 +1,4 @@
-"""The DDP script's own ranks (plain.ddp_script): `python FILE` starts ranks 1..N-1 as
+"""The DDP script's own ranks (plain.program.ddp_script): `python FILE` starts ranks 1..N-1 as
 `python -I` processes of FILE, gloo over 127.0.0.1, and ends them with itself, also
 where it stops early; none is left waiting for a step that never comes."""
 import subprocess
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from gradviz.plain.config import Config
-from gradviz.plain.script import script_text
+from gradviz.plain.config.config import Config
+from gradviz.plain.program.script import script_text
 
 PROC = Path("/proc")
 

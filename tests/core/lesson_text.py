@@ -1,7 +1,7 @@
 """A small lesson written as TOML text, and what `lessons --check` finds wrong with it:
 shared by the tests of the check and of its promises."""
 from gradviz.core.lesson_check import check_lesson
-from gradviz.plain.lessons import parse_lesson
+from gradviz.plain.lessons.lessons import parse_lesson
 
 HEAD = 'title = "t"\nconfig = { device = "cpu", heads = 2, batch-size = 16, steps = 3 }\n'
 

@@ -11,7 +11,7 @@ from torch import nn
 
 from gradviz.core import devices
 from gradviz.core.session import Session
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 
 from core_reference import (
     TIGHT,

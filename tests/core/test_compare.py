@@ -6,7 +6,7 @@ import torch
 
 from gradviz.core.compare import compare
 from gradviz.core.session import Session
-from gradviz.plain.config import Config, ConfigError
+from gradviz.plain.config.config import Config, ConfigError
 
 from core_reference import (
     batch,
@@ -198,7 +198,7 @@ NAMES, SIZES = ("trunk.0.weight", "heads.0.0.weight"), (3, 2)
 
 def _diff(ga, gb):
     from gradviz.core.compare import grads_diff
-    from gradviz.plain.records import StepRecord
+    from gradviz.plain.records.records import StepRecord
     record = StepRecord(4, {"head0": 1.0}, 1.0)
     return grads_diff(np.array(ga, dtype=np.float32), np.array(gb, dtype=np.float32),
                       NAMES, SIZES, record, record)

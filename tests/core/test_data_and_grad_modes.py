@@ -6,9 +6,9 @@ from torch.nn import functional as F
 
 from gradviz.core.compare import compare
 from gradviz.core.session import Session
-from gradviz.plain.config import Config, ConfigError
-from gradviz.plain.config_toml import from_mapping
-from gradviz.plain.events import from_exception
+from gradviz.plain.config.config import Config, ConfigError
+from gradviz.plain.config.config_toml import from_mapping
+from gradviz.plain.records.events import from_exception
 
 from core_reference import assert_grads, batch, ref_net, session_grads, snapshot, weights
 

@@ -7,10 +7,10 @@ import torch
 from lesson_text import problems, slide
 
 from gradviz.core.session import Session
-from gradviz.plain.config import Config
-from gradviz.plain.history import History
-from gradviz.plain.lesson_references import reference_lines
-from gradviz.plain.lessons import find_lesson
+from gradviz.plain.config.config import Config
+from gradviz.plain.lessons.lesson_references import reference_lines
+from gradviz.plain.lessons.lessons import find_lesson
+from gradviz.plain.records.history import History
 
 from core_reference import batch, global_norm, loss_k, norm, ref_net, snapshot
 

@@ -16,8 +16,8 @@ from gradviz.core.ddp_ranks import RankError, close_rank_group, rank_group
 from gradviz.core.lesson_check import check_lesson
 from gradviz.core.session import Session
 from gradviz.engine.child import descendants
-from gradviz.plain.config import Config
-from gradviz.plain.lessons import parse_lesson
+from gradviz.plain.config.config import Config
+from gradviz.plain.lessons.lessons import parse_lesson
 
 from core_reference import batch, forward, grads_of, ref_net, snapshot, weighted_sum, weights
 

@@ -6,8 +6,8 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gradviz.plain.config import Config, ConfigError
-from gradviz.plain.config_toml import from_mapping
+from gradviz.plain.config.config import Config, ConfigError
+from gradviz.plain.config.config_toml import from_mapping
 
 WELL_FORMED = ["auto", "cpu", "cuda", "cuda:0", "cuda:7", "cuda:1234", "mps", "meta",
                "xpu", "xpu:2", "hpu", "hpu:0", "cpu:0"]

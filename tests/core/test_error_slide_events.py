@@ -8,14 +8,14 @@ import pytest
 import torch
 
 from gradviz.core.lesson_check import run_slide
-from gradviz.plain.lessons import find_lesson
+from gradviz.plain.lessons.lessons import find_lesson
 
 RECORDED = json.loads((Path(__file__).parents[1] / "qt" / "error_slide_events.json")
                       .read_text(encoding="utf-8"))
 
 
 def test_every_error_slide_is_recorded():
-    from gradviz.plain.lessons import bundled_names
+    from gradviz.plain.lessons.lessons import bundled_names
     slides = {(name, i + 1) for name in bundled_names()
               for i, slide in enumerate(find_lesson(name).slides) if "events" in slide.panels}
     assert {(r["lesson"], r["slide"]) for r in RECORDED} == slides

@@ -7,8 +7,8 @@ import torch
 from torch import nn
 
 from gradviz.core.session import Session
-from gradviz.plain import events as ev
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
+from gradviz.plain.records import events as ev
 
 
 def _first_steps(optimizer: str, scale: float) -> torch.Tensor:

@@ -9,10 +9,10 @@ import torch
 from torch import nn
 
 from gradviz.core.grad_fingerprint import PROJECTIONS, GradFingerprint, matrix_shape
-from gradviz.plain.rank_agreement import AGREE_RTOL, gradient_line
-from gradviz.plain.records import StepRecord
-from gradviz.plain.watch_read import FolderFollower
-from gradviz.plain.watch_stream import StreamWriter
+from gradviz.plain.records.records import StepRecord
+from gradviz.plain.run_files.watch_read import FolderFollower
+from gradviz.plain.run_files.watch_stream import StreamWriter
+from gradviz.plain.runs.rank_agreement import AGREE_RTOL, gradient_line
 
 
 def _model() -> nn.Module:

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from gradviz.core.session import Session
-from gradviz.plain.config import Config
-from gradviz.plain.history import History
-from gradviz.plain.records import StepRecord
+from gradviz.plain.config.config import Config
+from gradviz.plain.records.history import History
+from gradviz.plain.records.records import StepRecord
 
 HEADS, PARAMS = ["head0", "head1"], ["a", "b", "c"]
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from torchjd.aggregation import MGDA, PCGrad, UPGrad
 
 from gradviz.core.session import Session
-from gradviz.plain.config import Config, ConfigError
+from gradviz.plain.config.config import Config, ConfigError
 
 from core_reference import (
     assert_grads,

@@ -6,7 +6,7 @@ from lesson_text import HEAD, problems, slide
 from torch import nn
 
 from gradviz.core.lesson_check import check_lesson
-from gradviz.plain.lessons import MAX_ERROR_STEPS, parse_lesson
+from gradviz.plain.lessons.lessons import MAX_ERROR_STEPS, parse_lesson
 
 
 def test_a_detached_head_sends_nothing_to_z_in_plain_pytorch():

@@ -4,7 +4,7 @@ same, and is refused on reading where it could never hold or never fail."""
 import pytest
 from lesson_text import HEAD, problems, slide
 
-from gradviz.plain.lessons import LessonError, parse_lesson
+from gradviz.plain.lessons.lessons import LessonError, parse_lesson
 
 
 def test_unequal_parts_scaled_by_mean_differ_and_the_promise_holds():
@@ -42,7 +42,7 @@ def test_lesson_09s_last_slide_says_what_its_charts_show():
     import math
 
     from gradviz.core.lesson_check import run_slide
-    from gradviz.plain.lessons import find_lesson
+    from gradviz.plain.lessons.lessons import find_lesson
     lesson = find_lesson("accumulation")
     before, last = lesson.slides[8], lesson.slides[9]
     assert last.panels == ("global_norm", "loss")

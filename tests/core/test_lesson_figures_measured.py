@@ -1,14 +1,14 @@
 """The figures bundled slides draw are measured values: each slide's engine run for one
-step, read as the stage reads it (plain.lesson_figures), against plain PyTorch written
+step, read as the stage reads it (plain.lessons.lesson_figures), against plain PyTorch written
 out again here (01/3's pushes into z, 12's walks of the trunk)."""
 import math
 
 import torch
 
 from gradviz.core.session import Session
-from gradviz.plain.history import History
-from gradviz.plain.lesson_figures import figure_value
-from gradviz.plain.lessons import find_lesson
+from gradviz.plain.lessons.lesson_figures import figure_value
+from gradviz.plain.lessons.lessons import find_lesson
+from gradviz.plain.records.history import History
 
 from core_reference import batch, forward, norm, ref_net, snapshot
 
@@ -84,7 +84,7 @@ def test_lesson_14s_above_zero_reads_as_a_number_other_than_its_exact_zero():
     does. Its figure tells the two apart: a number above zero, and 0.0000 once the
     image head reads z.detach()."""
     from gradviz.core.lesson_check import slide_model
-    from gradviz.plain.lesson_figures import figure_text
+    from gradviz.plain.lessons.lesson_figures import figure_text
 
     lesson = find_lesson("14-cnn-two-heads")
     shown = []

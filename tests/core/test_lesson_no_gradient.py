@@ -6,7 +6,7 @@ import torch
 from lesson_text import HEAD, problems, slide
 from torch import nn
 
-from gradviz.plain.lessons import LessonError, parse_lesson
+from gradviz.plain.lessons.lessons import LessonError, parse_lesson
 
 NO_GRAD_HEAD1 = 'config = { detach = [1], detach-mode = "no_grad" }\n'
 

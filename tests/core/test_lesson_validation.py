@@ -6,9 +6,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from gradviz.core.session import Session
-from gradviz.plain.config import Config
-from gradviz.plain.lesson_metrics import metric_names, parameter_names, unmeasured
-from gradviz.plain.lessons import LessonError, load_lesson, parse_lesson
+from gradviz.plain.config.config import Config
+from gradviz.plain.lessons.lesson_metrics import metric_names, parameter_names, unmeasured
+from gradviz.plain.lessons.lessons import LessonError, load_lesson, parse_lesson
 
 from core_reference import RefNet
 

@@ -6,8 +6,8 @@ from hypothesis import strategies as st
 
 from gradviz.app import main
 from gradviz.core.lesson_check import check_lesson
-from gradviz.plain.config import ConfigError
-from gradviz.plain.lessons import LessonError, bundled_names, find_lesson, parse_lesson
+from gradviz.plain.config.config import ConfigError
+from gradviz.plain.lessons.lessons import LessonError, bundled_names, find_lesson, parse_lesson
 
 TOPICS = {"add-or-separate", "backward-twice", "leaky-graphs", "detach-vs-detach_",
           "edit-detached", "leaves-and-grad", "device-mismatch", "rnn-truncation",

@@ -9,7 +9,7 @@ from torch import nn
 
 from gradviz.core.compare import compare
 from gradviz.core.session import Session
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 
 from core_reference import (
     HEAD_HIDDEN,

@@ -10,7 +10,7 @@ import torch
 
 from gradviz.core.model_file import ModelFile
 from gradviz.core.session import Session
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 
 # a head that goes wrong in training mode only (the build's trial runs in eval mode, so
 # the file opens, and the error comes at the first step): its training branch is BODY

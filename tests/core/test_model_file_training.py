@@ -10,7 +10,7 @@ import torch
 
 from gradviz.core.model_file import ModelFile
 from gradviz.core.session import Session
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 
 TIGHT = dict(rtol=1e-5, atol=1e-6)
 

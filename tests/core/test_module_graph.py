@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 from torch import nn
 
 from gradviz.core.session import Session
-from gradviz.plain.config import Config
-from gradviz.plain.graph_data import (
+from gradviz.plain.config.config import Config
+from gradviz.plain.graph.graph_data import (
     CUT,
     DETACHED,
     EARLIER,
@@ -26,8 +26,8 @@ from gradviz.plain.graph_data import (
     GraphNode,
     ModuleCall,
 )
-from gradviz.plain.graph_focus import focus_ids
-from gradviz.plain.module_graph import JUNCTION_ID, module_graph
+from gradviz.plain.graph.graph_focus import focus_ids
+from gradviz.plain.graph.module_graph import JUNCTION_ID, module_graph
 
 from core_reference import (
     RefNet,

@@ -15,10 +15,10 @@ from torch import nn
 
 from gradviz.core.model_file import ModelFile
 from gradviz.core.session import Session
-from gradviz.plain.config import Config
-from gradviz.plain.graph_data import CUT, FREED, MODULE, OP, PARAM, STALE, ModuleCall
-from gradviz.plain.module_graph import JUNCTION_ID, module_graph
-from gradviz.plain.module_runs import RUN_PREFIX, CallTree
+from gradviz.plain.config.config import Config
+from gradviz.plain.graph.graph_data import CUT, FREED, MODULE, OP, PARAM, STALE, ModuleCall
+from gradviz.plain.graph.module_graph import JUNCTION_ID, module_graph
+from gradviz.plain.graph.module_runs import RUN_PREFIX, CallTree
 
 from core_reference import made_nodes, sequence_marker
 

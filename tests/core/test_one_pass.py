@@ -7,7 +7,7 @@ from torch.nn import functional as F
 
 from gradviz.core.compare import compare
 from gradviz.core.session import Session
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 
 from core_reference import (
     TIGHT,

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from gradviz.core.session import Session
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 
 from core_reference import batch, forward, ref_net, snapshot, weighted_sum, weights
 

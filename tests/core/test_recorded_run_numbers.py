@@ -1,4 +1,4 @@
-"""What a recorded run's window shows (plain.recorded_run's history), and the
+"""What a recorded run's window shows (plain.runs.recorded_run's history), and the
 metrics.csv a watch writes, equal an independent computation written here: each step's
 losses, total, gradient norms, each loss's push at the features and the bytes its
 graph saved. And a
@@ -16,7 +16,7 @@ from watch_loops import TwoHeads, batch, named_losses
 
 import gradviz
 from gradviz.app import main
-from gradviz.plain.recorded_run import RecordedRun
+from gradviz.plain.runs.recorded_run import RecordedRun
 
 from core_reference import SavedTracker
 

@@ -9,10 +9,10 @@ import math
 import pytest
 
 from gradviz.core.session import Session
-from gradviz.plain.config import Config
-from gradviz.plain.events import Event
-from gradviz.plain.records import BackwardRecord, StepRecord
-from gradviz.plain.report import ReportWriter, _FastRows, _row
+from gradviz.plain.config.config import Config
+from gradviz.plain.records.events import Event
+from gradviz.plain.records.records import BackwardRecord, StepRecord
+from gradviz.plain.run_files.report import ReportWriter, _FastRows, _row
 
 BASE = Config(device="cpu", heads=3, trunk_width=16, trunk_depth=2, batch_size=32)
 
@@ -102,7 +102,7 @@ def test_a_long_run_is_written_whole_in_order_across_the_formatting_batches(tmp_
     """Steps are formatted a batch at a time: a run longer than two batches, odd
     records on the batches' edges, reads back as every step, in order, as json.dumps and
     csv.writer would have written each."""
-    from gradviz.plain.report import FORMAT_BATCH
+    from gradviz.plain.run_files.report import FORMAT_BATCH
     config, params = BASE, ["a.weight", "a.bias"]
     odd = list(_odd_records())
     records = []

@@ -1,4 +1,4 @@
-"""Two recorded runs compared (plain.run_comparison, what the recorded-run window and
+"""Two recorded runs compared (plain.runs.run_comparison, what the recorded-run window and
 `gradviz open A --compare B` show): the same loop twice is "the same"; a loop that adds
 each loss to a running total and calls backward inside the loop (the early loss counted
 again at every call) differs at step 0, told by the parameter whose norm differs most
@@ -10,8 +10,8 @@ import torch
 from watch_loops import TwoHeads, batch, named_losses
 
 import gradviz
-from gradviz.plain.recorded_run import RecordedRun
-from gradviz.plain.run_comparison import compare_lines
+from gradviz.plain.runs.recorded_run import RecordedRun
+from gradviz.plain.runs.run_comparison import compare_lines
 
 STEPS = 4
 

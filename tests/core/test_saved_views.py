@@ -14,7 +14,7 @@ from torch import nn
 from gradviz.core.model_file import ModelFile
 from gradviz.core.session import Session
 from gradviz.core.watch_graph import saved_memory
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 
 from core_reference import SavedTracker
 

@@ -13,9 +13,9 @@ import textwrap
 import pytest
 
 from gradviz.core.session import Session
-from gradviz.plain.config import Config
-from gradviz.plain.loop_code import loop_code
-from gradviz.plain.script import script_text
+from gradviz.plain.config.config import Config
+from gradviz.plain.program.loop_code import loop_code
+from gradviz.plain.program.script import script_text
 
 BASE = Config(device="cpu", heads=3, trunk_width=16, trunk_depth=2, batch_size=32, steps=4,
               probes="default", sample_every=1)

@@ -5,9 +5,9 @@ for the other options, on these configs)."""
 import pytest
 from test_script import assert_prints_the_records, engine_run, scripts_of
 
-from gradviz.plain.config import Config
-from gradviz.plain.loop_code import loop_code
-from gradviz.plain.script import script_text
+from gradviz.plain.config.config import Config
+from gradviz.plain.program.loop_code import loop_code
+from gradviz.plain.program.script import script_text
 
 BASE = Config(device="cpu", heads=3, trunk_width=16, trunk_depth=2, batch_size=32, steps=4,
               probes="default", sample_every=1)

@@ -9,9 +9,9 @@ import sys
 import pytest
 import torch
 
-from gradviz.plain.config import Config
-from gradviz.plain.loop_code import loop_code
-from gradviz.plain.script import LOOP_MARK, script_text
+from gradviz.plain.config.config import Config
+from gradviz.plain.program.loop_code import loop_code
+from gradviz.plain.program.script import LOOP_MARK, script_text
 
 BASE = Config(device="cpu", heads=3, trunk_width=8, trunk_depth=2, batch_size=16, steps=2)
 

@@ -15,12 +15,12 @@ from torchjd.aggregation import MGDA, PCGrad, UPGrad
 
 from gradviz.core.lesson_check import run_slide
 from gradviz.core.session import Session
-from gradviz.plain.config import Config
-from gradviz.plain.history import History
-from gradviz.plain.jd_names import pcgrad_seed
-from gradviz.plain.lesson_figures import figure_text
-from gradviz.plain.lessons import find_lesson
-from gradviz.plain.report import ReportWriter
+from gradviz.plain.config.config import Config
+from gradviz.plain.config.jd_names import pcgrad_seed
+from gradviz.plain.lessons.lesson_figures import figure_text
+from gradviz.plain.lessons.lessons import find_lesson
+from gradviz.plain.records.history import History
+from gradviz.plain.run_files.report import ReportWriter
 from gradviz.qt.widgets.cosine_notes import update_text
 from gradviz.qt.widgets.step_readout import readout
 

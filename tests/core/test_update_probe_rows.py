@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from gradviz.core.update_probe import UpdateCosineProbe
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 
 from core_reference import TIGHT, RefNet, forward, loss_k
 

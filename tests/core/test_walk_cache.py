@@ -8,8 +8,8 @@ import pytest
 
 from gradviz.core import step_finish as session_module  # where the session walks
 from gradviz.core.session import Session
-from gradviz.plain.config import Config
-from gradviz.plain.walk_cache import CHAINED
+from gradviz.plain.config.config import Config
+from gradviz.plain.graph.walk_cache import CHAINED
 
 BASE = Config(device="cpu", heads=3, trunk_width=16, trunk_depth=2, batch_size=32,
               probes="default", sample_every=1)

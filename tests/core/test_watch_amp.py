@@ -7,8 +7,8 @@ import pytest
 import torch
 
 import gradviz
-from gradviz.plain.watch_read import StreamReader
-from gradviz.plain.watch_summary import summary_lines
+from gradviz.plain.run_files.watch_read import StreamReader
+from gradviz.plain.runs.watch_summary import summary_lines
 
 BIG = 2.0 ** 126   # the scaled gradients' norms pass float32's range; no element does
 

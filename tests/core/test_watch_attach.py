@@ -14,7 +14,7 @@ from torch import nn
 from torch.nn import functional as F
 
 import gradviz
-from gradviz.plain.watch_read import StreamReader
+from gradviz.plain.run_files.watch_read import StreamReader
 
 
 class Encoder(nn.Module):
@@ -195,7 +195,7 @@ def test_an_unclosed_watch_is_closed_at_exit(tmp_path):
 
 
 def test_the_report_says_the_weights_beside_the_raw_losses(tmp_path):
-    from gradviz.plain.watch_summary import summary_lines
+    from gradviz.plain.runs.watch_summary import summary_lines
     model = nn.Linear(2, 2)
     with gradviz.watch(model, out=tmp_path / "run", strict=True) as watch:
         out = model(torch.ones(3, 2))

@@ -283,7 +283,7 @@ def test_a_closed_watch_takes_no_more_calls_and_says_nothing_of_them(tmp_path, c
 def test_a_model_without_parameters_is_recorded_with_no_gradient_norm(tmp_path):
     """Its losses only (a loss of the input alone): every step's line is read back,
     the unsampled ones too."""
-    from gradviz.plain.watch_read import StreamReader
+    from gradviz.plain.run_files.watch_read import StreamReader
 
     class Doubling(nn.Module):
         def forward(self, x):
@@ -324,7 +324,7 @@ def test_a_recording_stopped_before_any_step_is_said_once_not_as_a_missing_step(
         tmp_path, capsys, monkeypatch):
     import errno
 
-    from gradviz.plain.watch_stream import StreamWriter
+    from gradviz.plain.run_files.watch_stream import StreamWriter
 
     def full(self):
         raise OSError(errno.ENOSPC, "No space left on device")

@@ -9,7 +9,7 @@ import torch
 from torch import nn
 
 import gradviz
-from gradviz.plain.watch_read import StreamReader
+from gradviz.plain.run_files.watch_read import StreamReader
 
 
 def _dcgan(make_watch, iterations=4):

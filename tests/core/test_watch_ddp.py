@@ -14,7 +14,7 @@ import pytest
 import torch
 from torch.nn import functional as F
 
-from gradviz.plain.watch_read import StreamReader, stream_folders
+from gradviz.plain.run_files.watch_read import StreamReader, stream_folders
 
 EXAMPLE = Path(__file__).parents[2] / "resources" / "examples" / "ddp_accumulation.py"
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from gradviz.plain.watch_read import StreamReader
-from gradviz.plain.watch_summary import summary_lines
+from gradviz.plain.run_files.watch_read import StreamReader
+from gradviz.plain.runs.watch_summary import summary_lines
 
 SCRIPT = Path(__file__).with_name("watch_fault_script.py")
 STEPS = 12

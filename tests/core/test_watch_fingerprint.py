@@ -17,8 +17,8 @@ from watch_loops import TwoHeads, batch, named_losses
 
 import gradviz
 from gradviz.core.grad_fingerprint import GradFingerprint
-from gradviz.plain.rank_agreement import gradient_line
-from gradviz.plain.watch_read import FolderFollower, StreamReader
+from gradviz.plain.run_files.watch_read import FolderFollower, StreamReader
+from gradviz.plain.runs.rank_agreement import gradient_line
 
 REPO = Path(__file__).parents[2]   # the script imports this checkout's gradviz
 

@@ -13,14 +13,14 @@ import torch
 
 import gradviz
 from gradviz.core.watch import WRITE_BLOCKS_S
-from gradviz.plain.watch_read import StreamReader
-from gradviz.plain.watch_summary import summary_lines
+from gradviz.plain.run_files.watch_read import StreamReader
+from gradviz.plain.runs.watch_summary import summary_lines
 
 SCRIPT = textwrap.dedent("""
     import os, signal, sys, threading
     import torch
     import gradviz
-    from gradviz.plain.step_file import StepFile
+    from gradviz.plain.run_files.step_file import StepFile
     flushed = threading.Event()   # set each time the lines kept are written
     write = StepFile.flush
     def flush(self):

@@ -22,7 +22,7 @@ from torch.utils.data import DataLoader, TensorDataset
 L = pytest.importorskip("lightning", reason="the lightning extra: pip install -e '.[lightning]'")
 
 from gradviz.lightning import WatchCallback  # noqa: E402
-from gradviz.plain.watch_read import StreamReader  # noqa: E402
+from gradviz.plain.run_files.watch_read import StreamReader  # noqa: E402
 
 BATCH, EXAMPLES = 4, 64
 

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import gradviz
-from gradviz.plain.watch_read import StreamReader
+from gradviz.plain.run_files.watch_read import StreamReader
 
 
 def _gradviz_lines(text: str) -> list[str]:

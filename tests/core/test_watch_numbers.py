@@ -13,7 +13,7 @@ from torch.nn import functional as F
 from watch_loops import TwoHeads, batch, named_losses
 
 import gradviz
-from gradviz.plain.watch_read import FolderFollower, StreamReader
+from gradviz.plain.run_files.watch_read import FolderFollower, StreamReader
 
 from core_reference import SavedTracker, reachable_nodes
 

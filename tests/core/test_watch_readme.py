@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from gradviz.plain.watch_read import StreamReader
+from gradviz.plain.run_files.watch_read import StreamReader
 
 ROOT = Path(__file__).resolve().parents[2]
 

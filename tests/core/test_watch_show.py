@@ -1,4 +1,4 @@
-"""gradviz.show's drawing of a watched run (gradviz.plain.run_view) and its following
+"""gradviz.show's drawing of a watched run (gradviz.plain.runs.run_view) and its following
 (gradviz.notebook.redraw_until_ended), on a run a plain two-loss loop writes here: the
 HTML holds each loss's name and its last value, the push and the cosine of the last
 sampled step, computed apart here with torch.autograd.grad; a redraw each time the
@@ -15,8 +15,8 @@ from torch.nn import functional as F
 
 import gradviz
 from gradviz.notebook import redraw_until_ended
-from gradviz.plain.run_view import MAX_POINTS, Points, RunView
-from gradviz.plain.watch_summary import summary_lines
+from gradviz.plain.runs.run_view import MAX_POINTS, Points, RunView
+from gradviz.plain.runs.watch_summary import summary_lines
 
 
 class Loop:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from gradviz.plain.watch_summary import summary_lines
+from gradviz.plain.runs.watch_summary import summary_lines
 
 SCRIPT = Path(__file__).with_name("watch_rank_script.py")
 

@@ -27,7 +27,7 @@ scaler = torch.amp.GradScaler("cpu", init_scale=2.0 ** 16) if amp else None
 
 def inject(error: int) -> None:
     """From now on, every write of gradviz's stream fails with this errno."""
-    from gradviz.plain import step_file
+    from gradviz.plain.run_files import step_file
 
     def failing_write(fd, data):
         raise OSError(error, os.strerror(error))

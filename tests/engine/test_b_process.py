@@ -13,8 +13,8 @@ import pytest
 from gradviz.engine import b_runner, child, engine_main
 from gradviz.engine import protocol as p
 from gradviz.engine.loop import EngineLoop
-from gradviz.plain.config import Config
-from gradviz.plain.records import StepRecord
+from gradviz.plain.config.config import Config
+from gradviz.plain.records.records import StepRecord
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="B's process needs POSIX")
 

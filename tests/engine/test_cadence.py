@@ -4,7 +4,7 @@ from gradviz.engine import cadence, player
 from gradviz.engine import protocol as p
 from gradviz.engine.cadence import Cadence, spacing
 from gradviz.engine.loop import EngineLoop
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 
 
 def test_spacing_keeps_samples_at_most_15_a_second_and_a_multiple_of_20():

@@ -2,7 +2,7 @@
 samples the per-node gradients, yet every graph it sends shows them."""
 from gradviz.engine import protocol as p
 from gradviz.engine.loop import EngineLoop
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 
 
 def _graphs(loop):

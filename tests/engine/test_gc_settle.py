@@ -9,7 +9,7 @@ import pytest
 from gradviz.engine import gc_settle, training
 from gradviz.engine import protocol as p
 from gradviz.engine.loop import EngineLoop
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 
 SMALL = Config(device="cpu", heads=2, trunk_width=8, batch_size=8)
 

@@ -11,10 +11,10 @@ from gradviz.core import session as session_module
 from gradviz.engine import player, training
 from gradviz.engine import protocol as p
 from gradviz.engine.loop import EngineLoop
-from gradviz.plain.config import Config
-from gradviz.plain.events import Event
-from gradviz.plain.model_names import model_path
-from gradviz.plain.records import PhaseRecord
+from gradviz.plain.config.config import Config
+from gradviz.plain.config.model_names import model_path
+from gradviz.plain.records.events import Event
+from gradviz.plain.records.records import PhaseRecord
 
 CONFIG = Config(device="cpu", heads=2, trunk_width=8, batch_size=16)
 

@@ -10,7 +10,7 @@ import torch.nn.functional as F
 
 from gradviz.engine import protocol as p
 from gradviz.engine.loop import EngineLoop
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 
 NET = textwrap.dedent("""\
     import torch

@@ -13,7 +13,7 @@ from gradviz.engine import next_slide, slide_start
 from gradviz.engine import protocol as p
 from gradviz.engine.child import descendants
 from gradviz.engine.loop import EngineLoop
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 
 CONFIG = Config(device="cpu", batch_size=16)
 DDP = CONFIG.replace(heads=2, accumulate=2, ddp_ranks=2)

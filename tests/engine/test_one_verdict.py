@@ -6,7 +6,7 @@ import pytest
 from gradviz.core.compare import Verdict, compare, verdict
 from gradviz.engine import protocol as p
 from gradviz.engine.loop import EngineLoop
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 
 BASE = Config(device="cpu", heads=3, trunk_width=16, batch_size=32)
 STEPS = 4

@@ -3,7 +3,7 @@ played at once with the forward pass after it, so the graph sent is the forward'
 an empty one between two steps; every phase is still reported, in order."""
 from gradviz.engine import protocol as p
 from gradviz.engine.loop import EngineLoop
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 
 
 def test_zero_grad_goes_with_the_forward_pass_and_no_empty_graph_is_sent():

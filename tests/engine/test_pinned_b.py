@@ -11,7 +11,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
 from gradviz.core.session import Session  # noqa: E402
 from gradviz.engine import protocol as p  # noqa: E402
 from gradviz.engine.loop import EngineLoop  # noqa: E402
-from gradviz.plain.config import Config  # noqa: E402
+from gradviz.plain.config.config import Config  # noqa: E402
 
 from core_reference import batch, forward, ref_net, snapshot  # noqa: E402
 

@@ -9,7 +9,7 @@ from gradviz.engine import protocol as p
 from gradviz.engine.b_runner import LocalB
 from gradviz.engine.loop import EngineLoop
 from gradviz.engine.pinning import Pinning
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 
 BASE = Config(device="cpu", heads=2, trunk_width=8, batch_size=16)
 

@@ -6,10 +6,10 @@ import pytest
 from gradviz.engine import player as player_module
 from gradviz.engine.cadence import FAST_SAMPLE_EVERY
 from gradviz.engine.player import BATCH_SECONDS, MIN_PHASE_SECONDS, Next, Player
-from gradviz.plain.engine_settings import EngineSettings
-from gradviz.plain.graph_data import GraphData, GraphNode
-from gradviz.plain.records import PhaseRecord
-from gradviz.plain.sweep_pace import DRAW_MS, HOLD_MS
+from gradviz.plain.graph.graph_data import GraphData, GraphNode
+from gradviz.plain.graph.sweep_pace import DRAW_MS, HOLD_MS
+from gradviz.plain.records.engine_settings import EngineSettings
+from gradviz.plain.records.records import PhaseRecord
 
 
 class Clock:
@@ -28,7 +28,7 @@ def _player(**settings) -> tuple[Player, Clock]:
 
 
 def _phase(name: str, step_done: bool = False, failed: bool = False) -> PhaseRecord:
-    from gradviz.plain.events import Event
+    from gradviz.plain.records.events import Event
     event = Event(0, name, name, "RuntimeError", "m", "t", "e", "h") if failed else None
     return PhaseRecord(0, name, name, step_done=step_done, event=event)
 

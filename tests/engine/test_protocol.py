@@ -19,9 +19,9 @@ from gradviz.engine import b_runner, host
 from gradviz.engine import protocol as p
 from gradviz.engine.heartbeat import Heartbeat, SharedConnection
 from gradviz.engine.loop import EngineLoop
-from gradviz.plain import events as ev
-from gradviz.plain.config import Config
-from gradviz.plain.records import CompareRecord
+from gradviz.plain.config.config import Config
+from gradviz.plain.records import events as ev
+from gradviz.plain.records.records import CompareRecord
 
 CONFIG = Config(device="cpu", heads=2, trunk_width=8, batch_size=16)
 # records that are never received as messages of their own: the first message, read

@@ -7,8 +7,8 @@ from gradviz.core.devices import available_devices
 from gradviz.engine import protocol as p
 from gradviz.engine import slide_start
 from gradviz.engine.loop import EngineLoop
-from gradviz.plain.config import Config
-from gradviz.plain.engine_stages import BUILDING_MODEL, IMPORTING_META, STARTING_RANKS
+from gradviz.plain.config.config import Config
+from gradviz.plain.records.engine_stages import BUILDING_MODEL, IMPORTING_META, STARTING_RANKS
 
 CONFIG = Config(device="cpu", batch_size=16)
 

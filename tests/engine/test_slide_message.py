@@ -6,7 +6,7 @@ import torch
 from gradviz.core import session as session_module
 from gradviz.engine import protocol as p
 from gradviz.engine.loop import EngineLoop
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 
 CONFIG = Config(device="cpu", batch_size=16)
 

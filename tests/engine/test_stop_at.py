@@ -7,7 +7,7 @@ from dataclasses import replace
 from gradviz.engine import host
 from gradviz.engine import protocol as p
 from gradviz.engine.loop import EngineLoop
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 
 CONFIG = Config(device="cpu")
 MOST_STEPS = 2000   # a stop that is never honoured fails here, not by a hung test

@@ -5,9 +5,9 @@ import time
 
 from gradviz.engine import protocol as p
 from gradviz.engine.loop import EngineLoop
-from gradviz.plain.config import Config
-from gradviz.plain.module_graph import module_graph
-from gradviz.plain.sweep_pace import DRAW_MS, HOLD_MS
+from gradviz.plain.config.config import Config
+from gradviz.plain.graph.module_graph import module_graph
+from gradviz.plain.graph.sweep_pace import DRAW_MS, HOLD_MS
 
 TURN_MS = 20   # a fast turn per box: the rule is the same at 500 ms
 # autograd's order for head k's loss on the built-in model (3 trunk layers, 3-layer

@@ -1,18 +1,18 @@
-"""Fakes of what the lesson and Compare controllers drive (plain.controller_views): each
+"""Fakes of what the lesson and Compare controllers drive (plain.controllers.controller_views): each
 records what it was asked, in order, with the window model as it was at that moment."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-from gradviz.plain.config import Config
-from gradviz.plain.engine_settings import EngineSettings
-from gradviz.plain.history import History
-from gradviz.plain.lesson_controller import LessonController, LessonViews
-from gradviz.plain.lesson_references import DrawnReference
-from gradviz.plain.lessons import Lesson, Slide
-from gradviz.plain.stage_layout import Placement, Rect
-from gradviz.plain.window_model import WindowModel
+from gradviz.plain.config.config import Config
+from gradviz.plain.controllers.lesson_controller import LessonController, LessonViews
+from gradviz.plain.lessons.lesson_references import DrawnReference
+from gradviz.plain.lessons.lessons import Lesson, Slide
+from gradviz.plain.records.engine_settings import EngineSettings
+from gradviz.plain.records.history import History
+from gradviz.plain.stage.stage_layout import Placement, Rect
+from gradviz.plain.window.window_model import WindowModel
 
 A = Config(heads=2, batch_size=16, lr=0.07)
 FIRST = Slide("First `x.grad`", A.replace(strategy="separate"), "n", panels=("loss", "graph"),

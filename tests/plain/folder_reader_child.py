@@ -13,7 +13,7 @@ import sys
 import traceback
 
 from gradviz.app import main
-from gradviz.plain.recorded_run import RecordedRun
+from gradviz.plain.runs.recorded_run import RecordedRun
 
 POLLS = 1000    # a run is polled until it has read all there is, at most this often
 

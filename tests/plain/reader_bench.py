@@ -1,5 +1,5 @@
 """How fast the reader decodes and checks step lines: msgspec Structs (the reader's
-decoder, gradviz.plain.folder_records) against json.loads followed by the same checks
+decoder, gradviz.plain.run_files.folder_records) against json.loads followed by the same checks
 written by hand, on 100,000 realistic step lines (run_folder_lines). Run alone:
 
     .venv/bin/python tests/plain/reader_bench.py [LINES]
@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from gradviz.plain.folder_records import (  # noqa: E402
+from gradviz.plain.run_files.folder_records import (
     MAX_COUNT,
     MAX_FINGERPRINT,
     MAX_MICRO_BATCHES,

@@ -6,8 +6,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from gradviz.plain.records import StepRecord
-from gradviz.plain.watch_stream import StepLines, StreamWriter
+from gradviz.plain.records.records import StepRecord
+from gradviz.plain.run_files.watch_stream import StepLines, StreamWriter
 
 LOSSES = ["head0", "head1", "head2"]
 PARAMS = [f"{part}.{kind}" for part in ("trunk.0", "trunk.2", "heads.0", "heads.1",

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from gradviz.plain.atomic_write import atomic_open, remove_stale_parts, write_text
+from gradviz.plain.files.atomic_write import atomic_open, remove_stale_parts, write_text
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="POSIX permission bits")
 

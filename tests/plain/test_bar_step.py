@@ -2,9 +2,9 @@
 have, with each one's norms there (None: no gradient), whichever run is ahead."""
 from __future__ import annotations
 
-from gradviz.plain.bar_step import shared_bar_step
-from gradviz.plain.history import History
-from gradviz.plain.records import StepRecord
+from gradviz.plain.charts.bar_step import shared_bar_step
+from gradviz.plain.records.history import History
+from gradviz.plain.records.records import StepRecord
 
 
 def _history(steps: range, scale: float = 1.0, sampled_every: int = 1) -> History:

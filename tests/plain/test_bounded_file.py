@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from gradviz.plain import bounded_file
-from gradviz.plain.bounded_file import FileRefused, LineFile, Lines, read_whole
+from gradviz.plain.run_files import bounded_file
+from gradviz.plain.run_files.bounded_file import FileRefused, LineFile, Lines, read_whole
 
 
 def _all(lines: LineFile) -> Lines:

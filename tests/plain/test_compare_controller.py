@@ -5,10 +5,14 @@ from collections import deque
 
 import pytest
 
-from gradviz.plain.compare_controller import CompareController, CompareViews, differences
-from gradviz.plain.config import Config
-from gradviz.plain.records import CompareRecord, StepRecord
-from gradviz.plain.window_model import WindowModel
+from gradviz.plain.config.config import Config
+from gradviz.plain.controllers.compare_controller import (
+    CompareController,
+    CompareViews,
+    differences,
+)
+from gradviz.plain.records.records import CompareRecord, StepRecord
+from gradviz.plain.window.window_model import WindowModel
 
 from controller_fakes import LESSON, A, Calls, FakeChart, rig
 

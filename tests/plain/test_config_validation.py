@@ -2,8 +2,8 @@
 with dashes."""
 import pytest
 
-from gradviz.plain.config import Config, ConfigError
-from gradviz.plain.config_toml import from_mapping, load_toml
+from gradviz.plain.config.config import Config, ConfigError
+from gradviz.plain.config.config_toml import from_mapping, load_toml
 
 BAD = [
     dict(strategy="mean"),

@@ -3,13 +3,13 @@ naming what the ranks cannot run; the all_reduces metric measured only with rank
 per step for a slide's figure, and the `equals` promise checked on loading."""
 import pytest
 
-from gradviz.plain.config import Config, ConfigError
-from gradviz.plain.config_toml import from_mapping, parse_toml, to_toml
-from gradviz.plain.history import History
-from gradviz.plain.lesson_figures import figure_text
-from gradviz.plain.lessons import LessonError, parse_lesson
-from gradviz.plain.loop_code import loop_code
-from gradviz.plain.records import StepRecord
+from gradviz.plain.config.config import Config, ConfigError
+from gradviz.plain.config.config_toml import from_mapping, parse_toml, to_toml
+from gradviz.plain.lessons.lesson_figures import figure_text
+from gradviz.plain.lessons.lessons import LessonError, parse_lesson
+from gradviz.plain.program.loop_code import loop_code
+from gradviz.plain.records.history import History
+from gradviz.plain.records.records import StepRecord
 
 HEADS = ["head0", "head1", "head2"]
 

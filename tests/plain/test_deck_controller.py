@@ -5,11 +5,11 @@ window and the run from before (trained again where the same config gives the sa
 steps)."""
 import dataclasses
 
-from gradviz.plain.config import Config
-from gradviz.plain.decks import Deck, LessonSlide, TextSlide
-from gradviz.plain.lesson_controller import END_WORDS
-from gradviz.plain.lessons import Lesson
-from gradviz.plain.window_model import WindowModel
+from gradviz.plain.config.config import Config
+from gradviz.plain.controllers.lesson_controller import END_WORDS
+from gradviz.plain.lessons.decks import Deck, LessonSlide, TextSlide
+from gradviz.plain.lessons.lessons import Lesson
+from gradviz.plain.window.window_model import WindowModel
 
 from controller_fakes import FIRST, LESSON, SECOND, A, rig
 

@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gradviz.app import main
-from gradviz.plain.decks import (
+from gradviz.plain.files.file_kinds import file_kind
+from gradviz.plain.lessons.decks import (
     LessonSlide,
     TextSlide,
     bundled_deck_names,
@@ -18,9 +19,8 @@ from gradviz.plain.decks import (
     load_deck,
     parse_deck,
 )
-from gradviz.plain.file_kinds import file_kind
-from gradviz.plain.lesson_at import find_lesson_at, split_slide
-from gradviz.plain.lessons import LessonError, find_lesson
+from gradviz.plain.lessons.lesson_at import find_lesson_at, split_slide
+from gradviz.plain.lessons.lessons import LessonError, find_lesson
 
 # the article's eight topics, each by a lesson's slide that teaches it
 TOPICS = {

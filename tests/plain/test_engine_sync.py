@@ -5,10 +5,10 @@ import dataclasses
 
 import pytest
 
-from gradviz.plain.config import Config
-from gradviz.plain.engine_settings import EngineSettings
-from gradviz.plain.engine_sync import Outgoing, Sent, mark_sent, outgoing
-from gradviz.plain.window_model import WindowModel
+from gradviz.plain.config.config import Config
+from gradviz.plain.records.engine_settings import EngineSettings
+from gradviz.plain.window.engine_sync import Outgoing, Sent, mark_sent, outgoing
+from gradviz.plain.window.window_model import WindowModel
 
 B = Config(heads=2, batch_size=64)
 

@@ -2,8 +2,8 @@
 engine frozen is declared stopped after the silence (not twice it), a slow start or a
 long step that goes on beating or using CPU is waited out and said, and one Reset ends
 a stuck or frozen engine at the right moment, pressed at any point."""
-from gradviz.plain.engine_stages import IMPORTING_TORCH, READY, WORKING
-from gradviz.plain.engine_watch import (
+from gradviz.plain.records.engine_stages import IMPORTING_TORCH, READY, WORKING
+from gradviz.plain.window.engine_watch import (
     RESET_SAID_AFTER_S,
     Ended,
     EndUnanswered,

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from gradviz.plain.events import first_line
+from gradviz.plain.records.events import first_line
 
 
 @pytest.mark.parametrize("exc, line", [
@@ -30,7 +30,7 @@ def _raised_in(module: str, exc: BaseException) -> BaseException:
 def test_each_event_names_who_raised_it():
     """A QP solver's import failure is the solver's, not "PyTorch refused"; an error of
     torch's (or of a torch op gradviz called) is PyTorch's."""
-    from gradviz.plain.events import from_exception
+    from gradviz.plain.records.events import from_exception
     solver = from_exception(_raised_in("qpsolvers.solvers", AttributeError(
         "module 'highspy' has no attribute 'HighsModel'")), 0, "backward", "mtl_backward")
     assert solver.source == "qpsolvers" and "PyTorch refused" not in solver.explanation

@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gradviz.plain.events import Event
-from gradviz.plain.folder_records import (
+from gradviz.plain.records.events import Event
+from gradviz.plain.records.records import BackwardRecord, StepRecord
+from gradviz.plain.run_files.folder_records import (
     HEADER_FIELDS,
     MAX_NAME_CHARS,
     RecordError,
@@ -21,8 +22,7 @@ from gradviz.plain.folder_records import (
     decode_step,
     header_fields,
 )
-from gradviz.plain.records import BackwardRecord, StepRecord
-from gradviz.plain.watch_stream import StepLines
+from gradviz.plain.run_files.watch_stream import StepLines
 
 RECORDS = [
     StepRecord(0, {"a": 0.25, "b": 1e-300}, 1.25, {"w": 0.5, "v": None}, 0.5),

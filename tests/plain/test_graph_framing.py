@@ -3,7 +3,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gradviz.plain.graph_focus import snap_start
+from gradviz.plain.graph.graph_focus import snap_start
 
 # rows of a top-down module graph: 89 px boxes (badge included), 3 px apart
 ROWS = [(92.0 * k, 92.0 * k + 89.0) for k in range(8)]

@@ -1,9 +1,9 @@
 """Where the graph panel's key goes on a small screen, and how much of the screen the
-first launch gives the graph: plain numbers (plain.graph_key_fold, plain.dock_room)."""
+first launch gives the graph: plain numbers (plain.graph.graph_key_fold, plain.window.dock_room)."""
 import pytest
 
-from gradviz.plain.dock_room import BOTTOM_SHARE, bottom_share, graph_beside
-from gradviz.plain.graph_key_fold import CANVAS_LEAST, key_folds
+from gradviz.plain.graph.graph_key_fold import CANVAS_LEAST, key_folds
+from gradviz.plain.window.dock_room import BOTTOM_SHARE, bottom_share, graph_beside
 
 
 def test_the_key_folds_where_neither_below_nor_beside_leaves_three_rows_of_boxes():

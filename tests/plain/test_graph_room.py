@@ -1,9 +1,9 @@
 """Where the view goes when a slide's focus does not fit at the least label size, and
-where a cut's label goes: the rules as plain numbers (plain.graph_room)."""
+where a cut's label goes: the rules as plain numbers (plain.graph.graph_room)."""
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gradviz.plain.graph_room import label_spot, segment_hits, window_start
+from gradviz.plain.graph.graph_room import label_spot, segment_hits, window_start
 
 # a top-down graph 1200 scene px tall: the input's box at the top, the heads' far below
 INPUT, TRUNK = (0.0, 60.0), (100.0, 160.0)
@@ -75,7 +75,7 @@ def test_the_label_covers_no_box_where_one_of_its_spots_is_free(corners):
     boxes = [(x, y, x + 80.0, y + 40.0) for x, y in corners]
     anchors = [(300.0, 150.0)]
     x, y = label_spot((100.0, 24.0), anchors, boxes, (0.0, 0.0, 600.0, 300.0))
-    from gradviz.plain.graph_room import label_candidates
+    from gradviz.plain.graph.graph_room import label_candidates
     free = [c for c in label_candidates((100.0, 24.0), anchors, 6.0)
             if not any(_overlap(c, b) for b in boxes)]
     if free:
@@ -90,7 +90,7 @@ def test_a_segment_hits_a_box_it_crosses_and_not_one_beside_it():
 
 
 def test_a_model_folds_once_it_does_not_fit_and_stays_folded_while_the_same():
-    from gradviz.plain.graph_room import fold_blocks
+    from gradviz.plain.graph.graph_room import fold_blocks
     assert fold_blocks(False, whole_legible=False, foldable=3, same_model=True)
     assert not fold_blocks(False, whole_legible=True, foldable=3, same_model=True)
     assert not fold_blocks(False, whole_legible=False, foldable=0, same_model=True)
@@ -103,7 +103,7 @@ def test_a_model_folds_once_it_does_not_fit_and_stays_folded_while_the_same():
 def _cnn_like():
     """A trunk of one Conv2d-ReLU block and a Linear; a head of one Linear (as a CNN's
     model file records its calls: children first, each with its parent)."""
-    from gradviz.plain.graph_data import GRAD, OP, GraphData, GraphEdge, GraphNode, ModuleCall
+    from gradviz.plain.graph.graph_data import GRAD, OP, GraphData, GraphEdge, GraphNode, ModuleCall
     calls = [ModuleCall("trunk.0.0", "trunk.0.0", "Conv2d", "Conv2d 1→32 3×3", parent="trunk.0"),
              ModuleCall("trunk.0.1", "trunk.0.1", "ReLU", "ReLU", parent="trunk.0"),
              ModuleCall("trunk.0", "trunk.0", "Sequential", "Sequential", parent="trunk"),
@@ -117,8 +117,8 @@ def _cnn_like():
 
 
 def test_a_block_of_layers_folds_into_one_box_named_by_its_layers():
-    from gradviz.plain.module_graph import module_graph
-    from gradviz.plain.module_runs import FOLD_PREFIX, CallTree, foldable_blocks
+    from gradviz.plain.graph.module_graph import module_graph
+    from gradviz.plain.graph.module_runs import FOLD_PREFIX, CallTree, foldable_blocks
     graph = _cnn_like()
     assert foldable_blocks(CallTree(graph.modules)) == ["trunk.0"]   # not trunk itself
     unfolded = {n.label for n in module_graph(graph).nodes}

@@ -2,9 +2,9 @@
 older rows into the bigger arrays, and what the columns hold is what the records held."""
 import numpy as np
 
-from gradviz.plain import history as history_module
-from gradviz.plain.history import MOVE_ROWS, History
-from gradviz.plain.records import StepRecord
+from gradviz.plain.records import history as history_module
+from gradviz.plain.records.history import MOVE_ROWS, History
+from gradviz.plain.records.records import StepRecord
 
 HEADS, PARAMS = ["head0", "head1"], ["a", "b"]
 STEPS = 3000   # from a room of 16 rows: eight doublings

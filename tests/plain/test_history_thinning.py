@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradviz.plain.history_thinning import MAX_CELLS, bounded_history, row_bound
-from gradviz.plain.recorded_run import RecordedRun
-from gradviz.plain.watch_read import FolderFollower
+from gradviz.plain.run_files.history_thinning import MAX_CELLS, bounded_history, row_bound
+from gradviz.plain.run_files.watch_read import FolderFollower
+from gradviz.plain.runs.recorded_run import RecordedRun
 
 from run_folder_lines import EVERY, write_stream
 
@@ -33,7 +33,7 @@ def test_a_long_run_keeps_every_8th_step_within_the_bound(tmp_path):
 
 
 def test_the_window_gets_the_thinned_history_as_fresh_and_says_so(tmp_path, monkeypatch):
-    import gradviz.plain.recorded_run as recorded
+    import gradviz.plain.runs.recorded_run as recorded
     write_stream(tmp_path, 1500)
     monkeypatch.setattr(recorded, "FolderFollower",
                         lambda folder: FolderFollower(folder, max_rows=ROWS))

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import gradviz
-from gradviz.plain.watch_stream import GRAPHS, HEADER, STEPS
+from gradviz.plain.run_files.watch_stream import GRAPHS, HEADER, STEPS
 
 from run_folder_lines import lines, write_stream
 

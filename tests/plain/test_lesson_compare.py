@@ -3,8 +3,12 @@ at step 0, paused), the slide is sent again, with Play where it autoplays, and i
 as any slide is; outside a lesson, or refused, nothing more is sent."""
 from test_compare_controller import FakeFront, FakeMenu, FakePanel
 
-from gradviz.plain.compare_controller import CompareController, CompareViews, differences
-from gradviz.plain.window_model import WindowModel
+from gradviz.plain.controllers.compare_controller import (
+    CompareController,
+    CompareViews,
+    differences,
+)
+from gradviz.plain.window.window_model import WindowModel
 
 from controller_fakes import LESSON, SECOND, THIRD, A, FakeChart, rig
 
@@ -67,7 +71,7 @@ def test_the_next_slide_keeps_nothing_of_the_slide_befores_comparison():
     slide before's model, still on their way, are not shown as this slide's."""
     from collections import deque
 
-    from gradviz.plain.records import CompareRecord, StepRecord
+    from gradviz.plain.records.records import CompareRecord, StepRecord
 
     r = rig(WindowModel(requested=A, engine_state="ready"))
     compare = compare_on(r)
@@ -104,10 +108,10 @@ def test_a_slides_figures_never_show_the_slide_befores_run():
     before's (already on their way): its figures say "not yet", then measure its own."""
     import dataclasses
 
-    from gradviz.plain.history import History
-    from gradviz.plain.lesson_figures import NOT_YET, Figure
-    from gradviz.plain.lessons import Lesson
-    from gradviz.plain.records import StepRecord
+    from gradviz.plain.lessons.lesson_figures import NOT_YET, Figure
+    from gradviz.plain.lessons.lessons import Lesson
+    from gradviz.plain.records.history import History
+    from gradviz.plain.records.records import StepRecord
 
     walks = Figure("trunk_walks", "trunk walked {}×", digits=0)
     counted = dataclasses.replace(THIRD, figures=(walks,))

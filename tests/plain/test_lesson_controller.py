@@ -5,14 +5,14 @@ import dataclasses
 
 import pytest
 
-from gradviz.plain.config import Config
-from gradviz.plain.engine_settings import EngineSettings
-from gradviz.plain.history import History
-from gradviz.plain.lesson_controller import BASE_TITLE, slide_title
-from gradviz.plain.lesson_references import DrawnReference, Reference
-from gradviz.plain.lessons import Lesson, Slide, bundled_names, find_lesson
-from gradviz.plain.records import StepRecord
-from gradviz.plain.window_model import WindowModel
+from gradviz.plain.config.config import Config
+from gradviz.plain.controllers.lesson_controller import BASE_TITLE, slide_title
+from gradviz.plain.lessons.lesson_references import DrawnReference, Reference
+from gradviz.plain.lessons.lessons import Lesson, Slide, bundled_names, find_lesson
+from gradviz.plain.records.engine_settings import EngineSettings
+from gradviz.plain.records.history import History
+from gradviz.plain.records.records import StepRecord
+from gradviz.plain.window.window_model import WindowModel
 
 from controller_fakes import FIRST, LESSON, SECOND, THIRD, A, placement, rig
 

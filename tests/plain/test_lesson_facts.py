@@ -3,9 +3,9 @@
 otherwise, and the box found in either view of the graph."""
 import pytest
 
-from gradviz.plain.graph_data import JUNCTION, OP, GraphData, GraphNode
-from gradviz.plain.graph_focus import focused_box
-from gradviz.plain.lessons import LessonError, find_lesson, parse_lesson
+from gradviz.plain.graph.graph_data import JUNCTION, OP, GraphData, GraphNode
+from gradviz.plain.graph.graph_focus import focused_box
+from gradviz.plain.lessons.lessons import LessonError, find_lesson, parse_lesson
 
 SLIDE = '''title = "t"
 [[slides]]

@@ -3,10 +3,10 @@ and what is wrong), and each figure's number read off a run as measured (the new
 step's, a step's, or over a kept run's at the same step), "…" until measured."""
 import pytest
 
-from gradviz.plain.history import History
-from gradviz.plain.lesson_figures import MINUS, NOT_YET, Figure, figure_text, figure_value
-from gradviz.plain.lessons import LessonError, find_lesson, parse_lesson
-from gradviz.plain.records import StepRecord
+from gradviz.plain.lessons.lesson_figures import MINUS, NOT_YET, Figure, figure_text, figure_value
+from gradviz.plain.lessons.lessons import LessonError, find_lesson, parse_lesson
+from gradviz.plain.records.history import History
+from gradviz.plain.records.records import StepRecord
 
 HEADS = ["head0", "head1", "head2"]
 BASE = '''title = "t"

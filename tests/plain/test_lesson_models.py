@@ -5,9 +5,9 @@ import dataclasses
 
 import pytest
 
-from gradviz.plain.lessons import LessonError, bundled_names, find_lesson, parse_lesson
-from gradviz.plain.model_names import model_names
-from gradviz.plain.window_model import WindowModel
+from gradviz.plain.config.model_names import model_names
+from gradviz.plain.lessons.lessons import LessonError, bundled_names, find_lesson, parse_lesson
+from gradviz.plain.window.window_model import WindowModel
 
 from controller_fakes import LESSON, rig
 

@@ -3,10 +3,10 @@ run's value at a step; nothing where the run is not kept or has no value there; 
 chart that takes references listed, so the last slide's lines are cleared."""
 import math
 
-from gradviz.plain.history import History
-from gradviz.plain.lesson_references import DrawnReference, history_value, reference_lines
-from gradviz.plain.lessons import parse_lesson
-from gradviz.plain.records import StepRecord
+from gradviz.plain.lessons.lesson_references import DrawnReference, history_value, reference_lines
+from gradviz.plain.lessons.lessons import parse_lesson
+from gradviz.plain.records.history import History
+from gradviz.plain.records.records import StepRecord
 
 HEADS = ["head0", "head1", "head2"]
 LESSON = '''title = "t"

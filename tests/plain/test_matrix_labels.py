@@ -1,7 +1,7 @@
 """The cosine matrix's labels never run together (issue 22: a model file's "quadrant" and
 "image" under columns too narrow for them read "quadrantimage"), its numbers fit their
 cells, and a crowded panel gives the colour bar's room to the numbers: the rules of
-plain.matrix_labels, on any names and any cell size, with text measured by a made-up
+plain.charts.matrix_labels, on any names and any cell size, with text measured by a made-up
 font whose every character is as wide (the window measures with the real font:
 tests/qt/widgets/test_cosine_labels.py checks the panel draws what these decide)."""
 import itertools
@@ -10,8 +10,7 @@ from dataclasses import dataclass
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gradviz.plain.config import MAX_HEADS
-from gradviz.plain.matrix_labels import (
+from gradviz.plain.charts.matrix_labels import (
     LEAST_LABEL_PT,
     NUMBER_MARGIN,
     Arrangement,
@@ -20,6 +19,7 @@ from gradviz.plain.matrix_labels import (
     number_px,
     shown_number_px,
 )
+from gradviz.plain.config.config import MAX_HEADS
 
 PX_PER_PT = 96 / 72
 TINY_CELL = 12   # px: a cell this small has no room for a label a room could read

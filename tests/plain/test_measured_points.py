@@ -2,8 +2,8 @@
 new rows only, are those of the whole column, however the rows came in."""
 import numpy as np
 
-from gradviz.plain.history import History
-from gradviz.plain.records import StepRecord
+from gradviz.plain.records.history import History
+from gradviz.plain.records.records import StepRecord
 
 HEADS = ["head0", "head1"]
 

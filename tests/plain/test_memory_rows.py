@@ -1,9 +1,9 @@
 """How the memory chart's two plots share its height: the rule, from what a slide names
 (its promises and figures), in milliseconds and without Qt."""
-from gradviz.plain.config import Config
-from gradviz.plain.lesson_figures import Figure
-from gradviz.plain.lessons import Slide, find_lesson
-from gradviz.plain.memory_rows import nodes_share
+from gradviz.plain.charts.memory_rows import nodes_share
+from gradviz.plain.config.config import Config
+from gradviz.plain.lessons.lesson_figures import Figure
+from gradviz.plain.lessons.lessons import Slide, find_lesson
 
 
 def test_the_node_count_gets_at_least_half_where_a_slide_names_it():

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gradviz.plain.config import Config, ConfigError, parse_sizes
-from gradviz.plain.config_toml import from_mapping, parse_toml, to_toml
+from gradviz.plain.config.config import Config, ConfigError, parse_sizes
+from gradviz.plain.config.config_toml import from_mapping, parse_toml, to_toml
 
 sizes_lists = st.lists(st.integers(1, 64), min_size=1, max_size=8)
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import json
 
-from gradviz.plain.rank_agreement import gradient_line
-from gradviz.plain.recorded_run import RecordedRun
-from gradviz.plain.records import StepRecord
-from gradviz.plain.watch_read import FolderFollower, StreamReader, record_from_dict
-from gradviz.plain.watch_stream import STEPS, StreamWriter
-from gradviz.plain.watch_summary import summary_lines
+from gradviz.plain.records.records import StepRecord
+from gradviz.plain.run_files.watch_read import FolderFollower, StreamReader, record_from_dict
+from gradviz.plain.run_files.watch_stream import STEPS, StreamWriter
+from gradviz.plain.runs.rank_agreement import gradient_line
+from gradviz.plain.runs.recorded_run import RecordedRun
+from gradviz.plain.runs.watch_summary import summary_lines
 
 NORMS = {"w": 0.5, "v": 2.0}
 # a made-up fingerprint per parameter: two projections, each at most its norm in size

@@ -7,11 +7,11 @@ import json
 
 import numpy as np
 
-from gradviz.plain.folder_records import graph_from_dict
-from gradviz.plain.graph_data import LOSS, PARAM, GraphData, GraphEdge, GraphNode, ModuleCall
-from gradviz.plain.recorded_run import RecordedRun, runs_below
-from gradviz.plain.records import StepRecord
-from gradviz.plain.watch_stream import STEPS, StreamWriter
+from gradviz.plain.graph.graph_data import LOSS, PARAM, GraphData, GraphEdge, GraphNode, ModuleCall
+from gradviz.plain.records.records import StepRecord
+from gradviz.plain.run_files.folder_records import graph_from_dict
+from gradviz.plain.run_files.watch_stream import STEPS, StreamWriter
+from gradviz.plain.runs.recorded_run import RecordedRun, runs_below
 
 
 def _record(step: int, w: float = 0.5, a: float = 1.0) -> StepRecord:

@@ -8,7 +8,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gradviz.plain.run_folder import MANIFEST, RunFolder, read_manifest
+from gradviz.plain.run_files.run_folder import MANIFEST, RunFolder, read_manifest
 
 OWNED = frozenset({"report.json", "metrics.csv", "graph.svg"})
 BYSTANDERS = ("notes.txt", "graph.svg.bak", "report.json~", "Report.json")

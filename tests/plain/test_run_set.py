@@ -3,10 +3,10 @@ it is (not read twice), a run unticked forgotten, each run's turn within a poll'
 and a run that cannot be read said and tried again."""
 from __future__ import annotations
 
-from gradviz.plain.recorded_run import RecordedRun
-from gradviz.plain.records import StepRecord
-from gradviz.plain.run_set import RunSet
-from gradviz.plain.watch_stream import StreamWriter
+from gradviz.plain.records.records import StepRecord
+from gradviz.plain.run_files.watch_stream import StreamWriter
+from gradviz.plain.runs.recorded_run import RecordedRun
+from gradviz.plain.runs.run_set import RunSet
 
 
 def _write(folder, steps: int) -> StreamWriter:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import math
 
-from gradviz.plain.records import StepRecord
-from gradviz.plain.run_svg import Curve, line_chart
-from gradviz.plain.run_view import cosine_words
+from gradviz.plain.records.records import StepRecord
+from gradviz.plain.runs.run_svg import Curve, line_chart
+from gradviz.plain.runs.run_view import cosine_words
 
 
 def test_each_pair_once_in_order_and_none_where_not_measured():

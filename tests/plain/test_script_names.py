@@ -6,8 +6,8 @@ import ast
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from gradviz.plain.config import Config
-from gradviz.plain.script import docstring_literal, script_text
+from gradviz.plain.config.config import Config
+from gradviz.plain.program.script import docstring_literal, script_text
 
 PIECES = st.sampled_from(['"""', "'''", '"', "'", "\\", "\\N{x}", "\\N{", "\\x", "\\u12",
                           "\n", "\r", "\r\n", "\t", "\0", "\x0c", "\u2028", "\udcff", "é",

@@ -8,9 +8,9 @@ from hypothesis import given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from gradviz.plain.config import Config, validate
-from gradviz.plain.settings_values import parse_document, read_values
-from gradviz.plain.window_model import PACES_MS
+from gradviz.plain.config.config import Config, validate
+from gradviz.plain.window.settings_values import parse_document, read_values
+from gradviz.plain.window.window_model import PACES_MS
 
 KEYS = ("config", "theme", "zoom", "pace_ms", "geometry", "window_state")
 JSON = st.recursive(

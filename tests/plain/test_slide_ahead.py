@@ -5,9 +5,9 @@ open_model takes), else the next slide's config for the engine on screen to warm
 once a slide; after the last bundled slide, and on leaving, what was started ends."""
 import dataclasses
 
-from gradviz.plain.lessons import Lesson, bundled_names, find_lesson
-from gradviz.plain.slide_ahead import next_place, slide_model_path
-from gradviz.plain.window_model import WindowModel
+from gradviz.plain.controllers.slide_ahead import next_place, slide_model_path
+from gradviz.plain.lessons.lessons import Lesson, bundled_names, find_lesson
+from gradviz.plain.window.window_model import WindowModel
 
 from controller_fakes import FIRST, SECOND, A, rig
 

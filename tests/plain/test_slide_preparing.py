@@ -4,13 +4,13 @@ graph drawn), the model's `preparing` says what the engine is doing; the slide b
 late news never counts. Against the lesson controller's fakes: no window, no engine."""
 import dataclasses
 
-from gradviz.plain.engine_stages import (
+from gradviz.plain.records.engine_stages import (
     BUILDING_MODEL,
     IMPORTING_META,
     IMPORTING_TORCH,
     WORKING,
 )
-from gradviz.plain.window_model import WindowModel
+from gradviz.plain.window.window_model import WindowModel
 
 from controller_fakes import LESSON, rig
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gradviz.plain.smoothing import Smoothed, Smoothings, clamp_weight, debiased_ema
+from gradviz.plain.charts.smoothing import Smoothed, Smoothings, clamp_weight, debiased_ema
 
 
 def tensorboard(values: list[float], weight: float) -> list[float]:

@@ -4,8 +4,8 @@ way (cut, or left out where it would fall below its least size); a slide of one 
 has it under the narration."""
 import pytest
 
-from gradviz.plain.stage_aside import place_with_aside
-from gradviz.plain.stage_layout import GAP, least_size, place
+from gradviz.plain.stage.stage_aside import place_with_aside
+from gradviz.plain.stage.stage_layout import GAP, least_size, place
 
 
 def lines(chars: int, px_per_char: float = 9.0, line_px: int = 26):

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gradviz.plain.lessons import PANELS
-from gradviz.plain.stage_layout import (
+from gradviz.plain.lessons.lessons import PANELS
+from gradviz.plain.stage.stage_layout import (
     GAP,
     KEEP_SIDE,
     KEPT,
@@ -445,7 +445,7 @@ def test_on_a_scaled_screen_the_narration_is_set_smaller_to_be_whole():
     half (the normal size's height in the screen's own pixels) to be whole, the named
     panel keeping half its least size at least; on a screen of one pixel per pixel, never
     below the normal size."""
-    from gradviz.plain.stage_layout import MAIN_AT_LEAST, reading_floor
+    from gradviz.plain.stage.stage_layout import MAIN_AT_LEAST, reading_floor
 
     assert reading_floor(1.0) == 1.0 and reading_floor(1.3225) == 1 / 1.3225
     assert reading_floor(1.0, 2.0) == 0.5 and reading_floor(0.5, 1.0) == 1.0

@@ -3,7 +3,7 @@ itself is low, never outside a lesson, and never for a scale factor (QT_SCALE_FA
 a 1280x720 screen leaves Qt 640x360: the bar, with Play, Step and Reset, was gone)."""
 import pytest
 
-from gradviz.plain.stage_layout import RUN_BAR_ROOM_AT_LEAST, run_bar_shown
+from gradviz.plain.stage.stage_layout import RUN_BAR_ROOM_AT_LEAST, run_bar_shown
 
 
 @pytest.mark.parametrize("room_height, ratio, shown", [

@@ -1,8 +1,8 @@
 """The soak's stall watch: the longest time the step count on the status line did not
 advance, from the texts as they were set, on a clock the test moves by hand."""
-from gradviz.plain.records import StepRecord
-from gradviz.plain.stall_watch import StallWatch, shown_step
-from gradviz.plain.status_line import StatusLine
+from gradviz.plain.records.records import StepRecord
+from gradviz.plain.window.stall_watch import StallWatch, shown_step
+from gradviz.plain.window.status_line import StatusLine
 
 
 class Clock:

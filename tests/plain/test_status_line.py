@@ -3,10 +3,10 @@ phase line, the last step's walks, the rate, and how long a backward sweep is dr
 A text is announced only when its words change (the labels repaint only then)."""
 import pytest
 
-from gradviz.plain.config import Config
-from gradviz.plain.events import Event
-from gradviz.plain.records import PhaseRecord, StepRecord
-from gradviz.plain.status_line import (
+from gradviz.plain.config.config import Config
+from gradviz.plain.records.events import Event
+from gradviz.plain.records.records import PhaseRecord, StepRecord
+from gradviz.plain.window.status_line import (
     KEYS,
     STARTING,
     StatusLine,

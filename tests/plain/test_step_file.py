@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from gradviz.plain.step_file import StepFile
+from gradviz.plain.run_files.step_file import StepFile
 
 
 def _text(items: list) -> str:

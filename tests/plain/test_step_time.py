@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradviz.plain.history import History
-from gradviz.plain.recorded_run import RecordedRun
-from gradviz.plain.records import StepRecord
-from gradviz.plain.watch_stream import StreamWriter
+from gradviz.plain.records.history import History
+from gradviz.plain.records.records import StepRecord
+from gradviz.plain.run_files.watch_stream import StreamWriter
+from gradviz.plain.runs.recorded_run import RecordedRun
 
 
 def test_a_recording_s_times_and_cosines_reach_the_history(tmp_path):

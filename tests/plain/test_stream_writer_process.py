@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from gradviz.plain.stream_writer_process import this_writer, writer_gone
+from gradviz.plain.run_files.stream_writer_process import this_writer, writer_gone
 
 HOST = socket.gethostname()
 

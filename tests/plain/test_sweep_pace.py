@@ -2,9 +2,8 @@
 sets none, and how long the engine holds a played backward phase for its sweep."""
 import pytest
 
-from gradviz.plain.graph_data import GraphData, GraphNode
-from gradviz.plain.lessons import LessonError, parse_lesson
-from gradviz.plain.sweep_pace import (
+from gradviz.plain.graph.graph_data import GraphData, GraphNode
+from gradviz.plain.graph.sweep_pace import (
     DRAW_MS,
     HOLD_MS,
     backward_hold_s,
@@ -12,6 +11,7 @@ from gradviz.plain.sweep_pace import (
     paced_sweep_ms,
     tick_ms,
 )
+from gradviz.plain.lessons.lessons import LessonError, parse_lesson
 
 SLIDE = '''
 title = "t"

@@ -1,5 +1,5 @@
 """Where Ctrl+= stops on each bundled slide, without a window: the lesson controller
-against a stage that places the slide as plain.stage_layout does (its narration's height
+against a stage that places the slide as plain.stage.stage_layout does (its narration's height
 estimated from its text) and the screen fitting's rule (a step smaller, never below the
 normal size, where the controller says the text is too large). Pressed past where the
 slide fits, the text size is taken back to the last size at which it fits whole."""
@@ -12,10 +12,10 @@ from collections.abc import Callable
 
 import pytest
 
-from gradviz.plain.lesson_controller import cramped
-from gradviz.plain.lessons import Lesson, bundled_names, find_lesson
-from gradviz.plain.stage_layout import Placement, least_size, place
-from gradviz.plain.window_model import WindowModel
+from gradviz.plain.controllers.lesson_controller import cramped
+from gradviz.plain.lessons.lessons import Lesson, bundled_names, find_lesson
+from gradviz.plain.stage.stage_layout import Placement, least_size, place
+from gradviz.plain.window.window_model import WindowModel
 
 from controller_fakes import A, Calls, FakeStage, rig
 

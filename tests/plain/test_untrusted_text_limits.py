@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gradviz.plain.lessons import bundled_names, find_lesson
-from gradviz.plain.narration_limits import (
+from gradviz.plain.lessons.lessons import bundled_names, find_lesson
+from gradviz.plain.lessons.narration_limits import (
     MAX_NARRATION_CHARS,
     MAX_NESTING,
     line_depth,

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from gradviz.plain.history import History
-from gradviz.plain.records import StepRecord
-from gradviz.plain.viewer_controller import ViewerController
-from gradviz.plain.window_model import MAX_OVERLAID, WindowModel, WindowModelError
+from gradviz.plain.controllers.viewer_controller import ViewerController
+from gradviz.plain.records.history import History
+from gradviz.plain.records.records import StepRecord
+from gradviz.plain.window.window_model import MAX_OVERLAID, WindowModel, WindowModelError
 
 
 def _history(timed: bool, steps: int = 3) -> History:

@@ -1,4 +1,4 @@
-"""plain.watch_claim, in this process: which folder a new watch takes (out, or the next
+"""plain.watch.watch_claim, in this process: which folder a new watch takes (out, or the next
 free sibling, and the first reason why), its lock (this process's; one a dead writer
 left is taken over, a live one's never), overwrite only for out itself, a rank's own
 folder, and a lock released only by its own writer."""
@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from gradviz.plain import watch_claim
-from gradviz.plain.watch_claim import LOCK, RUN_FILES, claim, holds_run, release
+from gradviz.plain.watch import watch_claim
+from gradviz.plain.watch.watch_claim import LOCK, RUN_FILES, claim, holds_run, release
 
 
 def _lock(folder, pid: int, host: str | None = None) -> None:

@@ -7,14 +7,14 @@ import os
 
 import pytest
 
-from gradviz.plain.records import StepRecord
-from gradviz.plain.watch_read import (
+from gradviz.plain.records.records import StepRecord
+from gradviz.plain.run_files.watch_read import (
     FolderFollower,
     RunFolderError,
     StreamReader,
     stream_folders,
 )
-from gradviz.plain.watch_stream import STEPS, StepLines, StreamWriter
+from gradviz.plain.run_files.watch_stream import STEPS, StepLines, StreamWriter
 
 
 def _record(step: int) -> StepRecord:

@@ -1,4 +1,4 @@
-"""plain.watch_recording, in this process: a recording claims its folder and opens its
+"""plain.watch.watch_recording, in this process: a recording claims its folder and opens its
 stream, says where it moved and why, says (never raises) what it cannot write, stops
 recording on a failed write with the header saying after which step, and at its end
 writes the table and gives its lock back, whatever happened."""
@@ -6,10 +6,10 @@ import errno
 import json
 import shutil
 
-from gradviz.plain.records import StepRecord
-from gradviz.plain.watch_claim import LOCK
-from gradviz.plain.watch_recording import Recording
-from gradviz.plain.watch_stream import HEADER, STEPS
+from gradviz.plain.records.records import StepRecord
+from gradviz.plain.run_files.watch_stream import HEADER, STEPS
+from gradviz.plain.watch.watch_claim import LOCK
+from gradviz.plain.watch.watch_recording import Recording
 
 HEADER_FIELDS = {"model": "Net", "param_names": ["w"], "every": 20, "rank": None}
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 import pytest
 
 from gradviz.app import main
-from gradviz.plain.records import StepRecord
-from gradviz.plain.watch_stream import StreamWriter
-from gradviz.plain.watch_summary import summary_lines
+from gradviz.plain.records.records import StepRecord
+from gradviz.plain.run_files.watch_stream import StreamWriter
+from gradviz.plain.runs.watch_summary import summary_lines
 
 
 def _write(folder, norms_by_step, finished=True, micro=1):

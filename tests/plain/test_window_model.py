@@ -6,8 +6,8 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from gradviz.plain.config import Config
-from gradviz.plain.window_model import WindowModel, WindowModelError
+from gradviz.plain.config.config import Config
+from gradviz.plain.window.window_model import WindowModel, WindowModelError
 
 
 def test_a_field_announces_its_new_value_once_and_only_when_it_changes():
@@ -157,7 +157,7 @@ def test_only_steps_or_phases_is_a_play_mode():
 
 @given(st.floats(min_value=0.1, max_value=1000.0))
 def test_a_lesson_pace_becomes_the_run_bars_nearest(per_second):
-    from gradviz.plain.window_model import PACES_MS, nearest_pace_ms
+    from gradviz.plain.window.window_model import PACES_MS, nearest_pace_ms
     assert PACES_MS == PACES
     wanted = 1000.0 / per_second
     ms = nearest_pace_ms(per_second)
@@ -169,7 +169,7 @@ def test_a_lesson_pace_becomes_the_run_bars_nearest(per_second):
 @pytest.mark.parametrize("per_second, ms", [(0, 0), (-1, 0), (1, 1000), (2, 500),
                                             (50, 20), (19, 50), (0.5, 1500)])
 def test_a_lesson_pace_in_steps_a_second_is_this_pause(per_second, ms):
-    from gradviz.plain.window_model import nearest_pace_ms
+    from gradviz.plain.window.window_model import nearest_pace_ms
     assert nearest_pace_ms(per_second) == ms
 
 
@@ -190,7 +190,7 @@ def test_a_count_or_a_state_the_window_cannot_show_is_refused(field, good, bad):
 
 
 def test_the_engines_settings_are_composed_from_every_field():
-    from gradviz.plain.engine_settings import EngineSettings
+    from gradviz.plain.records.engine_settings import EngineSettings
     model = WindowModel(pace_ms=350, play_mode="phases", sweep_box_ms=250, stop_at=9,
                         show_saved=True, track_node_grads=False)
     assert model.engine_settings() == EngineSettings(

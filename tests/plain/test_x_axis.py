@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gradviz.plain.history import History
-from gradviz.plain.records import StepRecord
-from gradviz.plain.x_axis import XAxis, axis_shown, run_start, time_unit
+from gradviz.plain.charts.x_axis import XAxis, axis_shown, run_start, time_unit
+from gradviz.plain.records.history import History
+from gradviz.plain.records.records import StepRecord
 
 T0 = 1_700_000_000.0
 

@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtGui import QFont, QPalette
 from pytestqt.qtbot import QtBot
 
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 from gradviz.qt.settings import AppSettings, Remembered
 
 from shared_window import (  # noqa: F401  (the *_fixture names: fixtures)

@@ -18,8 +18,8 @@ import pytest
 from PySide6.QtCore import QEventLoop
 from PySide6.QtWidgets import QApplication
 
-from gradviz.plain.config import Config
-from gradviz.plain.window_model import WindowModel
+from gradviz.plain.config.config import Config
+from gradviz.plain.window.window_model import WindowModel
 from gradviz.qt.settings import AppSettings, Remembered
 
 from waits import WAIT_MS

@@ -8,11 +8,11 @@ import pytest
 from PySide6.QtCore import Qt
 
 from gradviz.engine import protocol as p
-from gradviz.plain.config import Config
-from gradviz.plain.history import History
-from gradviz.plain.records import PhaseRecord, StepRecord
-from gradviz.plain.status_line import sweep_ms
-from gradviz.plain.window_model import WindowModel
+from gradviz.plain.config.config import Config
+from gradviz.plain.records.history import History
+from gradviz.plain.records.records import PhaseRecord, StepRecord
+from gradviz.plain.window.status_line import sweep_ms
+from gradviz.plain.window.window_model import WindowModel
 from gradviz.qt.bindings.code_view import bind_code_view
 from gradviz.qt.bindings.graph_view import bind_graph_view
 from gradviz.qt.bindings.memory_plot import bind_memory_plot

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 from gradviz.qt.settings_file import beside
 
 from waits import WAIT_MS

@@ -12,7 +12,7 @@ from PySide6.QtGui import QTextDocument
 
 from gradviz.engine import engine_main
 from gradviz.engine.b_runner import ProcessB
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 
 from waits import WAIT_MS
 

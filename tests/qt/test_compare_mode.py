@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QComboBox
 
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 
 from shared_window import fresh_run, shared_window_fixture, window_fixture  # noqa: F401
 from waits import WAIT_MS

@@ -5,7 +5,7 @@ import re
 
 from PySide6.QtWidgets import QLabel, QTableWidget
 
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 from gradviz.qt.compare_runner import CompareRunner
 from gradviz.qt.widgets.compare_view import CompareView
 

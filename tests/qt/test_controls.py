@@ -8,7 +8,7 @@ import dataclasses
 from PySide6.QtWidgets import QWidget
 
 from gradviz.commands.options import add_training_options
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 from gradviz.qt.control_table import CONTROLS, HEAD_CHECKS, HEAD_SLIDERS, NO_CONTROL
 from gradviz.qt.controls import ControlsPanel
 

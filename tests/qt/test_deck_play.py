@@ -5,8 +5,8 @@ end of the deck; and the end of a lesson said the same way."""
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QTextDocument
 
-from gradviz.plain.decks import LessonSlide, TextSlide, deck_slide_title, find_deck
-from gradviz.plain.lessons import title_text
+from gradviz.plain.lessons.decks import LessonSlide, TextSlide, deck_slide_title, find_deck
+from gradviz.plain.lessons.lessons import title_text
 
 from shared_window import shared_window_fixture, window_fixture  # noqa: F401
 from waits import WAIT_MS

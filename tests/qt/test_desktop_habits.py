@@ -11,8 +11,8 @@ from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QAction, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from gradviz.plain.config import Config
-from gradviz.plain.model_names import model_path
+from gradviz.plain.config.config import Config
+from gradviz.plain.config.model_names import model_path
 from gradviz.qt import file_menu as file_menu_module
 from gradviz.qt.settings import AppSettings
 

@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from gradviz.engine import protocol as p
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 from gradviz.qt.settings import AppSettings
 
 ATTACKS = ["<img width=9999 height=9999>", "<img src=secret.png width=400 height=300>",

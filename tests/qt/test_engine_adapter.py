@@ -7,11 +7,11 @@ from PySide6.QtWidgets import QApplication
 
 from gradviz.engine import protocol as p
 from gradviz.engine.heartbeat import BUILDING_MODEL_FILE
-from gradviz.plain.config import Config
-from gradviz.plain.engine_settings import EngineSettings
-from gradviz.plain.engine_sync import Sent
-from gradviz.plain.records import StepRecord
-from gradviz.plain.window_model import WindowModel
+from gradviz.plain.config.config import Config
+from gradviz.plain.records.engine_settings import EngineSettings
+from gradviz.plain.records.records import StepRecord
+from gradviz.plain.window.engine_sync import Sent
+from gradviz.plain.window.window_model import WindowModel
 from gradviz.qt.engine_client import EngineClient
 
 B = Config(heads=2, batch_size=64)

@@ -11,10 +11,10 @@ from PySide6.QtCore import Qt
 
 from gradviz.engine import host
 from gradviz.engine import protocol as p
-from gradviz.plain.config import Config
-from gradviz.plain.engine_stages import BUILDING_MODEL_FILE, IMPORTING_TORCH, WORKING
-from gradviz.plain.engine_watch import LONG_BUSY_SECONDS, SILENT_SECONDS
-from gradviz.plain.window_model import WindowModel
+from gradviz.plain.config.config import Config
+from gradviz.plain.records.engine_stages import BUILDING_MODEL_FILE, IMPORTING_TORCH, WORKING
+from gradviz.plain.window.engine_watch import LONG_BUSY_SECONDS, SILENT_SECONDS
+from gradviz.plain.window.window_model import WindowModel
 from gradviz.qt.engine_client import EngineClient
 
 from waits import WAIT_MS, on_record

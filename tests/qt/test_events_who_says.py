@@ -1,6 +1,6 @@
 """What happened names who said it: a model file gradviz refused is gradviz's word (not
 "PyTorch says (ModelFileError)"), a QP solver's error the solver's."""
-from gradviz.plain.events import Event
+from gradviz.plain.records.events import Event
 from gradviz.qt.widgets.events_view import EventsView
 
 

@@ -5,7 +5,7 @@ comparing with a saved config: test_compare_mode.py.)"""
 from PySide6.QtGui import QAction
 
 from gradviz.app import main
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 
 from waits import WAIT_MS
 

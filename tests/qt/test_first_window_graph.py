@@ -19,8 +19,8 @@ from PySide6.QtWidgets import QApplication
 app = QApplication(sys.argv)
 sys.path.insert(0, sys.argv[1])
 from shared_window import open_window, wait_for
-from gradviz.plain.config import Config
-from gradviz.plain.model_names import model_path
+from gradviz.plain.config.config import Config
+from gradviz.plain.config.model_names import model_path
 from gradviz.qt.settings import AppSettings, Remembered
 from gradviz.qt.widgets.graph_framing import drawn_rect
 

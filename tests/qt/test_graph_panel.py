@@ -9,8 +9,8 @@ from PySide6.QtGui import QColor, QHelpEvent
 from PySide6.QtWidgets import QApplication, QPushButton, QToolTip
 
 from gradviz.engine import protocol as p
-from gradviz.plain.config import Config
-from gradviz.plain.graph_data import CUT, LOSS, OP, PARAM
+from gradviz.plain.config.config import Config
+from gradviz.plain.graph.graph_data import CUT, LOSS, OP, PARAM
 from gradviz.render import style
 
 from shared_window import fresh_run, shared_window_fixture, window_fixture  # noqa: F401

@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
-from gradviz.plain.graph_data import (
+from gradviz.plain.graph.graph_data import (
     CUT,
     FREED,
     GRAD,

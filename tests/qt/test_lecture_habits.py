@@ -9,9 +9,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 
 from gradviz.app import main
-from gradviz.plain.config import Config
-from gradviz.plain.lesson_controller import BASE_TITLE, slide_title
-from gradviz.plain.lessons import find_lesson
+from gradviz.plain.config.config import Config
+from gradviz.plain.controllers.lesson_controller import BASE_TITLE, slide_title
+from gradviz.plain.lessons.lessons import find_lesson
 from gradviz.qt.launch import _lesson
 
 from shared_window import fresh_run, shared_window_fixture, window_fixture  # noqa: F401

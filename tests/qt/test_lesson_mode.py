@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 
 from gradviz.app import main
-from gradviz.plain.lessons import find_lesson, load_lesson
+from gradviz.plain.lessons.lessons import find_lesson, load_lesson
 
 from shared_window import shared_window_fixture, window_fixture  # noqa: F401
 from waits import WAIT_MS
@@ -81,7 +81,7 @@ def test_an_unknown_lesson_is_one_line_and_exit_2(capsys, monkeypatch, tmp_path)
 
 
 def test_every_head_is_in_the_legends_before_the_engine_answers(qtbot, settings):
-    from gradviz.plain.config import Config
+    from gradviz.plain.config.config import Config
     from gradviz.qt.main_window import MainWindow
     from gradviz.qt.settings import Remembered
     w = MainWindow(Remembered(Config(heads=4)), settings, engine_in_process=True)
@@ -143,7 +143,7 @@ def test_a_slide_shows_its_panels_side_by_side_and_nothing_else(qtbot, window):
 
 
 def test_the_start_page_lists_every_lesson_and_opens_one(qtbot, window):
-    from gradviz.plain.lessons import bundled_names
+    from gradviz.plain.lessons.lessons import bundled_names
     w = window
     page = w.lessons.start_page
     assert page.names() == bundled_names() and len(page.names()) >= 10
@@ -219,7 +219,7 @@ def test_leaving_a_lesson_puts_every_dock_back_as_the_user_had_it(qtbot, window)
 def test_quitting_mid_lesson_remembers_the_layout_settings_and_pace_before_it(qtbot, window):
     """The next launch is the user's free mode, not the slide's (detach_ on head 1, a
     step a second: its first Space raised the slide's error with no lesson around)."""
-    from gradviz.plain.config import Config
+    from gradviz.plain.config.config import Config
     mine = Config(heads=2, batch_size=16, lr=0.05)
     w = window
     w.model.requested = mine                     # the user's settings, in free mode
@@ -274,7 +274,7 @@ def test_the_clickers_keys_move_between_slides_each_laid_out_as_its_own(qtbot, w
 
 
 def test_a_slide_naming_an_unknown_focus_is_a_bad_lesson(tmp_path):
-    from gradviz.plain.lessons import LessonError
+    from gradviz.plain.lessons.lessons import LessonError
     path = tmp_path / "f.toml"
     path.write_text('title = "t"\n[[slides]]\ntitle = "s"\nnarration = "n"\n'
                     'focus = "the cut"\n')
@@ -444,8 +444,8 @@ def test_larger_text_stops_where_the_slide_no_longer_fits(qtbot, window):
     that, it is taken back (where each bundled slide stops, and why, is
     tests/plain/test_text_size_stop.py's; this is the window using it). Twice is past
     it here: each press beyond costs the window seconds of layout at a larger size."""
-    from gradviz.plain.lesson_controller import cramped
-    from gradviz.plain.stage_layout import least_size
+    from gradviz.plain.controllers.lesson_controller import cramped
+    from gradviz.plain.stage.stage_layout import least_size
     from gradviz.qt.theme import TEXT_STEP
     w = window
     w.resize(1024, 768)

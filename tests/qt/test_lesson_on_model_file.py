@@ -5,8 +5,8 @@ The rule (which file, which settings, not one opened meanwhile) is tested withou
 window in tests/plain/test_lesson_controller.py; this is its wiring to a real engine."""
 from PySide6.QtCore import Qt
 
-from gradviz.plain.config import Config
-from gradviz.plain.window_model import PACES_MS
+from gradviz.plain.config.config import Config
+from gradviz.plain.window.window_model import PACES_MS
 from gradviz.qt.model_menu import example_path
 from gradviz.qt.settings import Remembered
 

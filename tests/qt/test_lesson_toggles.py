@@ -5,7 +5,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QPushButton
 
 from gradviz.engine import protocol as p
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 
 from waits import WAIT_MS, on_record
 

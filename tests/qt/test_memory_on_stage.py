@@ -4,7 +4,7 @@ at 1024x768 after Ctrl+= twice, the back row's size), and as the chart splits it
 a slide about the bytes. The rule is tests/plain/test_memory_rows.py's (no window)."""
 from PySide6.QtCore import Qt
 
-from gradviz.plain.lessons import find_lesson
+from gradviz.plain.lessons.lessons import find_lesson
 from gradviz.qt.theme import TEXT_STEP
 
 from shared_window import shared_window_fixture, window_fixture  # noqa: F401

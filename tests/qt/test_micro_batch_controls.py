@@ -4,7 +4,7 @@ widgets, each reaching the engine; sizes that do not fit are named, not applied.
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLabel, QLineEdit, QSpinBox
 
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 
 from waits import WAIT_MS
 

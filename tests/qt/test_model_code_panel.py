@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QMessageBox
 
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 from gradviz.qt.model_menu import example_path
 
 from model_question import Answer

@@ -21,7 +21,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 from gradviz.qt.model_menu import example_path
 from gradviz.qt.settings import Remembered
 
@@ -353,7 +353,7 @@ def test_a_model_flag_that_names_nothing_is_one_line(monkeypatch, tmp_path, caps
 
 
 def _examples_open_without_the_question(qtbot, w) -> None:
-    from gradviz.plain.model_names import model_names
+    from gradviz.plain.config.model_names import model_names
     names = [a.text() for a in w.file_menu.examples.actions()]
     assert names == ["the built-in model", *model_names()] and len(names) == 4
     answer = Answer(QMessageBox.Cancel)
@@ -370,7 +370,7 @@ def _examples_open_without_the_question(qtbot, w) -> None:
 
 def _a_lesson_teaches_on_the_built_in_model(qtbot, w) -> None:
     """A lesson opened on a model file (deep_supervision, opened as the examples open)."""
-    from gradviz.plain.lessons import find_lesson
+    from gradviz.plain.lessons.lessons import find_lesson
     w.findChild(QAction, "exampleModel_deep_supervision").trigger()
     qtbot.waitUntil(lambda: w.model.model_name == "deep_supervision.py", timeout=WAIT_MS)
     lesson = find_lesson("backward-twice")

@@ -1,6 +1,6 @@
 """The narration panel on its own: the slide's heading and text as the slide says (moving
 between slides is tests/plain/test_lesson_controller.py's)."""
-from gradviz.plain.lessons import find_lesson
+from gradviz.plain.lessons.lessons import find_lesson
 from gradviz.qt.theme import LIGHT
 from gradviz.qt.widgets.narration_view import NarrationView
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from gradviz.plain.graph_data import LOSS, PARAM, GraphData, GraphEdge, GraphNode
-from gradviz.plain.records import StepRecord
-from gradviz.plain.watch_stream import StreamWriter
+from gradviz.plain.graph.graph_data import LOSS, PARAM, GraphData, GraphEdge, GraphNode
+from gradviz.plain.records.records import StepRecord
+from gradviz.plain.run_files.watch_stream import StreamWriter
 from gradviz.qt.run_header import RECORDED_ONLY
 from gradviz.qt.run_window import RUNS_MS, RunWindow
 

@@ -4,8 +4,8 @@ where they first differ, live as B's script appends; `--compare` picks B from th
 start. (The verdict's numbers: tests/core/test_run_comparison.py.)"""
 from __future__ import annotations
 
-from gradviz.plain.records import StepRecord
-from gradviz.plain.watch_stream import StreamWriter
+from gradviz.plain.records.records import StepRecord
+from gradviz.plain.run_files.watch_stream import StreamWriter
 from gradviz.qt.run_header import NO_COMPARISON
 from gradviz.qt.run_window import RunWindow
 

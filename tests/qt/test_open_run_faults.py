@@ -9,9 +9,9 @@ import pytest
 from PySide6.QtCore import QTimer
 
 from gradviz.exit_codes import EXIT_WINDOW_FAILED
-from gradviz.plain.recorded_run import RecordedRun
-from gradviz.plain.records import StepRecord
-from gradviz.plain.watch_stream import StreamWriter
+from gradviz.plain.records.records import StepRecord
+from gradviz.plain.run_files.watch_stream import StreamWriter
+from gradviz.plain.runs.recorded_run import RecordedRun
 from gradviz.qt.launch import SETTINGS_ENV
 from gradviz.qt.run_launch import launch_run
 from gradviz.qt.run_source import POLL_MS

@@ -6,9 +6,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QPushButton
 
 from gradviz.engine import protocol as p
-from gradviz.plain.config import Config
-from gradviz.plain.graph_data import ALIVE, SAVED
-from gradviz.plain.lessons import parse_lesson
+from gradviz.plain.config.config import Config
+from gradviz.plain.graph.graph_data import ALIVE, SAVED
+from gradviz.plain.lessons.lessons import parse_lesson
 from gradviz.render import style
 
 from waits import WAIT_MS, on_record, on_running

@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from gradviz.plain.config import Config
-from gradviz.plain.window_model import PACES_MS
+from gradviz.plain.config.config import Config
+from gradviz.plain.window.window_model import PACES_MS
 from gradviz.qt import launch
 from gradviz.qt.settings import AppSettings, Remembered
 from gradviz.qt.settings_file import beside, read_document
@@ -216,7 +216,7 @@ def test_two_windows_on_a_file_not_there_yet_keep_each_others_change(tmp_path, c
 
 KILLED_MID_SAVE = """
 import os, sys
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 from gradviz.qt.settings import AppSettings, Remembered
 def stuck(fd):                       # the temporary file is written: stop here
     print("writing", flush=True)

@@ -3,8 +3,8 @@ asked for elsewhere is shown in the panel, and the panel's own change, coming ba
 the model, is not shown again over a field the user is still typing in."""
 from unittest.mock import MagicMock
 
-from gradviz.plain.config import Config
-from gradviz.plain.window_model import WindowModel
+from gradviz.plain.config.config import Config
+from gradviz.plain.window.window_model import WindowModel
 from gradviz.qt.bindings.settings_panel import bind_settings_panel
 from gradviz.qt.controls import ControlsPanel
 from gradviz.qt.engine_client import EngineClient

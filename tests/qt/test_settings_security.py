@@ -13,8 +13,8 @@ import sys
 import pytest
 from PySide6.QtCore import QByteArray
 
-from gradviz.plain.config import Config
-from gradviz.plain.window_model import PACES_MS
+from gradviz.plain.config.config import Config
+from gradviz.plain.window.window_model import PACES_MS
 from gradviz.qt import launch
 from gradviz.qt.settings import MAX_RECENT, AppSettings, Remembered
 

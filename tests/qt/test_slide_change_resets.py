@@ -9,8 +9,8 @@ import html
 from PySide6.QtCore import Qt
 
 from gradviz.engine import protocol as p
-from gradviz.plain.lesson_figures import NOT_YET
-from gradviz.plain.lessons import find_lesson
+from gradviz.plain.lessons.lesson_figures import NOT_YET
+from gradviz.plain.lessons.lessons import find_lesson
 
 from shared_window import shared_window_fixture, window_fixture  # noqa: F401
 from waits import on_record

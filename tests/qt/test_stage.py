@@ -8,9 +8,9 @@ import pytest
 from PySide6.QtGui import QFontMetrics, QTextDocument
 from PySide6.QtWidgets import QWidget
 
-from gradviz.plain.lesson_controller import cramped
-from gradviz.plain.lessons import bundled_names, find_lesson
-from gradviz.plain.stage_layout import least_size
+from gradviz.plain.controllers.lesson_controller import cramped
+from gradviz.plain.lessons.lessons import bundled_names, find_lesson
+from gradviz.plain.stage.stage_layout import least_size
 from gradviz.qt.stage import Stage
 from gradviz.qt.theme import LIGHT, TEXT_STEP
 from gradviz.qt.widgets.narration_view import NarrationView
@@ -94,7 +94,7 @@ BODY_CAP_PX, HEADLINE_CAP_PX = 14, 18
 
 
 def error_event(name: str, index: int):
-    from gradviz.plain.events import Event
+    from gradviz.plain.records.events import Event
     return Event(**next(r["event"] for r in ERROR_EVENTS
                         if (r["lesson"], r["slide"] - 1) == (name, index)))
 
@@ -130,7 +130,7 @@ def test_an_errors_explanation_is_whole_on_every_error_slide(qtbot, room, presse
     the text size is too large for the slide (the lesson takes the Ctrl+= back). Beside
     the loop (lesson 07) the loop's font steps down instead, never below the normal
     size either."""
-    from gradviz.plain.config import Config
+    from gradviz.plain.config.config import Config
     from gradviz.qt.widgets.code_view import CodeView
     from gradviz.qt.widgets.events_view import EventsView
 
@@ -371,7 +371,7 @@ def test_lesson_05s_graph_is_more_than_a_strip_beside_its_whole_error(qtbot):
     261 px, its boxes a 136 px strip, while the explanation's font was larger than it
     needed. Now the explanation is whole, no smaller than the normal text, and the
     graph is at least 1.15 times its least height (MAIN_COMFORT)."""
-    from gradviz.plain.events import from_exception
+    from gradviz.plain.records.events import from_exception
     from gradviz.qt.widgets.events_view import EventsView
 
     message = _inplace_error_message()

@@ -5,7 +5,7 @@ import logging
 
 from PySide6.QtWidgets import QWidget
 
-from gradviz.plain.window_model import WindowModel
+from gradviz.plain.window.window_model import WindowModel
 from gradviz.qt.stage import Stage
 from gradviz.qt.stage_geometry import StageGeometry, on_screen, stage_geometry
 from gradviz.qt.widgets.narration_view import NarrationView

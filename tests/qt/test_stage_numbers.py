@@ -11,7 +11,7 @@ import torch
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontMetrics
 
-from gradviz.plain.lessons import find_lesson
+from gradviz.plain.lessons.lessons import find_lesson
 
 from shared_window import shared_window_fixture, window_fixture  # noqa: F401
 from waits import WAIT_MS

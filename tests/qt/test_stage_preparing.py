@@ -7,7 +7,7 @@ where the verdict goes, tests/plain/test_stage_aside.py's."""
 import html
 import os
 
-from gradviz.plain.lessons import find_lesson
+from gradviz.plain.lessons.lessons import find_lesson
 
 from shared_window import shared_window_fixture, window_fixture  # noqa: F401
 

@@ -17,8 +17,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from gradviz.engine import protocol as p
-from gradviz.plain.config import Config
-from gradviz.plain.engine_watch import LONG_BUSY_SECONDS
+from gradviz.plain.config.config import Config
+from gradviz.plain.window.engine_watch import LONG_BUSY_SECONDS
 
 from waits import WAIT_MS, on_record
 

@@ -6,8 +6,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontInfo
 from PySide6.QtWidgets import QPushButton
 
-from gradviz.plain.config import Config
-from gradviz.plain.graph_data import PARAM
+from gradviz.plain.config.config import Config
+from gradviz.plain.graph.graph_data import PARAM
 
 from shared_window import fresh_run, shared_window_fixture, window_fixture  # noqa: F401
 from waits import WAIT_MS

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 from gradviz.qt.settings import MAX_TRUSTED, VERSION, AppSettings, Remembered
 
 JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False)

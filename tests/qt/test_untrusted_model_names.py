@@ -9,7 +9,7 @@ import textwrap
 
 from PySide6.QtCore import Qt
 
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 
 from shown_text import rendered_markup, shown_texts, write_png
 from waits import WAIT_MS

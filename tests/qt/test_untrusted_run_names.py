@@ -9,9 +9,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextDocument
 
-from gradviz.plain.graph_data import LOSS, PARAM, GraphData, GraphEdge, GraphNode
-from gradviz.plain.records import StepRecord
-from gradviz.plain.watch_stream import StreamWriter
+from gradviz.plain.graph.graph_data import LOSS, PARAM, GraphData, GraphEdge, GraphNode
+from gradviz.plain.records.records import StepRecord
+from gradviz.plain.run_files.watch_stream import StreamWriter
 from gradviz.qt.plain_text import plain_tip
 from gradviz.qt.run_window import RunWindow
 from gradviz.qt.theme import THEMES

@@ -5,8 +5,8 @@ from PySide6.QtCore import QPoint, Qt, QTimer, QUrl
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from gradviz.plain.config import Config
-from gradviz.plain.lessons import Slide
+from gradviz.plain.config.config import Config
+from gradviz.plain.lessons.lessons import Slide
 from gradviz.qt import lesson_mode
 
 ATTACK = "<img src=secret.png width=400 height=300>"

@@ -5,8 +5,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextDocument
 
-from gradviz.plain.events import from_exception
-from gradviz.plain.graph_data import OP, GraphNode
+from gradviz.plain.graph.graph_data import OP, GraphNode
+from gradviz.plain.records.events import from_exception
 from gradviz.qt.widgets.compare_view import CompareView
 from gradviz.qt.widgets.events_view import EventsView
 from gradviz.qt.widgets.graph_items import tooltip

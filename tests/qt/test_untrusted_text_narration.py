@@ -12,9 +12,9 @@ from PySide6.QtCore import QEvent, QPoint, Qt, QUrl
 from PySide6.QtGui import QColor, QHelpEvent, QImage, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QApplication, QTextBrowser, QToolTip
 
-from gradviz.plain.config import Config
-from gradviz.plain.lessons import Slide, bundled_names, find_lesson
-from gradviz.plain.narration_limits import MAX_NESTING
+from gradviz.plain.config.config import Config
+from gradviz.plain.lessons.lessons import Slide, bundled_names, find_lesson
+from gradviz.plain.lessons.narration_limits import MAX_NESTING
 from gradviz.qt import safe_markdown
 from gradviz.qt.safe_markdown import InertDocument, has_images, tooltips
 from gradviz.qt.widgets.narration_view import NarrationBrowser

@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDockWidget, QMenu
 
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 
 from waits import WAIT_MS
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from gradviz.plain.viewer_controller import ViewerController
-from gradviz.plain.window_model import WindowModel
+from gradviz.plain.controllers.viewer_controller import ViewerController
+from gradviz.plain.window.window_model import WindowModel
 from gradviz.qt.bindings.viewer import bind_viewer
 from gradviz.qt.widgets.runs_chart import RUN_COLOURS
 from gradviz.qt.widgets.runs_sidebar import RunsSidebar

@@ -12,10 +12,10 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage, QKeySequence
 
-from gradviz.plain.made_up_runs import write_run, write_runs
-from gradviz.plain.records import StepRecord
-from gradviz.plain.smoothing import debiased_ema
-from gradviz.plain.watch_stream import StreamWriter
+from gradviz.plain.charts.smoothing import debiased_ema
+from gradviz.plain.records.records import StepRecord
+from gradviz.plain.run_files.watch_stream import StreamWriter
+from gradviz.plain.runs.made_up_runs import write_run, write_runs
 from gradviz.qt.run_window import RunWindow
 
 from waits import WAIT_MS

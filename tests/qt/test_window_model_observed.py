@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from gradviz.engine import protocol as p
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 
 from shared_window import shared_window_fixture, window_fixture  # noqa: F401
 from waits import WAIT_MS

@@ -6,7 +6,7 @@ from test_window_reaches import QT, reaches
 
 from gradviz.bench.qt.window_speed import lateness_summary
 from gradviz.bench.window_phase import job_arguments, phase_process, phase_result
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 
 BENCH_QT = QT.parent / "bench" / "qt"   # the window's benchmarks
 

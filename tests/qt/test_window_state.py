@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from PySide6.QtCore import QByteArray
 from PySide6.QtWidgets import QDockWidget
 
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 from gradviz.qt import launch
 from gradviz.qt.window_layout import restore_state
 from gradviz.qt.window_state import BadLayout, check_window_state

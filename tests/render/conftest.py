@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from gradviz.core.session import Session
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 
 
 @pytest.fixture(scope="session")

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 from gradviz.core.session import Session
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 from gradviz.render.graphviz_program import layout
 
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from gradviz.core.session import Session
-from gradviz.plain.config import Config
-from gradviz.plain.graph_data import (
+from gradviz.plain.config.config import Config
+from gradviz.plain.graph.graph_data import (
     CUT,
     GRAD,
     LOSS,

@@ -7,8 +7,8 @@ from collections import Counter
 
 import pytest
 
-from gradviz.plain.config import Config
-from gradviz.plain.graph_data import GraphData, GraphEdge, GraphNode
+from gradviz.plain.config.config import Config
+from gradviz.plain.graph.graph_data import GraphData, GraphEdge, GraphNode
 from gradviz.render.dot import quote, to_dot
 from gradviz.render.graphviz_program import find_graphviz
 from gradviz.render.style import CUT_COLOUR, DEAD_COLOUR, HEAD_COLOURS, SHARED_COLOUR

@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from gradviz.plain.graph_data import GraphData, GraphEdge, GraphNode
+from gradviz.plain.graph.graph_data import GraphData, GraphEdge, GraphNode
 from gradviz.render import graphviz_program
 from gradviz.render.export import ExportError, export_graph, write_png
 from gradviz.render.graphviz_program import RenderError

@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from gradviz.plain.graph_data import CUT, GRAD, LOSS, OP, SAVED_EDGE, TOTAL
+from gradviz.plain.graph.graph_data import CUT, GRAD, LOSS, OP, SAVED_EDGE, TOTAL
 from gradviz.render import style
 
 

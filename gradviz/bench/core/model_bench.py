@@ -10,7 +10,7 @@ import torch
 
 from ...core.devices import resolve_device
 from ...core.model_file import ModelFile, step_generator, trunk_outputs
-from ...plain.config import Config
+from ...plain.config.config import Config
 from .loop_timer import timed
 
 

@@ -19,7 +19,7 @@ from ...core.devices import resolve_device
 from ...core.model import MultiHeadNet, head_loss
 from ...core.model_file import ModelFile
 from ...core.session import Session
-from ...plain.config import Config
+from ...plain.config.config import Config
 from .loop_timer import WARM_UP_STEPS, sync, timed
 from .model_bench import bare_model_loop
 

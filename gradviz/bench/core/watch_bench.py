@@ -21,9 +21,9 @@ from ...core.devices import resolve_device
 from ...core.model import MultiHeadNet, head_loss
 from ...core.model_file import ModelFile, trunk_outputs
 from ...core.watch import DEFAULT_EVERY, WRITE_BLOCKS_S, watch
-from ...plain.config import Config
-from ...plain.model_names import model_path
-from ...plain.watch_stream import STEPS
+from ...plain.config.config import Config
+from ...plain.config.model_names import model_path
+from ...plain.run_files.watch_stream import STEPS
 from .loop_timer import timed
 from .watch_floor import HandWrittenRecorder
 

@@ -173,8 +173,8 @@ def measure(size: tuple[int, int], count: int | None) -> dict:
     import pyqtgraph  # noqa: F401  (after PySide6: it binds to the first Qt)
     from PySide6.QtWidgets import QApplication
 
-    from ...plain.config import Config
-    from ...plain.lessons import bundled_names
+    from ...plain.config.config import Config
+    from ...plain.lessons.lessons import bundled_names
     from ...qt.launch import quiet_offscreen_warnings
 
     app = QApplication.instance() or QApplication([])

@@ -18,7 +18,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from ...plain.made_up_runs import write_runs
+from ...plain.runs.made_up_runs import write_runs
 from .window_speed import Probe, lateness_summary, wait_until, watch_for_a_freeze
 
 RESULT = "RESULT"

@@ -20,9 +20,9 @@ from typing import Any
 import psutil
 
 from ...engine.child import cpu_seconds, descendants
-from ...plain.config import Config
-from ...plain.config_toml import from_mapping
-from ...plain.stall_watch import StallWatch
+from ...plain.config.config import Config
+from ...plain.config.config_toml import from_mapping
+from ...plain.window.stall_watch import StallWatch
 
 RESULT = "RESULT"   # the line the bench reads (bench.window_phase)
 PROBE_MS = 1        # the probe's interval: lateness is measured to about this

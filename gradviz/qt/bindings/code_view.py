@@ -2,7 +2,7 @@
 its path, or the built-in one) with its heads' taps, and the settings asked for."""
 from __future__ import annotations
 
-from ...plain.window_model import WindowModel
+from ...plain.window.window_model import WindowModel
 from ..widgets.code_view import CodeView
 
 

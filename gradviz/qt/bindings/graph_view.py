@@ -4,8 +4,8 @@ torchviz export asked of the engine."""
 from __future__ import annotations
 
 from ...engine import protocol as p
-from ...plain.status_line import sweep_ms
-from ...plain.window_model import WindowModel
+from ...plain.window.status_line import sweep_ms
+from ...plain.window.window_model import WindowModel
 from ..engine_client import EngineClient
 from ..widgets.graph_view import GraphView
 

@@ -1,9 +1,9 @@
 """The memory chart and the model: its two plots share its height as the slide's point
-asks (plain.memory_rows), the node count's plot no smaller where that is the point."""
+asks (plain.charts.memory_rows), the node count's plot no smaller where that is the point."""
 from __future__ import annotations
 
-from ...plain.memory_rows import nodes_share
-from ...plain.window_model import WindowModel
+from ...plain.charts.memory_rows import nodes_share
+from ...plain.window.window_model import WindowModel
 from ..widgets.memory_plot import MemoryPlot
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ...plain.window_model import WindowModel
+from ...plain.window.window_model import WindowModel
 from ..engine_client import EngineClient
 from ..run_bar import RunBar
 

@@ -3,8 +3,8 @@ engine offers, the model file that trains, and why a setting was not applied."""
 from __future__ import annotations
 
 from ...engine import protocol as p
-from ...plain.config import Config
-from ...plain.window_model import WindowModel
+from ...plain.config.config import Config
+from ...plain.window.window_model import WindowModel
 from ..controls import ControlsPanel
 from ..engine_client import EngineClient
 

@@ -9,8 +9,8 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QStatusBar
 
 from ...engine import protocol as p
-from ...plain.status_line import NOTICE_MS, WALKS_TIP, StatusLine
-from ...plain.window_model import WindowModel
+from ...plain.window.status_line import NOTICE_MS, WALKS_TIP, StatusLine
+from ...plain.window.window_model import WindowModel
 from ..engine_client import EngineClient
 from ..status_text import StatusText
 

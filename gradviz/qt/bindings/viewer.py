@@ -4,8 +4,8 @@ from the model; the user's moves go to the viewer's controller, the fields' one
 writer."""
 from __future__ import annotations
 
-from ...plain.viewer_controller import ViewerController
-from ...plain.window_model import WindowModel
+from ...plain.controllers.viewer_controller import ViewerController
+from ...plain.window.window_model import WindowModel
 from ..widgets.runs_sidebar import RunsSidebar
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtWidgets  # noqa: F401  (before pyqtgraph: it binds to the first Qt)
 
-from gradviz.plain.history import History
+from gradviz.plain.records.history import History
 
 from . import plot_style as ps
 from .line_panel import new_curve

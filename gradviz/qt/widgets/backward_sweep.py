@@ -11,7 +11,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QColor, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsPathItem
 
-from ...plain.sweep_pace import HOLD_MS, tick_ms
+from ...plain.graph.sweep_pace import HOLD_MS, tick_ms
 
 WAITING = 0.25        # opacity of a box backward has not reached yet
 RING = "#E69F00"      # the ring on the box just reached (amber: no head's colour)
@@ -41,7 +41,7 @@ class BackwardSweep(QObject):
 
     def start(self, order: list[str], total_ms: int, box_turn_ms: int = 0) -> None:
         """Light the canvas's boxes in this order over about total_ms: box_turn_ms
-        each where a slide sets its sweep pace (plain.sweep_pace.tick_ms)."""
+        each where a slide sets its sweep pace (plain.graph.sweep_pace.tick_ms)."""
         self.stop()
         nodes = self.canvas.nodes
         self.order = [node_id for node_id in order if node_id in nodes]

@@ -1,5 +1,5 @@
 """The PyTorch training loop the current toggles amount to: read-only, highlighted,
-copyable, or copied as the whole runnable program (plain.script) it is the end of. The
+copyable, or copied as the whole runnable program (plain.program.script) it is the end of. The
 lines the last change of settings changed are marked, and scrolled into view: flip
 detach and the room sees `zk = z.detach()` appear."""
 from __future__ import annotations
@@ -20,10 +20,10 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QLabel, QPushButton, QTextEdit, QVBoxLayout, QWidget
 
-from ...plain.config import Config
-from ...plain.loop_code import OwnModel, loop_code
-from ...plain.model_script import model_script_text
-from ...plain.script import script_text
+from ...plain.config.config import Config
+from ...plain.program.loop_code import OwnModel, loop_code
+from ...plain.program.model_script import model_script_text
+from ...plain.program.script import script_text
 from .title_row import TitleRow
 
 STYLES = {"light": "friendly", "dark": "monokai"}
@@ -275,7 +275,7 @@ if __name__ == "__main__":  # the loop of a made-up lesson, alone in a window
 
     from PySide6.QtWidgets import QApplication
 
-    from gradviz.plain.config import Config
+    from gradviz.plain.config.config import Config
 
     app = QApplication(sys.argv)
     view = CodeView()

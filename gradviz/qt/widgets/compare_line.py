@@ -12,7 +12,7 @@ from .compare_view import pinned_html, verdict_html
 
 
 class CompareLine(QLabel):
-    """The ComparePanel protocol (plain.controller_views) in a few lines of text."""
+    """The ComparePanel protocol (plain.controllers.controller_views) in a few lines of text."""
     # its text needs another height at its width: the stage places it again (a text that
     # keeps its height, as each step's verdict does, moves nothing)
     height_changed = Signal()

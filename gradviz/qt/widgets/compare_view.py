@@ -256,7 +256,7 @@ if __name__ == "__main__":  # a real comparison (sum vs in-loop), computed apart
 
     from PySide6.QtWidgets import QApplication
 
-    from gradviz.plain.config import Config
+    from gradviz.plain.config.config import Config
     from gradviz.qt.compare_runner import CompareRunner
 
     app = QApplication(sys.argv)

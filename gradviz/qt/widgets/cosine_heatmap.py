@@ -11,13 +11,13 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets  # before pyqtgraph: it binds to the first Qt
 
-from gradviz.plain.history import History
-from gradviz.plain.matrix_labels import (
+from gradviz.plain.charts.matrix_labels import (
     BAR_WORTH,
     Arrangement,
     best_arrangement,
     shown_number_px,
 )
+from gradviz.plain.records.history import History
 
 from ..own_layout import own_layout
 from ..plain_text import plain_tip

@@ -13,10 +13,10 @@ from importlib import resources
 
 import numpy as np
 
-from gradviz.plain.events import Event
-from gradviz.plain.graph_data import GraphData, GraphEdge, GraphNode, ModuleCall
-from gradviz.plain.history import History
-from gradviz.plain.records import StepRecord
+from gradviz.plain.graph.graph_data import GraphData, GraphEdge, GraphNode, ModuleCall
+from gradviz.plain.records.events import Event
+from gradviz.plain.records.history import History
+from gradviz.plain.records.records import StepRecord
 
 # fields a recording holds as JSON lists that the dataclasses hold as tuples
 _TUPLES = ("shape", "heads_reaching", "members", "out_shape")

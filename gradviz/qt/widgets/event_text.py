@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import html
 
-from ...plain.events import Event
+from ...plain.records.events import Event
 
 # the headline's font, of the explanation's: its cap height 18 px where the body's is the
 # narration's 14 px (the stage's explanation at 1024x768)

@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont, QFontInfo
 from PySide6.QtWidgets import QLabel, QListWidget, QScrollArea, QVBoxLayout, QWidget
 
-from ...plain.events import Event
+from ...plain.records.events import Event
 from ..own_layout import own_layout
 from ..theme import READING
 from .event_text import ZWSP, dock_html, stage_html

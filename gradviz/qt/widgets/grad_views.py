@@ -7,10 +7,10 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtWidgets  # before pyqtgraph: it binds to the first Qt
 
-from gradviz.plain.bar_step import BarStep, shared_bar_step
-from gradviz.plain.history import History
-from gradviz.plain.smoothing import Smoothed
-from gradviz.plain.x_axis import XAxis
+from gradviz.plain.charts.bar_step import BarStep, shared_bar_step
+from gradviz.plain.charts.smoothing import Smoothed
+from gradviz.plain.charts.x_axis import XAxis
+from gradviz.plain.records.history import History
 
 from ..plain_text import plain_tip
 from ..theme import LIGHT, Theme
@@ -87,7 +87,7 @@ class GradNormBars(QtWidgets.QWidget):
         self.ghost_label = GHOST_LABEL
         self.shown_label = "this slide"   # whose the full bars are, beside a labelled ghost
         # the recorded-run window: A's and B's bars at one step, both's newest they share
-        # (plain.bar_step), and the title says which; a lesson's slide before stays its own
+        # (plain.charts.bar_step), and the title says which; a lesson's slide before stays its own
         self.same_step = False
         self.bar_step: BarStep | None = None
         self._heights_b = np.zeros(0)

@@ -16,8 +16,8 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsView
 
-from ...plain.graph_data import GRAD, JUNCTION, LOSS, PARAM
-from ...plain.graph_room import window_start
+from ...plain.graph.graph_data import GRAD, JUNCTION, LOSS, PARAM
+from ...plain.graph.graph_room import window_start
 from ...render import style
 from ...render.layout import GraphLayout
 from .graph_framing import (

@@ -4,8 +4,8 @@
 stage now says it in the narration (NarrationView.show_facts)."""
 from __future__ import annotations
 
-from ...plain.graph_data import GraphData
-from ...plain.graph_focus import focused_box
+from ...plain.graph.graph_data import GraphData
+from ...plain.graph.graph_focus import focused_box
 from ...render.dot import tensor_text
 
 

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable
 
 from PySide6.QtCore import QPointF, QRectF, QSize
 
-from ...plain.graph_focus import snap_start
+from ...plain.graph.graph_focus import snap_start
 
 # scene px kept clear around a box at the view's edge (a box flush with it read as cut;
 # more than this, and rows whose badges hang into the gap between them left no room)

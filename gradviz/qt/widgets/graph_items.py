@@ -18,8 +18,8 @@ from PySide6.QtWidgets import (
     QGraphicsSimpleTextItem,
 )
 
-from ...plain.graph_data import CUT, GRAD, INPUT, LOSS, OP, SAVED, TOTAL
-from ...plain.graph_room import Rect, label_spot, segment_hits
+from ...plain.graph.graph_data import CUT, GRAD, INPUT, LOSS, OP, SAVED, TOTAL
+from ...plain.graph.graph_room import Rect, label_spot, segment_hits
 from ...render import style
 from ...render.dot import box_badge, node_label, tensor_text
 from ...render.layout import EdgePath, NodeBox
@@ -305,7 +305,7 @@ class EdgeItem(QGraphicsPathItem):
 
     def _place_cut_label(self) -> None:
         """The label beside the bar, clear of every box and of the bar, inside the
-        drawing (plain.graph_room.label_spot): on a diagonal edge the label put right of
+        drawing (plain.graph.graph_room.label_spot): on a diagonal edge the label put right of
         the bar lay under the next box ("ach()"), or was hidden with the bar over z."""
         bar = self.bar.path()
         ends = [bar.pointAtPercent(t).toTuple() for t in (0.0, 1.0, 0.5)]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractButton, QScrollArea, QSplitter, QWidget
 
-from ...plain.graph_key_fold import key_folds
+from ...plain.graph.graph_key_fold import key_folds
 from .graph_legend import GraphLegend
 
 KEY_BELOW_SHARE = 0.4      # the most of the panel's height the key takes below the graph
@@ -27,7 +27,7 @@ class KeyRoom:
         self.side_scroll, self.legend, self.unfold = side_scroll, legend, unfold
         self.placed: tuple | None = None   # (beside?, key size) the split was sized for
         self.zoom = 1.0                    # the text size: the graph's least room grows
-        self.folded = False                # the key folded away (plain.graph_key_fold)
+        self.folded = False                # the key folded away (plain.graph.graph_key_fold)
 
     def beside(self) -> bool:
         """Whether the key is beside the graph (a wide panel) rather than below it."""

@@ -25,7 +25,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from ...plain.graph_data import (
+from ...plain.graph.graph_data import (
     CUT,
     EARLIER,
     INPUT,

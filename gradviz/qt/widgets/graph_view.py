@@ -31,13 +31,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...plain.atomic_write import write_text
-from ...plain.graph_data import EARLIER, JUNCTION, MODULE, GraphData
-from ...plain.graph_focus import focus_ids
-from ...plain.graph_room import fold_blocks
-from ...plain.module_graph import module_graph, open_key
-from ...plain.module_runs import CallTree, foldable_blocks
-from ...plain.sweep_pace import paced_sweep_ms
+from ...plain.files.atomic_write import write_text
+from ...plain.graph.graph_data import EARLIER, JUNCTION, MODULE, GraphData
+from ...plain.graph.graph_focus import focus_ids
+from ...plain.graph.graph_room import fold_blocks
+from ...plain.graph.module_graph import module_graph, open_key
+from ...plain.graph.module_runs import CallTree, foldable_blocks
+from ...plain.graph.sweep_pace import paced_sweep_ms
 from ...render.dot import to_dot
 from . import plot_style as ps
 from .backward_sweep import BackwardSweep
@@ -104,7 +104,7 @@ class GraphView(QWidget):
         # module calls and runs of blocks opened in place, in the order they were opened
         # (Backspace closes the last one)
         self._expanded: dict[str, None] = {}
-        # blocks of layers folded into one box each (plain.graph_room.fold_blocks), and
+        # blocks of layers folded into one box each (plain.graph.graph_room.fold_blocks), and
         # the model (its module calls) that decision was made for
         self._fold = False
         self._fold_model: tuple[str, ...] = ()

@@ -9,7 +9,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets  # before pyqtgraph: it binds to the first Qt
 
-from ...plain.lesson_references import DrawnReference
+from ...plain.lessons.lesson_references import DrawnReference
 from ..theme import LIGHT, Theme
 from . import plot_style as ps
 from .reference_line import new_reference_line, style_reference_line
@@ -207,7 +207,7 @@ class LinePanel(QtWidgets.QWidget):
         self._ghost_legend()
 
     def set_references(self, references: list[DrawnReference]) -> None:
-        """Draw these reference lines (a slide's: plain.lesson_references), each at its
+        """Draw these reference lines (a slide's: plain.lessons.lesson_references), each at its
         value and labelled, on the chart's own axes, in its range; [] draws none."""
         for _, line in self._references:
             self.plot.removeItem(line)

@@ -6,9 +6,9 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtWidgets  # before pyqtgraph: it binds to the first Qt
 
-from gradviz.plain.history import History
-from gradviz.plain.smoothing import Smoothed
-from gradviz.plain.x_axis import XAxis
+from gradviz.plain.charts.smoothing import Smoothed
+from gradviz.plain.charts.x_axis import XAxis
+from gradviz.plain.records.history import History
 
 from . import plot_style as ps
 from .line_panel import (

@@ -1,5 +1,5 @@
 """The cosine matrix's axis labels, drawn: text measured with the labels' font, the labels
-and their size decided by gradviz.plain.matrix_labels, set on pyqtgraph's axes, and read
+and their size decided by gradviz.plain.charts.matrix_labels, set on pyqtgraph's axes, and read
 back as drawn."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from gradviz.plain.matrix_labels import AxisLabels, matrix_labels
+from gradviz.plain.charts.matrix_labels import AxisLabels, matrix_labels
 
 SIDES = ("left", "bottom")
 

@@ -8,7 +8,7 @@ whose two counts are the same, and a third entry cost the bytes plot its height 
 lesson after Ctrl+= twice), and (below, or beside where
 the panel is wide and short, same steps) how many graph nodes are still alive. Stacked,
 the bytes get the larger part of the height, unless the slide's point is the node count
-(plain.memory_rows): kept graphs whose nodes climb while their bytes stay flat.
+(plain.charts.memory_rows): kept graphs whose nodes climb while their bytes stay flat.
 
 A leak ("keep graphs") shows as a rising line; a healthy loop holds nothing between steps.
 While a configuration B is pinned beside A, B's lines are drawn dashed on the same axes.
@@ -19,8 +19,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtWidgets  # before pyqtgraph: it binds to the first Qt
 
-from gradviz.plain.history import History
-from gradviz.plain.memory_rows import BYTES_SHARE
+from gradviz.plain.charts.memory_rows import BYTES_SHARE
+from gradviz.plain.records.history import History
 from gradviz.render.style import SAVED_EDGE_COLOUR, byte_unit
 
 from ..theme import Theme
@@ -211,7 +211,7 @@ class MemoryPlot(LinePanel):
 
     def set_nodes_share(self, share: float | None) -> None:
         """Stacked, the nodes plot's part of the height the two plots draw in
-        (plain.memory_rows.nodes_share); None: the bytes the larger, as the rows'
+        (plain.charts.memory_rows.nodes_share); None: the bytes the larger, as the rows'
         stretch makes them."""
         if share != self.nodes_share:
             self.nodes_share = share

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QTextCursor, QTextDocumentFragment
 from PySide6.QtWidgets import QLabel, QMessageBox, QTextBrowser, QVBoxLayout, QWidget
 
-from ...plain.lessons import title_text
+from ...plain.lessons.lessons import title_text
 from ..own_layout import own_layout
 from ..safe_markdown import InertDocument, markdown_document
 from ..theme import READING
@@ -78,7 +78,7 @@ class NarrationView(QWidget):
         self.link_note.setWordWrap(True)
         self.link_note.setMinimumWidth(1)   # a long target never widens the dock
         self.link_note.hide()
-        # the slide's figures, measured (plain.lesson_figures): plain text, large
+        # the slide's figures, measured (plain.lessons.lesson_figures): plain text, large
         self.figures = QLabel("")
         self.figures.setObjectName("narrationFigures")
         self.figures.setTextFormat(Qt.TextFormat.PlainText)
@@ -242,7 +242,7 @@ if __name__ == "__main__":  # the first bundled lesson's first slide, alone
 
     from PySide6.QtWidgets import QApplication
 
-    from gradviz.plain.lessons import bundled_names, find_lesson
+    from gradviz.plain.lessons.lessons import bundled_names, find_lesson
     from gradviz.qt.theme import LIGHT
 
     app = QApplication(sys.argv)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6 import QtCore  # noqa: F401 (before pyqtgraph: it binds to the first Qt)
 
-from ...plain.lesson_references import DrawnReference
+from ...plain.lessons.lesson_references import DrawnReference
 from ..theme import Theme
 from . import plot_style as ps
 

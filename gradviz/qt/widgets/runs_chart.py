@@ -17,9 +17,9 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets  # before pyqtgraph: it binds to the first Qt
 
-from ...plain.history import History
-from ...plain.smoothing import Smoothings
-from ...plain.x_axis import XAxis
+from ...plain.charts.smoothing import Smoothings
+from ...plain.charts.x_axis import XAxis
+from ...plain.records.history import History
 from . import plot_style as ps
 from .line_panel import (
     THICK_SAMPLES_PER_PX,

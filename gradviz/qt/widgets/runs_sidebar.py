@@ -19,8 +19,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...plain.smoothing import SMOOTHING_RANGE
-from ...plain.x_axis import AXIS_NAMES, AXIS_TIPS, X_AXES
+from ...plain.charts.smoothing import SMOOTHING_RANGE
+from ...plain.charts.x_axis import AXIS_NAMES, AXIS_TIPS, X_AXES
 from ..plain_text import plain_label, plain_tip
 from .runs_chart import run_colour
 

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from gradviz.plain.history import History
+from gradviz.plain.records.history import History
 
 TIP = ("trunk step: the length of the change optimizer.step() made to the trunk's "
        "weights, and the trunk gradient's length; × the sum's: that over the step plain "

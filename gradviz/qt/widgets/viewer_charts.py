@@ -8,7 +8,7 @@ from functools import partial
 
 import numpy as np
 
-from ...plain.history import History, pair_indices
+from ...plain.records.history import History, pair_indices
 from .runs_chart import Part, RunsChart, Values
 from .series import join_samples
 
@@ -62,7 +62,7 @@ if __name__ == "__main__":
 
     from PySide6.QtWidgets import QApplication
 
-    from ...plain.records import StepRecord
+    from ...plain.records.records import StepRecord
     from .runs_chart import RunLine
 
     app = QApplication.instance() or QApplication(sys.argv[:1])

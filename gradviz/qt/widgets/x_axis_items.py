@@ -1,4 +1,4 @@
-"""A chart's x axis as the recorded-run window's axis asks (plain.x_axis): steps and
+"""A chart's x axis as the recorded-run window's axis asks (plain.charts.x_axis): steps and
 the time since the start are numbers under their title; the wall-clock time is ticked
 as clock times and dates (pyqtgraph's DateAxisItem, in the local time zone), the axis
 item swapped only when the mode changes."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6 import QtWidgets  # noqa: F401  (before pyqtgraph: it binds to the first Qt)
 
-from ...plain.x_axis import XAxis
+from ...plain.charts.x_axis import XAxis
 from ..theme import Theme
 from . import plot_style as ps
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradviz.plain.history import History
-from gradviz.plain.records import StepRecord
+from gradviz.plain.records.history import History
+from gradviz.plain.records.records import StepRecord
 
 
 def head_names(heads: int) -> list[str]:

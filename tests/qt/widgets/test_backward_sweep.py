@@ -4,9 +4,9 @@ import torch
 from graph_panels import shown_graph_view
 
 from gradviz.core.session import Session
-from gradviz.plain.config import Config
-from gradviz.plain.graph_data import JUNCTION, LOSS, MODULE
-from gradviz.plain.module_graph import module_graph
+from gradviz.plain.config.config import Config
+from gradviz.plain.graph.graph_data import JUNCTION, LOSS, MODULE
+from gradviz.plain.graph.module_graph import module_graph
 from gradviz.qt.widgets.backward_sweep import WAITING
 
 from waits import WAIT_MS

@@ -4,9 +4,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QPushButton
 
-from gradviz.plain.config import Config
-from gradviz.plain.loop_code import loop_code
-from gradviz.plain.script import script_text
+from gradviz.plain.config.config import Config
+from gradviz.plain.program.loop_code import loop_code
+from gradviz.plain.program.script import script_text
 from gradviz.qt.widgets.code_view import CodeView
 
 
@@ -108,7 +108,7 @@ def test_a_slides_key_line_is_in_view_where_its_whole_change_is_not(qtbot, lesso
     """At 1024x768 after Ctrl+= twice the stage's Code panel showed four or five lines
     from the first changed one: lesson 12 slide 5's `z.data.mul_(0.5)` and lesson 13
     slide 2's mtl_backward / jac_to_grad were below the fold."""
-    from gradviz.plain.lessons import find_lesson
+    from gradviz.plain.lessons.lessons import find_lesson
     slides = find_lesson(lesson).slides
     view = CodeView()
     qtbot.addWidget(view)

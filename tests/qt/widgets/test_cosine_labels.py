@@ -10,8 +10,8 @@ import pytest
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QTabWidget
 
-from gradviz.plain.config import Config
-from gradviz.plain.matrix_labels import matrix_labels
+from gradviz.plain.charts.matrix_labels import matrix_labels
+from gradviz.plain.config.config import Config
 from gradviz.qt.model_menu import example_path
 from gradviz.qt.theme import LIGHT
 from gradviz.qt.widgets import plot_style as ps

@@ -4,7 +4,7 @@ real session makes."""
 import dataclasses
 
 from gradviz.core.session import Session
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 from gradviz.qt.widgets.demo import recorded_event, recorded_graph
 
 NO_TORCH = """

@@ -1,7 +1,7 @@
 """What happened, in a dock too small for the whole explanation: it scrolls, and a new
 error starts at its title."""
 from gradviz.core.session import Session
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 from gradviz.qt.widgets.events_view import EventsView
 
 
@@ -95,7 +95,7 @@ def test_the_height_for_a_width_follows_the_text_the_scale_and_the_theme(qtbot):
     """height_for_width remembers what it measured (the lesson stage asks thousands of
     times a slide): a new explanation, scale or theme is measured anew, as a view that
     never measured before measures it."""
-    from gradviz.plain.events import from_exception
+    from gradviz.plain.records.events import from_exception
     from gradviz.qt.theme import DARK, LIGHT
     from gradviz.qt.widgets.demo import recorded_event
 

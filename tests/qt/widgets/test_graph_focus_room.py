@@ -5,8 +5,8 @@ import pytest
 from graph_panels import shown_graph_view
 
 from gradviz.core.session import Session
-from gradviz.plain.graph_data import CUT, STALE
-from gradviz.plain.lessons import find_lesson
+from gradviz.plain.graph.graph_data import CUT, STALE
+from gradviz.plain.lessons.lessons import find_lesson
 
 from waits import WAIT_MS
 

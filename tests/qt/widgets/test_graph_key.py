@@ -3,7 +3,7 @@ in a wide panel and in rows below it in a squarer one, so the graph keeps the ro
 import pytest
 
 from gradviz.core.session import Session
-from gradviz.plain.config import Config
+from gradviz.plain.config.config import Config
 from gradviz.qt.widgets.graph_view import GraphView
 from gradviz.render import style
 from gradviz.render.layout import layout_graph

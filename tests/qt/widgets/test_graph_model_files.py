@@ -13,8 +13,8 @@ from PySide6.QtCore import Qt
 
 from gradviz.core.model_file import ModelFile
 from gradviz.core.session import Session
-from gradviz.plain.config import Config
-from gradviz.plain.graph_data import MODULE, OP, PARAM
+from gradviz.plain.config.config import Config
+from gradviz.plain.graph.graph_data import MODULE, OP, PARAM
 from gradviz.qt.widgets.graph_view import GraphView
 
 from waits import WAIT_MS

@@ -11,8 +11,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFontInfo
 
 from gradviz.core.session import Session
-from gradviz.plain.config import Config
-from gradviz.plain.graph_data import JUNCTION, LOSS, MODULE, OP, TOTAL
+from gradviz.plain.config.config import Config
+from gradviz.plain.graph.graph_data import JUNCTION, LOSS, MODULE, OP, TOTAL
 from gradviz.qt import appearance
 from gradviz.qt.theme import LIGHT
 from gradviz.qt.widgets.graph_canvas import FOCUS_DIM, drawn_rect

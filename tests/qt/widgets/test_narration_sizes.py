@@ -3,7 +3,7 @@ a step back (lesson 01's second slide, Ctrl+= twice at 1024x768: the text was ta
 to one step larger, and its code stayed two steps larger)."""
 from PySide6.QtGui import QFontInfo
 
-from gradviz.plain.lessons import find_lesson
+from gradviz.plain.lessons.lessons import find_lesson
 from gradviz.qt.theme import LIGHT, TEXT_STEP
 from gradviz.qt.widgets.narration_view import NarrationView
 

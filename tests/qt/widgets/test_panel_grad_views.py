@@ -220,8 +220,8 @@ def test_a_short_chart_shortens_its_axis_title_and_a_tall_one_gets_it_back(show,
 
 
 def _junction_history(rows: list[list[float]]):
-    from gradviz.plain.history import History
-    from gradviz.plain.records import StepRecord
+    from gradviz.plain.records.history import History
+    from gradviz.plain.records.records import StepRecord
     h = History(head_names(3), param_names(3))
     for t, row in enumerate(rows):
         h.append(StepRecord(step=t, losses=dict(zip(head_names(3), [1.0] * 3)), total=3.0,
@@ -247,8 +247,8 @@ def test_a_clipped_norm_is_a_flat_line_from_zero_not_float_noise(show):
     """clip_grad_norm_(..., 0.5) on lesson 09: every step's norm is 0.5 but for float
     rounding (0.49999960 to 0.49999972), and the axis spanned just that: the noise
     filled the chart as wild swings. A norm that does not change sits on 0 to it."""
-    from gradviz.plain.history import History
-    from gradviz.plain.records import StepRecord
+    from gradviz.plain.records.history import History
+    from gradviz.plain.records.records import StepRecord
 
     rng = np.random.default_rng(0)
     norms = 0.5 - rng.uniform(0, 4e-7, 20)

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QRectF
 
-from gradviz.plain.history import History
-from gradviz.plain.records import StepRecord
+from gradviz.plain.records.history import History
+from gradviz.plain.records.records import StepRecord
 from gradviz.qt.widgets.memory_plot import HELD, NODES, OWN, PEAK, MemoryPlot
 
 from panel_data import make_history, make_records

@@ -5,8 +5,8 @@ import numpy as np
 import pyqtgraph as pg
 import pytest
 
-from gradviz.plain.lesson_references import DrawnReference
-from gradviz.plain.records import StepRecord
+from gradviz.plain.lessons.lesson_references import DrawnReference
+from gradviz.plain.records.records import StepRecord
 from gradviz.qt.theme import DARK, LIGHT
 from gradviz.qt.widgets.grad_views import GlobalNormPlot, JunctionPlot
 

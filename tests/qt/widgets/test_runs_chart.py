@@ -8,10 +8,10 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
-from gradviz.plain.history import History
-from gradviz.plain.records import StepRecord
-from gradviz.plain.smoothing import debiased_ema
-from gradviz.plain.x_axis import XAxis
+from gradviz.plain.charts.smoothing import debiased_ema
+from gradviz.plain.charts.x_axis import XAxis
+from gradviz.plain.records.history import History
+from gradviz.plain.records.records import StepRecord
 from gradviz.qt.theme import LIGHT
 from gradviz.qt.widgets.runs_chart import RUN_COLOURS, RunLine
 from gradviz.qt.widgets.viewer_charts import cosine_lines_chart, runs_loss_chart

@@ -3,8 +3,8 @@ trunk's step and of a head's loss change split in two; and what the memory panel
 its peak counts."""
 import numpy as np
 
-from gradviz.plain.history import History
-from gradviz.plain.records import StepRecord
+from gradviz.plain.records.history import History
+from gradviz.plain.records.records import StepRecord
 from gradviz.qt.widgets.grad_views import NO_GRAD_KEY, NO_GRAD_MARK, CosineHeatmap, GradNormBars
 from gradviz.qt.widgets.memory_plot import PEAK, MemoryPlot
 

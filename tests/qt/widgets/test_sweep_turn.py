@@ -3,8 +3,8 @@ view, and the op view's longer sweep goes faster so that it ends within the same
 from graph_panels import shown_graph_view
 
 from gradviz.core.session import Session
-from gradviz.plain.config import Config
-from gradviz.plain.module_graph import module_graph
+from gradviz.plain.config.config import Config
+from gradviz.plain.graph.module_graph import module_graph
 
 from waits import WAIT_MS
 
