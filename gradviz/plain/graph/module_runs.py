@@ -109,15 +109,3 @@ def foldable_blocks(tree: CallTree) -> list[str]:
 def run_key(run: list[ModuleCall]) -> str:
     """What module_graph's expanded holds for a run opened block by block."""
     return RUN_PREFIX + run[0].id
-
-
-def enclosing_run(view: GraphData, node_id: str) -> str | None:
-    """The run (its run_key) an opened run's box or op belongs to: what closes it again."""
-    node = next((n for n in view.nodes if n.id == node_id), None)
-    if node is None or not node.module:
-        return None
-    tree = CallTree(view.modules)
-    for call_id in tree.chain(node.module):
-        if call_id in tree.run_of:
-            return run_key(tree.run_of[call_id])
-    return None
