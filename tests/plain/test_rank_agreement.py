@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 
 from gradviz.plain.records.records import StepRecord
-from gradviz.plain.run_files.watch_read import FolderFollower, StreamReader, record_from_dict
+from gradviz.plain.run_files.folder_records import convert_step
+from gradviz.plain.run_files.watch_read import FolderFollower, StreamReader
 from gradviz.plain.run_files.watch_stream import STEPS, StreamWriter
 from gradviz.plain.runs.rank_agreement import gradient_line
 from gradviz.plain.runs.recorded_run import RecordedRun
@@ -16,6 +17,11 @@ from gradviz.plain.runs.watch_summary import summary_lines
 NORMS = {"w": 0.5, "v": 2.0}
 # a made-up fingerprint per parameter: two projections, each at most its norm in size
 PRINTS = {"w": [0.125, -0.25], "v": [1.5, 0.75]}
+
+
+def record_from_dict(data: dict) -> StepRecord:
+    """A report step (steps.jsonl's, parsed) back as a StepRecord, checked as a line is."""
+    return convert_step(data).record()
 
 
 def _record(step: int, prints: dict | None, sign: float = 1.0) -> StepRecord:

@@ -5,13 +5,19 @@ from __future__ import annotations
 
 import json
 
+import msgspec
 import numpy as np
 
 from gradviz.plain.graph.graph_data import LOSS, PARAM, GraphData, GraphEdge, GraphNode, ModuleCall
 from gradviz.plain.records.records import StepRecord
-from gradviz.plain.run_files.folder_records import graph_from_dict
+from gradviz.plain.run_files.folder_records import GraphLine
 from gradviz.plain.run_files.watch_stream import STEPS, StreamWriter
 from gradviz.plain.runs.recorded_run import RecordedRun, runs_below
+
+
+def graph_from_dict(data) -> GraphData:
+    """The GraphData whose to_dict() gave data, decoded as a graph's line is."""
+    return msgspec.convert(data, type=GraphLine).graph()
 
 
 def _record(step: int, w: float = 0.5, a: float = 1.0) -> StepRecord:

@@ -11,7 +11,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gradviz.plain.charts.smoothing import Smoothed, Smoothings, clamp_weight, debiased_ema
+from gradviz.plain.charts.smoothing import Smoothed, Smoothings, clamp_weight
+
+
+def debiased_ema(values: np.ndarray, weight: float) -> np.ndarray:
+    """The whole line smoothed at weight, as a chart's line is from its first point."""
+    return Smoothed(weight).extend(values)
 
 
 def tensorboard(values: list[float], weight: float) -> list[float]:

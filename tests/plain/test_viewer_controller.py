@@ -12,6 +12,12 @@ from gradviz.plain.records.records import StepRecord
 from gradviz.plain.window.window_model import MAX_OVERLAID, WindowModel, WindowModelError
 
 
+def slot_of(viewer: ViewerController, name: str) -> int | None:
+    """The run's colour slot (None: not ticked)."""
+    slots = viewer.model.run_slots
+    return slots.index(name) if name in slots else None
+
+
 def _history(timed: bool, steps: int = 3) -> History:
     h = History(["a"], ["w"])
     for s in range(steps):
@@ -54,12 +60,12 @@ def test_a_folder_s_first_listing_ticks_its_first_eight_runs():
 def test_a_run_keeps_its_colour_while_others_are_ticked_and_unticked():
     model, viewer, _, _ = _rig()
     viewer.list_runs(NAMES[:4])
-    assert [viewer.slot_of(n) for n in NAMES[:4]] == [0, 1, 2, 3]
+    assert [slot_of(viewer, n) for n in NAMES[:4]] == [0, 1, 2, 3]
     viewer.tick("run1", False)
     assert model.run_slots == ("run0", None, "run2", "run3")
-    assert viewer.slot_of("run3") == 3   # not moved into run1's colour
+    assert slot_of(viewer, "run3") == 3   # not moved into run1's colour
     viewer.tick("run1", True)            # back into the first free slot
-    assert viewer.slot_of("run1") == 1
+    assert slot_of(viewer, "run1") == 1
     viewer.tick("run3", False)
     assert model.run_slots == ("run0", "run1", "run2")   # no free slot kept at the end
 
@@ -73,7 +79,7 @@ def test_a_ninth_run_is_refused_with_a_note_and_an_untick_makes_room():
                                "tick run8")
     viewer.tick("run0", False)
     viewer.tick("run8", True)
-    assert viewer.slot_of("run8") == 0 and model.runs_note == ""
+    assert slot_of(viewer, "run8") == 0 and model.runs_note == ""
     assert ("runs_note", "") in view.seen
 
 

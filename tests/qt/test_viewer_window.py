@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage, QKeySequence
 
-from gradviz.plain.charts.smoothing import debiased_ema
+from gradviz.plain.charts.smoothing import Smoothed
 from gradviz.plain.records.records import StepRecord
 from gradviz.plain.run_files.watch_stream import StreamWriter
 from gradviz.plain.runs.made_up_runs import write_run, write_runs
@@ -21,6 +21,11 @@ from gradviz.qt.run_window import RunWindow
 from waits import WAIT_MS
 
 STEPS = 60
+
+
+def debiased_ema(values: np.ndarray, weight: float) -> np.ndarray:
+    """The whole line smoothed at weight, as a chart's line is from its first point."""
+    return Smoothed(weight).extend(values)
 
 
 @pytest.fixture

@@ -118,11 +118,6 @@ class Smoothed:
         return out
 
 
-def debiased_ema(values: np.ndarray, weight: float) -> np.ndarray:
-    """The whole line smoothed at weight (TensorBoard's formula, above)."""
-    return Smoothed(weight).extend(values)
-
-
 class Smoothings:
     """The smoothed lines of a chart, each by a key of the caller's (the run's history
     and the line's name): one weight for all; a new weight, or a line no longer drawn,

@@ -43,11 +43,6 @@ class ViewerController:
         """Whether the charts draw the ticked runs over each other (two or more)."""
         return len(self.ticked) >= 2
 
-    def slot_of(self, name: str) -> int | None:
-        """The run's colour slot (None: not ticked)."""
-        slots = self.model.run_slots
-        return slots.index(name) if name in slots else None
-
     def list_runs(self, names: list[str]) -> None:
         """The folder's runs now: a run gone is unticked (its slot freed); the first
         listing of a folder with runs ticks the first MAX_OVERLAID of them."""

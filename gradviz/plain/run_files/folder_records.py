@@ -369,14 +369,6 @@ def convert_step(data: Any) -> StepLine:
     return step
 
 
-def graph_from_dict(data: Any) -> GraphData:
-    """The GraphData whose to_dict() gave data, checked; RecordError where it is none."""
-    try:
-        return msgspec.convert(data, type=GraphLine).graph()
-    except (msgspec.ValidationError, RecursionError) as exc:
-        raise decode_error(exc) from None
-
-
 def decode_graph(line: bytes) -> GraphEntry:
     try:
         return _GRAPH.decode(line)

@@ -17,7 +17,6 @@ import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from ..graph.graph_data import GraphData
 from ..records.history import History
@@ -34,7 +33,6 @@ from .bounded_file import (
 from .folder_records import (
     RecordError,
     StepLine,
-    convert_step,
     decode_graph,
     decode_json,
     decode_step,
@@ -62,12 +60,6 @@ MICRO_KINDS = 16         # distinct micro_batches counts kept
 
 class RunFolderError(ValueError):
     """A folder that holds no gradviz run, or a file in it that is not one."""
-
-
-def record_from_dict(data: dict[str, Any]) -> StepRecord:
-    """A report step (report.json's or steps.jsonl's, parsed) back as a StepRecord,
-    checked as a line is; RecordError (a ValueError) naming the wrong field."""
-    return convert_step(data).record()
 
 
 class Notes:

@@ -8,7 +8,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
-from gradviz.plain.charts.smoothing import debiased_ema
+from gradviz.plain.charts.smoothing import Smoothed
 from gradviz.plain.charts.x_axis import XAxis
 from gradviz.plain.records.history import History
 from gradviz.plain.records.records import StepRecord
@@ -17,6 +17,11 @@ from gradviz.qt.widgets.runs_chart import RUN_COLOURS, RunLine
 from gradviz.qt.widgets.viewer_charts import cosine_lines_chart, runs_loss_chart
 
 T0 = 1_700_000_000.0
+
+
+def debiased_ema(values: np.ndarray, weight: float) -> np.ndarray:
+    """The whole line smoothed at weight, as a chart's line is from its first point."""
+    return Smoothed(weight).extend(values)
 
 
 def _history(scale: float, steps: int = 40) -> History:
