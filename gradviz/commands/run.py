@@ -22,9 +22,8 @@ from ..plain.program.model_script import model_script_text
 from ..plain.program.script import script_text
 from ..plain.records.events import first_line
 from ..plain.records.records import StepRecord
-from ..plain.run_files.out_folder import foreign
 from ..plain.run_files.report import ReportWriter
-from ..plain.run_files.run_folder import MoveUnfinished, RunFolder
+from ..plain.run_files.run_folder import MoveUnfinished, RunFolder, foreign
 from ..plain.run_files.watch_read import GRAPH_KEY, REPORT_GRAPH
 from .model_option import config_for, model_file_from_args
 from .options import RUN_DEFAULTS, fail
