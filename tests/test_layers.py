@@ -51,6 +51,15 @@ def test_a_forbidden_import_breaks_a_contract(tmp_path, monkeypatch, capsys, pac
     assert f"gradviz.{package}._layer_probe -> {forbidden}" in capsys.readouterr().out
 
 
+def test_a_lesson_reaching_for_the_window_breaks_plains_layers(tmp_path, monkeypatch, capsys):
+    """Inside plain too: a lesson file's code importing the window's model fails."""
+    probe = "from ..window import window_model  # deliberately forbidden\n"
+    rc = _lint_with(tmp_path, monkeypatch, {"plain/lessons/_layer_probe.py": probe})
+    assert rc != 0
+    out = capsys.readouterr().out
+    assert "gradviz.plain.lessons._layer_probe -> gradviz.plain.window.window_model" in out
+
+
 def _lint_with(tmp_path, monkeypatch, probes: dict[str, str]) -> int:
     """lint-imports' result with the probe modules {path under gradviz: source} added."""
     made = []
