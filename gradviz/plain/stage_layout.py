@@ -148,11 +148,12 @@ def place(width: int, height: int, panels: tuple[str, ...] | list[str], zoom: fl
 
 
 def _as_text(p: Placement, texts: set[str]) -> float:
-    """The narration's font: where it is set smaller already and a text panel is shown
-    smaller still, as the text's (whole at the smaller font too). At QT_SCALE_FACTOR=2
-    on a 1280x720 screen 08/2's explanation was read at 0.74 of the narration's height
-    beside it; both are read from the same seats."""
-    if p.narration_scale >= 1 or not texts & set(p.panels):
+    """The narration's font: where a text panel is shown smaller than the narration (to
+    be whole), as the text's (whole at the smaller font too), so the stage says the text
+    size is too large for the slide. At QT_SCALE_FACTOR=2 on a 1280x720 screen 08/2's
+    explanation was read at 0.74 of the narration's height beside it, and after Ctrl+=
+    twice at 1024x768 05/1's at 0.75; both are read from the same seats."""
+    if not texts & set(p.panels):
         return p.narration_scale
     return min(p.narration_scale, p.text_scale)
 
