@@ -265,6 +265,12 @@ def test_an_errors_explanation_is_measured_in_the_rect_it_is_read_in():
     assert verdict(scrolled) == "partly: explanation not whole"
     assert named_panel(geometry, "events", found, "What happened")["named_largest"]
     assert not named_panel(geometry, "graph", found, "Autograd graph")["named_largest"]
+    # a speck read just above the headline at low confidence is not its line
+    speck = words(_words(*narration, (365, 231, 10, "nl"), (370, 240, 18, "Backward"),
+                         (430, 240, 18, "freed"), *body))
+    speck = [w if w.text != "nl" else type(w)(w.left, w.top, w.width, w.height, 28.0, w.text)
+             for w in speck]
+    assert explanation_sizes(geometry, speck)["explanation_headline_px"] == 18
     # nothing of it read in its rect: not read, whatever the app says
     assert explanation_sizes(geometry, words(_words(*narration)))["explanation_read"] is False
     assert explanation_sizes({"panels": {}}, found) == {}
