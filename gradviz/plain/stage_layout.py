@@ -148,15 +148,17 @@ def place(width: int, height: int, panels: tuple[str, ...] | list[str], zoom: fl
 
 
 def _as_text(p: Placement, texts: set[str]) -> float:
-    """The narration's font: where a text panel is shown smaller than the narration (to
-    be whole), at most one TEXT_SHRINK step larger than the text's (whole at the smaller
-    font too); set smaller so, the stage says the text size is too large for the slide.
-    At QT_SCALE_FACTOR=2 on a 1280x720 screen 08/2's explanation was read at 0.74 of the
-    narration's height beside it, and after Ctrl+= twice at 1024x768 05/1's at 0.75;
-    both are read from the same seats. (A step apart, Ctrl+= once on 05/1 is kept.)"""
-    if not texts & set(p.panels):
+    """The narration's font: where a text panel is shown more than one TEXT_SHRINK step
+    smaller than the narration (to be whole), as the text's (whole at the smaller font
+    too; never larger than placed, which left 12/7's explanation cut once the narration
+    was laid out again); set smaller so, the stage says the text size is too large for
+    the slide. At QT_SCALE_FACTOR=2 on a 1280x720 screen 08/2's explanation was read at
+    0.74 of the narration's height beside it, and after Ctrl+= twice at 1024x768 05/1's
+    at 0.75; both are read from the same seats. A step apart (Ctrl+= once on 05/1 at
+    1024x768), the narration keeps the text size."""
+    if not texts & set(p.panels) or p.text_scale >= TEXT_SHRINK * p.narration_scale - 1e-6:
         return p.narration_scale
-    return min(p.narration_scale, round(p.text_scale / TEXT_SHRINK, 6))
+    return min(p.narration_scale, p.text_scale)
 
 
 def _room_for_main(p: Placement, names: list[str], texts: set[str], scaled: bool,

@@ -375,8 +375,7 @@ def test_lesson_05s_error_is_whole_and_the_largest_panel_beside_its_graph(qtbot)
     stage than the panel the slide named, and at QT_SCALE_FACTOR=2 it scrolled). Now the
     explanation is whole, no smaller than the normal text, the largest panel, and the
     graph is shown beside it, at least LEFT_OUT_BELOW of its least height; the narration
-    is set at most a step larger than the explanation has to be (the lesson takes the
-    Ctrl+= back)."""
+    is set as small as the explanation has to be (the lesson takes the Ctrl+= back)."""
     from gradviz.plain.events import from_exception
     from gradviz.plain.stage_layout import LEFT_OUT_BELOW, TEXT_SHRINK
     from gradviz.qt.widgets.events_view import EventsView
@@ -411,11 +410,12 @@ def test_lesson_05s_error_is_whole_and_the_largest_panel_beside_its_graph(qtbot)
     assert graph.height() >= LEFT_OUT_BELOW * least_size("graph", theme.zoom)[1]
     assert shown.width() * shown.height() > graph.width() * graph.height()
     assert needed <= events.scroll_area.viewport().height()
-    # the narration at most a step larger than the explanation it sits beside (it was
-    # 20 px to the explanation's 15): the stage says the text size is too large for it
+    # the narration no larger than the explanation it sits beside, more than a step
+    # smaller (it was 20 px to the explanation's 15): the stage says the text size is
+    # too large for the slide
     placement = stage.placement
-    assert placement.narration_scale * TEXT_SHRINK <= placement.text_scale + 1e-6
-    assert cramped(placement)
+    assert placement.text_scale < TEXT_SHRINK
+    assert placement.narration_scale <= placement.text_scale and cramped(placement)
     text = stage.narration.text
     assert text.document().size().height() <= text.viewport().height() + 1
 
