@@ -35,15 +35,17 @@ def stage_geometry(stage: Stage, model: WindowModel) -> dict:
     the narration's, its heading's and its figures' rects and whether its text is
     whole, whether the "preparing" cover is up, and
     each text panel's text in view (What happened: the rect it is read in, and whether
-    it is whole there)."""
+    it is whole there), and each matrix's cells' rect (the cosine matrix's plot)."""
     narration = stage.narration
     figures = getattr(narration, "figures", None)
-    texts = {}
+    texts, matrices = {}, {}
     for name in stage.shown:
         panel = stage.panels.get(name)
         if panel is not None and hasattr(panel, "reading_area"):
             area, whole = panel.reading_area()
             texts[name] = {"rect": on_screen(area), "whole": whole}
+        if panel is not None and hasattr(panel, "matrix_area"):
+            matrices[name] = on_screen(panel.matrix_area())
     heading = getattr(narration, "heading", None)
     placement = stage.placement
     return {"slide": model.slide, "panels": {name: on_screen(stage.slots[name])
@@ -54,6 +56,7 @@ def stage_geometry(stage: Stage, model: WindowModel) -> dict:
             # its text whole, not scrolled (the stage's word for it)
             "narration_whole": placement.narration_whole if placement else None,
             "texts": texts,
+            "matrices": matrices,   # a matrix's cells (the cosine's), apart from its notes
             "preparing": stage.cover.isVisible()}
 
 

@@ -12,6 +12,7 @@ from gradviz.plain.stage.stage_layout import (
     LEFT_OUT_BELOW,
     NEVER_LEFT_OUT,
     STRIP_AT_MOST,
+    TEXT_SHRINK,
     least_size,
     place,
     steps,
@@ -227,6 +228,44 @@ def test_at_the_narrations_size_an_error_is_whole_beside_a_graph_of_its_least_si
     assert events.h >= explanation_02_1(events.w)
     least_w, least_h = least_size("graph", 1.0)
     assert graph.w >= least_w and graph.h >= least_h and p.fits >= 1
+
+
+@pytest.mark.parametrize("room", ROOMS)
+def test_an_error_slide_names_its_explanation_the_largest_whole_beside_the_graph(room):
+    """Issue 45: an error slide names What happened (the walk's rule "the named panel is
+    the largest" had an exception for it beside the graph). Named, 02/1's explanation is
+    whole at the narration's size beside a graph of its least size: at 1024x768 at 0.66
+    of the room (0.62 left it 30 px short), the larger of the two."""
+    width, height = room
+    p = place(width, height, ("events", "graph"), 1.0,
+              narration_height=measured(NARRATION_02_1),
+              content_height={"events": explanation_02_1})
+    events, graph = p.panels["events"], p.panels["graph"]
+    assert p.text_whole and p.text_scale == 1.0 and p.narration_whole and p.left_out == ()
+    assert events.h >= explanation_02_1(events.w)
+    assert events.w * events.h > graph.w * graph.h
+    least_w, least_h = least_size("graph", 1.0)
+    assert graph.w >= least_w and graph.h >= least_h and p.fits >= 1
+
+
+def test_on_a_scaled_screen_a_named_text_or_matrix_takes_a_secondary_panels_room():
+    """Issue 45: at QT_SCALE_FACTOR=2 on a 1280x720 screen (a stage of 638x266 to Qt)
+    02/1's explanation scrolled beside the graph, and 13/1's matrix, 312x182 above the
+    loss chart, drew its numbers 8 px high. The graph gives the explanation its room
+    (whole at the reading floor, half the text size there); the loss chart the matrix
+    its. On a plain screen of such a room the loss chart stays (its text there is the
+    text size's)."""
+    p = place(638, 266, ("events", "graph"), 1.0, narration_height=measured(NARRATION_02_1),
+              content_height={"events": explanation_02_1}, ratio=2.0)
+    assert p.left_out == ("graph",) and p.text_whole and list(p.panels) == ["events"]
+    # the narration no larger than the explanation beside it, or within a step of it
+    assert p.text_scale >= 0.5 and (p.narration_scale <= p.text_scale
+                                    or p.narration_scale * TEXT_SHRINK <= p.text_scale)
+    scaled = place(700, 340, ("cosine", "loss"), 1.0, narration_height=lines(450),
+                   ratio=2.0)
+    plain = place(700, 340, ("cosine", "loss"), 1.0, narration_height=lines(450))
+    assert scaled.left_out == ("loss",) and list(scaled.panels) == ["cosine"]
+    assert plain.left_out == () and list(plain.panels) == ["cosine", "loss"]
 
 
 def test_a_text_panel_that_fits_anyway_leaves_the_main_panel_its_largest_share():

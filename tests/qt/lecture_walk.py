@@ -32,6 +32,7 @@ from pathlib import Path
 from walk_measure import (
     at_half_second,
     explanation_sizes,
+    matrix_digits,
     named_panel,
     pointed_digits,
     text_sizes,
@@ -86,6 +87,9 @@ NARRATION_READ = 0.85   # of the narration's words, the share a slide's OCR must
 # of the narration's cap height, an error's explanation's and a number's the narration
 # points at (OCR's boxes vary by a pixel or two)
 EXPLANATION_AT_LEAST = 0.9
+# the least cap height (px) of a number a slide's point rests on (the cosine matrix's
+# cells): the narration's at the normal text size at 1024x768
+LEAST_DIGIT_PX = 14
 
 
 # the screen's pixels per Qt pixel: the status bar read is as many times higher (at 2 a
@@ -408,6 +412,7 @@ def measure(geometry: dict, slide: dict, tsv: str) -> dict:
                           PANEL_WORDS.get(named, named)))
     out.update(explanation_sizes(geometry, found))
     out.update(pointed_digits(geometry, found, slide.get("narration", "")))
+    out.update(matrix_digits(geometry, found))
     return out
 
 
@@ -429,10 +434,23 @@ def verdict(result: dict) -> str:
         ("a number pointed at smaller than the narration",
          result.get("pointed_px") is None or result.get("narration_px") is None
          or result["pointed_px"] >= EXPLANATION_AT_LEAST * result["narration_px"]),
+        ("matrix numbers unread or below 14 px", matrix_ok(result)),
         ("module names", result.get("modules", True) != []),
         ("focus state", not result.get("focus") or bool(result.get("state_words"))))
         if not ok]
     return "partly: " + ", ".join(short) if short else "fine"
+
+
+def matrix_ok(result: dict) -> bool:
+    """The cosine matrix's cells' numbers, where it is shown: read, their capitals at
+    least LEAST_DIGIT_PX (less OCR's pixel or two): the narration's own height at the
+    normal text size on a 1024x768 screen, which a scaled screen's and a larger text
+    size's stage never goes below. Not the narration's as shown: it grows with its
+    room (21 px beside 11/2's four heads at QT_SCALE_FACTOR=2), the cells with theirs."""
+    if "matrix_read" not in result:
+        return True
+    px = result.get("matrix_px")
+    return px is not None and px >= EXPLANATION_AT_LEAST * LEAST_DIGIT_PX
 
 
 def explanation_ok(result: dict) -> bool:
@@ -450,12 +468,12 @@ def explanation_ok(result: dict) -> bool:
 def table(results: list[dict]) -> str:
     """The closing note's table: slide, verdict, smallest text the point rests on."""
     rows = ["| slide | verdict | smallest text (px, word) | narration px | "
-            "explanation px (headline/body) | number pointed at (px) |",
-            "|---|---|---|---|---|---|"]
+            "explanation px (headline/body) | number pointed at (px) | matrix px (read) |",
+            "|---|---|---|---|---|---|---|"]
     for r in results:
         where = f"{r['lesson'][:2]}/{r.get('slide', '?')}"
         if "error" in r:
-            rows.append(f"| {where} | problem: {r['error']} | | | | |")
+            rows.append(f"| {where} | problem: {r['error']} | | | | | |")
             continue
         px, word = r.get("smallest_text_px"), r.get("smallest_text_word")
         out = f" ({', '.join(r['left_out'])} left out)" if r.get("left_out") else ""
@@ -464,8 +482,10 @@ def table(results: list[dict]) -> str:
                 if "explanation_whole" in r else "–")
         pointed = (f"{r['pointed_px']} ({r['pointed_word']})" if r.get("pointed_px")
                    else "–")
+        matrix = (f"{r.get('matrix_px') or '–'} ({r['matrix_read']})" if "matrix_read" in r
+                  else "–")
         rows.append(f"| {where} | {r['verdict']}{out} | {f'{px} ({word})' if px else '–'} "
-                    f"| {r.get('narration_px') or '–'} | {told} | {pointed} |")
+                    f"| {r.get('narration_px') or '–'} | {told} | {pointed} | {matrix} |")
     return "\n".join(rows)
 
 

@@ -26,6 +26,7 @@ from test_real_display import _start_xvfb, needs_x
 from walk_measure import (
     at_half_second,
     explanation_sizes,
+    matrix_digits,
     named_panel,
     pointed_digits,
     text_sizes,
@@ -235,14 +236,15 @@ def test_a_slide_s_verdict_names_what_fell_short_and_the_table_shows_it():
     assert verdict(dict(fine, played=False)) == "problem: not played"
     rows = table([dict(fine, verdict=verdict(fine)),
                   {"lesson": "08-rnn-truncation", "error": "no window"}]).splitlines()
-    assert rows[2:] == ["| 01/3 | fine | 12 (head0) | – | – | – |",
-                        "| 08/? | problem: no window | | | | |"]
+    assert rows[2:] == ["| 01/3 | fine | 12 (head0) | – | – | – | – |",
+                        "| 08/? | problem: no window | | | | | |"]
 
 
 def test_an_errors_explanation_is_measured_in_the_rect_it_is_read_in():
     """Issue 45: the headline's capitals (its first line) and the body's, against the
     narration's; Why and What to do read in view, and the app's word that it is whole.
-    Sized by its text, the explanation may be larger than the panel the slide names."""
+    An error slide names it: it is the largest panel, as any named one (the rule once
+    let it be larger than the graph the slide named)."""
     geometry = {"panels": {"graph": [0, 200, 350, 400], "events": [360, 200, 660, 400]},
                 "narration": [0, 0, 1000, 190],
                 "texts": {"events": {"rect": [360, 230, 660, 370], "whole": True}}}
@@ -261,7 +263,14 @@ def test_an_errors_explanation_is_measured_in_the_rect_it_is_read_in():
     assert verdict(small) == "partly: explanation smaller than the narration"
     scrolled = dict(fine, explanation_whole=False)
     assert verdict(scrolled) == "partly: explanation not whole"
-    assert named_panel(geometry, "graph", found, "Autograd graph")["named_largest"]
+    assert named_panel(geometry, "events", found, "What happened")["named_largest"]
+    assert not named_panel(geometry, "graph", found, "Autograd graph")["named_largest"]
+    # a speck read just above the headline at low confidence is not its line
+    speck = words(_words(*narration, (365, 231, 10, "nl"), (370, 240, 18, "Backward"),
+                         (430, 240, 18, "freed"), *body))
+    speck = [w if w.text != "nl" else type(w)(w.left, w.top, w.width, w.height, 28.0, w.text)
+             for w in speck]
+    assert explanation_sizes(geometry, speck)["explanation_headline_px"] == 18
     # nothing of it read in its rect: not read, whatever the app says
     assert explanation_sizes(geometry, words(_words(*narration)))["explanation_read"] is False
     assert explanation_sizes({"panels": {}}, found) == {}
@@ -284,6 +293,30 @@ def test_the_numbers_the_narration_points_at_are_measured_where_the_shot_shows_t
     assert pointed_digits(geometry, found[:1], narration) == {}   # only the narration's
 
 
+def test_the_cosine_matrix_s_numbers_are_measured_in_its_cells_rect():
+    """Issue 45: at QT_SCALE_FACTOR=2 on 1280x720 13/2's cells were 20 px squares, their
+    numbers drawn over each other, and the walk said fine. The cells' numbers read in
+    the rect the app says its cells are drawn in, against the narration's height; the
+    update line's numbers under it (outside that rect) do not count."""
+    geometry = {"panels": {"cosine": [0, 300, 600, 300]}, "narration": [0, 0, 1000, 190],
+                "matrices": {"cosine": [0, 330, 400, 200]}}
+    found = words(_words((20, 350, 16, "1.00"), (120, 350, 9, "−0.05"),
+                         (220, 350, 16, "head0"), (20, 560, 15, "−0.03")))
+    assert matrix_digits(geometry, found) == {"matrix_px": 9, "matrix_read": 2}
+    fine = {"played": True, "stale": [], "narration_read": 1.0,
+            "narration_last_words": True, "panels": {}, "narration_px": 15}
+    assert verdict(dict(fine, matrix_px=9, matrix_read=2)) == \
+        "partly: matrix numbers unread or below 14 px"
+    assert verdict(dict(fine, matrix_px=None, matrix_read=0)) == \
+        "partly: matrix numbers unread or below 14 px"
+    assert verdict(dict(fine, matrix_px=13, matrix_read=16)) == "fine"   # OCR's pixel
+    assert verdict(dict(fine, matrix_px=12, matrix_read=16)) != "fine"
+    assert matrix_digits({"panels": {"graph": [0, 0, 9, 9]}}, found) == {}
+    row = table([dict(fine, lesson="13-aggregate-conflicts", slide=1, verdict="fine",
+                      matrix_px=18, matrix_read=9)]).splitlines()[2]
+    assert row.endswith("| 18 (9) |")
+
+
 def test_a_panel_the_stage_left_out_is_not_sought_on_the_shot():
     """03/2 after Ctrl+= twice: the app left the graph out (its rect null), so the walk
     seeks neither its title nor module names there; the table says it."""
@@ -299,7 +332,7 @@ def test_a_panel_the_stage_left_out_is_not_sought_on_the_shot():
     row = table([{"lesson": "03-leaky-graphs", "slide": 2, "verdict": "fine",
                   "left_out": ["graph"], "smallest_text_px": 14,
                   "smallest_text_word": "nodes"}]).splitlines()[2]
-    assert row == "| 03/2 | fine (graph left out) | 14 (nodes) | – | – | – |"
+    assert row == "| 03/2 | fine (graph left out) | 14 (nodes) | – | – | – | – |"
 
 
 @needs_tools

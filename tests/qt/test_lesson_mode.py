@@ -37,7 +37,7 @@ def test_the_lessons_menu_opens_a_lesson_and_names_it(qtbot, window):
     # one model says what is on screen; Compare's slide menu follows it, not the
     # lesson's widgets
     m = w.model
-    assert (m.lesson, m.slide, m.panels) == ("02-backward-twice", 0, ("graph", "events"))
+    assert (m.lesson, m.slide, m.panels) == ("02-backward-twice", 0, ("events", "graph"))
     assert m.pace_ms == w.run_bar.delay_ms() and w.run_bar.phase_play.isChecked()
     assert w.compare.slides_menu.isEnabled()            # told by the model, no menu opened
     qtbot.keyClick(w, Qt.Key_Escape)
@@ -199,9 +199,9 @@ def test_leaving_a_lesson_puts_every_dock_back_as_the_user_had_it(qtbot, window)
     w.memory_dock.close()                      # the user closed Memory before the lesson
     qtbot.waitUntil(lambda: not w.memory_dock.isVisible())
     before = _docks(w)
-    w.lessons.open_named("detach-vs-detach_")  # the graph and What happened side by side
+    w.lessons.open_named("detach-vs-detach_")  # What happened and the graph side by side
     qtbot.keyClick(w, Qt.Key_PageDown)
-    assert on_stage(w) == ["graph", "events"]
+    assert on_stage(w) == ["events", "graph"]
     w.lessons.open_named("leaky-graphs")       # the memory chart shown by a slide
     assert on_stage(w) == ["memory", "graph"]
     qtbot.keyClick(w, Qt.Key_Escape)
@@ -263,8 +263,8 @@ def test_the_clickers_keys_move_between_slides_each_laid_out_as_its_own(qtbot, w
                        (Qt.Key_Home, 1), (Qt.Key_PageDown, 2)):
         qtbot.keyClick(w, key)
         assert f"slide {shown}/3" in w.windowTitle() and w.model.slide == shown - 1
-    assert on_stage(w) == ["graph", "events"]    # the slide's panels, and only those
-    assert list(rects(w)) == ["graph", "events", "narration"]
+    assert on_stage(w) == ["events", "graph"]    # the slide's panels, and only those
+    assert list(rects(w)) == ["events", "graph", "narration"]
     qtbot.keyClick(w, Qt.Key_PageDown)
     third = rects(w)
     assert {k: v for k, v in third.items() if k != "narration"} == \
@@ -289,7 +289,7 @@ def test_the_graphs_key_is_shown_where_the_graph_is_the_slides_main_panel(qtbot,
     w.resize(1920, 1080)
     w.lessons.open_named("leaky-graphs")          # memory, then graph: the key away
     assert w.graph_view.isVisible() and not w.graph_view.side_scroll.isVisible()
-    w.lessons.open_named("backward-twice")        # graph, then What happened
+    w.lessons.open_named("leaves-and-grad")       # graph, then the push chart
     assert w.graph_view.side_scroll.isVisible()
     w.lessons.open_named("leaky-graphs")
     qtbot.keyClick(w, Qt.Key_Escape)              # free mode: the key, as before

@@ -18,11 +18,6 @@ NO_DESCENDER = re.compile(r"^[^gjpqy]+$")
 LEAST_CONF = 60          # tesseract's confidence below which a word's box is not trusted
 FIGURES_AT_LEAST = 0.95  # of the narration's cap height (OCR's boxes vary by a pixel)
 TITLE_READ = 0.6         # of a title's words, the share that shows it on screen
-# the panels the stage sizes by their text (What happened, at the narration's size): such
-# a panel may be larger than the one the slide names (an error's explanation whole at the
-# narration's size needs more of a 1024x768 stage than the graph beside it keeps); the
-# named panel is the largest of the others
-TEXT_SIZED = frozenset({"events"})
 # a panel's own chrome, not what its point rests on: the graph's caption ("Graph paused ·
 # 17 boxes") and buttons, a chart's check boxes
 CHROME = frozenset({"graph", "paused", "boxes", "box", "modules", "fit", "export", "error",
@@ -77,8 +72,10 @@ def named_panel(geometry: dict, named: str, found: list[Word], title: str) -> di
     its title read inside its own rect (so the rect is where the shot shows it)."""
     rects = geometry.get("panels", {})
     mine = rects.get(named)
-    others = [area(r) for name, r in rects.items() if name != named
-              and name not in TEXT_SIZED]
+    # no exception for What happened: an error slide names it (it needs more of the
+    # stage than the graph beside it, and the rule once let it be larger than the panel
+    # the slide named)
+    others = [area(r) for name, r in rects.items() if name != named]
     longest = max(title.split(), key=len).lower()
     return {"named_largest": mine is not None and all(area(mine) >= a for a in others),
             "named_seen": any(longest in w.text.lower() for w in found if w.within(mine)),
@@ -125,7 +122,9 @@ def explanation_sizes(geometry: dict, found: list[Word]) -> dict:
     inside = sorted((w for w in found if w.within(text["rect"])), key=lambda w: w.top)
     if not inside:
         return {"explanation_whole": text.get("whole"), "explanation_read": False}
-    first = inside[0]
+    # the headline's line found by a trusted word: a speck OCR read above it ("nl", 31 px
+    # high at 28% on 07/1 at 1280x720) was taken for the line, and no headline was read
+    first = next((w for w in inside if w.conf >= LEAST_CONF), inside[0])
     headline = [w for w in inside if abs(w.top - first.top) < first.height / 2]
     body = [w for w in inside if w not in headline]
     said = " ".join(w.text for w in inside).lower()
@@ -157,6 +156,24 @@ def pointed_digits(geometry: dict, found: list[Word], narration: str) -> dict:
         return {}
     px, word = min(read)
     return {"pointed_px": px, "pointed_word": word}
+
+
+# a cosine matrix cell's number as drawn ("0.13", "−0.05", "1.00")
+CELL_NUMBER = re.compile(r"^[−-]?[01]\.\d\d$")
+
+
+def matrix_digits(geometry: dict, found: list[Word]) -> dict:
+    """The cosine matrix's cells' numbers as read inside the rect the app says its cells
+    are drawn in, where it is on the stage: the smallest cap height of those read, and
+    how many ({} where none is shown). At QT_SCALE_FACTOR=2 on 1280x720 13/2's cells
+    were 20 px squares, their numbers drawn over each other, and the walk said fine:
+    nothing it measured was in them."""
+    rect = (geometry.get("matrices") or {}).get("cosine")
+    if rect is None:
+        return {}
+    read = [(h, w.text) for w in found if w.within(rect) and CELL_NUMBER.match(w.text)
+            for h in cap_heights([w])]
+    return {"matrix_px": min(read)[0] if read else None, "matrix_read": len(read)}
 
 
 def title_words(title: str) -> set[str]:

@@ -58,7 +58,9 @@ def _arrange_at(room: Rect, names: list[str], zoom: float, layout: str,
     # halves left lesson 13's loss chart's step axis 3 px short beside the loop)
     weights = [least_size(n, 1.0)[1] for n in names[1:]] if stepped else None
     text_beside = len(names) == 2 and names[1] in content
-    for arrangement, rects in candidates(room, len(names), layout, weights, text_beside):
+    text_main = len(names) == 2 and names[0] in content
+    for arrangement, rects in candidates(room, len(names), layout, weights, text_beside,
+                                         text_main):
         fits = min((fit(r, least_size(n, zoom, font_step(n, r, zoom, reading)
                                        if n in stepped else 1.0))
                     for n, r in zip(names, rects)), default=1.0)

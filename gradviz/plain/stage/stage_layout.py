@@ -66,6 +66,9 @@ NEVER_LEFT_OUT = frozenset({"events", "code"})
 # at QT_SCALE_FACTOR=2 on a 1280x720 screen (360 px to Qt) the bar was taken, and with it
 # Play, Step and Reset; the stage's text is set smaller there instead (reading_floor)
 RUN_BAR_ROOM_AT_LEAST = 420
+# on a scaled screen, the share of its area a main panel whose font is stepped down
+# gains by a secondary panel left out, for that panel to be left out (_room_for_main)
+SCALED_GAIN = 1.25
 
 
 def run_bar_shown(in_lesson: bool, room_height: int | None, ratio: float = 1.0) -> bool:
@@ -132,9 +135,64 @@ def place(width: int, height: int, panels: tuple[str, ...] | list[str], zoom: fl
                               content_height, floor, keep, reading)
         low = too_low(chosen, zoom)
         if low is None:
-            return replace(chosen, left_out=tuple(left_out))
+            low = _room_for_main(chosen, names, set(content_height or {}),
+                                 ratio > 1 and reading < 1, lambda rest:
+                                 _place_names(width, height, rest, zoom, layout,
+                                              narration_height, content_height, floor,
+                                              keep, reading))
+        if low is None:
+            return replace(chosen, left_out=tuple(left_out),
+                           narration_scale=_as_text(chosen, set(content_height or {})))
         names.remove(low)
         left_out.append(low)
+
+
+def _as_text(p: Placement, texts: set[str]) -> float:
+    """The narration's font: where a text panel is shown more than one TEXT_SHRINK step
+    smaller than the narration (to be whole), as the text's (whole at the smaller font
+    too; never larger than placed, which left 12/7's explanation cut once the narration
+    was laid out again); set smaller so, the stage says the text size is too large for
+    the slide. At QT_SCALE_FACTOR=2 on a 1280x720 screen 08/2's explanation was read at
+    0.74 of the narration's height beside it, and after Ctrl+= twice at 1024x768 05/1's
+    at 0.75; both are read from the same seats. A step apart (Ctrl+= once on 05/1 at
+    1024x768), the narration keeps the text size."""
+    if not texts & set(p.panels) or p.text_scale >= TEXT_SHRINK * p.narration_scale - 1e-6:
+        return p.narration_scale
+    return min(p.narration_scale, p.text_scale)
+
+
+def _room_for_main(p: Placement, names: list[str], texts: set[str], scaled: bool,
+                   placed: Callable[[list[str]], Placement]) -> str | None:
+    """A secondary panel to leave out so the main one is read (None: none; texts: the
+    panels sized by their text, never left out): where the main panel is a text (an
+    error's What happened) that is not whole even at its least font, the one whose room
+    makes it whole; on a scaled screen (scaled), where the main panel's font is stepped
+    down, the lowest one, if the main panel gains SCALED_GAIN of its
+    area by it. At QT_SCALE_FACTOR=2 on a 1280x720 screen (a room of 640x266) 02/1's
+    explanation was two thirds in view beside the graph, whose caption and buttons took
+    half of its own rect, and 07/1's beside the loop; 13/1's cosine matrix, 312x182 px
+    above the loss chart, drew its numbers 8 px high and its notes over each other."""
+    if not names:
+        return None
+    # on a scaled screen, the loop too: beside 07/1's explanation it showed three lines,
+    # below 13/2's matrix (its call quoted by the narration) it left the cells 20 px
+    kept = texts if scaled else texts | NEVER_LEFT_OUT
+    secondary = [n for n in names[1:] if n not in kept]
+    if not secondary:
+        return None
+    if names[0] in texts:
+        if p.text_whole:
+            return None
+        return next((n for n in secondary
+                     if placed([m for m in names if m != n]).text_whole), None)
+    main = p.panels.get(names[0])
+    if not scaled or main is None or names[0] not in p.font_scale \
+            or p.font_scale[names[0]] >= 1:
+        return None
+    lowest = min(secondary, key=lambda n: p.panels[n].h if n in p.panels else 0)
+    wider = placed([m for m in names if m != lowest]).panels.get(names[0])
+    gained = wider is not None and wider.w * wider.h >= SCALED_GAIN * main.w * main.h
+    return lowest if gained else None
 
 
 def reading_floor(zoom: float, ratio: float = 1.0) -> float:

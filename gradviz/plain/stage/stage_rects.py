@@ -22,6 +22,10 @@ PAIR_LAST_SHARES = (0.53, 0.51)
 # characters, Why and What to do), which no share above half leaves it; the main panel
 # keeps its least size (a share of the room below it counts as a squeeze)
 TEXT_PAIR_SHARES = (0.47, 0.43, 0.39, 0.35, 0.31)
+# where the main one of a pair is that text (an error slide names What happened): its
+# shares tried after those, the other one keeping its least width (02/1's explanation at
+# 1024x768 needs 660 px, which 0.62 leaves 30 px short and 0.70 takes from the graph)
+TEXT_MAIN_SHARES = (0.66, 0.58)
 
 
 @dataclass(frozen=True)
@@ -51,9 +55,10 @@ def room_rect(x: int, y: int, w: int, h: int) -> Rect:
 
 
 def candidates(room: Rect, count: int, layout: str, weights: list[int] | None = None,
-               text_beside: bool = False):
+               text_beside: bool = False, text_main: bool = False):
     """weights: how the panels after the main one share the rest (default: equally);
-    text_beside: a pair's second panel is a text sized by its text (TEXT_PAIR_SHARES)."""
+    text_beside: a pair's second panel is a text sized by its text (TEXT_PAIR_SHARES);
+    text_main: its first one is (TEXT_MAIN_SHARES)."""
     stacked = layout == "stacked"
     if count <= 1:
         yield "alone", [room] * count
@@ -61,7 +66,8 @@ def candidates(room: Rect, count: int, layout: str, weights: list[int] | None = 
     if count == 2:
         order = ("column", "row") if stacked else ("row", "column")
         for share in MAIN_SHARES + PAIR_LAST_SHARES + (TEXT_PAIR_SHARES if text_beside
-                                                       else ()):
+                                                       else ()) \
+                + (TEXT_MAIN_SHARES if text_main else ()):
             if share <= PAIR_SHARE_ABOVE and share not in TEXT_PAIR_SHARES:
                 continue   # the main panel the larger of the two, beside a chart
             for kind in order:

@@ -318,6 +318,11 @@ class CosineHeatmap(QtWidgets.QWidget):
         if cos.shape == self._matrix.shape:
             self._show(cos)
 
+    def matrix_area(self) -> QtWidgets.QWidget:
+        """Where its cells are drawn (with their axes and the colour bar), apart from the
+        notes: a lecture walk reads the cells' numbers there."""
+        return self.plot_widget
+
     def data(self) -> np.ndarray:
         """The K x K matrix shown (NaN where undefined)."""
         return self._matrix.copy()
