@@ -122,3 +122,21 @@ def test_each_misuse_is_one_line_at_the_first_step_and_the_training_is_unchanged
         with gradviz.watch(torch.nn.Linear(3, 2), out=tmp_path / "strict", every=1,
                            strict=True) as watch:
             _loop(watch, torch.nn.Linear(3, 2), 3, misuse)
+
+
+def test_an_empty_loss_tensor_is_refused_as_no_scalar_not_as_the_watchs_own_failure(
+        tmp_path, capsys):
+    """A loss of no elements (a mean over an empty mask's selection, unreduced) is no
+    scalar: the sentence says what to pass, as for a loss of several elements, not
+    "watch.losses() failed" as for a fault of the watch's own."""
+    model = torch.nn.Linear(3, 2)
+    with gradviz.watch(model, out=tmp_path) as watch:
+        out, a, b = _two_losses(model, 0)
+        watch.losses({"a": a, "b": out[:0, 1]})   # shape (0,)
+        watch.losses({"a": a, "b": b})
+        (a + b).backward()
+        record = watch.step()
+    assert record is not None and record.losses == {"a": a.item(), "b": b.item()}
+    assert _gradviz_lines(capsys.readouterr().err) == [
+        "gradviz: watch.losses() got a tensor of shape (0,) for 'b': each loss must be a "
+        "scalar tensor (e.g. loss.mean()); this call is not recorded (the training goes on)"]

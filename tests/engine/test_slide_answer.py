@@ -97,3 +97,19 @@ def test_a_slide_with_steps_trains_them_again_at_full_speed_then_pauses():
     assert [m.step for m in out if isinstance(m, p.StepsDone)] == [3]
     assert not loop.player.running and loop.session.step_index == 3
     assert loop.player.settings == slow and batches >= 1
+
+
+@pytest.mark.parametrize("steps", [0, 1])
+def test_a_slide_that_trains_one_step_trains_it_and_one_that_trains_none_stays_at_step_0(
+        steps):
+    """The boundary of Slide.steps: a run of one step is a run (StepsDone at step 1), a
+    run of none leaves the slide at step 0, paused, with no StepsDone."""
+    loop = EngineLoop(CONFIG)
+    loop.take_outbox()
+    loop.handle(p.Slide(CONFIG, p.EngineSettings(), False, steps))
+    while loop.due_in() is not None:
+        loop.train_batch(lambda: False)
+    out = loop.take_outbox()
+    assert [m.step for m in out if isinstance(m, p.StepsDone)] == ([1] if steps else [])
+    assert loop.session.step_index == steps and not loop.player.running
+    assert sum(len(m.records) for m in out if isinstance(m, p.Records)) == steps
