@@ -1,5 +1,7 @@
 """The engine's loop, driven command by command in this process: at full speed it
 samples the per-node gradients, yet every graph it sends shows them."""
+import pytest
+
 from gradviz.engine import protocol as p
 from gradviz.engine.loop import EngineLoop
 from gradviz.plain.config.config import Config
@@ -75,18 +77,24 @@ def test_at_a_pace_the_rate_said_is_the_pace_not_one_steps_speed():
     assert loop.player.steps_per_second > 0
 
 
+# the first step's phases up to its second backward: a handful; far more means no Failed
+PHASES_TO_THE_ERROR = 100
+
+
 def test_a_phase_that_fails_sends_its_graph_as_at_the_error():
     """Phase by phase into PyTorch's "backward through the graph a second time": the
     graph's caption read "Graph after The carried hidden state reaches a freed graph",
     the error's title run into a sentence; What happened shows the title."""
     loop = EngineLoop(Config(device="cpu", strategy="separate", retain_graph="never"))
     whens = []
-    while not any(isinstance(m, p.Failed) for m in loop.outbox.messages):
+    for _ in range(PHASES_TO_THE_ERROR):   # bounded: a Failed never sent fails, not hangs
         loop.handle(p.Phase())
         whens += [m.when for m in loop.outbox.messages if isinstance(m, p.Graph)]
         if any(isinstance(m, p.Failed) for m in loop.outbox.messages):
             break
         loop.take_outbox()
+    else:
+        pytest.fail(f"no Failed after {PHASES_TO_THE_ERROR} phases")
     assert whens[-1] == "at the error"
     assert all(w.startswith("after ") for w in whens[:-1]) and len(whens) > 1
 
