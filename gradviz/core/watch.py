@@ -25,7 +25,7 @@ from ..plain.watch import watch_exit
 from ..plain.watch.watch_complaints import Complaints, WatchError
 from ..plain.watch.watch_recording import Recording
 from .grad_fingerprint import GradFingerprint
-from .watch_amp import ScalerState, caller_frame, scaler_in_callers
+from .watch_amp import ScalerState, scaled_unsaid
 from .watch_arguments import argument_problem, optimizers
 from .watch_criterion import CriterionHooks, criterion_problem
 from .watch_losses import (
@@ -48,7 +48,6 @@ DEFAULT_EVERY = 20   # per-loss push, cosines, memory and the graph: every this 
 # the loop less (the default MLP's: docs/benchmarks.md, 4 December 2026) and loses the
 # steps of the last S seconds before a kill
 WRITE_BLOCKS_S = 0.1   # a block's spacing that docs and benchmarks name
-LOOKS_FOR_SCALER = 3   # sampled steps a watch without scaler= looks for a GradScaler on
 _item, _floating = torch.Tensor.item, torch.Tensor.is_floating_point
 _detach = torch.Tensor.detach
 _now = time.time   # each step's line says when it ended (a viewer's wall-time axis)
@@ -99,13 +98,11 @@ class Watch:
         self._step_hooks = [opt.register_step_pre_hook(self._before_optimizer_step)
                             for opt in optimizers(optimizer)]
         if criterion is not None:
-            self._criterion = CriterionHooks(criterion, loss_names,   # type: ignore[arg-type]
-                                             self._criterion_loss, self._say)
+            # each call of the loop's loss module: watch.losses({name: loss})
+            self._criterion = CriterionHooks(
+                criterion, loss_names,   # type: ignore[arg-type]
+                lambda name, loss: self.losses({name: loss}), self._say)
         self._open(model, float(write_every), overwrite)
-
-    def _criterion_loss(self, name: str, loss: torch.Tensor) -> None:
-        """criterion=: a call of the loop's loss module, as watch.losses({name: loss})."""
-        self.losses({name: loss})
 
     def _before_optimizer_step(self, optimizer, args, kwargs) -> None:
         """optimizer=: each optimizer.step() records the step first (returns None:
@@ -125,11 +122,6 @@ class Watch:
             self._ended = True
             return
         watch_exit.register(self)
-
-    @property
-    def sampled(self) -> bool:
-        """Whether this step measures the push, cosines, memory and graph."""
-        return self.steps % self.every == 0
 
     def __enter__(self) -> Watch:
         return self
@@ -277,8 +269,10 @@ class Watch:
 
     def _step(self) -> StepRecord | None:
         calls = self._step_calls
-        if not calls.calls:
-            self._say_no_losses()   # nothing to record: not counted either
+        if not calls.calls:   # nothing to record: not counted either
+            problem = step_without_losses(self._last_call, self.steps)
+            if problem is not None:
+                self._say(*problem)
             self._last_call = "step"
             return None
         self._last_call = "step"
@@ -341,8 +335,11 @@ class Watch:
         if scale_value is not None:
             assert self._scaler is not None
             record = self._scaler.as_unscaled(record, scale_value)
-        elif self.steps % self.every == 0 and self._scaler is None:
-            self._look_for_scaler()
+        elif self.steps % self.every == 0 and self._scaler is None and \
+                "scaled" not in self._say.said:
+            words = scaled_unsaid(self.steps, self.every)
+            if words is not None:
+                self._say("scaled", words)
         return record
 
     def _usual(self, values: list, norms: Sequence[torch.Tensor]) -> StepRecord:
@@ -376,21 +373,6 @@ class Watch:
         self._step_calls.clear_usual()   # nothing else was set: not sampled
         return record
 
-    def _say_no_losses(self) -> None:
-        problem = step_without_losses(self._last_call, self.steps)
-        if problem is not None:
-            self._say(*problem)
-
-    def _look_for_scaler(self) -> None:
-        """A GradScaler in the user's loop that the watch was not told of: its norms
-        are the scaled ones, so say so (once)."""
-        if "scaled" in self._say.said or self.steps > LOOKS_FOR_SCALER * self.every:
-            return   # said; or looked on the first sampled steps, where a scaler is
-        scaler = scaler_in_callers(caller_frame(3))
-        if scaler is not None:
-            self._say("scaled", f"the gradients look scaled by a GradScaler (scale "
-                      f"{scaler.get_scale():g}): the norms recorded are the scaled ones; "
-                      "pass gradviz.watch(..., scaler=scaler) to record them unscaled")
 
 
 def watch(model: nn.Module, out: str | Path, every: int = DEFAULT_EVERY,

@@ -77,6 +77,24 @@ def scaler_in_callers(frame: FrameType | None) -> torch.amp.GradScaler | None:
     return None
 
 
+LOOKS_FOR_SCALER = 3   # sampled steps a watch without scaler= looks for a GradScaler on
+
+
+def scaled_unsaid(steps: int, every: int) -> str | None:
+    """The line to say where a GradScaler in the user's loop, which the watch was not told
+    of, scaled the gradients (their norms are the scaled ones); None where none is seen.
+    Looked for on the first LOOKS_FOR_SCALER sampled steps only, where a scaler is.
+    Called from Watch._sampled: the user's frames start three calls above this one."""
+    if steps > LOOKS_FOR_SCALER * every:
+        return None
+    scaler = scaler_in_callers(caller_frame(3))
+    if scaler is None:
+        return None
+    return (f"the gradients look scaled by a GradScaler (scale {scaler.get_scale():g}): "
+            "the norms recorded are the scaled ones; pass gradviz.watch(..., "
+            "scaler=scaler) to record them unscaled")
+
+
 def caller_frame(depth: int) -> FrameType | None:
     try:
         return sys._getframe(depth + 1)
