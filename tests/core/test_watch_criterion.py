@@ -64,16 +64,25 @@ def test_a_dcgan_loop_is_watched_by_one_added_line_bit_equal(tmp_path):
         assert r.grad_norms == pytest.approx(grads, rel=1e-6)
 
 
-def test_a_dict_of_loss_modules_names_each_one(tmp_path):
-    torch.manual_seed(2)
+@pytest.mark.parametrize("evaluate", [False, True], ids=["training", "with-evaluation"])
+def test_a_dict_of_loss_modules_names_each_one(tmp_path, evaluate):
+    """criterion={...}: each module's call is its named loss; an evaluation's call (under
+    no_grad) is not one more micro-batch of that loss: each step records the training
+    calls alone."""
+    torch.manual_seed(3)
     model = nn.Linear(3, 2)
     l1, mse = nn.L1Loss(), nn.MSELoss()
     x, y = torch.randn(6, 3), torch.randn(6, 2)
+    x_eval, y_eval = torch.randn(4, 3), torch.randn(4, 2)
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     expected = []
     with gradviz.watch(model, out=tmp_path / "run", optimizer=opt, strict=True,
                        criterion={"depth": l1, "seg": mse}):
         for _ in range(3):
+            if evaluate:
+                with torch.no_grad():   # an evaluation before the step: no loss of it
+                    out = model(x_eval)
+                    l1(out[:, 0], y_eval[:, 0]), mse(out[:, 1], y_eval[:, 1])
             out = model(x)
             a, b = l1(out[:, 0], y[:, 0]), mse(out[:, 1], y[:, 1])
             expected.append({"depth": a.item(), "seg": b.item()})
@@ -105,28 +114,3 @@ def test_a_wrong_criterion_argument_is_one_sentence(tmp_path, criterion, names, 
     with pytest.raises(gradviz.WatchError, match=words.replace("(", r"\(").replace(")", r"\)")):
         gradviz.watch(nn.Linear(2, 1), out=tmp_path / "run", criterion=criterion,
                       loss_names=names, strict=True)
-
-
-def test_a_dict_criterions_calls_without_grad_are_no_losses_of_the_step(tmp_path):
-    """criterion={...}: an evaluation's call (under no_grad) of a named loss module is
-    not one more micro-batch of that loss: each step records the training calls alone."""
-    torch.manual_seed(3)
-    model = nn.Linear(3, 2)
-    l1, mse = nn.L1Loss(), nn.MSELoss()
-    x, y = torch.randn(6, 3), torch.randn(6, 2)
-    x_eval, y_eval = torch.randn(4, 3), torch.randn(4, 2)
-    opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    expected = []
-    with gradviz.watch(model, out=tmp_path / "run", optimizer=opt, strict=True,
-                       criterion={"depth": l1, "seg": mse}):
-        for _ in range(3):
-            with torch.no_grad():   # an evaluation before the step: no loss of it
-                out = model(x_eval)
-                l1(out[:, 0], y_eval[:, 0]), mse(out[:, 1], y_eval[:, 1])
-            out = model(x)
-            a, b = l1(out[:, 0], y[:, 0]), mse(out[:, 1], y[:, 1])
-            expected.append({"depth": a.item(), "seg": b.item()})
-            (a + b).backward()
-            opt.step()
-            opt.zero_grad()
-    assert [r.losses for r in StreamReader(tmp_path / "run").read()] == expected
