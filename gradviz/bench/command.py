@@ -252,19 +252,24 @@ def _print_watch(config, repeats: int, threads: int, quiet: bool) -> int:
     import os
 
     from ..core.watch import DEFAULT_EVERY
-    from .core.watch_bench import watch_benches
+    from .core.watch_bench import FLOOR, watch_benches
     if not quiet:
         print(f"gradviz bench --watch: a plain loop bare and under gradviz.watch (every="
               f"{DEFAULT_EVERY}: losses and grad norms each step; push, cosines and memory "
               f"every {DEFAULT_EVERY}th, the graph when it changes), {threads} torch thread"
               f"{'s' if threads > 1 else ''}, {repeats} runs each, median")
-        print("the hand-written floor: the same loop recording the same per-step numbers "
-              "(losses, every gradient norm, a line written each step) by the least code, "
-              "no gradviz")
+        print("the hand-written floor: the same MLP loop recording the same numbers (each "
+              "step's losses, gradient norms and wall time in a line written at once; each "
+              f"{DEFAULT_EVERY}th step's push, cosines and memory too) by the least code")
         print(f"{'loop':<38}{'params':>10}{'bare/s':>10}{'watched/s':>11}{'of bare':>9}")
     before = os.getloadavg()
-    for r in watch_benches(config, config.steps, repeats):
+    rows = watch_benches(config, config.steps, repeats)
+    for r in rows:
         print(f"{r.name:<38}{r.parameters:>10,}{r.bare:>10.1f}{r.watched:>11.1f}{r.ratio:>9.0%}")
+    watched, floor = rows[0], next(r for r in rows if r.name.endswith(FLOOR))
+    print(f"{watched.name}: watched {watched.ratio:.1%} of bare, its floor {floor.ratio:.1%}: "
+          f"{100 * (floor.ratio - watched.ratio):.1f} points below the floor (the goal: "
+          "at most 5)")
     after = os.getloadavg()
     print(f"load average (1 min): {before[0]:.2f} before, {after[0]:.2f} after, on "
           f"{os.cpu_count()} cores")

@@ -35,8 +35,10 @@ def add_bench(subparsers) -> None:
                         "1024x768) (default: with --gui, every phase at its own size)")
     p.add_argument("--watch", action="store_true",
                    help="instead: a plain loop's steps/s under gradviz.watch at its default "
-                        "sampling, as a share of the same loop bare, on the default MLP and "
-                        "the bundled two-head CNN (which runs a fifth of --steps)")
+                        "sampling, as a share of the same loop bare, on the default MLP "
+                        "(and under a hand-written recorder of the same numbers, its floor), "
+                        "the bundled two-head CNN (which runs a fifth of --steps) and a "
+                        "two-head ResNet-18 (a tenth)")
     p.add_argument("--slides", action="store_true",
                    help="instead: PageDown through the bundled lessons in the app's window "
                         "(offscreen, at --gui-size, default 1024x768) and print how soon "

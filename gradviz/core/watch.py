@@ -19,6 +19,7 @@ import torch
 from torch import nn
 
 from ..plain.records.records import StepRecord
+from ..plain.run_files.report import SAMPLED_NULLS
 from ..plain.run_files.watch_end import exception_end
 from ..plain.runs.open_run import open_run
 from ..plain.watch import watch_exit
@@ -35,7 +36,7 @@ from .watch_losses import (
     scalar_values,
     step_without_losses,
 )
-from .watch_probe import gathered, number_dtype
+from .watch_probe import gathered, gram_numbers, number_dtype, read_numbers
 from .watch_ranks import rank_and_world, unwrapped
 from .watch_record import global_norm, step_record
 from .watch_sample import StepSampler
@@ -282,20 +283,38 @@ class Watch:
         grads = [p.grad for p in self._tensors]
         present = [g for g in grads if g is not None]
         norms = torch._foreach_norm(present) if present else []
-        if calls.calls == 1 and len(present) == len(grads) and not calls.grams and \
-                not calls.saved and self._numbers_key is not None and \
-                self._scaler is None and not calls.weighted and \
-                len(calls.values) == len(self._names.names):
-            return self._usual(calls.values, norms)
-        record = self._sampled(calls, grads, present, norms)
-        if self._rec.writer is not None:
-            self._rec.writer.add_step(record, calls.calls, _now())
-            if self.steps % self.every == 0 and self._rec.writer.gone():
+        k = len(self._names.names)
+        usual = calls.calls == 1 and len(present) == len(grads) and \
+            self._numbers_key is not None and self._scaler is None and \
+            not calls.weighted and len(calls.values) == k and (
+                not calls.saved or self.world_size == 1 and calls.one_block(k))
+        if usual:
+            record = self._usual(calls, norms)
+        else:
+            record = self._sampled(calls, grads, present, norms)
+            if self._rec.writer is not None:
+                self._rec.writer.add_step(record, calls.calls, _now())
+        self._stepped(usual and not calls.saved)
+        return record
+
+    def _stepped(self, only_values: bool) -> None:
+        """A recorded step's end: on a sampled step, the folder looked for (a removed one
+        ends the recording) and, early in the run, a GradScaler the watch was not told
+        of; then the next step's calls (only_values: the step's calls set nothing but
+        their values, which are cleared, the cheapest)."""
+        if self.steps % self.every == 0:
+            if self._rec.writer is not None and self._rec.writer.gone():
                 self._rec.failed(OSError(errno.ENOENT, "the folder was removed"),
                                  self.steps)
+            if self._scaler is None and "scaled" not in self._say.said:
+                words = scaled_unsaid(self.steps, self.every)
+                if words is not None:
+                    self._say("scaled", words)
         self.steps += 1
-        self._step_calls = StepCalls()
-        return record
+        if only_values:
+            self._step_calls.clear_usual()
+        else:
+            self._step_calls = StepCalls()
 
     def _sampled(self, calls: StepCalls, grads: list, present: list[torch.Tensor],
                  norms: Sequence[torch.Tensor]) -> StepRecord:
@@ -310,7 +329,7 @@ class Watch:
         # flipped has the same norm); one process has no other rank to compare with
         prints = self._fingerprint(grads) if self.world_size > 1 and \
             self.steps % self.every == 0 else None
-        numbers = gathered(scalars, gram, self.device, prints).tolist()   # one transfer
+        numbers = read_numbers(scalars, gram, self.device, prints)   # one transfer
         values, weights, norm_values, scale_value, gram_values, printed = calls.read_back(
             numbers, len(norms), scale is not None, k * k if gram is not None else 0)
         if scale_value is not None and not all(map(math.isfinite, norm_values)):
@@ -325,28 +344,25 @@ class Watch:
                              gram_values, measured)
         if loss_weights is not None:
             record.loss_weights = dict(zip(self._names.names, loss_weights))
-        if calls.saved:
-            record.saved_bytes, record.saved_bytes_peak = calls.saved[-1], max(calls.saved)
-            record.saved_tensor_bytes = calls.own[-1]
-            record.saved_tensor_bytes_peak = max(calls.own)
-            record.graph_nodes = calls.nodes
+        calls.memory_into(record)
         if prints is not None:
             record.grad_fingerprint = self._fingerprint.named(printed, grads)
         if scale_value is not None:
             assert self._scaler is not None
             record = self._scaler.as_unscaled(record, scale_value)
-        elif self.steps % self.every == 0 and self._scaler is None and \
-                "scaled" not in self._say.said:
-            words = scaled_unsaid(self.steps, self.every)
-            if words is not None:
-                self._say("scaled", words)
         return record
 
-    def _usual(self, values: list, norms: Sequence[torch.Tensor]) -> StepRecord:
+    def _usual(self, calls: StepCalls, norms: Sequence[torch.Tensor]) -> StepRecord:
         """The usual step (one losses() call naming every loss, every parameter with a
-        .grad, not sampled), recorded, and handed to the writer as plain numbers,
-        formatted later."""
-        if values[0].is_cpu and (not norms or norms[0].is_cpu) and \
+        .grad; sampled by that call alone, or not), recorded, and handed to the writer
+        as plain numbers, formatted later."""
+        values, k = calls.values, len(calls.values)
+        if calls.saved:   # sampled: the Gram matrix read with the numbers
+            gram = calls.grams[0][1] if calls.grams else None
+            numbers = read_numbers([*values, *norms], gram, self.device)
+            gram_values = numbers[len(numbers) - k * k:] if gram is not None else []
+            numbers = numbers[:len(numbers) - len(gram_values)]
+        elif values[0].is_cpu and (not norms or norms[0].is_cpu) and \
                 all(map(_floating, values)):
             # on the CPU each number read alone is cheaper than one stack and its
             # read (no transfer to save); item() and tolist() give the same floats
@@ -355,24 +371,26 @@ class Watch:
         else:   # the step's one transfer
             numbers = gathered([*values, *norms], None, self.device).tolist()
         names = self._names.names
-        k = len(names)
         losses, norm_values = numbers[:k], numbers[k:]
         total = sum(losses)   # as sum(record.losses.values()) adds them
         whole = global_norm(norm_values)
-        record = StepRecord(step=self.steps, losses=dict(zip(names, losses)), total=total,
-                            grad_norms=dict(zip(self._param_names, norm_values)),
-                            global_grad_norm=whole)
+        record = StepRecord.numbers_only(self.steps, dict(zip(names, losses)), total,
+                                         dict(zip(self._param_names, norm_values)), whole)
+        sampled = SAMPLED_NULLS
+        if calls.saved:
+            if gram_values:
+                push, record.cosine = gram_numbers(gram_values, k)
+                record.junction_grad_norms = dict(zip(names, push))
+            calls.memory_into(record)
+            sampled = record.sampled_json()
         writer = self._rec.writer
         if writer is not None:
             if whole is None or self._numbers_key is None:
                 writer.add_step(record, 1, _now())
             else:
                 writer.add_numbers(self._numbers_key, self.steps, numbers, total, whole, 1,
-                                   _now())
-        self.steps += 1
-        self._step_calls.clear_usual()   # nothing else was set: not sampled
+                                   _now(), sampled)
         return record
-
 
 
 def watch(model: nn.Module, out: str | Path, every: int = DEFAULT_EVERY,

@@ -8,6 +8,7 @@ from collections.abc import Iterator, Sequence
 
 import torch
 
+_item, _floating = torch.Tensor.item, torch.Tensor.is_floating_point
 
 def number_dtype(device: torch.device) -> torch.dtype:
     """The dtype numbers are gathered in: float64, except where the device has none."""
@@ -103,6 +104,24 @@ def gathered(scalars: list[torch.Tensor], gram: torch.Tensor | None,
         flat = torch.stack([s.to(device, dtype) for s in scalars])
     after = [t.to(device, dtype).reshape(-1) for t in (gram, tail) if t is not None]
     return torch.cat([flat, *after]) if after else flat
+
+
+def read_numbers(scalars: list[torch.Tensor], gram: torch.Tensor | None,
+                 device: torch.device, tail: torch.Tensor | None = None) -> list[float]:
+    """gathered()'s numbers read back as Python floats, in its order. On the CPU, where
+    every scalar is a floating one there, each is read by .item() and the Gram matrix
+    and the tail by one tolist() each, without the stack and its conversion: the same
+    floats (float32, bfloat16 and float16 widen to a Python float exactly), and no
+    transfer to save. Anywhere else (or an integer among them, which the stack makes a
+    float): the one transfer."""
+    if device.type == "cpu" and all([s.is_cpu and _floating(s) for s in scalars]) and \
+            all(t is None or t.is_cpu for t in (gram, tail)):
+        numbers = [*map(_item, scalars)]
+        for t in (gram, tail):
+            if t is not None:
+                numbers += t.reshape(-1).tolist()
+        return numbers
+    return gathered(scalars, gram, device, tail).tolist()
 
 
 def gram_numbers(gram: list[float], k: int) -> tuple[list[float], list[list[float]]]:

@@ -14,6 +14,8 @@ import math
 
 import torch
 
+from ..plain.records.records import StepRecord
+
 Weight = float | torch.Tensor
 
 
@@ -76,6 +78,20 @@ class StepCalls:
         scale = next(at) if scaled else None
         gram_values = [next(at) for _ in range(gram)]
         return values, weights, norm_values, scale, gram_values, list(at)
+
+    def one_block(self, k: int) -> bool:
+        """Whether the step's push, if measured, is one call's block of the run's k
+        losses in order (the usual sampled step: its Gram matrix is that block)."""
+        return not self.grams or len(self.grams) == 1 and self.grams[0][0] == list(range(k))
+
+    def memory_into(self, record: StepRecord) -> None:
+        """The memory measured at the step's calls, where sampled: the last call's and
+        the most of them."""
+        if self.saved:
+            record.saved_bytes, record.saved_bytes_peak = self.saved[-1], max(self.saved)
+            record.saved_tensor_bytes = self.own[-1]
+            record.saved_tensor_bytes_peak = max(self.own)
+            record.graph_nodes = self.nodes
 
     def gram(self, k: int, device: torch.device, dtype: torch.dtype
              ) -> tuple[torch.Tensor | None, list[list[bool]]]:

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
 import torch
 
-from gradviz.bench.core.watch_bench import loop_rate, mlp_parts, watch_bench
+from gradviz.bench.core.watch_bench import loop_rate, mlp_parts, resnet_parts, watch_bench
+from gradviz.core.watch import DEFAULT_EVERY
 from gradviz.plain.config.config import Config
 
 CPU = torch.device("cpu")
@@ -32,7 +34,7 @@ def test_each_way_of_writing_is_named_in_its_row():
     assert each.bare > 0 and blocks.watched > 0
 
 
-def test_the_hand_written_floor_records_what_watch_records_each_step(tmp_path):
+def test_the_hand_written_floor_records_the_numbers_watch_records(tmp_path):
     lines = {}
     for floor in (False, True):
         parts = mlp_parts(Config(), CPU)   # seeded: the same model and batches each time
@@ -41,21 +43,46 @@ def test_the_hand_written_floor_records_what_watch_records_each_step(tmp_path):
         lines[floor] = [json.loads(line)
                         for line in (folder / "steps.jsonl").read_text().splitlines()]
     keys = ("step", "losses", "total", "grad_norms", "global_grad_norm")
+    sampled = ("saved_bytes", "saved_tensor_bytes", "graph_nodes")
     assert len(lines[True]) == len(lines[False]) >= 4
     for watched, floor in zip(lines[False], lines[True]):
         assert {k: floor[k] for k in keys} == {k: watched[k] for k in keys}
+        assert isinstance(floor["wall_time"], float)
+        if watched["step"] % DEFAULT_EVERY == 0:   # the sampled steps' numbers too
+            assert {k: floor[k] for k in sampled} == {k: watched[k] for k in sampled}
+            assert floor["junction_grad_norms"] == pytest.approx(
+                watched["junction_grad_norms"], rel=1e-12)
+            assert floor["cosine"] == [pytest.approx(row, rel=1e-12)
+                                       for row in watched["cosine"]]
+        else:
+            assert "cosine" not in floor and watched["cosine"] is None
     # the first step by plain PyTorch: the batch the loop starts with, the fresh model
     parts = mlp_parts(Config(), CPU)
     x, targets = parts.batches[0]
     z = parts.trunk(x)
     losses = [loss(head(z), t) for loss, head, t in zip(parts.losses, parts.heads, targets)]
+    pushes = [torch.autograd.grad(loss, z, retain_graph=True)[0] for loss in losses]
     sum(losses).backward()
     first = lines[True][0]
     assert list(first["losses"].values()) == [loss.item() for loss in losses]
     assert first["grad_norms"] == {name: p.grad.norm().item()
                                    for name, p in parts.model.named_parameters()}
+    assert list(first["junction_grad_norms"].values()) == pytest.approx(
+        [p.double().norm().item() for p in pushes], rel=1e-12)
+    a, b = pushes[0].double().flatten(), pushes[1].double().flatten()
+    assert first["cosine"][0][1] == pytest.approx((a @ b / (a.norm() * b.norm())).item(),
+                                                  rel=1e-12)
+    assert first["graph_nodes"] > 10 and first["saved_bytes"] > 0
 
 
 def test_the_floor_is_named_in_its_row():
     parts = mlp_parts(Config(), CPU)
     assert watch_bench(parts, 3, 1, CPU, floor=True).name == "default MLP, hand-written floor"
+
+
+def test_the_resnet_row_trains_the_bundled_resnet18_watched(tmp_path):
+    parts = resnet_parts(Config(batch_size=2), CPU)
+    assert parts.name == "ResNet-18" and len(parts.heads) == 2
+    assert loop_rate(parts, 1, CPU, str(tmp_path)) > 0
+    line = json.loads((tmp_path / "steps.jsonl").read_text().splitlines()[0])
+    assert set(line["losses"]) == set(parts.names) and line["junction_grad_norms"]

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import math
@@ -205,3 +206,18 @@ def test_the_unsampled_step_template_writes_what_json_and_csv_write():
                   StepRecord(4, dict(losses), 3.1, {"a.%s": 0.5, 'b."q"': 1.0}, 1.0,
                              trunk_walks=1, backward_seconds=0.1, graph_nodes=3)):
         assert fast.unsampled_rows(other) is None
+
+
+def test_a_numbers_only_record_is_the_constructors_record():
+    losses, norms = {"a": 0.5, "b": 1.25}, {"w": 0.75, "bias": None}
+    made = StepRecord(step=7, losses=losses, total=1.75, grad_norms=norms,
+                      global_grad_norm=0.75)
+    cheap = StepRecord.numbers_only(7, losses, 1.75, norms, 0.75)
+    assert cheap == made and cheap.to_json() == made.to_json()
+    assert cheap.to_dict() == made.to_dict()
+    # every field reads as the constructor leaves it (a field whose default is made
+    # per record, as the two lists', has no class-level default to fall back on)
+    assert all(getattr(cheap, f.name) == getattr(made, f.name)
+               for f in dataclasses.fields(StepRecord))
+    cheap.events.append("own")   # the lists are the record's own
+    assert StepRecord.numbers_only(8, {}, 0.0, {}, None).events == []

@@ -134,6 +134,31 @@ def test_a_step_given_as_numbers_is_its_record_s_line_exactly(losses, norms):
         {k: None if v != v else v for k, v in losses.items()}))
 
 
+@pytest.mark.parametrize(("losses", "cosine"), [
+    ({"a": 0.5, "b%s": 0.25}, [[1.0, -0.125], [-0.125, 0.9999999999999999]]),
+    ({"a": 0.5, "b%s": 0.25}, [[1.0, float("nan")], [float("nan"), float("nan")]]),  # a zero push
+    ({"a": float("nan"), "b%s": 0.25}, [[1.0, 0.5], [0.5, 1.0]]),   # NaN: the record's path
+])
+def test_a_sampled_step_given_as_numbers_is_its_record_s_line_exactly(losses, cosine):
+    """A sampled step's line by the template, its sampled fields' text put in, is the
+    line of the record with those fields, character for character, in both ways of
+    writing."""
+    lines = StepLines()
+    norms = {"w": 0.5, "v": 2.0}
+    key = lines.numbers_key(list(losses), list(norms))
+    assert key is not None
+    total, glob = sum(losses.values()), (0.5 ** 2 + 2.0 ** 2) ** 0.5
+    record = StepRecord(20, losses, total, norms, glob, junction_grad_norms=dict(
+        zip(losses, [0.75, 0.0])), cosine=cosine, saved_bytes=4096, saved_bytes_peak=8192,
+        saved_tensor_bytes=1024, saved_tensor_bytes_peak=2048, graph_nodes=40)
+    want = record.to_json()[:-1] + ', "micro_batches": 1, "wall_time": 1.5}\n'
+    numbers = [*losses.values(), *norms.values()]
+    args = (key, 20, numbers, total, glob, 1, 1.5, record.sampled_json())
+    assert lines.numbers_line(*args) == want
+    assert lines.block([args, want]) == want * 2
+    assert json.loads(want)["saved_bytes_peak"] == 8192
+
+
 def test_numbers_need_string_names():
     assert StepLines().numbers_key(["a", 3], ["w"]) is None   # type: ignore[list-item]
 

@@ -1,7 +1,8 @@
 """`gradviz bench --watch`: a user's own loop timed bare and under gradviz.watch at the
-default sampling, on the default MLP and on the bundled two-head CNN (about 1 M
-parameters), and, as the floor, under a hand-written recorder of the same per-step
-numbers (watch_floor). The loops are the same code; only watch's two calls differ."""
+default sampling, on the default MLP, on the bundled two-head CNN (about 1.2 M
+parameters) and on a two-head ResNet-18 (about 11 M), and, as the floor, the MLP's loop
+under a hand-written recorder of the same numbers (watch_floor). The loops are the same
+code; only watch's two calls differ."""
 from __future__ import annotations
 
 import functools
@@ -10,6 +11,7 @@ import statistics
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Protocol
 
@@ -28,6 +30,7 @@ from .loop_timer import timed
 from .watch_floor import HandWrittenRecorder
 
 CNN = "cnn_two_heads"
+RESNET = "resnet18.py"   # resources/bench/: plain PyTorch, nothing downloaded
 FLOOR = ", hand-written floor"   # its row: watch_floor, no gradviz
 BATCHES = 8   # made before the clock starts, used in turn: the loop times training only
 
@@ -88,14 +91,24 @@ def mlp_parts(config: Config, device: torch.device) -> LoopParts:
 
 def cnn_parts(config: Config, device: torch.device) -> LoopParts:
     with model_path(CNN) as path:
-        spec = ModelFile(path).build(config.seed, config.batch_size)
+        return file_parts(f"CNN ({CNN})", path, config, device)
+
+
+def resnet_parts(config: Config, device: torch.device) -> LoopParts:
+    return file_parts("ResNet-18", str(resources.files("gradviz.resources") / "bench" / RESNET),
+                      config, device)
+
+
+def file_parts(name: str, path: str | Path, config: Config, device: torch.device) -> LoopParts:
+    """A model file's loop: its trunk and heads in one module, its batches made ahead."""
+    spec = ModelFile(path).build(config.seed, config.batch_size)
     model = nn.ModuleDict({"trunk": spec.trunk, "heads": nn.ModuleList(spec.heads)}).to(device)
     generator = torch.Generator().manual_seed(config.seed)
     batches = []
     for step in range(BATCHES):
         x, targets = spec.batch(step, config.batch_size, generator)
         batches.append((x.to(device), [t.to(device) for t in targets]))
-    return LoopParts(f"CNN ({CNN})", model, spec.trunk, list(spec.heads), list(spec.losses),
+    return LoopParts(name, model, spec.trunk, list(spec.heads), list(spec.losses),
                      list(spec.names), batches, config.lr)
 
 
@@ -107,7 +120,8 @@ def loop_rate(parts: LoopParts, steps: int, device: torch.device, out: str | Non
     names = parts.names
     w: Recorder | None = None
     if out is not None:
-        w = HandWrittenRecorder(parts.model, names, Path(out) / STEPS) if floor else \
+        w = HandWrittenRecorder(parts.model, names, Path(out) / STEPS, DEFAULT_EVERY) \
+            if floor else \
             watch(parts.model, out=out, every=DEFAULT_EVERY, write_every=write_every)
 
     def one(step: int) -> None:
@@ -146,11 +160,12 @@ def watch_bench(parts: LoopParts, steps: int, repeats: int, device: torch.device
 
 def watch_benches(config: Config, steps: int, repeats: int) -> list[WatchBench]:
     """The MLP with `steps` steps per run (its lines written at each step, and in blocks
-    every WRITE_BLOCKS_S, and by the hand-written floor), the CNN (slower per step) with
-    a fifth."""
+    every WRITE_BLOCKS_S, and by the hand-written floor), the CNN (some 200 times slower
+    a step) with a fifth, the ResNet-18 (slower still) with a tenth."""
     device = resolve_device(config.device)
     mlp = mlp_parts(config, device)
     return [watch_bench(mlp, steps, repeats, device),
             watch_bench(mlp, steps, repeats, device, WRITE_BLOCKS_S),
             watch_bench(mlp, steps, repeats, device, floor=True),
-            watch_bench(cnn_parts(config, device), max(1, steps // 5), repeats, device)]
+            watch_bench(cnn_parts(config, device), max(1, steps // 5), repeats, device),
+            watch_bench(resnet_parts(config, device), max(1, steps // 10), repeats, device)]

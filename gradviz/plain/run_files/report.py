@@ -47,6 +47,9 @@ JUNCTION_FIELDS = ("junction_grad_norms", "cosine")
 # it was cut from); saved_tensor_bytes: the saved tensors' own bytes, what backward needs
 MEMORY_FIELDS = ("saved_bytes", "saved_bytes_peak", "saved_tensor_bytes",
                  "saved_tensor_bytes_peak", "graph_nodes")
+# StepRecord.sampled_json's text of a step that sampled none of them
+SAMPLED_NULLS = ", ".join(f'"{k}": null' for k in ("junction_grad_norms", "cosine",
+                                                   *MEMORY_FIELDS))
 UPDATE_FIELDS = ("update_cosine", *STEP_COLUMNS, *CHANGE_FAMILIES)
 
 
@@ -222,19 +225,19 @@ class _FastRows:
 
 
 def unsampled_template(loss_keys: list[str], param_keys: list[str], calls: str,
-                       walks: str, seconds: str) -> str:
+                       walks: str, seconds: str, sampled: str = SAMPLED_NULLS) -> str:
     """StepRecord.to_json's text of a step that measured none of the sampled fields, with
     %s for the step, each loss, the total, each gradient norm and the global norm (keys
-    given encoded, with their ": "), and calls, walks and seconds put in as given."""
+    given encoded, with their ": "), and calls, walks, seconds and the sampled fields'
+    text (StepRecord.sampled_json's) put in as given."""
     def keyed(keys: list[str]) -> str:
         return "{" + ", ".join(k.replace("%", "%%") + "%s" for k in keys) + "}"
-    nulls = ", ".join(f'"{k}": null' for k in (
-        "junction_grad_norms", "cosine", *MEMORY_FIELDS, "z_grad_norm", "update_cosine"))
     later = ", ".join(f'"{k}": null' for k in (*STEP_COLUMNS, *CHANGE_FAMILIES,
                                                 "all_reduces"))
     return (f'{{"step": %s, "losses": {keyed(loss_keys)}, "total": %s, '
             f'"grad_norms": {keyed(param_keys)}, "global_grad_norm": %s, '
-            f'{nulls}, "backward_calls": {calls}, "events": [], '
+            f'{sampled}, "z_grad_norm": null, "update_cosine": null, '
+            f'"backward_calls": {calls}, "events": [], '
             f'"trunk_walks": {walks}, "backward_seconds": {seconds}, {later}}}')
 
 

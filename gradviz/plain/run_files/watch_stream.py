@@ -21,7 +21,7 @@ from typing import IO
 
 from ..files.atomic_write import write_text
 from ..records.records import StepRecord
-from .report import unsampled_template
+from .report import SAMPLED_NULLS, unsampled_template
 from .step_file import StepFile
 from .stream_writer_process import this_writer
 
@@ -116,7 +116,7 @@ class StepLines:
             return None
         k = len(r.losses)
         return template % (int.__repr__(r.step), *texts[:k], texts[k], *texts[k + 2:],
-                           texts[k + 1], _tail(micro_batches, wall_time))
+                           texts[k + 1], SAMPLED_NULLS, _tail(micro_batches, wall_time))
 
     def numbers_key(self, losses: list[str], params: list[str]) -> tuple | None:
         """(template, loss names, parameter names) for numbers_line(), or None where a
@@ -126,10 +126,12 @@ class StepLines:
 
     def numbers_line(self, key: tuple, step: int, numbers: list, total: float,
                      global_norm: float, micro_batches: int,
-                     wall_time: float | None = None) -> str:
-        """The line of an unsampled step given by its plain numbers (StreamWriter.
-        add_numbers), the same text as the record's: a template where every number is
-        a finite float, else the record's own line. total is the losses' sum and
+                     wall_time: float | None = None, sampled: str = SAMPLED_NULLS) -> str:
+        """The line of a step given by its plain numbers (StreamWriter.add_numbers),
+        the same text as the record's: a template where every number is a finite
+        float, else the record's own line; sampled is the text of its sampled fields
+        (StepRecord.sampled_json's), nulls where it was not sampled. total is the
+        losses' sum and
         global_norm the norms' root sum of squares, as the record's: a NaN or an
         infinity among the numbers makes one of the two NaN or infinite (and a norm
         whose square overflows makes global_norm infinite: the general path, still the
@@ -142,13 +144,16 @@ class StepLines:
             # %s of a float is its repr, as json writes it: each formatted once, by the
             # template itself (no list of texts between)
             return template % (int.__repr__(step), *numbers[:k], total, *numbers[k:],
-                               global_norm, _tail(micro_batches, wall_time))
+                               global_norm, sampled, _tail(micro_batches, wall_time))
         # nan or inf (json's null), or a number not a float (an int: json writes it its
         # own way): the record's own line
         record = StepRecord(step=step, losses=dict(zip(losses, numbers[:k])), total=total,
                             grad_norms=dict(zip(params, numbers[k:])),
                             global_grad_norm=global_norm)
-        return self(record, micro_batches, wall_time)
+        text = self(record, micro_batches, wall_time)
+        if sampled != SAMPLED_NULLS:   # the sampled fields' text, where the nulls are
+            text = text.replace(SAMPLED_NULLS, sampled, 1)
+        return text
 
     def block(self, pending: list) -> str:
         """The text of lines kept by a StreamWriter: each a line, or add_numbers()'s
@@ -164,7 +169,7 @@ class StepLines:
                 return None
             template = self._templates[losses, params] = unsampled_template(
                 [json.dumps(k) + ": " for k in losses], [json.dumps(k) + ": " for k in params],
-                "[]", "null", "null")[:-1] + ', "micro_batches": %s}\n'
+                "[]", "null", "null", "%s")[:-1] + ', "micro_batches": %s}\n'
         return template
 
 
@@ -216,17 +221,18 @@ class StreamWriter:
 
     def add_numbers(self, key: tuple, step: int, numbers: list, total: float,
                     global_norm: float, micro_batches: int,
-                    wall_time: float | None = None) -> None:
-        """An unsampled step by its plain numbers: each loss, then each parameter's
-        gradient norm (every parameter's), as floats; formatted when written."""
+                    wall_time: float | None = None, sampled: str = SAMPLED_NULLS) -> None:
+        """A step by its plain numbers: each loss, then each parameter's gradient norm
+        (every parameter's), as floats, formatted when written; sampled: the text of
+        its sampled fields (StepRecord.sampled_json's), where it was sampled."""
         assert self._steps is not None, "StreamWriter.open() first"
         if self.every_s:
             self._steps.add((key, step, numbers, total, global_norm, micro_batches,
-                             wall_time))
+                             wall_time, sampled))
         else:   # the line now: before the step returns (the watch's default)
             self._steps.write(self._line.numbers_line(key, step, numbers, total,
                                                       global_norm, micro_batches,
-                                                      wall_time))
+                                                      wall_time, sampled))
 
     def flush(self) -> None:
         """Every step added so far, written now."""
