@@ -8,7 +8,13 @@ import json
 import pytest
 import torch
 
-from gradviz.bench.core.watch_bench import loop_rate, mlp_parts, resnet_parts, watch_bench
+from gradviz.bench.core.watch_bench import (
+    WatchBench,
+    loop_rate,
+    mlp_parts,
+    resnet_parts,
+    watch_bench,
+)
 from gradviz.core.watch import DEFAULT_EVERY
 from gradviz.plain.config.config import Config
 
@@ -86,3 +92,17 @@ def test_the_resnet_row_trains_the_bundled_resnet18_watched(tmp_path):
     assert loop_rate(parts, 1, CPU, str(tmp_path)) > 0
     line = json.loads((tmp_path / "steps.jsonl").read_text().splitlines()[0])
     assert set(line["losses"]) == set(parts.names) and line["junction_grad_norms"]
+
+
+def test_the_table_says_how_far_the_watched_mlp_runs_below_its_floor(monkeypatch, capsys):
+    from gradviz.bench import command
+    from gradviz.bench.core import watch_bench
+    rows = [WatchBench("default MLP", 3013, 1000.0, 745.0),
+            WatchBench("default MLP, lines every 0.1 s", 3013, 1000.0, 780.0),
+            WatchBench("default MLP, hand-written floor", 3013, 1000.0, 783.0),
+            WatchBench("ResNet-18", 11_182_155, 10.0, 9.8)]
+    monkeypatch.setattr(watch_bench, "watch_benches", lambda *args: rows)
+    assert command._print_watch(Config(), 1, 1, quiet=True) == 0
+    out = capsys.readouterr().out
+    assert "ResNet-18" in out and "98%" in out
+    assert "default MLP: watched 74.5% of bare, its floor 78.3%: 3.8 points below" in out
