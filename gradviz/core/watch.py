@@ -284,9 +284,11 @@ class Watch:
         present = [g for g in grads if g is not None]
         norms = torch._foreach_norm(present) if present else []
         k = len(self._names.names)
+        # the usual step: one call naming every loss in the run's order (values taken
+        # as they come), every gradient there, nothing to convert or combine
         usual = calls.calls == 1 and len(present) == len(grads) and \
             self._numbers_key is not None and self._scaler is None and \
-            not calls.weighted and len(calls.values) == k and (
+            not calls.weighted and calls.parts[0][0] == self._all and (
                 not calls.saved or self.world_size == 1 and calls.one_block(k))
         if usual:
             record = self._usual(calls, norms)

@@ -84,7 +84,7 @@ def scaled_unsaid(steps: int, every: int) -> str | None:
     """The line to say where a GradScaler in the user's loop, which the watch was not told
     of, scaled the gradients (their norms are the scaled ones); None where none is seen.
     Looked for on the first LOOKS_FOR_SCALER sampled steps only, where a scaler is.
-    Called from Watch._sampled: the user's frames start three calls above this one."""
+    Called from Watch._stepped: the user's frames start three calls above this one."""
     if steps > LOOKS_FOR_SCALER * every:
         return None
     scaler = scaler_in_callers(caller_frame(3))

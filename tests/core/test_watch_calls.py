@@ -6,6 +6,7 @@ out of the total), sampled and unsampled steps alike; the calls refused, each in
 sentence; and a watch that records nothing (an unwritable folder, a closed watch)."""
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -230,6 +231,25 @@ def test_the_saved_tensors_peak_is_the_largest_micro_batchs(tmp_path):
         record = watch.step()
     assert record.saved_bytes_peak > record.saved_bytes > 0
     assert record.saved_tensor_bytes_peak > record.saved_tensor_bytes > 0
+
+
+@pytest.mark.parametrize("every", [1, 3])   # each step sampled, or only the first
+def test_a_call_naming_every_loss_in_another_order_keeps_each_loss_s_name(tmp_path, every):
+    model = _model()
+    expected = []
+    with gradviz.watch(model, out=tmp_path / "run", every=every, strict=True) as watch:
+        for step in range(3):
+            x, y = _data(step)
+            a, b = _losses(model(x), y)
+            watch.losses({"a": a, "b": b} if step == 0 else {"b": b, "a": a})
+            (a + b).backward()
+            record = watch.step()
+            expected.append({"a": a.item(), "b": b.item()})
+            assert record is not None and record.losses == expected[-1]
+            assert list(record.losses) == ["a", "b"]   # the run's order, as its columns
+            model.zero_grad()
+    lines = (tmp_path / "run" / "steps.jsonl").read_text().splitlines()
+    assert [json.loads(line)["losses"] for line in lines] == expected
 
 
 def test_a_failed_step_is_said_and_counted_and_the_next_is_recorded(tmp_path, monkeypatch,
