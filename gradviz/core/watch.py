@@ -289,14 +289,14 @@ class Watch:
         usual = calls.calls == 1 and len(present) == len(grads) and \
             self._numbers_key is not None and self._scaler is None and \
             not calls.weighted and calls.parts[0][0] == self._all and (
-                not calls.saved or self.world_size == 1 and calls.one_block(k))
+                not calls.sampled or self.world_size == 1 and calls.one_block(k))
         if usual:
             record = self._usual(calls, norms)
         else:
             record = self._sampled(calls, grads, present, norms)
             if self._rec.writer is not None:
                 self._rec.writer.add_step(record, calls.calls, _now())
-        self._stepped(usual and not calls.saved)
+        self._stepped(usual and not calls.sampled)
         return record
 
     def _stepped(self, only_values: bool) -> None:
@@ -359,7 +359,7 @@ class Watch:
         .grad; sampled by that call alone, or not), recorded, and handed to the writer
         as plain numbers, formatted later."""
         values, k = calls.values, len(calls.values)
-        if calls.saved:   # sampled: the Gram matrix read with the numbers
+        if calls.sampled:   # the Gram matrix read with the numbers
             gram = calls.grams[0][1] if calls.grams else None
             numbers = read_numbers([*values, *norms], gram, self.device)
             gram_values = numbers[len(numbers) - k * k:] if gram is not None else []
@@ -379,7 +379,7 @@ class Watch:
         record = StepRecord.numbers_only(self.steps, dict(zip(names, losses)), total,
                                          dict(zip(self._param_names, norm_values)), whole)
         sampled = SAMPLED_NULLS
-        if calls.saved:
+        if calls.sampled:
             if gram_values:
                 push, record.cosine = gram_numbers(gram_values, k)
                 record.junction_grad_norms = dict(zip(names, push))

@@ -79,6 +79,11 @@ class StepCalls:
         gram_values = [next(at) for _ in range(gram)]
         return values, weights, norm_values, scale, gram_values, list(at)
 
+    @property
+    def sampled(self) -> bool:
+        """Whether a call of the step measured its push or memory."""
+        return bool(self.grams or self.saved)
+
     def one_block(self, k: int) -> bool:
         """Whether the step's push, if measured, is one call's block of the run's k
         losses in order (the usual sampled step: its Gram matrix is that block)."""
