@@ -35,6 +35,7 @@ from .watch_losses import (
     call_weights,
     scalar_values,
     step_without_losses,
+    unstepped_at_end,
 )
 from .watch_probe import gathered, gram_numbers, number_dtype, read_numbers
 from .watch_ranks import rank_and_world, unwrapped
@@ -151,14 +152,9 @@ class Watch:
         self._rec.end(self.steps, ended)
         if ended.get("how") != "finished":   # a step cut short by an error is no misuse
             return
-        if self._step_calls.calls:
-            self._say("no-step", f"watch.losses() was called {self._step_calls.calls} "
-                      "time(s) after "
-                      "the last watch.step(): those losses are not recorded; call "
-                      "watch.step() after backward in each step")
-        elif not self.steps and recorded:
-            self._say("no-step", "no step was recorded: call watch.losses({...}) before "
-                      "backward and watch.step() after it in each step")
+        problem = unstepped_at_end(self._step_calls.calls, self.steps, recorded)
+        if problem is not None:
+            self._say(*problem)
 
     def flush(self) -> None:
         """Write every finished step's line now (with write_every above 0 they are

@@ -101,3 +101,16 @@ def step_without_losses(last_call: str, steps: int) -> Problem | None:
                 "watch.losses({...}) before backward in each step; this step is not "
                 "recorded")
     return None
+
+
+def unstepped_at_end(calls: int, steps: int, recorded: bool) -> Problem | None:
+    """What a watch closed as finished says of steps never stepped: losses() calls after
+    the last step() (calls of them), or a recorded run with no step at all."""
+    if calls:
+        return ("no-step", f"watch.losses() was called {calls} time(s) after the last "
+                "watch.step(): those losses are not recorded; call watch.step() after "
+                "backward in each step")
+    if not steps and recorded:
+        return ("no-step", "no step was recorded: call watch.losses({...}) before "
+                "backward and watch.step() after it in each step")
+    return None
