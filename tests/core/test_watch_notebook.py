@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -21,6 +21,35 @@ pytest.importorskip("ipykernel", reason="the notebook extra")
 
 SCRIPT = Path(__file__).with_name("watch_notebook_script.py")
 DRAWN_WAIT_S = 240   # the kernel's start and the script's torch import, on a busy machine
+# GO, from the test or the notebook's third cell to the script, which waits on the FIFO:
+# one byte written without blocking (nothing, where no script holds it open any more)
+GO = ("import contextlib, os\n"
+      "with contextlib.suppress(OSError):\n"
+      "    fd = os.open({path!r}, os.O_WRONLY | os.O_NONBLOCK)\n"
+      "    os.write(fd, b'g')\n"
+      "    os.close(fd)\n")
+
+
+def _go(go: Path) -> None:
+    exec(GO.format(path=str(go)))   # the very code the notebook's third cell runs
+
+
+class _WatchedClient(nbclient.NotebookClient):
+    """nbclient's client that tells, as each message of the kernel is applied to the
+    notebook, whether the show cell's drawing holds a text: `drawn` is set then."""
+
+    def __init__(self, *args, drawn_text: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.drawn_text, self.drawn, self.drawn_html = drawn_text, threading.Event(), ""
+
+    def process_message(self, msg, cell, cell_index):
+        try:
+            return super().process_message(msg, cell, cell_index)
+        finally:   # also where the message ends the cell
+            html = _html(self.nb.cells[1])
+            if not self.drawn.is_set() and self.drawn_text in html:
+                self.drawn_html = html
+                self.drawn.set()
 
 
 def _html(cell) -> str:
@@ -36,45 +65,43 @@ def _notebook(run: Path, go: Path, numbers: Path):
             f"{str(go)!r}, {str(numbers)!r}], start_new_session=True)"),
         nbformat.v4.new_code_cell(f"import gradviz\ngradviz.show({str(run)!r}, refresh_s=0.05)"),
         nbformat.v4.new_code_cell(
-            f"import pathlib, sys\npathlib.Path({str(go)!r}).touch()\n"
+            GO.format(path=str(go)) + "import sys\n"
             "print('PySide6' in sys.modules, 'torch' in sys.modules)\n"
             "print('script', p.wait(timeout=120))"),
     ]
     return nb
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="GO is a FIFO (POSIX)")
 @pytest.mark.parametrize("interrupt", [False, True], ids=["to-the-end", "interrupted"])
 def test_a_notebook_cell_draws_the_run_as_it_is_written_without_qt(tmp_path, interrupt):
     run, go, numbers = tmp_path / "run", tmp_path / "go", tmp_path / "numbers.json"
+    os.mkfifo(go)
     nb = _notebook(run, go, numbers)
-    client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
-                                     resources={"metadata": {"path": str(tmp_path)}})
-    drawn_while_written: list[str] = []
+    client = _WatchedClient(nb, timeout=300, kernel_name="python3",
+                            resources={"metadata": {"path": str(tmp_path)}},
+                            drawn_text="3 steps (0 to 2); still being written")
 
     def once_three_steps_are_drawn():
-        deadline = time.monotonic() + DRAWN_WAIT_S
-        while time.monotonic() < deadline:
-            html = _html(nb.cells[1])
-            if "3 steps (0 to 2); still being written" in html:
-                drawn_while_written.append(html)
-                break
-            time.sleep(0.02)
-        if interrupt and drawn_while_written:
+        client.drawn.wait(DRAWN_WAIT_S)
+        if interrupt and client.drawn_html:
             # the notebook's Interrupt (SIGINT to the kernel's process group; the script
             # has a session of its own, as a run started elsewhere would): the script
             # then waits for the third cell's GO
             asyncio.run(client.km.interrupt_kernel())
         else:
-            go.touch()   # also on failure: the script then ends, and so does the cell
+            _go(go)   # also on failure: the script then ends, and so does the cell
 
     watcher = threading.Thread(target=once_three_steps_are_drawn)
     watcher.start()
     try:
         client.execute()
     finally:
-        go.touch()
+        _go(go)
+        client.drawn.set()   # a cell that ended without the drawing: the watcher stops
         watcher.join()
 
+    drawn_while_written = client.drawn_html
     assert drawn_while_written, _html(nb.cells[1])[:2000]
     # one output, the drawing after the handle's last update: no traceback
     assert [o["output_type"] for o in nb.cells[1].outputs] == ["display_data"]
