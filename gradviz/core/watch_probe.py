@@ -10,6 +10,7 @@ import torch
 
 _item, _floating = torch.Tensor.item, torch.Tensor.is_floating_point
 
+
 def number_dtype(device: torch.device) -> torch.dtype:
     """The dtype numbers are gathered in: float64, except where the device has none."""
     return torch.float32 if device.type == "mps" else torch.float64

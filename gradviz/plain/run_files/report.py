@@ -226,10 +226,11 @@ class _FastRows:
 
 def unsampled_template(loss_keys: list[str], param_keys: list[str], calls: str,
                        walks: str, seconds: str, sampled: str = SAMPLED_NULLS) -> str:
-    """StepRecord.to_json's text of a step that measured none of the sampled fields, with
-    %s for the step, each loss, the total, each gradient norm and the global norm (keys
-    given encoded, with their ": "), and calls, walks, seconds and the sampled fields'
-    text (StepRecord.sampled_json's) put in as given."""
+    """StepRecord.to_json's text of a step that measured none of the fields of the
+    update, the trunk's change or z's gradient, with %s for the step, each loss, the
+    total, each gradient norm and the global norm (keys given encoded, with their ": "),
+    and calls, walks, seconds and the push's and memory's text (StepRecord.sampled_json's;
+    nulls by default) put in as given."""
     def keyed(keys: list[str]) -> str:
         return "{" + ", ".join(k.replace("%", "%%") + "%s" for k in keys) + "}"
     later = ", ".join(f'"{k}": null' for k in (*STEP_COLUMNS, *CHANGE_FAMILIES,

@@ -131,11 +131,10 @@ class StepLines:
         the same text as the record's: a template where every number is a finite
         float, else the record's own line; sampled is the text of its sampled fields
         (StepRecord.sampled_json's), nulls where it was not sampled. total is the
-        losses' sum and
-        global_norm the norms' root sum of squares, as the record's: a NaN or an
-        infinity among the numbers makes one of the two NaN or infinite (and a norm
-        whose square overflows makes global_norm infinite: the general path, still the
-        same text)."""
+        losses' sum and global_norm the norms' root sum of squares, as the record's: a
+        NaN or an infinity among the numbers makes one of the two NaN or infinite (and
+        a norm whose square overflows makes global_norm infinite: the general path,
+        still the same text)."""
         template, losses, params = key
         k = len(losses)
         if type(total) is float and type(global_norm) is float and \
